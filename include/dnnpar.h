@@ -1,0 +1,326 @@
+/*
+ * dnnpar.h - public API of libdnnpar.
+ *
+ * dnnpar plans and simulates parallel DNN training on arrays of (possibly
+ * heterogeneous) accelerators.  This header is the only one the CLI uses.
+ *
+ * Conventions
+ *   - Every function that can fail returns a dnp_status and fills a
+ *     caller-owned dnp_error with one human-readable line naming what and
+ *     where.  Output parameters are written only on success.
+ *   - Objects are created and destroyed in pairs (dnp_X_new / dnp_X_free);
+ *     freeing NULL is a no-op.
+ *   - Quantities carry their unit in the name: _s (seconds), _bytes,
+ *     _flop (floating-point operations), _flops (FLOP per second),
+ *     _elems (tensor elements), _bps (bytes per second).
+ */
+#ifndef DNNPAR_H
+#define DNNPAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DNP_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    DNP_OK = 0,
+    DNP_ERR_INPUT = 2,   /* bad user input: unknown name, malformed spec, bad number */
+    DNP_ERR_NOMEM = 3,   /* allocation failed */
+    DNP_ERR_IO = 4,      /* file could not be read or written */
+    DNP_ERR_INTERNAL = 5 /* a bug: an invariant did not hold */
+} dnp_status;
+
+typedef struct {
+    dnp_status status;
+    char msg[512];
+} dnp_error;
+
+/* Record an error (printf-style).  Keeps the first error if one is set. */
+void dnp_error_set(dnp_error *err, dnp_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Clear an error record. */
+void dnp_error_clear(dnp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Graph IR                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    DNP_OP_INPUT = 0,
+    DNP_OP_CONV,
+    DNP_OP_FC,
+    DNP_OP_MAXPOOL,
+    DNP_OP_AVGPOOL,
+    DNP_OP_RELU,
+    DNP_OP_ADD,
+    DNP_OP_CONCAT,
+    DNP_OP_BATCHNORM,
+    DNP_OP_LRN,
+    DNP_OP_FLATTEN,
+    DNP_OP_SOFTMAX,
+    DNP_OP_DROPOUT,
+    DNP_OP_KIND_COUNT
+} dnp_op_kind;
+
+/* Per-sample activation shape: channels x height x width.  A vector of
+ * features (fully connected layers) is c x 1 x 1. */
+typedef struct {
+    int64_t c, h, w;
+} dnp_shape;
+
+/* One operation.  Shapes are per sample; the batch is a parameter of every
+ * query, never stored in the graph. */
+typedef struct {
+    char name[64];
+    dnp_op_kind kind;
+    int n_inputs;
+    int *inputs;     /* indices of producer ops, owned by the graph */
+    dnp_shape in;    /* shape of the first input (for FC: flattened into in.c*in.h*in.w) */
+    dnp_shape out;   /* output shape */
+    int kh, kw;      /* kernel (conv, pooling, LRN size in kh) */
+    int sh, sw;      /* stride */
+    int ph, pw;      /* padding */
+    int groups;      /* conv groups (1 = dense) */
+    int bias;        /* conv / FC has a bias vector */
+} dnp_op;
+
+typedef struct dnp_graph dnp_graph;
+
+/* Iteration-space dimension of an op: a name ("b", "c", "n", "h", "w",
+ * "r", "s") and its extent for a given batch. */
+typedef struct {
+    char name[4];
+    int64_t size;
+} dnp_dim;
+
+#define DNP_MAX_DIMS 7
+
+/* Costs of one op for a batch (AccPar Table 6; conv entries times the
+ * 2-D size, see docs/model.md). */
+typedef struct {
+    int64_t params;          /* trainable parameters (weights + bias + BN affine) */
+    int64_t weight_elems;    /* A(W): kernel elements, no bias */
+    int64_t macs_per_sample; /* multiply-accumulates of conv / FC, 0 for other ops */
+    double fwd_flop;         /* forward, whole batch */
+    double bwd_flop;         /* backward (input error), whole batch */
+    double grad_flop;        /* weight gradient, whole batch */
+    int64_t in_elems;        /* A(F_l): input activation elements, whole batch (first input) */
+    int64_t out_elems;       /* A(F_l+1): output activation elements, whole batch */
+} dnp_op_cost;
+
+/* Create an empty graph named `name` (copied).  Returns NULL on allocation
+ * failure.  Free with dnp_graph_free. */
+dnp_graph *dnp_graph_new(const char *name);
+void dnp_graph_free(dnp_graph *g);
+
+/* A free-text note shown by `dnnpar info` (e.g. which AlexNet variant). */
+void dnp_graph_set_note(dnp_graph *g, const char *note);
+const char *dnp_graph_name(const dnp_graph *g);
+const char *dnp_graph_note(const dnp_graph *g);
+int dnp_graph_n_ops(const dnp_graph *g);
+/* Borrowed pointer, valid until the graph is modified or freed. */
+const dnp_op *dnp_graph_op(const dnp_graph *g, int i);
+/* Index of the op called `name`, or -1. O(n). */
+int dnp_graph_find(const dnp_graph *g, const char *name);
+
+/*
+ * Builders.  Each appends one op whose inputs must already exist, infers
+ * the output shape (floor division as in PyTorch), and returns the new op's
+ * index, or -1 with the reason in the graph's error (dnp_graph_error).
+ * Names must be unique within the graph.  O(1) amortised.
+ */
+int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_t w);
+int dnp_graph_conv(dnp_graph *g, const char *name, int in, int64_t out_c, int k, int stride,
+                   int pad, int groups, int bias);
+/* Rectangular conv with explicit geometry. */
+int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int kh, int kw,
+                    int sh, int sw, int ph, int pw, int groups, int bias);
+/* Conv whose output spatial size is given rather than inferred (used by the
+ * AccPar reference format, whose output size already includes pooling). */
+int dnp_graph_conv_explicit(dnp_graph *g, const char *name, int in, int64_t out_c, int k,
+                            int64_t out_h, int64_t out_w);
+/* Fully connected: flattens its input (c*h*w features) to out_features. */
+int dnp_graph_fc(dnp_graph *g, const char *name, int in, int64_t out_features, int bias);
+/* kind is DNP_OP_MAXPOOL or DNP_OP_AVGPOOL. */
+int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int k, int stride,
+                   int pad);
+/* Adaptive average pooling to out_h x out_w (PyTorch AdaptiveAvgPool2d). */
+int dnp_graph_adaptive_avgpool(dnp_graph *g, const char *name, int in, int64_t out_h,
+                               int64_t out_w);
+/* Shape-preserving ops: DNP_OP_RELU, DNP_OP_BATCHNORM, DNP_OP_LRN,
+ * DNP_OP_DROPOUT, DNP_OP_SOFTMAX. */
+int dnp_graph_unary(dnp_graph *g, const char *name, dnp_op_kind kind, int in);
+int dnp_graph_flatten(dnp_graph *g, const char *name, int in);
+/* Element-wise sum of two tensors of equal shape (residual add). */
+int dnp_graph_add(dnp_graph *g, const char *name, int a, int b);
+/* Channel concatenation of n inputs of equal spatial size. */
+int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs);
+/* The first builder error since creation ("" if none). */
+const char *dnp_graph_error(const dnp_graph *g);
+
+/* Kind name ("conv", "fc", ...) and back (-1 if unknown). */
+const char *dnp_op_kind_name(dnp_op_kind k);
+int dnp_op_kind_from_name(const char *s);
+/* 1 for conv and FC: the layers AccPar partitions. */
+int dnp_op_is_weighted(dnp_op_kind k);
+
+/* Named iteration-space dimensions of op i for `batch`; returns the count
+ * (<= DNP_MAX_DIMS).  conv: b c n h w r s (c input channels, n output
+ * channels, h w output spatial, r s kernel); fc: b c n; others: b c h w. */
+int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims);
+
+/* Cost figures of op i for `batch`.  O(1). */
+void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out);
+
+typedef struct {
+    int64_t params;
+    int64_t macs_per_sample;
+    double forward_flop;   /* whole batch */
+    double training_flop;  /* forward + backward + gradient, whole batch */
+    int64_t activation_elems; /* sum of op outputs, whole batch */
+} dnp_graph_totals;
+
+void dnp_graph_totals_get(const dnp_graph *g, int64_t batch, dnp_graph_totals *out);
+
+/* ------------------------------------------------------------------ */
+/* Model zoo and loaders                                               */
+/* ------------------------------------------------------------------ */
+
+/* Build built-in model `name` (case-insensitive, e.g. "vgg19", "resnet50").
+ * On success *out owns a new graph.  O(size of model). */
+dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err);
+/* Number of zoo models and the i-th canonical name. */
+int dnp_zoo_count(void);
+const char *dnp_zoo_name(int i);
+/* One-line description of zoo model i (input size, variant). */
+const char *dnp_zoo_description(int i);
+
+/* Load the AccPar authors' layer text format (num_layers N, then per layer
+ * "<name> CONV|FC" followed by key/value lines).  Errors name file:line. */
+dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *err);
+
+/* Load a model: a zoo name, or a file path ending in .txt (AccPar format). */
+dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Clusters                                                             */
+/* ------------------------------------------------------------------ */
+
+#define DNP_MAX_DEVICE_TYPES 8
+
+typedef struct {
+    char name[32];
+    double peak_flops;        /* FLOP/s */
+    double mem_bytes;         /* on-device memory capacity */
+    double mem_bw_bps;        /* memory bandwidth, bytes/s */
+    double net_bw_bps;        /* network bandwidth per device, bytes/s */
+    int bytes_per_elem;       /* training data type size */
+    char dtype[16];           /* "bfloat16", "fp16", "fp32" */
+} dnp_device_type;
+
+typedef struct {
+    int n_types;
+    dnp_device_type types[DNP_MAX_DEVICE_TYPES];
+    int64_t counts[DNP_MAX_DEVICE_TYPES];
+} dnp_cluster;
+
+/* Look up preset `name` (case-insensitive). */
+dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *err);
+int dnp_device_preset_count(void);
+const dnp_device_type *dnp_device_preset_at(int i);
+/* Source of the preset's figures, one line. */
+const char *dnp_device_preset_source(int i);
+
+/* Parse a cluster spec such as "128xtpu-v2+128xtpu-v3", "8xtpu-v3" or
+ * "4xcustom(name=g,tflops=100,mem_gb=32,membw_gbps=900,net_gbps=100,dtype=fp16)".
+ * Grammar and units in docs/cli.md.  O(length). */
+dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);
+/* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3". */
+void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
+int64_t dnp_cluster_devices(const dnp_cluster *c);
+
+/* ------------------------------------------------------------------ */
+/* Partitioning: AccPar cost model, searches and baselines               */
+/* ------------------------------------------------------------------ */
+
+/* AccPar basic partition types (section 3.2). */
+typedef enum { DNP_TYPE_I = 0, DNP_TYPE_II = 1, DNP_TYPE_III = 2 } dnp_ptype;
+
+typedef enum {
+    DNP_SCHEME_DP = 0,   /* data parallelism: every layer Type-I, equal split */
+    DNP_SCHEME_OWT,      /* one weird trick: conv Type-I, FC Type-II, equal split */
+    DNP_SCHEME_HYPAR,    /* HyPar: Types I/II, equal split, communication objective */
+    DNP_SCHEME_ACCPAR,   /* AccPar: Types I/II/III, Eq. 10 ratio, time objective */
+    DNP_SCHEME_COUNT
+} dnp_scheme;
+
+const char *dnp_scheme_name(dnp_scheme s);
+int dnp_scheme_from_name(const char *s); /* -1 if unknown */
+
+typedef struct {
+    dnp_scheme scheme;
+    int64_t batch;
+    int levels;              /* hierarchy levels searched; 0 = as many as the cluster allows */
+    /* Restricted mode reproducing the AccPar authors' code: costs counted in
+     * tensor elements, communication only, split 1/2 at every level. */
+    int reference_mode;
+} dnp_plan_options;
+
+typedef struct dnp_plan dnp_plan;
+
+/* Plan `g` on `c`.  On success *out owns the plan (dnp_plan_free).  The
+ * plan borrows nothing: g and c may be freed afterwards.
+ * Time complexity: O(L * V * 3^(w+1)) per distinct hierarchy node, where L
+ * is the number of levels, V the number of weighted/join ops and w the
+ * widest frontier of the topological order (1 for chains, 2 for ResNet). */
+dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                        dnp_plan **out, dnp_error *err);
+void dnp_plan_free(dnp_plan *p);
+
+/* Maximum number of levels cluster `c` supports (every group above the
+ * last level must hold at least two devices). */
+int dnp_cluster_max_levels(const dnp_cluster *c);
+
+typedef struct {
+    double step_time_s;      /* predicted time of one training step */
+    double compute_s;        /* compute on the critical path */
+    double comm_s;           /* communication on the critical path */
+    double comm_bytes;       /* bytes received by the busiest device per step */
+    double mem_bytes_max;    /* peak per-device footprint (weights, gradients, activations) */
+    double mem_capacity_bytes; /* that device's capacity */
+    int levels;              /* levels searched */
+    int total_levels;        /* depth of the device tree (unsearched levels are Type-I) */
+    double search_time_s;    /* wall time of the search (not deterministic; not printed in goldens) */
+} dnp_plan_summary;
+
+void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);
+
+/* Planned ops (weighted layers and joins), in topological order. */
+int dnp_plan_n_nodes(const dnp_plan *p);
+const char *dnp_plan_node_name(const dnp_plan *p, int node);
+/* 1 for conv/FC (types I/II/III), 0 for joins (layouts batch/channel/replicated). */
+int dnp_plan_node_weighted(const dnp_plan *p, int node);
+
+/* Along the hierarchy path that starts at the root and always takes child
+ * `branch_bits` bit k at level k (0 = first group, 1 = second), the type of
+ * `node` at `level` and that level's ratio (share of the first group). */
+int dnp_plan_type(const dnp_plan *p, int level, unsigned branch_bits, int node);
+double dnp_plan_ratio(const dnp_plan *p, int level, unsigned branch_bits);
+/* Description of the two groups split at `level` on that path, e.g.
+ * "128xtpu-v2 | 128xtpu-v3". */
+void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, char *buf,
+                           size_t n);
+/* 1 if the two groups split at `level` on that path are identical (same
+ * devices and shares), so both halves share one sub-plan. */
+int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits);
+/* Per-node predicted time split at the root (critical path). */
+void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s);
+
+#endif /* DNNPAR_H */

@@ -1,0 +1,447 @@
+/*
+ * graph.c - the graph IR: ops with shapes, builders with shape inference,
+ * iteration-space dimensions and per-op FLOP / size figures.
+ */
+#include "dnnpar.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct dnp_graph {
+    char name[64];
+    char note[256];
+    char err[256];
+    int n_ops, cap;
+    dnp_op *ops;
+};
+
+static const char *const kind_names[DNP_OP_KIND_COUNT] = {
+    "input", "conv", "fc", "maxpool", "avgpool", "relu", "add",
+    "concat", "batchnorm", "lrn", "flatten", "softmax", "dropout",
+};
+
+const char *dnp_op_kind_name(dnp_op_kind k)
+{
+    return (k >= 0 && k < DNP_OP_KIND_COUNT) ? kind_names[k] : "?";
+}
+
+int dnp_op_kind_from_name(const char *s)
+{
+    for (int k = 0; k < DNP_OP_KIND_COUNT; k++)
+        if (strcasecmp(s, kind_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+int dnp_op_is_weighted(dnp_op_kind k) { return k == DNP_OP_CONV || k == DNP_OP_FC; }
+
+dnp_graph *dnp_graph_new(const char *name)
+{
+    dnp_graph *g = calloc(1, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    snprintf(g->name, sizeof g->name, "%s", name ? name : "");
+    return g;
+}
+
+void dnp_graph_free(dnp_graph *g)
+{
+    if (g == NULL)
+        return;
+    for (int i = 0; i < g->n_ops; i++)
+        free(g->ops[i].inputs);
+    free(g->ops);
+    free(g);
+}
+
+void dnp_graph_set_note(dnp_graph *g, const char *note)
+{
+    snprintf(g->note, sizeof g->note, "%s", note ? note : "");
+}
+
+const char *dnp_graph_name(const dnp_graph *g) { return g->name; }
+const char *dnp_graph_note(const dnp_graph *g) { return g->note; }
+int dnp_graph_n_ops(const dnp_graph *g) { return g->n_ops; }
+const char *dnp_graph_error(const dnp_graph *g) { return g->err; }
+
+const dnp_op *dnp_graph_op(const dnp_graph *g, int i)
+{
+    return (i >= 0 && i < g->n_ops) ? &g->ops[i] : NULL;
+}
+
+int dnp_graph_find(const dnp_graph *g, const char *name)
+{
+    for (int i = 0; i < g->n_ops; i++)
+        if (strcmp(g->ops[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int fail(dnp_graph *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static int fail(dnp_graph *g, const char *fmt, ...)
+{
+    if (g->err[0] == '\0') {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(g->err, sizeof g->err, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Append an op after checking its name and inputs; returns its index or -1. */
+static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs,
+                  const int *inputs)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) >= sizeof g->ops[0].name)
+        return fail(g, "op name '%s' is empty or longer than 63 characters", name ? name : "");
+    if (dnp_graph_find(g, name) >= 0)
+        return fail(g, "op name '%s' is used twice", name);
+    for (int k = 0; k < n_inputs; k++)
+        if (inputs[k] < 0 || inputs[k] >= g->n_ops)
+            return fail(g, "op '%s': input %d does not exist", name, k);
+    if (g->n_ops == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 32;
+        dnp_op *ops = realloc(g->ops, (size_t)cap * sizeof *ops);
+        if (ops == NULL)
+            return fail(g, "out of memory adding op '%s'", name);
+        g->ops = ops;
+        g->cap = cap;
+    }
+    dnp_op *op = &g->ops[g->n_ops];
+    memset(op, 0, sizeof *op);
+    if (n_inputs > 0) {
+        op->inputs = malloc((size_t)n_inputs * sizeof *op->inputs);
+        if (op->inputs == NULL)
+            return fail(g, "out of memory adding op '%s'", name);
+        memcpy(op->inputs, inputs, (size_t)n_inputs * sizeof *inputs);
+        op->in = g->ops[inputs[0]].out;
+    }
+    snprintf(op->name, sizeof op->name, "%s", name);
+    op->kind = kind;
+    op->n_inputs = n_inputs;
+    op->groups = 1;
+    op->kh = op->kw = op->sh = op->sw = 1;
+    return g->n_ops++;
+}
+
+int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_t w)
+{
+    if (c <= 0 || h <= 0 || w <= 0)
+        return fail(g, "input '%s': shape %lldx%lldx%lld must be positive", name, (long long)c,
+                    (long long)h, (long long)w);
+    int i = append(g, name, DNP_OP_INPUT, 0, NULL);
+    if (i >= 0)
+        g->ops[i].out = (dnp_shape){c, h, w};
+    return i;
+}
+
+/* PyTorch's floor-mode output size of a sliding window. */
+static int64_t window_out(int64_t in, int k, int s, int p)
+{
+    if (s <= 0 || k <= 0 || p < 0 || in + 2 * p < k)
+        return 0;
+    return (in + 2 * p - k) / s + 1;
+}
+
+int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int kh, int kw,
+                    int sh, int sw, int ph, int pw, int groups, int bias)
+{
+    int i = append(g, name, DNP_OP_CONV, 1, &in);
+    if (i < 0)
+        return -1;
+    dnp_op *op = &g->ops[i];
+    if (groups <= 0 || out_c <= 0 || op->in.c % groups != 0 || out_c % groups != 0) {
+        g->n_ops--;
+        free(op->inputs);
+        return fail(g, "conv '%s': channels %lld -> %lld do not divide into %d groups", name,
+                    (long long)op->in.c, (long long)out_c, groups);
+    }
+    int64_t oh = window_out(op->in.h, kh, sh, ph), ow = window_out(op->in.w, kw, sw, pw);
+    if (oh <= 0 || ow <= 0) {
+        g->n_ops--;
+        free(op->inputs);
+        return fail(g, "conv '%s': kernel %dx%d stride %dx%d pad %dx%d does not fit input %lldx%lld",
+                    name, kh, kw, sh, sw, ph, pw, (long long)op->in.h, (long long)op->in.w);
+    }
+    op->kh = kh, op->kw = kw, op->sh = sh, op->sw = sw, op->ph = ph, op->pw = pw;
+    op->groups = groups;
+    op->bias = bias != 0;
+    op->out = (dnp_shape){out_c, oh, ow};
+    return i;
+}
+
+int dnp_graph_conv(dnp_graph *g, const char *name, int in, int64_t out_c, int k, int stride,
+                   int pad, int groups, int bias)
+{
+    return dnp_graph_conv2(g, name, in, out_c, k, k, stride, stride, pad, pad, groups, bias);
+}
+
+int dnp_graph_conv_explicit(dnp_graph *g, const char *name, int in, int64_t out_c, int k,
+                            int64_t out_h, int64_t out_w)
+{
+    if (out_c <= 0 || k <= 0 || out_h <= 0 || out_w <= 0)
+        return fail(g, "conv '%s': channels, kernel and output size must be positive", name);
+    int i = append(g, name, DNP_OP_CONV, 1, &in);
+    if (i < 0)
+        return -1;
+    dnp_op *op = &g->ops[i];
+    op->kh = op->kw = k;
+    op->out = (dnp_shape){out_c, out_h, out_w};
+    return i;
+}
+
+int dnp_graph_fc(dnp_graph *g, const char *name, int in, int64_t out_features, int bias)
+{
+    if (out_features <= 0)
+        return fail(g, "fc '%s': output features must be positive", name);
+    int i = append(g, name, DNP_OP_FC, 1, &in);
+    if (i < 0)
+        return -1;
+    g->ops[i].bias = bias != 0;
+    g->ops[i].out = (dnp_shape){out_features, 1, 1};
+    return i;
+}
+
+int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int k, int stride,
+                   int pad)
+{
+    if (kind != DNP_OP_MAXPOOL && kind != DNP_OP_AVGPOOL)
+        return fail(g, "pool '%s': kind must be maxpool or avgpool", name);
+    int i = append(g, name, kind, 1, &in);
+    if (i < 0)
+        return -1;
+    dnp_op *op = &g->ops[i];
+    int64_t oh = window_out(op->in.h, k, stride, pad), ow = window_out(op->in.w, k, stride, pad);
+    if (oh <= 0 || ow <= 0) {
+        g->n_ops--;
+        free(op->inputs);
+        return fail(g, "pool '%s': window %d stride %d pad %d does not fit input %lldx%lld", name,
+                    k, stride, pad, (long long)op->in.h, (long long)op->in.w);
+    }
+    op->kh = op->kw = k;
+    op->sh = op->sw = stride;
+    op->ph = op->pw = pad;
+    op->out = (dnp_shape){op->in.c, oh, ow};
+    return i;
+}
+
+int dnp_graph_adaptive_avgpool(dnp_graph *g, const char *name, int in, int64_t out_h,
+                               int64_t out_w)
+{
+    if (out_h <= 0 || out_w <= 0)
+        return fail(g, "pool '%s': output size must be positive", name);
+    int i = append(g, name, DNP_OP_AVGPOOL, 1, &in);
+    if (i < 0)
+        return -1;
+    dnp_op *op = &g->ops[i];
+    /* Window of PyTorch's adaptive pooling when the size divides evenly;
+     * otherwise the largest window, ceil(in/out). */
+    op->kh = (int)((op->in.h + out_h - 1) / out_h);
+    op->kw = (int)((op->in.w + out_w - 1) / out_w);
+    op->sh = (int)(op->in.h / out_h > 0 ? op->in.h / out_h : 1);
+    op->sw = (int)(op->in.w / out_w > 0 ? op->in.w / out_w : 1);
+    op->out = (dnp_shape){op->in.c, out_h, out_w};
+    return i;
+}
+
+int dnp_graph_unary(dnp_graph *g, const char *name, dnp_op_kind kind, int in)
+{
+    if (kind != DNP_OP_RELU && kind != DNP_OP_BATCHNORM && kind != DNP_OP_LRN &&
+        kind != DNP_OP_DROPOUT && kind != DNP_OP_SOFTMAX)
+        return fail(g, "op '%s': %s is not a shape-preserving op", name, dnp_op_kind_name(kind));
+    int i = append(g, name, kind, 1, &in);
+    if (i < 0)
+        return -1;
+    g->ops[i].out = g->ops[i].in;
+    if (kind == DNP_OP_LRN)
+        g->ops[i].kh = 5;
+    return i;
+}
+
+int dnp_graph_flatten(dnp_graph *g, const char *name, int in)
+{
+    int i = append(g, name, DNP_OP_FLATTEN, 1, &in);
+    if (i < 0)
+        return -1;
+    dnp_shape s = g->ops[i].in;
+    g->ops[i].out = (dnp_shape){s.c * s.h * s.w, 1, 1};
+    return i;
+}
+
+static int same_shape(dnp_shape a, dnp_shape b) { return a.c == b.c && a.h == b.h && a.w == b.w; }
+
+int dnp_graph_add(dnp_graph *g, const char *name, int a, int b)
+{
+    int ins[2] = {a, b};
+    int i = append(g, name, DNP_OP_ADD, 2, ins);
+    if (i < 0)
+        return -1;
+    dnp_shape sa = g->ops[a].out, sb = g->ops[b].out;
+    if (!same_shape(sa, sb)) {
+        g->n_ops--;
+        free(g->ops[i].inputs);
+        return fail(g, "add '%s': shapes %lldx%lldx%lld and %lldx%lldx%lld differ", name,
+                    (long long)sa.c, (long long)sa.h, (long long)sa.w, (long long)sb.c,
+                    (long long)sb.h, (long long)sb.w);
+    }
+    g->ops[i].out = sa;
+    return i;
+}
+
+int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
+{
+    if (n < 1)
+        return fail(g, "concat '%s': needs at least one input", name);
+    int i = append(g, name, DNP_OP_CONCAT, n, inputs);
+    if (i < 0)
+        return -1;
+    dnp_shape s = g->ops[inputs[0]].out;
+    int64_t c = 0;
+    for (int k = 0; k < n; k++) {
+        dnp_shape sk = g->ops[inputs[k]].out;
+        if (sk.h != s.h || sk.w != s.w) {
+            g->n_ops--;
+            free(g->ops[i].inputs);
+            return fail(g, "concat '%s': input %d is %lldx%lld, expected %lldx%lld", name, k,
+                        (long long)sk.h, (long long)sk.w, (long long)s.h, (long long)s.w);
+        }
+        c += sk.c;
+    }
+    g->ops[i].out = (dnp_shape){c, s.h, s.w};
+    return i;
+}
+
+static int64_t shape_elems(dnp_shape s) { return s.c * s.h * s.w; }
+
+static void set_dim(dnp_dim *d, const char *name, int64_t size)
+{
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->size = size;
+}
+
+int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims)
+{
+    const dnp_op *op = &g->ops[i];
+    int n = 0;
+    set_dim(&dims[n++], "b", batch);
+    switch (op->kind) {
+    case DNP_OP_CONV:
+        set_dim(&dims[n++], "c", op->in.c / op->groups);
+        set_dim(&dims[n++], "n", op->out.c);
+        set_dim(&dims[n++], "h", op->out.h);
+        set_dim(&dims[n++], "w", op->out.w);
+        set_dim(&dims[n++], "r", op->kh);
+        set_dim(&dims[n++], "s", op->kw);
+        break;
+    case DNP_OP_FC:
+        set_dim(&dims[n++], "c", shape_elems(op->in));
+        set_dim(&dims[n++], "n", op->out.c);
+        break;
+    default:
+        set_dim(&dims[n++], "c", op->out.c);
+        set_dim(&dims[n++], "h", op->out.h);
+        set_dim(&dims[n++], "w", op->out.w);
+        break;
+    }
+    return n;
+}
+
+void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
+{
+    const dnp_op *op = &g->ops[i];
+    memset(out, 0, sizeof *out);
+    int64_t in_per = op->n_inputs > 0 ? shape_elems(op->in) : 0;
+    int64_t out_per = shape_elems(op->out);
+    out->in_elems = batch * in_per;
+    out->out_elems = batch * out_per;
+    double B = (double)batch, outv = (double)out->out_elems;
+
+    switch (op->kind) {
+    case DNP_OP_CONV:
+    case DNP_OP_FC: {
+        int64_t k_area = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw : 1;
+        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups : in_per;
+        int64_t d_out = op->out.c;
+        int64_t hw_out = op->out.h * op->out.w;
+        out->weight_elems = d_in * d_out * k_area;
+        out->params = out->weight_elems + (op->bias ? d_out : 0);
+        /* Products per sample: every output element takes D_in*K products. */
+        out->macs_per_sample = d_out * hw_out * d_in * k_area;
+        /* AccPar Table 6 (x 2-D size for conv, section 4.3): each result
+         * element costs P multiplications and P-1 additions, so a phase
+         * whose M = B*macs products land in R result elements costs
+         * 2M - R FLOP.  Forward: R = A(F_l+1); backward: R = A(E_l);
+         * gradient: R = A(W).  With stride 1 this is exactly Table 6's
+         * entries times the kernel or feature-map area; with strides it
+         * counts the products really performed (docs/model.md). */
+        double M = B * (double)out->macs_per_sample;
+        out->fwd_flop = 2.0 * M - outv;
+        out->bwd_flop = 2.0 * M - (double)out->in_elems;
+        out->grad_flop = 2.0 * M - (double)out->weight_elems;
+        if (op->bias) {
+            out->fwd_flop += outv;   /* add the bias */
+            out->grad_flop += outv;  /* sum the error over batch and space */
+        }
+        break;
+    }
+    case DNP_OP_MAXPOOL:
+    case DNP_OP_AVGPOOL:
+        out->fwd_flop = outv * op->kh * op->kw;
+        out->bwd_flop = outv * op->kh * op->kw;
+        break;
+    case DNP_OP_RELU:
+    case DNP_OP_DROPOUT:
+        out->fwd_flop = outv;
+        out->bwd_flop = outv;
+        break;
+    case DNP_OP_ADD:
+        out->fwd_flop = outv;
+        break;
+    case DNP_OP_BATCHNORM:
+        /* mean, variance, normalise, scale-and-shift: ~4 per element;
+         * backward ~5 per element; gradients of gamma and beta ~2. */
+        out->params = 2 * op->out.c;
+        out->fwd_flop = 4.0 * outv;
+        out->bwd_flop = 5.0 * outv;
+        out->grad_flop = 2.0 * outv;
+        break;
+    case DNP_OP_LRN:
+        /* square, windowed sum over kh channels, power and divide. */
+        out->fwd_flop = (double)(op->kh + 3) * outv;
+        out->bwd_flop = (double)(2 * op->kh + 3) * outv;
+        break;
+    case DNP_OP_SOFTMAX:
+        out->fwd_flop = 3.0 * outv;
+        out->bwd_flop = 3.0 * outv;
+        break;
+    case DNP_OP_INPUT:
+    case DNP_OP_CONCAT:
+    case DNP_OP_FLATTEN:
+    case DNP_OP_KIND_COUNT:
+        break;
+    }
+    (void)B;
+}
+
+void dnp_graph_totals_get(const dnp_graph *g, int64_t batch, dnp_graph_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < g->n_ops; i++) {
+        dnp_op_cost c;
+        dnp_op_cost_get(g, i, batch, &c);
+        out->params += c.params;
+        out->macs_per_sample += c.macs_per_sample;
+        out->forward_flop += c.fwd_flop;
+        out->training_flop += c.fwd_flop + c.bwd_flop + c.grad_flop;
+        out->activation_elems += c.out_elems;
+    }
+}

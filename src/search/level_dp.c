@@ -1,0 +1,187 @@
+/* level_dp.c - frontier dynamic programming over a DAG (see level_dp.h). */
+#include "search/level_dp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FRONTIER 12
+
+typedef struct {
+    int n_c;      /* |C| = |frontier before| + 1 (the node itself, last) */
+    int *c;       /* nodes of C, increasing */
+    int *back;    /* per entry of the next table: the index into C's space */
+} dp_step;
+
+static long pow3(int k)
+{
+    long p = 1;
+    while (k-- > 0)
+        p *= 3;
+    return p;
+}
+
+double level_objective(const level_problem *lp, const int *types)
+{
+    const pgraph *pg = lp->pg;
+    double s = 0.0;
+    for (int v = 0; v < pg->n_nodes; v++) {
+        double in = 0.0;
+        for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
+            in += lp->edge_cost[e * 9 + types[pg->edges[e].u] * 3 + types[v]];
+        s += lp->node_cost[v * 3 + types[v]] + in;
+    }
+    return s;
+}
+
+double level_brute_force(const level_problem *lp, int *types)
+{
+    int n = lp->pg->n_nodes;
+    int *cur = calloc((size_t)n, sizeof *cur);
+    double best = INFINITY;
+    if (cur == NULL)
+        return NAN;
+    long total = pow3(n);
+    for (long idx = 0; idx < total; idx++) {
+        long r = idx;
+        int ok = 1;
+        for (int v = 0; v < n; v++) {
+            cur[v] = (int)(r % 3);
+            r /= 3;
+            ok &= (lp->allowed[v] >> cur[v]) & 1;
+        }
+        if (!ok)
+            continue;
+        double s = level_objective(lp, cur);
+        if (s < best) {
+            best = s;
+            memcpy(types, cur, (size_t)n * sizeof *cur);
+        }
+    }
+    free(cur);
+    return best;
+}
+
+dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp_error *err)
+{
+    const pgraph *pg = lp->pg;
+    int n = pg->n_nodes;
+    dnp_status st = DNP_ERR_NOMEM;
+    dp_step *steps = calloc((size_t)n, sizeof *steps);
+    int *pos = malloc((size_t)n * sizeof *pos);
+    int *frontier = malloc((size_t)(n + 1) * sizeof *frontier);
+    double *table = malloc(sizeof *table), *next = NULL;
+    int n_f = 0;
+    if (!steps || !pos || !frontier || !table)
+        goto done;
+    table[0] = 0.0;
+    for (int v = 0; v < n; v++)
+        pos[v] = -1;
+
+    for (int v = 0; v < n; v++) {
+        if ((lp->allowed[v] & 7) == 0) {
+            st = DNP_ERR_INPUT;
+            dnp_error_set(err, st, "search graph node %d allows no partition type", v);
+            goto done;
+        }
+        dp_step *sp = &steps[v];
+        sp->n_c = n_f + 1;
+        if (sp->n_c > MAX_FRONTIER + 1) {
+            st = DNP_ERR_INPUT;
+            dnp_error_set(err, st,
+                          "the model is too wide for the exact search: %d tensors are live at once "
+                          "(limit %d)", sp->n_c, MAX_FRONTIER + 1);
+            goto done;
+        }
+        sp->c = malloc((size_t)sp->n_c * sizeof *sp->c);
+        if (sp->c == NULL)
+            goto done;
+        memcpy(sp->c, frontier, (size_t)n_f * sizeof *frontier);
+        sp->c[n_f] = v;
+        for (int j = 0; j < sp->n_c; j++)
+            pos[sp->c[j]] = j;
+        /* The next frontier: members of C still read after v. */
+        int keep[MAX_FRONTIER + 1], n_next = 0;
+        for (int j = 0; j < sp->n_c; j++)
+            if (pg->last_use[sp->c[j]] > v)
+                keep[n_next++] = j;
+        long size_c = pow3(sp->n_c), size_next = pow3(n_next), size_f = pow3(n_f);
+        next = malloc((size_t)size_next * sizeof *next);
+        sp->back = malloc((size_t)size_next * sizeof *sp->back);
+        if (next == NULL || sp->back == NULL)
+            goto done;
+        for (long i = 0; i < size_next; i++) {
+            next[i] = INFINITY;
+            sp->back[i] = -1;
+        }
+        int digit[MAX_FRONTIER + 1];
+        for (long idx = 0; idx < size_c; idx++) {
+            long r = idx;
+            for (int j = 0; j < sp->n_c; j++) {
+                digit[j] = (int)(r % 3);
+                r /= 3;
+            }
+            int tv = digit[n_f];
+            double prev = table[idx % size_f];
+            if (!((lp->allowed[v] >> tv) & 1) || prev == INFINITY)
+                continue;
+            /* Eq. 9: c(L_i+1, t) = min_tt c(L_i, tt) + E_cp(t) + E_cm(tt, t) */
+            double val = prev;
+            for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
+                int tu = digit[pos[pg->edges[e].u]];
+                val += lp->edge_cost[e * 9 + tu * 3 + tv];
+            }
+            double total = lp->node_cost[v * 3 + tv] + val;
+            long nidx = 0;
+            for (int k = n_next - 1; k >= 0; k--)
+                nidx = nidx * 3 + digit[keep[k]];
+            if (total < next[nidx]) {
+                next[nidx] = total;
+                sp->back[nidx] = (int)idx;
+            }
+        }
+        for (int j = 0; j < sp->n_c; j++)
+            pos[sp->c[j]] = -1;
+        int new_f[MAX_FRONTIER + 1];
+        for (int k = 0; k < n_next; k++)
+            new_f[k] = sp->c[keep[k]];
+        memcpy(frontier, new_f, (size_t)n_next * sizeof *new_f);
+        n_f = n_next;
+        free(table);
+        table = next;
+        next = NULL;
+    }
+    /* n_f == 0 now: every node's readers are processed. */
+    if (table[0] == INFINITY) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st, "no allowed assignment of partition types");
+        goto done;
+    }
+    *best = table[0];
+    long idx_next = 0;
+    for (int v = n - 1; v >= 0; v--) {
+        dp_step *sp = &steps[v];
+        long idx = sp->back[idx_next];
+        long r = idx;
+        for (int j = 0; j < sp->n_c; j++) {
+            types[sp->c[j]] = (int)(r % 3);
+            r /= 3;
+        }
+        idx_next = idx % pow3(sp->n_c - 1);
+    }
+    st = DNP_OK;
+done:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory in the layer-wise search");
+    if (steps != NULL)
+        for (int v = 0; v < n; v++) {
+            free(steps[v].c);
+            free(steps[v].back);
+        }
+    free(steps);
+    free(pos);
+    free(frontier);
+    free(table);
+    free(next);
+    return st;
+}

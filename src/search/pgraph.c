@@ -1,0 +1,106 @@
+/* pgraph.c - build the search graph from the IR (see pgraph.h). */
+#include "search/pgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_join(dnp_op_kind k) { return k == DNP_OP_ADD || k == DNP_OP_CONCAT; }
+
+void pgraph_free(pgraph *pg)
+{
+    if (pg == NULL)
+        return;
+    free(pg->nodes);
+    free(pg->edges);
+    free(pg->in_start);
+    free(pg->last_use);
+    memset(pg, 0, sizeof *pg);
+}
+
+/* Follow single-input shape-preserving ops back from op `i` to the nearest
+ * planned op; returns its node index, or -1 if the chain starts at an input. */
+static int producer_node(const dnp_graph *g, const int *node_of_op, int i)
+{
+    for (;;) {
+        if (node_of_op[i] >= 0)
+            return node_of_op[i];
+        const dnp_op *op = dnp_graph_op(g, i);
+        if (op->n_inputs == 0)
+            return -1;
+        i = op->inputs[0];
+    }
+}
+
+dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error *err)
+{
+    int n_ops = dnp_graph_n_ops(g);
+    pgraph out = {0};
+    int *node_of_op = malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
+    dnp_status st = DNP_ERR_NOMEM;
+    if (node_of_op == NULL)
+        goto done;
+    int n_nodes = 0, n_edges = 0, n_weighted = 0;
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        node_of_op[i] = -1;
+        if (dnp_op_is_weighted(op->kind) || is_join(op->kind)) {
+            node_of_op[i] = n_nodes++;
+            n_edges += op->n_inputs;
+            n_weighted += dnp_op_is_weighted(op->kind);
+        }
+    }
+    if (n_weighted == 0) {
+        free(node_of_op);
+        dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no conv or fully connected layer to partition",
+                      dnp_graph_name(g));
+        return DNP_ERR_INPUT;
+    }
+    out.nodes = calloc((size_t)n_nodes, sizeof *out.nodes);
+    out.edges = calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *out.edges);
+    out.in_start = calloc((size_t)n_nodes + 1, sizeof *out.in_start);
+    out.last_use = calloc((size_t)n_nodes, sizeof *out.last_use);
+    if (!out.nodes || !out.edges || !out.in_start || !out.last_use)
+        goto done;
+    out.n_nodes = n_nodes;
+    for (int i = 0; i < n_ops; i++) {
+        int v = node_of_op[i];
+        if (v < 0)
+            continue;
+        const dnp_op *op = dnp_graph_op(g, i);
+        dnp_op_cost c;
+        dnp_op_cost_get(g, i, batch, &c);
+        pnode *pn = &out.nodes[v];
+        pn->op = i;
+        pn->weighted = dnp_op_is_weighted(op->kind);
+        pn->is_fc = op->kind == DNP_OP_FC;
+        /* Table 6 counts the conv / FC products; joins are not costed. */
+        pn->flop = pn->weighted ? c.fwd_flop + c.bwd_flop + c.grad_flop : 0.0;
+        pn->w_elems = (double)c.weight_elems;
+        pn->fout_elems = (double)c.out_elems;
+        pn->fin_elems = 0.0;
+        out.in_start[v] = out.n_edges;
+        out.last_use[v] = v;
+        for (int k = 0; k < op->n_inputs; k++) {
+            const dnp_op *src = dnp_graph_op(g, op->inputs[k]);
+            double elems = (double)batch * (double)(src->out.c * src->out.h * src->out.w);
+            pn->fin_elems += pn->weighted ? 0.0 : elems;
+            int u = producer_node(g, node_of_op, op->inputs[k]);
+            if (u < 0)
+                continue;
+            out.edges[out.n_edges++] = (pedge){u, v, elems};
+            out.last_use[u] = v;
+        }
+        if (pn->weighted)
+            pn->fin_elems = (double)c.in_elems;
+    }
+    out.in_start[n_nodes] = out.n_edges;
+    *pg = out;
+    out = (pgraph){0};
+    st = DNP_OK;
+done:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory building the search graph");
+    pgraph_free(&out);
+    free(node_of_op);
+    return st;
+}

@@ -1,0 +1,811 @@
+/*
+ * plan.c - hierarchical partitioning (AccPar section 5) of a model over a
+ * cluster, for AccPar and the baselines, and the predicted step time.
+ * The time model is documented in docs/time-model.md.
+ */
+#include "search/plan_internal.h"
+
+#include "cost/accpar_cost.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+static const char *const scheme_names[DNP_SCHEME_COUNT] = {"dp", "owt", "hypar", "accpar"};
+
+const char *dnp_scheme_name(dnp_scheme s)
+{
+    return (s >= 0 && s < DNP_SCHEME_COUNT) ? scheme_names[s] : "?";
+}
+
+int dnp_scheme_from_name(const char *s)
+{
+    for (int i = 0; i < DNP_SCHEME_COUNT; i++)
+        if (strcasecmp(s, scheme_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Device tree                                                       */
+/* ---------------------------------------------------------------- */
+
+/* Split a group in two: a group of several device types gives its first
+ * type to one half and the rest to the other; a group of one type is
+ * halved (the first half gets the floor). */
+static void split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b)
+{
+    int first = -1, n_types = 0;
+    for (int k = 0; k < cl->n_types; k++) {
+        a[k] = b[k] = 0;
+        if (counts[k] > 0) {
+            n_types++;
+            if (first < 0)
+                first = k;
+        }
+    }
+    if (n_types > 1) {
+        for (int k = 0; k < cl->n_types; k++)
+            (k == first ? a : b)[k] = counts[k];
+    } else if (first >= 0) {
+        a[first] = counts[first] / 2;
+        b[first] = counts[first] - a[first];
+    }
+}
+
+static int64_t sum_counts(const dnp_cluster *cl, const int64_t *counts)
+{
+    int64_t n = 0;
+    for (int k = 0; k < cl->n_types; k++)
+        n += counts[k];
+    return n;
+}
+
+static int min_leaf_depth(const dnp_cluster *cl, const int64_t *counts)
+{
+    if (sum_counts(cl, counts) <= 1)
+        return 0;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    split_counts(cl, counts, a, b);
+    int da = min_leaf_depth(cl, a), db = min_leaf_depth(cl, b);
+    return 1 + (da < db ? da : db);
+}
+
+static int max_leaf_depth(const dnp_cluster *cl, const int64_t *counts)
+{
+    if (sum_counts(cl, counts) <= 1)
+        return 0;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    split_counts(cl, counts, a, b);
+    int da = max_leaf_depth(cl, a), db = max_leaf_depth(cl, b);
+    return 1 + (da > db ? da : db);
+}
+
+int dnp_cluster_max_levels(const dnp_cluster *c) { return min_leaf_depth(c, c->counts); }
+
+static void tnode_free(tnode *n)
+{
+    if (n == NULL)
+        return;
+    tnode_free(n->child[0]);
+    if (!n->shared)
+        tnode_free(n->child[1]);
+    free(n->types);
+    free(n->fb);
+    free(n->fi);
+    free(n->fo);
+    free(n->t_s);
+    free(n->tc_s);
+    free(n->recv_bytes);
+    free(n);
+}
+
+static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth, int n_nodes)
+{
+    tnode *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    size_t V = (size_t)n_nodes;
+    n->fb = malloc(V * sizeof *n->fb);
+    n->fi = malloc(V * sizeof *n->fi);
+    n->fo = malloc(V * sizeof *n->fo);
+    n->t_s = calloc(V, sizeof *n->t_s);
+    n->tc_s = calloc(V, sizeof *n->tc_s);
+    n->recv_bytes = calloc(V, sizeof *n->recv_bytes);
+    if (!n->fb || !n->fi || !n->fo || !n->t_s || !n->tc_s || !n->recv_bytes) {
+        tnode_free(n);
+        return NULL;
+    }
+    n->depth = depth;
+    n->bw_bps = INFINITY;
+    n->mem_cap_bytes = INFINITY;
+    for (int k = 0; k < cl->n_types; k++) {
+        n->counts[k] = counts[k];
+        if (counts[k] == 0)
+            continue;
+        n->n_dev += counts[k];
+        n->flops += (double)counts[k] * cl->types[k].peak_flops;
+        if (cl->types[k].net_bw_bps < n->bw_bps)
+            n->bw_bps = cl->types[k].net_bw_bps;
+        if (cl->types[k].mem_bytes < n->mem_cap_bytes)
+            n->mem_cap_bytes = cl->types[k].mem_bytes;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- */
+/* Level costs                                                       */
+/* ---------------------------------------------------------------- */
+
+static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
+{
+    if (lc->units.reference_mode)
+        return elems; /* the authors' code counts elements */
+    return accpar_comm_s(elems, lc->units.bytes_per_elem, g->bw_bps);
+}
+
+static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g)
+{
+    if (lc->units.reference_mode || lc->comm_only || flop == 0.0)
+        return 0.0;
+    return accpar_compute_s(share, flop, g->flops);
+}
+
+/* Table 4: elements of the partial-sum tensor of node v in state t, as
+ * held by tree node n. */
+static double intra_elems(const pgraph *pg, const tnode *n, int v, int t)
+{
+    const pnode *p = &pg->nodes[v];
+    state_layouts sl;
+    accpar_state_layouts(p->weighted, t, &sl);
+    switch (sl.intra) {
+    case INTRA_W:
+        return p->w_elems * n->fi[v] * n->fo[v];
+    case INTRA_FOUT:
+        return p->fout_elems * n->fb[v] * n->fo[v];
+    case INTRA_FIN:
+        return p->fin_elems * n->fb[v] * n->fi[v];
+    case INTRA_NONE:
+        break;
+    }
+    return 0.0;
+}
+
+/* The tensor on edge e as its consumer holds it at tree node n. */
+static double edge_elems(const pgraph *pg, const tnode *n, int e)
+{
+    int v = pg->edges[e].v;
+    return pg->edges[e].elems * n->fb[v] * n->fi[v];
+}
+
+static double node_flop(const pgraph *pg, const tnode *n, int v)
+{
+    return pg->nodes[v].flop * n->fb[v] * n->fi[v] * n->fo[v];
+}
+
+void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *edge_cost)
+{
+    const pgraph *pg = lc->pg;
+    const tnode *n = lc->n;
+    double share[2] = {alpha, 1.0 - alpha};
+    for (int v = 0; v < pg->n_nodes; v++) {
+        double flop = node_flop(pg, n, v);
+        for (int t = 0; t < 3; t++) {
+            double ie = intra_elems(pg, n, v, t), worst = 0.0;
+            for (int g = 0; g < 2; g++) {
+                const tnode *c = n->child[g];
+                /* Eq. 8 + Table 4 through Eq. 7, for each group; the
+                 * slower group sets the layer's time. */
+                double x = compute_cost(lc, share[g], flop, c) + comm_cost(lc, ie, c);
+                worst = x > worst ? x : worst;
+            }
+            node_cost[v * 3 + t] = worst;
+        }
+    }
+    for (int e = 0; e < pg->n_edges; e++) {
+        const pedge *pe = &pg->edges[e];
+        int wu = pg->nodes[pe->u].weighted, wv = pg->nodes[pe->v].weighted;
+        double A = edge_elems(pg, n, e);
+        for (int tu = 0; tu < 3; tu++)
+            for (int tv = 0; tv < 3; tv++) {
+                double worst = 0.0;
+                for (int g = 0; g < 2; g++) {
+                    /* Table 5 for group g. */
+                    double x = comm_cost(lc, accpar_inter_elems(wu, tu, wv, tv, A, alpha, g),
+                                         n->child[g]);
+                    worst = x > worst ? x : worst;
+                }
+                edge_cost[e * 9 + tu * 3 + tv] = worst;
+            }
+    }
+}
+
+void level_group_times(const level_ctx *lc, const int *types, double alpha, double *e_a,
+                       double *e_b)
+{
+    const pgraph *pg = lc->pg;
+    const tnode *n = lc->n;
+    double share[2] = {alpha, 1.0 - alpha}, e[2] = {0.0, 0.0};
+    for (int g = 0; g < 2; g++) {
+        const tnode *c = n->child[g];
+        for (int v = 0; v < pg->n_nodes; v++)
+            e[g] += compute_cost(lc, share[g], node_flop(pg, n, v), c) +
+                    comm_cost(lc, intra_elems(pg, n, v, types[v]), c);
+        for (int k = 0; k < pg->n_edges; k++) {
+            const pedge *pe = &pg->edges[k];
+            e[g] += comm_cost(lc,
+                              accpar_inter_elems(pg->nodes[pe->u].weighted, types[pe->u],
+                                                 pg->nodes[pe->v].weighted, types[pe->v],
+                                                 edge_elems(pg, n, k), alpha, g),
+                              c);
+        }
+    }
+    *e_a = e[0];
+    *e_b = e[1];
+}
+
+double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi)
+{
+    /* Eq. 10: alpha E_cp(p_i) + alpha E_cm(p_i) = beta E_cp(p_j) + beta E_cm(p_j),
+     * solved with each term's real dependence on alpha (Table 4 does not
+     * depend on it, Table 5 does) rather than the printed linear form. */
+    double ea, eb;
+    level_group_times(lc, types, lo, &ea, &eb);
+    if (ea - eb >= 0.0)
+        return lo;
+    level_group_times(lc, types, hi, &ea, &eb);
+    if (ea - eb <= 0.0)
+        return hi;
+    for (int it = 0; it < 100 && hi - lo > 1e-15; it++) {
+        double mid = 0.5 * (lo + hi);
+        level_group_times(lc, types, mid, &ea, &eb);
+        if (ea - eb < 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* ---------------------------------------------------------------- */
+/* Per-level decisions                                               */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    level_ctx lc;
+    unsigned char *allowed;
+    double *node_cost, *edge_cost;
+    int *types;
+} level_work;
+
+/* Allowed states of each node under a scheme (bit t = state t). */
+static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowed)
+{
+    for (int v = 0; v < pg->n_nodes; v++) {
+        const pnode *p = &pg->nodes[v];
+        switch (s) {
+        case DNP_SCHEME_DP:
+            allowed[v] = 1; /* Type-I; joins batch-split */
+            break;
+        case DNP_SCHEME_OWT:
+            allowed[v] = (p->weighted && p->is_fc) ? 2 : 1; /* FC Type-II, rest Type-I */
+            break;
+        case DNP_SCHEME_HYPAR:
+            allowed[v] = 3; /* Types I and II; joins batch or channel */
+            break;
+        default:
+            allowed[v] = 7;
+            break;
+        }
+    }
+}
+
+/* Solve the level for a fixed alpha; the types go to w->types. */
+static dnp_status solve_at(level_work *w, double alpha, double *obj, dnp_error *err)
+{
+    level_costs(&w->lc, alpha, w->node_cost, w->edge_cost);
+    level_problem lp = {w->lc.pg, w->allowed, w->node_cost, w->edge_cost};
+    return level_dp_solve(&lp, w->types, obj, err);
+}
+
+/* ---------------------------------------------------------------- */
+/* Building the plan tree top-down                                   */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    const dnp_cluster *cl;
+    const pgraph *pg;
+    dnp_scheme scheme;
+    int levels;
+    cost_units units;
+    level_work w;
+    unsigned char *allowed_scheme, *allowed_dp;
+    int level_objective_only; /* nested ratio searches use the level objective */
+} builder;
+
+static dnp_status build(builder *bd, tnode *n, dnp_error *err);
+static void evaluate(const pgraph *pg, const cost_units *u, tnode *n);
+static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
+
+static void child_shares(const pgraph *pg, const tnode *n, double share, tnode *c)
+{
+    for (int v = 0; v < pg->n_nodes; v++) {
+        c->fb[v] = n->fb[v];
+        c->fi[v] = n->fi[v];
+        c->fo[v] = n->fo[v];
+        int t = n->types[v];
+        if (pg->nodes[v].weighted) {
+            /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2). */
+            if (t == DNP_TYPE_I)
+                c->fb[v] *= share;
+            else if (t == DNP_TYPE_II)
+                c->fi[v] *= share;
+            else
+                c->fo[v] *= share;
+        } else if (t == LAYOUT_BATCH) {
+            c->fb[v] *= share;
+        } else if (t == LAYOUT_CHANNEL) {
+            c->fi[v] *= share;
+            c->fo[v] *= share;
+        }
+    }
+}
+
+static int same_counts(const int64_t *a, const int64_t *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
+static dnp_status build(builder *bd, tnode *n, dnp_error *err)
+{
+    const pgraph *pg = bd->pg;
+    const int V = pg->n_nodes;
+    if (n->n_dev <= 1)
+        return DNP_OK;
+    int64_t ca[DNP_MAX_DEVICE_TYPES], cb[DNP_MAX_DEVICE_TYPES];
+    split_counts(bd->cl, n->counts, ca, cb);
+    int identical = same_counts(ca, cb, bd->cl->n_types);
+    n->child[0] = tnode_new(bd->cl, ca, n->depth + 1, V);
+    n->child[1] = identical ? n->child[0] : tnode_new(bd->cl, cb, n->depth + 1, V);
+    n->shared = identical;
+    n->types = malloc((size_t)V * sizeof *n->types);
+    if (!n->child[0] || !n->child[1] || !n->types) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
+        return DNP_ERR_NOMEM;
+    }
+
+    int planned = n->depth < bd->levels;
+    dnp_scheme s = planned ? bd->scheme : DNP_SCHEME_DP;
+    level_work *w = &bd->w;
+    w->lc.n = n;
+    w->lc.comm_only = s == DNP_SCHEME_HYPAR;
+    w->allowed = planned ? bd->allowed_scheme : bd->allowed_dp;
+    double equal = (double)n->child[0]->n_dev / (double)n->n_dev;
+    double obj;
+    dnp_status st;
+    if (s == DNP_SCHEME_ACCPAR && !identical && !bd->units.reference_mode) {
+        st = search_ratio(bd, n, err);
+    } else {
+        /* Baselines split equally per device; identical halves get 1/2,
+         * which is also what Eq. 10 gives for two equal groups. */
+        n->alpha = bd->units.reference_mode ? 0.5 : equal;
+        st = solve_at(w, n->alpha, &obj, err);
+        memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
+    }
+    if (st != DNP_OK)
+        return st;
+    child_shares(pg, n, n->alpha, n->child[0]);
+    if (!identical)
+        child_shares(pg, n, 1.0 - n->alpha, n->child[1]);
+    if ((st = build(bd, n->child[0], err)) != DNP_OK)
+        return st;
+    return identical ? DNP_OK : build(bd, n->child[1], err);
+}
+
+/* Free everything below n's children and their decisions, keeping the
+ * children themselves (device groups) for another candidate ratio. */
+static void clear_children(tnode *n)
+{
+    for (int g = 0; g < 2; g++) {
+        tnode *c = n->child[g];
+        if (g == 1 && n->shared)
+            break;
+        tnode_free(c->child[0]);
+        if (!c->shared)
+            tnode_free(c->child[1]);
+        c->child[0] = c->child[1] = NULL;
+        c->shared = 0;
+        free(c->types);
+        c->types = NULL;
+    }
+}
+
+/* Predicted time of n's subtree when n splits with ratio alpha: the level
+ * is solved at alpha (Eq. 9), the halves are planned below it, and the
+ * step time is evaluated (docs/time-model.md).  With `level_only` the
+ * level objective itself is returned instead. */
+static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_only,
+                                 double *cost, dnp_error *err)
+{
+    level_work *w = &bd->w;
+    const int V = bd->pg->n_nodes;
+    double obj;
+    w->lc.n = n;
+    w->lc.comm_only = 0;
+    w->allowed = bd->allowed_scheme;
+    dnp_status st = solve_at(w, alpha, &obj, err);
+    if (st != DNP_OK || level_only) {
+        *cost = obj;
+        return st;
+    }
+    n->alpha = alpha;
+    memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
+    child_shares(bd->pg, n, alpha, n->child[0]);
+    child_shares(bd->pg, n, 1.0 - alpha, n->child[1]);
+    int saved = bd->level_objective_only;
+    bd->level_objective_only = 1;
+    st = build(bd, n->child[0], err);
+    if (st == DNP_OK)
+        st = build(bd, n->child[1], err);
+    bd->level_objective_only = saved;
+    if (st == DNP_OK) {
+        evaluate(bd->pg, &bd->units, n);
+        *cost = 0.0;
+        for (int v = 0; v < V; v++)
+            *cost += n->t_s[v];
+    }
+    clear_children(n);
+    return st;
+}
+
+/* AccPar's ratio for two different groups.  Eq. 10 balances the groups,
+ * but when one group's communication does not shrink with its share
+ * (Table 4 does not depend on alpha) balance is not optimal, so alpha is
+ * the minimiser of the predicted step time of the subtree, searched among
+ * the equal split, the capacity split, a grid of k/64, Eq. 10's balance
+ * points and a golden-section refinement, in [1/128, 127/128].  Nested
+ * searches (a group of three or more device types) judge their candidates
+ * by the level objective to keep the cost linear in the tree size.
+ * Deterministic: candidates are tried in a fixed order and only a strictly
+ * better one replaces the incumbent.  Leaves n->alpha and n->types set. */
+static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
+{
+    const int V = bd->pg->n_nodes;
+    const int level_only = bd->level_objective_only;
+    const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
+    double best_cost = INFINITY, best_a = 0.5, cost;
+    dnp_status st;
+#define TRY(a_)                                                                       \
+    do {                                                                              \
+        double ta_ = (a_);                                                            \
+        if ((st = candidate_cost(bd, n, ta_, level_only, &cost, err)) != DNP_OK)       \
+            return st;                                                                \
+        if (cost < best_cost) {                                                       \
+            best_cost = cost;                                                         \
+            best_a = ta_;                                                             \
+        }                                                                             \
+    } while (0)
+
+    TRY((double)n->child[0]->n_dev / (double)n->n_dev);
+    TRY(n->child[0]->flops / n->flops);
+    for (int k = 1; k < 64; k++)
+        TRY(k / 64.0);
+    /* Eq. 10 fixed point: balance the groups for the incumbent's types. */
+    for (int it = 0; it < 8; it++) {
+        double obj;
+        bd->w.lc.n = n;
+        if ((st = solve_at(&bd->w, best_a, &obj, err)) != DNP_OK)
+            return st;
+        double a = level_balance_ratio(&bd->w.lc, bd->w.types, lo, hi), before = best_cost;
+        TRY(a);
+        if (!(best_cost < before))
+            break;
+    }
+    /* Golden-section refinement around the incumbent. */
+    double l = best_a - 1.0 / 64.0, r = best_a + 1.0 / 64.0;
+    l = l < lo ? lo : l;
+    r = r > hi ? hi : r;
+    const double phi = 0.6180339887498949;
+    for (int it = 0; it < 30; it++) {
+        double m1 = r - phi * (r - l), m2 = l + phi * (r - l), c1, c2;
+        if ((st = candidate_cost(bd, n, m1, level_only, &c1, err)) != DNP_OK ||
+            (st = candidate_cost(bd, n, m2, level_only, &c2, err)) != DNP_OK)
+            return st;
+        if (c1 <= c2)
+            r = m2;
+        else
+            l = m1;
+    }
+    TRY(0.5 * (l + r));
+#undef TRY
+    double obj;
+    bd->w.lc.n = n;
+    if ((st = solve_at(&bd->w, best_a, &obj, err)) != DNP_OK)
+        return st;
+    n->alpha = best_a;
+    memcpy(n->types, bd->w.types, (size_t)V * sizeof *n->types);
+    return DNP_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* Evaluation: the step time                                          */
+/* ---------------------------------------------------------------- */
+
+static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
+{
+    const int V = pg->n_nodes;
+    if (n->child[0] == NULL) {
+        /* A single device: its share of every layer's FLOP (Eq. 8). */
+        double mem = 0.0;
+        for (int v = 0; v < V; v++) {
+            double t = u->reference_mode ? 0.0 : node_flop(pg, n, v) / n->flops;
+            n->t_s[v] = n->tc_s[v] = t;
+            n->recv_bytes[v] = 0.0;
+            const pnode *p = &pg->nodes[v];
+            if (p->weighted)
+                mem += 2.0 * p->w_elems * n->fi[v] * n->fo[v] +
+                       p->fin_elems * n->fb[v] * n->fi[v];
+        }
+        n->mem_bytes = mem * u->bytes_per_elem;
+        n->mem_cap_at_max = n->mem_cap_bytes;
+        return;
+    }
+    evaluate(pg, u, n->child[0]);
+    if (!n->shared)
+        evaluate(pg, u, n->child[1]);
+    level_ctx lc = {pg, n, *u, 0};
+    for (int v = 0; v < V; v++) {
+        /* The inter-layer conversions into v, each a synchronised exchange. */
+        double edge_s = 0.0, edge_bytes = 0.0;
+        for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
+            const pedge *pe = &pg->edges[e];
+            double A = edge_elems(pg, n, e), worst = -1.0, worst_elems = 0.0;
+            for (int g = 0; g < 2; g++) {
+                double el = accpar_inter_elems(pg->nodes[pe->u].weighted, n->types[pe->u],
+                                               pg->nodes[v].weighted, n->types[v], A, n->alpha, g);
+                double x = comm_cost(&lc, el, n->child[g]);
+                if (x > worst) {
+                    worst = x;
+                    worst_elems = el;
+                }
+            }
+            edge_s += worst;
+            edge_bytes += worst_elems * u->bytes_per_elem;
+        }
+        /* Then the layer: each half does its intra-layer exchange and its
+         * own subtree's work; the slower half sets the time. */
+        double ie = intra_elems(pg, n, v, n->types[v]);
+        int gmax = 0;
+        double xmax = -1.0;
+        for (int g = 0; g < 2; g++) {
+            double x = comm_cost(&lc, ie, n->child[g]) + n->child[g]->t_s[v];
+            if (x > xmax) {
+                xmax = x;
+                gmax = g;
+            }
+        }
+        n->t_s[v] = edge_s + xmax;
+        n->tc_s[v] = n->child[gmax]->tc_s[v];
+        n->recv_bytes[v] = edge_bytes + ie * u->bytes_per_elem + n->child[gmax]->recv_bytes[v];
+    }
+    const tnode *m = n->child[0];
+    if (n->child[1]->mem_bytes > m->mem_bytes)
+        m = n->child[1];
+    n->mem_bytes = m->mem_bytes;
+    n->mem_cap_at_max = m->mem_cap_at_max;
+}
+
+/* ---------------------------------------------------------------- */
+/* Public API                                                        */
+/* ---------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void dnp_plan_free(dnp_plan *p)
+{
+    if (p == NULL)
+        return;
+    if (p->node_names != NULL)
+        for (int v = 0; v < p->pg.n_nodes; v++)
+            free(p->node_names[v]);
+    free(p->node_names);
+    tnode_free(p->root);
+    pgraph_free(&p->pg);
+    free(p);
+}
+
+static int cluster_bytes_per_elem(const dnp_cluster *c)
+{
+    int b = 0;
+    for (int k = 0; k < c->n_types; k++)
+        if (c->counts[k] > 0 && c->types[k].bytes_per_elem > b)
+            b = c->types[k].bytes_per_elem;
+    return b > 0 ? b : 4;
+}
+
+dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                        dnp_plan **out, dnp_error *err)
+{
+    dnp_status st = DNP_ERR_NOMEM;
+    builder bd = {0};
+    if (opt->batch <= 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "batch size must be a positive integer (got %lld)",
+                      (long long)opt->batch);
+        return DNP_ERR_INPUT;
+    }
+    if (opt->scheme < 0 || opt->scheme >= DNP_SCHEME_COUNT) {
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown search scheme %d", (int)opt->scheme);
+        return DNP_ERR_INPUT;
+    }
+    int64_t n_dev = dnp_cluster_devices(c);
+    if (n_dev < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the cluster has no devices");
+        return DNP_ERR_INPUT;
+    }
+    int max_levels = dnp_cluster_max_levels(c);
+    char spec[256];
+    dnp_cluster_format(c, spec, sizeof spec);
+    if (opt->levels < 0 || opt->levels > max_levels) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "cluster %s supports at most %d hierarchy levels (every group above the "
+                      "last level needs two devices); asked for %d",
+                      spec, max_levels, opt->levels);
+        return DNP_ERR_INPUT;
+    }
+    dnp_plan *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        goto fail;
+    double t0 = now_s();
+    snprintf(p->model, sizeof p->model, "%s", dnp_graph_name(g));
+    snprintf(p->cluster, sizeof p->cluster, "%s", spec);
+    p->opt = *opt;
+    p->cl = *c;
+    p->levels = opt->levels == 0 ? max_levels : opt->levels;
+    p->total_levels = max_leaf_depth(c, c->counts);
+    p->units.reference_mode = opt->reference_mode;
+    p->units.bytes_per_elem = cluster_bytes_per_elem(c);
+    if ((st = pgraph_build(g, opt->batch, &p->pg, err)) != DNP_OK)
+        goto fail;
+    st = DNP_ERR_NOMEM;
+    const int V = p->pg.n_nodes;
+    p->node_names = calloc((size_t)V, sizeof *p->node_names);
+    if (p->node_names == NULL)
+        goto fail;
+    for (int v = 0; v < V; v++) {
+        p->node_names[v] = strdup(dnp_graph_op(g, p->pg.nodes[v].op)->name);
+        if (p->node_names[v] == NULL)
+            goto fail;
+    }
+    p->root = tnode_new(c, c->counts, 0, V);
+    if (p->root == NULL)
+        goto fail;
+    for (int v = 0; v < V; v++)
+        p->root->fb[v] = p->root->fi[v] = p->root->fo[v] = 1.0;
+
+    bd.cl = c;
+    bd.pg = &p->pg;
+    bd.scheme = opt->scheme;
+    bd.levels = p->levels;
+    bd.units = p->units;
+    bd.w.lc.pg = &p->pg;
+    bd.w.lc.units = p->units;
+    bd.allowed_scheme = malloc((size_t)V);
+    bd.allowed_dp = malloc((size_t)V);
+    bd.w.node_cost = malloc((size_t)V * 3 * sizeof(double));
+    bd.w.edge_cost = malloc((size_t)(p->pg.n_edges + 1) * 9 * sizeof(double));
+    bd.w.types = malloc((size_t)V * sizeof(int));
+    if (!bd.allowed_scheme || !bd.allowed_dp || !bd.w.node_cost || !bd.w.edge_cost ||
+        !bd.w.types)
+        goto fail;
+    allowed_states(&p->pg, opt->scheme, bd.allowed_scheme);
+    allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
+    if ((st = build(&bd, p->root, err)) != DNP_OK)
+        goto fail;
+    evaluate(&p->pg, &p->units, p->root);
+    p->search_time_s = now_s() - t0;
+    *out = p;
+    p = NULL;
+    st = DNP_OK;
+fail:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory while planning");
+    free(bd.allowed_scheme);
+    free(bd.allowed_dp);
+    free(bd.w.node_cost);
+    free(bd.w.edge_cost);
+    free(bd.w.types);
+    dnp_plan_free(p);
+    return st;
+}
+
+void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int v = 0; v < p->pg.n_nodes; v++) {
+        out->step_time_s += p->root->t_s[v];
+        out->compute_s += p->root->tc_s[v];
+        out->comm_bytes += p->root->recv_bytes[v];
+    }
+    out->comm_s = out->step_time_s - out->compute_s;
+    out->mem_bytes_max = p->root->mem_bytes;
+    out->mem_capacity_bytes = p->root->mem_cap_at_max;
+    out->levels = p->levels;
+    out->total_levels = p->total_levels;
+    out->search_time_s = p->search_time_s;
+}
+
+int dnp_plan_n_nodes(const dnp_plan *p) { return p->pg.n_nodes; }
+const char *dnp_plan_node_name(const dnp_plan *p, int node) { return p->node_names[node]; }
+int dnp_plan_node_weighted(const dnp_plan *p, int node) { return p->pg.nodes[node].weighted; }
+
+static const tnode *walk(const dnp_plan *p, int level, unsigned branch_bits)
+{
+    const tnode *n = p->root;
+    for (int k = 0; k < level && n != NULL && n->child[0] != NULL; k++)
+        n = n->child[(branch_bits >> k) & 1u];
+    return (n != NULL && n->child[0] != NULL) ? n : NULL;
+}
+
+int dnp_plan_type(const dnp_plan *p, int level, unsigned branch_bits, int node)
+{
+    const tnode *n = walk(p, level, branch_bits);
+    return n ? n->types[node] : -1;
+}
+
+double dnp_plan_ratio(const dnp_plan *p, int level, unsigned branch_bits)
+{
+    const tnode *n = walk(p, level, branch_bits);
+    return n ? n->alpha : NAN;
+}
+
+static void group_text(const dnp_cluster *cl, const int64_t *counts, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < cl->n_types && used < n; k++) {
+        if (counts[k] == 0)
+            continue;
+        int w = snprintf(buf + used, n - used, "%s%lldx%s", used ? "+" : "",
+                         (long long)counts[k], cl->types[k].name);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, char *buf,
+                           size_t n)
+{
+    const tnode *t = walk(p, level, branch_bits);
+    if (t == NULL) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    char a[128], b[128];
+    group_text(&p->cl, t->child[0]->counts, a, sizeof a);
+    group_text(&p->cl, t->child[1]->counts, b, sizeof b);
+    snprintf(buf, n, "%s | %s", a, b);
+}
+
+int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits)
+{
+    const tnode *n = walk(p, level, branch_bits);
+    return n ? n->shared : 0;
+}
+
+void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s)
+{
+    *compute_s = p->root->tc_s[node];
+    *comm_s = p->root->t_s[node] - p->root->tc_s[node];
+}

@@ -1,0 +1,75 @@
+/*
+ * plan_internal.h - the hierarchical plan: a binary tree of device groups
+ * (docs/time-model.md).  Shared by the planner, its evaluation and tests.
+ */
+#ifndef DNNPAR_PLAN_INTERNAL_H
+#define DNNPAR_PLAN_INTERNAL_H
+
+#include "dnnpar.h"
+#include "search/level_dp.h"
+#include "search/pgraph.h"
+
+/* One group of devices.  Its two halves are child[0] and child[1]; when
+ * they are identical (same devices, same shares) child[1] == child[0] and
+ * `shared` is set, so a homogeneous tree of depth L has L + 1 nodes. */
+typedef struct tnode {
+    int64_t counts[DNP_MAX_DEVICE_TYPES];
+    int64_t n_dev;
+    double flops;        /* aggregate peak FLOP/s of the group (Eq. 8's c_i) */
+    double bw_bps;       /* network bandwidth of the group's links (Eq. 7's b_i): the slowest device's */
+    double mem_cap_bytes;
+    int depth;
+    struct tnode *child[2];
+    int shared;
+    /* decisions at this node (internal nodes only) */
+    double alpha;        /* share of child[0] */
+    int *types;          /* per search-graph node */
+    /* shares of each layer this group holds: batch, input dim, output dim */
+    double *fb, *fi, *fo;
+    /* evaluation, per search-graph node */
+    double *t_s;         /* time of the node's work in this subtree (critical path) */
+    double *tc_s;        /* compute part of t_s */
+    double *recv_bytes;  /* bytes fetched along that path */
+    double mem_bytes;    /* max per-device footprint in the subtree */
+    double mem_cap_at_max;
+} tnode;
+
+/* Cost scales: seconds normally; in reference mode element counts. */
+typedef struct {
+    int reference_mode;
+    int bytes_per_elem;
+} cost_units;
+
+struct dnp_plan {
+    char model[64];
+    char cluster[256];
+    dnp_plan_options opt;
+    dnp_cluster cl;
+    pgraph pg;
+    char **node_names;   /* per search-graph node */
+    tnode *root;
+    int levels, total_levels;
+    cost_units units;
+    double search_time_s;
+};
+
+/* Level objective pieces at tree node `n` for ratio alpha and the types of
+ * every search-graph node; used by the planner and by tests. */
+typedef struct {
+    const pgraph *pg;
+    const tnode *n;
+    cost_units units;
+    int comm_only;        /* HyPar: communication is the objective */
+} level_ctx;
+
+/* Fill a level problem's cost arrays (node_cost[V*3], edge_cost[E*9]) for alpha. */
+void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *edge_cost);
+/* E_a and E_b of Eq. 10: each group's summed compute and communication
+ * over the layers, for given types and alpha. */
+void level_group_times(const level_ctx *lc, const int *types, double alpha, double *e_a,
+                       double *e_b);
+/* Eq. 10 solved for alpha in [lo, hi] with the tables' real dependence on
+ * alpha (bisection on E_a - E_b); the nearer bound if they never cross. */
+double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi);
+
+#endif

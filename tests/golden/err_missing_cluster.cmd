@@ -1,0 +1,1 @@
+dnnpar compare vgg11 2>&1

@@ -1,0 +1,1 @@
+dnnpar info vgg11 --batch -5 2>&1

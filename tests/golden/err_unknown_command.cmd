@@ -1,0 +1,1 @@
+dnnpar frobnicate 2>&1

@@ -1,0 +1,1 @@
+dnnpar info resnet51 2>&1

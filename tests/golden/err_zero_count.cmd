@@ -1,0 +1,1 @@
+dnnpar plan vgg11 --cluster 0xtpu-v3 2>&1

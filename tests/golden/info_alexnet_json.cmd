@@ -1,0 +1,1 @@
+dnnpar info alexnet --batch 2 --json -

@@ -1,0 +1,1 @@
+dnnpar plan alexnet --cluster 8xtpu-v3 --batch 128

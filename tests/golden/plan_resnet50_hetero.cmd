@@ -1,0 +1,1 @@
+dnnpar plan resnet50 --cluster 2xtpu-v2+2xtpu-v3 --batch 64

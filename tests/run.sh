@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs the unit tests and the golden CLI tests of build directory $1 and
+# ends with one line "N passed, N failed" over both.
+#
+# A golden test is tests/golden/NAME.cmd (one shell command line; the word
+# the dnnpar on PATH is the binary under test), with the expected standard output in
+# NAME.out and the expected exit status in NAME.rc (0 if absent).  Set
+# UPDATE_GOLDEN=1 to rewrite .out/.rc from the current binary.
+set -u
+bdir=${1:-build-test}
+cd "$(dirname "$0")/.."
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+passed=0; failed=0
+unit_out=$("$bdir/unit_tests" 2>&1); unit_rc=$?
+printf '%s\n' "$unit_out" | grep -v '^unit: ' || true
+line=$(printf '%s\n' "$unit_out" | grep '^unit: ' | tail -n1)
+if [ -n "$line" ]; then
+    p=$(printf '%s' "$line" | sed -E 's/^unit: ([0-9]+) passed.*/\1/')
+    f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+    passed=$((passed + p)); failed=$((failed + f))
+    echo "$line"
+else
+    echo "unit tests crashed (status $unit_rc)"; failed=$((failed + 1))
+fi
+[ "$unit_rc" -ne 0 ] && [ -n "$line" ] && [ "${f:-0}" -eq 0 ] && { echo "unit tests exited $unit_rc"; failed=$((failed + 1)); }
+
+gp=0; gf=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/bin"
+ln -s "$(cd "$bdir" && pwd)/dnnpar" "$tmp/bin/dnnpar"
+for cmdf in tests/golden/*.cmd; do
+    [ -e "$cmdf" ] || continue
+    name=${cmdf%.cmd}
+    want_rc=0; [ -f "$name.rc" ] && want_rc=$(cat "$name.rc")
+    rm -rf "$tmp/work"; mkdir -p "$tmp/work"
+    # Run from the repository root with the binary under test first on PATH;
+    # $TMPDIR_GOLD is a scratch directory emptied before each test.
+    PATH="$tmp/bin:$PATH" TMPDIR_GOLD="$tmp/work" bash -c "$(cat "$cmdf")" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+        cp "$tmp/out" "$name.out"
+        if [ "$rc" -ne 0 ]; then echo "$rc" >"$name.rc"; else rm -f "$name.rc"; fi
+        want_rc=$rc
+    fi
+    if [ "$rc" = "$want_rc" ] && cmp -s "$tmp/out" "$name.out" &&
+       ! grep -q 'runtime error\|AddressSanitizer\|LeakSanitizer' "$tmp/out" "$tmp/err"; then
+        gp=$((gp + 1))
+    else
+        gf=$((gf + 1))
+        echo "FAIL golden $(basename "$name"): status $rc (want $want_rc)"
+        diff -u "$name.out" "$tmp/out" | head -n 20
+        head -n 5 "$tmp/err"
+    fi
+done
+echo "golden: $gp passed, $gf failed"
+passed=$((passed + gp)); failed=$((failed + gf))
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,64 @@
+/*
+ * test.h - the unit-test harness.  A test is `TEST(name) { ... }` in any C
+ * file under tests/unit/; the Makefile collects the names into a registry.
+ * Checks print both values and the location, and mark the test failed.
+ */
+#ifndef DNNPAR_TEST_H
+#define DNNPAR_TEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int test_failed_checks;
+
+#define TEST(name) void test_##name(void); void test_##name(void)
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            printf("  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);         \
+            test_failed_checks++;                                                     \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                            \
+    do {                                                                              \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                         \
+        if (va_ != vb_) {                                                             \
+            printf("  %s:%d: %s == %lld, expected %s == %lld\n", __FILE__, __LINE__,  \
+                   #a, va_, #b, vb_);                                                 \
+            test_failed_checks++;                                                     \
+        }                                                                             \
+    } while (0)
+
+/* |a - b| <= rel * max(|a|, |b|) + abs_tol */
+#define CHECK_NEAR(a, b, rel, abs_tol)                                                \
+    do {                                                                              \
+        double va_ = (double)(a), vb_ = (double)(b);                                  \
+        double m_ = fabs(va_) > fabs(vb_) ? fabs(va_) : fabs(vb_);                    \
+        if (!(fabs(va_ - vb_) <= (rel) * m_ + (abs_tol))) {                           \
+            printf("  %s:%d: %s = %.17g, expected %s = %.17g\n", __FILE__, __LINE__,  \
+                   #a, va_, #b, vb_);                                                 \
+            test_failed_checks++;                                                     \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                               \
+    do {                                                                              \
+        const char *sa_ = (a), *sb_ = (b);                                            \
+        if (strcmp(sa_, sb_) != 0) {                                                  \
+            printf("  %s:%d: %s = \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a,  \
+                   sa_, sb_);                                                         \
+            test_failed_checks++;                                                     \
+        }                                                                             \
+    } while (0)
+
+/* Directory of the shared test data (../shared by default, or $DNNPAR_SHARED). */
+const char *test_shared_dir(void);
+
+/* Deterministic pseudo-random numbers for tests (xorshift64*). */
+unsigned long long test_rand(unsigned long long *state);
+double test_uniform(unsigned long long *state, double lo, double hi);
+
+#endif

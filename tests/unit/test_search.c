@@ -1,0 +1,340 @@
+/* test_search.c - the layer-wise DP against exhaustive enumeration, a
+ * hand-worked plan, Eq. 10's balance and the authors' code's tables. */
+#include "search/plan_internal.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+/* ---- random graphs ------------------------------------------------ */
+
+/* Random conv/FC/residual/fan graphs of at most max_nodes search nodes. */
+static dnp_graph *random_graph(unsigned long long *rng, int shape_kind, int max_nodes)
+{
+    dnp_graph *g = dnp_graph_new("random");
+    char name[32];
+    int id = 0;
+#define NAME() (snprintf(name, sizeof name, "op%d", id++), name)
+    int64_t c = 1 + (int64_t)(test_rand(rng) % 16), hw = 4 + (int64_t)(test_rand(rng) % 12);
+    int x = dnp_graph_input(g, NAME(), c, hw, hw);
+    int nodes = 0;
+    while (nodes < max_nodes) {
+        int k = (int)(test_rand(rng) % 4);
+        int64_t oc = 1 + (int64_t)(test_rand(rng) % 32);
+        if (shape_kind == 0 || k == 0 || nodes + 4 > max_nodes) { /* chain layer */
+            int ks = 1 + 2 * (int)(test_rand(rng) % 2);
+            x = dnp_graph_conv(g, NAME(), x, oc, ks, 1, ks / 2, 1, 1);
+            if (test_rand(rng) % 2)
+                x = dnp_graph_unary(g, NAME(), DNP_OP_RELU, x);
+            nodes++;
+        } else if (k == 1) { /* residual block: two convs + add */
+            int64_t ch = dnp_graph_op(g, x)->out.c;
+            int a = dnp_graph_conv(g, NAME(), x, oc, 3, 1, 1, 1, 0);
+            a = dnp_graph_conv(g, NAME(), a, ch, 3, 1, 1, 1, 0);
+            x = dnp_graph_add(g, NAME(), a, x);
+            nodes += 3;
+        } else if (k == 2) { /* diamond: two branches joined by add */
+            int a = dnp_graph_conv(g, NAME(), x, oc, 1, 1, 0, 1, 0);
+            int b = dnp_graph_conv(g, NAME(), x, oc, 3, 1, 1, 1, 0);
+            x = dnp_graph_add(g, NAME(), a, b);
+            nodes += 3;
+        } else { /* inception-like fan joined by concat */
+            int br[3];
+            br[0] = dnp_graph_conv(g, NAME(), x, oc, 1, 1, 0, 1, 0);
+            br[1] = dnp_graph_conv(g, NAME(), x, 1 + oc / 2, 3, 1, 1, 1, 0);
+            br[2] = dnp_graph_pool(g, NAME(), DNP_OP_MAXPOOL, x, 3, 1, 1);
+            x = dnp_graph_concat(g, NAME(), 3, br);
+            nodes += 3;
+        }
+    }
+    x = dnp_graph_fc(g, NAME(), x, 1 + (int64_t)(test_rand(rng) % 20), 1);
+#undef NAME
+    return g;
+}
+
+static tnode *fake_node(double flops, double bw, int V)
+{
+    tnode *n = calloc(1, sizeof *n);
+    n->fb = malloc((size_t)V * sizeof(double));
+    n->fi = malloc((size_t)V * sizeof(double));
+    n->fo = malloc((size_t)V * sizeof(double));
+    n->flops = flops;
+    n->bw_bps = bw;
+    n->n_dev = 1;
+    return n;
+}
+
+static void fake_free(tnode *n)
+{
+    free(n->fb);
+    free(n->fi);
+    free(n->fo);
+    free(n);
+}
+
+/* The DP equals exhaustive enumeration on random graphs with random shapes,
+ * random shares held, random heterogeneous groups and random ratios. */
+TEST(search_dp_equals_exhaustive)
+{
+    unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+    int cases = 0;
+    for (int trial = 0; trial < 120; trial++) {
+        int shape_kind = trial % 2;
+        dnp_graph *g = random_graph(&rng, shape_kind, 3 + (int)(test_rand(&rng) % 8));
+        CHECK(dnp_graph_error(g)[0] == '\0');
+        pgraph pg;
+        dnp_error err = {0};
+        int64_t batch = 1 + (int64_t)(test_rand(&rng) % 64);
+        if (pgraph_build(g, batch, &pg, &err) != DNP_OK || pg.n_nodes > 11) {
+            if (err.status == DNP_OK)
+                pgraph_free(&pg);
+            dnp_graph_free(g);
+            continue;
+        }
+        int V = pg.n_nodes;
+        tnode *n = fake_node(1e12, 1e9, V);
+        n->child[0] = fake_node(test_uniform(&rng, 1e11, 5e14), test_uniform(&rng, 1e8, 1e10), V);
+        n->child[1] = fake_node(test_uniform(&rng, 1e11, 5e14), test_uniform(&rng, 1e8, 1e10), V);
+        for (int v = 0; v < V; v++) {
+            n->fb[v] = test_uniform(&rng, 0.1, 1.0);
+            n->fi[v] = test_uniform(&rng, 0.1, 1.0);
+            n->fo[v] = test_uniform(&rng, 0.1, 1.0);
+        }
+        double alpha = test_uniform(&rng, 0.05, 0.95);
+        level_ctx lc = {&pg, n, {0, 2}, trial % 5 == 0};
+        double *nc = malloc((size_t)V * 3 * sizeof *nc);
+        double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        unsigned char *allowed = malloc((size_t)V);
+        int *t_dp = malloc((size_t)V * sizeof *t_dp), *t_bf = malloc((size_t)V * sizeof *t_bf);
+        for (int v = 0; v < V; v++)
+            allowed[v] = trial % 3 == 0 ? 3 : 7; /* HyPar's two types or all three */
+        level_costs(&lc, alpha, nc, ec);
+        level_problem lp = {&pg, allowed, nc, ec};
+        double best_dp = 0.0;
+        CHECK(level_dp_solve(&lp, t_dp, &best_dp, &err) == DNP_OK);
+        double best_bf = level_brute_force(&lp, t_bf);
+        CHECK_NEAR(best_dp, best_bf, 1e-12, 0);
+        CHECK_NEAR(level_objective(&lp, t_dp), best_dp, 1e-12, 0);
+        cases++;
+        free(nc);
+        free(ec);
+        free(allowed);
+        free(t_dp);
+        free(t_bf);
+        fake_free(n->child[0]);
+        fake_free(n->child[1]);
+        fake_free(n);
+        pgraph_free(&pg);
+        dnp_graph_free(g);
+    }
+    CHECK(cases >= 80);
+}
+
+/* Hand-worked: FC 8 -> 6 -> 2, batch 4, two identical devices, element
+ * counts (the authors' restricted model).  Intra (Table 4): layer 1 I 48,
+ * II 24, III 32; layer 2 I 12, II 8, III 24.  Edge A = 4*6 = 24, Table 5
+ * at 1/2: 12 except I->I, II->III, III->II.  Best: (III, II) = 32+8+0 = 40. */
+TEST(search_hand_worked_two_fc)
+{
+    dnp_graph *g = dnp_graph_new("two_fc");
+    int x = dnp_graph_input(g, "x", 8, 1, 1);
+    x = dnp_graph_fc(g, "fc1", x, 6, 0);
+    dnp_graph_fc(g, "fc2", x, 2, 0);
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("2xtpu-v3", &cl, &err) == DNP_OK);
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 4, 1, 1};
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL) {
+        CHECK_EQ_INT(dnp_plan_type(p, 0, 0, 0), DNP_TYPE_III);
+        CHECK_EQ_INT(dnp_plan_type(p, 0, 0, 1), DNP_TYPE_II);
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_NEAR(s.step_time_s, 40.0, 0, 1e-12); /* element counts in this mode */
+    }
+    dnp_plan_free(p);
+    /* HyPar (I, II only): best is (II, II) = 24 + 8 + 12 = 44. */
+    opt.scheme = DNP_SCHEME_HYPAR;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_NEAR(s.step_time_s, 44.0, 0, 1e-12);
+        CHECK_EQ_INT(dnp_plan_type(p, 0, 0, 0), DNP_TYPE_II);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Eq. 10: with fast links the two groups' compute dominates and the ratio
+ * equalises their times: 100 vs 300 TFLOP/s -> alpha = 1/4. */
+TEST(search_ratio_balances_groups)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("vgg11", &g, &err) == DNP_OK);
+    dnp_cluster cl;
+    CHECK(dnp_cluster_parse("custom(name=slow,tflops=100,net_gbps=1e9,dtype=fp16)+"
+                            "custom(name=fast,tflops=300,net_gbps=1e9,dtype=fp16)",
+                            &cl, &err) == DNP_OK);
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 1, 0};
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL) {
+        double a = dnp_plan_ratio(p, 0, 0);
+        CHECK_NEAR(a, 0.25, 1e-3, 0);
+        level_ctx lc = {&p->pg, p->root, p->units, 0};
+        double ea, eb;
+        level_group_times(&lc, p->root->types, a, &ea, &eb);
+        CHECK_NEAR(ea, eb, 1e-3, 0);
+        /* and the bisection solves Eq. 10 to machine precision */
+        double ab = level_balance_ratio(&lc, p->root->types, 1.0 / 128, 127.0 / 128);
+        level_group_times(&lc, p->root->types, ab, &ea, &eb);
+        CHECK_NEAR(ea, eb, 1e-9, 0);
+        /* the halves' subtree times are equal too */
+        double ta = 0, tb = 0;
+        for (int v = 0; v < p->pg.n_nodes; v++) {
+            ta += p->root->child[0]->t_s[v];
+            tb += p->root->child[1]->t_s[v];
+        }
+        CHECK_NEAR(ta, tb, 1e-3, 0);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Read one "######## TITLE ########" table of the authors' output. */
+static int read_ref_table(const char *path, const char *title, int rows, int cols, int *out)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    char line[1024], want[128];
+    snprintf(want, sizeof want, "######## %s ########", title);
+    int found = 0, r = -2;
+    while (fgets(line, sizeof line, f) != NULL && r < rows) {
+        if (!found) {
+            found = strncmp(line, want, strlen(want)) == 0;
+            continue;
+        }
+        if (++r < 0)
+            continue; /* header row */
+        char *s = line, *end;
+        strtol(s, &end, 10); /* the level */
+        s = end;
+        for (int c = 0; c < cols; c++) {
+            out[r * cols + c] = (int)strtol(s, &end, 10);
+            s = end;
+        }
+    }
+    fclose(f);
+    return found && r == rows;
+}
+
+/* The restricted mode gives exactly the tables the authors' code prints. */
+TEST(search_reference_cross_check)
+{
+    static const char *const titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
+                                                         "ACCPAR"};
+    const char *nets[2][2] = {{"Alexnet.txt", "alexnet.out"}, {"Vgg11.txt", "vgg11.out"}};
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("128xtpu-v3", &cl, &err) == DNP_OK);
+    for (int n = 0; n < 2; n++) {
+        char in[512], out[512];
+        snprintf(in, sizeof in, "%s/reference/accpar/%s", test_shared_dir(), nets[n][0]);
+        snprintf(out, sizeof out, "%s/reference/accpar/%s", test_shared_dir(), nets[n][1]);
+        dnp_graph *g = NULL;
+        CHECK(dnp_load_accpar_text(in, &g, &err) == DNP_OK);
+        if (g == NULL)
+            continue;
+        for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+            dnp_plan_options opt = {(dnp_scheme)s, 512, 7, 1};
+            dnp_plan *p = NULL;
+            CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+            if (p == NULL)
+                continue;
+            int cols = dnp_plan_n_nodes(p), want[7 * 64];
+            CHECK(cols <= 64);
+            CHECK(read_ref_table(out, titles[s], 7, cols, want));
+            int mismatches = 0;
+            for (int h = 0; h < 7; h++)
+                for (int v = 0; v < cols; v++)
+                    mismatches += dnp_plan_type(p, h, 0, v) != want[h * cols + v];
+            CHECK_EQ_INT(mismatches, 0);
+            dnp_plan_free(p);
+        }
+        dnp_graph_free(g);
+    }
+}
+
+TEST(search_levels_and_bad_input)
+{
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("128xtpu-v2+128xtpu-v3", &cl, &err) == DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_max_levels(&cl), 8);
+    CHECK(dnp_cluster_parse("3xtpu-v3", &cl, &err) == DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_max_levels(&cl), 1);
+    CHECK(dnp_cluster_parse("tpu-v3", &cl, &err) == DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_max_levels(&cl), 0);
+
+    dnp_graph *g = NULL;
+    CHECK(dnp_zoo_build("lenet", &g, &err) == DNP_OK);
+    CHECK(dnp_cluster_parse("8xtpu-v3", &cl, &err) == DNP_OK);
+    dnp_plan *p = NULL;
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 4, 0};
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "at most 3") != NULL);
+    CHECK(p == NULL);
+    dnp_error_clear(&err);
+    opt.levels = 0;
+    opt.batch = 0;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "batch") != NULL);
+    dnp_error_clear(&err);
+    /* a single device: nothing to split, compute only */
+    CHECK(dnp_cluster_parse("tpu-v3", &cl, &err) == DNP_OK);
+    opt.batch = 64;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        dnp_graph_totals t;
+        dnp_graph_totals_get(g, 64, &t);
+        CHECK(s.comm_s == 0.0);
+        CHECK(s.compute_s > 0.0 && s.compute_s <= t.training_flop / 420e12);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Every scheme on every zoo model plans on a heterogeneous array, AccPar is
+ * never slower than a baseline, and planning twice gives the same bytes. */
+TEST(search_zoo_accpar_never_below_baselines)
+{
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("4xtpu-v2+4xtpu-v3", &cl, &err) == DNP_OK);
+    for (int i = 0; i < dnp_zoo_count(); i++) {
+        dnp_graph *g = NULL;
+        CHECK(dnp_zoo_build(dnp_zoo_name(i), &g, &err) == DNP_OK);
+        double t[DNP_SCHEME_COUNT];
+        for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+            dnp_plan_options opt = {(dnp_scheme)s, 128, 0, 0};
+            dnp_plan *p = NULL, *q = NULL;
+            CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+            CHECK(dnp_plan_run(g, &cl, &opt, &q, &err) == DNP_OK);
+            dnp_plan_summary sp, sq;
+            dnp_plan_get_summary(p, &sp);
+            dnp_plan_get_summary(q, &sq);
+            CHECK(sp.step_time_s == sq.step_time_s);
+            t[s] = sp.step_time_s;
+            dnp_plan_free(p);
+            dnp_plan_free(q);
+        }
+        for (int s = 0; s < DNP_SCHEME_COUNT; s++)
+            CHECK(t[DNP_SCHEME_ACCPAR] <= t[s] * (1.0 + 1e-9));
+        dnp_graph_free(g);
+    }
+}

@@ -1,0 +1,194 @@
+/* cli.c - option parsing, errors and output shared by the subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "dnnpar %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static int in_list(const char *const *list, const char *s, size_t len)
+{
+    for (; list && *list; list++)
+        if (strlen(*list) == len && strncmp(*list, s, len) == 0)
+            return 1;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+              cli_args *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0 || strcmp(a, "-") == 0) {
+            if (out->n_pos == CLI_MAX_ARGS) {
+                cli_error(cmd, "too many arguments");
+                return EXIT_USAGE;
+            }
+            out->pos[out->n_pos++] = a;
+            continue;
+        }
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        if (out->n_opt == CLI_MAX_ARGS) {
+            cli_error(cmd, "too many options");
+            return EXIT_USAGE;
+        }
+        if (in_list(spec->valued, name, len)) {
+            const char *val = eq ? eq + 1 : NULL;
+            if (val == NULL) {
+                if (i + 1 >= argc) {
+                    cli_error(cmd, "option --%.*s needs a value", (int)len, name);
+                    return EXIT_USAGE;
+                }
+                val = argv[++i];
+            }
+            out->key[out->n_opt] = name;
+            out->val[out->n_opt++] = val;
+        } else if (in_list(spec->flags, name, len) && eq == NULL) {
+            out->key[out->n_opt] = name;
+            out->val[out->n_opt++] = NULL;
+        } else {
+            cli_error(cmd, "unknown option '%s' (see dnnpar %s --help)", a, cmd);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static int key_is(const char *key, const char *want)
+{
+    size_t n = strlen(want);
+    return strncmp(key, want, n) == 0 && (key[n] == '\0' || key[n] == '=');
+}
+
+const char *cli_get(const cli_args *a, const char *key)
+{
+    const char *v = NULL;
+    for (int i = 0; i < a->n_opt; i++)
+        if (key_is(a->key[i], key) && a->val[i] != NULL)
+            v = a->val[i]; /* the last one wins */
+    return v;
+}
+
+int cli_flag(const cli_args *a, const char *key)
+{
+    for (int i = 0; i < a->n_opt; i++)
+        if (key_is(a->key[i], key) && a->val[i] == NULL)
+            return 1;
+    return 0;
+}
+
+long long cli_positive(const char *cmd, const char *opt, const char *text, long long max)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v <= 0 || v > max) {
+        cli_error(cmd, "--%s must be a positive integer up to %lld, got '%s'", opt, max, text);
+        return -1;
+    }
+    return v;
+}
+
+int cli_exit_for(dnp_status st)
+{
+    return st == DNP_OK ? EXIT_OK : (st == DNP_ERR_INPUT ? EXIT_USAGE : EXIT_RUNTIME);
+}
+
+int cli_write_json(const char *cmd, const char *path, json_t *root)
+{
+    int rc = EXIT_RUNTIME;
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (text == NULL) {
+        cli_error(cmd, "out of memory writing JSON");
+        return EXIT_RUNTIME;
+    }
+    if (strcmp(path, "-") == 0) {
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        free(text);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+    }
+    size_t n = strlen(path) + 16;
+    char *tmp = malloc(n);
+    if (tmp == NULL) {
+        free(text);
+        cli_error(cmd, "out of memory writing JSON");
+        return EXIT_RUNTIME;
+    }
+    snprintf(tmp, n, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL) {
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        goto done;
+    }
+    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
+        unlink(tmp);
+        goto done;
+    }
+    rc = EXIT_OK;
+done:
+    free(tmp);
+    free(text);
+    return rc;
+}
+
+int cli_load_model(const char *cmd, const char *name, dnp_graph **out)
+{
+    dnp_error err = {0};
+    dnp_status st = dnp_model_load(name, out, &err);
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    return cli_exit_for(st);
+}
+
+int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
+{
+    dnp_error err = {0};
+    if (spec == NULL) {
+        cli_error(cmd, "--cluster is required, e.g. --cluster 128xtpu-v2+128xtpu-v3");
+        return EXIT_USAGE;
+    }
+    dnp_status st = dnp_cluster_parse(spec, out, &err);
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    return cli_exit_for(st);
+}
+
+const char *cli_state_name(int weighted, int state)
+{
+    static const char *const types[3] = {"I", "II", "III"};
+    static const char *const layouts[3] = {"B", "C", "R"};
+    if (state < 0 || state > 2)
+        return "-";
+    return weighted ? types[state] : layouts[state];
+}
+
+void cli_fmt_time(double s, char *buf, size_t n)
+{
+    if (s >= 1.0)
+        snprintf(buf, n, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.3f us", s * 1e6);
+}

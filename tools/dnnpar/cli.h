@@ -1,0 +1,79 @@
+/*
+ * cli.h - shared pieces of the dnnpar command-line tool: option parsing,
+ * error exits and atomic JSON output.  Commands use only the public API.
+ */
+#ifndef DNNPAR_CLI_H
+#define DNNPAR_CLI_H
+
+#include "dnnpar.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+/* Exit statuses: 0 success, 1 runtime failure, 2 usage or input error. */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+/* A parsed command line: positionals and --key value / --key=value / --flag. */
+#define CLI_MAX_ARGS 32
+typedef struct {
+    int n_pos;
+    const char *pos[CLI_MAX_ARGS];
+    int n_opt;
+    const char *key[CLI_MAX_ARGS];
+    const char *val[CLI_MAX_ARGS]; /* NULL for a flag */
+    int used[CLI_MAX_ARGS];
+} cli_args;
+
+/* Option spec: names of options that take a value and of flags. */
+typedef struct {
+    const char *const *valued; /* NULL-terminated */
+    const char *const *flags;  /* NULL-terminated */
+} cli_spec;
+
+/* Parse argv[first..argc-1].  Prints a one-line error naming the option and
+ * returns EXIT_USAGE on unknown options or a missing value, else 0. */
+int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+              cli_args *out);
+/* The value of --key, or NULL. */
+const char *cli_get(const cli_args *a, const char *key);
+int cli_flag(const cli_args *a, const char *key);
+
+/* Parse a positive integer option value (1 .. max); prints an error and
+ * returns -1 if invalid. */
+long long cli_positive(const char *cmd, const char *opt, const char *text, long long max);
+
+/* Print "dnnpar CMD: message" on stderr. */
+void cli_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Map a library status to an exit status. */
+int cli_exit_for(dnp_status st);
+
+/* Write `root` as JSON to `path` ("-" = stdout).  Files are written to a
+ * temporary name in the same directory and renamed, so a failure leaves no
+ * partial file.  Steals the reference to root.  Returns an exit status. */
+int cli_write_json(const char *cmd, const char *path, json_t *root);
+
+/* Load a model by zoo name or file path; prints the error. Returns exit status. */
+int cli_load_model(const char *cmd, const char *name, dnp_graph **out);
+/* Parse --cluster; prints the error. Returns exit status. */
+int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
+
+/* Type or layout letter of a plan node state: I, II, III or B, C, R. */
+const char *cli_state_name(int weighted, int state);
+
+/* Human-friendly time: "12.345 ms", "1.234 s", "56.7 us". */
+void cli_fmt_time(double s, char *buf, size_t n);
+
+/* Subcommands. */
+int cmd_info(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
+int cmd_models(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+
+#endif

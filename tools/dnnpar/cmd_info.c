@@ -1,0 +1,138 @@
+/* cmd_info.c - `dnnpar info`: per-layer shapes, FLOPs and parameters. */
+#include "cli.h"
+
+#include <string.h>
+
+static const char help[] =
+    "usage: dnnpar info MODEL [--batch B] [--json FILE]\n"
+    "\n"
+    "Per layer: kind, input and output shape (channels x height x width, per\n"
+    "sample), parameters, multiply-accumulates per sample, and the forward,\n"
+    "backward and weight-gradient FLOP of the batch (AccPar Table 6).\n"
+    "Totals at the end.  The batch defaults to 1.\n"
+    "\n"
+    "examples:\n"
+    "  dnnpar info resnet50\n"
+    "  dnnpar info vgg19 --batch 512 --json vgg19.json\n";
+
+static void shape_text(dnp_shape s, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lldx%lldx%lld", (long long)s.c, (long long)s.h, (long long)s.w);
+}
+
+/* 1234567 -> "1,234,567" */
+static void group_digits(long long v, char *buf, size_t n)
+{
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "%lld", v);
+    size_t len = strlen(tmp), o = 0;
+    for (size_t i = 0; i < len && o + 2 < n; i++) {
+        if (i > 0 && (len - i) % 3 == 0 && tmp[i - 1] != '-')
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+}
+
+static json_t *shape_json(dnp_shape s)
+{
+    return json_pack("[I,I,I]", (json_int_t)s.c, (json_int_t)s.h, (json_int_t)s.w);
+}
+
+static json_t *info_json(const dnp_graph *g, long long batch)
+{
+    json_t *layers = json_array();
+    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        dnp_op_cost c;
+        dnp_op_cost_get(g, i, batch, &c);
+        json_t *ins = json_array(), *dims = json_object();
+        for (int k = 0; k < op->n_inputs; k++)
+            json_array_append_new(ins, json_string(dnp_graph_op(g, op->inputs[k])->name));
+        dnp_dim d[DNP_MAX_DIMS];
+        int nd = dnp_op_dims(g, i, batch, d);
+        for (int k = 0; k < nd; k++)
+            json_object_set_new(dims, d[k].name, json_integer((json_int_t)d[k].size));
+        json_t *l = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:I,s:f,s:f,s:f,s:I}", "name",
+                              op->name, "kind", dnp_op_kind_name(op->kind), "inputs", ins, "in",
+                              shape_json(op->in), "out", shape_json(op->out), "dims", dims,
+                              "params", (json_int_t)c.params, "macs_per_sample",
+                              (json_int_t)c.macs_per_sample, "forward_flop", c.fwd_flop,
+                              "backward_flop", c.bwd_flop, "gradient_flop", c.grad_flop,
+                              "activation_elems", (json_int_t)c.out_elems);
+        json_array_append_new(layers, l);
+    }
+    dnp_graph_totals t;
+    dnp_graph_totals_get(g, batch, &t);
+    return json_pack("{s:s,s:s,s:I,s:o,s:{s:I,s:I,s:f,s:f,s:I}}", "model", dnp_graph_name(g),
+                     "note", dnp_graph_note(g), "batch", (json_int_t)batch, "layers", layers,
+                     "total", "params", (json_int_t)t.params, "macs_per_sample",
+                     (json_int_t)t.macs_per_sample, "forward_flop", t.forward_flop,
+                     "training_flop", t.training_flop, "activation_elems",
+                     (json_int_t)t.activation_elems);
+}
+
+static void info_text(const dnp_graph *g, long long batch)
+{
+    printf("model %s: %s\n", dnp_graph_name(g), dnp_graph_note(g));
+    printf("batch %lld; FLOP columns are for the whole batch, MACs per sample\n\n", batch);
+    printf("%-4s %-22s %-9s %-13s %-13s %12s %15s %11s %11s %11s\n", "#", "name", "kind", "input",
+           "output", "params", "MACs/sample", "fwd GFLOP", "bwd GFLOP", "grad GFLOP");
+    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        dnp_op_cost c;
+        dnp_op_cost_get(g, i, batch, &c);
+        char in[32] = "-", out[32], params[32], macs[32];
+        if (op->n_inputs > 0)
+            shape_text(op->in, in, sizeof in);
+        shape_text(op->out, out, sizeof out);
+        group_digits(c.params, params, sizeof params);
+        group_digits(c.macs_per_sample, macs, sizeof macs);
+        printf("%-4d %-22s %-9s %-13s %-13s %12s %15s %11.4f %11.4f %11.4f\n", i, op->name,
+               dnp_op_kind_name(op->kind), in, out, params, macs, c.fwd_flop / 1e9,
+               c.bwd_flop / 1e9, c.grad_flop / 1e9);
+    }
+    dnp_graph_totals t;
+    dnp_graph_totals_get(g, batch, &t);
+    char params[32], macs[32];
+    group_digits(t.params, params, sizeof params);
+    group_digits(t.macs_per_sample, macs, sizeof macs);
+    printf("\ntotal: %s parameters (%.2f M), %s MACs per sample (%.3f G), forward %.3f GFLOP, "
+           "training %.3f GFLOP\n",
+           params, (double)t.params / 1e6, macs, (double)t.macs_per_sample / 1e9,
+           t.forward_flop / 1e9, t.training_flop / 1e9);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const char *const valued[] = {"batch", "json", NULL};
+    static const char *const flags[] = {"help", NULL};
+    cli_spec spec = {valued, flags};
+    cli_args a;
+    int rc = cli_parse(argc, argv, 2, &spec, "info", &a);
+    if (rc != 0)
+        return rc;
+    if (cli_flag(&a, "help")) {
+        fputs(help, stdout);
+        return EXIT_OK;
+    }
+    if (a.n_pos != 1) {
+        cli_error("info", "expected one MODEL (see dnnpar info --help)");
+        return EXIT_USAGE;
+    }
+    long long batch = 1;
+    if (cli_get(&a, "batch") && (batch = cli_positive("info", "batch", cli_get(&a, "batch"),
+                                                      1LL << 30)) < 0)
+        return EXIT_USAGE;
+    dnp_graph *g = NULL;
+    if ((rc = cli_load_model("info", a.pos[0], &g)) != 0)
+        return rc;
+    /* JSON first: if it cannot be written, nothing else is printed. */
+    const char *json = cli_get(&a, "json");
+    if (json != NULL)
+        rc = cli_write_json("info", json, info_json(g, batch));
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0))
+        info_text(g, batch);
+    dnp_graph_free(g);
+    return rc;
+}

@@ -1,0 +1,55 @@
+/* main.c - the dnnpar command-line tool: dispatch to subcommands. */
+#include "cli.h"
+
+#include <string.h>
+
+static const char usage[] =
+    "usage: dnnpar COMMAND [ARGS]\n"
+    "\n"
+    "Plan and simulate parallel DNN training on arrays of accelerators.\n"
+    "\n"
+    "commands:\n"
+    "  info MODEL [--batch B] [--json FILE]      layer shapes, FLOPs, parameters\n"
+    "  plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar] [--levels H]\n"
+    "       [--batch B] [--reference] [--json FILE]\n"
+    "                                            partition every layer, predict step time\n"
+    "  compare MODEL --cluster SPEC [--levels H] [--batch B] [--json FILE]\n"
+    "                                            every scheme's step time and speedup\n"
+    "  reproduce accpar [--json FILE]            the AccPar paper's evaluation\n"
+    "  models                                    the built-in model zoo\n"
+    "  devices                                   the device presets\n"
+    "\n"
+    "MODEL is a zoo name (dnnpar models) or an AccPar layer file (*.txt).\n"
+    "SPEC is e.g. 128xtpu-v2+128xtpu-v3 or 8xtpu-v3 (docs/cluster.md).\n"
+    "--json - writes JSON to standard output instead of the text report.\n"
+    "Run 'dnnpar COMMAND --help' for a command's options and examples.\n"
+    "Exit status: 0 success, 1 runtime failure, 2 usage or input error.\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("dnnpar %s\n", DNP_VERSION);
+        return EXIT_OK;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(int, char **);
+    } cmds[] = {
+        {"info", cmd_info},         {"plan", cmd_plan},     {"compare", cmd_compare},
+        {"reproduce", cmd_reproduce}, {"models", cmd_models}, {"devices", cmd_devices},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (strcmp(cmd, cmds[i].name) == 0)
+            return cmds[i].fn(argc, argv);
+    fprintf(stderr, "dnnpar: unknown command '%s' (see dnnpar --help)\n", cmd);
+    return EXIT_USAGE;
+}
