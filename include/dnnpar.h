@@ -240,7 +240,8 @@ const char *dnp_device_preset_source(int i);
 
 /* Parse a cluster spec such as "128xtpu-v2+128xtpu-v3", "8xtpu-v3" or
  * "4xcustom(name=g,tflops=100,mem_gb=32,membw_gbps=900,net_gbps=100,dtype=fp16)".
- * Grammar and units in docs/cli.md.  O(length). */
+ * Grammar and units in docs/cluster.md; the canonical form always
+ * writes the count ("1xtpu-v3").  O(length). */
 dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);
 /* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3". */
 void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
