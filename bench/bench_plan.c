@@ -1,0 +1,130 @@
+/*
+ * bench_plan.c - planning speed, measured not asserted.
+ *
+ * 1. Median wall time of dnp_plan_run per zoo model and scheme on the
+ *    heterogeneous AccPar array (128 TPU-v2 + 128 TPU-v3, batch 512, 8 levels).
+ * 2. The layer-wise DP against exhaustive enumeration of the same level
+ *    problem (our own baseline: what a search without Eq. 9 costs), same run,
+ *    as a ratio of medians.
+ */
+#include "search/plan_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <math.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+#define REPS 21
+
+int main(void)
+{
+    dnp_error err = {0};
+    dnp_cluster cl;
+    if (dnp_cluster_parse("128xtpu-v2+128xtpu-v3", &cl, &err) != DNP_OK) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    printf("plan time, 128xtpu-v2+128xtpu-v3, batch 512, 8 levels (median of %d runs, ms)\n",
+           REPS);
+    printf("%-10s %6s %10s %10s %10s %10s\n", "model", "nodes", "dp", "owt", "hypar", "accpar");
+    for (int i = 0; i < dnp_zoo_count(); i++) {
+        dnp_graph *g = NULL;
+        if (dnp_zoo_build(dnp_zoo_name(i), &g, &err) != DNP_OK)
+            return 1;
+        printf("%-10s", dnp_zoo_name(i));
+        for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+            double t[REPS];
+            int nodes = 0;
+            for (int r = 0; r < REPS; r++) {
+                dnp_plan_options opt = {(dnp_scheme)s, 512, 0, 0};
+                dnp_plan *p = NULL;
+                double t0 = now_s();
+                if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK)
+                    return 1;
+                t[r] = now_s() - t0;
+                nodes = dnp_plan_n_nodes(p);
+                dnp_plan_free(p);
+            }
+            if (s == 0)
+                printf(" %6d", nodes);
+            printf(" %10.3f", 1e3 * median(t, REPS));
+        }
+        printf("\n");
+        dnp_graph_free(g);
+    }
+
+    /* DP vs exhaustive on one level of each small model. */
+    printf("\none level, identical halves: layer-wise DP vs exhaustive enumeration "
+           "(median of %d, ms)\n", REPS);
+    printf("%-10s %6s %12s %12s %10s %s\n", "model", "nodes", "dp", "exhaustive", "ratio",
+           "same optimum");
+    const char *small[] = {"lenet", "alexnet", "vgg11", "vgg13"};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        dnp_graph *g = NULL;
+        pgraph pg;
+        if (dnp_zoo_build(small[i], &g, &err) != DNP_OK || pgraph_build(g, 512, &pg, &err))
+            return 1;
+        int V = pg.n_nodes;
+        tnode root = {0}, half = {0};
+        double *ones = malloc((size_t)V * sizeof *ones);
+        for (int v = 0; v < V; v++)
+            ones[v] = 1.0;
+        root.fb = root.fi = root.fo = ones;
+        half.flops = 420e12;
+        half.bw_bps = 2e9;
+        root.child[0] = root.child[1] = &half;
+        level_ctx lc = {&pg, &root, {0, 2}, 0};
+        double *nc = malloc((size_t)V * 3 * sizeof *nc);
+        double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        unsigned char *allowed = malloc((size_t)V);
+        int *types = malloc((size_t)V * sizeof *types);
+        memset(allowed, 7, (size_t)V);
+        level_costs(&lc, 0.5, nc, ec);
+        level_problem lp = {&pg, allowed, nc, ec};
+        double td[REPS], te[REPS], best_dp = 0, best_ex = 0;
+        int reps_ex = V > 12 ? 3 : REPS;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = now_s();
+            level_dp_solve(&lp, types, &best_dp, &err);
+            td[r] = now_s() - t0;
+        }
+        for (int r = 0; r < reps_ex; r++) {
+            double t0 = now_s();
+            best_ex = level_brute_force(&lp, types);
+            te[r] = now_s() - t0;
+        }
+        double md = median(td, REPS), me = median(te, reps_ex);
+        /* the two sum the same terms in different orders: equal to rounding */
+        int same = fabs(best_dp - best_ex) <= 1e-12 * best_ex;
+        printf("%-10s %6d %12.4f %12.1f %9.0fx %s\n", small[i], V, 1e3 * md, 1e3 * me, me / md,
+               same ? "yes" : "NO");
+        free(nc);
+        free(ec);
+        free(allowed);
+        free(types);
+        free(ones);
+        pgraph_free(&pg);
+        dnp_graph_free(g);
+    }
+    return 0;
+}
