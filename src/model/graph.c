@@ -147,9 +147,9 @@ int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_
 /* PyTorch's floor-mode output size of a sliding window. */
 static int64_t window_out(int64_t in, int k, int s, int p)
 {
-    if (s <= 0 || k <= 0 || p < 0 || in + 2 * p < k)
+    if (s <= 0 || k <= 0 || p < 0 || in + 2 * (int64_t)p < k)
         return 0;
-    return (in + 2 * p - k) / s + 1;
+    return (in + 2 * (int64_t)p - k) / s + 1;
 }
 
 int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int kh, int kw,

@@ -142,10 +142,8 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
         }
         for (int j = 0; j < sp->n_c; j++)
             pos[sp->c[j]] = -1;
-        int new_f[MAX_FRONTIER + 1];
         for (int k = 0; k < n_next; k++)
-            new_f[k] = sp->c[keep[k]];
-        memcpy(frontier, new_f, (size_t)n_next * sizeof *new_f);
+            frontier[k] = sp->c[keep[k]]; /* sp->c is a copy: no aliasing */
         n_f = n_next;
         free(table);
         table = next;

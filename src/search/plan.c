@@ -64,27 +64,31 @@ static int64_t sum_counts(const dnp_cluster *cl, const int64_t *counts)
     return n;
 }
 
-static int min_leaf_depth(const dnp_cluster *cl, const int64_t *counts)
+/* Shallowest and deepest single-device group of the tree.  Identical
+ * halves are visited once, so O(depth) for one type. */
+static void leaf_depths(const dnp_cluster *cl, const int64_t *counts, int *min, int *max)
 {
+    *min = *max = 0;
     if (sum_counts(cl, counts) <= 1)
-        return 0;
-    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+        return;
+    int64_t a[DNP_MAX_DEVICE_TYPES] = {0}, b[DNP_MAX_DEVICE_TYPES] = {0};
     split_counts(cl, counts, a, b);
-    int da = min_leaf_depth(cl, a), db = min_leaf_depth(cl, b);
-    return 1 + (da < db ? da : db);
+    int amin, amax, bmin, bmax;
+    leaf_depths(cl, a, &amin, &amax);
+    if (memcmp(a, b, sizeof a) == 0)
+        bmin = amin, bmax = amax;
+    else
+        leaf_depths(cl, b, &bmin, &bmax);
+    *min = 1 + (amin < bmin ? amin : bmin);
+    *max = 1 + (amax > bmax ? amax : bmax);
 }
 
-static int max_leaf_depth(const dnp_cluster *cl, const int64_t *counts)
+int dnp_cluster_max_levels(const dnp_cluster *c)
 {
-    if (sum_counts(cl, counts) <= 1)
-        return 0;
-    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
-    split_counts(cl, counts, a, b);
-    int da = max_leaf_depth(cl, a), db = max_leaf_depth(cl, b);
-    return 1 + (da > db ? da : db);
+    int min, max;
+    leaf_depths(c, c->counts, &min, &max);
+    return min;
 }
-
-int dnp_cluster_max_levels(const dnp_cluster *c) { return min_leaf_depth(c, c->counts); }
 
 static void tnode_free(tnode *n)
 {
@@ -672,7 +676,8 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     p->opt = *opt;
     p->cl = *c;
     p->levels = opt->levels == 0 ? max_levels : opt->levels;
-    p->total_levels = max_leaf_depth(c, c->counts);
+    int min_depth;
+    leaf_depths(c, c->counts, &min_depth, &p->total_levels);
     p->units.reference_mode = opt->reference_mode;
     p->units.bytes_per_elem = cluster_bytes_per_elem(c);
     if ((st = pgraph_build(g, opt->batch, &p->pg, err)) != DNP_OK)

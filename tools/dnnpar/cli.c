@@ -67,6 +67,25 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
     return 0;
 }
 
+int cli_begin(int argc, char **argv, const cli_spec *spec, const char *cmd, const char *help,
+              int n_pos, const char *what, cli_args *a, int *done)
+{
+    *done = 0;
+    int rc = cli_parse(argc, argv, 2, spec, cmd, a);
+    if (rc != 0)
+        return rc;
+    if (cli_flag(a, "help")) {
+        fputs(help, stdout);
+        *done = 1;
+        return EXIT_OK;
+    }
+    if (a->n_pos != n_pos) {
+        cli_error(cmd, "expected %s (see dnnpar %s --help)", what, cmd);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int key_is(const char *key, const char *want)
 {
     size_t n = strlen(want);

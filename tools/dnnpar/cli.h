@@ -34,6 +34,11 @@ typedef struct {
  * returns EXIT_USAGE on unknown options or a missing value, else 0. */
 int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
               cli_args *out);
+/* The common start of a command: parse, answer --help with `help` (sets
+ * *done), and require exactly n_pos positionals (described by `what`).
+ * Returns an exit status; 0 with *done == 0 means go on. */
+int cli_begin(int argc, char **argv, const cli_spec *spec, const char *cmd, const char *help,
+              int n_pos, const char *what, cli_args *a, int *done);
 /* The value of --key, or NULL. */
 const char *cli_get(const cli_args *a, const char *key);
 int cli_flag(const cli_args *a, const char *key);

@@ -109,17 +109,9 @@ int cmd_info(int argc, char **argv)
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
-    int rc = cli_parse(argc, argv, 2, &spec, "info", &a);
-    if (rc != 0)
+    int done, rc = cli_begin(argc, argv, &spec, "info", help, 1, "one MODEL", &a, &done);
+    if (rc != 0 || done)
         return rc;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        return EXIT_OK;
-    }
-    if (a.n_pos != 1) {
-        cli_error("info", "expected one MODEL (see dnnpar info --help)");
-        return EXIT_USAGE;
-    }
     long long batch = 1;
     if (cli_get(&a, "batch") && (batch = cli_positive("info", "batch", cli_get(&a, "batch"),
                                                       1LL << 30)) < 0)

@@ -1,18 +1,18 @@
 /* cmd_list.c - `dnnpar models` and `dnnpar devices`. */
 #include "cli.h"
 
-#include <string.h>
+static const char *const no_valued[] = {NULL};
+static const char *const help_flag[] = {"help", NULL};
 
 int cmd_models(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[2], "--help") == 0) {
-        puts("usage: dnnpar models\n\nList the built-in models with their input and variant.");
-        return EXIT_OK;
-    }
-    if (argc > 2) {
-        cli_error("models", "takes no arguments");
-        return EXIT_USAGE;
-    }
+    static const char help[] = "usage: dnnpar models\n\n"
+                               "List the built-in models with their input and variant.\n";
+    cli_spec spec = {no_valued, help_flag};
+    cli_args a;
+    int done, rc = cli_begin(argc, argv, &spec, "models", help, 0, "no arguments", &a, &done);
+    if (rc != 0 || done)
+        return rc;
     for (int i = 0; i < dnp_zoo_count(); i++)
         printf("%-10s %s\n", dnp_zoo_name(i), dnp_zoo_description(i));
     return EXIT_OK;
@@ -20,14 +20,13 @@ int cmd_models(int argc, char **argv)
 
 int cmd_devices(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[2], "--help") == 0) {
-        puts("usage: dnnpar devices\n\nList the device presets usable in --cluster specs.");
-        return EXIT_OK;
-    }
-    if (argc > 2) {
-        cli_error("devices", "takes no arguments");
-        return EXIT_USAGE;
-    }
+    static const char help[] = "usage: dnnpar devices\n\n"
+                               "List the device presets usable in --cluster specs.\n";
+    cli_spec spec = {no_valued, help_flag};
+    cli_args a;
+    int done, rc = cli_begin(argc, argv, &spec, "devices", help, 0, "no arguments", &a, &done);
+    if (rc != 0 || done)
+        return rc;
     printf("%-8s %12s %10s %12s %12s %-9s %s\n", "name", "peak TFLOP/s", "memory GB",
            "mem BW GB/s", "net Gb/s", "dtype", "source");
     for (int i = 0; i < dnp_device_preset_count(); i++) {

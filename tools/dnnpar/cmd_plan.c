@@ -58,20 +58,10 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     static const char *const flags[] = {"help", "reference", NULL};
     cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
     cli_args a;
-    int rc = cli_parse(argc, argv, 2, &spec, cmd, &a);
-    *done = 0;
     memset(job, 0, sizeof *job);
-    if (rc != 0)
+    int rc = cli_begin(argc, argv, &spec, cmd, help, 1, "one MODEL", &a, done);
+    if (rc != 0 || *done)
         return rc;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        *done = 1;
-        return EXIT_OK;
-    }
-    if (a.n_pos != 1) {
-        cli_error(cmd, "expected one MODEL (see dnnpar %s --help)", cmd);
-        return EXIT_USAGE;
-    }
     job->opt.reference_mode = cli_flag(&a, "reference");
     job->opt.scheme = DNP_SCHEME_ACCPAR;
     job->opt.batch = 512;

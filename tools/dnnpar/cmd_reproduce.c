@@ -71,7 +71,7 @@ static int speedup_figure(const char *spec, int levels, fig_result *r)
     double logsum[DNP_SCHEME_COUNT] = {0};
     r->accpar_best = 1;
     for (int i = 0; i < N_NETS; i++) {
-        double t[DNP_SCHEME_COUNT];
+        double t[DNP_SCHEME_COUNT] = {0};
         int rc = step_times(networks[i], spec, 512, levels, t);
         if (rc != 0)
             return rc;
@@ -208,7 +208,7 @@ static int fig8(json_t **out_json)
             json_object_set_new(skipped, key, json_string(why));
             continue;
         }
-        double t[DNP_SCHEME_COUNT];
+        double t[DNP_SCHEME_COUNT] = {0};
         if ((rc = step_times("vgg19", HETERO, 512, h, t)) != 0)
             break;
         json_array_append_new(lv, json_integer(h));
@@ -255,15 +255,12 @@ int cmd_reproduce(int argc, char **argv)
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
-    int rc = cli_parse(argc, argv, 2, &spec, "reproduce", &a);
-    if (rc != 0)
+    int done, rc = cli_begin(argc, argv, &spec, "reproduce", help, 1, "a paper: accpar", &a,
+                             &done);
+    if (rc != 0 || done)
         return rc;
-    if (cli_flag(&a, "help")) {
-        fputs(help, stdout);
-        return EXIT_OK;
-    }
-    if (a.n_pos != 1 || strcmp(a.pos[0], "accpar") != 0) {
-        cli_error("reproduce", "expected 'accpar' (the other papers are not reproduced yet)");
+    if (strcmp(a.pos[0], "accpar") != 0) {
+        cli_error("reproduce", "unknown paper '%s' (known: accpar)", a.pos[0]);
         return EXIT_USAGE;
     }
     fig_result f5, f6;
