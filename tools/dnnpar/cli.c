@@ -202,6 +202,17 @@ const char *cli_state_name(int weighted, int state)
     return weighted ? types[state] : layouts[state];
 }
 
+void cli_fmt_si(double x, char *buf, size_t n)
+{
+    static const char *const prefix[] = {"", " k", " M", " G", " T", " P", " E"};
+    int k = 0;
+    while (x >= 999.5 && k < 6) {
+        x /= 1000.0;
+        k++;
+    }
+    snprintf(buf, n, "%.3g%s", x, prefix[k]);
+}
+
 void cli_fmt_time(double s, char *buf, size_t n)
 {
     if (s >= 1.0)

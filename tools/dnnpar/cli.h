@@ -70,6 +70,9 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 /* Type or layout letter of a plan node state: I, II, III or B, C, R. */
 const char *cli_state_name(int weighted, int state);
 
+/* A count with an SI prefix and 3 significant digits: "1.85 G", "235 M", "12". */
+void cli_fmt_si(double x, char *buf, size_t n);
+
 /* Human-friendly time: "12.345 ms", "1.234 s", "56.7 us". */
 void cli_fmt_time(double s, char *buf, size_t n);
 

@@ -75,32 +75,40 @@ static json_t *info_json(const dnp_graph *g, long long batch)
 static void info_text(const dnp_graph *g, long long batch)
 {
     printf("model %s: %s\n", dnp_graph_name(g), dnp_graph_note(g));
-    printf("batch %lld; FLOP columns are for the whole batch, MACs per sample\n\n", batch);
-    printf("%-4s %-22s %-9s %-13s %-13s %12s %15s %11s %11s %11s\n", "#", "name", "kind", "input",
-           "output", "params", "MACs/sample", "fwd GFLOP", "bwd GFLOP", "grad GFLOP");
+    printf("batch %lld; FLOP columns are for the whole batch, MACs and activations per sample\n\n",
+           batch);
+    printf("%-4s %-22s %-9s %-13s %-13s %12s %15s %11s %10s %10s %10s\n", "#", "name", "kind",
+           "input", "output", "params", "MACs/sample", "activation", "fwd FLOP", "bwd FLOP",
+           "grad FLOP");
     for (int i = 0; i < dnp_graph_n_ops(g); i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         dnp_op_cost c;
         dnp_op_cost_get(g, i, batch, &c);
-        char in[32] = "-", out[32], params[32], macs[32];
+        char in[32] = "-", out[32], params[32], macs[32], act[16], f[16], b[16], w[16];
         if (op->n_inputs > 0)
             shape_text(op->in, in, sizeof in);
         shape_text(op->out, out, sizeof out);
         group_digits(c.params, params, sizeof params);
         group_digits(c.macs_per_sample, macs, sizeof macs);
-        printf("%-4d %-22s %-9s %-13s %-13s %12s %15s %11.4f %11.4f %11.4f\n", i, op->name,
-               dnp_op_kind_name(op->kind), in, out, params, macs, c.fwd_flop / 1e9,
-               c.bwd_flop / 1e9, c.grad_flop / 1e9);
+        cli_fmt_si((double)(op->out.c * op->out.h * op->out.w), act, sizeof act);
+        cli_fmt_si(c.fwd_flop, f, sizeof f);
+        cli_fmt_si(c.bwd_flop, b, sizeof b);
+        cli_fmt_si(c.grad_flop, w, sizeof w);
+        printf("%-4d %-22s %-9s %-13s %-13s %12s %15s %11s %10s %10s %10s\n", i, op->name,
+               dnp_op_kind_name(op->kind), in, out, params, macs, act, f, b, w);
     }
     dnp_graph_totals t;
     dnp_graph_totals_get(g, batch, &t);
-    char params[32], macs[32];
+    char params[32], macs[32], macs_si[16], act[16], f[16], tr[16];
     group_digits(t.params, params, sizeof params);
     group_digits(t.macs_per_sample, macs, sizeof macs);
-    printf("\ntotal: %s parameters (%.2f M), %s MACs per sample (%.3f G), forward %.3f GFLOP, "
-           "training %.3f GFLOP\n",
-           params, (double)t.params / 1e6, macs, (double)t.macs_per_sample / 1e9,
-           t.forward_flop / 1e9, t.training_flop / 1e9);
+    cli_fmt_si((double)t.macs_per_sample, macs_si, sizeof macs_si);
+    cli_fmt_si((double)t.activation_elems / (double)batch, act, sizeof act);
+    cli_fmt_si(t.forward_flop, f, sizeof f);
+    cli_fmt_si(t.training_flop, tr, sizeof tr);
+    printf("\ntotal: %s parameters, %s MACs per sample (%s), %s activation elements per "
+           "sample, forward %sFLOP, training (forward + backward + gradient) %sFLOP\n",
+           params, macs, macs_si, act, f, tr);
 }
 
 int cmd_info(int argc, char **argv)
