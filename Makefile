@@ -13,10 +13,14 @@ JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 LIBS    := $(JSON_LIBS) -lm
 
-LIB_SRC := $(sort $(wildcard src/*/*.c))
+LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CLI_SRC := $(sort $(wildcard tools/dnnpar/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
-HDRS    := $(wildcard include/*.h src/*/*.h tools/dnnpar/*.h tests/unit/*.h)
+HDRS    := $(wildcard include/*.h src/*/*.h src/*/*/*.h tools/dnnpar/*.h tests/unit/*.h)
+
+# Build directories; override to keep concurrent builds apart (make test TB=build-test-x).
+B  ?= build
+TB ?= build-test
 
 REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -24,53 +28,53 @@ TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 
 .PHONY: all run test bench clean deps format
 
-all: build/dnnpar build/libdnnpar.a
+all: $(B)/dnnpar $(B)/libdnnpar.a
 
 deps:
 	@bash scripts/install-deps.sh
 
 # ---- release build ---------------------------------------------------
-build/obj/%.o: %.c $(HDRS)
+$(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) $(INCS) $(JSON_CFLAGS) $(REL_FLAGS) -c $< -o $@
 
-build/libdnnpar.a: $(LIB_SRC:%.c=build/obj/%.o)
-	@mkdir -p build
+$(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $^
 
-build/dnnpar: $(CLI_SRC:%.c=build/obj/%.o) build/libdnnpar.a
+$(B)/dnnpar: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libdnnpar.a
 	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
 
 # ---- sanitizer build for tests ---------------------------------------
-build-test/obj/%.o: %.c $(HDRS)
+$(TB)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -Ibuild-test $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
 
-build-test/libdnnpar.a: $(LIB_SRC:%.c=build-test/obj/%.o)
+$(TB)/libdnnpar.a: $(LIB_SRC:%.c=$(TB)/obj/%.o)
 	rm -f $@ && ar rcs $@ $^
 
-build-test/dnnpar: $(CLI_SRC:%.c=build-test/obj/%.o) build-test/libdnnpar.a
+$(TB)/dnnpar: $(CLI_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
 # The test registry: every TEST(name) in tests/unit/*.c, in file order.
-build-test/test_list.inc: $(TEST_SRC)
-	@mkdir -p build-test
+$(TB)/test_list.inc: $(TEST_SRC)
+	@mkdir -p $(TB)
 	@grep -ho '^TEST([A-Za-z0-9_]*)' $(TEST_SRC) | sed 's/^TEST(\(.*\))/X(\1)/' > $@.tmp
 	@mv $@.tmp $@
 
-build-test/obj/tests/unit/main.o: build-test/test_list.inc
+$(TB)/obj/tests/unit/main.o: $(TB)/test_list.inc
 
-build-test/unit_tests: $(TEST_SRC:%.c=build-test/obj/%.o) build-test/libdnnpar.a
+$(TB)/unit_tests: $(TEST_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
-test: deps build-test/unit_tests build-test/dnnpar
-	@bash tests/run.sh build-test
+test: deps $(TB)/unit_tests $(TB)/dnnpar
+	@bash tests/run.sh $(TB)
 
 run: deps all
-	./build/dnnpar reproduce accpar
+	./$(B)/dnnpar reproduce accpar
 
 bench: all
 	@bash bench/run.sh
 
 clean:
-	rm -rf build build-test
+	rm -rf $(B) $(TB)

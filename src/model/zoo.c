@@ -3,7 +3,7 @@
  * (LeNet-5, AlexNet, VGG-11/13/16/19, ResNet-18/34/50), and the model
  * loader that picks between the zoo and the AccPar text format.
  */
-#include "dnnpar.h"
+#include "model/zoo.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,9 +34,8 @@ static const char *nm(zoo_builder *b, const char *fmt, ...)
 
 /* ---- LeNet-5 ------------------------------------------------------- */
 
-static int build_lenet(zoo_builder *b)
+static int build_lenet(dnp_graph *g)
 {
-    dnp_graph *g = b->g;
     int x = dnp_graph_input(g, "data", 1, 28, 28);
     x = dnp_graph_conv(g, "conv1", x, 6, 5, 1, 2, 1, 1);
     x = dnp_graph_unary(g, "relu1", DNP_OP_RELU, x);
@@ -55,9 +54,8 @@ static int build_lenet(zoo_builder *b)
 
 /* ---- AlexNet (torchvision) ---------------------------------------- */
 
-static int build_alexnet(zoo_builder *b)
+static int build_alexnet(dnp_graph *g)
 {
-    dnp_graph *g = b->g;
     int x = dnp_graph_input(g, "data", 3, 224, 224);
     x = dnp_graph_conv(g, "conv1", x, 64, 11, 4, 2, 1, 1);
     x = dnp_graph_unary(g, "relu1", DNP_OP_RELU, x);
@@ -110,10 +108,26 @@ static int build_vgg(zoo_builder *b, const int convs_per_stage[5])
     return dnp_graph_fc(g, "fc8", x, 1000, 1);
 }
 
-static int build_vgg11(zoo_builder *b) { return build_vgg(b, (const int[5]){1, 1, 2, 2, 2}); }
-static int build_vgg13(zoo_builder *b) { return build_vgg(b, (const int[5]){2, 2, 2, 2, 2}); }
-static int build_vgg16(zoo_builder *b) { return build_vgg(b, (const int[5]){2, 2, 3, 3, 3}); }
-static int build_vgg19(zoo_builder *b) { return build_vgg(b, (const int[5]){2, 2, 4, 4, 4}); }
+static int build_vgg11(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_vgg(&b, (const int[5]){1, 1, 2, 2, 2});
+}
+static int build_vgg13(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_vgg(&b, (const int[5]){2, 2, 2, 2, 2});
+}
+static int build_vgg16(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_vgg(&b, (const int[5]){2, 2, 3, 3, 3});
+}
+static int build_vgg19(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_vgg(&b, (const int[5]){2, 2, 4, 4, 4});
+}
 
 /* ---- ResNet (torchvision; v1.5 bottleneck) -------------------------- */
 
@@ -179,19 +193,25 @@ static int build_resnet(zoo_builder *b, const int blocks[4], int bottleneck)
     return dnp_graph_fc(g, "fc", x, 1000, 1);
 }
 
-static int build_resnet18(zoo_builder *b) { return build_resnet(b, (const int[4]){2, 2, 2, 2}, 0); }
-static int build_resnet34(zoo_builder *b) { return build_resnet(b, (const int[4]){3, 4, 6, 3}, 0); }
-static int build_resnet50(zoo_builder *b) { return build_resnet(b, (const int[4]){3, 4, 6, 3}, 1); }
+static int build_resnet18(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_resnet(&b, (const int[4]){2, 2, 2, 2}, 0);
+}
+static int build_resnet34(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_resnet(&b, (const int[4]){3, 4, 6, 3}, 0);
+}
+static int build_resnet50(dnp_graph *g)
+{
+    zoo_builder b = {g, ""};
+    return build_resnet(&b, (const int[4]){3, 4, 6, 3}, 1);
+}
 
 /* ---- the table ------------------------------------------------------ */
 
-typedef struct {
-    const char *name;
-    const char *description;
-    int (*build)(zoo_builder *b);
-} zoo_entry;
-
-static const zoo_entry zoo[] = {
+static const zoo_model core_models[] = {
     {"lenet", "LeNet-5 (ReLU, max-pool), 1x28x28 MNIST, 10 classes", build_lenet},
     {"alexnet",
      "torchvision AlexNet (Krizhevsky 2014 'one weird trick' single-tower variant: "
@@ -211,26 +231,65 @@ static const zoo_entry zoo[] = {
      build_resnet50},
 };
 
-#define ZOO_COUNT ((int)(sizeof zoo / sizeof zoo[0]))
+/* The zoo: the core models, then the tables other modules contribute. */
+typedef const zoo_model *(*zoo_table_fn)(int *count);
 
-/* Number of built-in models.  O(1). */
-int dnp_zoo_count(void) { return ZOO_COUNT; }
+static const zoo_model *core_table(int *count)
+{
+    *count = (int)(sizeof core_models / sizeof core_models[0]);
+    return core_models;
+}
+
+static const zoo_table_fn zoo_tables[] = {core_table, zoo_models_synergyflow, zoo_models_mpt,
+                                          zoo_models_pase};
+
+/* Model i of the concatenated tables, or NULL. */
+static const zoo_model *zoo_at(int i)
+{
+    if (i < 0)
+        return NULL;
+    for (size_t t = 0; t < sizeof zoo_tables / sizeof zoo_tables[0]; t++) {
+        int n = 0;
+        const zoo_model *m = zoo_tables[t](&n);
+        if (i < n)
+            return &m[i];
+        i -= n;
+    }
+    return NULL;
+}
+
+/* Number of built-in models.  O(modules). */
+int dnp_zoo_count(void)
+{
+    int total = 0;
+    for (size_t t = 0; t < sizeof zoo_tables / sizeof zoo_tables[0]; t++) {
+        int n = 0;
+        zoo_tables[t](&n);
+        total += n;
+    }
+    return total;
+}
 
 /* Canonical lower-case name of model i, or NULL if i is out of range. */
-const char *dnp_zoo_name(int i) { return (i >= 0 && i < ZOO_COUNT) ? zoo[i].name : NULL; }
+const char *dnp_zoo_name(int i)
+{
+    const zoo_model *m = zoo_at(i);
+    return m ? m->name : NULL;
+}
 
 /* One-line description of model i, or NULL if i is out of range. */
 const char *dnp_zoo_description(int i)
 {
-    return (i >= 0 && i < ZOO_COUNT) ? zoo[i].description : NULL;
+    const zoo_model *m = zoo_at(i);
+    return m ? m->description : NULL;
 }
 
 static int zoo_find(const char *name)
 {
     if (name == NULL)
         return -1;
-    for (int i = 0; i < ZOO_COUNT; i++)
-        if (strcasecmp(name, zoo[i].name) == 0)
+    for (int i = 0; i < dnp_zoo_count(); i++)
+        if (strcasecmp(name, zoo_at(i)->name) == 0)
             return i;
     return -1;
 }
@@ -240,8 +299,8 @@ static void zoo_list(char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int i = 0; i < ZOO_COUNT && used < n; i++) {
-        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", zoo[i].name);
+    for (int i = 0; i < dnp_zoo_count() && used < n; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", zoo_at(i)->name);
         if (w < 0)
             break;
         used += (size_t)w;
@@ -251,33 +310,32 @@ static void zoo_list(char *buf, size_t n)
 /* Build zoo model `name` (case-insensitive).  On success *out owns a new
  * graph whose note is the model's description.  Errors: DNP_ERR_INPUT for
  * an unknown name, DNP_ERR_NOMEM, DNP_ERR_INTERNAL if a builder rejects a
- * layer (a bug in this file).  O(number of ops). */
+ * layer (a bug in the builder).  O(number of ops). */
 dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err)
 {
     int idx = zoo_find(name);
     if (idx < 0) {
-        char known[256];
+        char known[512];
         zoo_list(known, sizeof known);
         dnp_error_set(err, DNP_ERR_INPUT, "unknown zoo model '%s' (known: %s)",
                       name ? name : "(null)", known);
         return DNP_ERR_INPUT;
     }
-    zoo_builder b;
-    memset(&b, 0, sizeof b);
-    b.g = dnp_graph_new(zoo[idx].name);
-    if (b.g == NULL) {
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building model '%s'", zoo[idx].name);
+    const zoo_model *m = zoo_at(idx);
+    dnp_graph *g = dnp_graph_new(m->name);
+    if (g == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building model '%s'", m->name);
         return DNP_ERR_NOMEM;
     }
-    dnp_graph_set_note(b.g, zoo[idx].description);
-    int last = zoo[idx].build(&b);
-    if (last < 0 || dnp_graph_error(b.g)[0] != '\0') {
-        dnp_error_set(err, DNP_ERR_INTERNAL, "building model '%s': %s", zoo[idx].name,
-                      dnp_graph_error(b.g)[0] ? dnp_graph_error(b.g) : "builder failed");
-        dnp_graph_free(b.g);
+    dnp_graph_set_note(g, m->description);
+    int last = m->build(g);
+    if (last < 0 || dnp_graph_error(g)[0] != '\0') {
+        dnp_error_set(err, DNP_ERR_INTERNAL, "building model '%s': %s", m->name,
+                      dnp_graph_error(g)[0] ? dnp_graph_error(g) : "builder failed");
+        dnp_graph_free(g);
         return DNP_ERR_INTERNAL;
     }
-    *out = b.g;
+    *out = g;
     return DNP_OK;
 }
 
@@ -297,7 +355,7 @@ dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *
         return dnp_zoo_build(name_or_path, out, err);
     if (name_or_path != NULL && ends_with_txt(name_or_path))
         return dnp_load_accpar_text(name_or_path, out, err);
-    char known[256];
+    char known[512];
     zoo_list(known, sizeof known);
     dnp_error_set(err, DNP_ERR_INPUT,
                   "unknown model '%s' (known: %s; or a path to an AccPar network file "

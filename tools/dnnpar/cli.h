@@ -83,5 +83,13 @@ int cmd_compare(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+/* Module commands, each in its own file (argv[1] is the command). */
+int cmd_synergy(int argc, char **argv);        /* cmd_synergy.c: dnnpar synergy */
+int cmd_mpt(int argc, char **argv);            /* cmd_mpt.c: dnnpar mpt */
+int cmd_plan_pase(int argc, char **argv);      /* cmd_pase.c: dnnpar plan --search pase|mcmc */
+/* dnnpar reproduce PAPER: argv[2] is the paper's name. */
+int reproduce_synergyflow(int argc, char **argv); /* cmd_synergy.c */
+int reproduce_mpt(int argc, char **argv);         /* cmd_mpt.c */
+int reproduce_pase(int argc, char **argv);        /* cmd_pase.c */
 
 #endif

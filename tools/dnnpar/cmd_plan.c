@@ -257,8 +257,25 @@ static json_t *reference_json(const dnp_plan *p)
     return rows;
 }
 
+/* 1 if the command line asks for a PaSE-space search (--search pase|mcmc). */
+static int wants_pase(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *v = NULL;
+        if (strcmp(argv[i], "--search") == 0 && i + 1 < argc)
+            v = argv[i + 1];
+        else if (strncmp(argv[i], "--search=", 9) == 0)
+            v = argv[i] + 9;
+        if (v != NULL && (strcmp(v, "pase") == 0 || strcmp(v, "mcmc") == 0))
+            return 1;
+    }
+    return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
+    if (wants_pase(argc, argv))
+        return cmd_plan_pase(argc, argv);
     plan_job job;
     int done, rc = setup(argc, argv, "plan", plan_help, 1, &job, &done);
     if (rc != 0 || done) {

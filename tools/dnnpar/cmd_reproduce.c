@@ -251,6 +251,12 @@ static void fig8_text(const json_t *j)
 
 int cmd_reproduce(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[2], "synergyflow") == 0)
+        return reproduce_synergyflow(argc, argv);
+    if (argc > 2 && strcmp(argv[2], "mpt") == 0)
+        return reproduce_mpt(argc, argv);
+    if (argc > 2 && strcmp(argv[2], "pase") == 0)
+        return reproduce_pase(argc, argv);
     static const char *const valued[] = {"json", NULL};
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
@@ -260,7 +266,8 @@ int cmd_reproduce(int argc, char **argv)
     if (rc != 0 || done)
         return rc;
     if (strcmp(a.pos[0], "accpar") != 0) {
-        cli_error("reproduce", "unknown paper '%s' (known: accpar)", a.pos[0]);
+        cli_error("reproduce", "unknown paper '%s' (known: accpar, pase, synergyflow, mpt)",
+                  a.pos[0]);
         return EXIT_USAGE;
     }
     fig_result f5, f6;

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     } cmds[] = {
         {"info", cmd_info},         {"plan", cmd_plan},     {"compare", cmd_compare},
         {"reproduce", cmd_reproduce}, {"models", cmd_models}, {"devices", cmd_devices},
+        {"synergy", cmd_synergy},   {"mpt", cmd_mpt},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)
