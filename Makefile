@@ -11,7 +11,12 @@ DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 INCS    := -Iinclude -Isrc
 JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
-LIBS    := $(JSON_LIBS) -lm
+LIBS    := $(JSON_LIBS) -lprotobuf-c -lm
+
+# ONNX: C code generated at build time from the onnx.proto Debian's
+# libonnx-dev ships, by protoc-c (protobuf-c-compiler).
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+GEN_FLAGS  := -std=c11 -w
 
 LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CLI_SRC := $(sort $(wildcard tools/dnnpar/*.c))
@@ -34,11 +39,19 @@ deps:
 	@bash scripts/install-deps.sh
 
 # ---- release build ---------------------------------------------------
-$(B)/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) $(JSON_CFLAGS) $(REL_FLAGS) -c $< -o $@
+$(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(ONNX_PROTO)
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(B)/gen $(notdir $(ONNX_PROTO))
 
-$(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o)
+$(B)/obj/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GEN_FLAGS) -I$(B)/gen $(REL_FLAGS) -c $< -o $@
+
+$(B)/obj/%.o: %.c $(HDRS) $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -c $< -o $@
+
+$(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $^
 
@@ -46,11 +59,19 @@ $(B)/dnnpar: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libdnnpar.a
 	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
 
 # ---- sanitizer build for tests ---------------------------------------
-$(TB)/obj/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+$(TB)/gen/onnx.pb-c.c $(TB)/gen/onnx.pb-c.h: $(ONNX_PROTO)
+	@mkdir -p $(TB)/gen
+	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(TB)/gen $(notdir $(ONNX_PROTO))
 
-$(TB)/libdnnpar.a: $(LIB_SRC:%.c=$(TB)/obj/%.o)
+$(TB)/obj/gen/onnx.pb-c.o: $(TB)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GEN_FLAGS) -I$(TB)/gen $(TEST_FLAGS) -c $< -o $@
+
+$(TB)/obj/%.o: %.c $(HDRS) $(TB)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) -I$(TB)/gen $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+
+$(TB)/libdnnpar.a: $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o
 	rm -f $@ && ar rcs $@ $^
 
 $(TB)/dnnpar: $(CLI_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a

@@ -6,7 +6,7 @@ mkdir -p build/bench
 for src in bench/*.c; do
     exe=build/bench/$(basename "${src%.c}")
     ${CC:-cc} -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
-        -Wall -Wextra -Werror "$src" build/libdnnpar.a $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm -o "$exe"
+        -Wall -Wextra -Werror "$src" build/libdnnpar.a $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lprotobuf-c -lm -o "$exe"
     echo "== $exe"
     "$exe"
 done

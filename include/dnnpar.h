@@ -66,11 +66,22 @@ typedef enum {
     DNP_OP_FLATTEN,
     DNP_OP_SOFTMAX,
     DNP_OP_DROPOUT,
+    DNP_OP_MATMUL,    /* product of two activations (batched), no weights */
+    DNP_OP_EMBEDDING, /* table lookup: a V x D weight table indexed by its input */
+    DNP_OP_LAYERNORM, /* normalisation over the feature axis, with scale and shift */
+    DNP_OP_ELTWISE,   /* any other element-wise op (sigmoid, gelu, mul, sub, bias add, ...) */
+    DNP_OP_RESHAPE,   /* data movement without arithmetic: reshape, transpose, slice, pad */
+    DNP_OP_REDUCE,    /* reduction over some axes (mean) */
     DNP_OP_KIND_COUNT
 } dnp_op_kind;
 
+#define DNP_MAX_RANK 6
+
 /* Per-sample activation shape: channels x height x width.  A vector of
- * features (fully connected layers) is c x 1 x 1. */
+ * features (fully connected layers) is c x 1 x 1.  Tensors that are not
+ * images (e.g. sequence x features) are viewed with c = the last axis (the
+ * feature axis a layer contracts or produces) and h = the product of the
+ * other per-sample axes, w = 1; the op keeps their real axes (out_rank). */
 typedef struct {
     int64_t c, h, w;
 } dnp_shape;
@@ -89,7 +100,25 @@ typedef struct {
     int ph, pw;      /* padding */
     int groups;      /* conv groups (1 = dense) */
     int bias;        /* conv / FC has a bias vector */
+    int keep_positions;   /* FC applied at every position (c = features), not flattening */
+    int64_t contract;     /* matmul: length of the contracted axis */
+    int64_t param_elems;  /* parameters of ops without a kernel (embedding table, norm
+                           * scale and shift, element-wise bias or scale) */
+    char src_type[24];    /* operator it was imported from ("Gelu"), "" if built-in */
+    int out_rank;         /* real per-sample axes of the output, 0 = the c x h x w view */
+    int64_t out_dims[DNP_MAX_RANK];
 } dnp_op;
+
+/* Attributes for dnp_graph_append (zero-initialise and set what applies). */
+typedef struct {
+    int kh, kw, sh, sw, ph, pw, groups, bias;
+    int keep_positions;
+    int64_t contract;
+    int64_t param_elems;
+    const char *src_type;
+    int out_rank;
+    int64_t out_dims[DNP_MAX_RANK];
+} dnp_op_attrs;
 
 typedef struct dnp_graph dnp_graph;
 
@@ -162,13 +191,19 @@ int dnp_graph_flatten(dnp_graph *g, const char *name, int in);
 int dnp_graph_add(dnp_graph *g, const char *name, int a, int b);
 /* Channel concatenation of n inputs of equal spatial size. */
 int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs);
+/* Append an op whose output shape the caller has inferred (importers).
+ * The input shape is taken from inputs[0].  No shape checks beyond
+ * positivity; attrs may be NULL.  Returns the index or -1. */
+int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs,
+                     const int *inputs, dnp_shape out, const dnp_op_attrs *attrs);
 /* The first builder error since creation ("" if none). */
 const char *dnp_graph_error(const dnp_graph *g);
 
 /* Kind name ("conv", "fc", ...) and back (-1 if unknown). */
 const char *dnp_op_kind_name(dnp_op_kind k);
 int dnp_op_kind_from_name(const char *s);
-/* 1 for conv and FC: the layers AccPar partitions. */
+/* 1 for conv, FC and embedding: the layers with a weight tensor that
+ * AccPar partitions. */
 int dnp_op_is_weighted(dnp_op_kind k);
 
 /* Named iteration-space dimensions of op i for `batch`; returns the count
@@ -206,8 +241,28 @@ const char *dnp_zoo_description(int i);
  * "<name> CONV|FC" followed by key/value lines).  Errors name file:line. */
 dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *err);
 
-/* Load a model: a zoo name, or a file path ending in .txt (AccPar format). */
+typedef struct {
+    int skip_unknown; /* ONNX: unknown operators become free element-wise ops */
+} dnp_load_options;
+
+/* Import an ONNX model (docs/onnx.md).  Shapes are inferred; weights may be
+ * initializers or shape-only graph inputs.  Errors name the file and the
+ * node.  opt may be NULL.  O(nodes). */
+dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
+                         dnp_error *err);
+
+/* Read / write the dnnpar model JSON format (docs/formats.md).  Writing
+ * then reading gives back an identical graph.  Errors give file:line:column
+ * or the op's index and name. */
+dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err);
+/* The JSON text of a model (caller frees with free()); NULL on allocation failure. */
+char *dnp_model_to_json(const dnp_graph *g);
+
+/* Load a model: a zoo name, or a file path ending in .txt (AccPar format),
+ * .onnx (ONNX) or .json (dnnpar model JSON, docs/formats.md). */
 dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err);
+dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
+                               dnp_graph **out, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Clusters                                                             */

@@ -2,7 +2,8 @@
 # Install the Debian packages dnnpar needs, only those that are missing.
 # Idempotent and quiet when everything is present.
 set -euo pipefail
-pkgs=(gcc make pkg-config libjansson-dev)
+pkgs=(gcc make pkg-config libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
+      gnuplot-nox graphviz)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

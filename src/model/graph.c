@@ -20,7 +20,8 @@ struct dnp_graph {
 
 static const char *const kind_names[DNP_OP_KIND_COUNT] = {
     "input", "conv", "fc", "maxpool", "avgpool", "relu", "add",
-    "concat", "batchnorm", "lrn", "flatten", "softmax", "dropout",
+    "concat", "batchnorm", "lrn", "flatten", "softmax", "dropout", "matmul",
+    "embedding", "layernorm", "eltwise", "reshape", "reduce",
 };
 
 const char *dnp_op_kind_name(dnp_op_kind k)
@@ -36,7 +37,10 @@ int dnp_op_kind_from_name(const char *s)
     return -1;
 }
 
-int dnp_op_is_weighted(dnp_op_kind k) { return k == DNP_OP_CONV || k == DNP_OP_FC; }
+int dnp_op_is_weighted(dnp_op_kind k)
+{
+    return k == DNP_OP_CONV || k == DNP_OP_FC || k == DNP_OP_EMBEDDING;
+}
 
 dnp_graph *dnp_graph_new(const char *name)
 {
@@ -141,6 +145,42 @@ int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_
     int i = append(g, name, DNP_OP_INPUT, 0, NULL);
     if (i >= 0)
         g->ops[i].out = (dnp_shape){c, h, w};
+    return i;
+}
+
+static int64_t shape_elems(dnp_shape s) { return s.c * s.h * s.w; }
+
+int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs,
+                     const int *inputs, dnp_shape out, const dnp_op_attrs *attrs)
+{
+    if (kind < 0 || kind >= DNP_OP_KIND_COUNT)
+        return fail(g, "op '%s': unknown kind %d", name ? name : "", (int)kind);
+    if (out.c <= 0 || out.h <= 0 || out.w <= 0)
+        return fail(g, "op '%s': output shape %lldx%lldx%lld must be positive", name ? name : "",
+                    (long long)out.c, (long long)out.h, (long long)out.w);
+    int i = append(g, name, kind, n_inputs, inputs);
+    if (i < 0)
+        return -1;
+    dnp_op *op = &g->ops[i];
+    op->out = out;
+    if (attrs != NULL) {
+        op->kh = attrs->kh > 0 ? attrs->kh : 1;
+        op->kw = attrs->kw > 0 ? attrs->kw : 1;
+        op->sh = attrs->sh > 0 ? attrs->sh : 1;
+        op->sw = attrs->sw > 0 ? attrs->sw : 1;
+        op->ph = attrs->ph;
+        op->pw = attrs->pw;
+        op->groups = attrs->groups > 0 ? attrs->groups : 1;
+        op->bias = attrs->bias != 0;
+        op->keep_positions = attrs->keep_positions != 0;
+        op->contract = attrs->contract;
+        op->param_elems = attrs->param_elems;
+        snprintf(op->src_type, sizeof op->src_type, "%s", attrs->src_type ? attrs->src_type : "");
+        if (attrs->out_rank > 0 && attrs->out_rank <= DNP_MAX_RANK) {
+            op->out_rank = attrs->out_rank;
+            memcpy(op->out_dims, attrs->out_dims, sizeof op->out_dims);
+        }
+    }
     return i;
 }
 
@@ -320,7 +360,6 @@ int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
     return i;
 }
 
-static int64_t shape_elems(dnp_shape s) { return s.c * s.h * s.w; }
 
 static void set_dim(dnp_dim *d, const char *name, int64_t size)
 {
@@ -343,8 +382,15 @@ int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims)
         set_dim(&dims[n++], "s", op->kw);
         break;
     case DNP_OP_FC:
-        set_dim(&dims[n++], "c", shape_elems(op->in));
+        if (op->keep_positions)
+            set_dim(&dims[n++], "m", op->out.h * op->out.w);
+        set_dim(&dims[n++], "c", op->keep_positions ? op->in.c : shape_elems(op->in));
         set_dim(&dims[n++], "n", op->out.c);
+        break;
+    case DNP_OP_MATMUL:
+        set_dim(&dims[n++], "m", op->out.h * op->out.w);
+        set_dim(&dims[n++], "n", op->out.c);
+        set_dim(&dims[n++], "k", op->contract);
         break;
     default:
         set_dim(&dims[n++], "c", op->out.c);
@@ -368,10 +414,13 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
     switch (op->kind) {
     case DNP_OP_CONV:
     case DNP_OP_FC: {
+        /* An FC at every position (ONNX MatMul with a weight) is a 1x1 conv. */
+        int conv_like = op->kind == DNP_OP_CONV || op->keep_positions;
         int64_t k_area = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw : 1;
-        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups : in_per;
+        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups
+                                               : (op->keep_positions ? op->in.c : in_per);
         int64_t d_out = op->out.c;
-        int64_t hw_out = op->out.h * op->out.w;
+        int64_t hw_out = conv_like ? op->out.h * op->out.w : 1;
         out->weight_elems = d_in * d_out * k_area;
         out->params = out->weight_elems + (op->bias ? d_out : 0);
         /* Products per sample: every output element takes D_in*K products. */
@@ -393,6 +442,43 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
         }
         break;
     }
+    case DNP_OP_MATMUL: {
+        /* C = A x B with M products: forward 2M - A(C); backward
+         * dA = dC B^T and dB = A^T dC, M products each. */
+        out->macs_per_sample = out_per * op->contract;
+        double M = B * (double)out->macs_per_sample, in_all = 0.0;
+        for (int k = 0; k < op->n_inputs; k++) {
+            dnp_shape s = g->ops[op->inputs[k]].out;
+            in_all += B * (double)shape_elems(s);
+        }
+        out->fwd_flop = 2.0 * M - outv;
+        out->bwd_flop = 4.0 * M - in_all;
+        break;
+    }
+    case DNP_OP_EMBEDDING:
+        /* A lookup: copies forward, scatter-adds the error into the table. */
+        out->weight_elems = op->param_elems;
+        out->params = op->param_elems;
+        out->fwd_flop = outv;
+        out->grad_flop = outv;
+        break;
+    case DNP_OP_LAYERNORM:
+        /* as batch norm, over the feature axis */
+        out->params = op->param_elems;
+        out->fwd_flop = 4.0 * outv;
+        out->bwd_flop = 5.0 * outv;
+        out->grad_flop = 2.0 * outv;
+        break;
+    case DNP_OP_ELTWISE:
+        out->params = op->param_elems;
+        out->fwd_flop = outv;
+        out->bwd_flop = outv;
+        out->grad_flop = op->param_elems > 0 ? outv : 0.0;
+        break;
+    case DNP_OP_REDUCE:
+        out->fwd_flop = (double)out->in_elems;
+        out->bwd_flop = (double)out->in_elems;
+        break;
     case DNP_OP_MAXPOOL:
     case DNP_OP_AVGPOOL:
         out->fwd_flop = outv * op->kh * op->kw;
@@ -426,6 +512,7 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
     case DNP_OP_INPUT:
     case DNP_OP_CONCAT:
     case DNP_OP_FLATTEN:
+    case DNP_OP_RESHAPE:
     case DNP_OP_KIND_COUNT:
         break;
     }

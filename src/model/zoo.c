@@ -339,27 +339,37 @@ dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err)
     return DNP_OK;
 }
 
-static int ends_with_txt(const char *s)
+static int ends_with(const char *s, const char *suffix)
 {
-    size_t n = strlen(s);
-    return n > 4 && strcasecmp(s + n - 4, ".txt") == 0;
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-/* Load a model: a zoo name (case-insensitive) or a path ending in ".txt"
- * (AccPar text format, dnp_load_accpar_text).  Anything else is
- * DNP_ERR_INPUT with the list of zoo names.  On success *out owns a new
- * graph.  O(size of model). */
-dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err)
+/* Load a model: a zoo name (case-insensitive), or a path ending in ".txt"
+ * (AccPar text format), ".onnx" (ONNX) or ".json" (dnnpar model JSON).
+ * Anything else is DNP_ERR_INPUT with the list of zoo names.  On success
+ * *out owns a new graph.  O(size of model). */
+dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
+                               dnp_graph **out, dnp_error *err)
 {
     if (name_or_path != NULL && zoo_find(name_or_path) >= 0)
         return dnp_zoo_build(name_or_path, out, err);
-    if (name_or_path != NULL && ends_with_txt(name_or_path))
+    if (name_or_path != NULL && ends_with(name_or_path, ".txt"))
         return dnp_load_accpar_text(name_or_path, out, err);
+    if (name_or_path != NULL && ends_with(name_or_path, ".onnx"))
+        return dnp_load_onnx(name_or_path, opt, out, err);
+    if (name_or_path != NULL && ends_with(name_or_path, ".json"))
+        return dnp_model_read_json(name_or_path, out, err);
     char known[512];
     zoo_list(known, sizeof known);
     dnp_error_set(err, DNP_ERR_INPUT,
-                  "unknown model '%s' (known: %s; or a path to an AccPar network file "
-                  "ending in .txt)",
+                  "unknown model '%s' (known: %s; or a model file ending in .onnx, .json or "
+                  ".txt)",
                   name_or_path ? name_or_path : "(null)", known);
     return DNP_ERR_INPUT;
+}
+
+dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err)
+{
+    return dnp_model_load_opts(name_or_path, NULL, out, err);
 }

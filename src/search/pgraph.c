@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int is_join(dnp_op_kind k) { return k == DNP_OP_ADD || k == DNP_OP_CONCAT; }
+/* A join reads two or more tensors (residual add, concat, the product of
+ * two activations, a binary element-wise op). */
+static int is_join(const dnp_op *op)
+{
+    return op->kind == DNP_OP_ADD || op->kind == DNP_OP_CONCAT || op->n_inputs >= 2;
+}
 
 void pgraph_free(pgraph *pg)
 {
@@ -43,7 +48,7 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
     for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         node_of_op[i] = -1;
-        if (dnp_op_is_weighted(op->kind) || is_join(op->kind)) {
+        if (dnp_op_is_weighted(op->kind) || is_join(op)) {
             node_of_op[i] = n_nodes++;
             n_edges += op->n_inputs;
             n_weighted += dnp_op_is_weighted(op->kind);
@@ -73,8 +78,11 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
         pn->op = i;
         pn->weighted = dnp_op_is_weighted(op->kind);
         pn->is_fc = op->kind == DNP_OP_FC;
-        /* Table 6 counts the conv / FC products; joins are not costed. */
-        pn->flop = pn->weighted ? c.fwd_flop + c.bwd_flop + c.grad_flop : 0.0;
+        /* Table 6 counts the products of conv / FC layers, and of the
+         * product of two activations (attention); other joins are free. */
+        pn->flop = (pn->weighted || op->kind == DNP_OP_MATMUL)
+                       ? c.fwd_flop + c.bwd_flop + c.grad_flop
+                       : 0.0;
         pn->w_elems = (double)c.weight_elems;
         pn->fout_elems = (double)c.out_elems;
         pn->fin_elems = 0.0;

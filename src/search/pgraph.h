@@ -15,7 +15,8 @@ typedef struct {
     int op;              /* index in the dnp_graph */
     int weighted;        /* 1: conv / FC (types I, II, III); 0: join (layouts) */
     int is_fc;
-    double flop;         /* forward + backward + gradient, whole batch (Table 6) */
+    double flop;         /* forward + backward + gradient, whole batch (Table 6); a
+                          * join's work splits with its batch and output shares */
     double w_elems;      /* A(W) */
     double fin_elems;    /* A(F_l), whole batch (sum over inputs for joins) */
     double fout_elems;   /* A(F_l+1), whole batch */

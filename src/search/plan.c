@@ -187,6 +187,11 @@ static double edge_elems(const pgraph *pg, const tnode *n, int e)
 
 static double node_flop(const pgraph *pg, const tnode *n, int v)
 {
+    /* A weighted layer's products split along B, D_i and D_o (Table 6);
+     * a join's (the product of two activations) along its batch and
+     * output channels, which its channel layout scales both of. */
+    if (!pg->nodes[v].weighted)
+        return pg->nodes[v].flop * n->fb[v] * n->fo[v];
     return pg->nodes[v].flop * n->fb[v] * n->fi[v] * n->fo[v];
 }
 

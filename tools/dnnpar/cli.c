@@ -171,10 +171,11 @@ done:
     return rc;
 }
 
-int cli_load_model(const char *cmd, const char *name, dnp_graph **out)
+int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out)
 {
     dnp_error err = {0};
-    dnp_status st = dnp_model_load(name, out, &err);
+    dnp_load_options opt = {a != NULL && cli_flag(a, "skip-unknown")};
+    dnp_status st = dnp_model_load_opts(name, &opt, out, &err);
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);

@@ -62,8 +62,10 @@ int cli_exit_for(dnp_status st);
  * partial file.  Steals the reference to root.  Returns an exit status. */
 int cli_write_json(const char *cmd, const char *path, json_t *root);
 
-/* Load a model by zoo name or file path; prints the error. Returns exit status. */
-int cli_load_model(const char *cmd, const char *name, dnp_graph **out);
+/* Load a model by zoo name or file path (.onnx, .json, .txt); honours
+ * --skip-unknown in `a` (may be NULL).  Prints the error.  Returns an exit
+ * status. */
+int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
 /* Parse --cluster; prints the error. Returns exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 

@@ -114,7 +114,7 @@ static void info_text(const dnp_graph *g, long long batch)
 int cmd_info(int argc, char **argv)
 {
     static const char *const valued[] = {"batch", "json", NULL};
-    static const char *const flags[] = {"help", NULL};
+    static const char *const flags[] = {"help", "skip-unknown", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
     int done, rc = cli_begin(argc, argv, &spec, "info", help, 1, "one MODEL", &a, &done);
@@ -125,7 +125,7 @@ int cmd_info(int argc, char **argv)
                                                       1LL << 30)) < 0)
         return EXIT_USAGE;
     dnp_graph *g = NULL;
-    if ((rc = cli_load_model("info", a.pos[0], &g)) != 0)
+    if ((rc = cli_load_model("info", a.pos[0], &a, &g)) != 0)
         return rc;
     /* JSON first: if it cannot be written, nothing else is printed. */
     const char *json = cli_get(&a, "json");

@@ -55,7 +55,7 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
                                               NULL};
     static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", NULL};
-    static const char *const flags[] = {"help", "reference", NULL};
+    static const char *const flags[] = {"help", "reference", "skip-unknown", NULL};
     cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
     cli_args a;
     memset(job, 0, sizeof *job);
@@ -92,7 +92,7 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     } else if ((rc = cli_load_cluster(cmd, spec_text, &job->cl)) != 0) {
         return rc;
     }
-    return cli_load_model(cmd, a.pos[0], &job->g);
+    return cli_load_model(cmd, a.pos[0], &a, &job->g);
 }
 
 static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp_plan **out)

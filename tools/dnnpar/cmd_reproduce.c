@@ -38,7 +38,7 @@ static int step_times(const char *model, const char *spec, long long batch, int 
     dnp_cluster cl;
     int rc = cli_load_cluster("reproduce", spec, &cl);
     if (rc == 0)
-        rc = cli_load_model("reproduce", model, &g);
+        rc = cli_load_model("reproduce", model, NULL, &g);
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++) {
         dnp_plan_options opt = {(dnp_scheme)s, batch, levels, 0};
         dnp_plan *p = NULL;
@@ -136,7 +136,7 @@ static int fig7(json_t **out_json)
     dnp_cluster cl;
     int rc = cli_load_cluster("reproduce", HOMO, &cl);
     if (rc == 0)
-        rc = cli_load_model("reproduce", "alexnet", &g);
+        rc = cli_load_model("reproduce", "alexnet", NULL, &g);
     if (rc != 0)
         return rc;
     dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 128, 7, 0};

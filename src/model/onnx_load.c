@@ -1,0 +1,1343 @@
+/*
+ * onnx_load.c - import an ONNX model (protobuf-c code generated from
+ * Debian's onnx.proto) into the graph IR.
+ *
+ * Shapes are inferred here, node by node, whatever the file says about
+ * intermediate tensors.  Tensors that depend on the data inputs become IR
+ * ops; parameters and constants stay in the tensor table, and small
+ * integer constants are folded so that shape arithmetic (Shape, Gather,
+ * Slice, Concat, arithmetic, Unsqueeze feeding Reshape) resolves.
+ *
+ * Which graph inputs are data: all inputs that are not initializers when
+ * the file has initializers; otherwise (weights exported as shape-only
+ * graph inputs) the inputs of integer type or with a symbolic dimension,
+ * or else the first input.  The batch is the first axis of the first data
+ * input (1 if symbolic); IR shapes are per sample (docs/onnx.md).
+ *
+ * Parameters are counted per use: exporters deduplicate identical initial
+ * weights (PyTorch shares one tensor among the copies of a Transformer
+ * layer), but each use is a separate trainable tensor of the model.
+ */
+#include "dnnpar.h"
+#include "model/onnx_tensors.h"
+
+#include "onnx.pb-c.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path;
+    const char *base; /* file name for messages */
+    const dnp_load_options *opt;
+    dnp_graph *g;
+    ot_table tab;
+    int64_t batch;    /* B0: the batch axis of the file's data inputs */
+    dnp_error *err;
+    const Onnx__NodeProto *node; /* node being imported, for messages */
+    int n_ops_named;
+} importer;
+
+static int node_fail(importer *im, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Record "FILE: node 'NAME' (OP): message" and return -1. */
+static int node_fail(importer *im, const char *fmt, ...)
+{
+    char msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (im->node != NULL)
+        dnp_error_set(im->err, DNP_ERR_INPUT, "%s: node '%s' (%s): %s", im->base,
+                      im->node->name && im->node->name[0] ? im->node->name : "(unnamed)",
+                      im->node->op_type ? im->node->op_type : "?", msg);
+    else
+        dnp_error_set(im->err, DNP_ERR_INPUT, "%s: %s", im->base, msg);
+    return -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Attributes                                                        */
+/* ---------------------------------------------------------------- */
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name)
+{
+    for (size_t i = 0; i < n->n_attribute; i++)
+        if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
+            return n->attribute[i];
+    return NULL;
+}
+
+static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    return (a && a->has_i) ? a->i : dflt;
+}
+
+/* Up to max ints of attribute `name`; returns the count (0 if absent). */
+static int attr_ints(const Onnx__NodeProto *n, const char *name, int64_t *out, int max)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (a == NULL)
+        return 0;
+    int k = (int)(a->n_ints < (size_t)max ? a->n_ints : (size_t)max);
+    for (int i = 0; i < k; i++)
+        out[i] = a->ints[i];
+    return k;
+}
+
+static const char *attr_s(const Onnx__NodeProto *n, const char *name, char *buf, size_t len)
+{
+    const Onnx__AttributeProto *a = attr(n, name);
+    if (a == NULL || !a->has_s)
+        return NULL;
+    size_t k = a->s.len < len - 1 ? a->s.len : len - 1;
+    memcpy(buf, a->s.data, k);
+    buf[k] = '\0';
+    return buf;
+}
+
+/* ---------------------------------------------------------------- */
+/* Tensors: values of constants, views of activations                */
+/* ---------------------------------------------------------------- */
+
+static int64_t read_le(const uint8_t *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = (v << 8) | p[i];
+    if (bytes == 4)
+        return (int64_t)(int32_t)(uint32_t)v;
+    return (int64_t)v;
+}
+
+/* Fill t's shape (and small integer values or a float scalar) from a
+ * TensorProto.  Returns -1 on a malformed tensor. */
+static int from_tensor_proto(importer *im, ot_tensor *t, const Onnx__TensorProto *tp)
+{
+    if (tp->n_dims > OT_MAX_RANK)
+        return node_fail(im, "tensor '%s' has %zu axes (at most %d supported)",
+                         tp->name ? tp->name : t->name, tp->n_dims, OT_MAX_RANK);
+    t->rank = (int)tp->n_dims;
+    for (int i = 0; i < t->rank; i++) {
+        if (tp->dims[i] < 0)
+            return node_fail(im, "tensor '%s' has a negative dimension", t->name);
+        t->dims[i] = tp->dims[i];
+    }
+    int64_t n = ot_numel(t);
+    if (n < 0)
+        return node_fail(im, "tensor '%s' is too large", t->name);
+    int type = tp->has_data_type ? tp->data_type : 0;
+    int is_int = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
+                 type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+    if (is_int && n <= OT_MAX_VALUES) {
+        int bytes = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ? 8 : 4;
+        if (tp->raw_data.len == (size_t)n * (size_t)bytes) {
+            for (int64_t i = 0; i < n; i++)
+                t->vals[i] = read_le(tp->raw_data.data + i * bytes, bytes);
+            t->n_vals = (int)n;
+        } else if (bytes == 8 && tp->n_int64_data == (size_t)n) {
+            memcpy(t->vals, tp->int64_data, (size_t)n * sizeof *t->vals);
+            t->n_vals = (int)n;
+        } else if (bytes == 4 && tp->n_int32_data == (size_t)n) {
+            for (int64_t i = 0; i < n; i++)
+                t->vals[i] = tp->int32_data[i];
+            t->n_vals = (int)n;
+        }
+        t->kind = OT_CONST;
+    }
+    if (type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && n == 1) {
+        if (tp->raw_data.len == 4) {
+            float f;
+            memcpy(&f, tp->raw_data.data, 4);
+            t->f = f, t->has_f = 1;
+        } else if (tp->n_float_data == 1) {
+            t->f = tp->float_data[0], t->has_f = 1;
+        }
+    }
+    return 0;
+}
+
+/* The IR's per-sample view of an activation: NCHW images keep C x H x W;
+ * other tensors are c = last axis, h = the rest per sample. */
+static dnp_shape view_of(const importer *im, const ot_tensor *t, dnp_op_attrs *a)
+{
+    dnp_shape s = {1, 1, 1};
+    int64_t n = ot_numel(t);
+    int batched = t->rank >= 1 && t->dims[0] == im->batch;
+    if (t->rank == 4 && batched) {
+        s = (dnp_shape){t->dims[1], t->dims[2], t->dims[3]};
+    } else if (n > 0) {
+        int64_t per = (n % im->batch == 0) ? n / im->batch : n;
+        int64_t c = t->rank >= 1 ? t->dims[t->rank - 1] : 1;
+        if (c <= 0 || per % c != 0)
+            c = per;
+        s = (dnp_shape){c, per / c, 1};
+    }
+    if (a != NULL) {
+        int first = batched ? 1 : 0;
+        a->out_rank = 0;
+        for (int i = first; i < t->rank && a->out_rank < DNP_MAX_RANK; i++)
+            a->out_dims[a->out_rank++] = t->dims[i];
+    }
+    return s;
+}
+
+/* The input tensor k of the current node (NULL if absent or empty name). */
+static ot_tensor *in_t(importer *im, size_t k)
+{
+    const Onnx__NodeProto *n = im->node;
+    if (k >= n->n_input || n->input[k] == NULL || n->input[k][0] == '\0')
+        return NULL;
+    return ot_find(&im->tab, n->input[k]);
+}
+
+static int need_in(importer *im, size_t k, ot_tensor *copy)
+{
+    ot_tensor *t = in_t(im, k);
+    if (t == NULL)
+        return node_fail(im, "input %zu is missing or produced by no earlier node", k);
+    if (t->rank < 0)
+        return node_fail(im, "the shape of input '%s' is unknown", t->name);
+    *copy = *t;
+    return 0;
+}
+
+/* Bind output k of the current node to a tensor description. */
+static int set_out(importer *im, size_t k, const ot_tensor *val)
+{
+    const Onnx__NodeProto *n = im->node;
+    if (k >= n->n_output || n->output[k] == NULL || n->output[k][0] == '\0')
+        return 0;
+    ot_tensor *t = ot_get(&im->tab, n->output[k]);
+    if (t == NULL) {
+        dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
+        return -1;
+    }
+    const char *name = t->name;
+    *t = *val;
+    t->name = name;
+    return 0;
+}
+
+/* Append an IR op for the current node producing activation `out` from
+ * the activation inputs listed; binds output 0. */
+static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
+                ot_tensor *out, dnp_op_attrs *a)
+{
+    int inputs[16];
+    if (n_ins > 16)
+        return node_fail(im, "more than 16 activation inputs");
+    for (int i = 0; i < n_ins; i++)
+        inputs[i] = ins[i]->op;
+    dnp_op_attrs local = {0};
+    if (a == NULL)
+        a = &local;
+    a->src_type = im->node->op_type;
+    dnp_shape s = view_of(im, out, a);
+    char name[64];
+    const char *nn = im->node->name;
+    if (nn == NULL || nn[0] == '\0' || strlen(nn) >= sizeof name ||
+        dnp_graph_find(im->g, nn) >= 0) {
+        snprintf(name, sizeof name, "%s_%d", im->node->op_type, im->n_ops_named);
+        nn = name;
+    }
+    im->n_ops_named++;
+    int op = dnp_graph_append(im->g, nn, kind, n_ins, inputs, s, a);
+    if (op < 0)
+        return node_fail(im, "%s", dnp_graph_error(im->g));
+    out->kind = OT_ACT;
+    out->op = op;
+    out->n_vals = 0;
+    return set_out(im, 0, out);
+}
+
+/* ---------------------------------------------------------------- */
+/* Node handlers                                                     */
+/* ---------------------------------------------------------------- */
+
+static int64_t dim_out(int64_t in, int64_t k, int64_t s, int64_t pb, int64_t pe, int64_t d,
+                       int ceil_mode)
+{
+    int64_t eff = d * (k - 1) + 1, span = in + pb + pe - eff;
+    if (span < 0 || s <= 0)
+        return 0;
+    return (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+}
+
+/* Sliding-window geometry of Conv / MaxPool / AveragePool on an NCHW
+ * input; kernel from the attribute or the weight. */
+static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_tensor *out,
+                  dnp_op_attrs *a, int64_t out_c)
+{
+    const Onnx__NodeProto *n = im->node;
+    if (x->rank != 4)
+        return node_fail(im, "expects a 4-D N x C x H x W input, got %d axes", x->rank);
+    int64_t strides[2] = {1, 1}, pads[4] = {0, 0, 0, 0}, dil[2] = {1, 1};
+    attr_ints(n, "strides", strides, 2);
+    attr_ints(n, "pads", pads, 4);
+    attr_ints(n, "dilations", dil, 2);
+    char ap[32] = "";
+    attr_s(n, "auto_pad", ap, sizeof ap);
+    int ceil_mode = (int)attr_i(n, "ceil_mode", 0);
+    if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+        for (int i = 0; i < 2; i++) {
+            int64_t o = (x->dims[2 + i] + strides[i] - 1) / strides[i];
+            int64_t total = (o - 1) * strides[i] + dil[i] * (kernel[i] - 1) + 1 - x->dims[2 + i];
+            total = total > 0 ? total : 0;
+            pads[i] = strcmp(ap, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
+            pads[i + 2] = total - pads[i];
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[i + 2] < 0)
+            return node_fail(im, "kernel, strides, pads and dilations must be positive");
+    *out = *x;
+    out->dims[1] = out_c;
+    for (int i = 0; i < 2; i++) {
+        out->dims[2 + i] =
+            dim_out(x->dims[2 + i], kernel[i], strides[i], pads[i], pads[i + 2], dil[i], ceil_mode);
+        if (out->dims[2 + i] <= 0)
+            return node_fail(im, "window %lldx%lld does not fit input %lldx%lld",
+                             (long long)kernel[0], (long long)kernel[1], (long long)x->dims[2],
+                             (long long)x->dims[3]);
+    }
+    a->kh = (int)kernel[0], a->kw = (int)kernel[1];
+    a->sh = (int)strides[0], a->sw = (int)strides[1];
+    a->ph = (int)pads[0], a->pw = (int)pads[1];
+    return 0;
+}
+
+static int h_conv(importer *im)
+{
+    ot_tensor x, w, out;
+    if (need_in(im, 0, &x) || need_in(im, 1, &w))
+        return -1;
+    if (x.kind != OT_ACT)
+        return node_fail(im, "the data input '%s' does not depend on the model's inputs", x.name);
+    if (w.rank != 4)
+        return node_fail(im, "weight '%s' must have 4 axes", w.name);
+    int64_t group = attr_i(im->node, "group", 1);
+    if (group <= 0 || x.rank != 4 || w.dims[1] * group != x.dims[1] || w.dims[0] % group != 0)
+        return node_fail(im, "weight %lldx%lld per group does not match %lld input channels "
+                             "in %lld groups",
+                         (long long)w.dims[0], (long long)w.dims[1],
+                         (long long)(x.rank == 4 ? x.dims[1] : -1), (long long)group);
+    int64_t kernel[2] = {w.dims[2], w.dims[3]};
+    attr_ints(im->node, "kernel_shape", kernel, 2);
+    dnp_op_attrs a = {0};
+    if (window(im, &x, kernel, &out, &a, w.dims[0]) != 0)
+        return -1;
+    a.groups = (int)group;
+    a.bias = in_t(im, 2) != NULL;
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, DNP_OP_CONV, ins, 1, &out, &a);
+}
+
+static int h_pool(importer *im, dnp_op_kind kind, int global)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    if (x.rank != 4)
+        return node_fail(im, "expects a 4-D N x C x H x W input, got %d axes", x.rank);
+    dnp_op_attrs a = {0};
+    if (global) {
+        out = x;
+        out.dims[2] = out.dims[3] = 1;
+        a.kh = (int)x.dims[2], a.kw = (int)x.dims[3];
+        a.sh = a.kh, a.sw = a.kw;
+    } else {
+        int64_t kernel[2] = {0, 0};
+        if (attr_ints(im->node, "kernel_shape", kernel, 2) != 2)
+            return node_fail(im, "needs a 2-D kernel_shape");
+        if (window(im, &x, kernel, &out, &a, x.dims[1]) != 0)
+            return -1;
+    }
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, kind, ins, 1, &out, &a);
+}
+
+/* Weight operand of a product as (K, N), from a 2-D parameter tensor. */
+static int weight_kn(importer *im, const ot_tensor *w, int trans, int64_t *k, int64_t *n)
+{
+    if (w->rank != 2)
+        return node_fail(im, "weight '%s' must have 2 axes, has %d", w->name, w->rank);
+    *k = trans ? w->dims[1] : w->dims[0];
+    *n = trans ? w->dims[0] : w->dims[1];
+    return 0;
+}
+
+static int h_gemm(importer *im)
+{
+    ot_tensor a, b, out;
+    if (need_in(im, 0, &a) || need_in(im, 1, &b))
+        return -1;
+    if (a.kind != OT_ACT || b.kind == OT_ACT || a.rank != 2 || attr_i(im->node, "transA", 0))
+        return node_fail(im, "supported as activation (N x K) times a weight");
+    int64_t k = 0, n = 0;
+    if (weight_kn(im, &b, (int)attr_i(im->node, "transB", 0), &k, &n) != 0)
+        return -1;
+    if (k != a.dims[1])
+        return node_fail(im, "inner dimensions %lld and %lld differ", (long long)a.dims[1],
+                         (long long)k);
+    out = a;
+    out.dims[1] = n;
+    dnp_op_attrs at = {0};
+    at.bias = in_t(im, 2) != NULL;
+    /* rows that are not the batch (e.g. sequence x batch flattened) are
+     * positions the same weight is applied at */
+    at.keep_positions = a.dims[0] != im->batch;
+    const ot_tensor *ins[1] = {&a};
+    return emit(im, DNP_OP_FC, ins, 1, &out, &at);
+}
+
+static int h_matmul(importer *im)
+{
+    ot_tensor a, b, out;
+    if (need_in(im, 0, &a) || need_in(im, 1, &b))
+        return -1;
+    if (a.rank < 1 || b.rank < 1)
+        return node_fail(im, "operands must have at least one axis");
+    if (a.kind != OT_ACT && b.kind != OT_ACT) {
+        /* weights times weights: a parameter, no op */
+        out = a;
+        out.kind = OT_PARAM;
+        out.n_vals = 0;
+        out.dims[out.rank - 1] = b.dims[b.rank - 1];
+        return set_out(im, 0, &out);
+    }
+    if (a.kind != OT_ACT)
+        return node_fail(im, "a constant left operand times an activation is not supported");
+    int64_t k = a.dims[a.rank - 1];
+    if (b.kind != OT_ACT) {
+        /* activation x weight: an FC at every position (a 1x1 conv) */
+        int64_t kk = 0, n = 0;
+        if (weight_kn(im, &b, 0, &kk, &n) != 0)
+            return -1;
+        if (kk != k)
+            return node_fail(im, "inner dimensions %lld and %lld differ", (long long)k,
+                             (long long)kk);
+        out = a;
+        out.dims[out.rank - 1] = n;
+        dnp_op_attrs at = {0};
+        at.keep_positions = 1;
+        const ot_tensor *ins[1] = {&a};
+        return emit(im, DNP_OP_FC, ins, 1, &out, &at);
+    }
+    /* activation x activation: batched product with broadcast batch axes */
+    if (a.rank < 2 || b.rank < 2 || b.dims[b.rank - 2] != k)
+        return node_fail(im, "operands %d-D and %d-D do not multiply", a.rank, b.rank);
+    ot_tensor a_lead = a, b_lead = b;
+    a_lead.rank -= 2;
+    b_lead.rank -= 2;
+    out = a;
+    int r = ot_broadcast(&a_lead, &b_lead, out.dims);
+    if (r < 0 || r + 2 > OT_MAX_RANK)
+        return node_fail(im, "batch axes do not broadcast");
+    out.rank = r + 2;
+    out.dims[r] = a.dims[a.rank - 2];
+    out.dims[r + 1] = b.dims[b.rank - 1];
+    dnp_op_attrs at = {0};
+    at.contract = k;
+    const ot_tensor *ins[2] = {&a, &b};
+    return emit(im, DNP_OP_MATMUL, ins, 2, &out, &at);
+}
+
+/* Integer arithmetic on folded constants (shape arithmetic). */
+static int fold_binary(const char *op, const ot_tensor *a, const ot_tensor *b, ot_tensor *out)
+{
+    int64_t dims[OT_MAX_RANK];
+    int r = ot_broadcast(a, b, dims);
+    if (r < 0 || a->n_vals == 0 || b->n_vals == 0)
+        return 0;
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= dims[i];
+    if (n > OT_MAX_VALUES || (a->n_vals != 1 && a->n_vals != n) ||
+        (b->n_vals != 1 && b->n_vals != n))
+        return 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = a->vals[a->n_vals == 1 ? 0 : i], y = b->vals[b->n_vals == 1 ? 0 : i], v;
+        if (strcmp(op, "Add") == 0)
+            v = x + y;
+        else if (strcmp(op, "Sub") == 0)
+            v = x - y;
+        else if (strcmp(op, "Mul") == 0)
+            v = x * y;
+        else if (strcmp(op, "Div") == 0 && y != 0)
+            v = x / y;
+        else
+            return 0;
+        out->vals[i] = v;
+    }
+    out->n_vals = (int)n;
+    return 1;
+}
+
+static int h_binary(importer *im)
+{
+    const char *op = im->node->op_type;
+    ot_tensor a, b, out;
+    if (need_in(im, 0, &a) || need_in(im, 1, &b))
+        return -1;
+    int64_t dims[OT_MAX_RANK];
+    int r = ot_broadcast(&a, &b, dims);
+    if (r < 0)
+        return node_fail(im, "operand shapes do not broadcast");
+    out = a;
+    out.rank = r;
+    memcpy(out.dims, dims, sizeof dims);
+    out.n_vals = 0;
+    out.has_f = 0;
+    if (a.kind != OT_ACT && b.kind != OT_ACT) {
+        out.kind = (a.kind == OT_PARAM || b.kind == OT_PARAM) ? OT_PARAM : OT_CONST;
+        if (out.kind == OT_CONST)
+            fold_binary(op, &a, &b, &out);
+        return set_out(im, 0, &out);
+    }
+    dnp_op_attrs at = {0};
+    if (a.kind == OT_ACT && b.kind == OT_ACT) {
+        const ot_tensor *ins[2] = {&a, &b};
+        return emit(im, strcmp(op, "Add") == 0 ? DNP_OP_ADD : DNP_OP_ELTWISE, ins, 2, &out, &at);
+    }
+    const ot_tensor *act = a.kind == OT_ACT ? &a : &b, *other = a.kind == OT_ACT ? &b : &a;
+    if (other->kind == OT_PARAM)
+        at.param_elems = ot_numel(other); /* a bias or scale: trainable, counted per use */
+    const ot_tensor *ins[1] = {act};
+    return emit(im, DNP_OP_ELTWISE, ins, 1, &out, &at);
+}
+
+static int h_unary(importer *im, dnp_op_kind kind)
+{
+    ot_tensor x;
+    if (need_in(im, 0, &x))
+        return -1;
+    if (x.kind != OT_ACT) {
+        x.has_f = 0; /* a transformed parameter or constant */
+        if (strcmp(im->node->op_type, "Cast") != 0 && strcmp(im->node->op_type, "Identity") != 0)
+            x.n_vals = 0;
+        return set_out(im, 0, &x);
+    }
+    if (kind == DNP_OP_INPUT) /* pass-through: alias */
+        return set_out(im, 0, &x);
+    ot_tensor out = x;
+    dnp_op_attrs at = {0};
+    if (kind == DNP_OP_LRN)
+        at.kh = (int)attr_i(im->node, "size", 5);
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, kind, ins, 1, &out, &at);
+}
+
+static int h_norm(importer *im, dnp_op_kind kind)
+{
+    ot_tensor x;
+    if (need_in(im, 0, &x))
+        return -1;
+    if (x.kind != OT_ACT)
+        return node_fail(im, "normalises a tensor that does not depend on the model's inputs");
+    dnp_op_attrs at = {0};
+    if (kind == DNP_OP_LAYERNORM)
+        for (size_t k = 1; k < 3; k++) {
+            ot_tensor *p = in_t(im, k);
+            if (p != NULL && p->kind == OT_PARAM)
+                at.param_elems += ot_numel(p);
+        }
+    ot_tensor out = x;
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, kind, ins, 1, &out, &at);
+}
+
+static int h_softmax(importer *im)
+{
+    ot_tensor x;
+    if (need_in(im, 0, &x))
+        return -1;
+    if (ot_axis(attr_i(im->node, "axis", -1), x.rank) < 0)
+        return node_fail(im, "axis out of range");
+    return h_unary(im, DNP_OP_SOFTMAX);
+}
+
+/* A data-movement op (reshape, transpose, slice, pad...) on x giving out. */
+static int move_op(importer *im, const ot_tensor *x, ot_tensor *out)
+{
+    if (x->kind != OT_ACT) {
+        /* values survive moves that keep the element order */
+        if (out->n_vals != 0 && ot_numel(out) != out->n_vals)
+            out->n_vals = 0;
+        return set_out(im, 0, out);
+    }
+    const ot_tensor *ins[1] = {x};
+    return emit(im, DNP_OP_RESHAPE, ins, 1, out, NULL);
+}
+
+static int h_reshape(importer *im)
+{
+    ot_tensor x, s, out;
+    if (need_in(im, 0, &x) || need_in(im, 1, &s))
+        return -1;
+    if (s.n_vals == 0 || s.rank != 1)
+        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold", s.name);
+    if (s.n_vals > OT_MAX_RANK)
+        return node_fail(im, "target shape has %d axes (at most %d)", s.n_vals, OT_MAX_RANK);
+    out = x;
+    out.rank = s.n_vals;
+    int infer = -1;
+    int64_t known = 1, n = ot_numel(&x);
+    for (int i = 0; i < s.n_vals; i++) {
+        int64_t v = s.vals[i];
+        if (v == 0 && !attr_i(im->node, "allowzero", 0))
+            v = i < x.rank ? x.dims[i] : 0;
+        if (v == -1) {
+            if (infer >= 0)
+                return node_fail(im, "more than one -1 in the target shape");
+            infer = i;
+            v = 1;
+        } else if (v <= 0) {
+            return node_fail(im, "target dimension %lld is invalid", (long long)s.vals[i]);
+        }
+        out.dims[i] = v;
+        known *= v;
+    }
+    if (infer >= 0) {
+        if (known <= 0 || n % known != 0)
+            return node_fail(im, "cannot infer -1: %lld elements into %lld", (long long)n,
+                             (long long)known);
+        out.dims[infer] = n / known;
+    } else if (known != n) {
+        return node_fail(im, "%lld elements cannot take a shape of %lld", (long long)n,
+                         (long long)known);
+    }
+    return move_op(im, &x, &out);
+}
+
+static int h_transpose(importer *im)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    int64_t perm[OT_MAX_RANK];
+    int k = attr_ints(im->node, "perm", perm, OT_MAX_RANK);
+    out = x;
+    out.n_vals = 0;
+    for (int i = 0; i < x.rank; i++) {
+        int64_t p = k == x.rank ? perm[i] : x.rank - 1 - i;
+        if (p < 0 || p >= x.rank)
+            return node_fail(im, "perm entry %lld out of range", (long long)p);
+        out.dims[i] = x.dims[p];
+    }
+    return move_op(im, &x, &out);
+}
+
+/* Axes of Squeeze / Unsqueeze / ReduceMean: input 1 (opset 13) or attribute. */
+static int axes_of(importer *im, int64_t *axes)
+{
+    ot_tensor *t = in_t(im, 1);
+    if (t != NULL) {
+        if (t->n_vals == 0)
+            return node_fail(im, "axes '%s' are not a constant", t->name);
+        memcpy(axes, t->vals, (size_t)t->n_vals * sizeof *axes);
+        return t->n_vals;
+    }
+    return attr_ints(im->node, "axes", axes, OT_MAX_RANK);
+}
+
+static int h_squeeze(importer *im, int unsqueeze)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    int64_t axes[OT_MAX_VALUES];
+    int n_axes = axes_of(im, axes);
+    if (n_axes < 0)
+        return -1;
+    int mark[OT_MAX_RANK] = {0};
+    out = x;
+    if (unsqueeze) {
+        int r = x.rank + n_axes;
+        if (r > OT_MAX_RANK)
+            return node_fail(im, "too many axes");
+        for (int i = 0; i < n_axes; i++) {
+            int ax = ot_axis(axes[i], r);
+            if (ax < 0 || mark[ax])
+                return node_fail(im, "axis %lld out of range or repeated", (long long)axes[i]);
+            mark[ax] = 1;
+        }
+        for (int i = 0, j = 0; i < r; i++)
+            out.dims[i] = mark[i] ? 1 : x.dims[j++];
+        out.rank = r;
+    } else {
+        for (int i = 0; i < n_axes; i++) {
+            int ax = ot_axis(axes[i], x.rank);
+            if (ax < 0 || x.dims[ax] != 1)
+                return node_fail(im, "axis %lld is not a unit axis", (long long)axes[i]);
+            mark[ax] = 1;
+        }
+        out.rank = 0;
+        for (int i = 0; i < x.rank; i++)
+            if (!(n_axes == 0 ? x.dims[i] == 1 : mark[i]))
+                out.dims[out.rank++] = x.dims[i];
+    }
+    return move_op(im, &x, &out); /* values are kept: the element order does not change */
+}
+
+static int h_flatten(importer *im)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    int64_t axis = attr_i(im->node, "axis", 1);
+    if (axis < 0)
+        axis += x.rank;
+    if (axis < 0 || axis > x.rank)
+        return node_fail(im, "axis out of range");
+    int64_t lead = 1, rest = 1;
+    for (int i = 0; i < x.rank; i++)
+        *(i < axis ? &lead : &rest) *= x.dims[i];
+    out = x;
+    out.rank = 2;
+    out.dims[0] = lead;
+    out.dims[1] = rest;
+    if (x.kind != OT_ACT)
+        return set_out(im, 0, &out);
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, DNP_OP_FLATTEN, ins, 1, &out, NULL);
+}
+
+static int h_concat(importer *im)
+{
+    const Onnx__NodeProto *n = im->node;
+    ot_tensor first, out;
+    if (need_in(im, 0, &first))
+        return -1;
+    int ax = ot_axis(attr_i(n, "axis", 0), first.rank);
+    if (ax < 0)
+        return node_fail(im, "axis out of range");
+    out = first;
+    out.dims[ax] = 0;
+    out.n_vals = 0;
+    ot_tensor acts[16];
+    const ot_tensor *ins[16];
+    int n_act = 0, all_vals = 1, any_param = 0;
+    for (size_t k = 0; k < n->n_input; k++) {
+        ot_tensor t;
+        if (need_in(im, k, &t))
+            return -1;
+        if (t.rank != first.rank)
+            return node_fail(im, "input %zu has %d axes, input 0 has %d", k, t.rank, first.rank);
+        for (int i = 0; i < t.rank; i++)
+            if (i != ax && t.dims[i] != first.dims[i])
+                return node_fail(im, "input %zu differs off the concat axis", k);
+        out.dims[ax] += t.dims[ax];
+        if (t.kind == OT_ACT) {
+            if (n_act == 16)
+                return node_fail(im, "more than 16 activation inputs");
+            acts[n_act] = t;
+            ins[n_act] = &acts[n_act];
+            n_act++;
+        }
+        any_param |= t.kind == OT_PARAM;
+        if (t.kind != OT_CONST || t.n_vals == 0 || out.n_vals + t.n_vals > OT_MAX_VALUES)
+            all_vals = 0;
+        else if (all_vals) {
+            memcpy(out.vals + out.n_vals, t.vals, (size_t)t.n_vals * sizeof *t.vals);
+            out.n_vals += t.n_vals;
+        }
+    }
+    if (n_act == 0) {
+        out.kind = any_param ? OT_PARAM : OT_CONST;
+        if (!all_vals || first.rank != 1)
+            out.n_vals = 0;
+        return set_out(im, 0, &out);
+    }
+    return emit(im, DNP_OP_CONCAT, ins, n_act, &out, NULL);
+}
+
+static int h_gather(importer *im)
+{
+    ot_tensor data, idx, out;
+    if (need_in(im, 0, &data) || need_in(im, 1, &idx))
+        return -1;
+    int ax = ot_axis(attr_i(im->node, "axis", 0), data.rank);
+    if (ax < 0)
+        return node_fail(im, "axis out of range");
+    if (data.rank - 1 + idx.rank > OT_MAX_RANK)
+        return node_fail(im, "result has too many axes");
+    out = data;
+    out.rank = 0;
+    for (int i = 0; i < ax; i++)
+        out.dims[out.rank++] = data.dims[i];
+    for (int i = 0; i < idx.rank; i++)
+        out.dims[out.rank++] = idx.dims[i];
+    for (int i = ax + 1; i < data.rank; i++)
+        out.dims[out.rank++] = data.dims[i];
+    out.n_vals = 0;
+    if (data.kind != OT_ACT && idx.kind == OT_ACT) {
+        /* a table indexed by the data: an embedding */
+        if (ax != 0 || data.rank != 2)
+            return node_fail(im, "an embedding needs a 2-D table gathered on axis 0");
+        dnp_op_attrs at = {0};
+        at.param_elems = ot_numel(&data);
+        const ot_tensor *ins[1] = {&idx};
+        return emit(im, DNP_OP_EMBEDDING, ins, 1, &out, &at);
+    }
+    if (data.kind != OT_ACT) {
+        /* constant indexing (shape arithmetic) */
+        if (data.kind == OT_CONST && data.n_vals > 0 && data.rank == 1 && idx.n_vals > 0) {
+            for (int i = 0; i < idx.n_vals; i++) {
+                int64_t j = idx.vals[i] < 0 ? idx.vals[i] + data.n_vals : idx.vals[i];
+                if (j < 0 || j >= data.n_vals)
+                    return node_fail(im, "index %lld out of range", (long long)idx.vals[i]);
+                out.vals[i] = data.vals[j];
+            }
+            out.n_vals = idx.n_vals;
+        }
+        return set_out(im, 0, &out);
+    }
+    if (idx.kind == OT_ACT)
+        return node_fail(im, "gathering an activation by an activation is not supported");
+    return move_op(im, &data, &out);
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+static int h_slice(importer *im)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    ot_tensor *st = in_t(im, 1), *en = in_t(im, 2), *ax = in_t(im, 3), *sp = in_t(im, 4);
+    int64_t starts[OT_MAX_VALUES], ends[OT_MAX_VALUES], axes[OT_MAX_VALUES], steps[OT_MAX_VALUES];
+    int n;
+    if (st != NULL) { /* opset >= 10: inputs */
+        if (st->n_vals == 0 || en == NULL || en->n_vals != st->n_vals ||
+            (ax != NULL && ax->n_vals != st->n_vals) || (sp != NULL && sp->n_vals != st->n_vals))
+            return node_fail(im, "starts, ends, axes and steps must be constants of equal length");
+        n = st->n_vals;
+        memcpy(starts, st->vals, (size_t)n * sizeof *starts);
+        memcpy(ends, en->vals, (size_t)n * sizeof *ends);
+        for (int i = 0; i < n; i++) {
+            axes[i] = ax ? ax->vals[i] : i;
+            steps[i] = sp ? sp->vals[i] : 1;
+        }
+    } else {
+        n = attr_ints(im->node, "starts", starts, OT_MAX_VALUES);
+        if (attr_ints(im->node, "ends", ends, OT_MAX_VALUES) != n)
+            return node_fail(im, "starts and ends differ in length");
+        if (attr_ints(im->node, "axes", axes, OT_MAX_VALUES) != n)
+            for (int i = 0; i < n; i++)
+                axes[i] = i;
+        for (int i = 0; i < n; i++)
+            steps[i] = 1;
+    }
+    out = x;
+    int64_t first = 0, step0 = 1;
+    for (int i = 0; i < n; i++) {
+        int a = ot_axis(axes[i], x.rank);
+        if (a < 0 || steps[i] == 0)
+            return node_fail(im, "axis %lld out of range or zero step", (long long)axes[i]);
+        int64_t d = x.dims[a], s = starts[i], e = ends[i];
+        s = s < 0 ? s + d : s;
+        e = e < 0 ? e + d : e;
+        if (steps[i] > 0) {
+            s = clamp64(s, 0, d);
+            e = clamp64(e, 0, d);
+            out.dims[a] = e > s ? (e - s + steps[i] - 1) / steps[i] : 0;
+        } else {
+            s = clamp64(s, -1, d - 1);
+            e = clamp64(e, -1, d - 1);
+            out.dims[a] = s > e ? (s - e - steps[i] - 1) / (-steps[i]) : 0;
+        }
+        if (a == 0)
+            first = s, step0 = steps[i];
+    }
+    if (ot_numel(&out) <= 0)
+        return node_fail(im, "the slice is empty");
+    if (x.kind == OT_CONST && x.n_vals > 0 && x.rank == 1) {
+        for (int64_t i = 0; i < out.dims[0]; i++)
+            out.vals[i] = x.vals[first + i * step0];
+        out.n_vals = (int)out.dims[0];
+        return set_out(im, 0, &out);
+    }
+    out.n_vals = 0;
+    return move_op(im, &x, &out);
+}
+
+static int h_split(importer *im)
+{
+    const Onnx__NodeProto *n = im->node;
+    ot_tensor x;
+    if (need_in(im, 0, &x))
+        return -1;
+    int ax = ot_axis(attr_i(n, "axis", 0), x.rank);
+    if (ax < 0 || n->n_output == 0)
+        return node_fail(im, "axis out of range or no outputs");
+    int64_t parts[OT_MAX_VALUES];
+    ot_tensor *sp = in_t(im, 1);
+    int k = sp ? sp->n_vals : attr_ints(n, "split", parts, OT_MAX_VALUES);
+    if (sp)
+        memcpy(parts, sp->vals, (size_t)k * sizeof *parts);
+    if (k == 0) {
+        if (n->n_output > OT_MAX_VALUES || x.dims[ax] % (int64_t)n->n_output != 0)
+            return node_fail(im, "%lld cannot be split evenly in %zu", (long long)x.dims[ax],
+                             n->n_output);
+        k = (int)n->n_output;
+        for (int i = 0; i < k; i++)
+            parts[i] = x.dims[ax] / k;
+    }
+    if ((size_t)k != n->n_output)
+        return node_fail(im, "%d parts for %zu outputs", k, n->n_output);
+    for (int i = 0; i < k; i++) {
+        ot_tensor out = x;
+        out.dims[ax] = parts[i];
+        out.n_vals = 0;
+        if (parts[i] <= 0)
+            return node_fail(im, "part %d is empty", i);
+        if (x.kind != OT_ACT) {
+            if (set_out(im, (size_t)i, &out) != 0)
+                return -1;
+            continue;
+        }
+        /* one data-movement op per output */
+        int op = dnp_graph_append(im->g, n->output[i], DNP_OP_RESHAPE, 1, &x.op,
+                                  view_of(im, &out, NULL), NULL);
+        if (op < 0)
+            return node_fail(im, "%s", dnp_graph_error(im->g));
+        out.kind = OT_ACT;
+        out.op = op;
+        if (set_out(im, (size_t)i, &out) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int h_pad(importer *im)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    int64_t pads[2 * OT_MAX_RANK];
+    ot_tensor *p = in_t(im, 1);
+    int k = p ? p->n_vals : attr_ints(im->node, "pads", pads, 2 * OT_MAX_RANK);
+    if (p && k > 0 && k <= 2 * OT_MAX_RANK)
+        memcpy(pads, p->vals, (size_t)k * sizeof *pads);
+    if (k != 2 * x.rank)
+        return node_fail(im, "pads must be a constant of %d values", 2 * x.rank);
+    out = x;
+    out.n_vals = 0;
+    for (int i = 0; i < x.rank; i++) {
+        out.dims[i] = x.dims[i] + pads[i] + pads[i + x.rank];
+        if (out.dims[i] <= 0)
+            return node_fail(im, "padding removes axis %d", i);
+    }
+    return move_op(im, &x, &out);
+}
+
+static int h_reduce(importer *im)
+{
+    ot_tensor x, out;
+    if (need_in(im, 0, &x))
+        return -1;
+    int64_t axes[OT_MAX_VALUES];
+    int n_axes = axes_of(im, axes);
+    if (n_axes < 0)
+        return -1;
+    int keep = (int)attr_i(im->node, "keepdims", 1), mark[OT_MAX_RANK] = {0};
+    for (int i = 0; i < n_axes; i++) {
+        int a = ot_axis(axes[i], x.rank);
+        if (a < 0)
+            return node_fail(im, "axis %lld out of range", (long long)axes[i]);
+        mark[a] = 1;
+    }
+    out = x;
+    out.rank = 0;
+    out.n_vals = 0;
+    for (int i = 0; i < x.rank; i++) {
+        int reduced = n_axes == 0 || mark[i];
+        if (!reduced)
+            out.dims[out.rank++] = x.dims[i];
+        else if (keep)
+            out.dims[out.rank++] = 1;
+    }
+    if (x.kind != OT_ACT)
+        return set_out(im, 0, &out);
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, DNP_OP_REDUCE, ins, 1, &out, NULL);
+}
+
+static int h_shape(importer *im)
+{
+    ot_tensor x, out = {0};
+    if (need_in(im, 0, &x))
+        return -1;
+    out.kind = OT_CONST;
+    out.rank = 1;
+    out.dims[0] = x.rank;
+    out.op = -1;
+    for (int i = 0; i < x.rank; i++)
+        out.vals[i] = x.dims[i];
+    out.n_vals = x.rank;
+    return set_out(im, 0, &out);
+}
+
+static int h_constant(importer *im)
+{
+    const Onnx__NodeProto *n = im->node;
+    ot_tensor out = {0};
+    out.kind = OT_CONST;
+    out.op = -1;
+    out.name = n->n_output ? n->output[0] : "";
+    const Onnx__AttributeProto *a;
+    if ((a = attr(n, "value")) != NULL && a->t != NULL) {
+        if (from_tensor_proto(im, &out, a->t) != 0)
+            return -1;
+        out.kind = OT_CONST;
+    } else if ((a = attr(n, "value_int")) != NULL && a->has_i) {
+        out.rank = 0;
+        out.vals[0] = a->i;
+        out.n_vals = 1;
+    } else if ((a = attr(n, "value_ints")) != NULL) {
+        out.rank = 1;
+        out.dims[0] = (int64_t)a->n_ints;
+        out.n_vals = 0;
+        if (a->n_ints <= OT_MAX_VALUES) {
+            for (size_t i = 0; i < a->n_ints; i++)
+                out.vals[i] = a->ints[i];
+            out.n_vals = (int)a->n_ints;
+        }
+    } else if ((a = attr(n, "value_float")) != NULL && a->has_f) {
+        out.rank = 0;
+        out.f = a->f;
+        out.has_f = 1;
+    } else if ((a = attr(n, "value_floats")) != NULL) {
+        out.rank = 1;
+        out.dims[0] = (int64_t)a->n_floats;
+    } else {
+        return node_fail(im, "has no value dnnpar understands");
+    }
+    return set_out(im, 0, &out);
+}
+
+static int h_constant_of_shape(importer *im)
+{
+    ot_tensor s, out = {0};
+    if (need_in(im, 0, &s))
+        return -1;
+    if (s.n_vals == 0 && ot_numel(&s) != 0)
+        return node_fail(im, "the shape is not a constant");
+    if (s.n_vals > OT_MAX_RANK)
+        return node_fail(im, "too many axes");
+    out.kind = OT_CONST;
+    out.op = -1;
+    out.rank = s.n_vals;
+    for (int i = 0; i < s.n_vals; i++)
+        out.dims[i] = s.vals[i];
+    return set_out(im, 0, &out);
+}
+
+/* An operator dnnpar does not know, with --skip-unknown: a free
+ * element-wise op shaped like its first input. */
+static int h_unknown(importer *im)
+{
+    if (!im->opt || !im->opt->skip_unknown)
+        return node_fail(im, "unsupported operator '%s' (use --skip-unknown to treat unknown "
+                             "operators as free element-wise ops)",
+                         im->node->op_type);
+    ot_tensor x;
+    if (need_in(im, 0, &x))
+        return -1;
+    if (x.kind != OT_ACT) {
+        x.n_vals = 0;
+        for (size_t k = 0; k < im->node->n_output; k++)
+            if (set_out(im, k, &x) != 0)
+                return -1;
+        return 0;
+    }
+    ot_tensor out = x;
+    const ot_tensor *ins[1] = {&x};
+    if (emit(im, DNP_OP_ELTWISE, ins, 1, &out, NULL) != 0)
+        return -1;
+    for (size_t k = 1; k < im->node->n_output; k++)
+        if (set_out(im, k, &out) != 0)
+            return -1;
+    return 0;
+}
+
+static int import_node(importer *im)
+{
+    const char *op = im->node->op_type ? im->node->op_type : "";
+    if (im->node->domain != NULL && im->node->domain[0] != '\0' &&
+        strcmp(im->node->domain, "ai.onnx") != 0)
+        return h_unknown(im);
+    static const char *const unary_elt[] = {"Clip", "Sigmoid", "Tanh", "Erf", "Gelu", "Sqrt",
+                                            "Exp", "Log", "Neg", "Abs", "Reciprocal",
+                                            "LeakyRelu", "HardSigmoid", "Softplus", "Elu",
+                                            "Selu", "HardSwish", "Mish", "PRelu"};
+    static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
+    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++)
+        if (strcmp(op, binary[i]) == 0)
+            return h_binary(im);
+    for (size_t i = 0; i < sizeof unary_elt / sizeof unary_elt[0]; i++)
+        if (strcmp(op, unary_elt[i]) == 0)
+            return h_unary(im, DNP_OP_ELTWISE);
+    static const struct {
+        const char *name;
+        int (*fn)(importer *);
+    } table[] = {
+        {"Conv", h_conv},       {"Gemm", h_gemm},         {"MatMul", h_matmul},
+        {"Reshape", h_reshape}, {"Transpose", h_transpose}, {"Flatten", h_flatten},
+        {"Concat", h_concat},   {"Gather", h_gather},     {"Slice", h_slice},
+        {"Split", h_split},     {"Pad", h_pad},           {"ReduceMean", h_reduce},
+        {"Shape", h_shape},     {"Constant", h_constant}, {"ConstantOfShape", h_constant_of_shape},
+        {"Softmax", h_softmax},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(op, table[i].name) == 0)
+            return table[i].fn(im);
+    if (strcmp(op, "Relu") == 0)
+        return h_unary(im, DNP_OP_RELU);
+    if (strcmp(op, "Dropout") == 0)
+        return h_unary(im, DNP_OP_DROPOUT);
+    if (strcmp(op, "Identity") == 0 || strcmp(op, "Cast") == 0)
+        return h_unary(im, DNP_OP_INPUT); /* alias */
+    if (strcmp(op, "LRN") == 0)
+        return h_unary(im, DNP_OP_LRN);
+    if (strcmp(op, "MaxPool") == 0)
+        return h_pool(im, DNP_OP_MAXPOOL, 0);
+    if (strcmp(op, "AveragePool") == 0)
+        return h_pool(im, DNP_OP_AVGPOOL, 0);
+    if (strcmp(op, "GlobalAveragePool") == 0)
+        return h_pool(im, DNP_OP_AVGPOOL, 1);
+    if (strcmp(op, "GlobalMaxPool") == 0)
+        return h_pool(im, DNP_OP_MAXPOOL, 1);
+    if (strcmp(op, "BatchNormalization") == 0)
+        return h_norm(im, DNP_OP_BATCHNORM);
+    if (strcmp(op, "LayerNormalization") == 0)
+        return h_norm(im, DNP_OP_LAYERNORM);
+    if (strcmp(op, "Squeeze") == 0)
+        return h_squeeze(im, 0);
+    if (strcmp(op, "Unsqueeze") == 0)
+        return h_squeeze(im, 1);
+    return h_unknown(im);
+}
+
+/* ---------------------------------------------------------------- */
+/* Graph inputs                                                      */
+/* ---------------------------------------------------------------- */
+
+static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tensor *t,
+                            int *symbolic, int *is_int)
+{
+    *symbolic = 0;
+    *is_int = 0;
+    const Onnx__TypeProto *tp = v->type;
+    if (tp == NULL || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        tp->tensor_type == NULL || tp->tensor_type->shape == NULL)
+        return node_fail(im, "graph input '%s' has no tensor shape", v->name ? v->name : "?");
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    *is_int = tt->has_elem_type && (tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
+                                    tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
+    if (tt->shape->n_dim > OT_MAX_RANK)
+        return node_fail(im, "graph input '%s' has too many axes", v->name);
+    t->rank = (int)tt->shape->n_dim;
+    for (int i = 0; i < t->rank; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            d->dim_value > 0) {
+            t->dims[i] = d->dim_value;
+        } else {
+            t->dims[i] = -1;
+            *symbolic = 1;
+        }
+    }
+    return 0;
+}
+
+static int import_inputs(importer *im, const Onnx__GraphProto *gp)
+{
+    int has_inits = gp->n_initializer > 0, data_found = 0;
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        if (tp->name == NULL)
+            return node_fail(im, "an initializer has no name");
+        ot_tensor *t = ot_get(&im->tab, tp->name);
+        if (t == NULL)
+            return -1;
+        t->kind = OT_PARAM;
+        if (from_tensor_proto(im, t, tp) != 0)
+            return -1;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < gp->n_input; i++) {
+            const Onnx__ValueInfoProto *v = gp->input[i];
+            if (v->name == NULL || ot_find(&im->tab, v->name) != NULL)
+                continue;
+            ot_tensor t = {0};
+            int symbolic, is_int;
+            if (value_info_shape(im, v, &t, &symbolic, &is_int) != 0)
+                return -1;
+            int data = has_inits || is_int || symbolic || (pass == 1 && !data_found);
+            if (!data && pass == 0)
+                continue;
+            ot_tensor *slot = ot_get(&im->tab, v->name);
+            if (slot == NULL)
+                return -1;
+            slot->rank = t.rank;
+            memcpy(slot->dims, t.dims, sizeof t.dims);
+            if (!data) {
+                slot->kind = OT_PARAM;
+                for (int k = 0; k < slot->rank; k++)
+                    if (slot->dims[k] < 0)
+                        return node_fail(im, "weight input '%s' has a symbolic dimension",
+                                         v->name);
+                continue;
+            }
+            if (!data_found) {
+                im->batch = (slot->rank >= 1 && slot->dims[0] > 0) ? slot->dims[0] : 1;
+                data_found = 1;
+            }
+            for (int k = 0; k < slot->rank; k++)
+                if (slot->dims[k] < 0) {
+                    if (k > 0)
+                        return node_fail(im, "data input '%s' has a symbolic axis %d: only the "
+                                             "batch axis may be symbolic",
+                                         v->name, k);
+                    slot->dims[k] = im->batch;
+                }
+            dnp_op_attrs a = {0};
+            dnp_shape s = view_of(im, slot, &a);
+            int op = dnp_graph_input(im->g, v->name, s.c, s.h, s.w);
+            if (op < 0)
+                return node_fail(im, "%s", dnp_graph_error(im->g));
+            slot->kind = OT_ACT;
+            slot->op = op;
+        }
+    if (!data_found)
+        return node_fail(im, "the graph has no data input");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Entry point                                                       */
+/* ---------------------------------------------------------------- */
+
+static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        dnp_error_set(err, DNP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf != NULL) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        if (cap >= ((size_t)1 << 31)) {
+            free(buf);
+            buf = NULL;
+            dnp_error_set(err, DNP_ERR_INPUT, "%s: larger than 2 GiB", path);
+            break;
+        }
+        uint8_t *bigger = realloc(buf, cap * 2);
+        if (bigger == NULL) {
+            free(buf);
+            buf = NULL;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    if (buf != NULL && ferror(f)) {
+        dnp_error_set(err, DNP_ERR_IO, "%s: read error", path);
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf == NULL)
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory reading the file", path);
+    *len = n;
+    return buf;
+}
+
+dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
+                         dnp_error *err)
+{
+    size_t len = 0;
+    uint8_t *buf = read_file(path, &len, err);
+    if (buf == NULL)
+        return err->status != DNP_OK ? err->status : DNP_ERR_IO;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    free(buf);
+    if (m == NULL || m->graph == NULL) {
+        if (m != NULL)
+            onnx__model_proto__free_unpacked(m, NULL);
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: not an ONNX model (the protobuf does not parse "
+                      "as onnx.ModelProto with a graph)", base);
+        return DNP_ERR_INPUT;
+    }
+    importer im = {0};
+    im.path = path;
+    im.base = base;
+    im.opt = opt;
+    im.err = err;
+    im.batch = 1;
+    const Onnx__GraphProto *gp = m->graph;
+    dnp_status st = DNP_ERR_INPUT;
+    char gname[64];
+    snprintf(gname, sizeof gname, "%.*s", (int)(strlen(base) > 5 ? strlen(base) - 5 : strlen(base)),
+             base);
+    im.g = dnp_graph_new(gname);
+    if (im.g == NULL || ot_init(&im.tab, (int)(gp->n_node * 2 + gp->n_input + gp->n_initializer)) != 0) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", base);
+        st = DNP_ERR_NOMEM;
+        goto done;
+    }
+    if (import_inputs(&im, gp) != 0)
+        goto done;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        im.node = gp->node[i];
+        if (im.node->op_type == NULL) {
+            node_fail(&im, "has no operator type");
+            goto done;
+        }
+        if (import_node(&im) != 0)
+            goto done;
+    }
+    im.node = NULL;
+    int n_weighted = 0;
+    for (int i = 0; i < dnp_graph_n_ops(im.g); i++)
+        n_weighted += dnp_op_is_weighted(dnp_graph_op(im.g, i)->kind);
+    char note[256];
+    snprintf(note, sizeof note, "ONNX model %s (%s%s%s), batch axis %lld in the file, %d ops",
+             base, m->producer_name ? m->producer_name : "unknown producer",
+             m->producer_version ? " " : "", m->producer_version ? m->producer_version : "",
+             (long long)im.batch, dnp_graph_n_ops(im.g));
+    dnp_graph_set_note(im.g, note);
+    if (n_weighted == 0) {
+        node_fail(&im, "no conv, matmul or embedding layer found");
+        goto done;
+    }
+    *out = im.g;
+    im.g = NULL;
+    st = DNP_OK;
+done:
+    if (st != DNP_OK && err->status == DNP_OK)
+        dnp_error_set(err, st, "%s: import failed", base);
+    if (err->status != DNP_OK)
+        st = err->status;
+    dnp_graph_free(im.g);
+    ot_free(&im.tab);
+    onnx__model_proto__free_unpacked(m, NULL);
+    return st;
+}
