@@ -302,6 +302,13 @@ dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err)
 void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
 
+/* The dnnpar cluster JSON format (docs/formats.md): device types with
+ * their figures in SI units and counts.  Writing then reading gives an
+ * identical cluster.  The text is caller-owned (free()); NULL on
+ * allocation failure.  Errors give file:line:column or the device index. */
+char *dnp_cluster_to_json(const dnp_cluster *c);
+dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Partitioning: AccPar cost model, searches and baselines               */
 /* ------------------------------------------------------------------ */
@@ -339,6 +346,29 @@ typedef struct dnp_plan dnp_plan;
 dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                         dnp_plan **out, dnp_error *err);
 void dnp_plan_free(dnp_plan *p);
+
+/* A strategy read from a file written by `dnnpar plan --json` (docs/formats.md):
+ * per level and branch of the device tree, a ratio and each op's type. */
+typedef struct dnp_strategy dnp_strategy;
+
+/* Read a strategy ("-" = stdin).  Errors give file:line:column or the
+ * path/level that is wrong.  Free with dnp_strategy_free. */
+dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *err);
+void dnp_strategy_free(dnp_strategy *s);
+/* What the strategy was planned for: the model as given on the command
+ * line, the cluster spec, the batch and the levels searched. */
+const char *dnp_strategy_model(const dnp_strategy *s);
+const char *dnp_strategy_cluster(const dnp_strategy *s);
+int64_t dnp_strategy_batch(const dnp_strategy *s);
+int dnp_strategy_levels(const dnp_strategy *s);
+
+/* Evaluate strategy s (instead of searching) for g on c with opt's batch;
+ * opt->levels is ignored (the strategy's levels are used) and opt->scheme
+ * only names the plan.  Every op of g must have a decision at every level
+ * the strategy covers.  O(tree nodes x ops). */
+dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
+                                 const dnp_plan_options *opt, const dnp_strategy *s,
+                                 dnp_plan **out, dnp_error *err);
 
 /* Maximum number of levels cluster `c` supports (every group above the
  * last level must hold at least two devices). */

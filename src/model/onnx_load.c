@@ -36,6 +36,7 @@ typedef struct {
     dnp_graph *g;
     ot_table tab;
     int64_t batch;    /* B0: the batch axis of the file's data inputs */
+    int batch_symbolic;
     dnp_error *err;
     const Onnx__NodeProto *node; /* node being imported, for messages */
     int n_ops_named;
@@ -1202,6 +1203,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
             }
             if (!data_found) {
                 im->batch = (slot->rank >= 1 && slot->dims[0] > 0) ? slot->dims[0] : 1;
+                im->batch_symbolic = slot->rank >= 1 && slot->dims[0] <= 0;
                 data_found = 1;
             }
             for (int k = 0; k < slot->rank; k++)
@@ -1319,10 +1321,15 @@ dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_grap
     for (int i = 0; i < dnp_graph_n_ops(im.g); i++)
         n_weighted += dnp_op_is_weighted(dnp_graph_op(im.g, i)->kind);
     char note[256];
-    snprintf(note, sizeof note, "ONNX model %s (%s%s%s), batch axis %lld in the file, %d ops",
-             base, m->producer_name ? m->producer_name : "unknown producer",
+    char batch_text[48];
+    if (im.batch_symbolic)
+        snprintf(batch_text, sizeof batch_text, "symbolic batch axis");
+    else
+        snprintf(batch_text, sizeof batch_text, "batch %lld in the file", (long long)im.batch);
+    snprintf(note, sizeof note, "ONNX model %s (%s%s%s), %s, %d ops", base,
+             m->producer_name ? m->producer_name : "unknown producer",
              m->producer_version ? " " : "", m->producer_version ? m->producer_version : "",
-             (long long)im.batch, dnp_graph_n_ops(im.g));
+             batch_text, dnp_graph_n_ops(im.g));
     dnp_graph_set_note(im.g, note);
     if (n_weighted == 0) {
         node_fail(&im, "no conv, matmul or embedding layer found");

@@ -6,6 +6,7 @@
 #include "search/plan_internal.h"
 
 #include "cost/accpar_cost.h"
+#include "search/strategy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -333,9 +334,11 @@ typedef struct {
     level_work w;
     unsigned char *allowed_scheme, *allowed_dp;
     int level_objective_only; /* nested ratio searches use the level objective */
+    const dnp_strategy *given; /* decisions to evaluate instead of searching */
+    char *const *names;        /* search-graph node names, for `given` */
 } builder;
 
-static dnp_status build(builder *bd, tnode *n, dnp_error *err);
+static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
 static void evaluate(const pgraph *pg, const cost_units *u, tnode *n);
 static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
 
@@ -371,7 +374,27 @@ static int same_counts(const int64_t *a, const int64_t *b, int n)
     return 1;
 }
 
-static dnp_status build(builder *bd, tnode *n, dnp_error *err)
+/* Take the decisions of tree node n (at branch `bits`) from the given
+ * strategy. */
+static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_error *err)
+{
+    for (int v = 0; v < bd->pg->n_nodes; v++) {
+        double ratio = 0.5;
+        int t = strategy_decision(bd->given, n->depth, bits, bd->names[v],
+                                  bd->pg->nodes[v].weighted, &ratio);
+        if (t < 0) {
+            dnp_error_set(err, DNP_ERR_INPUT, "%s: %s for op '%s' at level %d",
+                          strategy_file(bd->given),
+                          t == -1 ? "no decision" : "an invalid type", bd->names[v], n->depth);
+            return DNP_ERR_INPUT;
+        }
+        n->types[v] = t;
+        n->alpha = ratio;
+    }
+    return DNP_OK;
+}
+
+static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
 {
     const pgraph *pg = bd->pg;
     const int V = pg->n_nodes;
@@ -380,16 +403,28 @@ static dnp_status build(builder *bd, tnode *n, dnp_error *err)
     int64_t ca[DNP_MAX_DEVICE_TYPES], cb[DNP_MAX_DEVICE_TYPES];
     split_counts(bd->cl, n->counts, ca, cb);
     int identical = same_counts(ca, cb, bd->cl->n_types);
+    int planned = n->depth < bd->levels;
+    if (bd->given != NULL && planned) {
+        n->types = malloc((size_t)V * sizeof *n->types);
+        if (n->types == NULL) {
+            dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
+            return DNP_ERR_NOMEM;
+        }
+        dnp_status st = given_decisions(bd, n, bits, err);
+        if (st != DNP_OK)
+            return st;
+        identical = identical && n->alpha == 0.5; /* an uneven split makes the halves differ */
+    }
     n->child[0] = tnode_new(bd->cl, ca, n->depth + 1, V);
     n->child[1] = identical ? n->child[0] : tnode_new(bd->cl, cb, n->depth + 1, V);
     n->shared = identical;
-    n->types = malloc((size_t)V * sizeof *n->types);
+    if (n->types == NULL)
+        n->types = malloc((size_t)V * sizeof *n->types);
     if (!n->child[0] || !n->child[1] || !n->types) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
         return DNP_ERR_NOMEM;
     }
 
-    int planned = n->depth < bd->levels;
     dnp_scheme s = planned ? bd->scheme : DNP_SCHEME_DP;
     level_work *w = &bd->w;
     w->lc.n = n;
@@ -397,8 +432,10 @@ static dnp_status build(builder *bd, tnode *n, dnp_error *err)
     w->allowed = planned ? bd->allowed_scheme : bd->allowed_dp;
     double equal = (double)n->child[0]->n_dev / (double)n->n_dev;
     double obj;
-    dnp_status st;
-    if (s == DNP_SCHEME_ACCPAR && !identical && !bd->units.reference_mode) {
+    dnp_status st = DNP_OK;
+    if (bd->given != NULL && planned) {
+        /* decided above */
+    } else if (s == DNP_SCHEME_ACCPAR && !identical && !bd->units.reference_mode) {
         st = search_ratio(bd, n, err);
     } else {
         /* Baselines split equally per device; identical halves get 1/2,
@@ -412,9 +449,9 @@ static dnp_status build(builder *bd, tnode *n, dnp_error *err)
     child_shares(pg, n, n->alpha, n->child[0]);
     if (!identical)
         child_shares(pg, n, 1.0 - n->alpha, n->child[1]);
-    if ((st = build(bd, n->child[0], err)) != DNP_OK)
+    if ((st = build(bd, n->child[0], bits, err)) != DNP_OK)
         return st;
-    return identical ? DNP_OK : build(bd, n->child[1], err);
+    return identical ? DNP_OK : build(bd, n->child[1], bits | (1u << n->depth), err);
 }
 
 /* Free everything below n's children and their decisions, keeping the
@@ -459,9 +496,9 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
     child_shares(bd->pg, n, 1.0 - alpha, n->child[1]);
     int saved = bd->level_objective_only;
     bd->level_objective_only = 1;
-    st = build(bd, n->child[0], err);
+    st = build(bd, n->child[0], 0, err);
     if (st == DNP_OK)
-        st = build(bd, n->child[1], err);
+        st = build(bd, n->child[1], 0, err);
     bd->level_objective_only = saved;
     if (st == DNP_OK) {
         evaluate(bd->pg, &bd->units, n);
@@ -643,8 +680,8 @@ static int cluster_bytes_per_elem(const dnp_cluster *c)
     return b > 0 ? b : 4;
 }
 
-dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                        dnp_plan **out, dnp_error *err)
+static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                           const dnp_strategy *given, dnp_plan **out, dnp_error *err)
 {
     dnp_status st = DNP_ERR_NOMEM;
     builder bd = {0};
@@ -665,11 +702,16 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     int max_levels = dnp_cluster_max_levels(c);
     char spec[256];
     dnp_cluster_format(c, spec, sizeof spec);
-    if (opt->levels < 0 || opt->levels > max_levels) {
+    int levels = given != NULL ? dnp_strategy_levels(given) : opt->levels;
+    if (given != NULL && levels == 0 && max_levels > 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the strategy covers no level");
+        return DNP_ERR_INPUT;
+    }
+    if (levels < 0 || levels > max_levels) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "cluster %s supports at most %d hierarchy levels (every group above the "
                       "last level needs two devices); asked for %d",
-                      spec, max_levels, opt->levels);
+                      spec, max_levels, levels);
         return DNP_ERR_INPUT;
     }
     dnp_plan *p = calloc(1, sizeof *p);
@@ -680,7 +722,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     snprintf(p->cluster, sizeof p->cluster, "%s", spec);
     p->opt = *opt;
     p->cl = *c;
-    p->levels = opt->levels == 0 ? max_levels : opt->levels;
+    p->levels = levels == 0 ? max_levels : levels;
     int min_depth;
     leaf_depths(c, c->counts, &min_depth, &p->total_levels);
     p->units.reference_mode = opt->reference_mode;
@@ -708,6 +750,8 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     bd.scheme = opt->scheme;
     bd.levels = p->levels;
     bd.units = p->units;
+    bd.given = given;
+    bd.names = p->node_names;
     bd.w.lc.pg = &p->pg;
     bd.w.lc.units = p->units;
     bd.allowed_scheme = malloc((size_t)V);
@@ -720,7 +764,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         goto fail;
     allowed_states(&p->pg, opt->scheme, bd.allowed_scheme);
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
-    if ((st = build(&bd, p->root, err)) != DNP_OK)
+    if ((st = build(&bd, p->root, 0, err)) != DNP_OK)
         goto fail;
     evaluate(&p->pg, &p->units, p->root);
     p->search_time_s = now_s() - t0;
@@ -737,6 +781,19 @@ fail:
     free(bd.w.types);
     dnp_plan_free(p);
     return st;
+}
+
+dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                        dnp_plan **out, dnp_error *err)
+{
+    return plan_run(g, c, opt, NULL, out, err);
+}
+
+dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
+                                 const dnp_plan_options *opt, const dnp_strategy *s,
+                                 dnp_plan **out, dnp_error *err)
+{
+    return plan_run(g, c, opt, s, out, err);
 }
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)

@@ -31,6 +31,15 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
     memset(out, 0, sizeof *out);
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 && in_list(spec->valued, "output", 6)) {
+            if (i + 1 >= argc) {
+                cli_error(cmd, "option -o needs a value");
+                return EXIT_USAGE;
+            }
+            out->key[out->n_opt] = "output";
+            out->val[out->n_opt++] = argv[++i];
+            continue;
+        }
         if (strncmp(a, "--", 2) != 0 || strcmp(a, "-") == 0) {
             if (out->n_pos == CLI_MAX_ARGS) {
                 cli_error(cmd, "too many arguments");
@@ -128,24 +137,30 @@ int cli_exit_for(dnp_status st)
 
 int cli_write_json(const char *cmd, const char *path, json_t *root)
 {
-    int rc = EXIT_RUNTIME;
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (text == NULL) {
         cli_error(cmd, "out of memory writing JSON");
         return EXIT_RUNTIME;
     }
+    int rc = cli_write_text(cmd, path, text);
+    free(text);
+    return rc;
+}
+
+int cli_write_text(const char *cmd, const char *path, const char *text)
+{
+    int rc = EXIT_RUNTIME;
     if (strcmp(path, "-") == 0) {
         fputs(text, stdout);
-        fputc('\n', stdout);
-        free(text);
+        if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
+            fputc('\n', stdout);
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
     }
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (tmp == NULL) {
-        free(text);
-        cli_error(cmd, "out of memory writing JSON");
+        cli_error(cmd, "out of memory writing '%s'", path);
         return EXIT_RUNTIME;
     }
     snprintf(tmp, n, "%s.tmpXXXXXX", path);
@@ -157,7 +172,9 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
             close(fd), unlink(tmp);
         goto done;
     }
-    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+    int ok = fputs(text, f) >= 0;
+    if (ok && text[0] != '\0' && text[strlen(text) - 1] != '\n')
+        ok = fputc('\n', f) != EOF;
     ok = (fclose(f) == 0) && ok;
     if (!ok || rename(tmp, path) != 0) {
         cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
@@ -167,7 +184,6 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
     rc = EXIT_OK;
 done:
     free(tmp);
-    free(text);
     return rc;
 }
 
@@ -188,7 +204,10 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
         cli_error(cmd, "--cluster is required, e.g. --cluster 128xtpu-v2+128xtpu-v3");
         return EXIT_USAGE;
     }
-    dnp_status st = dnp_cluster_parse(spec, out, &err);
+    size_t n = strlen(spec);
+    dnp_status st = (n > 5 && strcmp(spec + n - 5, ".json") == 0)
+                        ? dnp_cluster_read_json(spec, out, &err)
+                        : dnp_cluster_parse(spec, out, &err);
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);

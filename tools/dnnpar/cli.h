@@ -62,11 +62,17 @@ int cli_exit_for(dnp_status st);
  * partial file.  Steals the reference to root.  Returns an exit status. */
 int cli_write_json(const char *cmd, const char *path, json_t *root);
 
+/* Write text to `path` ("-" = stdout) atomically (temporary file in the
+ * same directory, then rename), adding a final newline if missing.
+ * Returns an exit status. */
+int cli_write_text(const char *cmd, const char *path, const char *text);
+
 /* Load a model by zoo name or file path (.onnx, .json, .txt); honours
  * --skip-unknown in `a` (may be NULL).  Prints the error.  Returns an exit
  * status. */
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
-/* Parse --cluster; prints the error. Returns exit status. */
+/* Parse --cluster: a spec, or a cluster JSON file (*.json); prints the
+ * error.  Returns an exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 
 /* Type or layout letter of a plan node state: I, II, III or B, C, R. */
@@ -78,6 +84,22 @@ void cli_fmt_si(double x, char *buf, size_t n);
 /* Human-friendly time: "12.345 ms", "1.234 s", "56.7 us". */
 void cli_fmt_time(double s, char *buf, size_t n);
 
+/* What a plan report names besides the plan itself. */
+typedef struct {
+    const char *model;   /* graph name */
+    const char *source;  /* the MODEL argument (zoo name or file) */
+    long long batch;
+    const dnp_cluster *cluster;
+    const char *search;  /* scheme name, or "given" for a strategy file */
+} cli_plan_info;
+
+/* The distinct root-to-leaf paths of a plan (a path branches only where
+ * the halves differ) as branch bits; returns the count (at most max). */
+int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max);
+/* The plan report on stdout, and as JSON (new reference). */
+void cli_plan_text(const dnp_plan *p, const cli_plan_info *info);
+json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info);
+
 /* Subcommands. */
 int cmd_info(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
@@ -85,6 +107,9 @@ int cmd_compare(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);       /* cmd_simulate.c */
+int cmd_export_model(int argc, char **argv);   /* cmd_io.c */
+int cmd_export_cluster(int argc, char **argv); /* cmd_io.c */
 /* Module commands, each in its own file (argv[1] is the command). */
 int cmd_synergy(int argc, char **argv);        /* cmd_synergy.c: dnnpar synergy */
 int cmd_mpt(int argc, char **argv);            /* cmd_mpt.c: dnnpar mpt */

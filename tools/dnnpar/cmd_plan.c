@@ -45,6 +45,7 @@ typedef struct {
     dnp_cluster cl;
     dnp_plan_options opt;
     const char *json;
+    const char *source; /* the MODEL argument */
 } plan_job;
 
 /* Shared option handling of plan and compare.  Returns an exit status; on
@@ -92,6 +93,7 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     } else if ((rc = cli_load_cluster(cmd, spec_text, &job->cl)) != 0) {
         return rc;
     }
+    job->source = a.pos[0];
     return cli_load_model(cmd, a.pos[0], &a, &job->g);
 }
 
@@ -104,122 +106,6 @@ static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);
-}
-
-/* Distinct root-to-leaf paths of the plan: a path branches only where the
- * two halves differ.  Returns the count (at most max). */
-static int distinct_paths(const dnp_plan *p, int levels, unsigned *paths, int max)
-{
-    int n = 1;
-    paths[0] = 0;
-    for (int k = 0; k < levels; k++) {
-        int cur = n;
-        for (int i = 0; i < cur && n < max; i++)
-            if (!dnp_plan_level_identical(p, k, paths[i]))
-                paths[n++] = paths[i] | (1u << k);
-    }
-    return n;
-}
-
-static const char *state_word(int weighted, int t)
-{
-    static const char *const layouts[3] = {"batch", "channel", "replicated"};
-    if (weighted)
-        return cli_state_name(1, t);
-    return (t >= 0 && t < 3) ? layouts[t] : "-";
-}
-
-static json_t *plan_json(const dnp_plan *p, const plan_job *job, dnp_scheme scheme)
-{
-    dnp_plan_summary s;
-    dnp_plan_get_summary(p, &s);
-    char spec[256];
-    dnp_cluster_format(&job->cl, spec, sizeof spec);
-    unsigned paths[16];
-    int np = distinct_paths(p, s.levels, paths, 16);
-    json_t *jpaths = json_array();
-    for (int i = 0; i < np; i++) {
-        json_t *lv = json_array();
-        for (int k = 0; k < s.levels; k++) {
-            char groups[300];
-            dnp_plan_level_groups(p, k, paths[i], groups, sizeof groups);
-            json_t *types = json_object();
-            for (int v = 0; v < dnp_plan_n_nodes(p); v++)
-                json_object_set_new(types, dnp_plan_node_name(p, v),
-                                    json_string(state_word(dnp_plan_node_weighted(p, v),
-                                                           dnp_plan_type(p, k, paths[i], v))));
-            json_array_append_new(lv, json_pack("{s:i,s:s,s:f,s:o}", "level", k, "groups", groups,
-                                                "ratio", dnp_plan_ratio(p, k, paths[i]), "types",
-                                                types));
-        }
-        json_array_append_new(jpaths, json_pack("{s:I,s:o}", "branch_bits",
-                                                (json_int_t)paths[i], "levels", lv));
-    }
-    json_t *layers = json_array();
-    for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
-        double cs, ms;
-        dnp_plan_node_times(p, v, &cs, &ms);
-        json_array_append_new(layers, json_pack("{s:s,s:b,s:f,s:f}", "name",
-                                                dnp_plan_node_name(p, v), "weighted",
-                                                dnp_plan_node_weighted(p, v), "compute_s", cs,
-                                                "comm_s", ms));
-    }
-    return json_pack("{s:s,s:I,s:s,s:s,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "model",
-                     dnp_graph_name(job->g), "batch", (json_int_t)job->opt.batch, "cluster", spec,
-                     "search", dnp_scheme_name(scheme), "levels", s.levels, "total_levels",
-                     s.total_levels, "step_time_s", s.step_time_s, "compute_s", s.compute_s,
-                     "comm_s", s.comm_s, "comm_bytes", s.comm_bytes, "mem_bytes_max",
-                     s.mem_bytes_max, "mem_capacity_bytes", s.mem_capacity_bytes, "paths", jpaths,
-                     "layers", layers);
-}
-
-static void plan_text(const dnp_plan *p, const plan_job *job, dnp_scheme scheme)
-{
-    dnp_plan_summary s;
-    dnp_plan_get_summary(p, &s);
-    char spec[256], t1[32], t2[32], t3[32];
-    dnp_cluster_format(&job->cl, spec, sizeof spec);
-    cli_fmt_time(s.step_time_s, t1, sizeof t1);
-    cli_fmt_time(s.compute_s, t2, sizeof t2);
-    cli_fmt_time(s.comm_s, t3, sizeof t3);
-    printf("model %s, batch %lld, cluster %s, search %s\n", dnp_graph_name(job->g),
-           (long long)job->opt.batch, spec, dnp_scheme_name(scheme));
-    printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
-    printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
-    printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB\n",
-           s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
-
-    unsigned paths[16];
-    int np = distinct_paths(p, s.levels, paths, 16);
-    for (int i = 0; i < np; i++) {
-        printf("\npath %d: the group taken at each level\n", i + 1);
-        printf("  %-5s %-40s %s\n", "level", "groups (first | second)", "ratio");
-        for (int k = 0; k < s.levels; k++) {
-            char groups[300];
-            unsigned bits = paths[i];
-            dnp_plan_level_groups(p, k, bits, groups, sizeof groups);
-            printf("  %-5d %-40s %.4f  -> %s\n", k, groups, dnp_plan_ratio(p, k, bits),
-                   ((bits >> k) & 1u) ? "second" : "first");
-        }
-        printf("  %-22s", "layer");
-        for (int k = 0; k < s.levels; k++)
-            printf(" %4s%d", "h", k);
-        printf("%s\n", i == 0 ? "      compute         comm" : "");
-        for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
-            printf("  %-22s", dnp_plan_node_name(p, v));
-            for (int k = 0; k < s.levels; k++)
-                printf(" %5s", cli_state_name(dnp_plan_node_weighted(p, v),
-                                              dnp_plan_type(p, k, paths[i], v)));
-            if (i == 0) {
-                double cs, ms;
-                dnp_plan_node_times(p, v, &cs, &ms);
-                cli_fmt_time(cs, t1, sizeof t1);
-                cli_fmt_time(ms, t2, sizeof t2);
-                printf(" %12s %12s", t1, t2);
-            }
-            printf("\n");
-        }
-    }
 }
 
 /* The AccPar authors' table: weighted layers as columns, levels as rows. */
@@ -284,13 +170,15 @@ int cmd_plan(int argc, char **argv)
     }
     dnp_plan *p = NULL;
     if ((rc = run_plan("plan", &job, job.opt.scheme, &p)) == 0) {
+        cli_plan_info info = {dnp_graph_name(job.g), job.source, (long long)job.opt.batch,
+                              &job.cl, dnp_scheme_name(job.opt.scheme)};
         if (job.json != NULL)
-            rc = cli_write_json("plan", job.json, plan_json(p, &job, job.opt.scheme));
+            rc = cli_write_json("plan", job.json, cli_plan_json(p, &info));
         if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0)) {
             if (job.opt.reference_mode)
                 reference_table(p, dnp_scheme_name(job.opt.scheme));
             else
-                plan_text(p, &job, job.opt.scheme);
+                cli_plan_text(p, &info);
         }
     }
     dnp_plan_free(p);

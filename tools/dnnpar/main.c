@@ -15,7 +15,12 @@ static const char usage[] =
     "                                            partition every layer, predict step time\n"
     "  compare MODEL --cluster SPEC [--levels H] [--batch B] [--json FILE]\n"
     "                                            every scheme's step time and speedup\n"
-    "  reproduce accpar [--json FILE]            the AccPar paper's evaluation\n"
+    "  simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B] [--trace FILE]\n"
+    "                                            evaluate a strategy saved by plan --json\n"
+    "  reproduce accpar|pase|synergyflow|mpt [--json FILE]\n"
+    "                                            a paper's evaluation beside its figures\n"
+    "  export-model MODEL [-o FILE]              a model as dnnpar model JSON\n"
+    "  export-cluster SPEC [-o FILE]             a cluster as dnnpar cluster JSON\n"
     "  models                                    the built-in model zoo\n"
     "  devices                                   the device presets\n"
     "\n"
@@ -47,6 +52,8 @@ int main(int argc, char **argv)
         {"info", cmd_info},         {"plan", cmd_plan},     {"compare", cmd_compare},
         {"reproduce", cmd_reproduce}, {"models", cmd_models}, {"devices", cmd_devices},
         {"synergy", cmd_synergy},   {"mpt", cmd_mpt},
+        {"export-model", cmd_export_model}, {"export-cluster", cmd_export_cluster},
+        {"simulate", cmd_simulate},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)

@@ -1,0 +1,146 @@
+/*
+ * strategy.c - reading a strategy written by `dnnpar plan --json` so that
+ * `dnnpar simulate --strategy FILE` can evaluate it again (possibly for
+ * another batch or cluster of the same shape).
+ */
+#include "search/strategy.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dnp_strategy {
+    json_t *root;
+    const json_t *paths; /* array of {"branch_bits", "levels": [...]} */
+    char file[256];
+    int levels;
+};
+
+static dnp_status bad(dnp_error *err, const char *file, const char *what)
+{
+    dnp_error_set(err, DNP_ERR_INPUT, "%s: %s", file, what);
+    return DNP_ERR_INPUT;
+}
+
+dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *err)
+{
+    json_error_t jerr;
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *file = is_stdin ? "<stdin>" : path;
+    json_t *root = is_stdin ? json_loadf(stdin, 0, &jerr) : json_load_file(path, 0, &jerr);
+    if (root == NULL) {
+        dnp_error_set(err, jerr.line < 0 ? DNP_ERR_IO : DNP_ERR_INPUT, "%s:%d:%d: %s", file,
+                      jerr.line, jerr.column, jerr.text);
+        return err->status;
+    }
+    dnp_status st = DNP_ERR_INPUT;
+    const json_t *paths = json_object_get(root, "paths");
+    const json_t *levels = json_object_get(root, "levels");
+    if (!json_is_array(paths) || json_array_size(paths) == 0 || !json_is_integer(levels) ||
+        json_integer_value(levels) < 0 || json_integer_value(levels) > 62) {
+        st = bad(err, file, "not a strategy: expected \"levels\" and \"paths\" as written by "
+                            "dnnpar plan --json");
+        goto fail;
+    }
+    for (size_t i = 0; i < json_array_size(paths); i++) {
+        const json_t *p = json_array_get(paths, i), *lv = json_object_get(p, "levels");
+        if (!json_is_integer(json_object_get(p, "branch_bits")) || !json_is_array(lv) ||
+            json_array_size(lv) != (size_t)json_integer_value(levels)) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "paths[%zu] needs \"branch_bits\" and one entry per level",
+                     i);
+            st = bad(err, file, msg);
+            goto fail;
+        }
+        for (size_t k = 0; k < json_array_size(lv); k++) {
+            const json_t *l = json_array_get(lv, k);
+            double r = json_number_value(json_object_get(l, "ratio"));
+            if (!json_is_number(json_object_get(l, "ratio")) || !(r > 0.0 && r < 1.0) ||
+                !json_is_object(json_object_get(l, "types"))) {
+                char msg[160];
+                snprintf(msg, sizeof msg,
+                         "paths[%zu].levels[%zu] needs a \"ratio\" in (0, 1) and \"types\"", i, k);
+                st = bad(err, file, msg);
+                goto fail;
+            }
+        }
+    }
+    dnp_strategy *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        st = DNP_ERR_NOMEM;
+        dnp_error_set(err, st, "%s: out of memory", file);
+        goto fail;
+    }
+    s->root = root;
+    s->paths = paths;
+    s->levels = (int)json_integer_value(levels);
+    snprintf(s->file, sizeof s->file, "%s", file);
+    *out = s;
+    return DNP_OK;
+fail:
+    json_decref(root);
+    return st;
+}
+
+void dnp_strategy_free(dnp_strategy *s)
+{
+    if (s == NULL)
+        return;
+    json_decref(s->root);
+    free(s);
+}
+
+static const char *str_or(const dnp_strategy *s, const char *key, const char *dflt)
+{
+    const char *v = json_string_value(json_object_get(s->root, key));
+    return v ? v : dflt;
+}
+
+const char *dnp_strategy_model(const dnp_strategy *s)
+{
+    return str_or(s, "model_source", str_or(s, "model", ""));
+}
+
+const char *dnp_strategy_cluster(const dnp_strategy *s) { return str_or(s, "cluster", ""); }
+
+int64_t dnp_strategy_batch(const dnp_strategy *s)
+{
+    return (int64_t)json_integer_value(json_object_get(s->root, "batch"));
+}
+
+int dnp_strategy_levels(const dnp_strategy *s) { return s->levels; }
+
+const char *strategy_file(const dnp_strategy *s) { return s->file; }
+
+/* The level entry for tree level k reached by branch bits `bits`: any
+ * path that took the same branches above k. */
+static const json_t *level_entry(const dnp_strategy *s, int k, unsigned bits)
+{
+    unsigned mask = k >= 32 ? ~0u : ((1u << k) - 1u);
+    for (size_t i = 0; i < json_array_size(s->paths); i++) {
+        const json_t *p = json_array_get(s->paths, i);
+        unsigned pb = (unsigned)json_integer_value(json_object_get(p, "branch_bits"));
+        if ((pb & mask) == (bits & mask))
+            return json_array_get(json_object_get(p, "levels"), (size_t)k);
+    }
+    return NULL;
+}
+
+int strategy_decision(const dnp_strategy *s, int k, unsigned bits, const char *op, int weighted,
+                      double *ratio)
+{
+    static const char *const types[3] = {"I", "II", "III"};
+    static const char *const layouts[3] = {"batch", "channel", "replicated"};
+    const json_t *l = level_entry(s, k, bits);
+    if (l == NULL)
+        return -1;
+    *ratio = json_number_value(json_object_get(l, "ratio"));
+    const char *t = json_string_value(json_object_get(json_object_get(l, "types"), op));
+    if (t == NULL)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(t, weighted ? types[i] : layouts[i]) == 0)
+            return i;
+    return -2;
+}

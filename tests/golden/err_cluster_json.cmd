@@ -1,0 +1,1 @@
+printf "{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": [{\"name\": \"a\", \"count\": 0}]}" > "$TMPDIR_GOLD/c.json"; dnnpar plan vgg11 --cluster "$TMPDIR_GOLD/c.json" 2>&1 | sed "s|$TMPDIR_GOLD/||"; echo "exit ${PIPESTATUS[0]}"

@@ -1,0 +1,1 @@
+printf "{\"format\": \"dnnpar-model\", \"version\": 1, \"ops\": [{\"name\": \"x\", \"kind\": \"input\", \"inputs\": [], \"out\": [3,8,8]}, {\"name\": \"c\", \"kind\": \"convolution\", \"inputs\": [\"x\"], \"out\": [4,8,8]}]}" > "$TMPDIR_GOLD/m.json"; dnnpar info "$TMPDIR_GOLD/m.json" 2>&1 | sed "s|$TMPDIR_GOLD/||"; echo "exit ${PIPESTATUS[0]}"

@@ -1,0 +1,1 @@
+dnnpar export-cluster "4xtpu-v2+4xcustom(name=g,tflops=100,net_gbps=100,dtype=fp16)" -o "$TMPDIR_GOLD/c.json" && cat "$TMPDIR_GOLD/c.json" && dnnpar export-cluster "$TMPDIR_GOLD/c.json" | cmp - "$TMPDIR_GOLD/c.json" && dnnpar compare vgg11 --cluster "$TMPDIR_GOLD/c.json" | tail -n 4

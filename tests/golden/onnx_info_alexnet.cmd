@@ -1,0 +1,1 @@
+dnnpar info ../shared/data/onnx/alexnet.onnx

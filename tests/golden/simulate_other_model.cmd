@@ -1,0 +1,1 @@
+dnnpar plan resnet18 --cluster 4xtpu-v3 --json "$TMPDIR_GOLD/p.json" > /dev/null; dnnpar simulate --strategy "$TMPDIR_GOLD/p.json" resnet34 2>&1 | sed "s|$TMPDIR_GOLD/||"; echo "exit ${PIPESTATUS[0]}"

@@ -1,0 +1,123 @@
+/* plan_report.c - a plan as text and as JSON (the strategy format read by
+ * `simulate --strategy`, docs/formats.md); shared by plan and simulate. */
+#include "cli.h"
+
+#include <string.h>
+
+/* Distinct root-to-leaf paths of the plan: a path branches only where the
+ * two halves differ.  Returns the count (at most max). */
+int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max)
+{
+    int n = 1;
+    paths[0] = 0;
+    for (int k = 0; k < levels; k++) {
+        int cur = n;
+        for (int i = 0; i < cur && n < max; i++)
+            if (!dnp_plan_level_identical(p, k, paths[i]))
+                paths[n++] = paths[i] | (1u << k);
+    }
+    return n;
+}
+
+static const char *state_word(int weighted, int t)
+{
+    static const char *const layouts[3] = {"batch", "channel", "replicated"};
+    if (weighted)
+        return cli_state_name(1, t);
+    return (t >= 0 && t < 3) ? layouts[t] : "-";
+}
+
+json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info)
+{
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    char spec[256];
+    dnp_cluster_format(info->cluster, spec, sizeof spec);
+    unsigned paths[16];
+    int np = cli_plan_paths(p, s.levels, paths, 16);
+    json_t *jpaths = json_array();
+    for (int i = 0; i < np; i++) {
+        json_t *lv = json_array();
+        for (int k = 0; k < s.levels; k++) {
+            char groups[300];
+            dnp_plan_level_groups(p, k, paths[i], groups, sizeof groups);
+            json_t *types = json_object();
+            for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+                json_object_set_new(types, dnp_plan_node_name(p, v),
+                                    json_string(state_word(dnp_plan_node_weighted(p, v),
+                                                           dnp_plan_type(p, k, paths[i], v))));
+            json_array_append_new(lv, json_pack("{s:i,s:s,s:f,s:o}", "level", k, "groups", groups,
+                                                "ratio", dnp_plan_ratio(p, k, paths[i]), "types",
+                                                types));
+        }
+        json_array_append_new(jpaths, json_pack("{s:I,s:o}", "branch_bits",
+                                                (json_int_t)paths[i], "levels", lv));
+    }
+    json_t *layers = json_array();
+    for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+        double cs, ms;
+        dnp_plan_node_times(p, v, &cs, &ms);
+        json_array_append_new(layers, json_pack("{s:s,s:b,s:f,s:f}", "name",
+                                                dnp_plan_node_name(p, v), "weighted",
+                                                dnp_plan_node_weighted(p, v), "compute_s", cs,
+                                                "comm_s", ms));
+    }
+    return json_pack("{s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "model",
+                     info->model, "model_source", info->source, "batch",
+                     (json_int_t)info->batch, "cluster", spec, "search", info->search, "levels",
+                     s.levels, "total_levels",
+                     s.total_levels, "step_time_s", s.step_time_s, "compute_s", s.compute_s,
+                     "comm_s", s.comm_s, "comm_bytes", s.comm_bytes, "mem_bytes_max",
+                     s.mem_bytes_max, "mem_capacity_bytes", s.mem_capacity_bytes, "paths", jpaths,
+                     "layers", layers);
+}
+
+void cli_plan_text(const dnp_plan *p, const cli_plan_info *info)
+{
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    char spec[256], t1[32], t2[32], t3[32];
+    dnp_cluster_format(info->cluster, spec, sizeof spec);
+    cli_fmt_time(s.step_time_s, t1, sizeof t1);
+    cli_fmt_time(s.compute_s, t2, sizeof t2);
+    cli_fmt_time(s.comm_s, t3, sizeof t3);
+    printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
+           spec, info->search);
+    printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
+    printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
+    printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB\n",
+           s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
+
+    unsigned paths[16];
+    int np = cli_plan_paths(p, s.levels, paths, 16);
+    for (int i = 0; i < np; i++) {
+        printf("\npath %d: the group taken at each level\n", i + 1);
+        printf("  %-5s %-40s %s\n", "level", "groups (first | second)", "ratio");
+        for (int k = 0; k < s.levels; k++) {
+            char groups[300];
+            unsigned bits = paths[i];
+            dnp_plan_level_groups(p, k, bits, groups, sizeof groups);
+            printf("  %-5d %-40s %.4f  -> %s\n", k, groups, dnp_plan_ratio(p, k, bits),
+                   ((bits >> k) & 1u) ? "second" : "first");
+        }
+        printf("  %-22s", "layer");
+        for (int k = 0; k < s.levels; k++)
+            printf(" %4s%d", "h", k);
+        printf("%s\n", i == 0 ? "      compute         comm" : "");
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+            printf("  %-22s", dnp_plan_node_name(p, v));
+            for (int k = 0; k < s.levels; k++)
+                printf(" %5s", cli_state_name(dnp_plan_node_weighted(p, v),
+                                              dnp_plan_type(p, k, paths[i], v)));
+            if (i == 0) {
+                double cs, ms;
+                dnp_plan_node_times(p, v, &cs, &ms);
+                cli_fmt_time(cs, t1, sizeof t1);
+                cli_fmt_time(ms, t2, sizeof t2);
+                printf(" %12s %12s", t1, t2);
+            }
+            printf("\n");
+        }
+    }
+}
+
