@@ -346,7 +346,8 @@ static int ends_with(const char *s, const char *suffix)
 }
 
 /* Load a model: a zoo name (case-insensitive), or a path ending in ".txt"
- * (AccPar text format), ".onnx" (ONNX) or ".json" (dnnpar model JSON).
+ * (AccPar text format), ".onnx" (ONNX) or ".json" (dnnpar model JSON; "-"
+ * reads it from standard input).
  * Anything else is DNP_ERR_INPUT with the list of zoo names.  On success
  * *out owns a new graph.  O(size of model). */
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
@@ -358,7 +359,8 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
         return dnp_load_accpar_text(name_or_path, out, err);
     if (name_or_path != NULL && ends_with(name_or_path, ".onnx"))
         return dnp_load_onnx(name_or_path, opt, out, err);
-    if (name_or_path != NULL && ends_with(name_or_path, ".json"))
+    if (name_or_path != NULL &&
+        (strcmp(name_or_path, "-") == 0 || ends_with(name_or_path, ".json")))
         return dnp_model_read_json(name_or_path, out, err);
     char known[512];
     zoo_list(known, sizeof known);

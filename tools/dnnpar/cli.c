@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -130,6 +131,34 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     return v;
 }
 
+double cli_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void cli_progress(const char *cmd, double start_s, const char *fmt, ...)
+{
+    if (!isatty(STDERR_FILENO) || cli_now_s() - start_s < 1.0)
+        return;
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\r\033[K%s: %s", cmd, line);
+    fflush(stderr);
+}
+
+void cli_progress_done(double start_s)
+{
+    if (isatty(STDERR_FILENO) && cli_now_s() - start_s >= 1.0) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+}
+
 int cli_exit_for(dnp_status st)
 {
     return st == DNP_OK ? EXIT_OK : (st == DNP_ERR_INPUT ? EXIT_USAGE : EXIT_RUNTIME);
@@ -205,7 +234,7 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
         return EXIT_USAGE;
     }
     size_t n = strlen(spec);
-    dnp_status st = (n > 5 && strcmp(spec + n - 5, ".json") == 0)
+    dnp_status st = (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
                         ? dnp_cluster_read_json(spec, out, &err)
                         : dnp_cluster_parse(spec, out, &err);
     if (st != DNP_OK)
@@ -224,7 +253,7 @@ const char *cli_state_name(int weighted, int state)
 
 void cli_fmt_si(double x, char *buf, size_t n)
 {
-    static const char *const prefix[] = {"", " k", " M", " G", " T", " P", " E"};
+    static const char *const prefix[] = {" ", " k", " M", " G", " T", " P", " E"};
     int k = 0;
     while (x >= 999.5 && k < 6) {
         x /= 1000.0;

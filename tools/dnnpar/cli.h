@@ -54,6 +54,17 @@ void cli_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
+/* A progress line on stderr ("\r" overwritten), only when stderr is a
+ * terminal and the work started at start_s (cli_now_s) has lasted more
+ * than a second; cli_progress_done clears it. */
+double cli_now_s(void);
+void cli_progress(const char *cmd, double start_s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void cli_progress_done(double start_s);
+
 /* Map a library status to an exit status. */
 int cli_exit_for(dnp_status st);
 

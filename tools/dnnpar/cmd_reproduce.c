@@ -65,13 +65,14 @@ typedef struct {
     int accpar_best;   /* accpar >= every baseline on every network */
 } fig_result;
 
-static int speedup_figure(const char *spec, int levels, fig_result *r)
+static int speedup_figure(const char *spec, int levels, fig_result *r, double start_s)
 {
     memset(r, 0, sizeof *r);
     double logsum[DNP_SCHEME_COUNT] = {0};
     r->accpar_best = 1;
     for (int i = 0; i < N_NETS; i++) {
         double t[DNP_SCHEME_COUNT] = {0};
+        cli_progress("reproduce", start_s, "%s: %s", spec, networks[i]);
         int rc = step_times(networks[i], spec, 512, levels, t);
         if (rc != 0)
             return rc;
@@ -272,8 +273,16 @@ int cmd_reproduce(int argc, char **argv)
     }
     fig_result f5, f6;
     json_t *j7 = NULL, *j8 = NULL;
-    if ((rc = speedup_figure(HETERO, 0, &f5)) != 0 || (rc = speedup_figure(HOMO, 0, &f6)) != 0 ||
-        (rc = fig7(&j7)) != 0 || (rc = fig8(&j8)) != 0) {
+    double start_s = cli_now_s();
+    rc = speedup_figure(HETERO, 0, &f5, start_s);
+    if (rc == 0)
+        rc = speedup_figure(HOMO, 0, &f6, start_s);
+    if (rc == 0)
+        rc = fig7(&j7);
+    if (rc == 0)
+        rc = fig8(&j8);
+    cli_progress_done(start_s);
+    if (rc != 0) {
         json_decref(j7);
         json_decref(j8);
         return rc;
