@@ -203,6 +203,7 @@ static ot_tensor *in_t(importer *im, size_t k)
 
 static int need_in(importer *im, size_t k, ot_tensor *copy)
 {
+    memset(copy, 0, sizeof *copy);
     ot_tensor *t = in_t(im, k);
     if (t == NULL)
         return node_fail(im, "input %zu is missing or produced by no earlier node", k);
