@@ -1,15 +1,17 @@
 /* cmd_info.c - `dnnpar info`: per-layer shapes, FLOPs and parameters. */
 #include "cli.h"
+#include "report/report.h"
 
 #include <string.h>
 
 static const char help[] =
-    "usage: dnnpar info MODEL [--batch B] [--json FILE]\n"
+    "usage: dnnpar info MODEL [--batch B] [--skip-unknown] [--json FILE] [--dot FILE]\n"
     "\n"
     "Per layer: kind, input and output shape (channels x height x width, per\n"
     "sample), parameters, multiply-accumulates per sample, and the forward,\n"
     "backward and weight-gradient FLOP of the batch (AccPar Table 6).\n"
-    "Totals at the end.  The batch defaults to 1.\n"
+    "Totals at the end.  The batch defaults to 1.  --dot FILE writes the graph in\n"
+    "Graphviz DOT (render with dot -Tpng FILE -o graph.png).\n"
     "\n"
     "examples:\n"
     "  dnnpar info resnet50\n"
@@ -113,7 +115,7 @@ static void info_text(const dnp_graph *g, long long batch)
 
 int cmd_info(int argc, char **argv)
 {
-    static const char *const valued[] = {"batch", "json", NULL};
+    static const char *const valued[] = {"batch", "json", "dot", NULL};
     static const char *const flags[] = {"help", "skip-unknown", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -131,7 +133,15 @@ int cmd_info(int argc, char **argv)
     const char *json = cli_get(&a, "json");
     if (json != NULL)
         rc = cli_write_json("info", json, info_json(g, batch));
-    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0))
+    const char *dot = cli_get(&a, "dot");
+    if (rc == 0 && dot != NULL) {
+        dnp_error err = {0};
+        dnp_status st = report_dot_write(dot, g, NULL, &err);
+        if (st != DNP_OK)
+            cli_error("info", "%s", err.msg);
+        rc = cli_exit_for(st);
+    }
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0) && (dot == NULL || strcmp(dot, "-") != 0))
         info_text(g, batch);
     dnp_graph_free(g);
     return rc;

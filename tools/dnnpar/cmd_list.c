@@ -14,7 +14,7 @@ int cmd_models(int argc, char **argv)
     if (rc != 0 || done)
         return rc;
     for (int i = 0; i < dnp_zoo_count(); i++)
-        printf("%-10s %s\n", dnp_zoo_name(i), dnp_zoo_description(i));
+        printf("%-18s %s\n", dnp_zoo_name(i), dnp_zoo_description(i));
     return EXIT_OK;
 }
 

@@ -1,5 +1,6 @@
 /* cmd_plan.c - `dnnpar plan` and `dnnpar compare`. */
 #include "cli.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar]\n"
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
+    "                   [--plot FILE.png|FILE.svg] [--dot FILE]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -18,6 +20,8 @@ static const char plan_help[] =
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
+    "  --plot FILE    a map of layers x levels coloured by type (gnuplot; .png, .svg)\n"
+    "  --dot FILE     the model graph in Graphviz DOT coloured by the split\n"
     "  --reference    the AccPar authors' restricted model: element counts,\n"
     "                 communication only, 1/2 splits, 7 levels unless --levels;\n"
     "                 --cluster is then optional\n"
@@ -28,11 +32,12 @@ static const char plan_help[] =
 
 static const char compare_help[] =
     "usage: dnnpar compare MODEL --cluster SPEC [--levels H] [--batch B]\n"
-    "                      [--reference] [--json FILE]\n"
+    "                      [--reference] [--json FILE] [--plot FILE.png|FILE.svg]\n"
     "\n"
     "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar and\n"
     "AccPar on the same cost model and print each scheme's predicted step time,\n"
     "its compute / communication split and its speedup over data parallelism.\n"
+    "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
     "With --reference, print the four schemes' partition-type tables in the\n"
     "format of the AccPar authors' code (0 = Type-I, 1 = Type-II, 2 = Type-III).\n"
     "\n"
@@ -46,6 +51,7 @@ typedef struct {
     dnp_plan_options opt;
     const char *json;
     const char *source; /* the MODEL argument */
+    const char *plot, *dot;
 } plan_job;
 
 /* Shared option handling of plan and compare.  Returns an exit status; on
@@ -54,8 +60,8 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
                  plan_job *job, int *done)
 {
     static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
-                                              NULL};
-    static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", NULL};
+                                              "plot", "dot", NULL};
+    static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot", NULL};
     static const char *const flags[] = {"help", "reference", "skip-unknown", NULL};
     cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
     cli_args a;
@@ -67,6 +73,16 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     job->opt.scheme = DNP_SCHEME_ACCPAR;
     job->opt.batch = 512;
     job->json = cli_get(&a, "json");
+    job->plot = cli_get(&a, "plot");
+    job->dot = cli_get(&a, "dot");
+    if (job->plot != NULL && cli_flag(&a, "reference")) {
+        cli_error(cmd, "--plot draws step times, which --reference does not compute");
+        return EXIT_USAGE;
+    }
+    if (job->plot != NULL && report_plot_format(job->plot) < 0) {
+        cli_error(cmd, "--plot '%s': the file name must end in .png or .svg", job->plot);
+        return EXIT_USAGE;
+    }
     const char *s;
     if (with_search && (s = cli_get(&a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
@@ -174,7 +190,25 @@ int cmd_plan(int argc, char **argv)
                               &job.cl, dnp_scheme_name(job.opt.scheme)};
         if (job.json != NULL)
             rc = cli_write_json("plan", job.json, cli_plan_json(p, &info));
-        if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0)) {
+        if (rc == 0 && job.plot != NULL) {
+            char spec[256];
+            dnp_cluster_format(&job.cl, spec, sizeof spec);
+            dnp_error err = {0};
+            dnp_status st = report_plot_plan(job.plot, p, dnp_graph_name(job.g), spec,
+                                             dnp_scheme_name(job.opt.scheme), job.opt.batch, &err);
+            if (st != DNP_OK)
+                cli_error("plan", "%s", err.msg);
+            rc = cli_exit_for(st);
+        }
+        if (rc == 0 && job.dot != NULL) {
+            dnp_error err = {0};
+            dnp_status st = report_dot_write(job.dot, job.g, p, &err);
+            if (st != DNP_OK)
+                cli_error("plan", "%s", err.msg);
+            rc = cli_exit_for(st);
+        }
+        if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0) &&
+            (job.dot == NULL || strcmp(job.dot, "-") != 0)) {
             if (job.opt.reference_mode)
                 reference_table(p, dnp_scheme_name(job.opt.scheme));
             else
@@ -204,7 +238,22 @@ int cmd_compare(int argc, char **argv)
     if (rc == 0) {
         char spec[256];
         dnp_cluster_format(&job.cl, spec, sizeof spec);
-        if (job.json != NULL) {
+        if (job.plot != NULL) {
+            const char *names[DNP_SCHEME_COUNT];
+            double step_s[DNP_SCHEME_COUNT], speedup[DNP_SCHEME_COUNT];
+            for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+                names[s] = dnp_scheme_name((dnp_scheme)s);
+                step_s[s] = sum[s].step_time_s;
+                speedup[s] = sum[0].step_time_s / sum[s].step_time_s;
+            }
+            dnp_error err = {0};
+            dnp_status st = report_plot_compare(job.plot, dnp_graph_name(job.g), spec,
+                                                DNP_SCHEME_COUNT, names, step_s, speedup, &err);
+            if (st != DNP_OK)
+                cli_error("compare", "%s", err.msg);
+            rc = cli_exit_for(st);
+        }
+        if (rc == 0 && job.json != NULL) {
             json_t *schemes = json_array();
             for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
                 json_t *o = job.opt.reference_mode

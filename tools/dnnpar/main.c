@@ -1,5 +1,6 @@
 /* main.c - the dnnpar command-line tool: dispatch to subcommands. */
 #include "cli.h"
+#include "cmd_export.h"
 
 #include <string.h>
 
@@ -19,6 +20,8 @@ static const char usage[] =
     "                                            evaluate a strategy saved by plan --json\n"
     "  reproduce accpar|pase|synergyflow|mpt [--json FILE]\n"
     "                                            a paper's evaluation beside its figures\n"
+    "  export MODEL --cluster SPEC --format jax|dtensor|astra [-o FILE]\n"
+    "                                            a plan as sharding specs or an ASTRA-sim workload\n"
     "  export-model MODEL [-o FILE]              a model as dnnpar model JSON\n"
     "  export-cluster SPEC [-o FILE]             a cluster as dnnpar cluster JSON\n"
     "  models                                    the built-in model zoo\n"
@@ -53,7 +56,7 @@ int main(int argc, char **argv)
         {"reproduce", cmd_reproduce}, {"models", cmd_models}, {"devices", cmd_devices},
         {"synergy", cmd_synergy},   {"mpt", cmd_mpt},
         {"export-model", cmd_export_model}, {"export-cluster", cmd_export_cluster},
-        {"simulate", cmd_simulate},
+        {"simulate", cmd_simulate}, {"export", cmd_export},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)

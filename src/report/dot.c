@@ -1,0 +1,151 @@
+/* dot.c - the model graph in Graphviz DOT, optionally coloured by a plan.
+ *
+ * Node IDs are generated ("n0", "n1", ...), so op names only ever appear
+ * inside quoted labels, escaped; a name with quotes, backslashes, '/' or
+ * ':' (common in ONNX) cannot break the file. */
+#include "report/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fill and text colours of the states: Types I, II, III, joins B, C, R
+ * (the palette of the plan map, docs/reports.md). */
+static const char *const fill_colors[6] = {"#4e79a7", "#f28e2b", "#e15759",
+                                           "#a0cbe8", "#ffbe7d", "#d4d4d4"};
+static const char *const font_colors[6] = {"white", "black", "white", "black", "black", "black"};
+static const char *const legend_text[6] = {"I: batch split",          "II: input dim split",
+                                           "III: output dim split",   "B: join, batch layout",
+                                           "C: join, channel layout", "R: join, replicated"};
+
+/* Per-sample shape text: the real axes when the op keeps them, else
+ * c x h x w (just c for a vector). */
+static void put_shape(rbuf *b, const dnp_op *op)
+{
+    if (op->out_rank > 0) {
+        for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
+            rbuf_printf(b, "%s%lld", d ? "x" : "", (long long)op->out_dims[d]);
+        return;
+    }
+    if (op->out.h == 1 && op->out.w == 1)
+        rbuf_printf(b, "%lld", (long long)op->out.c);
+    else
+        rbuf_printf(b, "%lldx%lldx%lld", (long long)op->out.c, (long long)op->out.h,
+                    (long long)op->out.w);
+}
+
+static void put_legend(rbuf *b)
+{
+    rbuf_puts(b, "  subgraph cluster_legend {\n"
+                 "    label=\"type at level h0 (fill)\";\n"
+                 "    fontsize=10;\n"
+                 "    color=\"#999999\";\n");
+    for (int c = 0; c < 6; c++)
+        rbuf_printf(b, "    legend%d [label=\"%s\", fillcolor=\"%s\", fontcolor=\"%s\"];\n", c,
+                    legend_text[c], fill_colors[c], font_colors[c]);
+    rbuf_puts(b, "    { rank=same; legend0; legend1; legend2; legend3; legend4; legend5; }\n"
+                 "    legend0 -> legend1 -> legend2 -> legend3 -> legend4 -> legend5 "
+                 "[style=invis];\n"
+                 "  }\n");
+}
+
+char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
+{
+    int n_ops = dnp_graph_n_ops(g);
+    int *node_of_op = malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
+    if (node_of_op == NULL)
+        return NULL;
+    for (int i = 0; i < n_ops; i++)
+        node_of_op[i] = -1;
+    int levels = 0, n_paths = 1;
+    if (p != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        levels = s.levels > REPORT_MAX_DEPTH ? REPORT_MAX_DEPTH : s.levels;
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+            int op = dnp_graph_find(g, dnp_plan_node_name(p, v));
+            if (op >= 0)
+                node_of_op[op] = v;
+        }
+        unsigned paths[2];
+        n_paths = report_plan_paths(p, levels, paths, 1);
+    }
+
+    rbuf b;
+    rbuf_init(&b);
+    rbuf_puts(&b, "digraph \"");
+    rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
+    rbuf_puts(&b, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, "
+                  "labelloc=t, label=\"");
+    rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
+    rbuf_puts(&b, ": op name, kind, output shape per sample; edges: tensor shape per sample");
+    if (p != NULL) {
+        rbuf_printf(&b, "\\nfill: partition type at level h0; last line: type at h0..h%d",
+                    levels - 1);
+        if (n_paths > 1)
+            rbuf_puts(&b, " on the first path (the halves of a heterogeneous level decide "
+                          "differently below it: see dnnpar plan)");
+    }
+    rbuf_puts(&b, "\"];\n"
+                  "  node [shape=box, style=\"rounded,filled\", fillcolor=\"white\", "
+                  "fontname=\"Helvetica\", fontsize=10];\n"
+                  "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n");
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        rbuf_printf(&b, "  n%d [label=\"", i);
+        rbuf_put_escaped(&b, op->name, ESC_DOT);
+        rbuf_printf(&b, "\\n%s", dnp_op_kind_name(op->kind));
+        if (op->src_type[0] != '\0') {
+            rbuf_puts(&b, " (");
+            rbuf_put_escaped(&b, op->src_type, ESC_DOT);
+            rbuf_puts(&b, ")");
+        }
+        rbuf_puts(&b, "\\n");
+        put_shape(&b, op);
+        int v = node_of_op[i];
+        if (v >= 0 && levels > 0) {
+            int w = dnp_plan_node_weighted(p, v);
+            rbuf_puts(&b, "\\n");
+            for (int k = 0; k < levels; k++)
+                rbuf_printf(&b, "%s%s", k ? " " : "",
+                            report_state_name(w, dnp_plan_type(p, k, 0, v)));
+            int t0 = dnp_plan_type(p, 0, 0, v);
+            int c = t0 < 0 ? 5 : (w ? t0 : 3 + t0);
+            rbuf_printf(&b, "\", fillcolor=\"%s\", fontcolor=\"%s\"", fill_colors[c],
+                        font_colors[c]);
+        } else if (v >= 0 || dnp_op_is_weighted(op->kind)) {
+            rbuf_puts(&b, "\", color=\"black\", penwidth=1.5");
+        } else {
+            rbuf_puts(&b, "\", color=\"#888888\"");
+        }
+        rbuf_puts(&b, "];\n");
+    }
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        for (int k = 0; k < op->n_inputs; k++) {
+            const dnp_op *src = dnp_graph_op(g, op->inputs[k]);
+            if (src == NULL)
+                continue;
+            rbuf_printf(&b, "  n%d -> n%d [label=\"", op->inputs[k], i);
+            put_shape(&b, src);
+            rbuf_puts(&b, "\"];\n");
+        }
+    }
+    if (p != NULL && levels > 0)
+        put_legend(&b);
+    rbuf_puts(&b, "}\n");
+    free(node_of_op);
+    return rbuf_take(&b);
+}
+
+dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p, dnp_error *err)
+{
+    char *text = report_dot_text(g, p);
+    if (text == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the DOT graph");
+        return DNP_ERR_NOMEM;
+    }
+    dnp_status st = report_write_file(path, text, strlen(text), err);
+    free(text);
+    return st;
+}

@@ -1,0 +1,540 @@
+/* export.c - a plan as per-tensor sharding on a named device mesh: JAX
+ * PartitionSpecs or PyTorch DTensor placements (both as Python source).
+ *
+ * The mesh has one axis per level of the device tree along the first path,
+ * "h0" for the outermost split.  At each level an op's type shards one
+ * role of its tensors over that axis (AccPar section 3.2):
+ *
+ *   Type-I   (batch)      input and output on N; weight replicated, its
+ *                         gradient a partial sum reduced over the axis
+ *   Type-II  (input dim)  input on its feature/channel dim, weight on its
+ *                         input dim; output a partial sum reduced over it
+ *   Type-III (output dim) weight on its output dim, output on its
+ *                         feature/channel dim; input replicated, its
+ *                         gradient a partial sum reduced over it
+ *   joins                 B: N, C: the channel dim, R: nothing
+ *
+ * What these notations cannot say (uneven ratios, halves that decide
+ * differently, unequal halves) is written as NOTE comments; the
+ * dispatcher report_export() is at the end, astra.c has the workload. */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ROLE_BATCH = 0, ROLE_IN = 1, ROLE_OUT = 2 };
+#define TMAX_RANK (DNP_MAX_RANK + 2)
+#define MAX_BRANCH_LINES 40
+
+/* One tensor of an op: its rank, which dim plays each role (-1: none),
+ * the mesh axes sharding each dim and the axes it is a partial sum over. */
+typedef struct {
+    const char *what; /* "input", "weight", "output" */
+    int rank;
+    int role_dim[3];
+    unsigned axes[TMAX_RANK];
+    unsigned partial;      /* output of Type-II before its reduction */
+    unsigned grad_partial; /* gradient reduced over these axes (weight: I, input: III) */
+    int no_grad;           /* token ids: no gradient flows into them */
+} tensor;
+
+/* What both sharding exports need to know about the plan. */
+typedef struct {
+    const dnp_graph *g;
+    const dnp_cluster *cl;
+    const dnp_plan_options *opt;
+    const dnp_plan *p;
+    int torch;       /* 1: DTensor (PyTorch weight layouts), 0: JAX */
+    int depth;       /* mesh axes: levels on the first path */
+    unsigned uneven; /* bit k: ratio of level k on the first path is not 1/2 */
+    int regular;     /* every split in the tree halves the devices */
+} ectx;
+
+static void set_tensor(tensor *t, const char *what, int rank, int batch, int in, int out)
+{
+    memset(t, 0, sizeof *t);
+    t->what = what;
+    t->rank = rank;
+    t->role_dim[ROLE_BATCH] = batch;
+    t->role_dim[ROLE_IN] = in;
+    t->role_dim[ROLE_OUT] = out;
+}
+
+/* Rank of an activation: N plus the real per-sample axes, or N C H W, or
+ * N C for a vector. */
+static int act_rank(const dnp_op *op)
+{
+    if (op->out_rank > 0)
+        return 1 + op->out_rank;
+    return (op->out.h == 1 && op->out.w == 1) ? 2 : 4;
+}
+
+/* The tensors of op `op` (input, weight, output) and how many; joins have
+ * only an output whose channel dim plays both channel roles. */
+static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
+{
+    int r_out = act_rank(op);
+    switch (op->kind) {
+    case DNP_OP_CONV:
+        set_tensor(&ts[0], "input", 4, 0, 1, -1);
+        set_tensor(&ts[1], "weight", 4, -1, 1, 0); /* (out, in/groups, kh, kw) */
+        set_tensor(&ts[2], "output", 4, 0, -1, 1);
+        return 3;
+    case DNP_OP_FC: {
+        /* (N, in) flattened, or (N, positions..., features) */
+        int r = op->keep_positions ? (op->out_rank > 0 ? r_out : 3) : 2;
+        set_tensor(&ts[0], "input", r, 0, r - 1, -1);
+        if (e->torch)
+            set_tensor(&ts[1], "weight", 2, -1, 1, 0); /* nn.Linear (out, in) */
+        else
+            set_tensor(&ts[1], "weight", 2, -1, 0, 1); /* Dense kernel (in, out) */
+        set_tensor(&ts[2], "output", r, 0, -1, r - 1);
+        return 3;
+    }
+    case DNP_OP_EMBEDDING: {
+        int r = op->out_rank > 0 ? r_out : 3;          /* (N, S..., D) */
+        set_tensor(&ts[0], "input", r - 1, 0, -1, -1); /* token ids */
+        ts[0].no_grad = 1;
+        set_tensor(&ts[1], "weight", 2, -1, 0, 1); /* (vocab, dim) */
+        set_tensor(&ts[2], "output", r, 0, -1, r - 1);
+        return 3;
+    }
+    default: {
+        /* The channel axis: C of an image, else the last (feature) axis. */
+        int ch = (op->out_rank == 0 && r_out == 4) ? 1 : r_out - 1;
+        set_tensor(&ts[0], "output", r_out, 0, ch, ch);
+        return 1;
+    }
+    }
+}
+
+/* Apply the type of every level on path 0 to the op's tensors. */
+static void shard_tensors(const ectx *e, int node, tensor *ts, int n)
+{
+    int weighted = dnp_plan_node_weighted(e->p, node);
+    for (int k = 0; k < e->depth; k++) {
+        int t = dnp_plan_type(e->p, k, 0, node);
+        unsigned bit = 1u << k;
+        if (t < 0 || (!weighted && t == 2))
+            continue; /* replicated join */
+        int role = t; /* I: batch, II: input dim, III: output dim; joins B, C */
+        for (int i = 0; i < n; i++) {
+            tensor *x = &ts[i];
+            int d = x->role_dim[role];
+            if (d >= 0 && d < x->rank)
+                x->axes[d] |= bit;
+            else if (weighted && t == DNP_TYPE_II && strcmp(x->what, "output") == 0)
+                x->partial |= bit;
+            if (weighted && t == DNP_TYPE_I && strcmp(x->what, "weight") == 0)
+                x->grad_partial |= bit;
+            if (weighted && t == DNP_TYPE_III && strcmp(x->what, "input") == 0 && !x->no_grad)
+                x->grad_partial |= bit;
+        }
+    }
+}
+
+/* Python tuple of mesh axis names for the bits in `axes`. */
+static void put_axes_py(rbuf *b, unsigned axes, int depth)
+{
+    int n = 0;
+    for (int k = 0; k < depth; k++)
+        n += (axes >> k) & 1u;
+    if (n == 0) {
+        rbuf_puts(b, "None");
+        return;
+    }
+    if (n > 1)
+        rbuf_puts(b, "(");
+    int first = 1;
+    for (int k = 0; k < depth; k++)
+        if ((axes >> k) & 1u) {
+            rbuf_printf(b, "%s\"h%d\"", first ? "" : ", ", k);
+            first = 0;
+        }
+    if (n > 1)
+        rbuf_puts(b, ")");
+}
+
+/* "h0, h2" for the bits in `axes`. */
+static void put_axes_text(rbuf *b, unsigned axes, int depth)
+{
+    int first = 1;
+    for (int k = 0; k < depth; k++)
+        if ((axes >> k) & 1u) {
+            rbuf_printf(b, "%sh%d", first ? "" : ", ", k);
+            first = 0;
+        }
+}
+
+/* The comment after one tensor's line: reductions and uneven axes. */
+static void put_tensor_notes(rbuf *b, const ectx *e, const tensor *x)
+{
+    unsigned sharded = 0;
+    for (int d = 0; d < x->rank; d++)
+        sharded |= x->axes[d];
+    unsigned uneven = sharded & e->uneven;
+    const char *sep = "  # ";
+    if (x->partial) {
+        rbuf_puts(b, sep);
+        if (e->torch)
+            rbuf_puts(b, "Partial() until all-reduced over ");
+        else
+            rbuf_puts(b, "partial sums: psum over ");
+        put_axes_text(b, x->partial, e->depth);
+        rbuf_puts(b, e->torch ? ", then Replicate()" : "; the spec is after the psum");
+        sep = "; ";
+    }
+    if (x->grad_partial) {
+        rbuf_puts(b, sep);
+        rbuf_puts(b, e->torch ? "gradient Partial() over " : "gradient psum over ");
+        put_axes_text(b, x->grad_partial, e->depth);
+        sep = "; ";
+    }
+    if (uneven) {
+        rbuf_puts(b, sep);
+        rbuf_puts(b, "uneven split over ");
+        put_axes_text(b, uneven, e->depth);
+        rbuf_puts(b, " (see NOTE)");
+    }
+}
+
+static void put_tensor_line(rbuf *b, const ectx *e, const tensor *x)
+{
+    rbuf_printf(b, "        \"%s\": ", x->what);
+    if (e->torch) {
+        rbuf_puts(b, "(");
+        for (int k = 0; k < e->depth; k++) {
+            int d = -1;
+            for (int i = 0; i < x->rank; i++)
+                if ((x->axes[i] >> k) & 1u)
+                    d = i;
+            if (k > 0)
+                rbuf_puts(b, ", ");
+            if (d >= 0)
+                rbuf_printf(b, "Shard(%d)", d);
+            else if ((x->partial >> k) & 1u)
+                rbuf_puts(b, "Partial()");
+            else
+                rbuf_puts(b, "Replicate()");
+        }
+        rbuf_puts(b, e->depth == 1 ? ",)," : "),");
+    } else {
+        rbuf_puts(b, "P(");
+        for (int i = 0; i < x->rank; i++) {
+            if (i > 0)
+                rbuf_puts(b, ", ");
+            put_axes_py(b, x->axes[i], e->depth);
+        }
+        rbuf_puts(b, "),");
+    }
+    put_tensor_notes(b, e, x);
+    rbuf_puts(b, "\n");
+}
+
+/* Per-sample output shape, "64x55x55". */
+static void put_shape(rbuf *b, const dnp_op *op)
+{
+    if (op->out_rank > 0) {
+        for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
+            rbuf_printf(b, "%s%lld", d ? "x" : "", (long long)op->out_dims[d]);
+    } else if (op->out.h == 1 && op->out.w == 1) {
+        rbuf_printf(b, "%lld", (long long)op->out.c);
+    } else {
+        rbuf_printf(b, "%lldx%lldx%lld", (long long)op->out.c, (long long)op->out.h,
+                    (long long)op->out.w);
+    }
+}
+
+/* Walk the whole tree: is every split an equal halving of the devices,
+ * with every leaf at the same depth? */
+static int tree_is_regular(const ectx *e)
+{
+    unsigned paths[REPORT_MAX_PATHS];
+    int n = report_plan_paths(e->p, REPORT_MAX_DEPTH, paths, REPORT_MAX_PATHS);
+    if (n > REPORT_MAX_PATHS)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        int d = report_path_depth(e->p, paths[i]);
+        if (d != e->depth)
+            return 0;
+        for (int k = 0; k < d; k++) {
+            int64_t nd[2];
+            int one[2];
+            if (report_level_split(e->p, e->cl, k, paths[i], nd, one) != 0 || nd[0] != nd[1])
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The NOTE lines for the levels where the two halves decide differently:
+ * compare the first path with the one taking the second group at level k. */
+static void put_branch_notes(rbuf *b, const ectx *e)
+{
+    const dnp_plan *p = e->p;
+    int V = dnp_plan_n_nodes(p);
+    for (int k = 0; k < e->depth; k++) {
+        if (dnp_plan_level_identical(p, k, 0))
+            continue;
+        unsigned other = 1u << k;
+        int d_other = report_path_depth(p, other);
+        int lim = d_other < e->depth ? d_other : e->depth;
+        int lines = 0, more = 0;
+        char groups[600];
+        dnp_plan_level_groups(p, k, 0, groups, sizeof groups);
+        rbuf_printf(b,
+                    "# NOTE h%d: its two groups differ (%s) and are planned separately below "
+                    "it;\n"
+                    "#   where they decide differently (heterogeneous branches) one SPMD "
+                    "program cannot express\n"
+                    "#   the plan. This file follows the first group at every level; with the "
+                    "second group at h%d:\n",
+                    k, groups, k);
+        if (d_other != e->depth)
+            rbuf_printf(b, "#   %d levels below h%d down to single devices (the first group: %d)\n",
+                        d_other - k - 1, k, e->depth - k - 1);
+        for (int j = k + 1; j < lim; j++) {
+            double r0 = dnp_plan_ratio(p, j, 0), r1 = dnp_plan_ratio(p, j, other);
+            if (fabs(r0 - r1) > 1e-12) {
+                if (lines < MAX_BRANCH_LINES)
+                    rbuf_printf(b, "#   h%d ratio %.4f (here %.4f)\n", j, r1, r0);
+                else
+                    more++;
+                lines++;
+            }
+            for (int v = 0; v < V; v++) {
+                int t0 = dnp_plan_type(p, j, 0, v), t1 = dnp_plan_type(p, j, other, v);
+                if (t0 == t1)
+                    continue;
+                if (lines < MAX_BRANCH_LINES) {
+                    int w = dnp_plan_node_weighted(p, v);
+                    rbuf_printf(b, "#   h%d ", j);
+                    rbuf_put_escaped(b, dnp_plan_node_name(p, v), ESC_TEXT);
+                    rbuf_printf(b, ": %s (here %s)\n", report_state_name(w, t1),
+                                report_state_name(w, t0));
+                } else {
+                    more++;
+                }
+                lines++;
+            }
+        }
+        if (lines == 0)
+            rbuf_puts(b, "#   no type or ratio differs on the levels both groups have\n");
+        if (more > 0)
+            rbuf_printf(b, "#   ... and %d more differences (dnnpar plan lists them all)\n", more);
+    }
+}
+
+/* The header: what, mesh, notes, conventions. */
+static void put_header(rbuf *b, const ectx *e)
+{
+    const dnp_plan *p = e->p;
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    char spec[256];
+    dnp_cluster_format(e->cl, spec, sizeof spec);
+    rbuf_printf(b, "# dnnpar %s export: %s\n", DNP_VERSION,
+                e->torch ? "PyTorch DTensor placements of every tensor of every partitioned op"
+                         : "JAX PartitionSpec of every tensor of every partitioned op");
+    rbuf_puts(b, "# model ");
+    rbuf_put_escaped(b, dnp_graph_name(e->g), ESC_TEXT);
+    rbuf_printf(b, ", batch %lld, cluster %s, search %s, levels searched %d of %d\n",
+                (long long)e->opt->batch, spec, dnp_scheme_name(e->opt->scheme), s.levels,
+                s.total_levels);
+    rbuf_puts(b, "#\n# Mesh: one axis per level of the device tree (docs/time-model.md), the "
+                 "outermost split first;\n# each level splits a group of devices into two.\n");
+    for (int k = 0; k < e->depth; k++) {
+        char groups[600];
+        int64_t nd[2] = {0, 0};
+        int one[2];
+        dnp_plan_level_groups(p, k, 0, groups, sizeof groups);
+        int ok = report_level_split(p, e->cl, k, 0, nd, one) == 0;
+        double r = dnp_plan_ratio(p, k, 0);
+        rbuf_printf(b, "#   \"h%d\"  ", k);
+        if (ok && nd[0] == nd[1])
+            rbuf_puts(b, "size 2  ");
+        else
+            rbuf_printf(b, "groups of %lld and %lld devices (unequal halves)  ", (long long)nd[0],
+                        (long long)nd[1]);
+        rbuf_printf(b, "%s  ratio %.4f%s%s\n", groups, r,
+                    ((e->uneven >> k) & 1u) ? " (uneven)" : "",
+                    k >= s.levels ? "  data parallel (below the searched levels)" : "");
+    }
+    if (e->depth == 0)
+        rbuf_puts(b, "#   (none: a single device)\n");
+    rbuf_puts(b, "# Mesh position (b0, b1, ...) is the device reached by taking group b_k "
+                 "(0 first, 1 second)\n# at level h_k; groups hold the cluster spec's device "
+                 "types in order.\n");
+    if (!e->regular)
+        rbuf_puts(b, "# NOTE the device tree is not a regular 2 x 2 x ... mesh (some level "
+                     "splits its devices\n#   unequally or the tree is uneven): a named mesh "
+                     "cannot hold it; MESH_SHAPE is None\n#   and the specs describe the first "
+                     "path only.\n");
+    for (int k = 0; k < e->depth; k++)
+        if ((e->uneven >> k) & 1u) {
+            double r = dnp_plan_ratio(p, k, 0);
+            rbuf_printf(b,
+                        "# NOTE h%d: ratio %.4f is not 1/2 (an uneven split): the first group "
+                        "takes %.2f%%\n"
+                        "#   of every dim sharded over h%d. %s shard evenly, so this cannot "
+                        "be expressed\n"
+                        "#   here; the specs below say which dims are split, not how much.\n",
+                        k, r, 100.0 * r, k, e->torch ? "DTensor placements" : "PartitionSpecs");
+        }
+    put_branch_notes(b, e);
+    rbuf_puts(b, "#\n# Tensor layouts (the dims each spec lists):\n");
+    if (e->torch) {
+        rbuf_puts(b, "#   conv:   input and output (N, C, H, W); weight (out, in/groups, kh, "
+                     "kw) as nn.Conv2d\n"
+                     "#   fc:     input (N, in) (the flattened input), weight (out, in) as "
+                     "nn.Linear, output (N, out);\n"
+                     "#           at every position: input (N, ..., in), output (N, ..., "
+                     "out)\n"
+                     "#   embedding: input ids (N, S), weight (vocab, dim) as nn.Embedding, "
+                     "output (N, S, dim)\n");
+    } else {
+        rbuf_puts(b, "#   conv:   input and output NCHW (N, C, H, W); weight OIHW (out, "
+                     "in/groups, kh, kw), the default\n"
+                     "#           dimension numbers of jax.lax.conv_general_dilated\n"
+                     "#   dense:  input (N, in) (the flattened input), kernel (in, out) as "
+                     "flax.linen.Dense, output (N, out);\n"
+                     "#           at every position: input (N, ..., in), output (N, ..., "
+                     "out)\n"
+                     "#   embedding: input ids (N, S), table (vocab, dim), output (N, S, "
+                     "dim)\n");
+    }
+    rbuf_puts(b, "#   joins (add, concat, ...): output only, (N, C, H, W) or (N, ..., C)\n"
+                 "# Types per level (AccPar section 3.2):\n"
+                 "#   I   batch: input and output sharded on N; weight replicated, its "
+                 "gradient summed over the axis\n"
+                 "#   II  input dim: input and weight sharded on the input channels; the "
+                 "output is a partial sum\n"
+                 "#       reduced (all-reduce) over the axis\n"
+                 "#   III output dim: weight and output sharded on the output channels; input "
+                 "replicated, its\n"
+                 "#       gradient summed over the axis\n"
+                 "#   joins: B sharded on N, C on the channels, R replicated\n"
+                 "# A grouped conv's input-channel split is per group; sharding C splits whole "
+                 "groups instead.\n"
+                 "# Layers in different layouts need a resharding between them (AccPar Table "
+                 "5); the framework\n# inserts it from these specs.\n#\n");
+}
+
+/* The Python mesh lines. */
+static void put_mesh(rbuf *b, const ectx *e)
+{
+    rbuf_puts(b, e->torch ? "MESH_DIM_NAMES = (" : "MESH_AXES = (");
+    for (int k = 0; k < e->depth; k++)
+        rbuf_printf(b, "%s\"h%d\"", k ? ", " : "", k);
+    rbuf_puts(b, e->depth == 1 ? ",)\n" : ")\n");
+    if (e->regular) {
+        rbuf_puts(b, "MESH_SHAPE = (");
+        for (int k = 0; k < e->depth; k++)
+            rbuf_printf(b, "%s2", k ? ", " : "");
+        rbuf_puts(b, e->depth == 1 ? ",)\n" : ")\n");
+    } else {
+        rbuf_puts(b, "MESH_SHAPE = None  # not a regular mesh: see the NOTE above\n");
+    }
+    if (e->torch)
+        rbuf_puts(b, "# mesh = torch.distributed.device_mesh.init_device_mesh(\"cuda\", "
+                     "MESH_SHAPE, mesh_dim_names=MESH_DIM_NAMES)\n\n"
+                     "PLACEMENTS = {\n");
+    else
+        rbuf_puts(b, "# mesh = jax.sharding.Mesh(numpy.array(jax.devices()).reshape(MESH_SHAPE), "
+                     "MESH_AXES)\n\n"
+                     "SPECS = {\n");
+}
+
+static dnp_status sharding_text(ectx *e, rbuf *b, dnp_error *err)
+{
+    const dnp_plan *p = e->p;
+    put_header(b, e);
+    rbuf_puts(b, e->torch ? "from torch.distributed.tensor import Partial, Replicate, Shard\n\n"
+                          : "from jax.sharding import PartitionSpec as P\n\n");
+    put_mesh(b, e);
+    for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+        int opi = dnp_graph_find(e->g, dnp_plan_node_name(p, v));
+        if (opi < 0) {
+            dnp_error_set(err, DNP_ERR_INTERNAL, "plan op '%s' is not in model '%s'",
+                          dnp_plan_node_name(p, v), dnp_graph_name(e->g));
+            return DNP_ERR_INTERNAL;
+        }
+        const dnp_op *op = dnp_graph_op(e->g, opi);
+        tensor ts[3];
+        int n = op_tensors(e, op, ts);
+        shard_tensors(e, v, ts, n);
+        int w = dnp_plan_node_weighted(p, v);
+        rbuf_puts(b, "    \"");
+        rbuf_put_escaped(b, op->name, ESC_PYTHON);
+        rbuf_printf(b, "\": {  # %s%s, out ", w ? "" : "join ", dnp_op_kind_name(op->kind));
+        put_shape(b, op);
+        if (op->kind == DNP_OP_CONV && op->groups > 1)
+            rbuf_printf(b, ", %d groups", op->groups);
+        rbuf_puts(b, "; types");
+        for (int k = 0; k < e->depth; k++)
+            rbuf_printf(b, " %s", report_state_name(w, dnp_plan_type(p, k, 0, v)));
+        rbuf_puts(b, "\n");
+        for (int i = 0; i < n; i++)
+            put_tensor_line(b, e, &ts[i]);
+        rbuf_puts(b, "    },\n");
+    }
+    rbuf_puts(b, "}\n");
+    return DNP_OK;
+}
+
+const char *report_export_name(report_export_format f)
+{
+    static const char *const names[REPORT_EXPORT_COUNT] = {"jax", "dtensor", "astra"};
+    return (f >= 0 && f < REPORT_EXPORT_COUNT) ? names[f] : "?";
+}
+
+int report_export_from_name(const char *s)
+{
+    for (int f = 0; f < REPORT_EXPORT_COUNT && s != NULL; f++)
+        if (strcmp(s, report_export_name((report_export_format)f)) == 0)
+            return f;
+    return -1;
+}
+
+dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_cluster *cl,
+                         const dnp_plan_options *opt, const dnp_plan *p, char **out, dnp_error *err)
+{
+    if (f < 0 || f >= REPORT_EXPORT_COUNT) {
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown export format %d", (int)f);
+        return DNP_ERR_INPUT;
+    }
+    int depth = report_path_depth(p, 0);
+    if (depth > REPORT_MAX_DEPTH) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the device tree is deeper than %d levels; exports cannot describe it",
+                      REPORT_MAX_DEPTH);
+        return DNP_ERR_INPUT;
+    }
+    rbuf b;
+    rbuf_init(&b);
+    dnp_status st;
+    if (f == REPORT_EXPORT_ASTRA) {
+        st = report_astra_text(g, cl, opt, p, &b, err);
+    } else {
+        ectx e = {g, cl, opt, p, f == REPORT_EXPORT_DTENSOR, depth, 0u, 1};
+        for (int k = 0; k < depth; k++)
+            if (fabs(dnp_plan_ratio(p, k, 0) - 0.5) > 1e-9)
+                e.uneven |= 1u << k;
+        e.regular = tree_is_regular(&e);
+        st = sharding_text(&e, &b, err);
+    }
+    if (st != DNP_OK) {
+        rbuf_free(&b);
+        return st;
+    }
+    char *text = rbuf_take(&b);
+    if (text == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the %s export",
+                      report_export_name(f));
+        return DNP_ERR_NOMEM;
+    }
+    *out = text;
+    return DNP_OK;
+}

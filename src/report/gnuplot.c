@@ -1,0 +1,195 @@
+/* gnuplot.c - run gnuplot on a generated script and put its picture in
+ * place atomically.
+ *
+ * gnuplot is a child process (posix_spawnp, found on PATH, started with
+ * -d so no user init file changes the picture).  Its standard input is
+ * the script, in an anonymous temporary file; its standard output is the
+ * temporary file beside the target, which is renamed to the target once
+ * gnuplot has exited with status 0; its standard error goes to another
+ * anonymous file whose first line becomes the error message.  Files
+ * rather than pipes, so neither side can block on a full pipe. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int report_plot_format(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    if (n > 4 && strcasecmp(path + n - 4, ".png") == 0)
+        return REPORT_PLOT_PNG;
+    if (n > 4 && strcasecmp(path + n - 4, ".svg") == 0)
+        return REPORT_PLOT_SVG;
+    return -1;
+}
+
+/* The terminal lines for a picture of w x h pixels in format fmt. */
+static void terminal_lines(rbuf *b, int fmt, int w, int h)
+{
+    if (fmt == REPORT_PLOT_SVG) {
+        rbuf_printf(b,
+                    "set terminal svg noenhanced size %d,%d font 'sans,10' "
+                    "background rgb 'white'\n",
+                    w, h);
+    } else {
+        rbuf_printf(b,
+                    "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                    "    set terminal pngcairo noenhanced size %d,%d font 'sans,9'\n"
+                    "} else {\n"
+                    "    set terminal png noenhanced size %d,%d\n"
+                    "}\n",
+                    w, h, w, h);
+    }
+    rbuf_puts(b, "set output\n");
+}
+
+/* An anonymous temporary file not inherited by gnuplot except as dup2'd. */
+static FILE *anon_file(void)
+{
+    FILE *f = tmpfile();
+    if (f != NULL)
+        fcntl(fileno(f), F_SETFD, FD_CLOEXEC);
+    return f;
+}
+
+/* The first non-blank line of f, trimmed, into buf. */
+static void first_line(FILE *f, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (f == NULL || fseek(f, 0, SEEK_SET) != 0)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        size_t len = strlen(s);
+        while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' '))
+            s[--len] = '\0';
+        if (len > 0) {
+            if (len >= n)
+                len = n - 1;
+            memcpy(buf, s, len);
+            buf[len] = '\0';
+            return;
+        }
+    }
+}
+
+/* Start gnuplot with the given standard streams and wait for it.  Returns
+ * 0 on exit status 0, else an errno-style code (ENOENT: not found) or -1
+ * for a non-zero exit. */
+static int run_child(int in_fd, int out_fd, int err_fd)
+{
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return ENOMEM;
+    int rc = posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+    if (rc == 0)
+        rc = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+    pid_t pid = 0;
+    char *argv[] = {"gnuplot", "-d", NULL};
+    if (rc == 0)
+        rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return rc;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return errno;
+    }
+    return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+}
+
+dnp_status report_gnuplot_render(const char *path, const char *script, int width_px, int height_px,
+                                 dnp_error *err)
+{
+    int fmt = report_plot_format(path);
+    if (fmt < 0) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "cannot plot to '%s': the file name must end in .png or .svg",
+                      path ? path : "");
+        return DNP_ERR_INPUT;
+    }
+    dnp_status st = DNP_ERR_IO;
+    FILE *in = NULL, *errs = NULL;
+    char *tmp = NULL, *text = NULL;
+    int out_fd = -1;
+    rbuf b;
+    rbuf_init(&b);
+    terminal_lines(&b, fmt, width_px, height_px);
+    rbuf_puts(&b, script);
+    if ((text = rbuf_take(&b)) == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the plot script");
+        return DNP_ERR_NOMEM;
+    }
+    in = anon_file();
+    errs = anon_file();
+    if (in == NULL || errs == NULL || fputs(text, in) < 0 || fflush(in) != 0 ||
+        fseek(in, 0, SEEK_SET) != 0) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot create a temporary file for gnuplot: %s",
+                      strerror(errno));
+        goto done;
+    }
+    out_fd = report_temp_beside(path, &tmp);
+    if (out_fd < 0) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    int rc = run_child(fileno(in), out_fd, fileno(errs));
+    if (rc == ENOENT) {
+        dnp_error_set(err, DNP_ERR_IO,
+                      "cannot plot to '%s': gnuplot not found on PATH (Debian package "
+                      "gnuplot-nox)",
+                      path);
+        goto done;
+    }
+    if (rc != 0) {
+        char line[300];
+        first_line(errs, line, sizeof line);
+        if (rc > 0)
+            dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': cannot run gnuplot: %s", path,
+                          strerror(rc));
+        else
+            dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': gnuplot failed: %s", path,
+                          line[0] ? line : "no message");
+        goto done;
+    }
+    struct stat sb;
+    if (fstat(out_fd, &sb) != 0 || sb.st_size == 0) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': gnuplot wrote nothing", path);
+        goto done;
+    }
+    int fd = out_fd;
+    out_fd = -1;
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+        goto done;
+    }
+    st = DNP_OK;
+done:
+    if (out_fd >= 0)
+        close(out_fd);
+    if (st != DNP_OK && tmp != NULL)
+        unlink(tmp);
+    free(tmp);
+    free(text);
+    if (in != NULL)
+        fclose(in);
+    if (errs != NULL)
+        fclose(errs);
+    return st;
+}

@@ -1,0 +1,219 @@
+/*
+ * report.h - pictures and exports of models and plans (internal to
+ * libdnnpar; the CLI includes it as "report/report.h").
+ *
+ *   plots    gnuplot, run as a child process on a generated script
+ *            (plot.c builds the scripts, gnuplot.c runs them)
+ *   DOT      the model graph for Graphviz, coloured by a plan (dot.c)
+ *   exports  a plan as JAX PartitionSpecs, PyTorch DTensor placements
+ *            (export.c) or an ASTRA-sim text workload (astra.c)
+ *
+ * What each output shows and its conventions: docs/reports.md.
+ * Every writer puts a file in place atomically (a temporary file in the
+ * target directory, then rename), so a failure leaves no partial file;
+ * "-" means standard output where a text output allows it.  Output is
+ * deterministic: same inputs, same bytes.
+ */
+#ifndef DNNPAR_REPORT_H
+#define DNNPAR_REPORT_H
+
+#include "dnnpar.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* ------------------------------------------------------------------ */
+/* What the CLI calls                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Picture format from a file name: REPORT_PLOT_PNG for "*.png",
+ * REPORT_PLOT_SVG for "*.svg" (case-insensitive), -1 for anything else.
+ * Lets a command reject a bad name before it plans.  O(length). */
+enum { REPORT_PLOT_PNG = 0, REPORT_PLOT_SVG = 1 };
+int report_plot_format(const char *path);
+
+/* `compare --plot`: bars of each scheme's speedup, labelled with the
+ * speedup and the step time, titled with the model and cluster.
+ * names[i], step_time_s[i] (seconds) and speedup[i] (times faster than the
+ * baseline, normally data parallelism) for i < n, 1 <= n <= 64.
+ * Writes `path` (.png or .svg) atomically.  Errors: DNP_ERR_INPUT for a
+ * name that is not .png/.svg or bad arguments, DNP_ERR_IO when gnuplot is
+ * missing or fails (its first stderr line in the message) or the file
+ * cannot be written, DNP_ERR_NOMEM.  Runs gnuplot once. */
+dnp_status report_plot_compare(const char *path, const char *model, const char *cluster, int n,
+                               const char *const *names, const double *step_time_s,
+                               const double *speedup, dnp_error *err);
+
+/* `plan --plot`: a map of decided ops (x, in plan order) by searched levels
+ * (y, h0 at the top), each cell coloured by the op's type at that level
+ * (I, II, III; joins B, C, R in a lighter palette), the ratio of each level
+ * on the y labels; one panel per distinct path of a heterogeneous plan (at
+ * most REPORT_PLOT_MAX_PANELS, then a note).  model, cluster and scheme
+ * only label the picture; batch 0 leaves it out.  Errors as
+ * report_plot_compare.  O(nodes x levels x panels) plus one gnuplot run. */
+#define REPORT_PLOT_MAX_PANELS 4
+dnp_status report_plot_plan(const char *path, const dnp_plan *p, const char *model,
+                            const char *cluster, const char *scheme, int64_t batch, dnp_error *err);
+
+/* `--dot FILE`: the model graph in Graphviz DOT ("-" = standard output).
+ * Every op is a node labelled with its name, kind and per-sample output
+ * shape; edges carry the tensor's per-sample shape.  With a plan (p may
+ * be NULL), conv/FC/embedding layers and joins are filled with the colour
+ * of their type at level 0 and list their type per level along the first
+ * path ("I I II III"), with a legend.  p must have been planned on g.
+ * Errors: DNP_ERR_IO (cannot write), DNP_ERR_NOMEM.  O(ops + edges +
+ * plan nodes x ops). */
+dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p,
+                            dnp_error *err);
+
+/* Export formats of `dnnpar export`. */
+typedef enum {
+    REPORT_EXPORT_JAX = 0, /* JAX PartitionSpec per tensor (Python) */
+    REPORT_EXPORT_DTENSOR, /* PyTorch DTensor placements per tensor (Python) */
+    REPORT_EXPORT_ASTRA,   /* ASTRA-sim 1.0 text workload */
+    REPORT_EXPORT_COUNT
+} report_export_format;
+
+/* Name ("jax", "dtensor", "astra") and back (-1 if unknown). */
+const char *report_export_name(report_export_format f);
+int report_export_from_name(const char *s);
+
+/* The text of plan p (made by dnp_plan_run(g, cl, opt)) in format f.  On
+ * success *out owns a NUL-terminated string (free()).  Errors:
+ * DNP_ERR_INPUT (a plan the format cannot describe: a device tree deeper
+ * than 31 levels), DNP_ERR_INTERNAL (plan and graph disagree),
+ * DNP_ERR_NOMEM.  O(nodes x (levels + ops) x paths). */
+dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_cluster *cl,
+                         const dnp_plan_options *opt, const dnp_plan *p, char **out,
+                         dnp_error *err);
+
+/* Write `len` bytes of `text` to `path` ("-" = standard output)
+ * atomically.  Errors: DNP_ERR_IO naming the path and the reason. */
+dnp_status report_write_file(const char *path, const char *text, size_t len, dnp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Building blocks shared by the report modules (and their tests)       */
+/* ------------------------------------------------------------------ */
+
+/* A growing text buffer.  Allocation failure is sticky: later appends do
+ * nothing and rbuf_take returns NULL. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int oom;
+} rbuf;
+
+/* An empty buffer (no allocation yet). */
+void rbuf_init(rbuf *b);
+/* Release the buffer's memory; the buffer is empty again. */
+void rbuf_free(rbuf *b);
+/* Append printf-style text. */
+void rbuf_printf(rbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The same with a va_list (which it consumes). */
+void rbuf_vprintf(rbuf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
+/* Append a string. */
+void rbuf_puts(rbuf *b, const char *s);
+/* The text, owned by the caller (free()); NULL after an allocation
+ * failure.  The buffer is empty afterwards. */
+char *rbuf_take(rbuf *b);
+
+/* How rbuf_put_escaped quotes untrusted text (op, model and device names).
+ * Every mode first replaces control characters and bytes that are not
+ * valid UTF-8 with '?'. */
+typedef enum {
+    ESC_TEXT = 0, /* as is (comments, titles) */
+    ESC_GNUPLOT,  /* inside a gnuplot '...' string: ' doubled */
+    ESC_DOT,      /* inside a DOT "..." string: " and \ escaped */
+    ESC_PYTHON,   /* inside a Python "..." literal: " and \ escaped */
+    ESC_TOKEN     /* one whitespace-free ASCII token: others become '_' */
+} report_escape;
+/* Append s (NULL: nothing) quoted for `mode`.  O(length). */
+void rbuf_put_escaped(rbuf *b, const char *s, report_escape mode);
+
+/* Create a new file beside `path` for an atomic write (mode 0666 less the
+ * umask; name: path + ".tmp" + pid + a random suffix) and return its
+ * descriptor and name (*tmp, caller frees); -1 with errno set on failure. */
+int report_temp_beside(const char *path, char **tmp);
+
+/* Run gnuplot (found on PATH, without init files) on `script`, a script
+ * without `set terminal` / `set output`: the terminal is chosen from the
+ * extension of `path` (.png: pngcairo if this gnuplot has it, else png;
+ * .svg: svg), with `width_px` x `height_px` pixels.  gnuplot writes to a
+ * temporary file in path's directory that is renamed to path on success
+ * and removed otherwise.  Errors: DNP_ERR_INPUT (bad extension), DNP_ERR_IO
+ * (gnuplot missing, failing - its first stderr line is quoted - or the file
+ * cannot be written), DNP_ERR_NOMEM.  Waits for the child. */
+dnp_status report_gnuplot_render(const char *path, const char *script, int width_px, int height_px,
+                                 dnp_error *err);
+
+/* The gnuplot script bodies (no terminal or output), for tests and for
+ * report_plot_*; the caller frees them.  NULL on allocation failure.
+ * *width_px / *height_px receive the picture's size. */
+char *report_compare_script(const char *model, const char *cluster, int n, const char *const *names,
+                            const double *step_time_s, const double *speedup, int *width_px,
+                            int *height_px);
+char *report_plan_script(const dnp_plan *p, const char *model, const char *cluster,
+                         const char *scheme, int64_t batch, int *width_px, int *height_px);
+
+/* The ASTRA-sim workload text of plan p (made by dnp_plan_run(g, cl,
+ * opt)), appended to b (astra.c; format and units in docs/reports.md).
+ * Errors: DNP_ERR_INTERNAL (plan and graph or cluster disagree),
+ * DNP_ERR_NOMEM.  O(nodes x paths x depth). */
+dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dnp_plan_options *opt,
+                             const dnp_plan *p, rbuf *b, dnp_error *err);
+
+/* The DOT text of g coloured by p (NULL: no plan); caller frees; NULL on
+ * allocation failure. */
+char *report_dot_text(const dnp_graph *g, const dnp_plan *p);
+
+/* ------------------------------------------------------------------ */
+/* Walking a plan's device tree (planwalk.c)                            */
+/* ------------------------------------------------------------------ */
+
+/* Deepest device tree the exports describe: branch bits are an unsigned. */
+#define REPORT_MAX_DEPTH 31
+/* Most distinct paths the reports enumerate. */
+#define REPORT_MAX_PATHS 256
+
+/* Number of levels on the path `bits` down to a single device (the first
+ * level whose node has no split).  O(depth). */
+int report_path_depth(const dnp_plan *p, unsigned bits);
+
+/* Distinct root-to-leaf paths, the first group at every level first: a
+ * path branches at level k only where the two halves differ (the order of
+ * `dnnpar plan`'s "path 1, path 2, ...").  Levels considered: 0 ..
+ * max_levels-1 (never below a single device).  Writes at most max paths to
+ * bits[] and returns how many it wrote, or max + 1 if there are more. */
+int report_plan_paths(const dnp_plan *p, int max_levels, unsigned *bits, int max);
+
+/* Devices in each group split at `level` on path `bits`, read from
+ * dnp_plan_level_groups ("2xtpu-v2 | 1xtpu-v3+1xgpu"); type_of_one[s] is
+ * the cluster type index of group s when it is a single device, else -1.
+ * Returns 0, or -1 if the text cannot be read against cl. */
+int report_level_split(const dnp_plan *p, const dnp_cluster *cl, int level, unsigned bits,
+                       int64_t n_devices[2], int type_of_one[2]);
+
+/* Shares of plan node `node` held at depth `depth` of path `bits`: batch
+ * (fb), input dimension (fi) and output dimension (fo), as the planner
+ * computes them (docs/time-model.md: "What a group holds").  All 1 at
+ * depth 0.  O(depth). */
+void report_path_shares(const dnp_plan *p, unsigned bits, int depth, int node, double *fb,
+                        double *fi, double *fo);
+
+/* The bytes per tensor element the planner uses for cluster cl (the
+ * largest of its device types in use). */
+int report_bytes_per_elem(const dnp_cluster *cl);
+
+/* Type letter of a plan state: I, II, III (weighted) or B, C, R (joins);
+ * "-" if out of range. */
+const char *report_state_name(int weighted, int state);
+
+#endif

@@ -1,0 +1,1 @@
+dnnpar export alexnet --cluster 4xtpu-v3 --format jax

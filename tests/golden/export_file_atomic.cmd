@@ -1,0 +1,1 @@
+dnnpar export alexnet --cluster 4xtpu-v3 --format astra -o "$TMPDIR_GOLD/w.txt" && head -n 3 "$TMPDIR_GOLD/w.txt" && dnnpar export alexnet --cluster 4xtpu-v3 --format jax --output="$TMPDIR_GOLD/w.py" && sed -n 30,31p "$TMPDIR_GOLD/w.py" && echo "files: $(ls "$TMPDIR_GOLD" | tr "\n" " ")" && dnnpar export lenet --cluster 2xtpu-v3 --format dtensor -o - | grep -c Shard

@@ -1,0 +1,1 @@
+dnnpar export vgg11 --cluster 8xtpu-v3 --search dp --batch 128 --format astra

@@ -1,0 +1,1 @@
+dnnpar compare vgg11 --cluster 4xtpu-v3 --plot "$TMPDIR_GOLD/c.png" > /dev/null && head -c 8 "$TMPDIR_GOLD/c.png" | od -An -c && [ "$(stat -c %s "$TMPDIR_GOLD/c.png")" -gt 5000 ] && echo "size ok" && echo "files: $(ls "$TMPDIR_GOLD")"

@@ -1,0 +1,1 @@
+dnnpar compare resnet18 --cluster 2xtpu-v2+2xtpu-v3 --batch 64 --plot "$TMPDIR_GOLD/c.svg" > /dev/null && f="$TMPDIR_GOLD/c.svg" && head -c 5 "$f" && echo && grep -c "</svg>" "$f" && grep -o ">\(dp\|owt\|hypar\|accpar\)<" "$f" && grep -o "resnet18 on 2xtpu-v2+2xtpu-v3" "$f"

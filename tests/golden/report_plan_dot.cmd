@@ -1,0 +1,1 @@
+dnnpar plan resnet18 --cluster 2xtpu-v2+2xtpu-v3 --batch 64 --dot "$TMPDIR_GOLD/g.dot" > /dev/null && dot -Tpng "$TMPDIR_GOLD/g.dot" -o "$TMPDIR_GOLD/g.png" && head -c 8 "$TMPDIR_GOLD/g.png" | od -An -c && echo "edges $(grep -c " -> n" "$TMPDIR_GOLD/g.dot")" && grep -F "layer4.0.conv2" "$TMPDIR_GOLD/g.dot"

@@ -1,0 +1,1 @@
+dnnpar plan resnet18 --cluster 2xtpu-v2+2xtpu-v3 --batch 64 --plot "$TMPDIR_GOLD/p.png" | head -n 1 && head -c 8 "$TMPDIR_GOLD/p.png" | od -An -c && [ "$(stat -c %s "$TMPDIR_GOLD/p.png")" -gt 10000 ] && echo "size ok" && echo "files: $(ls "$TMPDIR_GOLD")"

@@ -1,0 +1,1 @@
+dnnpar plan resnet18 --cluster 2xtpu-v2+2xtpu-v3 --batch 64 --plot "$TMPDIR_GOLD/p.svg" > /dev/null && f="$TMPDIR_GOLD/p.svg" && grep -c "</svg>" "$f" && grep -o "path [12]: takes [0-9a-z-]* at h0" "$f" && grep -o "h[01]  r=[0-9.]*" "$f" && grep -c ">layer4.1.conv2<" "$f"

@@ -1,0 +1,389 @@
+/* test_report_plot.c - pictures: the gnuplot scripts, real renders by
+ * gnuplot (PNG and SVG), error paths, and DOT rendered by `dot -Tpng`. */
+#include "report/report.h"
+#include "test.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const schemes[4] = {"dp", "owt", "hypar", "acc'par"};
+static const double step_s[4] = {0.12, 0.1, 0.08, 0.0123};
+static const double speedup[4] = {1.0, 1.2, 1.5, 9.756};
+
+/* A scratch directory, removed (with its files) by scratch_done. */
+static void scratch_new(char *dir)
+{
+    strcpy(dir, "/tmp/dnnpar-plot-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+}
+
+static int scratch_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void scratch_done(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* The whole file, NUL-terminated (caller frees); *n its size. */
+static char *slurp(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    *n = 0;
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    if (s != NULL && fread(s, 1, (size_t)len, f) == (size_t)len) {
+        s[len] = '\0';
+        *n = len;
+    } else {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+/* A PNG of plausible size: the 8-byte signature and at least min bytes. */
+static void check_png(const char *path, long min)
+{
+    long n;
+    char *s = slurp(path, &n);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    CHECK(n >= min);
+    CHECK(n >= 8 && memcmp(s, "\x89PNG\r\n\x1a\n", 8) == 0);
+    free(s);
+}
+
+/* An SVG: an XML declaration or <svg> start, a closing </svg>, balanced
+ * enough that every '<' has its '>'; returns the text (caller frees). */
+static char *check_svg(const char *path)
+{
+    long n;
+    char *s = slurp(path, &n);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return NULL;
+    CHECK(strncmp(s, "<?xml", 5) == 0 || strncmp(s, "<svg", 4) == 0);
+    CHECK(strstr(s, "<svg") != NULL);
+    CHECK(strstr(s, "</svg>") != NULL);
+    int open = 0, bad = 0;
+    for (const char *q = s; *q; q++) {
+        if (*q == '<')
+            bad |= open++ != 0;
+        else if (*q == '>')
+            bad |= --open != 0;
+    }
+    CHECK(!bad && open == 0);
+    return s;
+}
+
+static dnp_plan *hetero_plan(dnp_graph **g)
+{
+    dnp_error err = {0};
+    dnp_cluster cl;
+    *g = NULL;
+    if (dnp_zoo_build("resnet18", g, &err) != DNP_OK ||
+        dnp_cluster_parse("2xtpu-v2+2xtpu-v3", &cl, &err) != DNP_OK) {
+        CHECK(0);
+        return NULL;
+    }
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 0, 0};
+    dnp_plan *p = NULL;
+    CHECK_EQ_INT(dnp_plan_run(*g, &cl, &opt, &p, &err), DNP_OK);
+    return p;
+}
+
+TEST(report_compare_script_text)
+{
+    int w = 0, h = 0;
+    char *a = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s, speedup,
+                                    &w, &h);
+    char *b = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s, speedup,
+                                    &w, &h);
+    CHECK(a != NULL && b != NULL);
+    if (a != NULL && b != NULL) {
+        CHECK_STR(a, b); /* deterministic */
+        CHECK(strstr(a, "set xtics ('dp' 0, 'owt' 1, 'hypar' 2, 'acc''par' 3)") != NULL);
+        CHECK(strstr(a, "\"9.76x\\n12.300 ms\"") != NULL);
+        CHECK(strstr(a, "set terminal") == NULL && strstr(a, "set output") == NULL);
+        CHECK(w >= 640 && h > 0);
+    }
+    free(a);
+    free(b);
+}
+
+TEST(report_plot_compare_renders)
+{
+    char dir[64], path[128];
+    scratch_new(dir);
+    dnp_error err = {0};
+    snprintf(path, sizeof path, "%s/cmp.png", dir);
+    dnp_status st =
+        report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, &err);
+    if (st != DNP_OK)
+        printf("  %s\n", err.msg);
+    CHECK_EQ_INT(st, DNP_OK);
+    check_png(path, 2000);
+    snprintf(path, sizeof path, "%s/cmp.svg", dir);
+    CHECK_EQ_INT(report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, &err),
+                 DNP_OK);
+    char *svg = check_svg(path);
+    if (svg != NULL) {
+        CHECK(strstr(svg, ">dp<") != NULL);
+        CHECK(strstr(svg, ">owt<") != NULL);
+        CHECK(strstr(svg, ">hypar<") != NULL);
+        CHECK(strstr(svg, "acc'par") != NULL);
+        CHECK(strstr(svg, "4xtpu-v3") != NULL);
+    }
+    free(svg);
+    CHECK_EQ_INT(scratch_count(dir), 2); /* no temporary left */
+    scratch_done(dir);
+}
+
+TEST(report_plot_errors)
+{
+    char dir[64], path[160];
+    scratch_new(dir);
+    dnp_error err = {0};
+    /* Not .png/.svg: an input error, nothing written, gnuplot not run. */
+    snprintf(path, sizeof path, "%s/cmp.pdf", dir);
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, ".png or .svg") != NULL);
+    /* A directory that does not exist: an I/O error. */
+    dnp_error_clear(&err);
+    snprintf(path, sizeof path, "%s/no/such/cmp.png", dir);
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+                 DNP_ERR_IO);
+    CHECK(strstr(err.msg, "no/such/cmp.png") != NULL);
+    /* A script gnuplot rejects: its message, no partial file. */
+    dnp_error_clear(&err);
+    snprintf(path, sizeof path, "%s/bad.png", dir);
+    CHECK_EQ_INT(report_gnuplot_render(path, "plot undefined_thing_xyz\n", 300, 200, &err),
+                 DNP_ERR_IO);
+    CHECK(strstr(err.msg, "gnuplot failed") != NULL);
+    CHECK(strstr(err.msg, "undefined") != NULL);
+    /* gnuplot missing from PATH. */
+    const char *old = getenv("PATH");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("PATH", "/nonexistent-dnnpar-dir", 1);
+    dnp_error_clear(&err);
+    snprintf(path, sizeof path, "%s/nognuplot.svg", dir);
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+                 DNP_ERR_IO);
+    CHECK(strstr(err.msg, "gnuplot not found") != NULL);
+    if (saved != NULL)
+        setenv("PATH", saved, 1);
+    else
+        unsetenv("PATH");
+    free(saved);
+    CHECK_EQ_INT(scratch_count(dir), 0);
+    scratch_done(dir);
+}
+
+TEST(report_plot_plan_renders)
+{
+    dnp_graph *g;
+    dnp_plan *p = hetero_plan(&g);
+    char dir[64], path[128];
+    scratch_new(dir);
+    if (p != NULL) {
+        int w, h;
+        char *s = report_plan_script(p, "resnet18", "2xtpu-v2+2xtpu-v3", "accpar", 64, &w, &h);
+        CHECK(s != NULL);
+        if (s != NULL) {
+            /* Two distinct paths: two panels, the ratio of h0 labelled. */
+            CHECK(strstr(s, "set multiplot layout 2,1") != NULL);
+            CHECK(strstr(s, "$path2 << EOD") != NULL);
+            char want[32];
+            snprintf(want, sizeof want, "'h0  r=%.4f' 0", dnp_plan_ratio(p, 0, 0));
+            CHECK(strstr(s, want) != NULL);
+            CHECK(strstr(s, "'path 2: takes 2xtpu-v3 at h0'") != NULL);
+        }
+        free(s);
+        dnp_error err = {0};
+        snprintf(path, sizeof path, "%s/plan.png", dir);
+        dnp_status st =
+            report_plot_plan(path, p, "resnet18", "2xtpu-v2+2xtpu-v3", "accpar", 64, &err);
+        if (st != DNP_OK)
+            printf("  %s\n", err.msg);
+        CHECK_EQ_INT(st, DNP_OK);
+        check_png(path, 5000);
+        snprintf(path, sizeof path, "%s/plan.svg", dir);
+        CHECK_EQ_INT(report_plot_plan(path, p, "resnet18", "2xtpu-v2+2xtpu-v3", "accpar", 64, &err),
+                     DNP_OK);
+        char *svg = check_svg(path);
+        if (svg != NULL) {
+            CHECK(strstr(svg, "layer4.1.conv2") != NULL);
+            CHECK(strstr(svg, "path 2") != NULL);
+        }
+        free(svg);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    scratch_done(dir);
+}
+
+TEST(report_plot_plan_single_device)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("lenet", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xtpu-v3", &cl, &err), DNP_OK);
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 8, 0, 0};
+    dnp_plan *p = NULL;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
+    char dir[64], path[128];
+    scratch_new(dir);
+    snprintf(path, sizeof path, "%s/one.svg", dir);
+    if (p != NULL) {
+        CHECK_EQ_INT(report_plot_plan(path, p, "lenet", "1xtpu-v3", "accpar", 8, &err), DNP_OK);
+        char *svg = check_svg(path);
+        if (svg != NULL)
+            CHECK(strstr(svg, "a single device") != NULL);
+        free(svg);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    scratch_done(dir);
+}
+
+/* Render a DOT file with Graphviz; returns dot's exit status. */
+static int render_dot(const char *dot_path, const char *png_path)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "dot -Tpng '%s' -o '%s' 2>/dev/null", dot_path, png_path);
+    return system(cmd);
+}
+
+TEST(report_dot_renders)
+{
+    char dir[64], path[128], png[128];
+    scratch_new(dir);
+    dnp_error err = {0};
+    dnp_graph *g;
+    dnp_plan *p = hetero_plan(&g);
+    if (p != NULL) {
+        snprintf(path, sizeof path, "%s/plan.dot", dir);
+        snprintf(png, sizeof png, "%s/plan.png", dir);
+        CHECK_EQ_INT(report_dot_write(path, g, p, &err), DNP_OK);
+        CHECK_EQ_INT(render_dot(path, png), 0);
+        check_png(png, 10000);
+        long n;
+        char *s = slurp(path, &n);
+        if (s != NULL) {
+            /* Every op a node, every input an edge, a legend. */
+            CHECK(strstr(s, "cluster_legend") != NULL);
+            CHECK(strstr(s, "label=\"conv1\\nconv\\n64x112x112\\nI I\"") != NULL);
+            int nodes = 0, edges = 0, want_edges = 0;
+            for (int i = 0; i < dnp_graph_n_ops(g); i++)
+                want_edges += dnp_graph_op(g, i)->n_inputs;
+            char *save = NULL;
+            for (char *line = strtok_r(s, "\n", &save); line != NULL;
+                 line = strtok_r(NULL, "\n", &save)) {
+                if (strncmp(line, "  n", 3) != 0 || line[3] < '0' || line[3] > '9')
+                    continue;
+                if (strstr(line, " -> n") != NULL)
+                    edges++;
+                else
+                    nodes++;
+            }
+            CHECK_EQ_INT(nodes, dnp_graph_n_ops(g));
+            CHECK_EQ_INT(edges, want_edges);
+        }
+        free(s);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    /* A model with hostile names and no plan. */
+    g = dnp_graph_new("q\"uote\\d");
+    int x = dnp_graph_input(g, "in:0", 3, 8, 8);
+    x = dnp_graph_conv(g, "/a/Conv \"x\"\\", x, 4, 3, 1, 1, 1, 1);
+    x = dnp_graph_unary(g, "nl\nname", DNP_OP_RELU, x);
+    dnp_graph_fc(g, "bad\xff utf8", x, 10, 1);
+    snprintf(path, sizeof path, "%s/odd.dot", dir);
+    snprintf(png, sizeof png, "%s/odd.png", dir);
+    CHECK_EQ_INT(report_dot_write(path, g, NULL, &err), DNP_OK);
+    CHECK_EQ_INT(render_dot(path, png), 0);
+    check_png(png, 1000);
+    long n;
+    char *s = slurp(path, &n);
+    if (s != NULL) {
+        CHECK(strstr(s, "label=\"/a/Conv \\\"x\\\"\\\\\\nconv\\n4x8x8\"") != NULL);
+        CHECK(strstr(s, "nl?name") != NULL);
+        CHECK(strstr(s, "bad? utf8") != NULL);
+        CHECK(strstr(s, "cluster_legend") == NULL);
+    }
+    free(s);
+    dnp_graph_free(g);
+    scratch_done(dir);
+}
+
+TEST(report_plot_plan_many_paths)
+{
+    /* 10 + 10 devices: the halves differ at h0, then 5 devices split 2 | 3
+     * and 3 split 1 | 2, so there are 6 distinct paths; 4 are drawn. */
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("lenet", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("10xtpu-v2+10xtpu-v3", &cl, &err), DNP_OK);
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 0, 0};
+    dnp_plan *p = NULL;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
+    if (p != NULL) {
+        unsigned bits[REPORT_MAX_PATHS];
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        int np = report_plan_paths(p, s.levels, bits, REPORT_MAX_PATHS);
+        int w, h;
+        char *script = report_plan_script(p, "lenet", "10xtpu-v2+10xtpu-v3", "accpar", 64, &w, &h);
+        CHECK(script != NULL);
+        if (script != NULL && np > REPORT_PLOT_MAX_PANELS) {
+            char want[64];
+            snprintf(want, sizeof want, "'%d more distinct paths not drawn",
+                     np - REPORT_PLOT_MAX_PANELS);
+            CHECK(strstr(script, want) != NULL);
+            CHECK(strstr(script, "set multiplot layout 4,1") != NULL);
+            CHECK(strstr(script, "$path5") == NULL);
+        } else {
+            printf("  %d paths: the note is not exercised\n", np);
+            CHECK(np > REPORT_PLOT_MAX_PANELS);
+        }
+        free(script);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}

@@ -1,0 +1,128 @@
+/* cmd_export.c - `dnnpar export`: plan a model and write the plan for the
+ * tools people train with (docs/reports.md). */
+#include "cmd_export.h"
+
+#include "cli.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra\n"
+    "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
+    "                     [--skip-unknown] [-o FILE | --output FILE]\n"
+    "\n"
+    "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
+    "\n"
+    "  jax      Python: the JAX PartitionSpec of the input, weight and output of\n"
+    "           every partitioned op on a mesh with one axis per level (\"h0\", ...)\n"
+    "  dtensor  Python: the same as PyTorch DTensor placements (Shard(d),\n"
+    "           Replicate(), Partial()), one per mesh dim\n"
+    "  astra    an ASTRA-sim 1.0 text workload: per layer the forward, input-\n"
+    "           gradient and weight-gradient compute time (ns) and collective\n"
+    "           (type and bytes)\n"
+    "\n"
+    "Comments in the output say what the notation cannot express: a level whose\n"
+    "ratio is not 1/2, halves that decide differently, unequal halves.\n"
+    "\n"
+    "  --format F     jax, dtensor or astra (required)\n"
+    "  --search S     accpar (default), dp, owt or hypar\n"
+    "  --levels H     levels searched (default: all the cluster supports)\n"
+    "  --batch B      mini-batch (default 512)\n"
+    "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
+    "  -o, --output FILE\n"
+    "                 write FILE (atomically) instead of standard output (-)\n"
+    "\n"
+    "examples:\n"
+    "  dnnpar export resnet50 --cluster 8xtpu-v3 --format jax -o resnet50_specs.py\n"
+    "  dnnpar export vgg19 --cluster 128xtpu-v2+128xtpu-v3 --format astra --batch 512\n";
+
+int cmd_export(int argc, char **argv)
+{
+    static const char *const valued[] = {"cluster", "format", "search", "levels",
+                                         "batch",   "output", NULL};
+    static const char *const flags[] = {"help", "skip-unknown", NULL};
+    const char *cmd = "export";
+    cli_spec spec = {valued, flags};
+    cli_args a;
+    dnp_graph *g = NULL;
+    dnp_plan *p = NULL;
+    char *text = NULL;
+    const char *out_path = NULL;
+    int rc = EXIT_USAGE, done = 0;
+
+    /* `-o FILE` is the one short option; take it out before cli_begin. */
+    char **args = malloc((size_t)(argc + 1) * sizeof *args);
+    if (args == NULL) {
+        cli_error(cmd, "out of memory");
+        return EXIT_RUNTIME;
+    }
+    int n_args = 0;
+    for (int i = 0; i < argc; i++) {
+        if (i >= 2 && strcmp(argv[i], "-o") == 0) {
+            if (i + 1 >= argc) {
+                cli_error(cmd, "option -o needs a value");
+                goto done;
+            }
+            out_path = argv[++i];
+            continue;
+        }
+        args[n_args++] = argv[i];
+    }
+    args[n_args] = NULL;
+    rc = cli_begin(n_args, args, &spec, cmd, help, 1, "one MODEL", &a, &done);
+    if (rc != 0 || done)
+        goto done;
+    rc = EXIT_USAGE;
+    if (cli_get(&a, "output") != NULL)
+        out_path = cli_get(&a, "output");
+    if (out_path == NULL)
+        out_path = "-";
+    const char *s = cli_get(&a, "format");
+    if (s == NULL) {
+        cli_error(cmd, "--format is required: jax, dtensor or astra");
+        goto done;
+    }
+    int fmt = report_export_from_name(s);
+    if (fmt < 0) {
+        cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra)", s);
+        goto done;
+    }
+    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 512, 0, 0};
+    if ((s = cli_get(&a, "search")) != NULL) {
+        int sc = dnp_scheme_from_name(s);
+        if (sc < 0) {
+            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar)", s);
+            goto done;
+        }
+        opt.scheme = (dnp_scheme)sc;
+    }
+    if ((s = cli_get(&a, "batch")) != NULL &&
+        (opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
+        goto done;
+    long long levels = 0;
+    if ((s = cli_get(&a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)
+        goto done;
+    opt.levels = (int)levels;
+    dnp_cluster cl;
+    if ((rc = cli_load_cluster(cmd, cli_get(&a, "cluster"), &cl)) != 0)
+        goto done;
+    if ((rc = cli_load_model(cmd, a.pos[0], &a, &g)) != 0)
+        goto done;
+    dnp_error err = {0};
+    dnp_status st = dnp_plan_run(g, &cl, &opt, &p, &err);
+    if (st == DNP_OK)
+        st = report_export((report_export_format)fmt, g, &cl, &opt, p, &text, &err);
+    if (st == DNP_OK)
+        st = report_write_file(out_path, text, strlen(text), &err);
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    rc = cli_exit_for(st);
+done:
+    free(text);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    free(args);
+    return rc;
+}
