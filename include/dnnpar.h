@@ -384,6 +384,9 @@ typedef struct {
     int levels;              /* levels searched */
     int total_levels;        /* depth of the device tree (unsearched levels are Type-I) */
     double search_time_s;    /* wall time of the search (not deterministic; not printed in goldens) */
+    int exact;               /* 1: each level solved by the exact DP; 0: by local search,
+                              * the graph being too wide (docs/time-model.md) */
+    int frontier_width;      /* tensors live at once in the DP's order */
 } dnp_plan_summary;
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FRONTIER 12
+#define MAX_FRONTIER LEVEL_DP_MAX_FRONTIER
 
 typedef struct {
     int n_c;      /* |C| = |frontier before| + 1 (the node itself, last) */
@@ -32,6 +32,80 @@ double level_objective(const level_problem *lp, const int *types)
         s += lp->node_cost[v * 3 + types[v]] + in;
     }
     return s;
+}
+
+int level_dp_width(const pgraph *pg)
+{
+    /* the frontier after node v: nodes u <= v with last_use[u] > v */
+    int width = 0, live = 0;
+    for (int v = 0; v < pg->n_nodes; v++) {
+        int c = live + 1; /* the DP's combined set before projecting */
+        width = c > width ? c : width;
+        live = 0;
+        for (int u = 0; u <= v; u++)
+            live += pg->last_use[u] > v;
+    }
+    return width;
+}
+
+/* Change in the objective when node v moves from state `from` to `to`. */
+static double delta_of(const level_problem *lp, const int *types, const int *out_start,
+                       const int *out_list, int v, int to)
+{
+    const pgraph *pg = lp->pg;
+    int from = types[v];
+    double d = lp->node_cost[v * 3 + to] - lp->node_cost[v * 3 + from];
+    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
+        int tu = types[pg->edges[e].u];
+        d += lp->edge_cost[e * 9 + tu * 3 + to] - lp->edge_cost[e * 9 + tu * 3 + from];
+    }
+    for (int k = out_start[v]; k < out_start[v + 1]; k++) {
+        int e = out_list[k], tw = types[pg->edges[e].v];
+        d += lp->edge_cost[e * 9 + to * 3 + tw] - lp->edge_cost[e * 9 + from * 3 + tw];
+    }
+    return d;
+}
+
+double level_local_search(const level_problem *lp, int *types)
+{
+    const pgraph *pg = lp->pg;
+    int n = pg->n_nodes;
+    int *out_start = calloc((size_t)n + 1, sizeof *out_start);
+    int *out_list = malloc((size_t)(pg->n_edges > 0 ? pg->n_edges : 1) * sizeof *out_list);
+    if (out_start == NULL || out_list == NULL) {
+        free(out_start);
+        free(out_list);
+        return level_objective(lp, types);
+    }
+    for (int e = 0; e < pg->n_edges; e++)
+        out_start[pg->edges[e].u + 1]++;
+    for (int v = 0; v < n; v++)
+        out_start[v + 1] += out_start[v];
+    int *fill = calloc((size_t)n, sizeof *fill);
+    for (int e = 0; fill != NULL && e < pg->n_edges; e++) {
+        int u = pg->edges[e].u;
+        out_list[out_start[u] + fill[u]++] = e;
+    }
+    free(fill);
+    for (int sweep = 0; sweep < 1000; sweep++) {
+        int changed = 0;
+        for (int v = 0; v < n; v++)
+            for (int t = 0; t < 3; t++) {
+                if (t == types[v] || !((lp->allowed[v] >> t) & 1))
+                    continue;
+                /* accept only clear improvements, so rounding cannot cycle */
+                double d = delta_of(lp, types, out_start, out_list, v, t);
+                if (d < -1e-12 * (1.0 + lp->node_cost[v * 3 + types[v]])) {
+                    types[v] = t;
+                    changed = 1;
+                }
+            }
+        if (!changed)
+            break;
+    }
+    free(out_start);
+    free(out_list);
+    return level_objective(lp, types);
 }
 
 double level_brute_force(const level_problem *lp, int *types)

@@ -35,6 +35,20 @@ typedef struct {
  * pointers, O(sum_v 3^|frontier_v|) ints. */
 dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp_error *err);
 
+/* The widest frontier of the topological order: the largest number of
+ * nodes whose states the DP must key a table by (the DP refuses more than
+ * LEVEL_DP_MAX_FRONTIER + 1).  O(nodes + edges). */
+#define LEVEL_DP_MAX_FRONTIER 12
+int level_dp_width(const pgraph *pg);
+
+/* For graphs too wide for the exact DP (e.g. DenseNet's dense blocks):
+ * start from `types` (allowed states) and change one node's state at a
+ * time while the objective strictly decreases, nodes in order, states in
+ * order, until a full sweep changes nothing (at most 1000 sweeps).  Never
+ * worse than the start.  Returns the objective.  O(sweeps x states x
+ * (nodes + edges)). */
+double level_local_search(const level_problem *lp, int *types);
+
 /* The objective of one assignment.  O(nodes + edges). */
 double level_objective(const level_problem *lp, const int *types);
 

@@ -289,6 +289,8 @@ typedef struct {
     unsigned char *allowed;
     double *node_cost, *edge_cost;
     int *types;
+    int approximate; /* the graph is too wide for the exact DP */
+    int *scratch;
 } level_work;
 
 /* Allowed states of each node under a scheme (bit t = state t). */
@@ -313,12 +315,35 @@ static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowe
     }
 }
 
-/* Solve the level for a fixed alpha; the types go to w->types. */
+/* Solve the level for a fixed alpha; the types go to w->types.  Graphs
+ * too wide for the exact DP (w->approximate) get a local search started
+ * from the best of the schemes' fixed assignments (all Type-I; FC
+ * Type-II), so the result is never worse than data parallelism or OWT. */
 static dnp_status solve_at(level_work *w, double alpha, double *obj, dnp_error *err)
 {
     level_costs(&w->lc, alpha, w->node_cost, w->edge_cost);
     level_problem lp = {w->lc.pg, w->allowed, w->node_cost, w->edge_cost};
-    return level_dp_solve(&lp, w->types, obj, err);
+    if (!w->approximate)
+        return level_dp_solve(&lp, w->types, obj, err);
+    const pgraph *pg = w->lc.pg;
+    double best = INFINITY;
+    for (int start = 0; start < 2; start++) {
+        int *t = w->scratch;
+        for (int v = 0; v < pg->n_nodes; v++) {
+            int want = (start == 1 && pg->nodes[v].weighted && pg->nodes[v].is_fc) ? 1 : 0;
+            int s = (w->allowed[v] >> want) & 1 ? want : 0;
+            while (!((w->allowed[v] >> s) & 1))
+                s++;
+            t[v] = s;
+        }
+        double o = level_local_search(&lp, t);
+        if (o < best) {
+            best = o;
+            memcpy(w->types, t, (size_t)pg->n_nodes * sizeof *t);
+        }
+    }
+    *obj = best;
+    return DNP_OK;
 }
 
 /* ---------------------------------------------------------------- */
@@ -759,9 +784,12 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     bd.w.node_cost = malloc((size_t)V * 3 * sizeof(double));
     bd.w.edge_cost = malloc((size_t)(p->pg.n_edges + 1) * 9 * sizeof(double));
     bd.w.types = malloc((size_t)V * sizeof(int));
+    bd.w.scratch = malloc((size_t)V * sizeof(int));
     if (!bd.allowed_scheme || !bd.allowed_dp || !bd.w.node_cost || !bd.w.edge_cost ||
-        !bd.w.types)
+        !bd.w.types || !bd.w.scratch)
         goto fail;
+    p->width = level_dp_width(&p->pg);
+    bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
     allowed_states(&p->pg, opt->scheme, bd.allowed_scheme);
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
     if ((st = build(&bd, p->root, 0, err)) != DNP_OK)
@@ -779,6 +807,7 @@ fail:
     free(bd.w.node_cost);
     free(bd.w.edge_cost);
     free(bd.w.types);
+    free(bd.w.scratch);
     dnp_plan_free(p);
     return st;
 }
@@ -810,6 +839,8 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->levels = p->levels;
     out->total_levels = p->total_levels;
     out->search_time_s = p->search_time_s;
+    out->frontier_width = p->width;
+    out->exact = p->width <= LEVEL_DP_MAX_FRONTIER + 1;
 }
 
 int dnp_plan_n_nodes(const dnp_plan *p) { return p->pg.n_nodes; }

@@ -51,6 +51,7 @@ struct dnp_plan {
     int levels, total_levels;
     cost_units units;
     double search_time_s;
+    int width; /* widest frontier of the layer-wise DP */
 };
 
 /* Level objective pieces at tree node `n` for ratio alpha and the types of

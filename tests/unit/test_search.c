@@ -325,6 +325,13 @@ TEST(search_zoo_accpar_never_below_baselines)
             dnp_plan *p = NULL, *q = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
             CHECK(dnp_plan_run(g, &cl, &opt, &q, &err) == DNP_OK);
+            if (p == NULL || q == NULL) {
+                printf("  %s: %s\n", dnp_zoo_name(i), err.msg);
+                dnp_plan_free(p);
+                dnp_plan_free(q);
+                t[s] = NAN;
+                continue;
+            }
             dnp_plan_summary sp, sq;
             dnp_plan_get_summary(p, &sp);
             dnp_plan_get_summary(q, &sq);

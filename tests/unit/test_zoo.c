@@ -170,7 +170,12 @@ TEST(zoo_figures_torchvision_published)
 
 TEST(zoo_every_name_builds)
 {
-    CHECK_EQ_INT(dnp_zoo_count(), 9);
+    /* the nine core models first, then those other modules contribute */
+    static const char *const core[9] = {"lenet",    "alexnet",  "vgg11",    "vgg13",   "vgg16",
+                                        "vgg19",    "resnet18", "resnet34", "resnet50"};
+    CHECK(dnp_zoo_count() >= 9);
+    for (int i = 0; i < 9; i++)
+        CHECK_STR(dnp_zoo_name(i) ? dnp_zoo_name(i) : "", core[i]);
     CHECK(dnp_zoo_name(-1) == NULL);
     CHECK(dnp_zoo_name(dnp_zoo_count()) == NULL);
     CHECK(dnp_zoo_description(dnp_zoo_count()) == NULL);
@@ -201,7 +206,7 @@ TEST(zoo_descriptions)
 {
     const char *alex = "torchvision AlexNet (Krizhevsky 2014 'one weird trick' single-tower "
                        "variant: 64-192-384-256-256 channels), 3x224x224";
-    for (int i = 0; i < dnp_zoo_count(); i++) {
+    for (int i = 0; i < 9; i++) { /* the core models */
         const char *d = dnp_zoo_description(i);
         if (strcmp(dnp_zoo_name(i), "alexnet") == 0)
             CHECK_STR(d, alex);

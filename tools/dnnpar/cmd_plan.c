@@ -1,6 +1,7 @@
 /* cmd_plan.c - `dnnpar plan` and `dnnpar compare`. */
 #include "cli.h"
 #include "report/report.h"
+#include "search/pase/pase.h"
 
 #include <math.h>
 #include <string.h>
@@ -220,6 +221,25 @@ int cmd_plan(int argc, char **argv)
     return rc;
 }
 
+/* The same model in PaSE's space and cost model (Eq. 1): every device one
+ * flat mesh of p, the weakest device's FLOP/s and link. */
+static dnp_status pase_block(const plan_job *job, pase_compare_result *r, dnp_error *err)
+{
+    double flops = INFINITY, bw = INFINITY;
+    int bytes = 0;
+    for (int k = 0; k < job->cl.n_types; k++) {
+        flops = fmin(flops, job->cl.types[k].peak_flops);
+        bw = fmin(bw, job->cl.types[k].net_bw_bps);
+        bytes = job->cl.types[k].bytes_per_elem > bytes ? job->cl.types[k].bytes_per_elem : bytes;
+    }
+    int64_t p = dnp_cluster_devices(&job->cl);
+    if (p > 1 << 20) {
+        dnp_error_set(err, DNP_ERR_INPUT, "too many devices for the PaSE space");
+        return DNP_ERR_INPUT;
+    }
+    return pase_compare(job->g, (int)p, job->opt.batch, flops, bw, bytes, r, err);
+}
+
 int cmd_compare(int argc, char **argv)
 {
     static const char *const ref_titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
@@ -235,6 +255,9 @@ int cmd_compare(int argc, char **argv)
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
         if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0)
             dnp_plan_get_summary(plans[s], &sum[s]);
+    pase_compare_result pr;
+    dnp_error perr = {0};
+    int have_pase = rc == 0 && !job.opt.reference_mode && pase_block(&job, &pr, &perr) == DNP_OK;
     if (rc == 0) {
         char spec[256];
         dnp_cluster_format(&job.cl, spec, sizeof spec);
@@ -266,11 +289,24 @@ int cmd_compare(int argc, char **argv)
                                             sum[0].step_time_s / sum[s].step_time_s);
                 json_array_append_new(schemes, o);
             }
-            rc = cli_write_json("compare", job.json,
-                                json_pack("{s:s,s:I,s:s,s:i,s:o}", "model",
-                                          dnp_graph_name(job.g), "batch",
-                                          (json_int_t)job.opt.batch, "cluster", spec, "levels",
-                                          sum[0].levels, "schemes", schemes));
+            json_t *root = json_pack("{s:s,s:I,s:s,s:i,s:o}", "model", dnp_graph_name(job.g),
+                                     "batch", (json_int_t)job.opt.batch, "cluster", spec,
+                                     "levels", sum[0].levels, "schemes", schemes);
+            if (!job.opt.reference_mode)
+                json_object_set_new(
+                    root, "pase_space",
+                    have_pase
+                        ? json_pack("{s:s,s:[{s:s,s:f,s:f},{s:s,s:s,s:f,s:f},{s:s,s:f,s:f},{s:s,"
+                                    "s:f,s:f}]}",
+                                    "cost_model", "PaSE Eq. 1, flat mesh of every device",
+                                    "schemes", "name", "dp", "cost_s", pr.dp_s, "speedup_vs_dp",
+                                    1.0, "name", "expert", "strategy", pr.expert, "cost_s",
+                                    pr.expert_s, "speedup_vs_dp", pr.dp_s / pr.expert_s, "name",
+                                    "mcmc", "cost_s", pr.mcmc_s, "speedup_vs_dp",
+                                    pr.dp_s / pr.mcmc_s, "name", "pase", "cost_s", pr.pase_s,
+                                    "speedup_vs_dp", pr.dp_s / pr.pase_s)
+                        : json_pack("{s:s}", "not_available", perr.msg));
+            rc = cli_write_json("compare", job.json, root);
         }
         if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0)) {
             if (job.opt.reference_mode) {
@@ -289,6 +325,20 @@ int cmd_compare(int argc, char **argv)
                     cli_fmt_time(sum[s].comm_s, c, sizeof c);
                     printf("%-8s %14s %14s %14s %9.2fx\n", dnp_scheme_name((dnp_scheme)s), a, b,
                            c, sum[0].step_time_s / sum[s].step_time_s);
+                }
+                printf("\nin PaSE's space and cost model (Eq. 1; all devices one flat mesh, the "
+                       "weakest device's FLOP/s and link):\n");
+                if (have_pase) {
+                    const char *names[4] = {"dp", "expert", "mcmc", "pase"};
+                    double cost[4] = {pr.dp_s, pr.expert_s, pr.mcmc_s, pr.pase_s};
+                    for (int s = 0; s < 4; s++) {
+                        char a[32];
+                        cli_fmt_time(cost[s], a, sizeof a);
+                        printf("%-8s %14s %44.2fx%s%s\n", names[s], a, pr.dp_s / cost[s],
+                               s == 1 ? "  " : "", s == 1 ? pr.expert : "");
+                    }
+                } else {
+                    printf("  not available: %s\n", perr.msg);
                 }
             }
         }

@@ -6,8 +6,7 @@
 
 /* Distinct root-to-leaf paths of the plan: a path branches only where the
  * two halves differ.  Returns the count (at most max). */
-int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max)
-{
+int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max) {
     int n = 1;
     paths[0] = 0;
     for (int k = 0; k < levels; k++) {
@@ -19,16 +18,14 @@ int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max)
     return n;
 }
 
-static const char *state_word(int weighted, int t)
-{
+static const char *state_word(int weighted, int t) {
     static const char *const layouts[3] = {"batch", "channel", "replicated"};
     if (weighted)
         return cli_state_name(1, t);
     return (t >= 0 && t < 3) ? layouts[t] : "-";
 }
 
-json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info)
-{
+json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
     char spec[256];
@@ -50,30 +47,27 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info)
                                                 "ratio", dnp_plan_ratio(p, k, paths[i]), "types",
                                                 types));
         }
-        json_array_append_new(jpaths, json_pack("{s:I,s:o}", "branch_bits",
-                                                (json_int_t)paths[i], "levels", lv));
+        json_array_append_new(
+            jpaths, json_pack("{s:I,s:o}", "branch_bits", (json_int_t)paths[i], "levels", lv));
     }
     json_t *layers = json_array();
     for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
         double cs, ms;
         dnp_plan_node_times(p, v, &cs, &ms);
-        json_array_append_new(layers, json_pack("{s:s,s:b,s:f,s:f}", "name",
-                                                dnp_plan_node_name(p, v), "weighted",
-                                                dnp_plan_node_weighted(p, v), "compute_s", cs,
-                                                "comm_s", ms));
+        json_array_append_new(
+            layers, json_pack("{s:s,s:b,s:f,s:f}", "name", dnp_plan_node_name(p, v), "weighted",
+                              dnp_plan_node_weighted(p, v), "compute_s", cs, "comm_s", ms));
     }
-    return json_pack("{s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "model",
-                     info->model, "model_source", info->source, "batch",
-                     (json_int_t)info->batch, "cluster", spec, "search", info->search, "levels",
-                     s.levels, "total_levels",
-                     s.total_levels, "step_time_s", s.step_time_s, "compute_s", s.compute_s,
-                     "comm_s", s.comm_s, "comm_bytes", s.comm_bytes, "mem_bytes_max",
-                     s.mem_bytes_max, "mem_capacity_bytes", s.mem_capacity_bytes, "paths", jpaths,
-                     "layers", layers);
+    return json_pack("{s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "model",
+                     info->model, "model_source", info->source, "batch", (json_int_t)info->batch,
+                     "cluster", spec, "search", info->search, "levels", s.levels, "total_levels",
+                     s.total_levels, "exact_search", s.exact, "step_time_s", s.step_time_s,
+                     "compute_s", s.compute_s, "comm_s", s.comm_s, "comm_bytes", s.comm_bytes,
+                     "mem_bytes_max", s.mem_bytes_max, "mem_capacity_bytes", s.mem_capacity_bytes,
+                     "paths", jpaths, "layers", layers);
 }
 
-void cli_plan_text(const dnp_plan *p, const cli_plan_info *info)
-{
+void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
     char spec[256], t1[32], t2[32], t3[32];
@@ -84,6 +78,10 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info)
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
            spec, info->search);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
+    if (!s.exact)
+        printf("note: %d tensors are live at once, too many for the exact layer-wise DP; each "
+               "level was solved by local search from the data-parallel and OWT assignments\n",
+               s.frontier_width);
     printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
     printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB\n",
            s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
@@ -120,4 +118,3 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info)
         }
     }
 }
-

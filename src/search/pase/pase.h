@@ -1,0 +1,473 @@
+/*
+ * pase.h - PaSE (Elango, "PaSE: Parallelization Strategies for Efficient
+ * DNN Training", IPDPS 2021): strategy search on general computation
+ * graphs.  Internal to libdnnpar; the CLI (tools/dnnpar/cmd_pase.c) and
+ * `dnnpar compare` use it.
+ *
+ * Pieces, one file each:
+ *   pase_graph.c     the PaSE graph: vertices with named iteration spaces,
+ *                    edges carrying tensors mapped onto both endpoints
+ *   pase_ops.c       one builder per op kind (iteration spaces, tensor maps)
+ *   pase_config.c    configurations of a vertex (reference README
+ *                    "Configurations")
+ *   pase_cost.c      t_l per op kind and t_x per edge (Eq. 1; README "Layer
+ *                    costs", "Transfer cost")
+ *   pase_problem.c   a graph bound to p and r: configurations, t_l tables,
+ *                    edge projections, the objective F
+ *   pase_seq.c       GenerateSeq (Fig. 3) and the breadth-first order
+ *   pase_dp.c        FindBestStrategy (Fig. 4, recurrence 4) and the
+ *                    breadth-first DP (recurrence 2) on flat tables
+ *   pase_exhaustive.c, pase_baselines.c, pase_mcmc.c   oracle and baselines
+ *   pase_models.c    the prototype's five reference graphs
+ *   pase_convert.c   core dnp_graph -> PaSE graph
+ *   pase_zoo.c       zoo entries (core IR) of the PaSE variants
+ *   pase_compare.c   one call for `dnnpar compare`
+ *
+ * Units: costs are FLOP-equivalents; communication of w words costs
+ * r_w * w FLOP with r_w = peak FLOP/s / (bandwidth in words/s) (Eq. 1's r).
+ */
+#ifndef DNNPAR_PASE_H
+#define DNNPAR_PASE_H
+
+#include "dnnpar.h"
+
+#include <stdint.h>
+
+#define PASE_MAX_RANK 8    /* dimensions of an iteration space or tensor */
+#define PASE_NAME_LEN 64
+
+/* ------------------------------------------------------------------ */
+/* Graph                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Op kinds, named as the prototype's classes (its CSV `type` column). */
+typedef enum {
+    PASE_CONV = 0,
+    PASE_FC,
+    PASE_POOL,
+    PASE_ELEMWISE,
+    PASE_NORM,
+    PASE_REDUCE_MEAN,
+    PASE_SOFTMAX,
+    PASE_SCE, /* softmax cross-entropy */
+    PASE_EINSUM,
+    PASE_LSTM,
+    PASE_CONCAT,
+    PASE_SPLIT,
+    PASE_STACK,
+    PASE_UNSTACK,
+    PASE_RAVEL,
+    PASE_UNRAVEL,
+    PASE_TRANSPOSE,
+    PASE_SLICE, /* slice or pad: data movement onto a smaller or larger domain (ours) */
+    PASE_KIND_COUNT
+} pase_kind;
+
+/* "Conv", "FC", "Pooling", ... as in the reference CSVs.  O(1). */
+const char *pase_kind_name(pase_kind k);
+
+/* One op: its iteration space (domain) and the parameters of its cost. */
+typedef struct {
+    char name[PASE_NAME_LEN];
+    pase_kind kind;
+    int rank;                        /* dimensions of the domain */
+    int64_t dom[PASE_MAX_RANK];      /* extent of each dimension */
+    char dim[PASE_MAX_RANK][4];      /* dimension names, e.g. b c h w r s n */
+    unsigned fixed;                  /* bit d: dimension d is never split */
+    int contiguous;                  /* ravel / unravel: contiguous splits only */
+    int batch_dim;                   /* the mini-batch dimension, -1 if none */
+    int model_dim;                   /* what expert strategies split for model
+                                      * parallelism (FC n, vocabulary, heads,
+                                      * feed-forward), -1 if none */
+    int pw;                          /* fused point-wise ops (GEMMs, element-wise) */
+    int axis;                        /* norm / softmax axis */
+    unsigned axes;                   /* reduce-mean axes (bit mask) */
+    int win_r, win_s;                /* pooling window */
+    int64_t in_h, in_w;              /* pooling: input spatial sizes */
+    unsigned gemm_b, gemm_m, gemm_n, gemm_k; /* GEMM roles of the dims (masks) */
+} pase_vertex;
+
+/* A tensor as the builders pass it around: its shape and, per dimension,
+ * the producer's domain dimensions whose splits multiply to that
+ * dimension's split (mask 0: never split). */
+typedef struct {
+    int vertex;                      /* producer, -1 for a graph input */
+    int port;                        /* producer's output index */
+    int rank;
+    int64_t shape[PASE_MAX_RANK];
+    unsigned map[PASE_MAX_RANK];
+    char dim[PASE_MAX_RANK][4];
+} pase_tensor;
+
+/* A data dependency u -> v carrying one tensor. */
+typedef struct {
+    int src, dst;                    /* vertex ids */
+    int src_port, dst_port;          /* output index of src, input index of dst */
+    int rank;
+    int64_t shape[PASE_MAX_RANK];
+    unsigned src_map[PASE_MAX_RANK]; /* tensor dim -> src domain dims (mask) */
+    unsigned dst_map[PASE_MAX_RANK]; /* tensor dim -> dst domain dims (mask) */
+} pase_edge;
+
+typedef struct {
+    char name[64];
+    int cutoff;                      /* minimum per-device extent (README: 4; 1 for
+                                      * rnnlm and transformer) */
+    int n_v, cap_v;
+    pase_vertex *v;
+    int n_e, cap_e;
+    pase_edge *e;
+    char err[256];                   /* first builder error, "" if none */
+} pase_graph;
+
+/* An empty graph.  NULL on allocation failure.  O(1). */
+pase_graph *pase_graph_new(const char *name, int cutoff);
+/* Free g and everything it owns; NULL is a no-op.  O(1). */
+void pase_graph_free(pase_graph *g);
+/* Append a vertex (copied); returns its id or -1 (error recorded).
+ * O(1) amortised. */
+int pase_graph_add_vertex(pase_graph *g, const pase_vertex *v);
+/* Append an edge from tensor t (skipped if t is a graph input) into input
+ * `dst_port` of vertex dst, which reads t's dimensions as the domain
+ * dimensions in dst_map.  Returns 0 or -1 (error recorded).  O(rank). */
+int pase_graph_add_edge(pase_graph *g, const pase_tensor *t, int dst, int dst_port,
+                        const unsigned *dst_map);
+/* Record a builder error (first one wins); returns -1.  O(1). */
+int pase_graph_fail(pase_graph *g, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A graph input of the given shape; dims is one letter per dimension
+ * (e.g. "bchw").  O(rank). */
+pase_tensor pase_input(int rank, const int64_t *shape, const char *dims);
+
+/* ---- builders (pase_ops.c) -----------------------------------------
+ * Each appends one vertex whose inputs already exist, adds its in-edges,
+ * writes its output tensor(s) and returns the vertex id, or -1 with the
+ * reason in g->err (nothing is appended after the first error).  O(rank *
+ * inputs).  Iteration spaces are those of the prototype (README "Layer
+ * costs" names each domain). */
+
+/* Conv on img (b, c, h, w): domain (b, c, h_out, w_out, r, s, n); h_out and
+ * w_out never split (no halo exchange). */
+int pase_conv(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out, int r,
+              int s, int stride_h, int stride_w, int pad_h, int pad_w, int pw, pase_tensor *out);
+/* The same with the output size given (graphs whose sizes are not a
+ * stride's, e.g. the AccPar layer files). */
+int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out,
+                    int r, int s, int64_t h_out, int64_t w_out, int pw, pase_tensor *out);
+/* Max or average pooling on img (b, c, h, w), window r x s: domain
+ * (b, c, h_out, w_out). */
+int pase_pool(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
+              int stride_h, int stride_w, int pad_h, int pad_w, pase_tensor *out);
+int pase_pool_sized(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
+                    int64_t h_out, int64_t w_out, pase_tensor *out);
+/* Fully connected on in (b..., k): domain (b..., n, k). */
+int pase_fc(pase_graph *g, const char *name, const pase_tensor *in, int64_t n_units, int pw,
+            pase_tensor *out);
+/* Element-wise op on 1 or 2 tensors of one shape (residual add, positional
+ * encoding, unary point-wise): domain = the shape. */
+int pase_elementwise(pase_graph *g, const char *name, int n_in, const pase_tensor *const *in,
+                     int pw, pase_tensor *out);
+/* Normalisation over `axis` (batch norm: 0; layer norm: the last). */
+int pase_norm(pase_graph *g, const char *name, const pase_tensor *in, int axis,
+              pase_tensor *out);
+/* Mean over the axes in mask `axes`; keepdims keeps them as size 1. */
+int pase_reduce_mean(pase_graph *g, const char *name, const pase_tensor *in, unsigned axes,
+                     int keepdims, pase_tensor *out);
+/* Softmax over `axis`. */
+int pase_softmax(pase_graph *g, const char *name, const pase_tensor *in, int axis,
+                 pase_tensor *out);
+/* Softmax cross-entropy, classes on the last axis. */
+int pase_sce(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out);
+/* Two-input contraction "in1,in2->out" (one letter per dimension; the
+ * letters become the dimension names): domain = output dims, then the
+ * reduction dims in order of appearance. */
+int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tensor *a,
+                const pase_tensor *b, int pw, pase_tensor *out);
+/* Embedding of ids (graph input, e.g. "bs") into `width` features: the
+ * einsum "<ids>v,ve-><ids>e" of a one-hot (ids..., vocab) with the table
+ * (vocab, width), v and e being vocab_dim and width_dim. */
+int pase_embedding(pase_graph *g, const char *name, const pase_tensor *ids, int64_t vocab,
+                   int64_t width, char vocab_dim, char width_dim, pase_tensor *out);
+/* LSTM over in (b, s, e) with `layers` layers of `units` (= e) units, one
+ * vertex: domain (l, s, b, d, e) = (layers, sequence, batch, units out,
+ * units in), the sequence never split. */
+int pase_lstm(pase_graph *g, const char *name, const pase_tensor *in, int64_t units,
+              int layers, pase_tensor *out);
+/* Concatenation of n tensors along axis (never split). */
+int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
+                pase_tensor *out);
+/* Split into n equal parts along axis (never split): out[0..n-1]. */
+int pase_split(pase_graph *g, const char *name, const pase_tensor *in, int n, int axis,
+               pase_tensor *out);
+/* Stack n tensors of one shape along a new axis (never split). */
+int pase_stack(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
+               pase_tensor *out);
+/* Unstack along axis (never split) into in->shape[axis] tensors out[]. */
+int pase_unstack(pase_graph *g, const char *name, const pase_tensor *in, int axis,
+                 pase_tensor *out);
+/* Flatten to one dimension (the first half of a reshape). */
+int pase_ravel(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out);
+/* A flat tensor to `shape` (the second half of a reshape). */
+int pase_unravel(pase_graph *g, const char *name, const pase_tensor *in, int rank,
+                 const int64_t *shape, const char *dims, pase_tensor *out);
+/* Permute dimensions: out dim i = in dim perm[i]. */
+int pase_transpose(pase_graph *g, const char *name, const pase_tensor *in, const int *perm,
+                   pase_tensor *out);
+
+/* ------------------------------------------------------------------ */
+/* Configurations and costs                                            */
+/* ------------------------------------------------------------------ */
+
+/* The configurations of one vertex, in enumeration order: split counts
+ * per dimension, lexicographic with the first dimension slowest and each
+ * dimension's splits ascending. */
+typedef struct {
+    int n;        /* number of configurations */
+    int rank;
+    int32_t *c;   /* n * rank split counts */
+} pase_configs;
+
+/* Number of configurations of v for p devices and cutoff, without
+ * building them (returned as double: it can be huge).  O(count). */
+double pase_config_count(const pase_vertex *v, int p, int cutoff);
+/* Enumerate them (README "Configurations": per dimension the divisors e of
+ * d with d / e >= cutoff, or {1}; product <= p; fixed dimensions 1;
+ * contiguous splits for ravel / unravel).  Returns DNP_OK or DNP_ERR_NOMEM.
+ * O(count * rank). */
+dnp_status pase_configs_build(const pase_vertex *v, int p, int cutoff, pase_configs *out);
+/* Free c's table (c itself is the caller's); NULL is a no-op.  O(1). */
+void pase_configs_free(pase_configs *c);
+/* Index of configuration `cfg` (rank split counts) in c, or -1.  O(n * rank). */
+int pase_configs_find(const pase_configs *c, const int32_t *cfg);
+
+/* Layer cost t_l (FLOP) of v under configuration cfg, for r_w FLOP per
+ * word (README "Layer costs"; Eq. 1).  O(rank). */
+double pase_layer_cost(const pase_vertex *v, const int32_t *cfg, double r_w);
+/* Project a configuration of an edge endpoint onto the edge's tensor:
+ * split[t] = product of cfg over map[t].  O(rank * endpoint rank). */
+void pase_project(const pase_edge *e, int dst_side, const int32_t *cfg, int32_t *split);
+/* Transfer cost t_x (FLOP) of a tensor of `rank` dims `shape` held split
+ * by src and needed split by dst (README "Transfer cost"; Eq. 1's
+ * r * t_x, forward and backward).  O(rank). */
+double pase_transfer_cost(int rank, const int64_t *shape, const int32_t *src_split,
+                          const int32_t *dst_split, double r_w);
+/* The same from per-dimension extents a = shape / split of the held
+ * (src) and needed (dst) blocks and their device counts.  O(rank). */
+double pase_transfer_parts(int rank, const double *a_src, const double *a_dst, double p_src,
+                           double p_dst, double r_w);
+
+/* ------------------------------------------------------------------ */
+/* Problem: a graph bound to p devices and the hardware ratio           */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    int p;                   /* devices */
+    double r_w;              /* FLOP per word transferred (Eq. 1's r) */
+    int prototype_edges;     /* 1: keep only the last edge of each (src, dst) pair, as
+                              * the prototype's simple digraph does (README) */
+    double max_bytes;        /* memory guard for configurations and tables */
+} pase_params;
+
+/* One endpoint's view of an edge: each configuration's projection onto
+ * the tensor, deduplicated. */
+typedef struct {
+    int n_proj;              /* distinct projections */
+    int32_t *proj_of;        /* per configuration of the endpoint: projection index */
+    double *part;            /* n_proj * rank: tensor extent / split, per dim */
+    double *procs;           /* n_proj: product of the splits */
+} pase_side;
+
+typedef struct {
+    const pase_graph *g;
+    pase_params par;
+    int n_v;
+    pase_configs *cfg;       /* per vertex */
+    double **tl;             /* per vertex, per configuration: t_l */
+    int n_e;                 /* active edges */
+    int *edge;               /* active edge -> index in g->e */
+    pase_side *src, *dst;    /* per active edge */
+    int *inc_start, *inc;    /* active edges incident to each vertex */
+    int *nb_start, *nb;      /* distinct undirected neighbours, ascending */
+    double build_s;          /* wall time of pase_problem_build */
+} pase_problem;
+
+/* Bind g to par: enumerate every vertex's configurations (their count
+ * estimated first against par->max_bytes), tabulate t_l and project every
+ * edge.  The problem borrows g.  Errors: DNP_ERR_INPUT for p < 1 or
+ * tables over the memory guard, DNP_ERR_NOMEM.
+ * O(sum_v K_v * rank + sum_e (K_u + K_v) * rank). */
+dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *pb,
+                              dnp_error *err);
+/* Free what pase_problem_build allocated; NULL is a no-op.  O(V + E). */
+void pase_problem_free(pase_problem *pb);
+/* t_x of active edge k for configuration indices cu (of its src) and cv
+ * (of its dst).  O(rank). */
+double pase_problem_edge_cost(const pase_problem *pb, int k, int cu, int cv);
+/* Eq. 1: F = sum of t_l + sum of t_x for configuration indices cfg[v].
+ * O(V + E * rank). */
+double pase_objective(const pase_problem *pb, const int *cfg);
+
+/* ------------------------------------------------------------------ */
+/* Searches                                                            */
+/* ------------------------------------------------------------------ */
+
+/* An elimination sequence and its dependent sets. */
+typedef struct {
+    int n;
+    int *order;              /* order[i] = i-th vertex */
+    int *pos;                /* pos[v] = index of v in order */
+    int *dep_start, *dep;    /* D(order[i]) in dep[dep_start[i]..dep_start[i+1]), sorted
+                              * by position in the sequence */
+} pase_seq;
+
+/* GenerateSeq (Fig. 3): repeatedly the vertex with the smallest |d[v]|,
+ * ties to the smallest id; d[u] = d[u] u d[v] - {u, v} for u in d[v].
+ * D(v) is d[v] when v is taken (Theorem 2).  O(V^2 * V / 64). */
+dnp_status pase_generate_seq(const pase_problem *pb, pase_seq *s, dnp_error *err);
+/* Breadth-first order from vertex 0 (neighbours ascending; a new
+ * component starts at its smallest vertex) with recurrence (2)'s
+ * dependent sets D_B(i) = N(V<=i) n V>i.  O(V * (V + E)). */
+dnp_status pase_bfs_seq(const pase_problem *pb, pase_seq *s, dnp_error *err);
+/* Free a sequence's arrays; NULL is a no-op.  O(1). */
+void pase_seq_free(pase_seq *s);
+
+typedef void (*pase_progress_fn)(void *user, int done, int total, double elapsed_s);
+
+typedef struct {
+    int threads;             /* worker threads; 0 = online CPUs (at most 8) */
+    pase_progress_fn progress; /* called after a vertex once the search has run
+                              * for a second (and with done == total at the end
+                              * if it was called before); may be NULL */
+    void *progress_user;
+} pase_search_opts;
+
+typedef struct {
+    double cost;             /* F of the best strategy, FLOP */
+    int *cfg;                /* per vertex: configuration index (owned) */
+    double search_s;         /* wall time: sequencing + DP + back-substitution */
+    double table_bytes;      /* estimated peak memory of the tables (one thread's
+                              * buffers, so that reports do not depend on the CPUs) */
+    double max_rows;         /* largest table: prod of K over a dependent set */
+    double work;             /* sum over vertices of rows * K_v */
+    int max_dep;             /* largest dependent set */
+} pase_result;
+
+/* Peak bytes the DP over sequence s needs (cost tables until consumed,
+ * argmin tables until the end, per-step edge matrices and thread
+ * buffers), and its largest table and work.  O(sum_v |D(v)|). */
+double pase_dp_estimate(const pase_problem *pb, const pase_seq *s, int threads,
+                        double *max_rows, double *work);
+/* The dynamic program over sequence s (Fig. 4 for GenerateSeq's sequence,
+ * recurrence (2) for the breadth-first one): each vertex's table over its
+ * dependent set keeps the minimum over its own configuration; the
+ * strategy is recovered by back-substitution.  Ties: the lowest
+ * configuration index of the vertex being minimised (docs/pase.md).
+ * Fails with DNP_ERR_INPUT, giving the size it would need, if the
+ * estimate exceeds pb->par.max_bytes.
+ * O(sum_v K_v * prod_{u in D(v)} K_u * terms) time. */
+dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_search_opts *o,
+                       pase_result *res, dnp_error *err);
+/* GenerateSeq + FindBestStrategy (bfs = 0) or the breadth-first DP
+ * (bfs = 1); res->search_s covers both steps. */
+dnp_status pase_search(const pase_problem *pb, int bfs, const pase_search_opts *o,
+                       pase_result *res, dnp_error *err);
+/* Free a result's strategy; NULL is a no-op.  O(1). */
+void pase_result_free(pase_result *r);
+
+/* Exhaustive enumeration (test oracle): the minimum of F over all
+ * strategies, writing one optimal strategy (first in enumeration order)
+ * to cfg.  Returns -1 if there are more than max_strategies.
+ * O(prod_v K_v * (V + E)). */
+double pase_exhaustive(const pase_problem *pb, double max_strategies, int *cfg);
+
+/* ---- baselines in the same space (pase_baselines.c, pase_mcmc.c) --- */
+
+/* Data parallelism: the batch dimension split by the largest allowed
+ * count <= p, everything else 1.  O(sum_v K_v * rank). */
+void pase_data_parallel(const pase_problem *pb, int *cfg);
+/* The expert strategy of the paper's section IV for the graph's family:
+ * "gnmt" (an LSTM: layers on different devices, batch on the rest),
+ * "mesh" (einsums: batch split m ways, model dims n ways, m * n = p, the
+ * best m), else "owt" (conv and the rest data parallel, FC and the loss
+ * split over their output).  Writes cfg and returns the name (with the
+ * mesh shape) in buf.  O(divisors(p) * (V + E) * rank). */
+void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t n);
+
+typedef struct {
+    long max_iters;          /* budget (FlexFlow stops at 250,000) */
+    long min_iters;          /* never stop before this many */
+    double beta;             /* acceptance exp(-beta * dF / F_start) */
+    uint64_t seed;
+} pase_mcmc_opts;
+
+/* The defaults: 250,000 iterations at most (FlexFlow's cap in the paper's
+ * section IV-A), at least 20,000, beta 200, seed 1. */
+void pase_mcmc_defaults(pase_mcmc_opts *o); /* O(1) */
+
+/* FlexFlow-style MCMC (Metropolis-Hastings over single-vertex changes,
+ * proposal uniform over the vertex's configurations) from `start`; stops
+ * at max_iters or when the best has not improved for half the iterations
+ * run (after min_iters).  Writes the best strategy seen; returns its F and
+ * the iterations run.  Deterministic for a seed.  O(iters * deg * rank). */
+double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
+                 long *iters);
+
+/* ------------------------------------------------------------------ */
+/* Models and conversion                                               */
+/* ------------------------------------------------------------------ */
+
+/* The prototype's reference graphs, built as it builds them (README "The
+ * built-in models"): "pase-alexnet", "pase-inception3", "pase-rnnlm",
+ * "pase-transformer", "pase-resnet101". */
+/* Their count, and model i's name and one-line description (NULL out of
+ * range).  O(1). */
+int pase_model_count(void);
+const char *pase_model_name(int i);
+const char *pase_model_description(int i);
+/* The paper's batch for model i (128 CNNs, 64 RNNLM and Transformer).  O(1). */
+int64_t pase_model_default_batch(int i);
+/* Index of `name` (case-insensitive), or -1.  O(models). */
+int pase_model_find(const char *name);
+/* Build model `name` for `batch`.  O(size of model). */
+dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, dnp_error *err);
+/* Variants for the benchmarks: a transformer with `layers` encoder and
+ * decoder layers, a ResNet with bottleneck blocks blocks[0..3].  NULL on
+ * allocation failure; a builder error is in g->err.  O(size of model). */
+pase_graph *pase_build_transformer(int64_t batch, int layers);
+pase_graph *pase_build_resnet(int64_t batch, const int blocks[4]);
+
+/* Convert a core graph for `batch` (docs/pase.md "Converter"): one vertex
+ * per op, point-wise ops fused, flatten as ravel + unravel.  Unknown or
+ * unsupported op kinds fail with DNP_ERR_INPUT naming the op.
+ * O(ops + edges). */
+dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out,
+                           dnp_error *err);
+
+/* ------------------------------------------------------------------ */
+/* For `dnnpar compare`                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    double pase_s;           /* best PaSE strategy: F / peak FLOP/s */
+    double mcmc_s;           /* MCMC from the expert strategy */
+    double dp_s;             /* data parallelism */
+    double expert_s;         /* the expert strategy */
+    char expert[32];         /* its name, e.g. "owt", "mesh 8x4" */
+    double search_s;         /* wall time of the PaSE search (not deterministic) */
+} pase_compare_result;
+
+/* Convert g, bind it to p devices of peak_flops FLOP/s and net_bw_bps
+ * bytes/s moving bytes_per_word-byte words (8 as the reference; a
+ * cluster's element size), and evaluate PaSE, MCMC (default budget, seed
+ * 1), data parallelism and the expert strategy in that one space.
+ * Errors: DNP_ERR_INPUT (p < 1, unsupported op, tables over 2 GiB).
+ * O(the search). */
+dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_flops,
+                        double net_bw_bps, int bytes_per_word, pase_compare_result *out,
+                        dnp_error *err);
+
+#endif

@@ -1,0 +1,499 @@
+/*
+ * pase_convert.c - a core dnp_graph as a PaSE graph, one rule per op kind
+ * (the table `rules` below; a kind without a rule is a clear error).
+ * Activations are (b, c, h, w) tensors; the rules follow the prototype's
+ * modelling so that the zoo's pase-* models convert to exactly the graphs
+ * of pase_models.c:
+ *
+ *   input        a graph input (no vertex, no edge: nothing to transfer)
+ *   conv         Conv (b, c, h_out, w_out, r, s, n); dense convs only
+ *   fc           FC (b, n, c) on the flattened input; a spatial input is
+ *                first flattened by Ravel + Unravel, as the prototype's
+ *                AlexNet does
+ *   maxpool, avgpool   Pooling (b, c, h_out, w_out); a global average
+ *                pool (one output pixel covering the input) is ReduceMean
+ *                over h and w, as the prototype's Inception and ResNet
+ *   relu, dropout      fused: no vertex; one more point-wise op (pw) for
+ *                a producer that has the field (conv, FC, element-wise,
+ *                einsum), free after the others (as after batch norm)
+ *   add          Elementwise of two inputs
+ *   batchnorm    Norm over axis 0 (the batch)
+ *   lrn          a unary Elementwise (cost E; its channel halo ignored)
+ *   concat       Concat along the channels
+ *   flatten      Ravel + Unravel (nothing if already flat)
+ *   softmax      SoftmaxCrossEntropy on a flat (b, classes) input (the
+ *                loss of a classifier), else Softmax over the channels
+ *
+ * Ops imported from ONNX use the IR's view of a tensor (c = the feature
+ * axis, h = the other per-sample axes; see dnnpar.h), on which:
+ *   fc at every position   FC with the positions as batch-like dims
+ *   matmul       a GEMM Einsum (b, m, n, k): m = the output's positions,
+ *                n = its features, k = the contracted length; an input
+ *                axis matching none of them is read unsplit
+ *   embedding    the prototype's Embedding: the einsum of a one-hot
+ *                (b, positions, vocabulary) with the table; the ids are
+ *                an input of the model (no edge), as in the prototype
+ *   layernorm    Norm over the feature axis
+ *   eltwise      fused like relu with one input; Elementwise with two,
+ *                broadcast axes read unsplit
+ *   reduce       ReduceMean over the axes the output drops to 1
+ *   reshape      nothing if the view is unchanged (a transpose), Ravel +
+ *                Unravel if the size is (the prototype's Reshape), else a
+ *                free Slice vertex on the output's domain (slice, pad)
+ */
+#include "search/pase/pase.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const dnp_graph *g;
+    int64_t batch;
+    pase_graph *pg;
+    pase_tensor *out; /* per core op: its output as a (b, c, h, w) tensor */
+    dnp_error *err;
+} conv_ctx;
+
+typedef int (*conv_rule)(conv_ctx *x, int i, const dnp_op *op);
+
+static int fail(conv_ctx *x, const dnp_op *op, const char *why)
+{
+    dnp_error_set(x->err, DNP_ERR_INPUT, "op '%s' (%s): %s", op->name,
+                  dnp_op_kind_name(op->kind), why);
+    return -1;
+}
+
+/* The builder's error, if any, as the conversion's. */
+static int built(conv_ctx *x, int id)
+{
+    if (id < 0)
+        dnp_error_set(x->err, DNP_ERR_INPUT, "%s", x->pg->err);
+    return id < 0 ? -1 : 0;
+}
+
+static const pase_tensor *in_of(conv_ctx *x, const dnp_op *op, int k)
+{
+    return &x->out[op->inputs[k]];
+}
+
+/* A (b, c, 1, 1) tensor viewed as (b, c). */
+static pase_tensor flat_view(const pase_tensor *t)
+{
+    pase_tensor v = *t;
+    v.rank = 2;
+    return v;
+}
+
+/* A (b, n) tensor viewed as (b, n, 1, 1). */
+static pase_tensor image_view(const pase_tensor *t)
+{
+    pase_tensor v = *t;
+    for (int d = t->rank; d < 4; d++) {
+        v.shape[d] = 1;
+        v.map[d] = 0;
+        snprintf(v.dim[d], sizeof v.dim[d], "%c", d == 2 ? 'h' : 'w');
+    }
+    v.rank = 4;
+    return v;
+}
+
+static int is_flat(const pase_tensor *t) { return t->shape[2] == 1 && t->shape[3] == 1; }
+
+/* Flatten a spatial (b, c, h, w) tensor: Ravel + Unravel to (b, c h w). */
+static int flatten(conv_ctx *x, const char *base, const pase_tensor *t, pase_tensor *out)
+{
+    char nm[PASE_NAME_LEN];
+    pase_tensor r, u;
+    snprintf(nm, sizeof nm, "%.54s.ravel", base);
+    if (built(x, pase_ravel(x->pg, nm, t, &r)) < 0)
+        return -1;
+    const int64_t shape[2] = {t->shape[0], t->shape[1] * t->shape[2] * t->shape[3]};
+    snprintf(nm, sizeof nm, "%.52s.unravel", base);
+    if (built(x, pase_unravel(x->pg, nm, &r, 2, shape, "bc", &u)) < 0)
+        return -1;
+    *out = image_view(&u);
+    return 0;
+}
+
+
+/* A vertex the builders do not offer (ONNX ops on the view): domain dom
+ * with names, inputs read through maps, the output as out_map. */
+static int custom(conv_ctx *x, int i, const dnp_op *op, pase_kind kind, int rank,
+                  const int64_t *dom, const char *names, int n_in, const pase_tensor *const *in,
+                  unsigned (*maps)[PASE_MAX_RANK], int out_rank, const int64_t *out_shape,
+                  const unsigned *out_map, pase_vertex *proto)
+{
+    pase_vertex v = *proto;
+    snprintf(v.name, sizeof v.name, "%s", op->name);
+    v.kind = kind;
+    v.rank = rank;
+    for (int d = 0; d < rank; d++) {
+        v.dom[d] = dom[d];
+        snprintf(v.dim[d], sizeof v.dim[d], "%c", names[d]);
+    }
+    int id = pase_graph_add_vertex(x->pg, &v);
+    for (int k = 0; k < n_in && id >= 0; k++)
+        if (pase_graph_add_edge(x->pg, in[k], id, k, maps[k]) < 0)
+            id = -1;
+    if (built(x, id) < 0)
+        return -1;
+    pase_tensor *o = &x->out[i];
+    memset(o, 0, sizeof *o);
+    o->vertex = id;
+    o->rank = out_rank;
+    for (int d = 0; d < out_rank; d++) {
+        o->shape[d] = out_shape[d];
+        o->map[d] = out_map[d];
+        snprintf(o->dim[d], sizeof o->dim[d], "%c", "bchw"[d < 4 ? d : 3]);
+    }
+    return 0;
+}
+
+static pase_vertex blank_vertex(void)
+{
+    pase_vertex v;
+    memset(&v, 0, sizeof v);
+    v.batch_dim = 0;
+    v.model_dim = -1;
+    return v;
+}
+
+/* Map each dim of tensor t onto the domain dim of the same extent among
+ * `cand` (first match), else leave it unsplit. */
+static void match_dims(const pase_tensor *t, int rank, const int64_t *dom, unsigned cand,
+                       unsigned *map)
+{
+    unsigned used = 0;
+    map[0] = 1u; /* the batch */
+    for (int d = 1; d < t->rank; d++) {
+        map[d] = 0;
+        for (int k = 0; k < rank; k++)
+            if (((cand >> k) & 1u) && !((used >> k) & 1u) && dom[k] == t->shape[d] &&
+                t->shape[d] > 1) {
+                map[d] = 1u << (unsigned)k;
+                used |= 1u << (unsigned)k;
+                break;
+            }
+    }
+}
+
+static int rule_input(conv_ctx *x, int i, const dnp_op *op)
+{
+    const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    x->out[i] = pase_input(4, shape, "bchw");
+    return 0;
+}
+
+static int rule_conv(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (op->groups > 1)
+        return fail(x, op, "grouped convolutions have no PaSE iteration space");
+    const pase_tensor *t = in_of(x, op, 0);
+    if (t->shape[1] != op->in.c)
+        return fail(x, op, "input channels do not match the producer");
+    return built(x, pase_conv_sized(x->pg, op->name, t, op->out.c, op->kh, op->kw, op->out.h,
+                                    op->out.w, 0, &x->out[i]));
+}
+
+static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
+{
+    pase_tensor t = *in_of(x, op, 0), o;
+    if (op->keep_positions && !is_flat(&t)) {
+        /* the same FC at every position: (b, h, w, c) -> (b, h, w, n) */
+        pase_tensor pv = t;
+        static const int perm[4] = {0, 2, 3, 1};
+        for (int d = 0; d < 4; d++) {
+            pv.shape[d] = t.shape[perm[d]];
+            pv.map[d] = t.map[perm[d]];
+            memcpy(pv.dim[d], t.dim[perm[d]], sizeof pv.dim[d]);
+        }
+        if (built(x, pase_fc(x->pg, op->name, &pv, op->out.c, 0, &o)) < 0)
+            return -1;
+        pase_tensor *r = &x->out[i];
+        *r = o;
+        for (int d = 0; d < 4; d++) { /* back to (b, n, h, w) */
+            r->shape[perm[d]] = o.shape[d];
+            r->map[perm[d]] = o.map[d];
+            memcpy(r->dim[perm[d]], o.dim[d], sizeof r->dim[d]);
+        }
+        return 0;
+    }
+    if (!is_flat(&t) && flatten(x, op->name, &t, &t) < 0)
+        return -1;
+    pase_tensor f = flat_view(&t);
+    if (built(x, pase_fc(x->pg, op->name, &f, op->out.c, 0, &o)) < 0)
+        return -1;
+    x->out[i] = image_view(&o);
+    return 0;
+}
+
+static int rule_pool(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    if (op->kind == DNP_OP_AVGPOOL && op->out.h == 1 && op->out.w == 1 && op->kh >= op->in.h &&
+        op->kw >= op->in.w) /* global average pooling */
+        return built(x, pase_reduce_mean(x->pg, op->name, t, (1u << 2) | (1u << 3), 1,
+                                         &x->out[i]));
+    return built(x, pase_pool_sized(x->pg, op->name, t, op->kh, op->kw, op->out.h, op->out.w,
+                                     &x->out[i]));
+}
+
+static int rule_pointwise(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    x->out[i] = *t;
+    if (t->vertex >= 0) {
+        pase_vertex *p = &x->pg->v[t->vertex];
+        if (p->kind == PASE_CONV || p->kind == PASE_FC || p->kind == PASE_ELEMWISE ||
+            p->kind == PASE_EINSUM)
+            p->pw++;
+    }
+    return 0;
+}
+
+static int rule_add(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (op->n_inputs != 2)
+        return fail(x, op, "element-wise add of other than two inputs");
+    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    return built(x, pase_elementwise(x->pg, op->name, 2, in, 0, &x->out[i]));
+}
+
+static int rule_batchnorm(conv_ctx *x, int i, const dnp_op *op)
+{
+    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), 0, &x->out[i]));
+}
+
+static int rule_lrn(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *in[1] = {in_of(x, op, 0)};
+    return built(x, pase_elementwise(x->pg, op->name, 1, in, 0, &x->out[i]));
+}
+
+static int rule_concat(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor **in = malloc((size_t)(op->n_inputs > 0 ? op->n_inputs : 1) * sizeof *in);
+    if (in == NULL)
+        return fail(x, op, "out of memory");
+    for (int k = 0; k < op->n_inputs; k++)
+        in[k] = in_of(x, op, k);
+    int rc = built(x, pase_concat(x->pg, op->name, op->n_inputs, in, 1, &x->out[i]));
+    free(in);
+    return rc;
+}
+
+static int rule_flatten(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    if (is_flat(t)) {
+        x->out[i] = *t;
+        return 0;
+    }
+    return flatten(x, op->name, t, &x->out[i]);
+}
+
+static int rule_softmax(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    if (!is_flat(t))
+        return built(x, pase_softmax(x->pg, op->name, t, 1, &x->out[i]));
+    pase_tensor f = flat_view(t), o;
+    if (built(x, pase_sce(x->pg, op->name, &f, &o)) < 0)
+        return -1;
+    x->out[i] = image_view(&o);
+    return 0;
+}
+
+
+/* matmul of two activations: Einsum (b, m, n, k) on the view. */
+static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (op->n_inputs != 2 || op->contract < 1)
+        return fail(x, op, "a matmul needs two inputs and a contracted length");
+    const int64_t dom[4] = {x->batch, op->out.h * op->out.w, op->out.c, op->contract};
+    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    unsigned maps[2][PASE_MAX_RANK];
+    match_dims(in[0], 4, dom, (1u << 1) | (1u << 3), maps[0]); /* A: m, k */
+    match_dims(in[1], 4, dom, (1u << 3) | (1u << 2), maps[1]); /* B: k, n */
+    pase_vertex v = blank_vertex();
+    v.gemm_m = (1u << 0) | (1u << 1);
+    v.gemm_n = 1u << 2;
+    v.gemm_k = 1u << 3;
+    const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const unsigned omap[4] = {1u << 0, 1u << 2, 1u << 1, 0};
+    return custom(x, i, op, PASE_EINSUM, 4, dom, "bmnk", 2, in, maps, 4, shape, omap, &v);
+}
+
+/* Embedding: one-hot (b, s, v) x table (v, d), no in-edge (README: the
+ * prototype's Embedding; its ids are a graph input). */
+static int rule_embedding(conv_ctx *x, int i, const dnp_op *op)
+{
+    int64_t width = op->out.c, pos = op->out.h * op->out.w;
+    int64_t vocab = width > 0 ? op->param_elems / width : 0;
+    if (vocab < 1)
+        return fail(x, op, "an embedding needs its table's size");
+    const int64_t dom[4] = {x->batch, pos, width, vocab};
+    pase_vertex v = blank_vertex();
+    v.gemm_m = (1u << 0) | (1u << 1);
+    v.gemm_n = 1u << 2;
+    v.gemm_k = 1u << 3;
+    v.model_dim = 3;
+    const int64_t shape[4] = {x->batch, width, op->out.h, op->out.w};
+    const unsigned omap[4] = {1u << 0, 1u << 2, op->out.h > 1 ? 1u << 1 : 0, 0};
+    return custom(x, i, op, PASE_EINSUM, 4, dom, "bsdv", 0, NULL, NULL, 4, shape, omap, &v);
+}
+
+static int rule_layernorm(conv_ctx *x, int i, const dnp_op *op)
+{
+    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), 1, &x->out[i]));
+}
+
+/* Element-wise op of two activations, broadcast axes read unsplit. */
+static int rule_eltwise(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (op->n_inputs == 1)
+        return rule_pointwise(x, i, op);
+    if (op->n_inputs != 2)
+        return fail(x, op, "element-wise op of more than two inputs");
+    const int64_t dom[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    unsigned maps[2][PASE_MAX_RANK];
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < 4; d++)
+            maps[k][d] = in[k]->shape[d] == dom[d] ? 1u << (unsigned)d : 0;
+    pase_vertex v = blank_vertex();
+    const unsigned omap[4] = {1u << 0, 1u << 1, 1u << 2, 1u << 3};
+    return custom(x, i, op, PASE_ELEMWISE, 4, dom, "bchw", 2, in, maps, 4, dom, omap, &v);
+}
+
+static int rule_reduce(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    unsigned axes = 0;
+    for (int d = 1; d < 4; d++)
+        if (out[d] == 1 && t->shape[d] > 1)
+            axes |= 1u << (unsigned)d;
+    if (axes == 0) {
+        x->out[i] = *t;
+        return 0;
+    }
+    return built(x, pase_reduce_mean(x->pg, op->name, t, axes, 1, &x->out[i]));
+}
+
+/* Data movement: nothing, Ravel + Unravel, or a free Slice vertex. */
+static int rule_reshape(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *t = in_of(x, op, 0);
+    const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    int64_t n_in = 1, n_out = 1;
+    int same = 1;
+    for (int d = 0; d < 4; d++) {
+        n_in *= t->shape[d];
+        n_out *= out[d];
+        same &= t->shape[d] == out[d];
+    }
+    if (same) { /* a transpose or a reshape that keeps the view */
+        x->out[i] = *t;
+        return 0;
+    }
+    if (n_in == n_out) {
+        char nm[PASE_NAME_LEN];
+        pase_tensor r;
+        snprintf(nm, sizeof nm, "%.54s.ravel", op->name);
+        if (built(x, pase_ravel(x->pg, nm, t, &r)) < 0)
+            return -1;
+        snprintf(nm, sizeof nm, "%.52s.unravel", op->name);
+        return built(x, pase_unravel(x->pg, nm, &r, 4, out, "bchw", &x->out[i]));
+    }
+    unsigned maps[1][PASE_MAX_RANK];
+    for (int d = 0; d < 4; d++)
+        maps[0][d] = 1u << (unsigned)d;
+    const pase_tensor *in[1] = {t};
+    pase_vertex v = blank_vertex();
+    return custom(x, i, op, PASE_SLICE, 4, out, "bchw", 1, in, maps, 4, out, maps[0], &v);
+}
+
+static const struct {
+    dnp_op_kind kind;
+    conv_rule rule;
+} rules[] = {
+    {DNP_OP_INPUT, rule_input},         {DNP_OP_CONV, rule_conv},
+    {DNP_OP_FC, rule_fc},               {DNP_OP_MAXPOOL, rule_pool},
+    {DNP_OP_AVGPOOL, rule_pool},        {DNP_OP_RELU, rule_pointwise},
+    {DNP_OP_DROPOUT, rule_pointwise},   {DNP_OP_ADD, rule_add},
+    {DNP_OP_BATCHNORM, rule_batchnorm}, {DNP_OP_LRN, rule_lrn},
+    {DNP_OP_CONCAT, rule_concat},       {DNP_OP_FLATTEN, rule_flatten},
+    {DNP_OP_SOFTMAX, rule_softmax},     {DNP_OP_MATMUL, rule_matmul},
+    {DNP_OP_EMBEDDING, rule_embedding}, {DNP_OP_LAYERNORM, rule_layernorm},
+    {DNP_OP_ELTWISE, rule_eltwise},     {DNP_OP_RESHAPE, rule_reshape},
+    {DNP_OP_REDUCE, rule_reduce},
+};
+
+static conv_rule find_rule(dnp_op_kind k)
+{
+    for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+        if (rules[r].kind == k)
+            return rules[r].rule;
+    return NULL;
+}
+
+dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, dnp_error *err)
+{
+    if (batch < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "batch must be positive, got %lld", (long long)batch);
+        return DNP_ERR_INPUT;
+    }
+    int n = dnp_graph_n_ops(g);
+    conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err};
+    x.out = calloc((size_t)(n > 0 ? n : 1), sizeof *x.out);
+    if (x.pg == NULL || x.out == NULL) {
+        pase_graph_free(x.pg);
+        free(x.out);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
+        return DNP_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        conv_rule rule = find_rule(op->kind);
+        if (rule == NULL) {
+            char known[256] = "";
+            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         r ? ", " : "", dnp_op_kind_name(rules[r].kind));
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s' of kind '%s' has no PaSE iteration space (supported: %s)",
+                          op->name, dnp_op_kind_name(op->kind), known);
+            pase_graph_free(x.pg);
+            free(x.out);
+            return DNP_ERR_INPUT;
+        }
+        for (int k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k] < 0 || op->inputs[k] >= i) {
+                fail(&x, op, "an input is not an earlier op");
+                pase_graph_free(x.pg);
+                free(x.out);
+                return DNP_ERR_INPUT;
+            }
+        if (op->kind != DNP_OP_INPUT && op->kind != DNP_OP_EMBEDDING && op->n_inputs < 1) {
+            fail(&x, op, "no input");
+            pase_graph_free(x.pg);
+            free(x.out);
+            return DNP_ERR_INPUT;
+        }
+        if (rule(&x, i, op) < 0) {
+            pase_graph_free(x.pg);
+            free(x.out);
+            return DNP_ERR_INPUT;
+        }
+    }
+    free(x.out);
+    if (x.pg->n_v == 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no ops to partition", dnp_graph_name(g));
+        pase_graph_free(x.pg);
+        return DNP_ERR_INPUT;
+    }
+    *out = x.pg;
+    return DNP_OK;
+}

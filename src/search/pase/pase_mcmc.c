@@ -1,0 +1,92 @@
+/*
+ * pase_mcmc.c - a FlexFlow-style search (Jia et al. [7], section 5):
+ * Metropolis-Hastings over strategies.  A proposal changes one random
+ * vertex to a random configuration; it is accepted with probability
+ * min(1, exp(-beta * dF / F_start)), dF being the change of Eq. 1 (only
+ * the vertex's t_l and its edges' t_x change).  As in the paper's
+ * evaluation (section IV-A) the search starts from the expert strategy
+ * and stops after a budget of iterations, or once the best strategy has
+ * not improved during the last half of the iterations run.
+ */
+#include "search/pase/pase.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* splitmix64: a small deterministic generator (state in the caller). */
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *s) { return (double)(next_u64(s) >> 11) / 9007199254740992.0; }
+
+/* t_l of v plus t_x of its edges with v in configuration c. */
+static double local_cost(const pase_problem *pb, const int *cfg, int v, int c)
+{
+    double f = pb->tl[v][c];
+    for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
+        int k = pb->inc[i];
+        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        int cs = e->src == v ? c : cfg[e->src], cd = e->dst == v ? c : cfg[e->dst];
+        f += pase_problem_edge_cost(pb, k, cs, cd);
+    }
+    return f;
+}
+
+void pase_mcmc_defaults(pase_mcmc_opts *o)
+{
+    o->max_iters = 250000;
+    o->min_iters = 20000;
+    o->beta = 200.0;
+    o->seed = 1;
+}
+
+double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
+                 long *iters)
+{
+    int n = pb->n_v;
+    int *cur = malloc((size_t)n * sizeof(int));
+    if (cur == NULL) {
+        memcpy(best, start, (size_t)n * sizeof(int));
+        if (iters)
+            *iters = 0;
+        return pase_objective(pb, best);
+    }
+    memcpy(cur, start, (size_t)n * sizeof(int));
+    memcpy(best, start, (size_t)n * sizeof(int));
+    double f0 = pase_objective(pb, cur), f = f0, fbest = f0;
+    double scale = f0 > 0.0 ? o->beta / f0 : 0.0;
+    uint64_t rng = o->seed;
+    long it = 0, last_improve = 0;
+    while (it < o->max_iters) {
+        if (it >= o->min_iters && it - last_improve > it / 2)
+            break;
+        it++;
+        int v = (int)(next_u64(&rng) % (uint64_t)n);
+        int kv = pb->cfg[v].n;
+        if (kv < 2)
+            continue;
+        int c = (int)(next_u64(&rng) % (uint64_t)kv);
+        if (c == cur[v])
+            continue;
+        double d = local_cost(pb, cur, v, c) - local_cost(pb, cur, v, cur[v]);
+        if (d <= 0.0 || uniform01(&rng) < exp(-scale * d)) {
+            cur[v] = c;
+            f += d;
+            if (f < fbest) {
+                fbest = f;
+                memcpy(best, cur, (size_t)n * sizeof(int));
+                last_improve = it;
+            }
+        }
+    }
+    free(cur);
+    if (iters)
+        *iters = it;
+    return pase_objective(pb, best); /* exact, free of the running sum's drift */
+}

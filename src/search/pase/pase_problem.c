@@ -1,0 +1,287 @@
+/*
+ * pase_problem.c - a PaSE graph bound to p devices and the hardware ratio
+ * r: every vertex's configurations with their layer costs t_l, every
+ * active edge's endpoint projections (so that t_x of any pair of
+ * configurations is a few operations), the adjacency the searches walk,
+ * and the objective F of Eq. 1.
+ */
+#include "search/pase/pase.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Deduplicate the projections of one endpoint's configurations onto the
+ * edge's tensor (open addressing on the split tuples). */
+static dnp_status build_side(const pase_edge *e, int dst_side, const pase_configs *cf,
+                             pase_side *s)
+{
+    memset(s, 0, sizeof *s);
+    int r = e->rank, n = cf->n;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap *= 2;
+    int32_t *keys = malloc((size_t)n * (size_t)r * sizeof(int32_t));
+    int *slot = malloc(cap * sizeof(int));
+    s->proj_of = malloc((size_t)n * sizeof(int32_t));
+    if (keys == NULL || slot == NULL || s->proj_of == NULL) {
+        free(keys);
+        free(slot);
+        free(s->proj_of);
+        s->proj_of = NULL;
+        return DNP_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    for (int c = 0; c < n; c++) {
+        int32_t split[PASE_MAX_RANK];
+        pase_project(e, dst_side, cf->c + (size_t)c * (size_t)cf->rank, split);
+        uint64_t h = 1469598103934665603ULL;
+        for (int t = 0; t < r; t++)
+            h = (h ^ (uint64_t)(uint32_t)split[t]) * 1099511628211ULL;
+        size_t i = (size_t)h & (cap - 1);
+        for (;; i = (i + 1) & (cap - 1)) {
+            if (slot[i] < 0) {
+                slot[i] = s->n_proj;
+                memcpy(keys + (size_t)s->n_proj * (size_t)r, split, (size_t)r * sizeof(int32_t));
+                s->proj_of[c] = s->n_proj++;
+                break;
+            }
+            if (memcmp(keys + (size_t)slot[i] * (size_t)r, split, (size_t)r * sizeof(int32_t)) ==
+                0) {
+                s->proj_of[c] = slot[i];
+                break;
+            }
+        }
+    }
+    free(slot);
+    s->part = malloc((size_t)s->n_proj * (size_t)(r > 0 ? r : 1) * sizeof(double));
+    s->procs = malloc((size_t)s->n_proj * sizeof(double));
+    if (s->part == NULL || s->procs == NULL) {
+        free(keys);
+        return DNP_ERR_NOMEM;
+    }
+    for (int j = 0; j < s->n_proj; j++) {
+        double procs = 1.0;
+        for (int t = 0; t < r; t++) {
+            int32_t sp = keys[(size_t)j * (size_t)r + (size_t)t];
+            s->part[(size_t)j * (size_t)r + (size_t)t] = (double)e->shape[t] / sp;
+            procs *= sp;
+        }
+        s->procs[j] = procs;
+    }
+    free(keys);
+    return DNP_OK;
+}
+
+static void free_side(pase_side *s)
+{
+    free(s->proj_of);
+    free(s->part);
+    free(s->procs);
+}
+
+void pase_problem_free(pase_problem *pb)
+{
+    if (pb == NULL)
+        return;
+    for (int v = 0; v < pb->n_v; v++) {
+        if (pb->cfg)
+            pase_configs_free(&pb->cfg[v]);
+        if (pb->tl)
+            free(pb->tl[v]);
+    }
+    for (int k = 0; k < pb->n_e; k++) {
+        if (pb->src)
+            free_side(&pb->src[k]);
+        if (pb->dst)
+            free_side(&pb->dst[k]);
+    }
+    free(pb->cfg);
+    free(pb->tl);
+    free(pb->edge);
+    free(pb->src);
+    free(pb->dst);
+    free(pb->inc_start);
+    free(pb->inc);
+    free(pb->nb_start);
+    free(pb->nb);
+    memset(pb, 0, sizeof *pb);
+}
+
+/* Active edges: all, or (prototype_edges) only the last of each
+ * (src, dst) pair, as a simple digraph keeps them. */
+static int select_edges(const pase_graph *g, int prototype_edges, int *edge)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_e; i++) {
+        int keep = 1;
+        for (int j = i + 1; prototype_edges && j < g->n_e && keep; j++)
+            if (g->e[j].src == g->e[i].src && g->e[j].dst == g->e[i].dst)
+                keep = 0;
+        if (keep)
+            edge[n++] = i;
+    }
+    return n;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static dnp_status build_adjacency(pase_problem *pb)
+{
+    const pase_graph *g = pb->g;
+    int V = pb->n_v;
+    pb->inc_start = calloc((size_t)V + 1, sizeof(int));
+    pb->nb_start = calloc((size_t)V + 1, sizeof(int));
+    pb->inc = malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
+    pb->nb = malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
+    if (!pb->inc_start || !pb->nb_start || !pb->inc || !pb->nb)
+        return DNP_ERR_NOMEM;
+    for (int k = 0; k < pb->n_e; k++) {
+        const pase_edge *e = &g->e[pb->edge[k]];
+        pb->inc_start[e->src + 1]++;
+        pb->inc_start[e->dst + 1]++;
+    }
+    for (int v = 0; v < V; v++)
+        pb->inc_start[v + 1] += pb->inc_start[v];
+    int *fill = malloc((size_t)(V > 0 ? V : 1) * sizeof(int));
+    if (fill == NULL)
+        return DNP_ERR_NOMEM;
+    memcpy(fill, pb->inc_start, (size_t)V * sizeof(int));
+    for (int k = 0; k < pb->n_e; k++) {
+        const pase_edge *e = &g->e[pb->edge[k]];
+        pb->inc[fill[e->src]++] = k;
+        pb->inc[fill[e->dst]++] = k;
+    }
+    free(fill);
+    /* distinct neighbours, ascending */
+    int n = 0;
+    for (int v = 0; v < V; v++) {
+        pb->nb_start[v] = n;
+        int first = n;
+        for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
+            const pase_edge *e = &g->e[pb->edge[pb->inc[i]]];
+            pb->nb[n++] = e->src == v ? e->dst : e->src;
+        }
+        qsort(pb->nb + first, (size_t)(n - first), sizeof(int), cmp_int);
+        int w = first;
+        for (int i = first; i < n; i++)
+            if (i == first || pb->nb[i] != pb->nb[w - 1])
+                pb->nb[w++] = pb->nb[i];
+        n = w;
+    }
+    pb->nb_start[V] = n;
+    return DNP_OK;
+}
+
+dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *out,
+                              dnp_error *err)
+{
+    double t0 = now_s();
+    pase_problem pb;
+    memset(&pb, 0, sizeof pb);
+    memset(out, 0, sizeof *out);
+    if (par->p < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the device count p must be at least 1, got %d",
+                      par->p);
+        return DNP_ERR_INPUT;
+    }
+    if (!(par->r_w > 0.0) || !isfinite(par->r_w)) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the FLOP-per-word ratio r must be positive");
+        return DNP_ERR_INPUT;
+    }
+    if (g->n_v < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "graph '%s' has no ops to partition", g->name);
+        return DNP_ERR_INPUT;
+    }
+    /* Estimate the configuration tables before building them. */
+    double bytes = 0.0, kmax = 0.0;
+    int worst = 0;
+    for (int v = 0; v < g->n_v; v++) {
+        double k = pase_config_count(&g->v[v], par->p, g->cutoff);
+        if (k > kmax)
+            kmax = k, worst = v;
+        bytes += k * (g->v[v].rank * 4.0 + 8.0 + 8.0 * 4);
+    }
+    if (kmax > INT_MAX / 4 || (par->max_bytes > 0 && bytes > par->max_bytes)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the configurations need %.0f MB (op '%s' alone has %.0f) for p = %d, "
+                      "over the memory limit of %.0f MB",
+                      bytes / 1048576.0, g->v[worst].name, kmax, par->p,
+                      par->max_bytes / 1048576.0);
+        return DNP_ERR_INPUT;
+    }
+    pb.g = g;
+    pb.par = *par;
+    pb.n_v = g->n_v;
+    dnp_status st = DNP_ERR_NOMEM;
+    pb.cfg = calloc((size_t)g->n_v, sizeof *pb.cfg);
+    pb.tl = calloc((size_t)g->n_v, sizeof *pb.tl);
+    pb.edge = malloc((size_t)(g->n_e + 1) * sizeof(int));
+    if (pb.cfg == NULL || pb.tl == NULL || pb.edge == NULL)
+        goto fail;
+    for (int v = 0; v < g->n_v; v++) {
+        if (pase_configs_build(&g->v[v], par->p, g->cutoff, &pb.cfg[v]) != DNP_OK)
+            goto fail;
+        pb.tl[v] = malloc((size_t)pb.cfg[v].n * sizeof(double));
+        if (pb.tl[v] == NULL)
+            goto fail;
+        for (int c = 0; c < pb.cfg[v].n; c++)
+            pb.tl[v][c] =
+                pase_layer_cost(&g->v[v], pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank, par->r_w);
+    }
+    pb.n_e = select_edges(g, par->prototype_edges, pb.edge);
+    pb.src = calloc((size_t)pb.n_e + 1, sizeof *pb.src);
+    pb.dst = calloc((size_t)pb.n_e + 1, sizeof *pb.dst);
+    if (pb.src == NULL || pb.dst == NULL)
+        goto fail;
+    for (int k = 0; k < pb.n_e; k++) {
+        const pase_edge *e = &g->e[pb.edge[k]];
+        if (build_side(e, 0, &pb.cfg[e->src], &pb.src[k]) != DNP_OK ||
+            build_side(e, 1, &pb.cfg[e->dst], &pb.dst[k]) != DNP_OK)
+            goto fail;
+    }
+    if (build_adjacency(&pb) != DNP_OK)
+        goto fail;
+    pb.build_s = now_s() - t0;
+    *out = pb;
+    return DNP_OK;
+fail:
+    pase_problem_free(&pb);
+    dnp_error_set(err, st, "out of memory building the PaSE tables of '%s'", g->name);
+    return st;
+}
+
+double pase_problem_edge_cost(const pase_problem *pb, int k, int cu, int cv)
+{
+    const pase_side *s = &pb->src[k], *d = &pb->dst[k];
+    int r = pb->g->e[pb->edge[k]].rank;
+    int ps = s->proj_of[cu], pd = d->proj_of[cv];
+    return pase_transfer_parts(r, s->part + (size_t)ps * (size_t)r, d->part + (size_t)pd * (size_t)r,
+                               s->procs[ps], d->procs[pd], pb->par.r_w);
+}
+
+double pase_objective(const pase_problem *pb, const int *cfg)
+{
+    double f = 0.0;
+    for (int v = 0; v < pb->n_v; v++)
+        f += pb->tl[v][cfg[v]];
+    for (int k = 0; k < pb->n_e; k++) {
+        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        f += pase_problem_edge_cost(pb, k, cfg[e->src], cfg[e->dst]);
+    }
+    return f;
+}

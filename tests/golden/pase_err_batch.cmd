@@ -1,0 +1,1 @@
+dnnpar plan lenet --search pase -p 3 2>&1

@@ -1,0 +1,1 @@
+dnnpar plan lenet --search pase -p 2 --flops 10 2>&1; echo "status $?"; dnnpar plan lenet --search pase -p 2 --cluster 2xtpu-v3 --bw 3 2>&1; echo "status $?"; dnnpar plan lenet --search pase --cluster 2xtpu-v3 -p 4 2>&1; echo "status $?"; dnnpar plan lenet --search pase 2>&1

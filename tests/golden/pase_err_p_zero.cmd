@@ -1,0 +1,1 @@
+dnnpar plan lenet --search pase -p 0 2>&1

@@ -1,0 +1,1 @@
+dnnpar plan pase-rnnlm --search pase -p 8 --json -

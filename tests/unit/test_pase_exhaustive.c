@@ -1,0 +1,231 @@
+/* test_pase_exhaustive.c - FindBestStrategy (GenerateSeq's sequence) and
+ * the breadth-first DP against exhaustive enumeration on random small
+ * graphs: chains, diamonds, inception-like fans and residual blocks;
+ * GenerateSeq's dependent sets against their definition (Theorem 2);
+ * results independent of the thread count; the memory guard. */
+#include "search/pase/pase.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A random graph of small tensors: shape 0 chains, 1 diamonds, 2 fans
+ * joined by concat, 3 residual blocks, 4 a mix. */
+static pase_graph *random_graph(unsigned long long *rng, int shape)
+{
+    pase_graph *g = pase_graph_new("random", 1 + (int)(test_rand(rng) % 2));
+    const int64_t in[4] = {4, 1 + (int64_t)(test_rand(rng) % 4), 4, 4};
+    pase_tensor x = pase_input(4, in, "bchw"), a, b, c;
+    char nm[16];
+    int id = 0, blocks = 1 + (int)(test_rand(rng) % 2);
+#define NM() (snprintf(nm, sizeof nm, "op%d", id++), nm)
+    pase_conv(g, NM(), &x, 2 + (int64_t)(test_rand(rng) % 3), 1, 1, 1, 1, 0, 0, 0, &a);
+    x = a;
+    for (int k = 0; k < blocks; k++) {
+        int s = shape == 4 ? (int)(test_rand(rng) % 4) : shape;
+        int64_t ch = x.shape[1];
+        if (s == 0) { /* chain */
+            pase_conv(g, NM(), &x, 2 + (int64_t)(test_rand(rng) % 3), 3, 3, 1, 1, 1, 1,
+                      (int)(test_rand(rng) % 2), &a);
+            x = a;
+        } else if (s == 1) { /* diamond: two branches joined by an add */
+            pase_conv(g, NM(), &x, ch, 1, 1, 1, 1, 0, 0, 0, &a);
+            pase_pool(g, NM(), &x, 3, 3, 1, 1, 1, 1, &b);
+            const pase_tensor *two[2] = {&a, &b};
+            pase_elementwise(g, NM(), 2, two, 0, &x);
+        } else if (s == 2) { /* fan joined by concat */
+            pase_conv(g, NM(), &x, 2, 1, 1, 1, 1, 0, 0, 0, &a);
+            pase_norm(g, NM(), &x, 0, &b);
+            pase_pool(g, NM(), &x, 3, 3, 1, 1, 1, 1, &c);
+            const pase_tensor *three[3] = {&a, &b, &c};
+            pase_concat(g, NM(), 3, three, 1, &x);
+        } else { /* residual: conv + norm, added to the input */
+            pase_conv(g, NM(), &x, ch, 3, 3, 1, 1, 1, 1, 0, &a);
+            pase_norm(g, NM(), &a, 0, &b);
+            const pase_tensor *two[2] = {&b, &x};
+            pase_elementwise(g, NM(), 2, two, 1, &x);
+        }
+    }
+    pase_ravel(g, NM(), &x, &a);
+    const int64_t flat[2] = {4, x.shape[1] * 16};
+    pase_unravel(g, NM(), &a, 2, flat, "bc", &b);
+    pase_fc(g, NM(), &b, 4, 0, &a);
+    pase_sce(g, NM(), &a, &b);
+#undef NM
+    return g;
+}
+
+static double strategies(const pase_problem *pb)
+{
+    double n = 1.0;
+    for (int v = 0; v < pb->n_v; v++)
+        n *= pb->cfg[v].n;
+    return n;
+}
+
+TEST(pase_dp_equals_exhaustive)
+{
+    unsigned long long rng = 0x9E3779B97F4A7C15ULL;
+    int checked = 0, tries = 0;
+    for (int shape = 0; shape < 5; shape++) {
+        int done = 0;
+        while (done < 4 && tries < 2000) {
+            tries++;
+            pase_graph *g = random_graph(&rng, shape);
+            CHECK_STR(g->err, "");
+            int p = 2 + (int)(test_rand(&rng) % 2);
+            pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9};
+            pase_problem pb;
+            dnp_error err = {0};
+            if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
+                CHECK(0);
+                pase_graph_free(g);
+                continue;
+            }
+            if (strategies(&pb) > 2e5 || g->n_v < 5) { /* keep the oracle quick */
+                pase_problem_free(&pb);
+                pase_graph_free(g);
+                continue;
+            }
+            int *ex = malloc((size_t)pb.n_v * sizeof(int));
+            double best = pase_exhaustive(&pb, 1e7, ex);
+            for (int bfs = 0; bfs < 2; bfs++) {
+                pase_search_opts o = {1, NULL, NULL};
+                pase_result r;
+                CHECK(pase_search(&pb, bfs, &o, &r, &err) == DNP_OK);
+                CHECK_NEAR(r.cost, best, 1e-12, 0);
+                CHECK_NEAR(pase_objective(&pb, r.cfg), best, 1e-12, 0);
+                pase_result_free(&r);
+            }
+            CHECK_NEAR(pase_objective(&pb, ex), best, 1e-12, 0);
+            if (getenv("PASE_TEST_VERBOSE"))
+                printf("  shape %d: %d ops, %d edges, p %d, %.0f strategies\n", shape, pb.n_v,
+                       pb.n_e, p, strategies(&pb));
+            free(ex);
+            pase_problem_free(&pb);
+            pase_graph_free(g);
+            done++;
+            checked++;
+        }
+    }
+    CHECK_EQ_INT(checked, 20);
+}
+
+/* D(i) = N(X(i)) n V>i, X(i) the vertices of V<=i connected to v(i)
+ * through V<=i (section III-B), for GenerateSeq's sequence. */
+static int dependent_sets_ok(const pase_problem *pb, const pase_seq *s)
+{
+    int n = pb->n_v, ok = 1;
+    char *inx = malloc((size_t)n), *want = malloc((size_t)n);
+    int *stack = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n && ok; i++) {
+        memset(inx, 0, (size_t)n);
+        memset(want, 0, (size_t)n);
+        int top = 0;
+        stack[top++] = s->order[i];
+        inx[s->order[i]] = 1;
+        while (top > 0) {
+            int v = stack[--top];
+            for (int k = pb->nb_start[v]; k < pb->nb_start[v + 1]; k++) {
+                int u = pb->nb[k];
+                if (s->pos[u] > i)
+                    want[u] = 1;
+                else if (!inx[u]) {
+                    inx[u] = 1;
+                    stack[top++] = u;
+                }
+            }
+        }
+        int m = 0;
+        for (int k = s->dep_start[i]; k < s->dep_start[i + 1]; k++) {
+            ok &= want[s->dep[k]] == 1;
+            m++;
+        }
+        for (int u = 0; u < n; u++)
+            m -= want[u];
+        ok &= m == 0;
+    }
+    free(inx);
+    free(want);
+    free(stack);
+    return ok;
+}
+
+TEST(pase_generate_seq)
+{
+    static const char *const models[] = {"pase-alexnet", "pase-inception3", "pase-transformer",
+                                         "pase-resnet101"};
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        pase_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(pase_model_build(models[i], 8, &g, &err) == DNP_OK);
+        pase_params par = {1, 5000.0, 0, 1e9};
+        pase_problem pb;
+        CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
+        pase_seq s;
+        CHECK(pase_generate_seq(&pb, &s, &err) == DNP_OK);
+        CHECK(dependent_sets_ok(&pb, &s));
+        int max = 0;
+        for (int k = 0; k < s.n; k++)
+            if (s.dep_start[k + 1] - s.dep_start[k] > max)
+                max = s.dep_start[k + 1] - s.dep_start[k];
+        /* the paper: |D(i) u {v(i)}| <= 3 for InceptionV3 */
+        if (i == 1)
+            CHECK(max + 1 <= 3);
+        pase_seq_free(&s);
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+    }
+}
+
+/* Same strategy, bit for bit, whatever the thread count. */
+TEST(pase_threads_deterministic)
+{
+    pase_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(pase_model_build("pase-transformer", 64, &g, &err) == DNP_OK);
+    pase_params par = {8, 5000.0, 0, 1e9};
+    pase_problem pb;
+    CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
+    pase_result r1, r2;
+    pase_search_opts o1 = {1, NULL, NULL}, o2 = {3, NULL, NULL};
+    CHECK(pase_search(&pb, 0, &o1, &r1, &err) == DNP_OK);
+    CHECK(pase_search(&pb, 0, &o2, &r2, &err) == DNP_OK);
+    CHECK(r1.cost == r2.cost);
+    CHECK(memcmp(r1.cfg, r2.cfg, (size_t)pb.n_v * sizeof(int)) == 0);
+    CHECK_NEAR(r1.cost, 1421082828800.0, 1e-9, 0); /* both edges count; p = 8 */
+    pase_result_free(&r1);
+    pase_result_free(&r2);
+    pase_problem_free(&pb);
+    pase_graph_free(g);
+}
+
+/* The breadth-first DP on Inception-v3 would need far more than the
+ * guard (the paper's OOM): a clear error with the size. */
+TEST(pase_memory_guard)
+{
+    pase_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(pase_model_build("pase-inception3", 128, &g, &err) == DNP_OK);
+    pase_params par = {8, 5000.0, 0, 64.0 * 1048576.0};
+    pase_problem pb;
+    CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
+    pase_result r;
+    memset(&r, 0, sizeof r);
+    dnp_error e2 = {0};
+    CHECK(pase_search(&pb, 1, NULL, &r, &e2) == DNP_ERR_INPUT);
+    CHECK(strstr(e2.msg, "would need") != NULL);
+    CHECK(strstr(e2.msg, "--max-memory 64 MB") != NULL);
+    dnp_error e3 = {0};
+    CHECK(pase_search(&pb, 0, NULL, &r, &e3) == DNP_OK); /* GenerateSeq's fits */
+    CHECK_NEAR(r.cost, 782140602432.0, 1e-9, 0);
+    pase_result_free(&r);
+    pase_problem_free(&pb);
+    /* p < 1 */
+    par.p = 0;
+    dnp_error e4 = {0};
+    CHECK(pase_problem_build(g, &par, &pb, &e4) == DNP_ERR_INPUT);
+    CHECK(strstr(e4.msg, "at least 1") != NULL);
+    pase_graph_free(g);
+}
