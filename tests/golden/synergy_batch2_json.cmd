@@ -1,0 +1,1 @@
+dnnpar synergy batch2 --json -

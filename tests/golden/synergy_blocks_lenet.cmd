@@ -1,0 +1,1 @@
+dnnpar synergy lenet --nc 2 --nf 1 --blocks

@@ -1,0 +1,1 @@
+dnnpar synergy resnet1000:4 2>&1

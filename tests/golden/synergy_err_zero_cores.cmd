@@ -1,0 +1,1 @@
+dnnpar synergy alexnet-2012 --cores 0 2>&1
