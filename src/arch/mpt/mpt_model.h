@@ -1,0 +1,256 @@
+/*
+ * mpt_model.h - the MPT system as a model: the layers and networks it runs,
+ * the communication model (Sec. III-C), dynamic clustering (Sec. IV), the
+ * near-data-processing timing (Sec. VI, VII-A) of the six configurations of
+ * Table IV, and the data of the paper's Figs. 6, 7, 15, 16 and 17.
+ * Internal to src/arch/mpt and its CLI.  Units: bytes, seconds, cycles.
+ */
+#ifndef DNNPAR_MPT_MODEL_H
+#define DNNPAR_MPT_MODEL_H
+
+#include "dnnpar.h"
+
+/* ---- layers and networks ------------------------------------------------ */
+
+/* A weighted layer as MPT sees it. */
+typedef struct {
+    char name[64];
+    int fc;                     /* fully connected (always data parallel, direct) */
+    int in_c, out_c;            /* I, J */
+    int in_h, in_w, out_h, out_w;
+    int k_h, k_w, stride, pad_h, pad_w, groups;
+    int wino;                   /* Winograd-eligible: stride 1, dense, 3 or 5 taps (or 3x1, 1x3) */
+    int relu_after;             /* a ReLU follows (through BN / adds): prediction applies */
+    int join_id;                /* Winograd-domain join group (Fig. 14), -1 if none */
+    int join_size;              /* convs in that join (1 if none) */
+} mpt_layer;
+
+typedef struct {
+    char name[64];
+    int n;
+    mpt_layer *layers;          /* owned */
+    int n_joins;
+} mpt_net;
+
+/* The five layers of Table II (I = J, square maps, 3x3 kernels, padding 1;
+ * `kernel` 5 replaces the kernel by 5x5 with padding 2, Sec. VII-B).
+ * Names: early, mid-1, late-1, mid-2, late-2. */
+int mpt_table2_count(void);
+/* Layer i of Table II with the given kernel (3 or 5); its source in *what
+ * (e.g. "ResNet-34 conv2_x").  0 if i is out of range. */
+int mpt_table2_layer(int i, int kernel, mpt_layer *out, const char **what);
+/* Index of a Table II layer by name (case-insensitive), or -1. */
+int mpt_table2_find(const char *name);
+
+/* One conv layer as a network of one layer (for `dnnpar mpt LAYER`). */
+dnp_status mpt_net_single(const mpt_layer *l, mpt_net *out, dnp_error *err);
+/*
+ * The weighted layers of a graph in topological order, with Winograd
+ * eligibility, whether a ReLU follows (walking BN, dropout and adds), and
+ * the Winograd-domain joins: a chain of adds whose inputs are all (batch
+ * normalised) outputs of eligible convs of one shape is a FractalNet join
+ * computed on tiles (Fig. 14a).  On success *out owns the layers
+ * (mpt_net_free).  O(ops^2) worst case.
+ */
+dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err);
+/* Free the layers of n (n itself is the caller's); NULL is a no-op. */
+void mpt_net_free(mpt_net *n);
+
+/* ---- hardware (Sec. VI, Table III) -------------------------------------- */
+
+typedef struct {
+    int array_dim;            /* systolic array side: 64 (FP32), 96 (FP16, footnote 16) */
+    double clock_hz;          /* NDP logic and routers: 1 GHz */
+    double dram_bps;          /* HMC bandwidth: 320 GB/s */
+    int elem_bytes;           /* 4 (FP32) or 2 (FP16) */
+    double full_link_bps;     /* 16 lanes x 15 Gb/s = 30 GB/s per direction */
+    double narrow_link_bps;   /* 8 lanes x 10 Gb/s = 10 GB/s per direction */
+    int full_links;           /* 4 bidirectional full links per worker (240 GB/s) */
+    int fbfly_row;            /* workers per flattened-butterfly row: 4 */
+    double hop_s;             /* SerDes latency per hop: 5 ns */
+    int chunk_bytes;          /* collective chunk (packet): 256 B */
+    int packet_bytes;         /* other packets: 64 B */
+    double input_buffer_bytes;  /* one instance of the double-buffered input buffer: 512 KB */
+    double output_buffer_bytes; /* the array's output buffer: 128 KB */
+} mpt_hw;
+
+/* The paper's worker: FP32 64x64 array (fp16 = 0) or the FP16 96x96
+ * array of the whole-CNN evaluation (fp16 = 1). */
+mpt_hw mpt_hw_paper(int fp16);
+
+/* Shares of tile traffic removed by activation prediction (gather) and
+ * zero-skipping (scatter), net of the codes and maps (Sec. V-B). */
+typedef struct {
+    double gather_2d, gather_1d;   /* paper: 0.340 (6-bit 2D), 0.781 (5-bit 1D) */
+    double scatter_2d, scatter_1d; /* paper: 0.393, 0.647 */
+} mpt_cuts;
+/* The paper's measured shares (Sec. V-B, ImageNet / CIFAR, trained weights). */
+mpt_cuts mpt_cuts_paper(void);
+
+/* ---- Table IV configurations -------------------------------------------- */
+
+typedef enum {
+    MPT_D_DP = 0, /* direct convolution, data parallel, update w */
+    MPT_W_DP,     /* Winograd, data parallel, update w */
+    MPT_W_MP,     /* MPT on the fixed grid, update W */
+    MPT_W_MP_P,   /* + activation prediction / zero-skip */
+    MPT_W_MP_S,   /* + dynamic clustering */
+    MPT_W_MP_PS,  /* + both */
+    MPT_CONFIG_COUNT
+} mpt_config;
+
+const char *mpt_config_name(mpt_config c); /* "d_dp", "w_dp", "w_mp", "w_mp+", "w_mp*", "w_mp+*" */
+
+#define MPT_MAX_CHOICES 16
+
+typedef struct {
+    double batch;               /* total batch (256) */
+    int workers;                /* P (256) */
+    int fixed_ng;               /* groups of w_mp and w_mp+ (16; Nc = P / Ng) */
+    int n_choices;              /* group counts dynamic clustering may pick */
+    int choices[MPT_MAX_CHOICES]; /* (1, 4, 16) */
+    int tile;                   /* 0: the paper's rule (Sec. VII-A); else force tile t */
+    int dyn_by_time;            /* dynamic clustering minimises: 0 communication time
+                                   (Sec. IV, the paper), 1 the layer's whole time */
+    mpt_hw hw;
+    mpt_cuts cuts;
+} mpt_sys;
+
+/* The paper's system: batch 256, 256 workers, fixed 16x16, dynamic over
+ * (1,256), (4,64), (16,16), FP32 workers, the paper's prediction cuts. */
+mpt_sys mpt_sys_paper(void);
+
+/* Check a system: workers >= 1, batch >= 1, every group count divides the
+ * workers; DNP_ERR_INPUT naming the first that does not.  O(choices). */
+dnp_status mpt_sys_check(const mpt_sys *sys, dnp_error *err);
+
+/* Tile of layer l's transform for `ng` groups: the forced one, or F(4x4,3x3)
+ * for a single group and F(2x2,3x3) otherwise (Sec. VII-A), F(2x2,5x5) for
+ * 5x5; per dimension in *th, *tw (1 for a unit dimension).  DNP_ERR_INPUT
+ * when no transform serves the kernel with that tile. */
+dnp_status mpt_layer_tiles(const mpt_layer *l, const mpt_sys *sys, int ng, int *th, int *tw,
+                           dnp_error *err);
+
+/* ---- communication (Sec. III-C) ------------------------------------------ */
+
+typedef struct {
+    double w_bytes;      /* |w|: spatial weights I J kh kw */
+    double W_bytes;      /* |W|: Winograd-domain weights I J th tw */
+    double tiles_bytes;  /* |Tiles| per iteration: input and output tiles of fprop and
+                            their gradients in bprop, 2 B t (I + J) th tw */
+} mpt_sizes;
+
+void mpt_layer_sizes(const mpt_layer *l, int th, int tw, double batch, int elem_bytes,
+                     mpt_sizes *out);
+/* Per worker and iteration: data parallelism on a ring, |W| (p-1)/p. */
+double mpt_traffic_dp(double w_bytes, int p);
+/* MPT weight gradients: |W|/Ng (Nc-1)/Nc. */
+double mpt_traffic_mpt_weights(double W_bytes, int ng, int nc);
+/* MPT tile transfer: |Tiles|/(Ng Nc) (Ng-1)/Ng. */
+double mpt_traffic_mpt_tiles(double tiles_bytes, int ng, int nc);
+
+/* Ring all-reduce (reduce-scatter + all-gather, pipelined chunks) of
+ * `bytes` per worker over `len` workers on `rings` rings of full links.
+ * O(1). */
+double mpt_ring_time_s(const mpt_hw *hw, double bytes, int len, int rings);
+/* All-to-all of `bytes` sent per worker among `ng` workers of a cluster on
+ * the flattened butterfly of narrow links (at most half the I/O
+ * bandwidth).  O(1). */
+double mpt_fbfly_time_s(const mpt_hw *hw, double bytes, int ng);
+
+/* ---- timing (Sec. VI, VII) ------------------------------------------------ */
+
+typedef struct {
+    int ng, nc;                 /* grid used (1 x P for data parallelism) */
+    int th, tw;                 /* transform tiles; 0 for direct convolution */
+    int one_d;                  /* groups hold whole tile rows (1D transfer and predict) */
+    double fwd_s, bwd_s;        /* forward (fprop); backward (bprop + updateGrad) */
+    double compute_s;           /* systolic array, all phases */
+    double dram_s;              /* DRAM traffic time, all phases */
+    double tile_s;              /* tile transfer time, all phases */
+    double ring_s;              /* weight all-reduce time */
+    double weight_bytes;        /* per worker: gradients sent on the ring */
+    double tile_bytes;          /* per worker: tile data sent */
+    double mac_count;           /* multiply-accumulates per worker */
+} mpt_layer_time;
+
+/* Systolic cycles of an M x K by K x N product on an S x S array (operands
+ * assigned to the cheaper orientation).  O(1). */
+double mpt_systolic_cycles(double m, double k, double n, int s);
+
+/* Time layer l on grid ng x (P/ng) with or without prediction cuts, or as
+ * direct data parallelism (direct = 1).  `rings` is the number of rings of
+ * full links the weight all-reduce uses (4 for d_dp and w_dp, 2 for MPT).
+ * DNP_ERR_INPUT if the grid or transform does not fit the layer.  O(1). */
+dnp_status mpt_layer_time_grid(const mpt_layer *l, const mpt_sys *sys, int ng, int direct,
+                               int predict, int rings, mpt_layer_time *out, dnp_error *err);
+
+/* Layer l under configuration cfg (dynamic clustering picks the grid with
+ * the least communication time - or total time, sys->dyn_by_time - among
+ * sys->choices, ties to the earlier choice).
+ * Non-eligible layers run as direct data parallelism in every
+ * configuration.  O(choices). */
+dnp_status mpt_layer_eval(const mpt_layer *l, const mpt_sys *sys, mpt_config cfg,
+                          mpt_layer_time *out, dnp_error *err);
+
+typedef struct {
+    double fwd_s, bwd_s, total_s;
+    double weight_bytes, tile_bytes;   /* per worker, summed over layers */
+    int grid_counts[MPT_MAX_CHOICES];  /* Winograd layers per group count in sys->choices */
+} mpt_net_time;
+
+/* Every layer of `net` under cfg; per_layer (net->n entries) may be NULL.
+ * Joined convs share one grid (the dynamic choice minimises their summed
+ * communication).  O(layers x choices). */
+dnp_status mpt_net_eval(const mpt_net *net, const mpt_sys *sys, mpt_config cfg,
+                        mpt_net_time *out, mpt_layer_time *per_layer, dnp_error *err);
+
+/* ---- the paper's figures --------------------------------------------------- */
+
+#define MPT_FIG6_POINTS 4 /* p = 4, 16, 64, 256 with Ng = Nc = sqrt(p) */
+
+typedef struct {
+    int p[MPT_FIG6_POINTS];
+    double dp[MPT_FIG6_POINTS];           /* bytes per worker and iteration */
+    double mpt_weights[MPT_FIG6_POINTS];
+    double mpt_tiles[MPT_FIG6_POINTS];
+    double mpt_dynamic[MPT_FIG6_POINTS];  /* Fig. 7 only: per-layer best grid */
+} mpt_traffic_curve;
+
+/* Fig. 6: layer l (3x3), batch 256, F(2x2,3x3). */
+void mpt_fig6(const mpt_layer *l, double batch, int elem_bytes, mpt_traffic_curve *out);
+/* Fig. 7: the sum over net's layers; dynamic picks for every Winograd
+ * layer the power-of-two group count (<= 16 tile elements) with the least
+ * traffic (footnote 9: "optimal reorganization").  The modified join makes
+ * joined convs share one output gather. */
+void mpt_fig7(const mpt_net *net, double batch, int elem_bytes, mpt_traffic_curve *out);
+
+/* Figs. 15 and 16: the five Table II layers (kernel 3 or 5) under every
+ * configuration; speedup = (fwd + bwd of w_dp) / (fwd + bwd of cfg). */
+#define MPT_TABLE2_LAYERS 5
+typedef struct {
+    int kernel;
+    mpt_layer_time t[MPT_TABLE2_LAYERS][MPT_CONFIG_COUNT];
+    double speedup[MPT_TABLE2_LAYERS][MPT_CONFIG_COUNT];
+    double mean_speedup[MPT_CONFIG_COUNT]; /* arithmetic mean over the five layers */
+} mpt_layerwise;
+
+dnp_status mpt_layerwise_run(const mpt_sys *sys, int kernel, mpt_layerwise *out,
+                             dnp_error *err);
+
+/* Fig. 17: ResNet-34, WRN-40-10 and FractalNet, every configuration on
+ * sys, against w_dp on a single worker and against w_dp on sys. */
+#define MPT_FIG17_NETS 3
+typedef struct {
+    const char *names[MPT_FIG17_NETS];
+    mpt_net_time t[MPT_FIG17_NETS][MPT_CONFIG_COUNT];
+    mpt_net_time single[MPT_FIG17_NETS]; /* w_dp on one worker */
+    double over_single[MPT_FIG17_NETS][MPT_CONFIG_COUNT];
+    double over_wdp[MPT_FIG17_NETS][MPT_CONFIG_COUNT];
+    double mean_over_single[MPT_CONFIG_COUNT]; /* arithmetic means over the networks */
+    double mean_over_wdp[MPT_CONFIG_COUNT];
+} mpt_wholenet;
+
+dnp_status mpt_wholenet_run(const mpt_sys *sys, mpt_wholenet *out, dnp_error *err);
+
+#endif

@@ -1,0 +1,1 @@
+dnnpar mpt early --kernel 5 --batch 128 --json -

@@ -1,0 +1,1 @@
+dnnpar mpt late-2 --config 32x8 2>&1

@@ -1,0 +1,1 @@
+dnnpar mpt resnet34 --kernel 5 2>&1

@@ -1,0 +1,1 @@
+dnnpar mpt 2>&1

@@ -1,0 +1,1 @@
+dnnpar mpt mid-1 --tile 5 2>&1

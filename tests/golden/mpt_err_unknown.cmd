@@ -1,0 +1,1 @@
+dnnpar mpt late-3 2>&1

@@ -1,0 +1,1 @@
+dnnpar mpt fractalnet --fp16

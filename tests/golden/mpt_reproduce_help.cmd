@@ -1,0 +1,1 @@
+dnnpar reproduce mpt --help

@@ -1,0 +1,296 @@
+/* test_mpt_model.c - the MPT system model (src/arch/mpt/mpt_model.h): the
+ * Sec. III-C traffic formulas and link times worked by hand, dynamic
+ * clustering, the timing model's invariants, the networks and the zoo. */
+#include "test.h"
+
+#include "arch/mpt/mpt_model.h"
+
+#include <stdlib.h>
+
+static mpt_layer table2(const char *name, int kernel)
+{
+    mpt_layer l;
+    CHECK(mpt_table2_layer(mpt_table2_find(name), kernel, &l, NULL));
+    return l;
+}
+
+/* Late-2 (640 -> 640, 8x8) and Mid-1 (256 -> 256, 14x14), batch 256,
+ * FP32, F(2x2,3x3):
+ *   |w| = 640 x 640 x 9 x 4 = 14,745,600 B;  |W| = 640 x 640 x 16 x 4 = 26,214,400 B
+ *   Late-2 tiles per map: (8/2)^2 = 16; |Tiles| = 2 x 256 x 16 x 1280 x 16 x 4
+ *     = 671,088,640 B
+ *   p = 256 (16 x 16): DP 14,745,600 x 255/256 = 14,688,000;
+ *     MPT weights 26,214,400 / 16 x 15/16 = 1,536,000;
+ *     MPT tiles 671,088,640 / 256 x 15/16 = 2,457,600
+ *   Mid-1 tiles per map: 7 x 7 = 49; |Tiles| = 2 x 256 x 49 x 512 x 64 = 822,083,584;
+ *     p = 16 (4 x 4): 822,083,584 / 16 x 3/4 = 38,535,168 */
+TEST(mpt_traffic_section3c_hand_worked)
+{
+    mpt_layer l = table2("late-2", 3);
+    mpt_sizes sz;
+    mpt_layer_sizes(&l, 4, 4, 256, 4, &sz);
+    CHECK_NEAR(sz.w_bytes, 14745600.0, 0, 0);
+    CHECK_NEAR(sz.W_bytes, 26214400.0, 0, 0);
+    CHECK_NEAR(sz.tiles_bytes, 671088640.0, 0, 0);
+    CHECK_NEAR(mpt_traffic_dp(sz.w_bytes, 256), 14688000.0, 0, 0);
+    CHECK_NEAR(mpt_traffic_mpt_weights(sz.W_bytes, 16, 16), 1536000.0, 0, 0);
+    CHECK_NEAR(mpt_traffic_mpt_tiles(sz.tiles_bytes, 16, 16), 2457600.0, 0, 0);
+    mpt_layer m = table2("mid-1", 3);
+    mpt_layer_sizes(&m, 4, 4, 256, 4, &sz);
+    CHECK_NEAR(sz.tiles_bytes, 822083584.0, 0, 0);
+    CHECK_NEAR(mpt_traffic_mpt_tiles(sz.tiles_bytes, 4, 4), 38535168.0, 0, 0);
+    /* Fig. 6 uses the same numbers at p = 256 */
+    mpt_traffic_curve c;
+    mpt_fig6(&l, 256, 4, &c);
+    CHECK_EQ_INT(c.p[3], 256);
+    CHECK_NEAR(c.dp[3], 14688000.0, 0, 0);
+    CHECK_NEAR(c.mpt_weights[3], 1536000.0, 0, 0);
+    CHECK_NEAR(c.mpt_tiles[3], 2457600.0, 0, 0);
+    /* MPT weight traffic falls as 1/sqrt(p), DP stays ~|w| (Sec. III-C) */
+    CHECK(c.mpt_weights[3] < c.mpt_weights[2] && c.mpt_weights[2] < c.mpt_weights[1]);
+    CHECK(c.dp[3] > c.dp[0]);
+}
+
+/* Link times (Table III: full 30 GB/s, narrow 10 GB/s per direction;
+ * SerDes 5 ns per hop; 256-byte chunks, 64-byte packets). */
+TEST(mpt_link_times_hand_worked)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    CHECK_NEAR(hw.full_link_bps, 30e9, 0, 0);
+    CHECK_NEAR(hw.narrow_link_bps, 10e9, 0, 0);
+    /* ring of 4, 2 rings, 1 MB: 6 steps of 1/4 of 0.5 MB per link
+     * = 6/4 x 524288 / 30e9 + 6 x (5 ns + 256 / 30e9) */
+    double want = 6.0 / 4 * 524288 / 30e9 + 6 * (5e-9 + 256 / 30e9);
+    CHECK_NEAR(mpt_ring_time_s(&hw, 1048576, 4, 2), want, 1e-12, 0);
+    CHECK_NEAR(mpt_ring_time_s(&hw, 1048576, 1, 2), 0, 0, 0);
+    /* 4x4 flattened butterfly: 6 narrow links (60 GB/s = half of 240 GB/s
+     * of I/O), mean hops (3 + 3 + 2 x 9) / 15 = 1.6, at most 2 */
+    want = 1e6 * 1.6 / 60e9 + 2 * (5e-9 + 64 / 10e9);
+    CHECK_NEAR(mpt_fbfly_time_s(&hw, 1e6, 16), want, 1e-12, 0);
+    /* Ng = 4: four fully connected workers, 3 links, one hop */
+    want = 1e6 / 30e9 + (5e-9 + 64 / 10e9);
+    CHECK_NEAR(mpt_fbfly_time_s(&hw, 1e6, 4), want, 1e-12, 0);
+    CHECK_NEAR(mpt_fbfly_time_s(&hw, 1e6, 1), 0, 0, 0);
+}
+
+TEST(mpt_systolic_cycles_hand_worked)
+{
+    /* 256 x 640 by 640 x 640 on 64 x 64: 10 x 10 blocks of 256 rows + 128 */
+    CHECK_NEAR(mpt_systolic_cycles(256, 640, 640, 64), 25728, 0, 0);
+    /* 4 rows only: a block still costs 64 cycles (weight load) - the
+     * under-use of data parallelism with one sample per worker */
+    CHECK_NEAR(mpt_systolic_cycles(4, 640, 640, 64), 6400 + 128, 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles(0, 640, 640, 64), 0, 0, 0);
+}
+
+/* Dynamic clustering picks, among the allowed grids, the one with the
+ * least communication time: Early goes data parallel (1x256, Sec. VII-B),
+ * Late-2 to 16x16; every other choice is no better. */
+TEST(mpt_dynamic_clustering_minimises_communication)
+{
+    mpt_sys sys = mpt_sys_paper();
+    static const char *const names[] = {"early", "mid-1", "late-1", "mid-2", "late-2"};
+    for (int k = 0; k < 5; k++) {
+        mpt_layer l = table2(names[k], 3);
+        for (int pred = 0; pred < 2; pred++) {
+            mpt_layer_time t;
+            dnp_error err = {0};
+            CHECK_EQ_INT(mpt_layer_eval(&l, &sys, pred ? MPT_W_MP_PS : MPT_W_MP_S, &t, &err),
+                         DNP_OK);
+            for (int c = 0; c < sys.n_choices; c++) {
+                mpt_layer_time o;
+                CHECK_EQ_INT(mpt_layer_time_grid(&l, &sys, sys.choices[c], 0, pred, 2, &o, &err),
+                             DNP_OK);
+                CHECK(t.tile_s + t.ring_s <= o.tile_s + o.ring_s);
+            }
+            if (k == 0)
+                CHECK_EQ_INT(t.ng, 1);
+            if (k == 4)
+                CHECK_EQ_INT(t.ng, 16);
+        }
+    }
+    /* by total time instead: never slower than any allowed grid */
+    sys.dyn_by_time = 1;
+    mpt_layer l = table2("mid-1", 3);
+    mpt_layer_time t, o;
+    dnp_error err = {0};
+    CHECK_EQ_INT(mpt_layer_eval(&l, &sys, MPT_W_MP_PS, &t, &err), DNP_OK);
+    for (int c = 0; c < sys.n_choices; c++) {
+        mpt_layer_time_grid(&l, &sys, sys.choices[c], 0, 1, 2, &o, &err);
+        CHECK(t.fwd_s + t.bwd_s <= o.fwd_s + o.bwd_s);
+    }
+}
+
+/* The timing model's invariants on every Table II layer, 3x3 and 5x5:
+ * prediction never slows MPT down, the transforms follow Sec. VII-A,
+ * 16 groups own one element of a 4x4 tile (2D), 4 groups one row (1D),
+ * and 64 workers are slower than 256 (batch 256 still fills 256). */
+TEST(mpt_timing_invariants)
+{
+    mpt_sys sys = mpt_sys_paper();
+    for (int k = 0; k < mpt_table2_count(); k++)
+        for (int kernel = 3; kernel <= 5; kernel += 2) {
+            mpt_layer l;
+            mpt_table2_layer(k, kernel, &l, NULL);
+            mpt_layer_time t[MPT_CONFIG_COUNT];
+            dnp_error err = {0};
+            for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+                CHECK_EQ_INT(mpt_layer_eval(&l, &sys, (mpt_config)c, &t[c], &err), DNP_OK);
+            CHECK(t[MPT_W_MP_P].fwd_s + t[MPT_W_MP_P].bwd_s <=
+                  t[MPT_W_MP].fwd_s + t[MPT_W_MP].bwd_s);
+            CHECK(t[MPT_W_MP_P].tile_bytes < t[MPT_W_MP].tile_bytes);
+            CHECK_EQ_INT(t[MPT_D_DP].th, 0);
+            CHECK_EQ_INT(t[MPT_W_DP].th, kernel == 3 ? 6 : 6);
+            CHECK_EQ_INT(t[MPT_W_MP].th, kernel == 3 ? 4 : 6);
+            CHECK_EQ_INT(t[MPT_W_MP].ng * t[MPT_W_MP].nc, 256);
+            CHECK_EQ_INT(t[MPT_W_MP].one_d, 0);
+            CHECK(t[MPT_W_DP].tile_bytes == 0 && t[MPT_D_DP].tile_bytes == 0);
+            mpt_layer_time g4;
+            mpt_layer_time_grid(&l, &sys, 4, 0, 0, 2, &g4, &err);
+            CHECK_EQ_INT(g4.one_d, kernel == 3);
+            /* weights per worker: MPT sends |W|/Ng-sized chunks, DP |w| */
+            CHECK(t[MPT_W_MP].weight_bytes < t[MPT_W_DP].weight_bytes);
+            mpt_sys few = sys;
+            few.workers = 64;
+            mpt_layer_time tf;
+            CHECK_EQ_INT(mpt_layer_eval(&l, &few, MPT_W_MP_PS, &tf, &err), DNP_OK);
+            CHECK(tf.fwd_s + tf.bwd_s > t[MPT_W_MP_PS].fwd_s + t[MPT_W_MP_PS].bwd_s);
+        }
+}
+
+TEST(mpt_sys_rejects_bad_grids)
+{
+    mpt_sys sys = mpt_sys_paper();
+    dnp_error err = {0};
+    mpt_layer l = table2("late-2", 3), t5 = table2("late-2", 5);
+    mpt_layer_time t;
+    sys.fixed_ng = 3;
+    CHECK_EQ_INT(mpt_layer_eval(&l, &sys, MPT_W_MP, &t, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "3 groups do not divide 256 workers");
+    dnp_error_clear(&err);
+    sys = mpt_sys_paper();
+    CHECK_EQ_INT(mpt_layer_time_grid(&l, &sys, 32, 0, 0, 2, &t, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "32 groups exceed the 16 elements of a 4x4 tile");
+    dnp_error_clear(&err);
+    sys.tile = 4; /* a 5x5 kernel has no transform with tile 4 */
+    CHECK_EQ_INT(mpt_layer_eval(&t5, &sys, MPT_W_MP, &t, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "no Winograd transform with tile 4 for 5-tap kernels (supported: 6 = "
+                       "F(2,5))");
+}
+
+static int build_net(const char *name, mpt_net *net)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    dnp_status st = dnp_zoo_build(name, &g, &err);
+    if (st == DNP_OK)
+        st = mpt_net_from_graph(g, net, &err);
+    if (st != DNP_OK)
+        printf("  %s: %s\n", name, err.msg);
+    CHECK_EQ_INT(st, DNP_OK);
+    dnp_graph_free(g);
+    return st == DNP_OK;
+}
+
+/* Table I: WRN-40-10 55.6M parameters (55.5M in 3x3), FractalNet 164M
+ * (163M); our FractalNet's 3x3 weights are 4 blocks x (4 convs c_in -> c
+ * + 11 convs c -> c) x 9 with c = 128, 256, 512, 1024: 162,938,880. */
+TEST(mpt_zoo_models_match_table1)
+{
+    static const char *const names[] = {"wrn-40-10", "fractalnet", "resnet34"};
+    static const double params_m[] = {55.6, 164.0, 21.6};
+    static const double k3_m[] = {55.5, 163.0, 21.1};
+    for (int k = 0; k < 3; k++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_zoo_build(names[k], &g, &err), DNP_OK);
+        if (g == NULL)
+            continue;
+        dnp_graph_totals tot;
+        dnp_graph_totals_get(g, 1, &tot);
+        double k3 = 0;
+        for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+            const dnp_op *op = dnp_graph_op(g, i);
+            if (op->kind == DNP_OP_CONV && op->kh == 3)
+                k3 += (double)op->in.c * op->out.c * 9;
+        }
+        CHECK_NEAR(tot.params / 1e6, params_m[k], 0.01, 0);
+        CHECK_NEAR(k3 / 1e6, k3_m[k], 0.01, 0);
+        if (k == 1)
+            CHECK_NEAR(k3, 162938880.0, 0, 0);
+        dnp_graph_free(g);
+    }
+}
+
+/* What MPT sees in the networks: ResNet-34 has 36 convs + 1 FC, of which
+ * 29 are stride-1 3x3 (the three strided 3x3, the stem and three 1x1
+ * projections are not); every conv is followed by a ReLU through BN / add.
+ * FractalNet's 4 blocks each have 15 convs and joins of 2, 3, 2 and 4
+ * (Larsson et al., Fig. 1): 16 Winograd-domain joins over 44 convs. */
+TEST(mpt_net_from_graph_finds_winograd_layers_and_joins)
+{
+    mpt_net net;
+    if (build_net("resnet34", &net)) {
+        int wino = 0, relu = 0, fc = 0;
+        for (int i = 0; i < net.n; i++) {
+            wino += net.layers[i].wino;
+            relu += net.layers[i].relu_after;
+            fc += net.layers[i].fc;
+            CHECK_EQ_INT(net.layers[i].join_id, -1);
+        }
+        CHECK_EQ_INT(net.n, 37);
+        CHECK_EQ_INT(wino, 29);
+        CHECK_EQ_INT(relu, 36);
+        CHECK_EQ_INT(fc, 1);
+        mpt_net_free(&net);
+    }
+    if (build_net("fractalnet", &net)) {
+        int joined = 0, sizes[5] = {0, 0, 0, 0, 0};
+        for (int i = 0; i < net.n; i++) {
+            joined += net.layers[i].join_id >= 0;
+            if (net.layers[i].join_size <= 4)
+                sizes[net.layers[i].join_size]++;
+        }
+        CHECK_EQ_INT(net.n, 62);
+        CHECK_EQ_INT(net.n_joins, 16);
+        CHECK_EQ_INT(joined, 44);
+        CHECK_EQ_INT(sizes[2], 4 * 4); /* two joins of 2 per block */
+        CHECK_EQ_INT(sizes[3], 4 * 3);
+        CHECK_EQ_INT(sizes[4], 4 * 4);
+        mpt_net_free(&net);
+    }
+    if (build_net("wrn-40-10", &net)) {
+        CHECK_EQ_INT(net.n_joins, 0);
+        CHECK_EQ_INT(net.n, 1 + 18 * 2 + 3 + 1); /* stem, 36 convs, 3 projections, fc */
+        mpt_net_free(&net);
+    }
+}
+
+/* Whole networks (Fig. 17): w_mp+* beats w_dp on every network, MPT scales
+ * better than data parallelism over one worker, and joined convs share one
+ * grid. */
+TEST(mpt_whole_networks)
+{
+    mpt_sys sys = mpt_sys_paper();
+    sys.hw = mpt_hw_paper(1);
+    mpt_wholenet wn;
+    dnp_error err = {0};
+    CHECK_EQ_INT(mpt_wholenet_run(&sys, &wn, &err), DNP_OK);
+    for (int k = 0; k < MPT_FIG17_NETS; k++) {
+        CHECK(wn.over_wdp[k][MPT_W_MP_PS] > 1.5);
+        CHECK(wn.over_single[k][MPT_W_MP_PS] > wn.over_single[k][MPT_W_DP]);
+        CHECK(wn.over_single[k][MPT_W_DP] > 10 && wn.over_single[k][MPT_W_MP_PS] < 256);
+    }
+    mpt_net net;
+    if (build_net("fractalnet", &net)) {
+        mpt_layer_time *per = calloc((size_t)net.n, sizeof *per);
+        mpt_net_time t;
+        CHECK_EQ_INT(mpt_net_eval(&net, &sys, MPT_W_MP_PS, &t, per, &err), DNP_OK);
+        for (int i = 0; i < net.n; i++)
+            for (int j = 0; j < net.n; j++)
+                if (net.layers[i].join_id >= 0 && net.layers[i].join_id == net.layers[j].join_id)
+                    CHECK_EQ_INT(per[i].ng, per[j].ng);
+        free(per);
+        mpt_net_free(&net);
+    }
+}
