@@ -17,20 +17,6 @@ typedef struct {
     char name[64];
 } zoo_builder;
 
-static const char *nm(zoo_builder *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static const char *nm(zoo_builder *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->name, sizeof b->name, fmt, ap);
-    va_end(ap);
-    return b->name;
-}
 
 /* ---- LeNet-5 ------------------------------------------------------- */
 
@@ -92,10 +78,10 @@ static int build_vgg(zoo_builder *b, const int convs_per_stage[5])
     for (int s = 0; s < 5; s++) {
         int64_t ch = (int64_t)64 << (s < 3 ? s : 3);
         for (int i = 0; i < convs_per_stage[s]; i++) {
-            x = dnp_graph_conv(g, nm(b, "conv%d_%d", s + 1, i + 1), x, ch, 3, 1, 1, 1, 1);
-            x = dnp_graph_unary(g, nm(b, "relu%d_%d", s + 1, i + 1), DNP_OP_RELU, x);
+            x = dnp_graph_conv(g, zoo_fmt(b->name, "conv%d_%d", s + 1, i + 1), x, ch, 3, 1, 1, 1, 1);
+            x = dnp_graph_unary(g, zoo_fmt(b->name, "relu%d_%d", s + 1, i + 1), DNP_OP_RELU, x);
         }
-        x = dnp_graph_pool(g, nm(b, "pool%d", s + 1), DNP_OP_MAXPOOL, x, 2, 2, 0);
+        x = dnp_graph_pool(g, zoo_fmt(b->name, "pool%d", s + 1), DNP_OP_MAXPOOL, x, 2, 2, 0);
     }
     x = dnp_graph_adaptive_avgpool(g, "avgpool", x, 7, 7);
     x = dnp_graph_flatten(g, "flatten", x);
@@ -136,9 +122,9 @@ static int build_vgg19(dnp_graph *g)
 static int conv_bn(zoo_builder *b, const char *prefix, const char *conv_name,
                    const char *bn_name, int in, int64_t out_c, int k, int stride, int pad)
 {
-    int x = dnp_graph_conv(b->g, nm(b, "%s.%s", prefix, conv_name), in, out_c, k, stride, pad,
+    int x = dnp_graph_conv(b->g, zoo_fmt(b->name, "%s.%s", prefix, conv_name), in, out_c, k, stride, pad,
                            1, 0);
-    return dnp_graph_unary(b->g, nm(b, "%s.%s", prefix, bn_name), DNP_OP_BATCHNORM, x);
+    return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.%s", prefix, bn_name), DNP_OP_BATCHNORM, x);
 }
 
 /* One residual block `prefix` (e.g. "layer2.0") on input x with in_c
@@ -153,20 +139,20 @@ static int res_block(zoo_builder *b, const char *prefix, int x, int64_t in_c, in
     int y;
     if (bottleneck) {
         y = conv_bn(b, prefix, "conv1", "bn1", x, planes, 1, 1, 0);
-        y = dnp_graph_unary(g, nm(b, "%s.relu1", prefix), DNP_OP_RELU, y);
+        y = dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu1", prefix), DNP_OP_RELU, y);
         y = conv_bn(b, prefix, "conv2", "bn2", y, planes, 3, stride, 1);
-        y = dnp_graph_unary(g, nm(b, "%s.relu2", prefix), DNP_OP_RELU, y);
+        y = dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu2", prefix), DNP_OP_RELU, y);
         y = conv_bn(b, prefix, "conv3", "bn3", y, out_c, 1, 1, 0);
     } else {
         y = conv_bn(b, prefix, "conv1", "bn1", x, planes, 3, stride, 1);
-        y = dnp_graph_unary(g, nm(b, "%s.relu1", prefix), DNP_OP_RELU, y);
+        y = dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu1", prefix), DNP_OP_RELU, y);
         y = conv_bn(b, prefix, "conv2", "bn2", y, planes, 3, 1, 1);
     }
     int shortcut = x;
     if (stride != 1 || in_c != out_c)
         shortcut = conv_bn(b, prefix, "downsample.0", "downsample.1", x, out_c, 1, stride, 0);
-    y = dnp_graph_add(g, nm(b, "%s.add", prefix), y, shortcut);
-    return dnp_graph_unary(g, nm(b, "%s.relu", prefix), DNP_OP_RELU, y);
+    y = dnp_graph_add(g, zoo_fmt(b->name, "%s.add", prefix), y, shortcut);
+    return dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu", prefix), DNP_OP_RELU, y);
 }
 
 static int build_resnet(zoo_builder *b, const int blocks[4], int bottleneck)
@@ -242,6 +228,15 @@ static const zoo_model *core_table(int *count)
 
 static const zoo_table_fn zoo_tables[] = {core_table, zoo_models_synergyflow, zoo_models_mpt,
                                           zoo_models_pase};
+
+const char *zoo_fmt(char *buf, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, ZOO_NAME_LEN, fmt, ap);
+    va_end(ap);
+    return buf;
+}
 
 /* Model i of the concatenated tables, or NULL. */
 static const zoo_model *zoo_at(int i)

@@ -16,6 +16,16 @@ typedef struct {
     int (*build)(dnp_graph *g);
 } zoo_model;
 
+/* Format an op name into buf (ZOO_NAME_LEN bytes) and return buf; model
+ * builders use it for numbered names ("layer2.0.conv1").  The graph copies
+ * names, so buf may be reused at once. */
+#define ZOO_NAME_LEN 64
+const char *zoo_fmt(char *buf, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Module tables: return the first model and set *count (0 and NULL allowed). */
 const zoo_model *zoo_models_synergyflow(int *count); /* src/arch/synergyflow */
 const zoo_model *zoo_models_mpt(int *count);         /* src/arch/mpt */

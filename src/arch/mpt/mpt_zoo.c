@@ -5,7 +5,6 @@
  */
 #include "model/zoo.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 /* Builder state: the graph and scratch for formatted names. */
@@ -15,20 +14,6 @@ typedef struct {
     int n; /* running number for unique names */
 } mz_builder;
 
-static const char *nm(mz_builder *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static const char *nm(mz_builder *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->name, sizeof b->name, fmt, ap);
-    va_end(ap);
-    return b->name;
-}
 
 /* ---- WRN-40-10 (Zagoruyko and Komodakis 2016, CIFAR) ------------------ */
 
@@ -39,16 +24,16 @@ static int wrn_block(mz_builder *b, const char *p, int x, int64_t in_c, int64_t 
                      int stride)
 {
     dnp_graph *g = b->g;
-    int a = dnp_graph_unary(g, nm(b, "%s.bn1", p), DNP_OP_BATCHNORM, x);
-    a = dnp_graph_unary(g, nm(b, "%s.relu1", p), DNP_OP_RELU, a);
-    int y = dnp_graph_conv(g, nm(b, "%s.conv1", p), a, out_c, 3, stride, 1, 1, 0);
-    y = dnp_graph_unary(g, nm(b, "%s.bn2", p), DNP_OP_BATCHNORM, y);
-    y = dnp_graph_unary(g, nm(b, "%s.relu2", p), DNP_OP_RELU, y);
-    y = dnp_graph_conv(g, nm(b, "%s.conv2", p), y, out_c, 3, 1, 1, 1, 0);
+    int a = dnp_graph_unary(g, zoo_fmt(b->name, "%s.bn1", p), DNP_OP_BATCHNORM, x);
+    a = dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu1", p), DNP_OP_RELU, a);
+    int y = dnp_graph_conv(g, zoo_fmt(b->name, "%s.conv1", p), a, out_c, 3, stride, 1, 1, 0);
+    y = dnp_graph_unary(g, zoo_fmt(b->name, "%s.bn2", p), DNP_OP_BATCHNORM, y);
+    y = dnp_graph_unary(g, zoo_fmt(b->name, "%s.relu2", p), DNP_OP_RELU, y);
+    y = dnp_graph_conv(g, zoo_fmt(b->name, "%s.conv2", p), y, out_c, 3, 1, 1, 1, 0);
     int s = x;
     if (in_c != out_c || stride != 1)
-        s = dnp_graph_conv(g, nm(b, "%s.shortcut", p), a, out_c, 1, stride, 0, 1, 0);
-    return dnp_graph_add(g, nm(b, "%s.add", p), y, s);
+        s = dnp_graph_conv(g, zoo_fmt(b->name, "%s.shortcut", p), a, out_c, 1, stride, 0, 1, 0);
+    return dnp_graph_add(g, zoo_fmt(b->name, "%s.add", p), y, s);
 }
 
 /* Depth 40 = 6 n + 4 with n = 6 blocks per group; width 10: 160, 320, 640. */
@@ -82,8 +67,8 @@ static int build_wrn_40_10(dnp_graph *g)
 static int fr_conv(mz_builder *b, const char *blk, int x, int64_t out_c)
 {
     int k = ++b->n;
-    int y = dnp_graph_conv(b->g, nm(b, "%s.conv%d", blk, k), x, out_c, 3, 1, 1, 1, 0);
-    return dnp_graph_unary(b->g, nm(b, "%s.bn%d", blk, k), DNP_OP_BATCHNORM, y);
+    int y = dnp_graph_conv(b->g, zoo_fmt(b->name, "%s.conv%d", blk, k), x, out_c, 3, 1, 1, 1, 0);
+    return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.bn%d", blk, k), DNP_OP_BATCHNORM, y);
 }
 
 /* Join: the mean of the inputs (a chain of adds; the 1/n scale is free)
@@ -92,8 +77,8 @@ static int fr_join(mz_builder *b, const char *blk, const int *in, int n)
 {
     int k = ++b->n, x = in[0];
     for (int i = 1; i < n; i++)
-        x = dnp_graph_add(b->g, nm(b, "%s.join%d.add%d", blk, k, i), x, in[i]);
-    return dnp_graph_unary(b->g, nm(b, "%s.relu%d", blk, k), DNP_OP_RELU, x);
+        x = dnp_graph_add(b->g, zoo_fmt(b->name, "%s.join%d.add%d", blk, k, i), x, in[i]);
+    return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.relu%d", blk, k), DNP_OP_RELU, x);
 }
 
 /* The fractal f_C (Larsson et al., Eq. 1): f_1(z) = conv(z),
@@ -132,7 +117,7 @@ static int build_fractalnet(dnp_graph *g)
         int n = fractal(&b, blk, x, (int64_t)128 << k, 4, in);
         x = fr_join(&b, blk, in, n);
         if (k < 3)
-            x = dnp_graph_pool(g, nm(&b, "pool%d", k + 1), DNP_OP_MAXPOOL, x, 2, 2, 0);
+            x = dnp_graph_pool(g, zoo_fmt(b.name, "pool%d", k + 1), DNP_OP_MAXPOOL, x, 2, 2, 0);
     }
     x = dnp_graph_adaptive_avgpool(g, "avgpool", x, 1, 1);
     x = dnp_graph_flatten(g, "flatten", x);

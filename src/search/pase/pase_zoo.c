@@ -8,7 +8,6 @@
  */
 #include "model/zoo.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct {
@@ -16,20 +15,6 @@ typedef struct {
     char name[64];
 } zb;
 
-static const char *nm(zb *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static const char *nm(zb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->name, sizeof b->name, fmt, ap);
-    va_end(ap);
-    return b->name;
-}
 
 /* ---- AlexNet (the prototype's: 227x227, relu fused, fc8 of 1024) ------- */
 
@@ -64,9 +49,9 @@ static int build_pase_alexnet(dnp_graph *g)
 static int basic(zb *b, const char *p, int x, int64_t n, int kh, int kw, int stride, int ph,
                  int pw)
 {
-    x = dnp_graph_conv2(b->g, nm(b, "%s.conv", p), x, n, kh, kw, stride, stride, ph, pw, 1, 0);
-    x = dnp_graph_unary(b->g, nm(b, "%s.bn", p), DNP_OP_BATCHNORM, x);
-    return dnp_graph_unary(b->g, nm(b, "%s.relu", p), DNP_OP_RELU, x);
+    x = dnp_graph_conv2(b->g, zoo_fmt(b->name, "%s.conv", p), x, n, kh, kw, stride, stride, ph, pw, 1, 0);
+    x = dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.bn", p), DNP_OP_BATCHNORM, x);
+    return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.relu", p), DNP_OP_RELU, x);
 }
 
 static int inc_a(zb *b, const char *m, int x, int64_t pool_features)
@@ -85,10 +70,10 @@ static int inc_a(zb *b, const char *m, int x, int64_t pool_features)
     t = basic(b, p, t, 96, 3, 3, 1, 1, 1);
     snprintf(p, sizeof p, "%s.branch3x3dbl_3", m);
     br[2] = basic(b, p, t, 96, 3, 3, 1, 1, 1);
-    t = dnp_graph_pool(b->g, nm(b, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
+    t = dnp_graph_pool(b->g, zoo_fmt(b->name, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
     snprintf(p, sizeof p, "%s.branch_pool", m);
     br[3] = basic(b, p, t, pool_features, 1, 1, 1, 0, 0);
-    return dnp_graph_concat(b->g, nm(b, "%s.concat", m), 4, br);
+    return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 4, br);
 }
 
 static int inc_b(zb *b, const char *m, int x)
@@ -103,8 +88,8 @@ static int inc_b(zb *b, const char *m, int x)
     t = basic(b, p, t, 96, 3, 3, 1, 1, 1);
     snprintf(p, sizeof p, "%s.branch3x3dbl_3", m);
     br[1] = basic(b, p, t, 96, 3, 3, 2, 0, 0);
-    br[2] = dnp_graph_pool(b->g, nm(b, "%s.branch_pool", m), DNP_OP_MAXPOOL, x, 3, 2, 0);
-    return dnp_graph_concat(b->g, nm(b, "%s.concat", m), 3, br);
+    br[2] = dnp_graph_pool(b->g, zoo_fmt(b->name, "%s.branch_pool", m), DNP_OP_MAXPOOL, x, 3, 2, 0);
+    return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 3, br);
 }
 
 static int inc_c(zb *b, const char *m, int x, int64_t c7)
@@ -129,10 +114,10 @@ static int inc_c(zb *b, const char *m, int x, int64_t c7)
     t = basic(b, p, t, c7, 7, 1, 1, 3, 0);
     snprintf(p, sizeof p, "%s.branch7x7dbl_5", m);
     br[2] = basic(b, p, t, 192, 1, 7, 1, 0, 3);
-    t = dnp_graph_pool(b->g, nm(b, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
+    t = dnp_graph_pool(b->g, zoo_fmt(b->name, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
     snprintf(p, sizeof p, "%s.branch_pool", m);
     br[3] = basic(b, p, t, 192, 1, 1, 1, 0, 0);
-    return dnp_graph_concat(b->g, nm(b, "%s.concat", m), 4, br);
+    return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 4, br);
 }
 
 static int inc_d(zb *b, const char *m, int x)
@@ -151,8 +136,8 @@ static int inc_d(zb *b, const char *m, int x)
     t = basic(b, p, t, 192, 7, 1, 1, 3, 0);
     snprintf(p, sizeof p, "%s.branch7x7x3_4", m);
     br[1] = basic(b, p, t, 192, 3, 3, 2, 0, 0);
-    br[2] = dnp_graph_pool(b->g, nm(b, "%s.branch_pool", m), DNP_OP_MAXPOOL, x, 3, 2, 0);
-    return dnp_graph_concat(b->g, nm(b, "%s.concat", m), 3, br);
+    br[2] = dnp_graph_pool(b->g, zoo_fmt(b->name, "%s.branch_pool", m), DNP_OP_MAXPOOL, x, 3, 2, 0);
+    return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 3, br);
 }
 
 static int inc_e(zb *b, const char *m, int x)
@@ -167,7 +152,7 @@ static int inc_e(zb *b, const char *m, int x)
     two[0] = basic(b, p, t, 384, 1, 3, 1, 0, 1);
     snprintf(p, sizeof p, "%s.branch3x3_2b", m);
     two[1] = basic(b, p, t, 384, 3, 1, 1, 1, 0);
-    br[1] = dnp_graph_concat(b->g, nm(b, "%s.branch3x3.concat", m), 2, two);
+    br[1] = dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.branch3x3.concat", m), 2, two);
     snprintf(p, sizeof p, "%s.branch3x3dbl_1", m);
     t = basic(b, p, x, 448, 1, 1, 1, 0, 0);
     snprintf(p, sizeof p, "%s.branch3x3dbl_2", m);
@@ -176,11 +161,11 @@ static int inc_e(zb *b, const char *m, int x)
     two[0] = basic(b, p, t, 384, 1, 3, 1, 0, 1);
     snprintf(p, sizeof p, "%s.branch3x3dbl_3b", m);
     two[1] = basic(b, p, t, 384, 3, 1, 1, 1, 0);
-    br[2] = dnp_graph_concat(b->g, nm(b, "%s.branch3x3dbl.concat", m), 2, two);
-    t = dnp_graph_pool(b->g, nm(b, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
+    br[2] = dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.branch3x3dbl.concat", m), 2, two);
+    t = dnp_graph_pool(b->g, zoo_fmt(b->name, "%s.branch_pool.pool", m), DNP_OP_AVGPOOL, x, 3, 1, 1);
     snprintf(p, sizeof p, "%s.branch_pool", m);
     br[3] = basic(b, p, t, 192, 1, 1, 1, 0, 0);
-    return dnp_graph_concat(b->g, nm(b, "%s.concat", m), 4, br);
+    return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 4, br);
 }
 
 static int build_pase_inception3(dnp_graph *g)
@@ -216,8 +201,8 @@ static int build_pase_inception3(dnp_graph *g)
 static int conv_bn(zb *b, const char *p, const char *conv, const char *bn, int x, int64_t n,
                    int k, int stride, int pad)
 {
-    x = dnp_graph_conv(b->g, nm(b, "%s.%s", p, conv), x, n, k, stride, pad, 1, 0);
-    return dnp_graph_unary(b->g, nm(b, "%s.%s", p, bn), DNP_OP_BATCHNORM, x);
+    x = dnp_graph_conv(b->g, zoo_fmt(b->name, "%s.%s", p, conv), x, n, k, stride, pad, 1, 0);
+    return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.%s", p, bn), DNP_OP_BATCHNORM, x);
 }
 
 static int build_pase_resnet101(dnp_graph *g)
@@ -236,15 +221,15 @@ static int build_pase_resnet101(dnp_graph *g)
             snprintf(p, sizeof p, "layer%d.%d", l + 1, k);
             int stride = (k == 0 && l > 0) ? 2 : 1;
             int t = conv_bn(&b, p, "conv1", "bn1", x, planes, 1, 1, 0);
-            t = dnp_graph_unary(g, nm(&b, "%s.relu1", p), DNP_OP_RELU, t);
+            t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.relu1", p), DNP_OP_RELU, t);
             t = conv_bn(&b, p, "conv2", "bn2", t, planes, 3, stride, 1);
-            t = dnp_graph_unary(g, nm(&b, "%s.relu2", p), DNP_OP_RELU, t);
+            t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.relu2", p), DNP_OP_RELU, t);
             t = conv_bn(&b, p, "conv3", "bn3", t, planes * 4, 1, 1, 0);
             int id = x;
             if (k == 0 && (stride != 1 || inplanes != planes * 4))
                 id = conv_bn(&b, p, "downsample.0", "downsample.1", x, planes * 4, 1, stride, 0);
-            x = dnp_graph_add(g, nm(&b, "%s.add", p), t, id);
-            x = dnp_graph_unary(g, nm(&b, "%s.relu", p), DNP_OP_RELU, x);
+            x = dnp_graph_add(g, zoo_fmt(b.name, "%s.add", p), t, id);
+            x = dnp_graph_unary(g, zoo_fmt(b.name, "%s.relu", p), DNP_OP_RELU, x);
             inplanes = planes * 4;
         }
     }
@@ -276,25 +261,25 @@ static int build_pase_densenet121(dnp_graph *g)
             snprintf(p, sizeof p, "features.denseblock%d.denselayer%d", (bl + 1) % 10,
                      (l + 1) % 100);
             int in = nf == 1 ? feats[0]
-                             : dnp_graph_concat(g, nm(&b, "%s.cat", p), nf, feats);
-            int t = dnp_graph_unary(g, nm(&b, "%s.norm1", p), DNP_OP_BATCHNORM, in);
-            t = dnp_graph_unary(g, nm(&b, "%s.relu1", p), DNP_OP_RELU, t);
-            t = dnp_graph_conv(g, nm(&b, "%s.conv1", p), t, BN_SIZE * GROWTH, 1, 1, 0, 1, 0);
-            t = dnp_graph_unary(g, nm(&b, "%s.norm2", p), DNP_OP_BATCHNORM, t);
-            t = dnp_graph_unary(g, nm(&b, "%s.relu2", p), DNP_OP_RELU, t);
-            t = dnp_graph_conv(g, nm(&b, "%s.conv2", p), t, GROWTH, 3, 1, 1, 1, 0);
+                             : dnp_graph_concat(g, zoo_fmt(b.name, "%s.cat", p), nf, feats);
+            int t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.norm1", p), DNP_OP_BATCHNORM, in);
+            t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.relu1", p), DNP_OP_RELU, t);
+            t = dnp_graph_conv(g, zoo_fmt(b.name, "%s.conv1", p), t, BN_SIZE * GROWTH, 1, 1, 0, 1, 0);
+            t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.norm2", p), DNP_OP_BATCHNORM, t);
+            t = dnp_graph_unary(g, zoo_fmt(b.name, "%s.relu2", p), DNP_OP_RELU, t);
+            t = dnp_graph_conv(g, zoo_fmt(b.name, "%s.conv2", p), t, GROWTH, 3, 1, 1, 1, 0);
             feats[nf++] = t;
         }
-        x = dnp_graph_concat(g, nm(&b, "features.denseblock%d.cat", bl + 1), nf, feats);
+        x = dnp_graph_concat(g, zoo_fmt(b.name, "features.denseblock%d.cat", bl + 1), nf, feats);
         ch += (int64_t)blocks[bl] * GROWTH;
         if (bl < 3) {
-            x = dnp_graph_unary(g, nm(&b, "features.transition%d.norm", bl + 1),
+            x = dnp_graph_unary(g, zoo_fmt(b.name, "features.transition%d.norm", bl + 1),
                                 DNP_OP_BATCHNORM, x);
-            x = dnp_graph_unary(g, nm(&b, "features.transition%d.relu", bl + 1), DNP_OP_RELU, x);
+            x = dnp_graph_unary(g, zoo_fmt(b.name, "features.transition%d.relu", bl + 1), DNP_OP_RELU, x);
             ch /= 2;
-            x = dnp_graph_conv(g, nm(&b, "features.transition%d.conv", bl + 1), x, ch, 1, 1, 0, 1,
+            x = dnp_graph_conv(g, zoo_fmt(b.name, "features.transition%d.conv", bl + 1), x, ch, 1, 1, 0, 1,
                                0);
-            x = dnp_graph_pool(g, nm(&b, "features.transition%d.pool", bl + 1), DNP_OP_AVGPOOL,
+            x = dnp_graph_pool(g, zoo_fmt(b.name, "features.transition%d.pool", bl + 1), DNP_OP_AVGPOOL,
                                x, 2, 2, 0);
         }
     }
