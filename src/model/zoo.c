@@ -12,10 +12,6 @@
 
 /* Builder state: the graph under construction and a scratch buffer for
  * formatted op names (the graph copies each name). */
-typedef struct {
-    dnp_graph *g;
-    char name[64];
-} zoo_builder;
 
 
 /* ---- LeNet-5 ------------------------------------------------------- */

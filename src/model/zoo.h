@@ -16,6 +16,13 @@ typedef struct {
     int (*build)(dnp_graph *g);
 } zoo_model;
 
+/* Builder state shared by model builders: the graph and a scratch buffer
+ * for formatted op names (zoo_fmt(b->name, ...)). */
+typedef struct {
+    dnp_graph *g;
+    char name[64];
+} zoo_builder;
+
 /* Format an op name into buf (ZOO_NAME_LEN bytes) and return buf; model
  * builders use it for numbered names ("layer2.0.conv1").  The graph copies
  * names, so buf may be reused at once. */

@@ -243,3 +243,18 @@ dnp_status mpt_exec_step(const mpt_wshape *s, const float *x, const float *W, co
     run_free(&r);
     return rc;
 }
+
+void mpt_run_gather(mpt_run *r, int wi, float *dst, size_t width)
+{
+    mpt_worker *w = &r->w[wi];
+    size_t rows = (size_t)(w->n1 - w->n0);
+    for (int src = 0; src < r->o->ng; src++) {
+        const mpt_worker *h = mpt_run_worker(r, src, w->c);
+        mpt_msg *m = mpt_run_msg(r, w->c, src, w->g);
+        for (int n = h->h0; n < h->h1; n++)
+            for (size_t k = 0; k < width; k++)
+                for (int e = w->e0; e < w->e1; e++)
+                    dst[((size_t)(e - w->e0) * rows + (size_t)(n - w->n0)) * width + k] =
+                        mpt_msg_get(m, r->o->zero_skip);
+    }
+}

@@ -66,15 +66,7 @@ void mpt_bwd_products(void *run, int wi)
     mpt_run *r = run;
     mpt_worker *w = &r->w[wi];
     size_t I = (size_t)r->s->in_c, J = (size_t)r->s->out_c, rows = (size_t)(w->n1 - w->n0);
-    for (int src = 0; src < r->o->ng; src++) {
-        const mpt_worker *h = mpt_run_worker(r, src, w->c);
-        mpt_msg *m = mpt_run_msg(r, w->c, src, w->g);
-        for (int n = h->h0; n < h->h1; n++)
-            for (size_t j = 0; j < J; j++)
-                for (int e = w->e0; e < w->e1; e++)
-                    w->dY[((size_t)(e - w->e0) * rows + (size_t)(n - w->n0)) * J + j] =
-                        mpt_msg_get(m, r->o->zero_skip);
-    }
+    mpt_run_gather(r, wi, w->dY, J);
     for (int e = w->e0; e < w->e1; e++) {
         size_t k = (size_t)(e - w->e0);
         const float *We = r->W + (size_t)e * I * J;

@@ -77,15 +77,7 @@ void mpt_fwd_products(void *run, int wi)
     mpt_run *r = run;
     mpt_worker *w = &r->w[wi];
     size_t I = (size_t)r->s->in_c, J = (size_t)r->s->out_c, rows = (size_t)(w->n1 - w->n0);
-    for (int src = 0; src < r->o->ng; src++) {
-        const mpt_worker *h = mpt_run_worker(r, src, w->c);
-        mpt_msg *m = mpt_run_msg(r, w->c, src, w->g);
-        for (int n = h->h0; n < h->h1; n++)
-            for (size_t i = 0; i < I; i++)
-                for (int e = w->e0; e < w->e1; e++)
-                    w->X[((size_t)(e - w->e0) * rows + (size_t)(n - w->n0)) * I + i] =
-                        mpt_msg_get(m, r->o->zero_skip);
-    }
+    mpt_run_gather(r, wi, w->X, I);
     for (int e = w->e0; e < w->e1; e++) {
         size_t k = (size_t)(e - w->e0);
         mpt_gemm_fwd(w->X + k * rows * I, r->W + (size_t)e * I * J, w->Y + k * rows * J,

@@ -88,6 +88,10 @@ typedef struct {
  * within cluster c. */
 mpt_worker *mpt_run_worker(mpt_run *r, int g, int c);
 mpt_msg *mpt_run_msg(mpt_run *r, int c, int src, int dst);
+/* Receive worker wi's tile elements from every group of its cluster into
+ * dst, laid out [element][row][width] (width: channels per row), in the
+ * order the senders put them.  O(rows x width x elements). */
+void mpt_run_gather(mpt_run *r, int wi, float *dst, size_t width);
 
 /* Forward phases (mpt_exec_fwd.c): scatter of input tiles, products, the
  * gather with or without prediction, the inverse transform at the home. */

@@ -10,12 +10,6 @@
 
 #include <stdio.h>
 
-typedef struct {
-    dnp_graph *g;
-    char name[64];
-} zb;
-
-
 /* ---- AlexNet (the prototype's: 227x227, relu fused, fc8 of 1024) ------- */
 
 static int build_pase_alexnet(dnp_graph *g)
@@ -46,7 +40,7 @@ static int build_pase_alexnet(dnp_graph *g)
 /* ---- Inception-v3 (torchvision, no auxiliary logits) ---------------------- */
 
 /* BasicConv2d: conv (no bias) + batch norm + relu. */
-static int basic(zb *b, const char *p, int x, int64_t n, int kh, int kw, int stride, int ph,
+static int basic(zoo_builder *b, const char *p, int x, int64_t n, int kh, int kw, int stride, int ph,
                  int pw)
 {
     x = dnp_graph_conv2(b->g, zoo_fmt(b->name, "%s.conv", p), x, n, kh, kw, stride, stride, ph, pw, 1, 0);
@@ -54,7 +48,7 @@ static int basic(zb *b, const char *p, int x, int64_t n, int kh, int kw, int str
     return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.relu", p), DNP_OP_RELU, x);
 }
 
-static int inc_a(zb *b, const char *m, int x, int64_t pool_features)
+static int inc_a(zoo_builder *b, const char *m, int x, int64_t pool_features)
 {
     char p[48];
     int br[4];
@@ -76,7 +70,7 @@ static int inc_a(zb *b, const char *m, int x, int64_t pool_features)
     return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 4, br);
 }
 
-static int inc_b(zb *b, const char *m, int x)
+static int inc_b(zoo_builder *b, const char *m, int x)
 {
     char p[48];
     int br[3];
@@ -92,7 +86,7 @@ static int inc_b(zb *b, const char *m, int x)
     return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 3, br);
 }
 
-static int inc_c(zb *b, const char *m, int x, int64_t c7)
+static int inc_c(zoo_builder *b, const char *m, int x, int64_t c7)
 {
     char p[48];
     int br[4];
@@ -120,7 +114,7 @@ static int inc_c(zb *b, const char *m, int x, int64_t c7)
     return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 4, br);
 }
 
-static int inc_d(zb *b, const char *m, int x)
+static int inc_d(zoo_builder *b, const char *m, int x)
 {
     char p[48];
     int br[3];
@@ -140,7 +134,7 @@ static int inc_d(zb *b, const char *m, int x)
     return dnp_graph_concat(b->g, zoo_fmt(b->name, "%s.concat", m), 3, br);
 }
 
-static int inc_e(zb *b, const char *m, int x)
+static int inc_e(zoo_builder *b, const char *m, int x)
 {
     char p[48];
     int br[4], two[2];
@@ -170,7 +164,7 @@ static int inc_e(zb *b, const char *m, int x)
 
 static int build_pase_inception3(dnp_graph *g)
 {
-    zb b = {g, ""};
+    zoo_builder b = {g, ""};
     int x = dnp_graph_input(g, "data", 3, 299, 299);
     x = basic(&b, "Conv2d_1a_3x3", x, 32, 3, 3, 2, 0, 0);
     x = basic(&b, "Conv2d_2a_3x3", x, 32, 3, 3, 1, 0, 0);
@@ -198,7 +192,7 @@ static int build_pase_inception3(dnp_graph *g)
 
 /* ---- ResNet-101 (bottleneck v1.5 on 227x227, as the prototype) ---------- */
 
-static int conv_bn(zb *b, const char *p, const char *conv, const char *bn, int x, int64_t n,
+static int conv_bn(zoo_builder *b, const char *p, const char *conv, const char *bn, int x, int64_t n,
                    int k, int stride, int pad)
 {
     x = dnp_graph_conv(b->g, zoo_fmt(b->name, "%s.%s", p, conv), x, n, k, stride, pad, 1, 0);
@@ -208,7 +202,7 @@ static int conv_bn(zb *b, const char *p, const char *conv, const char *bn, int x
 static int build_pase_resnet101(dnp_graph *g)
 {
     static const int blocks[4] = {3, 4, 23, 3};
-    zb b = {g, ""};
+    zoo_builder b = {g, ""};
     int x = dnp_graph_input(g, "data", 3, 227, 227);
     x = conv_bn(&b, "stem", "conv1", "bn1", x, 64, 7, 2, 3);
     x = dnp_graph_unary(g, "stem.relu", DNP_OP_RELU, x);
@@ -245,7 +239,7 @@ static int build_pase_densenet121(dnp_graph *g)
 {
     static const int blocks[4] = {6, 12, 24, 16};
     enum { GROWTH = 32, BN_SIZE = 4, MAX_LAYERS = 32 };
-    zb b = {g, ""};
+    zoo_builder b = {g, ""};
     int x = dnp_graph_input(g, "data", 3, 224, 224);
     x = dnp_graph_conv(g, "features.conv0", x, 64, 7, 2, 3, 1, 0);
     x = dnp_graph_unary(g, "features.norm0", DNP_OP_BATCHNORM, x);
