@@ -270,14 +270,54 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
 
 #define DNP_MAX_DEVICE_TYPES 8
 
+/* Numeric precision of training (--precision).  DEFAULT is the device's
+ * own dtype.  AMP: fp16 tensor-core compute and activations, fp32 master
+ * weights, gradients and optimizer state (PyTorch torch.cuda.amp). */
+typedef enum {
+    DNP_PREC_DEFAULT = 0,
+    DNP_PREC_FP32,
+    DNP_PREC_TF32,
+    DNP_PREC_FP16,
+    DNP_PREC_BF16,
+    DNP_PREC_AMP,
+    DNP_PREC_COUNT
+} dnp_precision;
+
+const char *dnp_precision_name(dnp_precision p); /* "fp32", ...; "default" */
+int dnp_precision_from_name(const char *s);      /* -1 if unknown */
+
+/* How the devices of one node are joined (the intra-node link tier). */
+typedef enum {
+    DNP_TOPO_NONE = 0,   /* bare devices: one device per node, no intra tier */
+    DNP_TOPO_SWITCH,     /* full-bandwidth switch (NVSwitch): any pattern at link rate */
+    DNP_TOPO_RING,       /* rings over point-to-point links (DGX-1 hybrid cube-mesh, PCIe) */
+    DNP_TOPO_TORUS2D     /* 2-D torus (TPU ICI) */
+} dnp_link_topo;
+
 typedef struct {
     char name[32];
-    double peak_flops;        /* FLOP/s */
+    double peak_flops;        /* FLOP/s at `dtype` (the AccPar model's c_i) */
     double mem_bytes;         /* on-device memory capacity */
     double mem_bw_bps;        /* memory bandwidth, bytes/s */
-    double net_bw_bps;        /* network bandwidth per device, bytes/s */
+    double net_bw_bps;        /* network bandwidth per device, bytes/s (AccPar's b_i) */
     int bytes_per_elem;       /* training data type size */
     char dtype[16];           /* "bfloat16", "fp16", "fp32" */
+    /* Peak dense FLOP/s per precision; 0 = not supported by the device
+     * (falls back as docs/cluster.md says). */
+    double peak_fp32_flops, peak_tf32_flops, peak_fp16_flops, peak_bf16_flops;
+    /* Achieved fractions of peak (docs/device-model.md): compute_eff on
+     * conv / matmul, mem_eff of memory bandwidth on memory-bound ops;
+     * kernel_overhead_s is a fixed time per kernel.  0 = model default. */
+    double compute_eff, mem_eff, kernel_overhead_s;
+    /* Node and link tiers.  Bare devices ("8xa100"): node "" and
+     * devices_per_node 1, every transfer on the inter tier at net_bw_bps. */
+    char node[32];            /* node preset name ("dgx-a100"), "" for bare devices */
+    int devices_per_node;     /* >= 1 */
+    dnp_link_topo intra_topo; /* how a node's devices are joined */
+    double intra_bw_bps;      /* per device, one direction, inside a node */
+    double intra_lat_s;       /* per message inside a node */
+    double inter_bw_bps;      /* per device, one direction, between nodes (node NICs / devices) */
+    double inter_lat_s;       /* per message between nodes */
 } dnp_device_type;
 
 typedef struct {
@@ -310,6 +350,49 @@ char *dnp_cluster_to_json(const dnp_cluster *c);
 dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Collectives (src/net/collective.c, docs/collectives.md)              */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    DNP_COLL_ALLREDUCE = 0,
+    DNP_COLL_REDUCE_SCATTER,
+    DNP_COLL_ALLGATHER,
+    DNP_COLL_ALLTOALL,
+    DNP_COLL_BROADCAST,
+    DNP_COLL_P2P,
+    DNP_COLL_COUNT
+} dnp_coll_op;
+
+const char *dnp_coll_name(dnp_coll_op op); /* "allreduce", "reducescatter", ... */
+int dnp_coll_from_name(const char *s);     /* -1 if unknown; accepts "all-reduce" etc. */
+
+/* A group of devices taking part in one collective: n_nodes nodes with
+ * per_node members each, on the two link tiers of those nodes. */
+typedef struct {
+    int64_t n_nodes;          /* >= 1 */
+    int64_t per_node;         /* >= 1 */
+    dnp_link_topo intra_topo;
+    double intra_bw_bps, intra_lat_s; /* per device, one direction */
+    double inter_bw_bps, inter_lat_s; /* per device, one direction */
+} dnp_comm_group;
+
+typedef struct {
+    double time_s;            /* predicted completion time */
+    double algbw_bps;         /* bytes / time_s (nccl-tests "algbw") */
+    double busbw_bps;         /* algbw x the op's bus factor (nccl-tests "busbw") */
+    char algorithm[24];       /* "ring", "tree", "hierarchical", "direct", ... */
+} dnp_coll_cost;
+
+/* Predicted time of `op` on `bytes` (the nccl-tests size: all-reduce and
+ * broadcast the whole buffer, reduce-scatter its input, all-gather its
+ * output, all-to-all the buffer each rank sends, p2p one message) over
+ * group g, the fastest algorithm as NCCL picks it.  O(1). */
+void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes,
+                       dnp_coll_cost *out);
+/* The group of all devices of cluster c (mixed types: the slowest tiers). */
+void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
+
+/* ------------------------------------------------------------------ */
 /* Partitioning: AccPar cost model, searches and baselines               */
 /* ------------------------------------------------------------------ */
 
@@ -327,6 +410,24 @@ typedef enum {
 const char *dnp_scheme_name(dnp_scheme s);
 int dnp_scheme_from_name(const char *s); /* -1 if unknown */
 
+/* Which performance model judges a plan. */
+typedef enum {
+    DNP_COST_DEFAULT = 0,  /* roofline devices, collectives on link tiers, step simulator */
+    DNP_COST_ACCPAR_PAPER, /* the AccPar paper's accounting (docs/time-model.md) */
+    DNP_COST_COUNT
+} dnp_cost_model;
+const char *dnp_cost_model_name(dnp_cost_model m); /* "default", "accpar-paper" */
+int dnp_cost_model_from_name(const char *s);       /* -1 if unknown */
+
+typedef enum {
+    DNP_OPTIM_MOMENTUM = 0, /* SGD with momentum (default; ResNet training) */
+    DNP_OPTIM_SGD,
+    DNP_OPTIM_ADAM,
+    DNP_OPTIM_COUNT
+} dnp_optimizer;
+const char *dnp_optimizer_name(dnp_optimizer o);
+int dnp_optimizer_from_name(const char *s);
+
 typedef struct {
     dnp_scheme scheme;
     int64_t batch;
@@ -334,6 +435,11 @@ typedef struct {
     /* Restricted mode reproducing the AccPar authors' code: costs counted in
      * tensor elements, communication only, split 1/2 at every level. */
     int reference_mode;
+    dnp_cost_model cost_model;
+    dnp_precision precision;
+    dnp_optimizer optimizer;
+    double memory_limit_bytes; /* 0 = each device's capacity; < 0 = no limit */
+    int no_overlap;            /* 1: gradient all-reduce after the backward pass, not overlapped */
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;

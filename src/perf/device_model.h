@@ -1,0 +1,71 @@
+/*
+ * device_model.h - time and memory of one op's work on one device: a
+ * roofline per kernel (docs/device-model.md).
+ *
+ * Each op is three passes: forward, input gradient (backward) and weight
+ * gradient.  A pass is one or more kernels; a kernel takes
+ *     max(FLOP / (peak x compute_eff), bytes / (mem_bw x mem_eff)) + kernel_overhead_s
+ * with the peak of the training precision.  Memory-bound ops (batch norm,
+ * ReLU, pooling, element-wise, softmax, layer norm) are costed by their
+ * traffic; the optimizer update by its traffic over every parameter.
+ */
+#ifndef DNNPAR_DEVICE_MODEL_H
+#define DNNPAR_DEVICE_MODEL_H
+
+#include "dnnpar.h"
+
+/* A device's rates at one precision. */
+typedef struct {
+    double peak_flops;        /* dense peak FLOP/s for the precision's math */
+    double compute_eff;       /* achieved fraction of peak_flops on conv / matmul */
+    double vector_flops;      /* peak FLOP/s of non-tensor-core math (element-wise ops) */
+    double mem_bw_bps;        /* memory bandwidth, bytes/s */
+    double mem_eff;           /* achieved fraction of mem_bw_bps */
+    double kernel_overhead_s; /* fixed time per kernel */
+    int act_bytes;            /* bytes per activation / activation-gradient element */
+    int param_bytes;          /* bytes per weight element as compute reads it */
+    int grad_bytes;           /* bytes per weight-gradient element (what is all-reduced) */
+    int master_bytes;         /* bytes per master weight element (what the optimizer updates) */
+} perf_rates;
+
+/* Rates of device d at precision p (DEFAULT = d->dtype): the peak from the
+ * per-precision table with the fallbacks of docs/device-model.md, the
+ * efficiencies from d or, where d leaves them 0, the model defaults.
+ * O(1). */
+void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out);
+
+/* One op's three passes on one device. */
+typedef struct {
+    double fwd_s, bwd_s, wgrad_s;          /* forward, input gradient, weight gradient */
+    double fwd_flop, bwd_flop, wgrad_flop;
+    double fwd_bytes, bwd_bytes, wgrad_bytes; /* memory traffic of each pass */
+    int kernels;                           /* kernels over the three passes */
+} perf_op_time;
+
+/* Time of op i of g for a device that holds the shares (fb, fi, fo) of the
+ * op's work at global batch `batch`: fb of the batch, fi of the input /
+ * contracted dimension, fo of the output dimension (channels, features).
+ * For ops without weights pass fi = fo = the share of the channel axis.
+ * Input ops cost nothing.  O(1). */
+void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
+                      const perf_rates *r, perf_op_time *out);
+
+/* What op i keeps on one device at those shares. */
+typedef struct {
+    double param_elems;       /* trainable parameters held (weights, bias, norm affine) */
+    double saved_act_bytes;   /* activations kept from forward for backward */
+    double out_act_bytes;     /* the op's output activation */
+} perf_op_mem;
+
+void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
+                     const perf_rates *r, perf_op_mem *out);
+
+/* The optimizer update over `param_elems` parameters: memory-bound
+ * traffic (read weights, gradients and state, write weights and state).
+ * O(1). */
+double perf_optimizer_time_s(double param_elems, dnp_optimizer o, const perf_rates *r);
+/* Bytes per parameter held for training: master weight, gradient,
+ * optimizer state (and an fp16 weight copy under amp). */
+double perf_bytes_per_param(dnp_optimizer o, const perf_rates *r);
+
+#endif
