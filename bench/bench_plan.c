@@ -56,7 +56,7 @@ int main(void)
             double t[REPS];
             int nodes = 0;
             for (int r = 0; r < REPS; r++) {
-                dnp_plan_options opt = {(dnp_scheme)s, 512, 0, 0};
+                dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 512, .levels = 0, .reference_mode = 0};
                 dnp_plan *p = NULL;
                 double t0 = now_s();
                 if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK)

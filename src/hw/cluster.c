@@ -44,19 +44,19 @@ typedef struct {
 } preset_entry;
 
 static const preset_entry k_presets[] = {
-    {{"tpu-v2", 180e12, 64e9, 2400e9, 8 * GBITS_PS_TO_BPS, 2, "bfloat16"},
+    {{"tpu-v2", 180e12, 64e9, 2400e9, 8 * GBITS_PS_TO_BPS, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
      "AccPar (Song et al., HPCA 2020) Table 7 and section 6.1: 180 TFLOP/s, 64 GB HBM, "
      "2400 GB/s, network 8 Gb/s per accelerator, bfloat16"},
-    {{"tpu-v3", 420e12, 128e9, 4800e9, 16 * GBITS_PS_TO_BPS, 2, "bfloat16"},
+    {{"tpu-v3", 420e12, 128e9, 4800e9, 16 * GBITS_PS_TO_BPS, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
      "AccPar (Song et al., HPCA 2020) Table 7 and section 6.1: 420 TFLOP/s, 128 GB HBM, "
      "4800 GB/s (assumed by the paper), network 16 Gb/s per accelerator, bfloat16"},
-    {{"v100", 125e12, 32e9, 900e9, 300e9, 2, "fp16"},
+    {{"v100", 125e12, 32e9, 900e9, 300e9, 2, "fp16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
      "NVIDIA Tesla V100 SXM2 32GB datasheet: 125 TFLOP/s fp16 tensor, 32 GB HBM2, "
      "900 GB/s, NVLink 300 GB/s total, fp16"},
-    {{"a100", 312e12, 40e9, 1555e9, 600e9, 2, "bfloat16"},
+    {{"a100", 312e12, 40e9, 1555e9, 600e9, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
      "NVIDIA A100 SXM4 40GB datasheet: 312 TFLOP/s bf16 tensor (dense), 40 GB HBM2, "
      "1555 GB/s, NVLink 600 GB/s total, bfloat16"},
-    {{"1080ti", 11.34e12, 11e9, 484e9, 15.75e9, 4, "fp32"},
+    {{"1080ti", 11.34e12, 11e9, 484e9, 15.75e9, 4, "fp32", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
      "NVIDIA GeForce GTX 1080 Ti specifications: 11.34 TFLOP/s fp32 (boost), 11 GB GDDR5X, "
      "484 GB/s, PCIe 3.0 x16 15.75 GB/s, fp32"},
 };

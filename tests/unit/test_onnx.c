@@ -91,7 +91,7 @@ TEST(onnx_real_models_plan)
         if (dnp_load_onnx(path, NULL, &g, &err) != DNP_OK)
             continue;
         for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-            dnp_plan_options opt = {(dnp_scheme)s, 16, 0, 0};
+            dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 16, .levels = 0, .reference_mode = 0};
             dnp_plan *p = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
             if (p != NULL) {
@@ -284,7 +284,7 @@ TEST(json_model_round_trip)
             char *b = dnp_model_to_json(h);
             CHECK(b != NULL && strcmp(a, b) == 0);
             free(b);
-            dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 32, 0, 0};
+            dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 32, .levels = 0, .reference_mode = 0};
             dnp_plan *p = NULL, *q = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
             CHECK(dnp_plan_run(h, &cl, &opt, &q, &err) == DNP_OK);

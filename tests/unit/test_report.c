@@ -22,7 +22,7 @@ static dnp_plan *make_plan(const char *model, const char *spec, dnp_scheme schem
         CHECK(0);
         return NULL;
     }
-    *opt = (dnp_plan_options){scheme, batch, 0, 0};
+    *opt = (dnp_plan_options){.scheme = scheme, .batch = batch};
     dnp_plan *p = NULL;
     if (dnp_plan_run(*g, cl, opt, &p, &err) != DNP_OK) {
         printf("  plan: %s\n", err.msg);
@@ -447,7 +447,7 @@ TEST(report_export_odd_names)
     dnp_cluster cl;
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_cluster_parse("2xtpu-v3", &cl, &err), DNP_OK);
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 8, 0, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8, .levels = 0, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
     char *jax = p ? export_text(REPORT_EXPORT_JAX, g, &cl, &opt, p) : NULL;
@@ -510,7 +510,7 @@ TEST(report_export_onnx_models)
         dnp_cluster cl;
         CHECK_EQ_INT(dnp_model_load(path, &g, &err), DNP_OK);
         CHECK_EQ_INT(dnp_cluster_parse("4xtpu-v2+4xtpu-v3", &cl, &err), DNP_OK);
-        dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 8, 0, 0};
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8, .levels = 0, .reference_mode = 0};
         dnp_plan *p = NULL;
         if (g != NULL)
             CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);

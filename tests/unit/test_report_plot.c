@@ -118,7 +118,7 @@ static dnp_plan *hetero_plan(dnp_graph **g)
         CHECK(0);
         return NULL;
     }
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 0, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 0, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK_EQ_INT(dnp_plan_run(*g, &cl, &opt, &p, &err), DNP_OK);
     return p;
@@ -262,7 +262,7 @@ TEST(report_plot_plan_single_device)
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_zoo_build("lenet", &g, &err), DNP_OK);
     CHECK_EQ_INT(dnp_cluster_parse("1xtpu-v3", &cl, &err), DNP_OK);
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 8, 0, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8, .levels = 0, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
     char dir[64], path[128];
@@ -360,7 +360,7 @@ TEST(report_plot_plan_many_paths)
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_zoo_build("lenet", &g, &err), DNP_OK);
     CHECK_EQ_INT(dnp_cluster_parse("10xtpu-v2+10xtpu-v3", &cl, &err), DNP_OK);
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 0, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 0, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
     if (p != NULL) {

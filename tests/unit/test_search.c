@@ -142,7 +142,7 @@ TEST(search_hand_worked_two_fc)
     dnp_cluster cl;
     dnp_error err = {0};
     CHECK(dnp_cluster_parse("2xtpu-v3", &cl, &err) == DNP_OK);
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 4, 1, 1};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 4, .levels = 1, .reference_mode = 1};
     dnp_plan *p = NULL;
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
     if (p != NULL) {
@@ -177,7 +177,7 @@ TEST(search_ratio_balances_groups)
     CHECK(dnp_cluster_parse("custom(name=slow,tflops=100,net_gbps=1e9,dtype=fp16)+"
                             "custom(name=fast,tflops=300,net_gbps=1e9,dtype=fp16)",
                             &cl, &err) == DNP_OK);
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 1, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 1, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
     if (p != NULL) {
@@ -249,7 +249,7 @@ TEST(search_reference_cross_check)
         if (g == NULL)
             continue;
         for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-            dnp_plan_options opt = {(dnp_scheme)s, 512, 7, 1};
+            dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 512, .levels = 7, .reference_mode = 1};
             dnp_plan *p = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
             if (p == NULL)
@@ -283,7 +283,7 @@ TEST(search_levels_and_bad_input)
     CHECK(dnp_zoo_build("lenet", &g, &err) == DNP_OK);
     CHECK(dnp_cluster_parse("8xtpu-v3", &cl, &err) == DNP_OK);
     dnp_plan *p = NULL;
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 64, 4, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 4, .reference_mode = 0};
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "at most 3") != NULL);
     CHECK(p == NULL);
@@ -321,7 +321,7 @@ TEST(search_zoo_accpar_never_below_baselines)
         CHECK(dnp_zoo_build(dnp_zoo_name(i), &g, &err) == DNP_OK);
         double t[DNP_SCHEME_COUNT];
         for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-            dnp_plan_options opt = {(dnp_scheme)s, 128, 0, 0};
+            dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 128, .levels = 0, .reference_mode = 0};
             dnp_plan *p = NULL, *q = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
             CHECK(dnp_plan_run(g, &cl, &opt, &q, &err) == DNP_OK);

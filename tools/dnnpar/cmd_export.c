@@ -89,7 +89,7 @@ int cmd_export(int argc, char **argv)
         cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra)", s);
         goto done;
     }
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 512, 0, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 512, .levels = 0, .reference_mode = 0};
     if ((s = cli_get(&a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
         if (sc < 0) {

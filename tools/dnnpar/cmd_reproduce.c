@@ -40,7 +40,7 @@ static int step_times(const char *model, const char *spec, long long batch, int 
     if (rc == 0)
         rc = cli_load_model("reproduce", model, NULL, &g);
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++) {
-        dnp_plan_options opt = {(dnp_scheme)s, batch, levels, 0};
+        dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = batch, .levels = levels, .reference_mode = 0};
         dnp_plan *p = NULL;
         dnp_error err = {0};
         dnp_status st = dnp_plan_run(g, &cl, &opt, &p, &err);
@@ -140,7 +140,7 @@ static int fig7(json_t **out_json)
         rc = cli_load_model("reproduce", "alexnet", NULL, &g);
     if (rc != 0)
         return rc;
-    dnp_plan_options opt = {DNP_SCHEME_ACCPAR, 128, 7, 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 128, .levels = 7, .reference_mode = 0};
     dnp_plan *p = NULL;
     dnp_error err = {0};
     dnp_status st = dnp_plan_run(g, &cl, &opt, &p, &err);

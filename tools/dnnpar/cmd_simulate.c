@@ -93,7 +93,7 @@ int cmd_simulate(int argc, char **argv)
     dnp_plan *p = NULL;
     if ((rc = cli_load_cluster("simulate", spec_text, &cl)) == 0 &&
         (rc = cli_load_model("simulate", model, &a, &g)) == 0) {
-        dnp_plan_options opt = {DNP_SCHEME_ACCPAR, batch, 0, 0};
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = batch, .levels = 0, .reference_mode = 0};
         if (dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err) != DNP_OK) {
             cli_error("simulate", "%s", err.msg);
             rc = cli_exit_for(err.status);
