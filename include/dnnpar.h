@@ -438,8 +438,10 @@ typedef struct {
     dnp_cost_model cost_model;
     dnp_precision precision;
     dnp_optimizer optimizer;
-    double memory_limit_bytes; /* 0 = each device's capacity; < 0 = no limit */
+    double memory_limit_bytes; /* 0 = each device's capacity */
     int no_overlap;            /* 1: gradient all-reduce after the backward pass, not overlapped */
+    int keep_over_memory;      /* 1: return the best plan even if it does not fit (flagged)
+                                * instead of failing with DNP_ERR_INPUT */
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;
@@ -462,7 +464,10 @@ typedef struct dnp_strategy dnp_strategy;
 dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *err);
 void dnp_strategy_free(dnp_strategy *s);
 /* What the strategy was planned for: the model as given on the command
- * line, the cluster spec, the batch and the levels searched. */
+ * line, the cluster spec, the batch and the levels searched.
+ * dnp_strategy_option gives a string field of the plan ("precision",
+ * "cost_model", "optimizer") or NULL. */
+const char *dnp_strategy_option(const dnp_strategy *s, const char *key);
 const char *dnp_strategy_model(const dnp_strategy *s);
 const char *dnp_strategy_cluster(const dnp_strategy *s);
 int64_t dnp_strategy_batch(const dnp_strategy *s);
@@ -493,6 +498,21 @@ typedef struct {
     int exact;               /* 1: each level solved by the exact DP; 0: by local search,
                               * the graph being too wide (docs/time-model.md) */
     int frontier_width;      /* tensors live at once in the DP's order */
+    /* The performance model (docs/time-model.md).  Under the default model
+     * step_time_s, compute_s and the memory come from the step simulator;
+     * comm_s is then the exposed communication (step time minus the
+     * critical device's compute), comm_busy_s all its communication time,
+     * overlapped or not. */
+    dnp_cost_model cost_model;
+    dnp_precision precision;
+    dnp_optimizer optimizer;
+    double exposed_comm_s;
+    double comm_busy_s;
+    int mem_fits;            /* 1: every device within its memory limit */
+    int sim_tasks;           /* tasks simulated (0 under the paper's accounting) */
+    int device_classes;      /* distinct device workloads simulated */
+    dnp_scheme chosen_scheme;/* whose assignment the plan is: an accpar plan reports a
+                              * baseline's when that was faster (its space contains them) */
 } dnp_plan_summary;
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);
@@ -515,6 +535,13 @@ void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, c
 /* 1 if the two groups split at `level` on that path are identical (same
  * devices and shares), so both halves share one sub-plan. */
 int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits);
+/* The plan's simulated step as Chrome trace events (chrome://tracing,
+ * Perfetto): one process per device class, one thread per stream, times in
+ * microseconds.  Under the paper's accounting, each op's communication and
+ * compute on its critical path.  Caller frees the text with free(); NULL on
+ * allocation failure.  Deterministic.  O(tasks). */
+char *dnp_plan_trace_json(const dnp_plan *p);
+
 /* Per-node predicted time split at the root (critical path). */
 void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s);
 

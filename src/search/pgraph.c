@@ -112,3 +112,20 @@ done:
     free(node_of_op);
     return st;
 }
+
+void pgraph_owners(const pgraph *pg, const dnp_graph *g, int *owner, int *node_of_op)
+{
+    int n_ops = dnp_graph_n_ops(g);
+    for (int i = 0; i < n_ops; i++)
+        owner[i] = -1;
+    for (int v = 0; v < pg->n_nodes; v++)
+        owner[pg->nodes[v].op] = v;
+    if (node_of_op != NULL)
+        for (int i = 0; i < n_ops; i++)
+            node_of_op[i] = owner[i];
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        if (owner[i] < 0 && op->n_inputs > 0 && op->inputs[0] < i)
+            owner[i] = owner[op->inputs[0]];
+    }
+}

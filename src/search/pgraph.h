@@ -41,4 +41,11 @@ typedef struct {
 dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error *err);
 void pgraph_free(pgraph *pg);
 
+/* For every op of g (built into pg): the search-graph node whose work it
+ * belongs to: its own node for planned ops, else its first input's owner
+ * (an op folded into an edge acts on its producer's output), or -1 for ops
+ * that precede every planned op.  owner has dnp_graph_n_ops(g) entries.
+ * node_of_op (may be NULL) gets each op's own node or -1.  O(ops). */
+void pgraph_owners(const pgraph *pg, const dnp_graph *g, int *owner, int *node_of_op);
+
 #endif

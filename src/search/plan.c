@@ -6,7 +6,9 @@
 #include "search/plan_internal.h"
 
 #include "cost/accpar_cost.h"
+#include "perf/device_model.h"
 #include "search/strategy.h"
+#include "sim/lower.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,8 +37,10 @@ int dnp_scheme_from_name(const char *s)
 /* ---------------------------------------------------------------- */
 
 /* Split a group in two: a group of several device types gives its first
- * type to one half and the rest to the other; a group of one type is
- * halved (the first half gets the floor). */
+ * type to one half and the rest to the other; a group of one type that
+ * spans several nodes is halved by whole nodes (the first half gets the
+ * floor), so the tree follows the topology: nodes before the devices in
+ * them; a group inside one node is halved (the first half gets the floor). */
 static void split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b)
 {
     int first = -1, n_types = 0;
@@ -52,7 +56,12 @@ static void split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *
         for (int k = 0; k < cl->n_types; k++)
             (k == first ? a : b)[k] = counts[k];
     } else if (first >= 0) {
-        a[first] = counts[first] / 2;
+        int64_t per_node = cl->types[first].devices_per_node;
+        int64_t nodes = per_node > 1 ? (counts[first] + per_node - 1) / per_node : 0;
+        if (nodes > 1)
+            a[first] = nodes / 2 * per_node;
+        else
+            a[first] = counts[first] / 2;
         b[first] = counts[first] - a[first];
     }
 }
@@ -145,16 +154,79 @@ static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth,
 /* Level costs                                                       */
 /* ---------------------------------------------------------------- */
 
+/* 1 if the two halves of group n sit in different nodes (several device
+ * types, bare devices, or more devices than one node holds). */
+static int split_crosses_nodes(const dnp_cluster *cl, const tnode *n)
+{
+    int types = 0, k0 = 0;
+    for (int k = 0; k < cl->n_types; k++)
+        if (n->counts[k] > 0) {
+            types++;
+            k0 = k;
+        }
+    int per_node = cl->types[k0].devices_per_node;
+    return types != 1 || per_node <= 1 || n->n_dev > per_node;
+}
+
+/* Default model, per-level view: what one device of half g moves when the
+ * half as a whole fetches `elems` across the split of group n: its share
+ * of them (the half's devices fetch in parallel) on the link tier the
+ * split spans, plus that tier's latency (docs/time-model.md). */
+static double tier_comm_s(const cost_units *u, const tnode *n, const tnode *g, double elems)
+{
+    if (!(elems > 0.0))
+        return 0.0;
+    const dnp_cluster *cl = u->cl;
+    double bw = INFINITY, lat = 0.0;
+    int cross = split_crosses_nodes(cl, n);
+    for (int k = 0; k < cl->n_types; k++) {
+        if (n->counts[k] == 0)
+            continue;
+        const dnp_device_type *d = &cl->types[k];
+        double b = cross ? (d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps)
+                         : (d->intra_bw_bps > 0.0 ? d->intra_bw_bps : d->net_bw_bps);
+        double l = cross ? d->inter_lat_s : d->intra_lat_s;
+        bw = b < bw ? b : bw;
+        lat = l > lat ? l : lat;
+    }
+    return lat + elems * (double)u->bytes_per_elem / (double)g->n_dev / bw;
+}
+
 static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
 {
     if (lc->units.reference_mode)
         return elems; /* the authors' code counts elements */
+    if (!lc->units.paper)
+        return tier_comm_s(&lc->units, lc->n, g, elems);
     return accpar_comm_s(elems, lc->units.bytes_per_elem, g->bw_bps);
 }
 
-static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g)
+/* The fraction of node v's work held at tree node n. */
+static double node_share(const pgraph *pg, const tnode *n, int v)
 {
-    if (lc->units.reference_mode || lc->comm_only || flop == 0.0)
+    if (!pg->nodes[v].weighted)
+        return n->fb[v] * n->fo[v];
+    return n->fb[v] * n->fi[v] * n->fo[v];
+}
+
+/* Default model: time for group g to do `share` of node v's work as held
+ * at node n, its devices working in parallel at their roofline rates. */
+static double roofline_group_s(const cost_units *u, const pgraph *pg, const tnode *n, int v,
+                               double share, const tnode *g)
+{
+    double rate = 0.0;
+    for (int k = 0; k < u->cl->n_types; k++)
+        rate += (double)g->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
+    return rate > 0.0 ? share * node_share(pg, n, v) / rate : 0.0;
+}
+
+static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g, int v)
+{
+    if (lc->units.reference_mode || lc->comm_only)
+        return 0.0;
+    if (!lc->units.paper)
+        return roofline_group_s(&lc->units, lc->pg, lc->n, v, share, g);
+    if (flop == 0.0)
         return 0.0;
     return accpar_compute_s(share, flop, g->flops);
 }
@@ -209,7 +281,7 @@ void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *e
                 const tnode *c = n->child[g];
                 /* Eq. 8 + Table 4 through Eq. 7, for each group; the
                  * slower group sets the layer's time. */
-                double x = compute_cost(lc, share[g], flop, c) + comm_cost(lc, ie, c);
+                double x = compute_cost(lc, share[g], flop, c, v) + comm_cost(lc, ie, c);
                 worst = x > worst ? x : worst;
             }
             node_cost[v * 3 + t] = worst;
@@ -242,7 +314,7 @@ void level_group_times(const level_ctx *lc, const int *types, double alpha, doub
     for (int g = 0; g < 2; g++) {
         const tnode *c = n->child[g];
         for (int v = 0; v < pg->n_nodes; v++)
-            e[g] += compute_cost(lc, share[g], node_flop(pg, n, v), c) +
+            e[g] += compute_cost(lc, share[g], node_flop(pg, n, v), c, v) +
                     comm_cost(lc, intra_elems(pg, n, v, types[v]), c);
         for (int k = 0; k < pg->n_edges; k++) {
             const pedge *pe = &pg->edges[k];
@@ -286,7 +358,6 @@ double level_balance_ratio(const level_ctx *lc, const int *types, double lo, dou
 
 typedef struct {
     level_ctx lc;
-    unsigned char *allowed;
     double *node_cost, *edge_cost;
     int *types;
     int approximate; /* the graph is too wide for the exact DP */
@@ -319,10 +390,11 @@ static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowe
  * too wide for the exact DP (w->approximate) get a local search started
  * from the best of the schemes' fixed assignments (all Type-I; FC
  * Type-II), so the result is never worse than data parallelism or OWT. */
-static dnp_status solve_at(level_work *w, double alpha, double *obj, dnp_error *err)
+static dnp_status solve_at(level_work *w, const unsigned char *allowed, double alpha,
+                           double *obj, dnp_error *err)
 {
     level_costs(&w->lc, alpha, w->node_cost, w->edge_cost);
-    level_problem lp = {w->lc.pg, w->allowed, w->node_cost, w->edge_cost};
+    level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
     if (!w->approximate)
         return level_dp_solve(&lp, w->types, obj, err);
     const pgraph *pg = w->lc.pg;
@@ -331,8 +403,8 @@ static dnp_status solve_at(level_work *w, double alpha, double *obj, dnp_error *
         int *t = w->scratch;
         for (int v = 0; v < pg->n_nodes; v++) {
             int want = (start == 1 && pg->nodes[v].weighted && pg->nodes[v].is_fc) ? 1 : 0;
-            int s = (w->allowed[v] >> want) & 1 ? want : 0;
-            while (!((w->allowed[v] >> s) & 1))
+            int s = (allowed[v] >> want) & 1 ? want : 0;
+            while (!((allowed[v] >> s) & 1))
                 s++;
             t[v] = s;
         }
@@ -454,7 +526,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     level_work *w = &bd->w;
     w->lc.n = n;
     w->lc.comm_only = s == DNP_SCHEME_HYPAR;
-    w->allowed = planned ? bd->allowed_scheme : bd->allowed_dp;
+    const unsigned char *allowed = planned ? bd->allowed_scheme : bd->allowed_dp;
     double equal = (double)n->child[0]->n_dev / (double)n->n_dev;
     double obj;
     dnp_status st = DNP_OK;
@@ -466,7 +538,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
         /* Baselines split equally per device; identical halves get 1/2,
          * which is also what Eq. 10 gives for two equal groups. */
         n->alpha = bd->units.reference_mode ? 0.5 : equal;
-        st = solve_at(w, n->alpha, &obj, err);
+        st = solve_at(w, allowed, n->alpha, &obj, err);
         memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
     }
     if (st != DNP_OK)
@@ -509,8 +581,7 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
     double obj;
     w->lc.n = n;
     w->lc.comm_only = 0;
-    w->allowed = bd->allowed_scheme;
-    dnp_status st = solve_at(w, alpha, &obj, err);
+    dnp_status st = solve_at(w, bd->allowed_scheme, alpha, &obj, err);
     if (st != DNP_OK || level_only) {
         *cost = obj;
         return st;
@@ -571,7 +642,7 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     for (int it = 0; it < 8; it++) {
         double obj;
         bd->w.lc.n = n;
-        if ((st = solve_at(&bd->w, best_a, &obj, err)) != DNP_OK)
+        if ((st = solve_at(&bd->w, bd->allowed_scheme, best_a, &obj, err)) != DNP_OK)
             return st;
         double a = level_balance_ratio(&bd->w.lc, bd->w.types, lo, hi), before = best_cost;
         TRY(a);
@@ -597,7 +668,8 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
 #undef TRY
     double obj;
     bd->w.lc.n = n;
-    if ((st = solve_at(&bd->w, best_a, &obj, err)) != DNP_OK)
+    bd->w.lc.comm_only = 0;
+    if ((st = solve_at(&bd->w, bd->allowed_scheme, best_a, &obj, err)) != DNP_OK)
         return st;
     n->alpha = best_a;
     memcpy(n->types, bd->w.types, (size_t)V * sizeof *n->types);
@@ -615,7 +687,9 @@ static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
         /* A single device: its share of every layer's FLOP (Eq. 8). */
         double mem = 0.0;
         for (int v = 0; v < V; v++) {
-            double t = u->reference_mode ? 0.0 : node_flop(pg, n, v) / n->flops;
+            double t = u->reference_mode ? 0.0
+                       : u->paper        ? node_flop(pg, n, v) / n->flops
+                                         : roofline_group_s(u, pg, n, v, 1.0, n);
             n->t_s[v] = n->tc_s[v] = t;
             n->recv_bytes[v] = 0.0;
             const pnode *p = &pg->nodes[v];
@@ -691,6 +765,8 @@ void dnp_plan_free(dnp_plan *p)
         for (int v = 0; v < p->pg.n_nodes; v++)
             free(p->node_names[v]);
     free(p->node_names);
+    free(p->inv_time);
+    lower_result_free(&p->sim);
     tnode_free(p->root);
     pgraph_free(&p->pg);
     free(p);
@@ -703,6 +779,41 @@ static int cluster_bytes_per_elem(const dnp_cluster *c)
         if (c->counts[k] > 0 && c->types[k].bytes_per_elem > b)
             b = c->types[k].bytes_per_elem;
     return b > 0 ? b : 4;
+}
+
+/* Default model: each planned node's roofline time (whole batch, all its
+ * ops' three passes) on one device of each type, as rates for the search's
+ * per-level view. */
+static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt)
+{
+    const int V = p->pg.n_nodes, n_ops = dnp_graph_n_ops(g);
+    double *time_s = calloc((size_t)V * DNP_MAX_DEVICE_TYPES, sizeof *time_s);
+    int *owner = malloc((size_t)(n_ops + 1) * sizeof *owner);
+    if (time_s == NULL || owner == NULL) {
+        free(time_s);
+        free(owner);
+        return DNP_ERR_NOMEM;
+    }
+    pgraph_owners(&p->pg, g, owner, NULL);
+    int act_bytes = 0;
+    for (int k = 0; k < p->cl.n_types; k++) {
+        perf_rates r;
+        perf_rates_get(&p->cl.types[k], opt->precision, &r);
+        act_bytes = r.act_bytes > act_bytes ? r.act_bytes : act_bytes;
+        for (int i = 0; i < n_ops; i++) {
+            int v = owner[i] >= 0 ? owner[i] : 0;
+            perf_op_time t;
+            perf_op_time_get(g, i, opt->batch, 1.0, 1.0, 1.0, &r, &t);
+            time_s[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k] += t.fwd_s + t.bwd_s + t.wgrad_s;
+        }
+    }
+    for (size_t j = 0; j < (size_t)V * DNP_MAX_DEVICE_TYPES; j++)
+        time_s[j] = time_s[j] > 0.0 ? 1.0 / time_s[j] : 0.0;
+    free(owner);
+    p->inv_time = time_s;
+    p->units.inv_time = time_s;
+    p->units.bytes_per_elem = act_bytes > 0 ? act_bytes : 4;
+    return DNP_OK;
 }
 
 static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
@@ -751,8 +862,13 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     int min_depth;
     leaf_depths(c, c->counts, &min_depth, &p->total_levels);
     p->units.reference_mode = opt->reference_mode;
+    p->units.paper = opt->reference_mode || opt->cost_model == DNP_COST_ACCPAR_PAPER;
     p->units.bytes_per_elem = cluster_bytes_per_elem(c);
+    p->units.cl = &p->cl;
+    p->chosen = opt->scheme;
     if ((st = pgraph_build(g, opt->batch, &p->pg, err)) != DNP_OK)
+        goto fail;
+    if (!p->units.paper && (st = roofline_table(p, g, opt)) != DNP_OK)
         goto fail;
     st = DNP_ERR_NOMEM;
     const int V = p->pg.n_nodes;
@@ -795,6 +911,11 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     if ((st = build(&bd, p->root, 0, err)) != DNP_OK)
         goto fail;
     evaluate(&p->pg, &p->units, p->root);
+    if (!p->units.paper) {
+        if ((st = lower_simulate(p, g, opt, &p->sim, err)) != DNP_OK)
+            goto fail;
+        p->has_sim = 1;
+    }
     p->search_time_s = now_s() - t0;
     *out = p;
     p = NULL;
@@ -812,10 +933,74 @@ fail:
     return st;
 }
 
+static int plan_fits(const dnp_plan *p) { return !p->has_sim || p->sim.fits; }
+static double plan_step_s(const dnp_plan *p)
+{
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    return s.step_time_s;
+}
+static double plan_mem_bytes(const dnp_plan *p)
+{
+    return p->has_sim ? p->sim.mem_peak_bytes : p->root->mem_bytes;
+}
+
+/* AccPar's space contains the baselines' assignments (all Type-I; FC
+ * Type-II; Types I/II at equal ratios), but its hierarchical search is
+ * greedy level by level and the default model's per-level view is an
+ * approximation of the simulated step.  So an AccPar plan is also judged
+ * against the baselines' plans and the fastest that fits in memory is
+ * returned (its `chosen` names whose assignment it is).  Under the
+ * default model a search whose every candidate exceeds the memory limit
+ * fails with DNP_ERR_INPUT naming the smallest footprint found. */
 dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                         dnp_plan **out, dnp_error *err)
 {
-    return plan_run(g, c, opt, NULL, out, err);
+    int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
+    dnp_plan *best = NULL;
+    double min_mem = INFINITY;
+    dnp_status st = DNP_OK;
+    double t0 = now_s();
+    for (int s = 0; s < DNP_SCHEME_COUNT && st == DNP_OK; s++) {
+        int scheme = (s + DNP_SCHEME_ACCPAR) % DNP_SCHEME_COUNT; /* accpar first */
+        if (!portfolio && scheme != (int)opt->scheme)
+            continue;
+        dnp_plan_options o = *opt;
+        o.scheme = (dnp_scheme)scheme;
+        dnp_plan *p = NULL;
+        if ((st = plan_run(g, c, &o, NULL, &p, err)) != DNP_OK)
+            break;
+        p->opt.scheme = opt->scheme;
+        double m = plan_mem_bytes(p);
+        min_mem = m < min_mem ? m : min_mem;
+        int better = best == NULL || (plan_fits(p) && !plan_fits(best)) ||
+                     (plan_fits(p) == plan_fits(best) && plan_step_s(p) < plan_step_s(best));
+        if (better) {
+            dnp_plan_free(best);
+            best = p;
+        } else {
+            dnp_plan_free(p);
+        }
+    }
+    if (st != DNP_OK) {
+        dnp_plan_free(best);
+        return st;
+    }
+    if (best->has_sim && !best->sim.fits && !opt->keep_over_memory) {
+        char cl[256];
+        dnp_cluster_format(c, cl, sizeof cl);
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %s: the "
+                      "smallest needs %.3g GB (give --memory-limit, more devices or a smaller "
+                      "batch)",
+                      dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
+                      best->sim.mem_capacity_bytes / 1e9, cl, min_mem / 1e9);
+        dnp_plan_free(best);
+        return DNP_ERR_INPUT;
+    }
+    best->search_time_s = now_s() - t0;
+    *out = best;
+    return DNP_OK;
 }
 
 dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
@@ -841,6 +1026,27 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->search_time_s = p->search_time_s;
     out->frontier_width = p->width;
     out->exact = p->width <= LEVEL_DP_MAX_FRONTIER + 1;
+    out->cost_model = p->units.paper ? DNP_COST_ACCPAR_PAPER : DNP_COST_DEFAULT;
+    out->precision = p->opt.precision;
+    out->optimizer = p->opt.optimizer;
+    out->chosen_scheme = p->chosen;
+    out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
+    out->exposed_comm_s = out->comm_s;
+    out->comm_busy_s = out->comm_s;
+    if (p->has_sim) {
+        const lower_result *r = &p->sim;
+        out->step_time_s = r->step_time_s;
+        out->compute_s = r->compute_s;
+        out->comm_s = r->exposed_comm_s;
+        out->exposed_comm_s = r->exposed_comm_s;
+        out->comm_busy_s = r->comm_busy_s;
+        out->comm_bytes = r->classes[r->crit_class].recv_bytes;
+        out->mem_bytes_max = r->mem_peak_bytes;
+        out->mem_capacity_bytes = r->mem_capacity_bytes;
+        out->mem_fits = r->fits;
+        out->sim_tasks = r->sim.n_tasks;
+        out->device_classes = r->n_classes;
+    }
 }
 
 int dnp_plan_n_nodes(const dnp_plan *p) { return p->pg.n_nodes; }
@@ -904,6 +1110,11 @@ int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits)
 
 void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s)
 {
+    if (p->has_sim) {
+        *compute_s = p->sim.node_compute_s[node];
+        *comm_s = p->sim.node_comm_s[node];
+        return;
+    }
     *compute_s = p->root->tc_s[node];
     *comm_s = p->root->t_s[node] - p->root->tc_s[node];
 }

@@ -8,6 +8,7 @@
 #include "dnnpar.h"
 #include "search/level_dp.h"
 #include "search/pgraph.h"
+#include "sim/lower_result.h"
 
 /* One group of devices.  Its two halves are child[0] and child[1]; when
  * they are identical (same devices, same shares) child[1] == child[0] and
@@ -34,10 +35,18 @@ typedef struct tnode {
     double mem_cap_at_max;
 } tnode;
 
-/* Cost scales: seconds normally; in reference mode element counts. */
+/* Cost scales: seconds normally; in reference mode element counts.  With
+ * the default model (`paper` == 0) the search's level costs are the
+ * per-level decomposition of docs/time-model.md ("How the search sees the
+ * default model"): per-device volumes on the link tier each split spans,
+ * and compute from the roofline time of each planned node's ops. */
 typedef struct {
     int reference_mode;
     int bytes_per_elem;
+    int paper;               /* 1: the AccPar paper's accounting (or reference mode) */
+    const dnp_cluster *cl;   /* default model: device types and link tiers */
+    const double *inv_time;  /* default model: [v * DNP_MAX_DEVICE_TYPES + k] = 1 / (time of
+                              * node v's ops, whole batch, on one device of type k) */
 } cost_units;
 
 struct dnp_plan {
@@ -52,6 +61,10 @@ struct dnp_plan {
     cost_units units;
     double search_time_s;
     int width; /* widest frontier of the layer-wise DP */
+    double *inv_time;    /* default model: see cost_units */
+    int has_sim;         /* default model: `sim` holds the simulated step */
+    lower_result sim;
+    dnp_scheme chosen;   /* whose assignment this is (accpar may report a baseline's) */
 };
 
 /* Level objective pieces at tree node `n` for ratio alpha and the types of

@@ -104,6 +104,11 @@ const char *dnp_strategy_model(const dnp_strategy *s)
 
 const char *dnp_strategy_cluster(const dnp_strategy *s) { return str_or(s, "cluster", ""); }
 
+const char *dnp_strategy_option(const dnp_strategy *s, const char *key)
+{
+    return str_or(s, key, NULL);
+}
+
 int64_t dnp_strategy_batch(const dnp_strategy *s)
 {
     return (int64_t)json_integer_value(json_object_get(s->root, "batch"));

@@ -2,9 +2,11 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -270,4 +272,72 @@ void cli_fmt_time(double s, char *buf, size_t n)
         snprintf(buf, n, "%.3f ms", s * 1e3);
     else
         snprintf(buf, n, "%.3f us", s * 1e6);
+}
+
+int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes)
+{
+    static const struct {
+        const char *unit;
+        double factor;
+    } units[] = {{"B", 1.0},      {"KB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
+                 {"TB", 1e12},    {"KiB", 1024.0},      {"MiB", 1048576.0},   {"GiB", 1073741824.0},
+                 {"TiB", 1099511627776.0}};
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (errno == 0 && end != text && isfinite(x) && x > 0.0)
+        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+            if (strcasecmp(end, units[i].unit) == 0 && x * units[i].factor < 1e18) {
+                *bytes = x * units[i].factor;
+                return 0;
+            }
+    cli_error(cmd, "--%s '%s': expected a size such as 16GB, 512MB or 80GiB", opt, text);
+    return EXIT_USAGE;
+}
+
+int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
+{
+    const char *s;
+    if ((s = cli_get(a, "precision")) != NULL) {
+        int p = dnp_precision_from_name(s);
+        if (p < 0 || p == DNP_PREC_DEFAULT) {
+            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
+            return EXIT_USAGE;
+        }
+        opt->precision = (dnp_precision)p;
+    }
+    if ((s = cli_get(a, "cost-model")) != NULL) {
+        int m = dnp_cost_model_from_name(s);
+        if (m < 0) {
+            cli_error(cmd, "unknown cost model '%s' (known: default, accpar-paper)", s);
+            return EXIT_USAGE;
+        }
+        opt->cost_model = (dnp_cost_model)m;
+    }
+    if ((s = cli_get(a, "optimizer")) != NULL) {
+        int o = dnp_optimizer_from_name(s);
+        if (o < 0) {
+            cli_error(cmd, "unknown optimizer '%s' (known: momentum, sgd, adam)", s);
+            return EXIT_USAGE;
+        }
+        opt->optimizer = (dnp_optimizer)o;
+    }
+    if ((s = cli_get(a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &opt->memory_limit_bytes) != 0)
+        return EXIT_USAGE;
+    if (cli_flag(a, "no-overlap"))
+        opt->no_overlap = 1;
+    return 0;
+}
+
+int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p)
+{
+    char *text = dnp_plan_trace_json(p);
+    if (text == NULL) {
+        cli_error(cmd, "out of memory writing the trace");
+        return EXIT_RUNTIME;
+    }
+    int rc = cli_write_text(cmd, path, text);
+    free(text);
+    return rc;
 }

@@ -47,6 +47,26 @@ int cli_flag(const cli_args *a, const char *key);
  * returns -1 if invalid. */
 long long cli_positive(const char *cmd, const char *opt, const char *text, long long max);
 
+/* The performance-model options shared by plan, compare, simulate, scale
+ * and validate: list these names in a command's cli_spec. */
+#define CLI_PERF_VALUED "precision", "cost-model", "optimizer", "memory-limit"
+#define CLI_PERF_FLAGS "no-overlap"
+#define CLI_PERF_HELP                                                                     \
+    "  --precision P  fp32, tf32, fp16, bf16 or amp (default: the device's dtype)\n"       \
+    "  --cost-model M default (roofline devices, collectives on link tiers, step\n"       \
+    "                 simulator) or accpar-paper (the AccPar paper's accounting)\n"        \
+    "  --optimizer O  momentum (default), sgd or adam: optimizer state and update\n"      \
+    "  --memory-limit SIZE  memory per device, e.g. 16GB, 512MB (default: each\n"        \
+    "                 device's capacity); plans that do not fit are refused\n"           \
+    "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"
+/* Read the performance-model options from `a` into opt (defaults kept for
+ * those absent).  Prints the error; returns an exit status. */
+int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);
+/* Parse a memory size: a positive decimal number with a unit B, KB, MB,
+ * GB, TB (powers of 10) or KiB, MiB, GiB, TiB (powers of 2).  Prints the
+ * error; returns 0 or EXIT_USAGE. */
+int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes);
+
 /* Print "dnnpar CMD: message" on stderr. */
 void cli_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -72,6 +92,10 @@ int cli_exit_for(dnp_status st);
  * temporary name in the same directory and renamed, so a failure leaves no
  * partial file.  Steals the reference to root.  Returns an exit status. */
 int cli_write_json(const char *cmd, const char *path, json_t *root);
+
+/* Write the plan's simulated step as a Chrome trace to `path` ("-" =
+ * stdout).  Returns an exit status. */
+int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p);
 
 /* Write text to `path` ("-" = stdout) atomically (temporary file in the
  * same directory, then rename), adding a final newline if missing.

@@ -9,7 +9,9 @@
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar]\n"
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
-    "                   [--plot FILE.png|FILE.svg] [--dot FILE]\n"
+    "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
+    "                   [--precision P] [--cost-model M] [--optimizer O]\n"
+    "                   [--memory-limit SIZE] [--no-overlap]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -23,22 +25,28 @@ static const char plan_help[] =
     "  --batch B      mini-batch (default 512)\n"
     "  --plot FILE    a map of layers x levels coloured by type (gnuplot; .png, .svg)\n"
     "  --dot FILE     the model graph in Graphviz DOT coloured by the split\n"
+    "  --trace FILE   the simulated step as Chrome trace events (chrome://tracing)\n"
     "  --reference    the AccPar authors' restricted model: element counts,\n"
     "                 communication only, 1/2 splits, 7 levels unless --levels;\n"
     "                 --cluster is then optional\n"
+    CLI_PERF_HELP
     "\n"
     "examples:\n"
+    "  dnnpar plan resnet50 --cluster 4xdgx-a100 --search dp --precision amp --batch 8192\n"
     "  dnnpar plan vgg19 --cluster 128xtpu-v2+128xtpu-v3\n"
     "  dnnpar plan resnet50 --cluster 8xtpu-v3 --search hypar --levels 2\n";
 
 static const char compare_help[] =
     "usage: dnnpar compare MODEL --cluster SPEC [--levels H] [--batch B]\n"
     "                      [--reference] [--json FILE] [--plot FILE.png|FILE.svg]\n"
+    "                      [--precision P] [--cost-model M] [--optimizer O]\n"
+    "                      [--memory-limit SIZE] [--no-overlap]\n"
     "\n"
     "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar and\n"
     "AccPar on the same cost model and print each scheme's predicted step time,\n"
     "its compute / communication split and its speedup over data parallelism.\n"
     "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
+    CLI_PERF_HELP
     "With --reference, print the four schemes' partition-type tables in the\n"
     "format of the AccPar authors' code (0 = Type-I, 1 = Type-II, 2 = Type-III).\n"
     "\n"
@@ -52,7 +60,7 @@ typedef struct {
     dnp_plan_options opt;
     const char *json;
     const char *source; /* the MODEL argument */
-    const char *plot, *dot;
+    const char *plot, *dot, *trace;
 } plan_job;
 
 /* Shared option handling of plan and compare.  Returns an exit status; on
@@ -61,9 +69,11 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
                  plan_job *job, int *done)
 {
     static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
-                                              "plot", "dot", NULL};
-    static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot", NULL};
-    static const char *const flags[] = {"help", "reference", "skip-unknown", NULL};
+                                              "plot", "dot", "trace", CLI_PERF_VALUED, NULL};
+    static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
+                                             CLI_PERF_VALUED, NULL};
+    static const char *const flags[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
+                                        NULL};
     cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
     cli_args a;
     memset(job, 0, sizeof *job);
@@ -73,7 +83,10 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     job->opt.reference_mode = cli_flag(&a, "reference");
     job->opt.scheme = DNP_SCHEME_ACCPAR;
     job->opt.batch = 512;
+    if ((rc = cli_perf_options(cmd, &a, &job->opt)) != 0)
+        return rc;
     job->json = cli_get(&a, "json");
+    job->trace = cli_get(&a, "trace");
     job->plot = cli_get(&a, "plot");
     job->dot = cli_get(&a, "dot");
     if (job->plot != NULL && cli_flag(&a, "reference")) {
@@ -189,7 +202,9 @@ int cmd_plan(int argc, char **argv)
     if ((rc = run_plan("plan", &job, job.opt.scheme, &p)) == 0) {
         cli_plan_info info = {dnp_graph_name(job.g), job.source, (long long)job.opt.batch,
                               &job.cl, dnp_scheme_name(job.opt.scheme)};
-        if (job.json != NULL)
+        if (job.trace != NULL)
+            rc = cli_write_trace("plan", job.trace, p);
+        if (rc == 0 && job.json != NULL)
             rc = cli_write_json("plan", job.json, cli_plan_json(p, &info));
         if (rc == 0 && job.plot != NULL) {
             char spec[256];
@@ -209,7 +224,8 @@ int cmd_plan(int argc, char **argv)
             rc = cli_exit_for(st);
         }
         if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0) &&
-            (job.dot == NULL || strcmp(job.dot, "-") != 0)) {
+            (job.dot == NULL || strcmp(job.dot, "-") != 0) &&
+            (job.trace == NULL || strcmp(job.trace, "-") != 0)) {
             if (job.opt.reference_mode)
                 reference_table(p, dnp_scheme_name(job.opt.scheme));
             else
@@ -252,6 +268,7 @@ int cmd_compare(int argc, char **argv)
     }
     dnp_plan *plans[DNP_SCHEME_COUNT] = {0};
     dnp_plan_summary sum[DNP_SCHEME_COUNT];
+    job.opt.keep_over_memory = 1; /* every scheme is shown; those over memory are flagged */
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
         if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0)
             dnp_plan_get_summary(plans[s], &sum[s]);
@@ -282,23 +299,31 @@ int cmd_compare(int argc, char **argv)
                 json_t *o = job.opt.reference_mode
                                 ? json_pack("{s:s,s:o}", "name", dnp_scheme_name((dnp_scheme)s),
                                             "types", reference_json(plans[s]))
-                                : json_pack("{s:s,s:f,s:f,s:f,s:f}", "name",
-                                            dnp_scheme_name((dnp_scheme)s), "step_time_s",
+                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "name",
+                                            dnp_scheme_name((dnp_scheme)s), "chosen_assignment",
+                                            dnp_scheme_name(sum[s].chosen_scheme), "step_time_s",
                                             sum[s].step_time_s, "compute_s", sum[s].compute_s,
-                                            "comm_s", sum[s].comm_s, "speedup_vs_dp",
+                                            "comm_s", sum[s].comm_s, "comm_busy_s",
+                                            sum[s].comm_busy_s, "mem_peak_bytes",
+                                            sum[s].mem_bytes_max, "fits", sum[s].mem_fits,
+                                            "speedup_vs_dp",
                                             sum[0].step_time_s / sum[s].step_time_s);
                 json_array_append_new(schemes, o);
             }
-            json_t *root = json_pack("{s:s,s:I,s:s,s:i,s:o}", "model", dnp_graph_name(job.g),
-                                     "batch", (json_int_t)job.opt.batch, "cluster", spec,
-                                     "levels", sum[0].levels, "schemes", schemes);
+            json_t *root = json_pack("{s:s,s:I,s:s,s:i,s:s,s:s,s:o}", "model",
+                                     dnp_graph_name(job.g), "batch", (json_int_t)job.opt.batch,
+                                     "cluster", spec, "levels", sum[0].levels, "cost_model",
+                                     dnp_cost_model_name(sum[0].cost_model), "precision",
+                                     dnp_precision_name(sum[0].precision), "schemes", schemes);
             if (!job.opt.reference_mode)
                 json_object_set_new(
                     root, "pase_space",
                     have_pase
                         ? json_pack("{s:s,s:[{s:s,s:f,s:f},{s:s,s:s,s:f,s:f},{s:s,s:f,s:f},{s:s,"
                                     "s:f,s:f}]}",
-                                    "cost_model", "PaSE Eq. 1, flat mesh of every device",
+                                    "cost_model",
+                                    "the PaSE prototype's Eq. 1 (FLOP-equivalents), flat mesh of "
+                                    "every device; not comparable with the step times above",
                                     "schemes", "name", "dp", "cost_s", pr.dp_s, "speedup_vs_dp",
                                     1.0, "name", "expert", "strategy", pr.expert, "cost_s",
                                     pr.expert_s, "speedup_vs_dp", pr.dp_s / pr.expert_s, "name",
@@ -313,21 +338,31 @@ int cmd_compare(int argc, char **argv)
                 for (int s = 0; s < DNP_SCHEME_COUNT; s++)
                     reference_table(plans[s], ref_titles[s]);
             } else {
-                printf("model %s, batch %lld, cluster %s, %d levels searched of %d\n\n",
+                int paper = sum[0].cost_model == DNP_COST_ACCPAR_PAPER;
+                printf("model %s, batch %lld, cluster %s, %d levels searched of %d\n",
                        dnp_graph_name(job.g), (long long)job.opt.batch, spec, sum[0].levels,
                        sum[0].total_levels);
-                printf("%-8s %14s %14s %14s %10s\n", "scheme", "step time", "compute",
-                       "communication", "speedup");
+                printf("cost model: %s\n\n",
+                       paper ? "the AccPar paper's accounting"
+                             : "default (roofline devices, collectives, step simulator)");
+                printf("%-8s %12s %12s %14s %12s %9s\n", "scheme", "step time", "compute",
+                       paper ? "communication" : "exposed comm", "memory/dev", "speedup");
                 for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
                     char a[32], b[32], c[32];
                     cli_fmt_time(sum[s].step_time_s, a, sizeof a);
                     cli_fmt_time(sum[s].compute_s, b, sizeof b);
                     cli_fmt_time(sum[s].comm_s, c, sizeof c);
-                    printf("%-8s %14s %14s %14s %9.2fx\n", dnp_scheme_name((dnp_scheme)s), a, b,
-                           c, sum[0].step_time_s / sum[s].step_time_s);
+                    printf("%-8s %12s %12s %14s %9.2f GB %8.2fx%s", dnp_scheme_name((dnp_scheme)s),
+                           a, b, c, sum[s].mem_bytes_max / 1e9,
+                           sum[0].step_time_s / sum[s].step_time_s,
+                           sum[s].mem_fits || paper ? "" : "  does not fit");
+                    if (s == DNP_SCHEME_ACCPAR && sum[s].chosen_scheme != DNP_SCHEME_ACCPAR)
+                        printf("  (%s's assignment)", dnp_scheme_name(sum[s].chosen_scheme));
+                    printf("\n");
                 }
-                printf("\nin PaSE's space and cost model (Eq. 1; all devices one flat mesh, the "
-                       "weakest device's FLOP/s and link):\n");
+                printf("\nin PaSE's space with the PaSE prototype's cost model (Eq. 1 in "
+                       "FLOP-equivalents; all devices one flat mesh, the weakest device's FLOP/s "
+                       "and link; not comparable with the step times above):\n");
                 if (have_pase) {
                     const char *names[4] = {"dp", "expert", "mcmc", "pase"};
                     double cost[4] = {pr.dp_s, pr.expert_s, pr.mcmc_s, pr.pase_s};

@@ -8,51 +8,27 @@
 static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
+    "                       [--precision P] [--cost-model M] [--optimizer O]\n"
+    "                       [--memory-limit SIZE] [--no-overlap]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
-    "time model of docs/time-model.md and print the same report as plan.  MODEL,\n"
-    "the cluster and the batch default to those the strategy was planned for; the\n"
-    "model must have the same ops and the cluster the same tree for its levels.\n"
-    "--trace FILE writes the step as a Chrome trace (chrome://tracing, Perfetto):\n"
-    "per layer, the communication and the compute on the critical path.\n"
+    "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
+    "the cluster, the batch, the precision, the optimizer and the cost model\n"
+    "default to those the strategy was planned with; the model must have the\n"
+    "same ops and the cluster the same tree for its levels.\n"
+    "--trace FILE writes the step as Chrome trace events (chrome://tracing,\n"
+    "Perfetto): one process per device class, one thread per stream.\n"
+    CLI_PERF_HELP
     "\n"
     "examples:\n"
     "  dnnpar plan vgg19 --cluster 8xtpu-v3 --json plan.json\n"
     "  dnnpar simulate --strategy plan.json --batch 1024 --trace step.json\n";
 
-/* The critical path of every op, one after the other: communication on
- * track 1, compute on track 2, in microseconds. */
-static json_t *trace_json(const dnp_plan *p)
-{
-    json_t *ev = json_array();
-    json_array_append_new(ev, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph",
-                                        "M", "pid", 1, "tid", 1, "args", "name",
-                                        "communication"));
-    json_array_append_new(ev, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph",
-                                        "M", "pid", 1, "tid", 2, "args", "name", "compute"));
-    double t_us = 0.0;
-    for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
-        double cs, ms;
-        dnp_plan_node_times(p, v, &cs, &ms);
-        const char *name = dnp_plan_node_name(p, v);
-        if (ms > 0.0)
-            json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", name,
-                                                "cat", "comm", "ph", "X", "ts", t_us, "dur",
-                                                ms * 1e6, "pid", 1, "tid", 1));
-        t_us += ms * 1e6;
-        if (cs > 0.0)
-            json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:i}", "name", name,
-                                                "cat", "compute", "ph", "X", "ts", t_us, "dur",
-                                                cs * 1e6, "pid", 1, "tid", 2));
-        t_us += cs * 1e6;
-    }
-    return json_pack("{s:o,s:s}", "traceEvents", ev, "displayTimeUnit", "ms");
-}
-
 int cmd_simulate(int argc, char **argv)
 {
-    static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace", NULL};
-    static const char *const flags[] = {"help", "skip-unknown", NULL};
+    static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
+                                         CLI_PERF_VALUED, NULL};
+    static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
     int done, rc = cli_parse(argc, argv, 2, &spec, "simulate", &a);
@@ -93,8 +69,17 @@ int cmd_simulate(int argc, char **argv)
     dnp_plan *p = NULL;
     if ((rc = cli_load_cluster("simulate", spec_text, &cl)) == 0 &&
         (rc = cli_load_model("simulate", model, &a, &g)) == 0) {
-        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = batch, .levels = 0, .reference_mode = 0};
-        if (dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err) != DNP_OK) {
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = batch};
+        const char *o;
+        if ((o = dnp_strategy_option(s, "precision")) != NULL && dnp_precision_from_name(o) >= 0)
+            opt.precision = (dnp_precision)dnp_precision_from_name(o);
+        if ((o = dnp_strategy_option(s, "cost_model")) != NULL && dnp_cost_model_from_name(o) >= 0)
+            opt.cost_model = (dnp_cost_model)dnp_cost_model_from_name(o);
+        if ((o = dnp_strategy_option(s, "optimizer")) != NULL && dnp_optimizer_from_name(o) >= 0)
+            opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
+        if ((rc = cli_perf_options("simulate", &a, &opt)) != 0) {
+            /* message printed */
+        } else if (dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err) != DNP_OK) {
             cli_error("simulate", "%s", err.msg);
             rc = cli_exit_for(err.status);
         }
@@ -103,7 +88,7 @@ int cmd_simulate(int argc, char **argv)
         cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, "given"};
         const char *json = cli_get(&a, "json"), *trace = cli_get(&a, "trace");
         if (trace != NULL)
-            rc = cli_write_json("simulate", trace, trace_json(p));
+            rc = cli_write_trace("simulate", trace, p);
         if (rc == 0 && json != NULL)
             rc = cli_write_json("simulate", json, cli_plan_json(p, &info));
         if (rc == 0 && (json == NULL || strcmp(json, "-") != 0) &&

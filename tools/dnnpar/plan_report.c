@@ -58,13 +58,25 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
             layers, json_pack("{s:s,s:b,s:f,s:f}", "name", dnp_plan_node_name(p, v), "weighted",
                               dnp_plan_node_weighted(p, v), "compute_s", cs, "comm_s", ms));
     }
-    return json_pack("{s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "model",
-                     info->model, "model_source", info->source, "batch", (json_int_t)info->batch,
-                     "cluster", spec, "search", info->search, "levels", s.levels, "total_levels",
-                     s.total_levels, "exact_search", s.exact, "step_time_s", s.step_time_s,
-                     "compute_s", s.compute_s, "comm_s", s.comm_s, "comm_bytes", s.comm_bytes,
-                     "mem_bytes_max", s.mem_bytes_max, "mem_capacity_bytes", s.mem_capacity_bytes,
-                     "paths", jpaths, "layers", layers);
+    json_t *root = json_pack(
+        "{s:s,s:s,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "model", info->model, "model_source", info->source, "batch", (json_int_t)info->batch,
+        "cluster", spec, "search", info->search, "chosen_assignment",
+        dnp_scheme_name(s.chosen_scheme), "cost_model", dnp_cost_model_name(s.cost_model),
+        "precision", dnp_precision_name(s.precision), "optimizer",
+        dnp_optimizer_name(s.optimizer), "levels", s.levels, "total_levels", s.total_levels,
+        "exact_search", s.exact, "step_time_s", s.step_time_s, "compute_s", s.compute_s,
+        "comm_s", s.comm_s, "exposed_comm_s", s.exposed_comm_s, "comm_busy_s", s.comm_busy_s,
+        "comm_bytes", s.comm_bytes, "mem_bytes_max", s.mem_bytes_max, "mem_capacity_bytes",
+        s.mem_capacity_bytes);
+    json_object_set_new(root, "memory",
+                        json_pack("{s:f,s:f,s:b}", "peak_bytes_max", s.mem_bytes_max,
+                                  "capacity_bytes", s.mem_capacity_bytes, "fits", s.mem_fits));
+    json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
+    json_object_set_new(root, "device_classes", json_integer(s.device_classes));
+    json_object_set_new(root, "paths", jpaths);
+    json_object_set_new(root, "layers", layers);
+    return root;
 }
 
 void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
@@ -82,9 +94,28 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         printf("note: %d tensors are live at once, too many for the exact layer-wise DP; each "
                "level was solved by local search from the data-parallel and OWT assignments\n",
                s.frontier_width);
-    printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
-    printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB\n",
-           s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
+    if (s.cost_model == DNP_COST_ACCPAR_PAPER) {
+        printf("cost model: the AccPar paper's accounting (docs/time-model.md)\n");
+        printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
+        printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB "
+               "(an estimate; not checked)\n",
+               s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
+    } else {
+        char t4[32];
+        cli_fmt_time(s.comm_busy_s, t4, sizeof t4);
+        printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
+               dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
+               s.device_classes, s.device_classes == 1 ? "" : "es");
+        printf("predicted step time %s: compute %s, exposed communication %s (%s in all)\n", t1,
+               t2, t3, t4);
+        printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB%s\n",
+               s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9,
+               s.mem_fits ? "" : "  ** DOES NOT FIT **");
+        if (s.chosen_scheme != DNP_SCHEME_ACCPAR && strcmp(info->search, "accpar") == 0)
+            printf("note: the %s assignment, which AccPar's space contains, simulates faster "
+                   "than the hierarchical search's own plan; it is reported\n",
+                   dnp_scheme_name(s.chosen_scheme));
+    }
 
     unsigned paths[16];
     int np = cli_plan_paths(p, s.levels, paths, 16);

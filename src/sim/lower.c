@@ -1,0 +1,687 @@
+/*
+ * lower.c - a hierarchical plan as one simulated training step (lower.h,
+ * docs/time-model.md "The default model").
+ */
+#include "sim/lower.h"
+
+#include "cost/accpar_cost.h"
+#include "perf/device_model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PyTorch DistributedDataParallel's default bucket_cap_mb = 25 (torch.nn.
+ * parallel.DistributedDataParallel documentation): gradients are reduced in
+ * buckets of about this size, in the order the backward pass produces them. */
+#define DDP_BUCKET_BYTES (25.0 * 1024.0 * 1024.0)
+
+enum { ST_COMPUTE = 0, ST_XCHG = 1, ST_GRAD = 2, ST_PER_CLASS = 3 };
+
+void lower_result_free(lower_result *r)
+{
+    if (r == NULL)
+        return;
+    free(r->classes);
+    sim_free(&r->sim);
+    if (r->op_names != NULL)
+        for (int i = 0; i < r->n_ops; i++)
+            free(r->op_names[i]);
+    free(r->op_names);
+    free(r->node_compute_s);
+    free(r->node_comm_s);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- */
+/* Device classes                                                    */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    lower_class *v;
+    int n, cap;
+    int oom;
+} class_list;
+
+static void collect(class_list *cls, const tnode *n, const tnode **path, int depth,
+                    double devices)
+{
+    if (cls->oom || depth > LOWER_MAX_DEPTH)
+        return;
+    path[depth] = n;
+    if (n->child[0] == NULL) {
+        if (cls->n == cls->cap) {
+            int cap = cls->cap ? cls->cap * 2 : 8;
+            lower_class *p = realloc(cls->v, (size_t)cap * sizeof *p);
+            if (p == NULL) {
+                cls->oom = 1;
+                return;
+            }
+            cls->v = p;
+            cls->cap = cap;
+        }
+        lower_class *c = &cls->v[cls->n++];
+        memset(c, 0, sizeof *c);
+        for (int k = 0; k <= depth; k++)
+            c->path[k] = path[k];
+        c->depth = depth;
+        c->devices = devices;
+        return;
+    }
+    int first = cls->n;
+    /* Identical halves share one sub-plan: one class stands for both. */
+    collect(cls, n->child[0], path, depth + 1, n->shared ? 2.0 * devices : devices);
+    if (!n->shared)
+        collect(cls, n->child[1], path, depth + 1, devices);
+    for (int c = first; c < cls->n; c++) {
+        cls->v[c].lo[depth] = first;
+        cls->v[c].hi[depth] = cls->n;
+    }
+}
+
+static int leaf_type(const dnp_cluster *cl, const tnode *leaf)
+{
+    for (int k = 0; k < cl->n_types; k++)
+        if (leaf->counts[k] > 0)
+            return k;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Link tiers                                                        */
+/* ---------------------------------------------------------------- */
+
+/* 1 if the two halves of group n sit in different nodes: several device
+ * types, bare devices (every device its own node), or more devices than
+ * one node holds (the tree halves such groups by whole nodes). */
+static int crosses_nodes(const dnp_cluster *cl, const tnode *n)
+{
+    int types = 0, k0 = 0;
+    for (int k = 0; k < cl->n_types; k++)
+        if (n->counts[k] > 0) {
+            types++;
+            k0 = k;
+        }
+    if (types != 1)
+        return 1;
+    int per_node = cl->types[k0].devices_per_node;
+    return per_node <= 1 || n->n_dev > per_node;
+}
+
+static double inter_bw(const dnp_device_type *d)
+{
+    return d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
+}
+
+/* The comm group of `members` devices of class type k whose collective
+ * spans n_nodes x per_node, with the inter tier of the slowest device type
+ * in group `span` (the topmost group the collective crosses). */
+static void make_group(const dnp_cluster *cl, int k, const tnode *span, double n_nodes,
+                       double per_node, dnp_comm_group *g)
+{
+    const dnp_device_type *d = &cl->types[k];
+    memset(g, 0, sizeof *g);
+    g->n_nodes = (int64_t)llround(n_nodes < 1.0 ? 1.0 : n_nodes);
+    g->per_node = (int64_t)llround(per_node < 1.0 ? 1.0 : per_node);
+    g->intra_topo = d->intra_topo;
+    g->intra_bw_bps = d->intra_bw_bps > 0.0 ? d->intra_bw_bps : inter_bw(d);
+    g->intra_lat_s = d->intra_lat_s;
+    g->inter_bw_bps = inter_bw(d);
+    g->inter_lat_s = d->inter_lat_s;
+    if (span == NULL)
+        return;
+    for (int j = 0; j < cl->n_types; j++) {
+        if (span->counts[j] == 0)
+            continue;
+        const dnp_device_type *e = &cl->types[j];
+        if (inter_bw(e) < g->inter_bw_bps)
+            g->inter_bw_bps = inter_bw(e);
+        if (e->inter_lat_s > g->inter_lat_s)
+            g->inter_lat_s = e->inter_lat_s;
+    }
+}
+
+/* The pair of counterparts across the split of group n (level k). */
+static void pair_group(const dnp_cluster *cl, int k, const tnode *n, dnp_comm_group *g)
+{
+    if (crosses_nodes(cl, n))
+        make_group(cl, k, n, 2.0, 1.0, g);
+    else
+        make_group(cl, k, NULL, 1.0, 2.0, g);
+}
+
+static double coll_s(dnp_coll_op op, const dnp_comm_group *g, double bytes)
+{
+    if (!(bytes > 0.0))
+        return 0.0;
+    dnp_coll_cost c;
+    dnp_coll_estimate(op, g, bytes, &c);
+    return c.time_s;
+}
+
+/* ---------------------------------------------------------------- */
+/* Shares                                                            */
+/* ---------------------------------------------------------------- */
+
+/* The shares (fb, fi, fo) of graph op i's work held at tree node n:
+ * planned ops their own; other ops act on their producer's output in the
+ * producer's layout (batch share and output-channel share). */
+static void op_shares(const pgraph *pg, const int *owner, const int *node_of_op, const tnode *n,
+                      int i, double *fb, double *fi, double *fo)
+{
+    int v = node_of_op[i];
+    if (v >= 0) {
+        *fb = n->fb[v];
+        *fi = n->fi[v];
+        *fo = n->fo[v];
+        if (!pg->nodes[v].weighted)
+            *fi = *fo;
+        return;
+    }
+    int u = owner[i] >= 0 ? owner[i] : 0;
+    *fb = n->fb[u];
+    *fi = *fo = n->fo[u];
+}
+
+/* ---------------------------------------------------------------- */
+/* Lowering                                                          */
+/* ---------------------------------------------------------------- */
+
+typedef struct {
+    const dnp_plan *p;
+    const pgraph *pg;
+    const dnp_graph *g;
+    const dnp_cluster *cl;
+    lower_result *r;
+    int n_ops;
+    int *owner, *node_of_op;
+    perf_rates rates[DNP_MAX_DEVICE_TYPES];
+    int *last_compute;  /* per class: the last compute task issued */
+    int *pending;       /* per class: the last exchange the next compute task waits for */
+    int *tmp_streams, *tmp_deps;
+    double *dur;        /* per class scratch */
+    int no_overlap;
+    dnp_optimizer optimizer;
+} lowerer;
+
+/* A compute task of class c after the previous one and after any exchange
+ * issued since (streams are FIFO, so the last one stands for all). */
+static int add_compute(lowerer *L, int c, double dur_s, int label, int phase)
+{
+    int s = c * ST_PER_CLASS + ST_COMPUTE;
+    int deps[2] = {L->last_compute[c], L->pending[c]};
+    int id = sim_add(&L->r->sim, SIM_COMPUTE, dur_s, label, phase, &s, 1, deps, 2);
+    L->pending[c] = -1;
+    L->last_compute[c] = id;
+    L->r->classes[c].compute_busy_s += dur_s;
+    return id;
+}
+
+/* A blocking exchange at level k over the classes under that level's group
+ * containing class c0: each class's time is L->dur[c]; they start together
+ * and the slowest sets the duration. */
+static void add_exchange(lowerer *L, int c0, int k, int label, int phase)
+{
+    const lower_class *cls = L->r->classes;
+    int lo = cls[c0].lo[k], hi = cls[c0].hi[k];
+    double d = 0.0;
+    int ns = 0;
+    for (int c = lo; c < hi; c++) {
+        d = L->dur[c] > d ? L->dur[c] : d;
+        L->tmp_streams[ns] = c * ST_PER_CLASS + ST_XCHG;
+        L->tmp_deps[ns] = L->last_compute[c];
+        ns++;
+    }
+    if (!(d > 0.0))
+        return;
+    int id = sim_add(&L->r->sim, SIM_COMM, d, label, phase, L->tmp_streams, ns, L->tmp_deps, ns);
+    for (int c = lo; c < hi; c++) {
+        L->pending[c] = id;
+        L->r->classes[c].xchg_busy_s += d;
+    }
+}
+
+/* Per-device bytes of the forward (dir 0) or backward (dir 1) layout
+ * change on edge e at level k of class c: AccPar Table 5's fraction of the
+ * tensor at the group's shares, scaled to what one device of the half
+ * holds of it (leaf shares over the half's shares). */
+static double edge_bytes(const lowerer *L, int c, int k, int e, int dir)
+{
+    const lower_class *cls = &L->r->classes[c];
+    const tnode *n = cls->path[k], *ch = cls->path[k + 1], *leaf = cls->path[cls->depth];
+    const pgraph *pg = L->pg;
+    const pedge *pe = &pg->edges[e];
+    int u = pe->u, v = pe->v, side = (n->child[0] == ch) ? 0 : 1;
+    state_layouts su, sv;
+    accpar_state_layouts(pg->nodes[u].weighted, n->types[u], &su);
+    accpar_state_layouts(pg->nodes[v].weighted, n->types[v], &sv);
+    double frac = dir == 0 ? accpar_convert_fraction(su.f_out_prov, sv.f_in_need, n->alpha, side)
+                           : accpar_convert_fraction(sv.e_in_prov, su.e_out_need, n->alpha, side);
+    double held_child = ch->fb[v] * ch->fi[v];
+    if (frac == 0.0 || !(held_child > 0.0))
+        return 0.0;
+    double elems =
+        frac * pe->elems * n->fb[v] * n->fi[v] * (leaf->fb[v] * leaf->fi[v]) / held_child;
+    return elems * L->rates[cls->type].act_bytes;
+}
+
+/* Per-device bytes of node v's partial sums in state t, at the leaf's
+ * shares (AccPar Table 4): Type-II sums F_l+1 in the forward pass (dir 0),
+ * Type-III sums E_l in the backward pass (dir 1).  Type-I's sum of the
+ * weight gradient is the gradient all-reduce, issued separately. */
+static double intra_bytes(const lowerer *L, int c, int v, int t, int dir)
+{
+    const lower_class *cls = &L->r->classes[c];
+    const tnode *leaf = cls->path[cls->depth];
+    const pnode *pn = &L->pg->nodes[v];
+    state_layouts sl;
+    accpar_state_layouts(pn->weighted, t, &sl);
+    double elems = 0.0;
+    if (sl.intra == INTRA_FOUT && dir == 0)
+        elems = pn->fout_elems * leaf->fb[v] * leaf->fo[v];
+    else if (sl.intra == INTRA_FIN && dir == 1)
+        elems = pn->fin_elems * leaf->fb[v] * leaf->fi[v];
+    return elems * L->rates[cls->type].act_bytes;
+}
+
+/* The exchanges of planned node v at every level, forward (dir 0) or
+ * backward (dir 1): with `edges`, the layout changes on its input edges
+ * (before v's forward, after v's backward); otherwise its partial sums
+ * (after its forward or its backward).  Each is a collective between the
+ * two halves of a group, on the link tier that split spans. */
+static void node_exchanges(lowerer *L, int v, int dir, int edges)
+{
+    lower_result *r = L->r;
+    const pgraph *pg = L->pg;
+    if (edges && pg->in_start[v] == pg->in_start[v + 1])
+        return;
+    for (int k = 0; k < LOWER_MAX_DEPTH; k++) {
+        int any = 0;
+        for (int c0 = 0; c0 < r->n_classes;) {
+            const lower_class *cl0 = &r->classes[c0];
+            if (cl0->depth <= k) {
+                c0++;
+                continue;
+            }
+            any = 1;
+            int hi = cl0->hi[k];
+            for (int c = c0; c < hi; c++) {
+                const lower_class *cls = &r->classes[c];
+                L->dur[c] = 0.0;
+                if (cls->depth <= k)
+                    continue;
+                const tnode *n = cls->path[k];
+                dnp_comm_group grp;
+                pair_group(L->cl, cls->type, n, &grp);
+                double bytes = 0.0;
+                if (edges) {
+                    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
+                        bytes += edge_bytes(L, c, k, e, dir);
+                    /* Each device fetches its missing part from its counterpart. */
+                    L->dur[c] = coll_s(DNP_COLL_P2P, &grp, bytes);
+                } else {
+                    bytes = intra_bytes(L, c, v, n->types[v], dir);
+                    /* Partial sums of the two halves: an all-reduce of the pair. */
+                    L->dur[c] = coll_s(DNP_COLL_ALLREDUCE, &grp, bytes);
+                }
+                r->classes[c].recv_bytes += bytes;
+            }
+            add_exchange(L, c0, k, pg->nodes[v].op, dir == 0 ? PH_XCHG_FWD : PH_XCHG_BWD);
+            c0 = hi;
+        }
+        if (!any)
+            break;
+    }
+}
+
+/* The data-parallel replica group of op i's parameters for class c: the
+ * levels where the op's owner splits the batch (Type-I, or a batch-split
+ * join) multiply the group, across nodes or inside one.  Returns its
+ * size. */
+static double replica_group(const lowerer *L, int c, int i, dnp_comm_group *grp)
+{
+    const lower_class *cls = &L->r->classes[c];
+    int v = L->node_of_op[i] >= 0 ? L->node_of_op[i] : L->owner[i];
+    double nn = 1.0, pn = 1.0;
+    const tnode *span = NULL;
+    if (v >= 0) {
+        for (int k = 0; k < cls->depth; k++) {
+            const tnode *n = cls->path[k];
+            if (n->types[v] != 0) /* 0: Type-I, or LAYOUT_BATCH for a join */
+                continue;
+            double f = (double)n->n_dev / (double)cls->path[k + 1]->n_dev;
+            if (crosses_nodes(L->cl, n)) {
+                nn *= f;
+                if (span == NULL)
+                    span = n;
+            } else {
+                pn *= f;
+            }
+        }
+    }
+    make_group(L->cl, cls->type, span, nn, pn, grp);
+    return (double)grp->n_nodes * (double)grp->per_node;
+}
+
+typedef struct {
+    double bytes;
+    dnp_comm_group grp;
+    int open;
+    int dep;          /* the latest weight-gradient task in the bucket */
+} bucket;
+
+static int same_group(const dnp_comm_group *a, const dnp_comm_group *b)
+{
+    return a->n_nodes == b->n_nodes && a->per_node == b->per_node &&
+           a->inter_bw_bps == b->inter_bw_bps && a->intra_bw_bps == b->intra_bw_bps &&
+           a->inter_lat_s == b->inter_lat_s && a->intra_lat_s == b->intra_lat_s;
+}
+
+/* Issue bucket b of class c: an all-reduce on the class's gradient stream
+ * once its last gradient is ready (with no_overlap, after the whole
+ * backward pass: the caller passes that task as the dependency). */
+static void issue_bucket(lowerer *L, int c, const bucket *b, int dep)
+{
+    int s = c * ST_PER_CLASS + ST_GRAD;
+    double d = coll_s(DNP_COLL_ALLREDUCE, &b->grp, b->bytes);
+    sim_add(&L->r->sim, SIM_COMM, d, -1, PH_GRAD_SYNC, &s, 1, &dep, 1);
+    lower_class *cls = &L->r->classes[c];
+    double p = (double)(b->grp.n_nodes * b->grp.per_node);
+    cls->grad_busy_s += d;
+    /* A ring all-reduce receives 2 (p-1)/p of the buffer per member. */
+    cls->recv_bytes += 2.0 * (p - 1.0) / p * b->bytes;
+}
+
+static dnp_status lower_all(lowerer *L)
+{
+    lower_result *r = L->r;
+    const pgraph *pg = L->pg;
+    const int C = r->n_classes, n_ops = L->n_ops;
+    const int64_t batch = L->p->opt.batch;
+    bucket *bk = calloc((size_t)C, sizeof *bk);
+    /* with no_overlap the closed buckets wait here for the end of backward */
+    bucket *deferred = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *deferred);
+    int *n_deferred = calloc((size_t)C, sizeof *n_deferred);
+    if (bk == NULL || deferred == NULL || n_deferred == NULL) {
+        free(bk);
+        free(deferred);
+        free(n_deferred);
+        return DNP_ERR_NOMEM;
+    }
+
+    /* Forward, in topological order. */
+    for (int i = 0; i < n_ops; i++) {
+        int v = L->node_of_op[i];
+        if (v >= 0)
+            node_exchanges(L, v, 0, 1);
+        for (int c = 0; c < C; c++) {
+            lower_class *cls = &r->classes[c];
+            double fb, fi, fo;
+            op_shares(pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+            perf_op_time t;
+            perf_op_time_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &t);
+            perf_op_mem m;
+            perf_op_mem_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &m);
+            cls->param_elems += m.param_elems;
+            cls->act_bytes += m.saved_act_bytes;
+            if (t.fwd_s > 0.0)
+                add_compute(L, c, t.fwd_s, i, PH_FWD);
+        }
+        if (v >= 0)
+            node_exchanges(L, v, 0, 0);
+    }
+    /* Backward, in reverse order; gradients go to buckets as produced
+     * (PyTorch DDP: buckets in reverse order of the parameters). */
+    for (int i = n_ops - 1; i >= 0; i--) {
+        int v = L->node_of_op[i];
+        for (int c = 0; c < C; c++) {
+            lower_class *cls = &r->classes[c];
+            double fb, fi, fo;
+            op_shares(pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+            perf_op_time t;
+            perf_op_time_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &t);
+            int wg = -1;
+            if (t.wgrad_s > 0.0)
+                wg = add_compute(L, c, t.wgrad_s, i, PH_WGRAD);
+            if (t.bwd_s > 0.0)
+                add_compute(L, c, t.bwd_s, i, PH_BWD);
+            perf_op_mem m;
+            perf_op_mem_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &m);
+            dnp_comm_group grp;
+            if (!(m.param_elems > 0.0) || replica_group(L, c, i, &grp) <= 1.0)
+                continue;
+            double bytes = m.param_elems * L->rates[cls->type].grad_bytes;
+            bucket *b = &bk[c];
+            if (b->open && !same_group(&b->grp, &grp)) {
+                if (L->no_overlap)
+                    deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
+                else
+                    issue_bucket(L, c, b, b->dep);
+                b->open = 0;
+            }
+            if (!b->open) {
+                memset(b, 0, sizeof *b);
+                b->open = 1;
+                b->grp = grp;
+            }
+            b->bytes += bytes;
+            b->dep = wg >= 0 ? wg : L->last_compute[c];
+            cls->buffer_bytes += bytes;
+            if (b->bytes >= DDP_BUCKET_BYTES) {
+                if (L->no_overlap)
+                    deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
+                else
+                    issue_bucket(L, c, b, b->dep);
+                b->open = 0;
+            }
+        }
+        if (v >= 0) {
+            node_exchanges(L, v, 1, 0);
+            node_exchanges(L, v, 1, 1);
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        bucket *b = &bk[c];
+        if (b->open) {
+            if (L->no_overlap)
+                deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
+            else
+                issue_bucket(L, c, b, b->dep);
+        }
+        for (int j = 0; j < n_deferred[c]; j++)
+            issue_bucket(L, c, &deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)j],
+                         L->last_compute[c]);
+    }
+    /* The optimizer step after the class's last gradient all-reduce (the
+     * gradient stream is FIFO: its last task stands for all). */
+    for (int c = 0; c < C; c++) {
+        lower_class *cls = &r->classes[c];
+        int last_grad = -1;
+        for (int t = r->sim.n_tasks - 1; t >= 0; t--) {
+            const sim_task *tk = &r->sim.tasks[t];
+            if (tk->phase == PH_GRAD_SYNC && tk->n_streams == 1 &&
+                r->sim.refs[tk->first_stream] == c * ST_PER_CLASS + ST_GRAD) {
+                last_grad = t;
+                break;
+            }
+        }
+        double opt_s =
+            perf_optimizer_time_s(cls->param_elems, L->optimizer, &L->rates[cls->type]);
+        int s = c * ST_PER_CLASS + ST_COMPUTE;
+        int deps[3] = {L->last_compute[c], L->pending[c], last_grad};
+        L->last_compute[c] = sim_add(&r->sim, SIM_COMPUTE, opt_s, -1, PH_OPTIM, &s, 1, deps, 3);
+        L->pending[c] = -1;
+        cls->compute_busy_s += opt_s;
+    }
+    free(bk);
+    free(deferred);
+    free(n_deferred);
+    return r->sim.oom ? DNP_ERR_NOMEM : DNP_OK;
+}
+
+/* Step time, the critical class, exposed communication, the critical
+ * path's split and memory per class. */
+static void summarise(lowerer *L, const dnp_plan_options *opt)
+{
+    lower_result *r = L->r;
+    r->step_time_s = sim_run(&r->sim);
+    /* The class whose last task ends last (first such in class order). */
+    double best_end = -1.0;
+    for (int c = 0; c < r->n_classes; c++) {
+        double end = 0.0;
+        for (int t = 0; t < r->sim.n_tasks; t++) {
+            const sim_task *tk = &r->sim.tasks[t];
+            if (tk->kind == SIM_COMPUTE &&
+                r->sim.refs[tk->first_stream] == c * ST_PER_CLASS + ST_COMPUTE && tk->end_s > end)
+                end = tk->end_s;
+        }
+        if (end > best_end) {
+            best_end = end;
+            r->crit_class = c;
+        }
+    }
+    const lower_class *cc = &r->classes[r->crit_class];
+    r->compute_s = cc->compute_busy_s;
+    r->exposed_comm_s = r->step_time_s - r->compute_s;
+    if (r->exposed_comm_s < 0.0)
+        r->exposed_comm_s = 0.0;
+    r->comm_busy_s = cc->xchg_busy_s + cc->grad_busy_s;
+    /* Critical path: back from the task that ends last. */
+    int t = -1;
+    for (int i = 0; i < r->sim.n_tasks; i++)
+        if (t < 0 || r->sim.tasks[i].end_s > r->sim.tasks[t].end_s)
+            t = i;
+    while (t >= 0) {
+        const sim_task *tk = &r->sim.tasks[t];
+        if (tk->kind == SIM_COMPUTE)
+            r->crit_path_compute_s += tk->dur_s;
+        else
+            r->crit_path_comm_s += tk->dur_s;
+        t = tk->crit_pred;
+    }
+    /* Per planned node: the critical class's compute and exchange time. */
+    for (int i = 0; i < r->sim.n_tasks; i++) {
+        const sim_task *tk = &r->sim.tasks[i];
+        if (tk->label < 0)
+            continue;
+        int on_crit = 0;
+        for (int k = 0; k < tk->n_streams; k++)
+            if (r->sim.refs[tk->first_stream + k] / ST_PER_CLASS == r->crit_class)
+                on_crit = 1;
+        if (!on_crit)
+            continue;
+        int v = L->node_of_op[tk->label] >= 0 ? L->node_of_op[tk->label] : L->owner[tk->label];
+        if (v < 0)
+            continue;
+        if (tk->kind == SIM_COMPUTE)
+            r->node_compute_s[v] += tk->dur_s;
+        else
+            r->node_comm_s[v] += tk->dur_s;
+    }
+    /* Memory per device of each class (docs/time-model.md "Memory"). */
+    r->fits = 1;
+    for (int c = 0; c < r->n_classes; c++) {
+        lower_class *cls = &r->classes[c];
+        const dnp_device_type *d = &L->cl->types[cls->type];
+        cls->static_bytes = cls->param_elems * perf_bytes_per_param(L->optimizer, &L->rates[cls->type]);
+        cls->peak_bytes = cls->static_bytes + cls->act_bytes + cls->buffer_bytes;
+        cls->capacity_bytes = d->mem_bytes;
+        double limit = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
+        if (limit > 0.0 && cls->peak_bytes > limit)
+            r->fits = 0;
+        if (cls->peak_bytes > r->mem_peak_bytes) {
+            r->mem_peak_bytes = cls->peak_bytes;
+            r->mem_capacity_bytes =
+                opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
+        }
+    }
+}
+
+dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                          lower_result *out, dnp_error *err)
+{
+    lowerer L;
+    memset(&L, 0, sizeof L);
+    lower_result r;
+    memset(&r, 0, sizeof r);
+    dnp_status st = DNP_ERR_NOMEM;
+    class_list cls = {0};
+    const tnode *path[LOWER_MAX_DEPTH + 1];
+    collect(&cls, p->root, path, 0, 1.0);
+    r.classes = cls.v;
+    r.n_classes = cls.n;
+    if (cls.oom)
+        goto done;
+    if (r.n_classes == 0) {
+        st = DNP_ERR_INTERNAL;
+        dnp_error_set(err, st, "the plan has no device");
+        goto done;
+    }
+    for (int c = 0; c < r.n_classes; c++) {
+        if (r.classes[c].depth > LOWER_MAX_DEPTH) {
+            st = DNP_ERR_INPUT;
+            dnp_error_set(err, st, "the device tree is deeper than %d levels", LOWER_MAX_DEPTH);
+            goto done;
+        }
+        r.classes[c].type = leaf_type(&p->cl, r.classes[c].path[r.classes[c].depth]);
+    }
+    const int n_ops = dnp_graph_n_ops(g), C = r.n_classes;
+    L.p = p;
+    L.pg = &p->pg;
+    L.g = g;
+    L.cl = &p->cl;
+    L.r = &r;
+    L.n_ops = n_ops;
+    L.no_overlap = opt->no_overlap;
+    L.optimizer = opt->optimizer;
+    for (int k = 0; k < p->cl.n_types; k++)
+        perf_rates_get(&p->cl.types[k], opt->precision, &L.rates[k]);
+    L.owner = malloc((size_t)(n_ops + 1) * sizeof *L.owner);
+    L.node_of_op = malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
+    L.last_compute = malloc((size_t)C * sizeof *L.last_compute);
+    L.pending = malloc((size_t)C * sizeof *L.pending);
+    L.tmp_streams = malloc((size_t)C * sizeof *L.tmp_streams);
+    L.tmp_deps = malloc((size_t)C * sizeof *L.tmp_deps);
+    L.dur = calloc((size_t)C, sizeof *L.dur);
+    r.op_names = calloc((size_t)(n_ops + 1), sizeof *r.op_names);
+    r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
+        !L.tmp_deps || !L.dur || !r.op_names || !r.node_compute_s || !r.node_comm_s)
+        goto done;
+    r.n_ops = n_ops;
+    for (int i = 0; i < n_ops; i++) {
+        r.op_names[i] = strdup(dnp_graph_op(g, i)->name);
+        if (r.op_names[i] == NULL)
+            goto done;
+    }
+    pgraph_owners(&p->pg, g, L.owner, L.node_of_op);
+    for (int c = 0; c < C; c++) {
+        L.last_compute[c] = -1;
+        L.pending[c] = -1;
+    }
+    sim_init(&r.sim, C * ST_PER_CLASS);
+    if ((st = lower_all(&L)) != DNP_OK)
+        goto done;
+    summarise(&L, opt);
+    if (r.sim.oom) {
+        st = DNP_ERR_NOMEM;
+        goto done;
+    }
+    *out = r;
+    memset(&r, 0, sizeof r);
+    st = DNP_OK;
+done:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory simulating the step");
+    lower_result_free(&r);
+    free(L.owner);
+    free(L.node_of_op);
+    free(L.last_compute);
+    free(L.pending);
+    free(L.tmp_streams);
+    free(L.tmp_deps);
+    free(L.dur);
+    return st;
+}

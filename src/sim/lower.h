@@ -1,0 +1,29 @@
+/*
+ * lower.h - from a hierarchical plan to one simulated training step
+ * (docs/time-model.md, "The default model").
+ *
+ * The plan's device tree is walked once; every distinct root-to-leaf path
+ * (identical halves share one) is a *device class*: the devices that run
+ * exactly the same work.  Each class gets three in-order streams: compute,
+ * exchanges (the layout changes and partial sums a strategy implies, which
+ * block the next layer), and gradient synchronisation (the data-parallel
+ * all-reduce, bucketed and overlapped with the backward pass as PyTorch
+ * DDP does).  Every op's forward, input-gradient and weight-gradient
+ * kernels are timed by the device model (src/perf/device_model.h) at the
+ * class's shares; every exchange by the collective model
+ * (src/net/collective.c) on the link tier the split spans.
+ */
+#ifndef DNNPAR_LOWER_H
+#define DNNPAR_LOWER_H
+
+#include "search/plan_internal.h"
+
+/* Lower plan p (its tree built and decided) for graph g and simulate one
+ * step with the options' precision, optimizer and overlap.  The memory
+ * limit is opt->memory_limit_bytes (> 0), else each device's capacity.
+ * On success fills *out (free with lower_result_free).
+ * O(classes x (ops + levels x edges)). */
+dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                          lower_result *out, dnp_error *err);
+
+#endif
