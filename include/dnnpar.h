@@ -363,8 +363,13 @@ typedef enum {
     DNP_COLL_COUNT
 } dnp_coll_op;
 
-const char *dnp_coll_name(dnp_coll_op op); /* "allreduce", "reducescatter", ... */
-int dnp_coll_from_name(const char *s);     /* -1 if unknown; accepts "all-reduce" etc. */
+/* Canonical name of op: "allreduce", "reducescatter", "allgather",
+ * "alltoall", "broadcast", "p2p" ("unknown" out of range).  O(1). */
+const char *dnp_coll_name(dnp_coll_op op);
+/* The op named s, case-insensitive, '-' and '_' ignored ("all-reduce",
+ * "All_Reduce", "allreduce"; "sendrecv" is p2p), or -1 if unknown.
+ * O(length of s). */
+int dnp_coll_from_name(const char *s);
 
 /* A group of devices taking part in one collective: n_nodes nodes with
  * per_node members each, on the two link tiers of those nodes. */
@@ -386,10 +391,25 @@ typedef struct {
 /* Predicted time of `op` on `bytes` (the nccl-tests size: all-reduce and
  * broadcast the whole buffer, reduce-scatter its input, all-gather its
  * output, all-to-all the buffer each rank sends, p2p one message) over
- * group g, the fastest algorithm as NCCL picks it.  O(1). */
+ * group g, the fastest algorithm as NCCL picks it (minimum predicted time
+ * over the algorithms that apply; ties keep the first of ring, tree,
+ * hierarchical, torus-2d, binomial, pairwise, direct).  Alpha-beta models
+ * on the tiers the group spans, formulas and sources in
+ * docs/collectives.md.  Units: bytes; out->time_s seconds; algbw_bps and
+ * busbw_bps bytes/s (nccl-tests definitions; 0 when time_s is 0).
+ * One member: time 0, algorithm "local"; bytes <= 0: time 0, "none";
+ * a tier the group needs without bandwidth: time INFINITY,
+ * "unavailable".  Never fails.  O(1) (O(sqrt(per_node)) on a torus). */
 void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes,
                        dnp_coll_cost *out);
-/* The group of all devices of cluster c (mixed types: the slowest tiers). */
+/* The group of all devices of cluster c, from the device types' node
+ * fields: per_node = min over types of min(count, devices_per_node)
+ * (devices_per_node 0 or 1 = bare devices, one per node), n_nodes =
+ * ceil(devices / per_node).  Mixed types: the slowest of each tier (least
+ * bandwidth, largest latency; the topology of the slowest intra tier).
+ * Inter tier: inter_bw_bps, or net_bw_bps when it is 0.  Intra tier (only
+ * when per_node > 1): intra_bw_bps (inter rate if 0), topology NONE read
+ * as SWITCH; per_node 1 leaves it zero.  Empty cluster: 1 x 1.  O(types). */
 void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
 
 /* ------------------------------------------------------------------ */

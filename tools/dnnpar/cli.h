@@ -143,6 +143,7 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);       /* cmd_simulate.c */
+int cmd_comm(int argc, char **argv);           /* cmd_comm.c: dnnpar comm OP */
 int cmd_export_model(int argc, char **argv);   /* cmd_io.c */
 int cmd_export_cluster(int argc, char **argv); /* cmd_io.c */
 /* Module commands, each in its own file (argv[1] is the command). */

@@ -1,0 +1,1 @@
+dnnpar comm --help
