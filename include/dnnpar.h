@@ -565,4 +565,54 @@ char *dnp_plan_trace_json(const dnp_plan *p);
 /* Per-node predicted time split at the root (critical path). */
 void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s);
 
+/* ------------------------------------------------------------------ */
+/* Validation against measured runs (src/report/validate.c)             */
+/* ------------------------------------------------------------------ */
+
+/* One row of a validation CSV (docs/validation.md) with its prediction. */
+typedef struct {
+    char id[64];
+    char stack[64];           /* software stack: framework and version */
+    char role[16];            /* "calibrate" or "validate" */
+    char model[256], cluster[128], precision[16], search[16];
+    int64_t batch;
+    double measured_step_s;
+    double predicted_step_s;  /* NAN if the row could not be predicted */
+    double error_pct;         /* 100 (predicted - measured) / measured */
+    double compute_eff;       /* efficiency used: fitted, or the preset default (0) */
+    int calibrated;           /* 1: compute_eff was fitted on this stack's calibrate rows */
+    char note[600];           /* why a row was skipped, or "" */
+} dnp_validation_row;
+
+/* A fitted efficiency: one per stack, device type and precision. */
+typedef struct {
+    char stack[64], device[32], precision[16];
+    double compute_eff;
+    int n_rows;               /* calibrate rows it was fitted on */
+    double rms_log_error;     /* residual over those rows */
+} dnp_calibration;
+
+typedef struct {
+    int n_rows;
+    dnp_validation_row *rows;
+    int n_fits;
+    dnp_calibration *fits;
+    int n_validate;           /* validate rows predicted */
+    double mape_pct;          /* mean absolute percentage error over them (NAN if none) */
+    double max_abs_error_pct;
+    double spearman;          /* rank correlation of predicted and measured (NAN if < 2) */
+} dnp_validation;
+
+/* Read the CSV at `path` (columns id, stack, role, model, cluster, batch,
+ * precision, search, measured_step_s, source; others ignored), fit each
+ * stack's compute efficiency per device type and precision on its
+ * calibrate rows (unless calibrate == 0: preset defaults), predict every
+ * row with the default model, and summarise the validate rows.  Rows whose
+ * model or search dnnpar cannot run are kept with a note and no
+ * prediction.  Errors name file:line.  Free with dnp_validation_free.
+ * O(rows x plan time x fit iterations). */
+dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
+                            dnp_error *err);
+void dnp_validation_free(dnp_validation *v);
+
 #endif /* DNNPAR_H */

@@ -301,3 +301,46 @@ dnp_status report_plot_plan(const char *path, const dnp_plan *p, const char *mod
     free(script);
     return st;
 }
+
+dnp_status report_plot_scale(const char *path, const char *model, const char *node, int n,
+                             const double *devices, const double *throughput_per_s,
+                             const double *efficiency, dnp_error *err)
+{
+    if (report_plot_format(path) < 0)
+        return report_gnuplot_render(path, "", 0, 0, err); /* the format error */
+    if (n < 1 || n > 256) {
+        dnp_error_set(err, DNP_ERR_INPUT, "a scaling plot needs 1 to 256 sizes (got %d)", n);
+        return DNP_ERR_INPUT;
+    }
+    rbuf b;
+    rbuf_init(&b);
+    rbuf_puts(&b, "set title ");
+    put_sq(&b, "Scaling: ");
+    rbuf_puts(&b, " . ");
+    put_sq(&b, model);
+    rbuf_puts(&b, " . ");
+    put_sq(&b, " on ");
+    rbuf_puts(&b, " . ");
+    put_sq(&b, node);
+    rbuf_puts(&b, " nodes\n");
+    rbuf_puts(&b, "set xlabel 'devices'\nset ylabel 'throughput (samples/s)'\n"
+                  "set y2label 'scaling efficiency (%)'\n"
+                  "set logscale x 2\nset logscale y 2\nset y2range [0:110]\n"
+                  "set ytics nomirror\nset y2tics 0,10,100\nset grid\n"
+                  "set key left top\n$d << EOD\n");
+    for (int i = 0; i < n; i++)
+        rbuf_printf(&b, "%.17g %.17g %.17g\n", devices[i], throughput_per_s[i],
+                    100.0 * efficiency[i]);
+    rbuf_puts(&b, "EOD\n"
+                  "plot $d using 1:2 with linespoints lw 2 pt 7 title 'throughput', \\\n"
+                  "     $d using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 "
+                  "title 'scaling efficiency'\n");
+    char *script = rbuf_take(&b);
+    if (script == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the plot script");
+        return DNP_ERR_NOMEM;
+    }
+    dnp_status st = report_gnuplot_render(path, script, 800, 500, err);
+    free(script);
+    return st;
+}

@@ -55,6 +55,13 @@ dnp_status report_plot_compare(const char *path, const char *model, const char *
 dnp_status report_plot_plan(const char *path, const dnp_plan *p, const char *model,
                             const char *cluster, const char *scheme, int64_t batch, dnp_error *err);
 
+/* `scale --plot`: throughput (left axis, samples/s, log scale) and
+ * scaling efficiency (right axis, %) against the number of devices (log
+ * scale), n points (1 <= n <= 256).  Errors as report_plot_compare. */
+dnp_status report_plot_scale(const char *path, const char *model, const char *node, int n,
+                             const double *devices, const double *throughput_per_s,
+                             const double *efficiency, dnp_error *err);
+
 /* `--dot FILE`: the model graph in Graphviz DOT ("-" = standard output).
  * Every op is a node labelled with its name, kind and per-sample output
  * shape; edges carry the tensor's per-sample shape.  With a plan (p may

@@ -767,6 +767,7 @@ void dnp_plan_free(dnp_plan *p)
     free(p->node_names);
     free(p->inv_time);
     lower_result_free(&p->sim);
+    lower_result_free(&p->paper_sim);
     tnode_free(p->root);
     pgraph_free(&p->pg);
     free(p);
@@ -915,6 +916,8 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
         if ((st = lower_simulate(p, g, opt, &p->sim, err)) != DNP_OK)
             goto fail;
         p->has_sim = 1;
+    } else if (!p->units.reference_mode && (st = lower_paper(p, &p->paper_sim, err)) != DNP_OK) {
+        goto fail;
     }
     p->search_time_s = now_s() - t0;
     *out = p;
@@ -1033,6 +1036,13 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
     out->exposed_comm_s = out->comm_s;
     out->comm_busy_s = out->comm_s;
+    if (!p->has_sim && p->paper_sim.n_classes > 0) {
+        /* The analytical sum replayed by the simulator: the same figure
+         * (tests/unit/test_sim.c checks they are equal). */
+        out->step_time_s = p->paper_sim.step_time_s;
+        out->sim_tasks = p->paper_sim.sim.n_tasks;
+        out->device_classes = 1;
+    }
     if (p->has_sim) {
         const lower_result *r = &p->sim;
         out->step_time_s = r->step_time_s;

@@ -64,6 +64,7 @@ struct dnp_plan {
     double *inv_time;    /* default model: see cost_units */
     int has_sim;         /* default model: `sim` holds the simulated step */
     lower_result sim;
+    lower_result paper_sim; /* paper accounting: the analytical step replayed by the simulator */
     dnp_scheme chosen;   /* whose assignment this is (accpar may report a baseline's) */
 };
 

@@ -685,3 +685,45 @@ done:
     free(L.dur);
     return st;
 }
+
+dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
+{
+    lower_result r;
+    memset(&r, 0, sizeof r);
+    r.classes = calloc(1, sizeof *r.classes);
+    r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    if (r.classes == NULL || r.node_compute_s == NULL || r.node_comm_s == NULL) {
+        lower_result_free(&r);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");
+        return DNP_ERR_NOMEM;
+    }
+    r.n_classes = 1;
+    r.classes[0].path[0] = p->root;
+    r.classes[0].devices = (double)p->root->n_dev;
+    sim_init(&r.sim, ST_PER_CLASS);
+    int comm_stream = ST_XCHG, compute_stream = ST_COMPUTE, prev = -1;
+    for (int v = 0; v < p->pg.n_nodes; v++) {
+        double comm_s = p->root->t_s[v] - p->root->tc_s[v], compute_s = p->root->tc_s[v];
+        int c = sim_add(&r.sim, SIM_COMM, comm_s, p->pg.nodes[v].op, PH_XCHG_FWD, &comm_stream,
+                        1, &prev, 1);
+        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, p->pg.nodes[v].op, PH_FWD, &compute_stream,
+                       1, &c, 1);
+        r.node_compute_s[v] = compute_s;
+        r.node_comm_s[v] = comm_s;
+        r.classes[0].compute_busy_s += compute_s;
+        r.classes[0].xchg_busy_s += comm_s;
+    }
+    r.step_time_s = sim_run(&r.sim);
+    r.compute_s = r.classes[0].compute_busy_s;
+    r.exposed_comm_s = r.step_time_s - r.compute_s;
+    r.comm_busy_s = r.classes[0].xchg_busy_s;
+    r.fits = 1;
+    if (r.sim.oom) {
+        lower_result_free(&r);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");
+        return DNP_ERR_NOMEM;
+    }
+    *out = r;
+    return DNP_OK;
+}

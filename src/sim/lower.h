@@ -26,4 +26,12 @@
 dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
                           lower_result *out, dnp_error *err);
 
+/* The paper's accounting as a simulated step (docs/time-model.md): one
+ * device class whose ops run one after the other, each op's communication
+ * (t_v - compute_v at the root, Table 4/5 through Eq. 7) then its compute
+ * (Eq. 8) on two streams.  With this input the simulator reproduces the
+ * analytical step time exactly; it is how `dnnpar` checks its engine
+ * against the paper's model.  Fills *out (lower_result_free).  O(nodes). */
+dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err);
+
 #endif

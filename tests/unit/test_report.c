@@ -22,7 +22,9 @@ static dnp_plan *make_plan(const char *model, const char *spec, dnp_scheme schem
         CHECK(0);
         return NULL;
     }
-    *opt = (dnp_plan_options){.scheme = scheme, .batch = batch};
+    /* The exports carry the paper model's per-layer compute (docs/reports.md). */
+    *opt = (dnp_plan_options){.scheme = scheme, .batch = batch,
+                              .cost_model = DNP_COST_ACCPAR_PAPER};
     dnp_plan *p = NULL;
     if (dnp_plan_run(*g, cl, opt, &p, &err) != DNP_OK) {
         printf("  plan: %s\n", err.msg);
@@ -510,7 +512,8 @@ TEST(report_export_onnx_models)
         dnp_cluster cl;
         CHECK_EQ_INT(dnp_model_load(path, &g, &err), DNP_OK);
         CHECK_EQ_INT(dnp_cluster_parse("4xtpu-v2+4xtpu-v3", &cl, &err), DNP_OK);
-        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8, .levels = 0, .reference_mode = 0};
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8,
+                                .cost_model = DNP_COST_ACCPAR_PAPER};
         dnp_plan *p = NULL;
         if (g != NULL)
             CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);

@@ -100,7 +100,7 @@ TEST(search_dp_equals_exhaustive)
             n->fo[v] = test_uniform(&rng, 0.1, 1.0);
         }
         double alpha = test_uniform(&rng, 0.05, 0.95);
-        level_ctx lc = {&pg, n, {0, 2}, trial % 5 == 0};
+        level_ctx lc = {&pg, n, {.bytes_per_elem = 2, .paper = 1}, trial % 5 == 0};
         double *nc = malloc((size_t)V * 3 * sizeof *nc);
         double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
         unsigned char *allowed = malloc((size_t)V);
@@ -177,7 +177,8 @@ TEST(search_ratio_balances_groups)
     CHECK(dnp_cluster_parse("custom(name=slow,tflops=100,net_gbps=1e9,dtype=fp16)+"
                             "custom(name=fast,tflops=300,net_gbps=1e9,dtype=fp16)",
                             &cl, &err) == DNP_OK);
-    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 1, .reference_mode = 0};
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64, .levels = 1,
+                            .cost_model = DNP_COST_ACCPAR_PAPER};
     dnp_plan *p = NULL;
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
     if (p != NULL) {
@@ -293,9 +294,10 @@ TEST(search_levels_and_bad_input)
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "batch") != NULL);
     dnp_error_clear(&err);
-    /* a single device: nothing to split, compute only */
+    /* a single device: nothing to split, compute only (the paper's Eq. 8) */
     CHECK(dnp_cluster_parse("tpu-v3", &cl, &err) == DNP_OK);
     opt.batch = 64;
+    opt.cost_model = DNP_COST_ACCPAR_PAPER;
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
     if (p != NULL) {
         dnp_plan_summary s;

@@ -143,6 +143,8 @@ int cmd_reproduce(int argc, char **argv);
 int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);       /* cmd_simulate.c */
+int cmd_validate(int argc, char **argv);       /* cmd_validate.c */
+int cmd_scale(int argc, char **argv);          /* cmd_scale.c */
 int cmd_comm(int argc, char **argv);           /* cmd_comm.c: dnnpar comm OP */
 int cmd_export_model(int argc, char **argv);   /* cmd_io.c */
 int cmd_export_cluster(int argc, char **argv); /* cmd_io.c */

@@ -27,6 +27,9 @@ static const char usage[] =
     "  synergy WORKLOAD [options]                the SynergyFlow elastic accelerator\n"
     "  mpt LAYER|MODEL [--workers P] [--config NgxNc|dynamic]\n"
     "                                            MPT Winograd training on NDP workers\n"
+    "  scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]\n"
+    "                                            step time and scaling efficiency per size\n"
+    "  validate FILE.csv [--no-calibrate]        predicted against measured step times\n"
     "  comm OP --cluster SPEC --bytes N[,N...] [--json FILE]\n"
     "                                            a collective's time, algbw, busbw\n"
     "  models                                    the built-in model zoo\n"
@@ -64,7 +67,7 @@ int main(int argc, char **argv)
         {"synergy", cmd_synergy},   {"mpt", cmd_mpt},
         {"export-model", cmd_export_model}, {"export-cluster", cmd_export_cluster},
         {"simulate", cmd_simulate}, {"export", cmd_export},
-        {"comm", cmd_comm},
+        {"comm", cmd_comm},         {"validate", cmd_validate}, {"scale", cmd_scale},
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         if (strcmp(cmd, cmds[i].name) == 0)

@@ -1,0 +1,226 @@
+/* test_sim.c - the step simulator: its engine, its invariants and
+ * hand-worked steps (docs/time-model.md, "The default model"). */
+#include "test.h"
+
+#include "dnnpar.h"
+#include "perf/device_model.h"
+#include "sim/sim.h"
+
+#include <stdlib.h>
+
+/* Two streams: t0 on A (2 s); t1 on B (3 s); t2 on A after t1 (1 s) starts
+ * at 3; t3 on A and B together (2 s) starts when both are free, at 4. */
+TEST(sim_engine_hand_worked)
+{
+    sim_graph g;
+    sim_init(&g, 2);
+    int a = 0, b = 1, ab[2] = {0, 1};
+    int t0 = sim_add(&g, SIM_COMPUTE, 2.0, -1, 0, &a, 1, NULL, 0);
+    int t1 = sim_add(&g, SIM_COMM, 3.0, -1, 0, &b, 1, NULL, 0);
+    int t2 = sim_add(&g, SIM_COMPUTE, 1.0, -1, 0, &a, 1, &t1, 1);
+    int t3 = sim_add(&g, SIM_COMM, 2.0, -1, 0, ab, 2, NULL, 0);
+    CHECK(t0 == 0 && t3 == 3);
+    double makespan = sim_run(&g);
+    CHECK_NEAR(makespan, 6.0, 0, 0);
+    CHECK_NEAR(g.tasks[t2].start_s, 3.0, 0, 0);
+    CHECK_NEAR(g.tasks[t3].start_s, 4.0, 0, 0);
+    CHECK_EQ_INT(g.tasks[t3].crit_pred, t2);
+    CHECK_EQ_INT(g.tasks[t2].crit_pred, t1);
+    CHECK_EQ_INT(g.tasks[t1].crit_pred, -1);
+    CHECK_NEAR(sim_stream_busy_s(&g, a), 5.0, 0, 0);
+    CHECK_NEAR(sim_stream_busy_s(&g, b), 5.0, 0, 0);
+    sim_free(&g);
+}
+
+static dnp_plan *plan_or_null(const dnp_graph *g, const char *spec, dnp_plan_options *opt)
+{
+    dnp_cluster cl;
+    dnp_error err = {0};
+    dnp_plan *p = NULL;
+    if (dnp_cluster_parse(spec, &cl, &err) != DNP_OK || dnp_plan_run(g, &cl, opt, &p, &err) != DNP_OK) {
+        printf("  %s on %s: %s\n", dnp_graph_name(g), spec, err.msg);
+        CHECK(0);
+        return NULL;
+    }
+    return p;
+}
+
+/* fed the paper's accounting, the simulator gives the analytical step time:
+ * the sum over ops of their communication and compute (docs/time-model.md). */
+TEST(sim_paper_accounting_equals_analytical)
+{
+    const char *models[] = {"vgg19", "resnet50", "alexnet"};
+    const char *specs[] = {"4xtpu-v2+4xtpu-v3", "8xtpu-v3", "3xtpu-v3"};
+    for (int m = 0; m < 3; m++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(dnp_zoo_build(models[m], &g, &err) == DNP_OK);
+        for (int c = 0; c < 3; c++)
+            for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+                dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 256,
+                                        .cost_model = DNP_COST_ACCPAR_PAPER};
+                dnp_plan *p = plan_or_null(g, specs[c], &opt);
+                if (p == NULL)
+                    continue;
+                dnp_plan_summary sum;
+                dnp_plan_get_summary(p, &sum);
+                double analytical = 0.0;
+                for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+                    double cs, ms;
+                    dnp_plan_node_times(p, v, &cs, &ms);
+                    analytical += cs + ms;
+                }
+                CHECK_NEAR(sum.step_time_s, analytical, 1e-12, 0);
+                CHECK_EQ_INT(sum.sim_tasks, 2 * dnp_plan_n_nodes(p));
+                dnp_plan_free(p);
+            }
+        dnp_graph_free(g);
+    }
+}
+
+/* Overlapping the gradient all-reduce with the backward pass is never
+ * slower than running it after the backward pass. */
+TEST(sim_overlap_never_slower)
+{
+    const char *specs[] = {"8xa100", "2xtpu-v2+2xtpu-v3", "3xv100", "16xtpu-v3"};
+    for (int i = 0; i < dnp_zoo_count(); i++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(dnp_zoo_build(dnp_zoo_name(i), &g, &err) == DNP_OK);
+        for (int c = 0; c < 4; c++)
+            for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+                dnp_plan_options on = {.scheme = (dnp_scheme)s, .batch = 128,
+                                       .keep_over_memory = 1};
+                dnp_plan_options off = on;
+                off.no_overlap = 1;
+                dnp_plan *p = plan_or_null(g, specs[c], &on), *q = plan_or_null(g, specs[c], &off);
+                if (p != NULL && q != NULL) {
+                    dnp_plan_summary a, b;
+                    dnp_plan_get_summary(p, &a);
+                    dnp_plan_get_summary(q, &b);
+                    if (!(a.step_time_s <= b.step_time_s * (1 + 1e-12)))
+                        printf("  %s %s %s: overlap %.9g s, no overlap %.9g s\n",
+                               dnp_zoo_name(i), specs[c], dnp_scheme_name((dnp_scheme)s),
+                               a.step_time_s, b.step_time_s);
+                    CHECK(a.step_time_s <= b.step_time_s * (1 + 1e-12));
+                    CHECK(a.compute_s > 0.0 && a.step_time_s >= a.compute_s);
+                }
+                dnp_plan_free(p);
+                dnp_plan_free(q);
+            }
+        dnp_graph_free(g);
+    }
+}
+
+/* A two-layer MLP, data parallel on two devices joined by one link, the
+ * gradient all-reduce after the backward pass: the step is each op's
+ * forward, input-gradient and weight-gradient time at half the batch, then
+ * one ring all-reduce of every gradient (both layers fit one 25 MiB DDP
+ * bucket), then the momentum update, one after the other. */
+TEST(sim_dp_two_layers_hand_worked)
+{
+    dnp_graph *g = dnp_graph_new("mlp");
+    int x = dnp_graph_input(g, "x", 1024, 1, 1);
+    x = dnp_graph_fc(g, "fc1", x, 1024, 1);
+    x = dnp_graph_unary(g, "relu", DNP_OP_RELU, x);
+    dnp_graph_fc(g, "fc2", x, 10, 1);
+    const char *spec = "2xcustom(name=g,tflops=100,net_gbps=100,dtype=fp32,mem_gb=16,"
+                       "membw_gbps=900)";
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 64, .no_overlap = 1};
+    dnp_plan *p = plan_or_null(g, spec, &opt);
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse(spec, &cl, &err) == DNP_OK);
+    if (p != NULL) {
+        perf_rates r;
+        perf_rates_get(&cl.types[0], DNP_PREC_DEFAULT, &r);
+        double compute_s = 0.0, params = 0.0;
+        for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+            perf_op_time t;
+            perf_op_time_get(g, i, 64, 0.5, 1.0, 1.0, &r, &t);
+            compute_s += t.fwd_s + t.bwd_s + t.wgrad_s;
+            perf_op_mem m;
+            perf_op_mem_get(g, i, 64, 0.5, 1.0, 1.0, &r, &m);
+            params += m.param_elems;
+        }
+        CHECK_NEAR(params, 1024.0 * 1024 + 1024 + 1024 * 10 + 10, 0, 0);
+        dnp_comm_group grp;
+        dnp_cluster_comm_group(&cl, &grp);
+        dnp_coll_cost ar;
+        dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, params * r.grad_bytes, &ar);
+        /* ring on 2 members: 2 (p-1)/p S / B = S / B at 12.5 GB/s */
+        CHECK_NEAR(ar.time_s, params * 4.0 / 12.5e9, 1e-9, 0);
+        double want = compute_s + ar.time_s + perf_optimizer_time_s(params, DNP_OPTIM_MOMENTUM, &r);
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_NEAR(s.step_time_s, want, 1e-12, 0);
+        CHECK_NEAR(s.exposed_comm_s, ar.time_s, 1e-9, 0);
+        CHECK_EQ_INT(s.device_classes, 1);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* A search whose every plan exceeds the memory limit fails with an input
+ * error naming the smallest footprint; keep_over_memory returns the plan
+ * flagged instead. */
+TEST(sim_memory_limit)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("vgg19", &g, &err) == DNP_OK);
+    dnp_cluster cl;
+    CHECK(dnp_cluster_parse("4xa100", &cl, &err) == DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 512,
+                            .memory_limit_bytes = 1e9};
+    dnp_plan *p = NULL;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_ERR_INPUT);
+    CHECK(p == NULL);
+    CHECK(strstr(err.msg, "smallest needs") != NULL);
+    opt.keep_over_memory = 1;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
+    if (p != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_EQ_INT(s.mem_fits, 0);
+        CHECK(s.mem_bytes_max > 1e9);
+        CHECK_NEAR(s.mem_capacity_bytes, 1e9, 0, 0);
+    }
+    dnp_plan_free(p);
+    /* the same plan fits in the A100's 40 GB */
+    opt.memory_limit_bytes = 0.0;
+    opt.keep_over_memory = 0;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
+    if (p != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_EQ_INT(s.mem_fits, 1);
+        CHECK_NEAR(s.mem_capacity_bytes, 40e9, 0, 0);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* The trace names every device class and stream, and is deterministic. */
+TEST(sim_trace_deterministic)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("resnet18", &g, &err) == DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64};
+    dnp_plan *p = plan_or_null(g, "2xtpu-v2+2xtpu-v3", &opt);
+    dnp_plan *q = plan_or_null(g, "2xtpu-v2+2xtpu-v3", &opt);
+    if (p != NULL && q != NULL) {
+        char *a = dnp_plan_trace_json(p), *b = dnp_plan_trace_json(q);
+        CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
+        CHECK(a != NULL && strstr(a, "\"process_name\"") != NULL);
+        CHECK(a != NULL && strstr(a, "gradient sync") != NULL);
+        CHECK(a != NULL && strstr(a, "class 2: 2 x tpu-v3") != NULL);
+        free(a);
+        free(b);
+    }
+    dnp_plan_free(p);
+    dnp_plan_free(q);
+    dnp_graph_free(g);
+}

@@ -1,0 +1,166 @@
+/* cmd_scale.c - `dnnpar scale`: step time, throughput and scaling
+ * efficiency of one model as a cluster grows node by node. */
+#include "cli.h"
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: dnnpar scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]\n"
+    "                    [--search dp|owt|hypar|accpar] [--plot FILE.png|FILE.svg]\n"
+    "                    [--json FILE] [--precision P] [--optimizer O] [--no-overlap]\n"
+    "                    [--memory-limit SIZE]\n"
+    "\n"
+    "Plan MODEL on N x NODE for every N (weak scaling: the batch is B per device)\n"
+    "and print the predicted step time, throughput and scaling efficiency, i.e.\n"
+    "the throughput per device relative to the smallest size.  NODE is a node\n"
+    "preset (dgx-a100, dgx1, ...) or a device preset (docs/cluster.md).\n"
+    "\n"
+    "  --nodes LIST          sizes in nodes, e.g. 1,2,4,8 (increasing)\n"
+    "  --batch-per-device B  samples per device per step (default 256)\n"
+    "  --search S            scheme (default dp)\n"
+    "  --plot FILE           throughput and efficiency against devices (gnuplot)\n"
+    CLI_PERF_HELP
+    "\n"
+    "examples:\n"
+    "  dnnpar scale resnet50 --cluster dgx-a100 --nodes 1,2,4,8,16,32,64,128\n"
+    "  dnnpar scale vgg19 --cluster dgx1 --nodes 1,2,4 --search accpar --precision amp\n";
+
+#define MAX_SIZES 64
+
+static int parse_nodes(const char *text, long long *out, int *n)
+{
+    const char *s = text;
+    *n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || v <= 0 || v > 1000000 || *n == MAX_SIZES ||
+            (*n > 0 && v <= out[*n - 1]) || (*end != ',' && *end != '\0')) {
+            cli_error("scale", "--nodes '%s': expected increasing positive integers separated "
+                               "by commas (at most %d)", text, MAX_SIZES);
+            return EXIT_USAGE;
+        }
+        out[(*n)++] = v;
+        s = *end == ',' ? end + 1 : end;
+    }
+    if (*n == 0) {
+        cli_error("scale", "--nodes is empty");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+    static const char *const valued[] = {"cluster", "nodes", "batch-per-device", "search", "json",
+                                         "plot", CLI_PERF_VALUED, NULL};
+    static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
+    cli_spec spec = {valued, flags};
+    cli_args a;
+    int done, rc = cli_begin(argc, argv, &spec, "scale", help, 1, "one MODEL", &a, &done);
+    if (rc != 0 || done)
+        return rc;
+    const char *node = cli_get(&a, "cluster"), *nodes_text = cli_get(&a, "nodes");
+    if (node == NULL || nodes_text == NULL) {
+        cli_error("scale", "expected --cluster NODE and --nodes N[,N...] (see dnnpar scale --help)");
+        return EXIT_USAGE;
+    }
+    long long sizes[MAX_SIZES];
+    int n;
+    if ((rc = parse_nodes(nodes_text, sizes, &n)) != 0)
+        return rc;
+    long long per_dev = 256;
+    const char *s = cli_get(&a, "batch-per-device");
+    if (s != NULL && (per_dev = cli_positive("scale", "batch-per-device", s, 1LL << 30)) < 0)
+        return EXIT_USAGE;
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP};
+    if ((s = cli_get(&a, "search")) != NULL) {
+        int sc = dnp_scheme_from_name(s);
+        if (sc < 0) {
+            cli_error("scale", "unknown search '%s' (known: accpar, dp, owt, hypar)", s);
+            return EXIT_USAGE;
+        }
+        opt.scheme = (dnp_scheme)sc;
+    }
+    if ((rc = cli_perf_options("scale", &a, &opt)) != 0)
+        return rc;
+    const char *plot = cli_get(&a, "plot"), *json = cli_get(&a, "json");
+    if (plot != NULL && report_plot_format(plot) < 0) {
+        cli_error("scale", "--plot '%s': the file name must end in .png or .svg", plot);
+        return EXIT_USAGE;
+    }
+    dnp_graph *g = NULL;
+    if ((rc = cli_load_model("scale", a.pos[0], &a, &g)) != 0)
+        return rc;
+    double devices[MAX_SIZES], step_s[MAX_SIZES], thr[MAX_SIZES], eff[MAX_SIZES];
+    double mem[MAX_SIZES], exposed[MAX_SIZES];
+    long long batch[MAX_SIZES];
+    for (int i = 0; i < n && rc == 0; i++) {
+        char spec_text[160];
+        snprintf(spec_text, sizeof spec_text, "%lldx%s", sizes[i], node);
+        dnp_cluster cl;
+        if ((rc = cli_load_cluster("scale", spec_text, &cl)) != 0)
+            break;
+        devices[i] = (double)dnp_cluster_devices(&cl);
+        batch[i] = per_dev * (long long)devices[i];
+        opt.batch = batch[i];
+        dnp_plan *p = NULL;
+        dnp_error err = {0};
+        if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK) {
+            cli_error("scale", "%s: %s", spec_text, err.msg);
+            rc = cli_exit_for(err.status);
+            break;
+        }
+        dnp_plan_summary sum;
+        dnp_plan_get_summary(p, &sum);
+        dnp_plan_free(p);
+        step_s[i] = sum.step_time_s;
+        exposed[i] = sum.exposed_comm_s;
+        mem[i] = sum.mem_bytes_max;
+        thr[i] = (double)batch[i] / sum.step_time_s;
+        eff[i] = (thr[i] / devices[i]) / (thr[0] / devices[0]);
+    }
+    if (rc == 0 && plot != NULL) {
+        dnp_error err = {0};
+        dnp_status st =
+            report_plot_scale(plot, dnp_graph_name(g), node, n, devices, thr, eff, &err);
+        if (st != DNP_OK)
+            cli_error("scale", "%s", err.msg);
+        rc = cli_exit_for(st);
+    }
+    if (rc == 0 && json != NULL) {
+        json_t *rows = json_array();
+        for (int i = 0; i < n; i++)
+            json_array_append_new(
+                rows, json_pack("{s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f}", "nodes",
+                                (json_int_t)sizes[i], "devices", (json_int_t)devices[i], "batch",
+                                (json_int_t)batch[i], "step_time_s", step_s[i],
+                                "exposed_comm_s", exposed[i], "throughput_per_s", thr[i],
+                                "scaling_efficiency", eff[i], "mem_peak_bytes", mem[i]));
+        rc = cli_write_json("scale", json,
+                            json_pack("{s:s,s:s,s:s,s:I,s:o}", "model", dnp_graph_name(g), "node",
+                                      node, "search", dnp_scheme_name(opt.scheme),
+                                      "batch_per_device", (json_int_t)per_dev, "rows", rows));
+    }
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
+        printf("model %s on %s nodes, %lld samples per device, search %s, precision %s\n\n",
+               dnp_graph_name(g), node, per_dev, dnp_scheme_name(opt.scheme),
+               dnp_precision_name(opt.precision));
+        printf("%6s %8s %10s %12s %13s %16s %11s\n", "nodes", "devices", "batch", "step time",
+               "exposed comm", "throughput /s", "efficiency");
+        for (int i = 0; i < n; i++) {
+            char t1[32], t2[32];
+            cli_fmt_time(step_s[i], t1, sizeof t1);
+            cli_fmt_time(exposed[i], t2, sizeof t2);
+            printf("%6lld %8.0f %10lld %12s %13s %16.0f %10.1f%%\n", sizes[i], devices[i],
+                   batch[i], t1, t2, thr[i], 100.0 * eff[i]);
+        }
+    }
+    dnp_graph_free(g);
+    return rc;
+}

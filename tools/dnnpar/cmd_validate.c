@@ -1,0 +1,113 @@
+/* cmd_validate.c - `dnnpar validate FILE.csv`: predicted against measured
+ * step times of published runs (docs/validation.md). */
+#include "cli.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char help[] =
+    "usage: dnnpar validate FILE.csv [--no-calibrate] [--json FILE]\n"
+    "\n"
+    "Predict the measured training runs in FILE.csv (columns id, stack, role,\n"
+    "model, cluster, batch, precision, search, measured_step_s, source) with the\n"
+    "default performance model.  For each stack, device type and precision the\n"
+    "compute efficiency is fitted on that stack's `calibrate` rows only; the\n"
+    "`validate` rows are then predicted and summarised: mean absolute percentage\n"
+    "error, largest absolute error and Spearman's rank correlation.\n"
+    "\n"
+    "  --no-calibrate  use the preset default efficiencies for every row\n"
+    "  --json FILE     rows and summary as JSON (- for standard output)\n"
+    "\n"
+    "examples:\n"
+    "  dnnpar validate ../shared/data/validation/resnet50.csv\n"
+    "  dnnpar validate runs.csv --no-calibrate --json -\n";
+
+static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+static json_t *to_json(const dnp_validation *v)
+{
+    json_t *rows = json_array(), *fits = json_array();
+    for (int i = 0; i < v->n_rows; i++) {
+        const dnp_validation_row *r = &v->rows[i];
+        json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:f,s:o,s:o,s:b}", "id", r->id, "role", r->role,
+                              "stack", r->stack, "predicted_step_s",
+                              num_or_null(r->predicted_step_s), "measured_step_s",
+                              r->measured_step_s, "error_pct", num_or_null(r->error_pct),
+                              "compute_eff", r->compute_eff > 0 ? json_real(r->compute_eff)
+                                                                : json_string("preset default"),
+                              "calibrated", r->calibrated);
+        if (r->note[0])
+            json_object_set_new(o, "note", json_string(r->note));
+        json_array_append_new(rows, o);
+    }
+    for (int f = 0; f < v->n_fits; f++) {
+        const dnp_calibration *c = &v->fits[f];
+        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:f,s:i,s:f}", "stack", c->stack,
+                                              "device", c->device, "precision", c->precision,
+                                              "compute_eff", c->compute_eff, "rows", c->n_rows,
+                                              "rms_log_error", c->rms_log_error));
+    }
+    return json_pack("{s:o,s:o,s:{s:i,s:o,s:o,s:o}}", "rows", rows, "calibration", fits,
+                     "validate", "n", v->n_validate, "mape_pct", num_or_null(v->mape_pct),
+                     "max_abs_error_pct", num_or_null(v->max_abs_error_pct), "spearman",
+                     num_or_null(v->spearman));
+}
+
+static void to_text(const dnp_validation *v, int calibrate)
+{
+    if (calibrate) {
+        printf("calibration (compute efficiency fitted on calibrate rows only):\n");
+        if (v->n_fits == 0)
+            printf("  none: no calibrate row could be predicted\n");
+        for (int f = 0; f < v->n_fits; f++) {
+            const dnp_calibration *c = &v->fits[f];
+            printf("  %-24s %-10s %-5s compute_eff %.4f (%d row%s)\n", c->stack, c->device,
+                   c->precision, c->compute_eff, c->n_rows, c->n_rows == 1 ? "" : "s");
+        }
+    } else {
+        printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
+    }
+    printf("\n%-22s %-9s %12s %12s %9s\n", "id", "role", "predicted", "measured", "error");
+    for (int i = 0; i < v->n_rows; i++) {
+        const dnp_validation_row *r = &v->rows[i];
+        char a[32], b[32];
+        cli_fmt_time(r->measured_step_s, b, sizeof b);
+        if (isfinite(r->predicted_step_s)) {
+            cli_fmt_time(r->predicted_step_s, a, sizeof a);
+            printf("%-22s %-9s %12s %12s %+8.1f%%\n", r->id, r->role, a, b, r->error_pct);
+        } else {
+            printf("%-22s %-9s %12s %12s %9s  %s\n", r->id, r->role, "-", b, "-", r->note);
+        }
+    }
+    printf("\nvalidate rows: %d predicted", v->n_validate);
+    if (v->n_validate > 0)
+        printf("; mean absolute error %.1f%%, largest %.1f%%", v->mape_pct, v->max_abs_error_pct);
+    if (isfinite(v->spearman))
+        printf("; Spearman %.3f", v->spearman);
+    printf("\n");
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const char *const valued[] = {"json", NULL};
+    static const char *const flags[] = {"help", "no-calibrate", NULL};
+    cli_spec spec = {valued, flags};
+    cli_args a;
+    int done, rc = cli_begin(argc, argv, &spec, "validate", help, 1, "one FILE.csv", &a, &done);
+    if (rc != 0 || done)
+        return rc;
+    int calibrate = !cli_flag(&a, "no-calibrate");
+    dnp_validation *v = NULL;
+    dnp_error err = {0};
+    if (dnp_validate_csv(a.pos[0], calibrate, &v, &err) != DNP_OK) {
+        cli_error("validate", "%s", err.msg);
+        return cli_exit_for(err.status);
+    }
+    const char *json = cli_get(&a, "json");
+    if (json != NULL)
+        rc = cli_write_json("validate", json, to_json(v));
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0))
+        to_text(v, calibrate);
+    dnp_validation_free(v);
+    return rc;
+}
