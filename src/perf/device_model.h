@@ -14,8 +14,15 @@
 
 #include "dnnpar.h"
 
+/* Model defaults for a device that leaves compute_eff, mem_eff or
+ * kernel_overhead_s at 0; sources in docs/device-model.md ("Defaults"). */
+#define PERF_DEFAULT_COMPUTE_EFF 0.57
+#define PERF_DEFAULT_MEM_EFF (790.0 / 900.0)
+#define PERF_DEFAULT_KERNEL_OVERHEAD_S 4e-6
+
 /* A device's rates at one precision. */
 typedef struct {
+    dnp_precision precision;  /* the precision resolved (never DNP_PREC_DEFAULT) */
     double peak_flops;        /* dense peak FLOP/s for the precision's math */
     double compute_eff;       /* achieved fraction of peak_flops on conv / matmul */
     double vector_flops;      /* peak FLOP/s of non-tensor-core math (element-wise ops) */
@@ -53,17 +60,34 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
 /* What op i keeps on one device at those shares. */
 typedef struct {
     double param_elems;       /* trainable parameters held (weights, bias, norm affine) */
-    double saved_act_bytes;   /* activations kept from forward for backward */
-    double out_act_bytes;     /* the op's output activation */
+    double saved_act_bytes;   /* everything autograd keeps from forward for backward:
+                               * saved_input_bytes + saved_output_bytes + the op's own
+                               * buffers (dropout mask, pooling indices, norm statistics) */
+    double saved_input_bytes; /* of which the op's input activations (all inputs) */
+    double saved_output_bytes;/* of which the op's own output activation */
+    double out_act_bytes;     /* the op's output activation (0 for views: flatten, reshape) */
 } perf_op_mem;
+
+/* saved_input_bytes and saved_output_bytes name tensors that other ops
+ * may save too (a ReLU keeps its output, the next conv keeps the same
+ * tensor as its input; autograd stores it once).  Summing saved_act_bytes
+ * over ops counts such a tensor twice; a caller that wants the exact
+ * footprint counts each op output once if its producer saves its output
+ * or any consumer saves its input, plus the private buffers. */
 
 void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
                      const perf_rates *r, perf_op_mem *out);
 
 /* The optimizer update over `param_elems` parameters: memory-bound
- * traffic (read weights, gradients and state, write weights and state).
- * O(1). */
+ * traffic (read weights, gradients and state, write weights and state,
+ * and the low-precision weight copy under amp) as a fused multi-tensor
+ * update, perf_optimizer_kernels launches.  O(1). */
 double perf_optimizer_time_s(double param_elems, dnp_optimizer o, const perf_rates *r);
+/* Bytes moved per parameter by that update. */
+double perf_optimizer_bytes_per_param(dnp_optimizer o, const perf_rates *r);
+/* Launches of the fused update: one per 320 chunks of 65536 elements
+ * (PyTorch's multi_tensor_apply limits; docs/device-model.md). */
+int perf_optimizer_kernels(double param_elems);
 /* Bytes per parameter held for training: master weight, gradient,
  * optimizer state (and an fp16 weight copy under amp). */
 double perf_bytes_per_param(dnp_optimizer o, const perf_rates *r);

@@ -1,0 +1,498 @@
+/*
+ * device_model.c - roofline time and memory of one op on one device
+ * (docs/device-model.md).
+ *
+ * Every kernel takes
+ *     max(FLOP / rate, bytes / (mem_bw x mem_eff)) + kernel_overhead_s
+ * (the roofline of Williams, Waterman and Patterson, "Roofline: an
+ * insightful visual performance model for multicore architectures",
+ * CACM 52(4), 2009, plus a fixed cost per launch), where rate is
+ * peak x compute_eff for conv / FC / matmul (tensor-core math) and the
+ * vector rate for everything else.  Bytes are DRAM traffic: each kernel
+ * reads its operands and writes its results once (no cache reuse across
+ * kernels, no fusion across ops).  The traffic of every op is tabulated
+ * in docs/device-model.md ("Per-op traffic").
+ */
+#include "perf/device_model.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+/* bytes of an int64 index (PyTorch's embedding indices and max-pooling
+ * indices are torch.long) and of a dropout mask element (torch.bool) */
+#define INDEX_BYTES 8.0
+#define MASK_BYTES 1.0
+/* norm statistics (mean, inverse std) are kept in fp32 */
+#define STAT_BYTES 4.0
+
+/* PyTorch multi_tensor_apply (aten/src/ATen/native/cuda/MultiTensorApply.cuh):
+ * kChunkSize = 65536 elements, at most 320 blocks (one chunk each) per launch. */
+#define MTA_CHUNK_ELEMS 65536.0
+#define MTA_CHUNKS_PER_LAUNCH 320.0
+
+/* ------------------------------------------------------------------ */
+/* Rates                                                                */
+/* ------------------------------------------------------------------ */
+
+/* The precision named by a device's dtype field ("fp32", "fp16",
+ * "bfloat16"/"bf16", "tf32"); fp32 if empty or unknown. */
+static dnp_precision dtype_precision(const char *dtype)
+{
+    if (strcasecmp(dtype, "fp16") == 0)
+        return DNP_PREC_FP16;
+    if (strcasecmp(dtype, "bfloat16") == 0 || strcasecmp(dtype, "bf16") == 0)
+        return DNP_PREC_BF16;
+    if (strcasecmp(dtype, "tf32") == 0)
+        return DNP_PREC_TF32;
+    return DNP_PREC_FP32;
+}
+
+/* The device's own figure for precision p: the per-precision field, or
+ * peak_flops when p is the device's dtype; 0 if neither is known. */
+static double own_peak(const dnp_device_type *d, dnp_precision p)
+{
+    double v = 0.0;
+    switch (p) {
+    case DNP_PREC_FP32: v = d->peak_fp32_flops; break;
+    case DNP_PREC_TF32: v = d->peak_tf32_flops; break;
+    case DNP_PREC_FP16: v = d->peak_fp16_flops; break;
+    case DNP_PREC_BF16: v = d->peak_bf16_flops; break;
+    case DNP_PREC_DEFAULT:
+    case DNP_PREC_AMP:
+    case DNP_PREC_COUNT: break;
+    }
+    if (v > 0.0)
+        return v;
+    return dtype_precision(d->dtype) == p ? d->peak_flops : 0.0;
+}
+
+/* Peak of precision p with the fallbacks of docs/device-model.md:
+ * fp32 -> peak_flops; tf32 -> fp32 (PyTorch runs fp32 math where TF32
+ * tensor cores are missing: "TensorFloat-32 (TF32) on Ampere (and later)
+ * devices", PyTorch CUDA semantics notes); fp16 / amp / bf16 -> fp32
+ * (no 16-bit tensor cores: the math runs at the fp32 rate). */
+static double peak_for(const dnp_device_type *d, dnp_precision p)
+{
+    double v;
+    switch (p) {
+    case DNP_PREC_TF32:
+        v = own_peak(d, DNP_PREC_TF32);
+        break;
+    case DNP_PREC_FP16:
+    case DNP_PREC_AMP:
+        v = own_peak(d, DNP_PREC_FP16);
+        break;
+    case DNP_PREC_BF16:
+        v = own_peak(d, DNP_PREC_BF16);
+        break;
+    default:
+        v = 0.0;
+        break;
+    }
+    if (v > 0.0)
+        return v;
+    v = own_peak(d, DNP_PREC_FP32);
+    return v > 0.0 ? v : d->peak_flops;
+}
+
+void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p == DNP_PREC_DEFAULT || (int)p < 0 || p >= DNP_PREC_COUNT)
+        p = dtype_precision(d->dtype);
+    out->precision = p;
+    out->peak_flops = peak_for(d, p);
+    out->compute_eff = d->compute_eff > 0.0 ? d->compute_eff : PERF_DEFAULT_COMPUTE_EFF;
+    /* Element-wise ops run on the CUDA cores at the fp32 rate (no tensor
+     * cores); they are memory-bound at every precision, so the fp16 vector
+     * rate (2x on Volta/Ampere) would not change their time. */
+    double v = own_peak(d, DNP_PREC_FP32);
+    out->vector_flops = v > 0.0 ? v : d->peak_flops;
+    out->mem_bw_bps = d->mem_bw_bps;
+    out->mem_eff = d->mem_eff > 0.0 ? d->mem_eff : PERF_DEFAULT_MEM_EFF;
+    out->kernel_overhead_s =
+        d->kernel_overhead_s > 0.0 ? d->kernel_overhead_s : PERF_DEFAULT_KERNEL_OVERHEAD_S;
+    switch (p) {
+    case DNP_PREC_FP16:
+    case DNP_PREC_BF16:
+        /* pure 16-bit training: every tensor in 2 bytes */
+        out->act_bytes = out->param_bytes = out->grad_bytes = out->master_bytes = 2;
+        break;
+    case DNP_PREC_AMP:
+        /* torch.cuda.amp: autocast runs conv / matmul in fp16 on an fp16
+         * copy of the weights, so activations and the weights the kernels
+         * read are 2 bytes; the parameters stay fp32 and so do their .grad
+         * and the optimizer state ("Automatic Mixed Precision package",
+         * PyTorch docs: you should not call .half() on the model; backward
+         * ops run in the type autocast chose, gradients land on the fp32
+         * parameters). */
+        out->act_bytes = 2;
+        out->param_bytes = 2;
+        out->grad_bytes = 4;
+        out->master_bytes = 4;
+        break;
+    default:
+        /* fp32 and tf32: TF32 is a math mode, tensors stay fp32 in memory */
+        out->act_bytes = out->param_bytes = out->grad_bytes = out->master_bytes = 4;
+        break;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Op time                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    double s, flop, bytes;
+    int kernels;
+} pass_acc;
+
+/* One kernel: roofline time plus the launch cost.  tensor = 1 for
+ * conv / matmul math (peak x compute_eff), 0 for vector math. */
+static void kernel(pass_acc *a, const perf_rates *r, double flop, double bytes, int tensor)
+{
+    if (flop <= 0.0 && bytes <= 0.0)
+        return;
+    double rate = tensor ? r->peak_flops * r->compute_eff : r->vector_flops;
+    double t_compute_s = rate > 0.0 ? flop / rate : 0.0;
+    double bw_bps = r->mem_bw_bps * r->mem_eff;
+    double t_mem_s = bw_bps > 0.0 ? bytes / bw_bps : 0.0; /* 0 bandwidth = unknown */
+    a->s += (t_compute_s > t_mem_s ? t_compute_s : t_mem_s) + r->kernel_overhead_s;
+    a->flop += flop;
+    a->bytes += bytes;
+    a->kernels++;
+}
+
+/* 1 if every input of op is a graph input: no input gradient is needed
+ * (autograd does not compute gradients for data that does not require
+ * them), so the op's backward (input-gradient) pass costs nothing. */
+static int feeds_on_graph_input_only(const dnp_graph *g, const dnp_op *op)
+{
+    if (op->n_inputs <= 0)
+        return 1;
+    for (int k = 0; k < op->n_inputs; k++)
+        if (dnp_graph_op(g, op->inputs[k])->kind != DNP_OP_INPUT)
+            return 0;
+    return 1;
+}
+
+/* Elements of all inputs of op, per sample. */
+static double inputs_elems_per_sample(const dnp_graph *g, const dnp_op *op)
+{
+    double n = 0.0;
+    for (int k = 0; k < op->n_inputs; k++) {
+        dnp_shape s = dnp_graph_op(g, op->inputs[k])->out;
+        n += (double)s.c * (double)s.h * (double)s.w;
+    }
+    return n;
+}
+
+/* RESHAPE ops imported from operators PyTorch materialises as a copy
+ * (a transposed or padded tensor fed to the next kernel); every other
+ * reshape, slice or flatten is a view. */
+static int reshape_copies(const dnp_op *op)
+{
+    return strcasecmp(op->src_type, "Transpose") == 0 || strcasecmp(op->src_type, "Pad") == 0;
+}
+
+void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
+                      const perf_rates *r, perf_op_time *out)
+{
+    memset(out, 0, sizeof *out);
+    const dnp_op *op = dnp_graph_op(g, i);
+    if (op->kind == DNP_OP_INPUT)
+        return;
+    dnp_op_cost c;
+    dnp_op_cost_get(g, i, batch, &c);
+    const double A = r->act_bytes, P = r->param_bytes, G = r->grad_bytes;
+    const int no_dx = feeds_on_graph_input_only(g, op);
+    pass_acc f = {0}, b = {0}, w = {0};
+
+    /* shares: weighted layers split batch x input x output; all other ops
+     * hold fb of the batch and fo of the channels of every tensor */
+    const double e = fb * fo;
+    const double N = (double)c.out_elems * e;  /* output elements held */
+    const double Nin = (double)c.in_elems * e; /* first-input elements held */
+
+    switch (op->kind) {
+    case DNP_OP_CONV:
+    case DNP_OP_FC: {
+        const double s = fb * fi * fo;
+        const double X = (double)c.in_elems * fb * fi;
+        const double Y = (double)c.out_elems * fb * fo;
+        const double W = (double)c.weight_elems * fi * fo + (double)(c.params - c.weight_elems) * fo;
+        /* forward Y = X (*) W: read X and W, write Y */
+        kernel(&f, r, c.fwd_flop * s, (X + Y) * A + W * P, 1);
+        /* input gradient dX = dY (*) W^T: read dY and W, write dX */
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * s, (Y + X) * A + W * P, 1);
+        /* weight gradient dW = X^T (*) dY: read X and dY, write dW */
+        kernel(&w, r, c.grad_flop * s, (X + Y) * A + W * G, 1);
+        break;
+    }
+    case DNP_OP_MATMUL: {
+        const double in_all = inputs_elems_per_sample(g, op) * (double)batch * e;
+        /* C = A x B: read both operands, write C */
+        kernel(&f, r, c.fwd_flop * e, (in_all + N) * A, 1);
+        if (!no_dx) {
+            /* dA = dC B^T and dB = A^T dC: two products, each reading dC
+             * and the other operand and writing one gradient */
+            kernel(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1);
+            kernel(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1);
+        }
+        break;
+    }
+    case DNP_OP_EMBEDDING: {
+        const double idx = (double)c.in_elems * fb * INDEX_BYTES;
+        const double rows = (double)c.out_elems * fb * fo; /* looked-up elements */
+        const double table = (double)c.weight_elems * fi * fo;
+        /* gather: read the indices and the rows, write the output */
+        kernel(&f, r, c.fwd_flop * fb * fo, idx + rows * (P + A), 0);
+        /* no input gradient (integer indices); the weight gradient is a
+         * dense table (PyTorch embedding_dense_backward): zero it, then
+         * scatter-add dY (read dY and indices, read-modify-write rows) */
+        kernel(&w, r, 0.0, table * G, 0);
+        kernel(&w, r, c.grad_flop * fb * fo, idx + rows * (A + 2.0 * G), 0);
+        break;
+    }
+    case DNP_OP_BATCHNORM:
+        /* training forward, two passes (PyTorch's native CUDA batch norm:
+         * collect statistics, then transform): read X; read X, write Y */
+        kernel(&f, r, 0.5 * c.fwd_flop * e, Nin * A, 0);
+        kernel(&f, r, 0.5 * c.fwd_flop * e, (Nin + N) * A, 0);
+        /* backward: a reduction over dY and X gives dgamma, dbeta and the
+         * sums dX needs (counted as the weight gradient); then dX from dY
+         * and X (the input gradient) */
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (N + 2.0 * Nin) * A, 0);
+        kernel(&w, r, c.grad_flop * e, (N + Nin) * A, 0);
+        break;
+    case DNP_OP_LAYERNORM:
+        /* one kernel per pass: read X, write Y; read dY and X, write dX;
+         * dgamma / dbeta from dY and X (PyTorch's separate gamma-beta
+         * backward kernel) */
+        kernel(&f, r, c.fwd_flop * e, (Nin + N) * A, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (N + 2.0 * Nin) * A, 0);
+        if (op->param_elems > 0)
+            kernel(&w, r, c.grad_flop * e, (N + Nin) * A, 0);
+        break;
+    case DNP_OP_RELU:
+    case DNP_OP_SOFTMAX:
+        /* read X, write Y; backward reads Y and dY, writes dX */
+        kernel(&f, r, c.fwd_flop * e, (Nin + N) * A, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (2.0 * N + Nin) * A, 0);
+        break;
+    case DNP_OP_DROPOUT:
+        /* read X, write Y and the mask; backward reads dY and the mask */
+        kernel(&f, r, c.fwd_flop * e, (Nin + N) * A + N * MASK_BYTES, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (N + Nin) * A + N * MASK_BYTES, 0);
+        break;
+    case DNP_OP_MAXPOOL:
+        /* read X, write Y and the int64 argmax indices; backward reads dY
+         * and the indices, writes dX */
+        kernel(&f, r, c.fwd_flop * e, (Nin + N) * A + N * INDEX_BYTES, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (N + Nin) * A + N * INDEX_BYTES, 0);
+        break;
+    case DNP_OP_AVGPOOL:
+    case DNP_OP_REDUCE:
+        /* read X, write Y; backward spreads dY over dX */
+        kernel(&f, r, c.fwd_flop * e, (Nin + N) * A, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (N + Nin) * A, 0);
+        break;
+    case DNP_OP_LRN:
+        /* fused: read X, write Y and the scale; backward reads X, Y, the
+         * scale and dY, writes dX */
+        kernel(&f, r, c.fwd_flop * e, (Nin + 2.0 * N) * A, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (Nin + 3.0 * N + Nin) * A, 0);
+        break;
+    case DNP_OP_ADD: {
+        const double k = op->n_inputs > 0 ? op->n_inputs : 1;
+        /* read every summand, write the sum */
+        kernel(&f, r, c.fwd_flop * e, (k + 1.0) * N * A, 0);
+        /* dY passes unchanged to every summand; the sum of the gradients
+         * where a summand's producer also fed another branch (the residual
+         * fork) is charged here: read two gradients, write one */
+        if (!no_dx)
+            kernel(&b, r, N, 3.0 * N * A, 0);
+        break;
+    }
+    case DNP_OP_CONCAT:
+        /* copy every input into the output; backward slices dY (views) */
+        kernel(&f, r, 0.0, 2.0 * N * A, 0);
+        break;
+    case DNP_OP_ELTWISE: {
+        const double k = op->n_inputs > 0 ? op->n_inputs : 1;
+        /* read the k operands, write Y; backward reads dY and the operands,
+         * writes a gradient per operand; a scale or bias parameter adds a
+         * reduction of dY (and X) over the batch */
+        kernel(&f, r, c.fwd_flop * e, (k + 1.0) * N * A, 0);
+        if (!no_dx)
+            kernel(&b, r, c.bwd_flop * e, (1.0 + 2.0 * k) * N * A, 0);
+        if (op->param_elems > 0)
+            kernel(&w, r, c.grad_flop * e, 2.0 * N * A, 0);
+        break;
+    }
+    case DNP_OP_RESHAPE:
+        if (reshape_copies(op)) {
+            kernel(&f, r, 0.0, (Nin + N) * A, 0);
+            if (!no_dx)
+                kernel(&b, r, 0.0, (N + Nin) * A, 0);
+        }
+        break;
+    case DNP_OP_FLATTEN:
+    case DNP_OP_INPUT:
+    case DNP_OP_KIND_COUNT:
+        break;
+    }
+
+    out->fwd_s = f.s;
+    out->bwd_s = b.s;
+    out->wgrad_s = w.s;
+    out->fwd_flop = f.flop;
+    out->bwd_flop = b.flop;
+    out->wgrad_flop = w.flop;
+    out->fwd_bytes = f.bytes;
+    out->bwd_bytes = b.bytes;
+    out->wgrad_bytes = w.bytes;
+    out->kernels = f.kernels + b.kernels + w.kernels;
+}
+
+/* ------------------------------------------------------------------ */
+/* Op memory                                                            */
+/* ------------------------------------------------------------------ */
+
+void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
+                     const perf_rates *r, perf_op_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    const dnp_op *op = dnp_graph_op(g, i);
+    dnp_op_cost c;
+    dnp_op_cost_get(g, i, batch, &c);
+    const double A = r->act_bytes;
+    const double e = fb * fo;
+    const double N = (double)c.out_elems * e;
+    const double Nin = (double)c.in_elems * e;
+    double in_b = 0.0, out_b = 0.0, priv_b = 0.0;
+
+    /* What autograd saves (PyTorch tools/autograd/derivatives.yaml: the
+     * tensors each backward formula names). */
+    switch (op->kind) {
+    case DNP_OP_CONV:
+    case DNP_OP_FC:
+        /* weights are parameters; the input is needed for dW */
+        out->param_elems =
+            (double)c.weight_elems * fi * fo + (double)(c.params - c.weight_elems) * fo;
+        in_b = (double)c.in_elems * fb * fi * A;
+        break;
+    case DNP_OP_EMBEDDING:
+        out->param_elems = (double)c.weight_elems * fi * fo;
+        priv_b = (double)c.in_elems * fb * INDEX_BYTES; /* the indices */
+        break;
+    case DNP_OP_MATMUL:
+        in_b = inputs_elems_per_sample(g, op) * (double)batch * e * A; /* both operands */
+        break;
+    case DNP_OP_BATCHNORM:
+        out->param_elems = (double)c.params * fo;
+        in_b = Nin * A;                                      /* input */
+        priv_b = 2.0 * (double)op->out.c * fo * STAT_BYTES;  /* save_mean, save_invstd */
+        break;
+    case DNP_OP_LAYERNORM:
+        out->param_elems = (double)c.params * fo;
+        in_b = Nin * A;
+        /* mean and rstd per normalised row (c features each) */
+        priv_b = op->out.c > 0 ? 2.0 * N / (double)op->out.c * STAT_BYTES : 0.0;
+        break;
+    case DNP_OP_RELU:
+    case DNP_OP_SOFTMAX:
+        out_b = N * A; /* backward needs only the output */
+        break;
+    case DNP_OP_DROPOUT:
+        priv_b = N * MASK_BYTES;
+        break;
+    case DNP_OP_MAXPOOL:
+        in_b = Nin * A; /* max_pool2d_with_indices_backward(grad, self, ..., indices) */
+        priv_b = N * INDEX_BYTES;
+        break;
+    case DNP_OP_AVGPOOL:
+        in_b = Nin * A; /* avg_pool2d_backward(grad, self, ...) keeps self */
+        break;
+    case DNP_OP_LRN:
+        in_b = Nin * A;
+        priv_b = N * A; /* the scale */
+        break;
+    case DNP_OP_ELTWISE:
+        out->param_elems = (double)c.params * fo;
+        in_b = inputs_elems_per_sample(g, op) * (double)batch * e * A;
+        break;
+    case DNP_OP_ADD:
+    case DNP_OP_CONCAT:
+    case DNP_OP_REDUCE:
+    case DNP_OP_FLATTEN:
+    case DNP_OP_RESHAPE:
+    case DNP_OP_INPUT:
+    case DNP_OP_KIND_COUNT:
+        break; /* only shapes */
+    }
+    out->saved_input_bytes = in_b;
+    out->saved_output_bytes = out_b;
+    out->saved_act_bytes = in_b + out_b + priv_b;
+    int view = op->kind == DNP_OP_FLATTEN || (op->kind == DNP_OP_RESHAPE && !reshape_copies(op));
+    out->out_act_bytes = view ? 0.0 : N * A;
+}
+
+/* ------------------------------------------------------------------ */
+/* Optimizer                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Optimizer state tensors per parameter: momentum buffer; Adam's first
+ * and second moments (PyTorch torch.optim.SGD / Adam). */
+static double state_tensors(dnp_optimizer o)
+{
+    switch (o) {
+    case DNP_OPTIM_MOMENTUM: return 1.0;
+    case DNP_OPTIM_ADAM: return 2.0;
+    case DNP_OPTIM_SGD:
+    case DNP_OPTIM_COUNT: break;
+    }
+    return 0.0;
+}
+
+double perf_optimizer_bytes_per_param(dnp_optimizer o, const perf_rates *r)
+{
+    /* read and write the master weight, read the gradient, read and write
+     * each state tensor (kept at master precision), and under amp write
+     * the low-precision copy the next forward reads */
+    double copy = r->param_bytes < r->master_bytes ? r->param_bytes : 0.0;
+    return 2.0 * r->master_bytes + r->grad_bytes + 2.0 * state_tensors(o) * r->master_bytes + copy;
+}
+
+int perf_optimizer_kernels(double param_elems)
+{
+    if (param_elems <= 0.0)
+        return 0;
+    return (int)ceil(param_elems / (MTA_CHUNK_ELEMS * MTA_CHUNKS_PER_LAUNCH));
+}
+
+double perf_optimizer_time_s(double param_elems, dnp_optimizer o, const perf_rates *r)
+{
+    if (param_elems <= 0.0)
+        return 0.0;
+    double bw_bps = r->mem_bw_bps * r->mem_eff;
+    double bytes = param_elems * perf_optimizer_bytes_per_param(o, r);
+    double t_mem_s = bw_bps > 0.0 ? bytes / bw_bps : 0.0;
+    return t_mem_s + perf_optimizer_kernels(param_elems) * r->kernel_overhead_s;
+}
+
+double perf_bytes_per_param(dnp_optimizer o, const perf_rates *r)
+{
+    /* master weight + gradient + state, and the fp16 copy under amp */
+    double copy = r->param_bytes < r->master_bytes ? r->param_bytes : 0.0;
+    return r->master_bytes + r->grad_bytes + state_tensors(o) * r->master_bytes + copy;
+}
