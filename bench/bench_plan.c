@@ -93,7 +93,7 @@ int main(void)
         half.flops = 420e12;
         half.bw_bps = 2e9;
         root.child[0] = root.child[1] = &half;
-        level_ctx lc = {&pg, &root, {0, 2}, 0};
+        level_ctx lc = {&pg, &root, {.bytes_per_elem = 2, .paper = 1}, 0};
         double *nc = malloc((size_t)V * 3 * sizeof *nc);
         double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
         unsigned char *allowed = malloc((size_t)V);

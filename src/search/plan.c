@@ -114,6 +114,7 @@ static void tnode_free(tnode *n)
     free(n->t_s);
     free(n->tc_s);
     free(n->recv_bytes);
+    free(n->rate);
     free(n);
 }
 
@@ -168,6 +169,38 @@ static int split_crosses_nodes(const dnp_cluster *cl, const tnode *n)
     return types != 1 || per_node <= 1 || n->n_dev > per_node;
 }
 
+/* Default model: cache at node n the link tier its halves are joined by
+ * (the slowest device type's inter-node link when the split crosses nodes,
+ * else the node's intra link) and each planned node's work rate of the
+ * group (its devices' roofline rates summed).  0 on allocation failure. */
+static int tnode_prepare(tnode *n, const cost_units *u, int V)
+{
+    if (u->paper)
+        return 1;
+    const dnp_cluster *cl = u->cl;
+    n->rate = calloc((size_t)(V > 0 ? V : 1), sizeof *n->rate);
+    if (n->rate == NULL)
+        return 0;
+    for (int v = 0; v < V; v++)
+        for (int k = 0; k < cl->n_types; k++)
+            n->rate[v] +=
+                (double)n->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
+    int cross = split_crosses_nodes(cl, n);
+    n->split_bw_bps = INFINITY;
+    n->split_lat_s = 0.0;
+    for (int k = 0; k < cl->n_types; k++) {
+        if (n->counts[k] == 0)
+            continue;
+        const dnp_device_type *d = &cl->types[k];
+        double b = cross ? (d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps)
+                         : (d->intra_bw_bps > 0.0 ? d->intra_bw_bps : d->net_bw_bps);
+        double l = cross ? d->inter_lat_s : d->intra_lat_s;
+        n->split_bw_bps = b < n->split_bw_bps ? b : n->split_bw_bps;
+        n->split_lat_s = l > n->split_lat_s ? l : n->split_lat_s;
+    }
+    return 1;
+}
+
 /* Default model, per-level view: what one device of half g moves when the
  * half as a whole fetches `elems` across the split of group n: its share
  * of them (the half's devices fetch in parallel) on the link tier the
@@ -176,20 +209,7 @@ static double tier_comm_s(const cost_units *u, const tnode *n, const tnode *g, d
 {
     if (!(elems > 0.0))
         return 0.0;
-    const dnp_cluster *cl = u->cl;
-    double bw = INFINITY, lat = 0.0;
-    int cross = split_crosses_nodes(cl, n);
-    for (int k = 0; k < cl->n_types; k++) {
-        if (n->counts[k] == 0)
-            continue;
-        const dnp_device_type *d = &cl->types[k];
-        double b = cross ? (d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps)
-                         : (d->intra_bw_bps > 0.0 ? d->intra_bw_bps : d->net_bw_bps);
-        double l = cross ? d->inter_lat_s : d->intra_lat_s;
-        bw = b < bw ? b : bw;
-        lat = l > lat ? l : lat;
-    }
-    return lat + elems * (double)u->bytes_per_elem / (double)g->n_dev / bw;
+    return n->split_lat_s + elems * (double)u->bytes_per_elem / (double)g->n_dev / n->split_bw_bps;
 }
 
 static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
@@ -214,10 +234,8 @@ static double node_share(const pgraph *pg, const tnode *n, int v)
 static double roofline_group_s(const cost_units *u, const pgraph *pg, const tnode *n, int v,
                                double share, const tnode *g)
 {
-    double rate = 0.0;
-    for (int k = 0; k < u->cl->n_types; k++)
-        rate += (double)g->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
-    return rate > 0.0 ? share * node_share(pg, n, v) / rate : 0.0;
+    (void)u;
+    return g->rate[v] > 0.0 ? share * node_share(pg, n, v) / g->rate[v] : 0.0;
 }
 
 static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g, int v)
@@ -514,6 +532,11 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     }
     n->child[0] = tnode_new(bd->cl, ca, n->depth + 1, V);
     n->child[1] = identical ? n->child[0] : tnode_new(bd->cl, cb, n->depth + 1, V);
+    if ((n->child[0] && !tnode_prepare(n->child[0], &bd->units, V)) ||
+        (n->child[1] && !identical && !tnode_prepare(n->child[1], &bd->units, V))) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
+        return DNP_ERR_NOMEM;
+    }
     n->shared = identical;
     if (n->types == NULL)
         n->types = malloc((size_t)V * sizeof *n->types);
@@ -882,7 +905,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
             goto fail;
     }
     p->root = tnode_new(c, c->counts, 0, V);
-    if (p->root == NULL)
+    if (p->root == NULL || !tnode_prepare(p->root, &p->units, V))
         goto fail;
     for (int v = 0; v < V; v++)
         p->root->fb[v] = p->root->fi[v] = p->root->fo[v] = 1.0;

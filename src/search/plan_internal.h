@@ -33,6 +33,9 @@ typedef struct tnode {
     double *recv_bytes;  /* bytes fetched along that path */
     double mem_bytes;    /* max per-device footprint in the subtree */
     double mem_cap_at_max;
+    /* default model, cached when the node is made (plan.c: tnode_prepare) */
+    double *rate;        /* per search-graph node: work per second of the group */
+    double split_bw_bps, split_lat_s; /* the link tier its two halves are joined by */
 } tnode;
 
 /* Cost scales: seconds normally; in reference mode element counts.  With

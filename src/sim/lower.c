@@ -201,6 +201,7 @@ typedef struct {
     int *pending;       /* per class: the last exchange the next compute task waits for */
     int *tmp_streams, *tmp_deps;
     double *dur;        /* per class scratch */
+    double *kept;       /* per class and op: bytes of the op's output kept for backward */
     int no_overlap;
     dnp_optimizer optimizer;
 } lowerer;
@@ -424,13 +425,28 @@ static dnp_status lower_all(lowerer *L)
             perf_op_mem m;
             perf_op_mem_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &m);
             cls->param_elems += m.param_elems;
-            cls->act_bytes += m.saved_act_bytes;
+            /* Each tensor once (autograd stores a tensor saved by its
+             * producer and its consumers once): the op's private buffers
+             * now, its output and inputs as the largest any op keeps. */
+            cls->act_bytes += m.saved_act_bytes - m.saved_input_bytes - m.saved_output_bytes;
+            double *kept = &L->kept[(size_t)c * (size_t)n_ops];
+            kept[i] = m.saved_output_bytes > kept[i] ? m.saved_output_bytes : kept[i];
+            const dnp_op *op = dnp_graph_op(L->g, i);
+            for (int k = 0; k < op->n_inputs; k++) {
+                double share = m.saved_input_bytes / op->n_inputs;
+                int j = op->inputs[k];
+                if (j >= 0 && j < n_ops && share > kept[j])
+                    kept[j] = share;
+            }
             if (t.fwd_s > 0.0)
                 add_compute(L, c, t.fwd_s, i, PH_FWD);
         }
         if (v >= 0)
             node_exchanges(L, v, 0, 0);
     }
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < n_ops; i++)
+            r->classes[c].act_bytes += L->kept[(size_t)c * (size_t)n_ops + (size_t)i];
     /* Backward, in reverse order; gradients go to buckets as produced
      * (PyTorch DDP: buckets in reverse order of the parameters). */
     for (int i = n_ops - 1; i >= 0; i--) {
@@ -644,11 +660,12 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.tmp_streams = malloc((size_t)C * sizeof *L.tmp_streams);
     L.tmp_deps = malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = calloc((size_t)C, sizeof *L.dur);
+    L.kept = calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
     r.op_names = calloc((size_t)(n_ops + 1), sizeof *r.op_names);
     r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
     r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
-        !L.tmp_deps || !L.dur || !r.op_names || !r.node_compute_s || !r.node_comm_s)
+        !L.tmp_deps || !L.dur || !L.kept || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
     r.n_ops = n_ops;
     for (int i = 0; i < n_ops; i++) {
@@ -683,6 +700,7 @@ done:
     free(L.tmp_streams);
     free(L.tmp_deps);
     free(L.dur);
+    free(L.kept);
     return st;
 }
 

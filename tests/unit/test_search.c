@@ -347,3 +347,62 @@ TEST(search_zoo_accpar_never_below_baselines)
         dnp_graph_free(g);
     }
 }
+
+/* Issue 9, item 1: AccPar is never slower than dp, owt or hypar, whose
+ * assignments its space contains, under both cost models, on clusters of
+ * every shape (counts that are not powers of two, two and three device
+ * types), at the first and the deepest --levels, at batch 32 and 512.  The
+ * regression it guards: the allowed-types set of the levels below --levels
+ * leaked into the top split (bench/sweep.c runs every level). */
+TEST(search_accpar_never_below_baselines_sweep)
+{
+    static const char *const models[] = {"lenet", "alexnet", "vgg11", "resnet18"};
+    static const char *const specs[] = {"3xtpu-v3", "5xtpu-v3", "6xtpu-v3", "10xtpu-v3",
+                                        "12xtpu-v3", "24xtpu-v3", "8xtpu-v3",
+                                        "3xtpu-v2+5xtpu-v3",
+                                        "2xtpu-v2+2xtpu-v3+4x1080ti"};
+    int cases = 0, slower = 0;
+    for (int m = 0; m < 4; m++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(dnp_zoo_build(models[m], &g, &err) == DNP_OK);
+        for (int c = 0; c < (int)(sizeof specs / sizeof specs[0]); c++) {
+            dnp_cluster cl;
+            CHECK(dnp_cluster_parse(specs[c], &cl, &err) == DNP_OK);
+            int maxl = dnp_cluster_max_levels(&cl);
+            for (int cm = 0; cm < DNP_COST_COUNT; cm++)
+                for (int li = 0; li < 2; li++)
+                    for (int bi = 0; bi < 2; bi++) {
+                        double t[DNP_SCHEME_COUNT];
+                        for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+                            dnp_plan_options o = {.scheme = (dnp_scheme)s,
+                                                  .batch = bi ? 512 : 32,
+                                                  .levels = li ? maxl : 1,
+                                                  .cost_model = (dnp_cost_model)cm,
+                                                  .keep_over_memory = 1};
+                            dnp_plan *p = NULL;
+                            t[s] = NAN;
+                            if (dnp_plan_run(g, &cl, &o, &p, &err) == DNP_OK) {
+                                dnp_plan_summary su;
+                                dnp_plan_get_summary(p, &su);
+                                t[s] = su.step_time_s;
+                            }
+                            dnp_plan_free(p);
+                        }
+                        cases++;
+                        for (int s = 0; s < DNP_SCHEME_ACCPAR; s++)
+                            if (!(t[DNP_SCHEME_ACCPAR] <= t[s] * (1.0 + 1e-9))) {
+                                slower++;
+                                printf("  %s on %s, %s, levels %d, batch %d: accpar %.6g s, "
+                                       "%s %.6g s\n",
+                                       models[m], specs[c], dnp_cost_model_name((dnp_cost_model)cm),
+                                       li ? maxl : 1, bi ? 512 : 32, t[DNP_SCHEME_ACCPAR],
+                                       dnp_scheme_name((dnp_scheme)s), t[s]);
+                            }
+                    }
+        }
+        dnp_graph_free(g);
+    }
+    CHECK_EQ_INT(slower, 0);
+    CHECK_EQ_INT(cases, 4 * 9 * 2 * 2 * 2);
+}
