@@ -3,13 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
-for src in bench/*.c; do
+for src in bench/bench_*.c; do
     exe=build/bench/$(basename "${src%.c}")
     ${CC:-cc} -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
         -Wall -Wextra -Werror "$src" build/libdnnpar.a $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lprotobuf-c -lm -o "$exe"
     echo "== $exe"
     "$exe"
 done
+echo "== plan time against the commit before the default model"
+bash bench/plan_vs_base.sh
 echo "== reproduce accpar (whole Figs. 5-8), median of 11 runs"
 for i in $(seq 11); do
     s=$(date +%s.%N); ./build/dnnpar reproduce accpar > /dev/null; e=$(date +%s.%N)

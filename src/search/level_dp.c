@@ -188,32 +188,48 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
             next[i] = INFINITY;
             sp->back[i] = -1;
         }
+        /* C's assignments in increasing index order (v's state is the most
+         * significant digit): an odometer over the frontier's digits for
+         * each allowed state of v, so disallowed states and unreachable
+         * frontier entries cost nothing.  Same order as a plain scan, so the
+         * same ties win. */
         int digit[MAX_FRONTIER + 1];
-        for (long idx = 0; idx < size_c; idx++) {
-            long r = idx;
-            for (int j = 0; j < sp->n_c; j++) {
-                digit[j] = (int)(r % 3);
-                r /= 3;
-            }
-            int tv = digit[n_f];
-            double prev = table[idx % size_f];
-            if (!((lp->allowed[v] >> tv) & 1) || prev == INFINITY)
+        int in_pos[64], n_in = pg->in_start[v + 1] - pg->in_start[v];
+        int few_inputs = n_in <= 64;
+        for (int k = 0; few_inputs && k < n_in; k++)
+            in_pos[k] = pos[pg->edges[pg->in_start[v] + k].u];
+        for (int tv = 0; tv < 3; tv++) {
+            if (!((lp->allowed[v] >> tv) & 1))
                 continue;
-            /* Eq. 9: c(L_i+1, t) = min_tt c(L_i, tt) + E_cp(t) + E_cm(tt, t) */
-            double val = prev;
-            for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
-                int tu = digit[pos[pg->edges[e].u]];
-                val += lp->edge_cost[e * 9 + tu * 3 + tv];
-            }
-            double total = lp->node_cost[v * 3 + tv] + val;
-            long nidx = 0;
-            for (int k = n_next - 1; k >= 0; k--)
-                nidx = nidx * 3 + digit[keep[k]];
-            if (total < next[nidx]) {
-                next[nidx] = total;
-                sp->back[nidx] = (int)idx;
+            for (int j = 0; j < n_f; j++)
+                digit[j] = 0;
+            digit[n_f] = tv;
+            const double node_c = lp->node_cost[v * 3 + tv];
+            for (long rest = 0; rest < size_f; rest++) {
+                if (rest > 0)
+                    for (int j = 0; ++digit[j] == 3; j++)
+                        digit[j] = 0;
+                double prev = table[rest];
+                if (prev == INFINITY)
+                    continue;
+                /* Eq. 9: c(L_i+1, t) = min_tt c(L_i, tt) + E_cp(t) + E_cm(tt, t) */
+                double val = prev;
+                for (int k = 0; k < n_in; k++) {
+                    int e = pg->in_start[v] + k;
+                    int tu = digit[few_inputs ? in_pos[k] : pos[pg->edges[e].u]];
+                    val += lp->edge_cost[e * 9 + tu * 3 + tv];
+                }
+                double total = node_c + val;
+                long nidx = 0;
+                for (int k = n_next - 1; k >= 0; k--)
+                    nidx = nidx * 3 + digit[keep[k]];
+                if (total < next[nidx]) {
+                    next[nidx] = total;
+                    sp->back[nidx] = (int)((long)tv * size_f + rest);
+                }
             }
         }
+        (void)size_c;
         for (int j = 0; j < sp->n_c; j++)
             pos[sp->c[j]] = -1;
         for (int k = 0; k < n_next; k++)

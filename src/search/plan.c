@@ -286,20 +286,36 @@ static double node_flop(const pgraph *pg, const tnode *n, int v)
     return pg->nodes[v].flop * n->fb[v] * n->fi[v] * n->fo[v];
 }
 
+/* level_costs for the allowed states only (others are left unset; the DP
+ * never reads them); allowed == NULL: every state. */
+static void level_costs_masked(const level_ctx *lc, double alpha, const unsigned char *allowed,
+                               double *node_cost, double *edge_cost);
+
 void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *edge_cost)
+{
+    level_costs_masked(lc, alpha, NULL, node_cost, edge_cost);
+}
+
+static void level_costs_masked(const level_ctx *lc, double alpha, const unsigned char *allowed,
+                               double *node_cost, double *edge_cost)
 {
     const pgraph *pg = lc->pg;
     const tnode *n = lc->n;
     double share[2] = {alpha, 1.0 - alpha};
+    /* Identical halves (alpha is then 1/2) cost the same: one group will do. */
+    const int n_groups = n->child[0] == n->child[1] ? 1 : 2;
     for (int v = 0; v < pg->n_nodes; v++) {
-        double flop = node_flop(pg, n, v);
+        double flop = node_flop(pg, n, v), comp[2];
+        for (int g = 0; g < n_groups; g++)
+            comp[g] = compute_cost(lc, share[g], flop, n->child[g], v);
         for (int t = 0; t < 3; t++) {
+            if (allowed != NULL && !((allowed[v] >> t) & 1))
+                continue;
             double ie = intra_elems(pg, n, v, t), worst = 0.0;
-            for (int g = 0; g < 2; g++) {
-                const tnode *c = n->child[g];
+            for (int g = 0; g < n_groups; g++) {
                 /* Eq. 8 + Table 4 through Eq. 7, for each group; the
                  * slower group sets the layer's time. */
-                double x = compute_cost(lc, share[g], flop, c, v) + comm_cost(lc, ie, c);
+                double x = comp[g] + comm_cost(lc, ie, n->child[g]);
                 worst = x > worst ? x : worst;
             }
             node_cost[v * 3 + t] = worst;
@@ -311,8 +327,11 @@ void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *e
         double A = edge_elems(pg, n, e);
         for (int tu = 0; tu < 3; tu++)
             for (int tv = 0; tv < 3; tv++) {
+                if (allowed != NULL &&
+                    (!((allowed[pe->u] >> tu) & 1) || !((allowed[pe->v] >> tv) & 1)))
+                    continue;
                 double worst = 0.0;
-                for (int g = 0; g < 2; g++) {
+                for (int g = 0; g < n_groups; g++) {
                     /* Table 5 for group g. */
                     double x = comm_cost(lc, accpar_inter_elems(wu, tu, wv, tv, A, alpha, g),
                                          n->child[g]);
@@ -411,8 +430,24 @@ static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowe
 static dnp_status solve_at(level_work *w, const unsigned char *allowed, double alpha,
                            double *obj, dnp_error *err)
 {
-    level_costs(&w->lc, alpha, w->node_cost, w->edge_cost);
+    level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
     level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
+    /* One allowed state per node (data parallelism, OWT): nothing to search. */
+    int forced = 1;
+    for (int v = 0; v < w->lc.pg->n_nodes && forced; v++)
+        forced = allowed[v] == 1 || allowed[v] == 2 || allowed[v] == 4;
+    if (forced) {
+        const pgraph *pg = w->lc.pg;
+        double sum = 0.0;
+        for (int v = 0; v < pg->n_nodes; v++) {
+            w->types[v] = allowed[v] == 1 ? 0 : allowed[v] == 2 ? 1 : 2;
+            sum += w->node_cost[v * 3 + w->types[v]];
+        }
+        for (int e = 0; e < pg->n_edges; e++)
+            sum += w->edge_cost[e * 9 + w->types[pg->edges[e].u] * 3 + w->types[pg->edges[e].v]];
+        *obj = sum;
+        return DNP_OK;
+    }
     if (!w->approximate)
         return level_dp_solve(&lp, w->types, obj, err);
     const pgraph *pg = w->lc.pg;
@@ -805,6 +840,37 @@ static int cluster_bytes_per_elem(const dnp_cluster *c)
     return b > 0 ? b : 4;
 }
 
+/* The step of a decided plan: under the paper's accounting the analytical
+ * evaluation replayed by the simulator, under the default model the
+ * simulated step (the search's per-level view is not needed any more). */
+static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                              dnp_error *err)
+{
+    if (p->units.paper) {
+        evaluate(&p->pg, &p->units, p->root);
+        return p->units.reference_mode ? DNP_OK : lower_paper(p, &p->paper_sim, err);
+    }
+    dnp_status st = lower_simulate(p, g, opt, &p->sim, err);
+    p->has_sim = st == DNP_OK;
+    return st;
+}
+
+/* 1 if two decided trees (planned on the same graph and cluster) make the
+ * same decisions everywhere: same ratios and types at every node. */
+static int same_tree(const tnode *a, const tnode *b, int V)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if ((a->child[0] == NULL) != (b->child[0] == NULL) || a->shared != b->shared)
+        return 0;
+    if (a->child[0] == NULL)
+        return 1;
+    if (a->alpha != b->alpha || memcmp(a->types, b->types, (size_t)V * sizeof *a->types) != 0)
+        return 0;
+    return same_tree(a->child[0], b->child[0], V) &&
+           (a->shared || same_tree(a->child[1], b->child[1], V));
+}
+
 /* Default model: each planned node's roofline time (whole batch, all its
  * ops' three passes) on one device of each type, as rates for the search's
  * per-level view. */
@@ -840,8 +906,11 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
     return DNP_OK;
 }
 
+/* Plan (search, or take `given`) and, unless `defer_sim`, simulate the step
+ * (finish_plan does it later). */
 static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                           const dnp_strategy *given, dnp_plan **out, dnp_error *err)
+                           const dnp_strategy *given, int defer_sim, dnp_plan **out,
+                           dnp_error *err)
 {
     dnp_status st = DNP_ERR_NOMEM;
     builder bd = {0};
@@ -934,14 +1003,8 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
     if ((st = build(&bd, p->root, 0, err)) != DNP_OK)
         goto fail;
-    evaluate(&p->pg, &p->units, p->root);
-    if (!p->units.paper) {
-        if ((st = lower_simulate(p, g, opt, &p->sim, err)) != DNP_OK)
-            goto fail;
-        p->has_sim = 1;
-    } else if (!p->units.reference_mode && (st = lower_paper(p, &p->paper_sim, err)) != DNP_OK) {
+    if (!defer_sim && (st = finish_plan(p, g, opt, err)) != DNP_OK)
         goto fail;
-    }
     p->search_time_s = now_s() - t0;
     *out = p;
     p = NULL;
@@ -994,8 +1057,20 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         dnp_plan_options o = *opt;
         o.scheme = (dnp_scheme)scheme;
         dnp_plan *p = NULL;
-        if ((st = plan_run(g, c, &o, NULL, &p, err)) != DNP_OK)
+        if ((st = plan_run(g, c, &o, NULL, best != NULL, &p, err)) != DNP_OK)
             break;
+        if (best != NULL) {
+            /* A baseline that decided exactly what the incumbent did is the
+             * same plan: no need to simulate it. */
+            if (same_tree(p->root, best->root, p->pg.n_nodes)) {
+                dnp_plan_free(p);
+                continue;
+            }
+            if ((st = finish_plan(p, g, &o, err)) != DNP_OK) {
+                dnp_plan_free(p);
+                break;
+            }
+        }
         p->opt.scheme = opt->scheme;
         double m = plan_mem_bytes(p);
         min_mem = m < min_mem ? m : min_mem;
@@ -1033,7 +1108,7 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err)
 {
-    return plan_run(g, c, opt, s, out, err);
+    return plan_run(g, c, opt, s, 0, out, err);
 }
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)

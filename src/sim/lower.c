@@ -313,19 +313,27 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                 if (cls->depth <= k)
                     continue;
                 const tnode *n = cls->path[k];
-                dnp_comm_group grp;
-                pair_group(L->cl, cls->type, n, &grp);
+                /* Batch-split everywhere (Type-I, batch joins): nothing moves
+                 * here (Table 5: batch -> batch is free; Type-I's sum is the
+                 * gradient all-reduce). */
+                int all_batch = n->types[v] == 0;
+                for (int e = pg->in_start[v]; all_batch && edges && e < pg->in_start[v + 1]; e++)
+                    all_batch = n->types[pg->edges[e].u] == 0;
+                if (all_batch)
+                    continue;
                 double bytes = 0.0;
-                if (edges) {
+                if (edges)
                     for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
                         bytes += edge_bytes(L, c, k, e, dir);
-                    /* Each device fetches its missing part from its counterpart. */
-                    L->dur[c] = coll_s(DNP_COLL_P2P, &grp, bytes);
-                } else {
+                else
                     bytes = intra_bytes(L, c, v, n->types[v], dir);
-                    /* Partial sums of the two halves: an all-reduce of the pair. */
-                    L->dur[c] = coll_s(DNP_COLL_ALLREDUCE, &grp, bytes);
-                }
+                if (!(bytes > 0.0))
+                    continue;
+                dnp_comm_group grp;
+                pair_group(L->cl, cls->type, n, &grp);
+                /* Layout change: each device fetches its missing part from its
+                 * counterpart.  Partial sums: an all-reduce of the pair. */
+                L->dur[c] = coll_s(edges ? DNP_COLL_P2P : DNP_COLL_ALLREDUCE, &grp, bytes);
                 r->classes[c].recv_bytes += bytes;
             }
             add_exchange(L, c0, k, pg->nodes[v].op, dir == 0 ? PH_XCHG_FWD : PH_XCHG_BWD);
