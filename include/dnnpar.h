@@ -579,7 +579,7 @@ typedef struct {
     double measured_step_s;
     double predicted_step_s;  /* NAN if the row could not be predicted */
     double error_pct;         /* 100 (predicted - measured) / measured */
-    double compute_eff;       /* efficiency used: fitted, or the preset default (0) */
+    double compute_eff;       /* efficiency used: fitted, else the device's or the model default */
     int calibrated;           /* 1: compute_eff was fitted on this stack's calibrate rows */
     char note[600];           /* why a row was skipped, or "" */
 } dnp_validation_row;

@@ -8,6 +8,7 @@
  * `validate` are then predicted with that fit and never influence it.
  */
 #include "dnnpar.h"
+#include "perf/device_model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -203,7 +204,7 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     int scheme = dnp_scheme_from_name(r->search);
     int prec = dnp_precision_from_name(r->precision);
     if (scheme < 0) {
-        snprintf(r->note, sizeof r->note, "search '%s' is not supported", r->search);
+        snprintf(r->note, sizeof r->note, "search '%s' is not supported (known: dp, owt, hypar, accpar)", r->search);
         return;
     }
     if (prec < 0) {
@@ -408,7 +409,9 @@ dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **ou
         if (calibrate && !r->calibrated)
             snprintf(r->note, sizeof r->note, "no calibrate row for stack %s, %s, %s: preset "
                      "default efficiency", r->stack, row_device(&rs[i]), r->precision);
-        r->compute_eff = eff;
+        /* the efficiency in force: fitted, else the device's own, else the model's */
+        double own = rs[i].cl.n_types > 0 ? rs[i].cl.types[0].compute_eff : 0.0;
+        r->compute_eff = eff > 0.0 ? eff : own > 0.0 ? own : PERF_DEFAULT_COMPUTE_EFF;
         r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), eff, r->note, sizeof r->note);
         r->error_pct = 100.0 * (r->predicted_step_s - r->measured_step_s) / r->measured_step_s;
         if (strcmp(r->role, "validate") == 0 && isfinite(r->error_pct)) {

@@ -1092,8 +1092,8 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         dnp_cluster_format(c, cl, sizeof cl);
         dnp_error_set(err, DNP_ERR_INPUT,
                       "no %s plan of %s at batch %lld fits in %.3g GB per device on %s: the "
-                      "smallest needs %.3g GB (give --memory-limit, more devices or a smaller "
-                      "batch)",
+                      "smallest needs %.3g GB (a larger memory limit, more devices or a smaller "
+                      "batch would do)",
                       dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
                       best->sim.mem_capacity_bytes / 1e9, cl, min_mem / 1e9);
         dnp_plan_free(best);

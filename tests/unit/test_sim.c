@@ -224,3 +224,62 @@ TEST(sim_trace_deterministic)
     dnp_plan_free(q);
     dnp_graph_free(g);
 }
+
+/* dnnpar validate on a hand-made CSV: the calibrate row is matched exactly
+ * by the fitted efficiency, validate rows of that stack use it, a stack
+ * without calibrate rows keeps the preset default, a row dnnpar cannot run
+ * is kept with a note, and the summary is computed over validate rows. */
+TEST(validate_calibrates_on_calibrate_rows_only)
+{
+    char path[512];
+    snprintf(path, sizeof path, "tests/data/validate_custom.csv");
+    dnp_validation *v = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_validate_csv(path, 1, &v, &err), DNP_OK);
+    if (v == NULL) {
+        printf("  %s\n", err.msg);
+        return;
+    }
+    CHECK_EQ_INT(v->n_rows, 5);
+    CHECK_EQ_INT(v->n_fits, 1);
+    CHECK_STR(v->fits[0].stack, "stackA");
+    CHECK_EQ_INT(v->fits[0].n_rows, 1);
+    CHECK(v->fits[0].compute_eff > 0.02 && v->fits[0].compute_eff < 1.0);
+    /* one calibrate row: predicted equals measured */
+    CHECK_NEAR(v->rows[0].predicted_step_s, 0.150, 1e-6, 0);
+    CHECK_EQ_INT(v->rows[1].calibrated, 1);
+    CHECK_NEAR(v->rows[1].compute_eff, v->fits[0].compute_eff, 0, 0);
+    CHECK_EQ_INT(v->rows[3].calibrated, 0);
+    CHECK(strstr(v->rows[3].note, "no calibrate row") != NULL);
+    CHECK(isnan(v->rows[4].predicted_step_s) && v->rows[4].note[0] != '\0');
+    /* summary over the three predicted validate rows */
+    CHECK_EQ_INT(v->n_validate, 3);
+    double sum = 0.0, mx = 0.0;
+    for (int i = 1; i <= 3; i++) {
+        double e = 100.0 * (v->rows[i].predicted_step_s - v->rows[i].measured_step_s) /
+                   v->rows[i].measured_step_s;
+        CHECK_NEAR(v->rows[i].error_pct, e, 1e-12, 1e-12);
+        sum += fabs(e);
+        mx = fabs(e) > mx ? fabs(e) : mx;
+    }
+    CHECK_NEAR(v->mape_pct, sum / 3.0, 1e-12, 0);
+    CHECK_NEAR(v->max_abs_error_pct, mx, 1e-12, 0);
+    CHECK(v->spearman >= -1.0 && v->spearman <= 1.0);
+    dnp_validation_free(v);
+    /* without calibration every row uses the preset default */
+    CHECK_EQ_INT(dnp_validate_csv(path, 0, &v, &err), DNP_OK);
+    if (v != NULL) {
+        CHECK_EQ_INT(v->n_fits, 0);
+        CHECK_EQ_INT(v->rows[0].calibrated, 0);
+        dnp_validation_free(v);
+    }
+}
+
+TEST(validate_bad_csv)
+{
+    dnp_validation *v = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_validate_csv("tests/data/no-such.csv", 1, &v, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "no-such.csv") != NULL);
+    CHECK(v == NULL);
+}

@@ -33,8 +33,7 @@ static json_t *to_json(const dnp_validation *v)
                               "stack", r->stack, "predicted_step_s",
                               num_or_null(r->predicted_step_s), "measured_step_s",
                               r->measured_step_s, "error_pct", num_or_null(r->error_pct),
-                              "compute_eff", r->compute_eff > 0 ? json_real(r->compute_eff)
-                                                                : json_string("preset default"),
+                              "compute_eff", num_or_null(r->compute_eff),
                               "calibrated", r->calibrated);
         if (r->note[0])
             json_object_set_new(o, "note", json_string(r->note));

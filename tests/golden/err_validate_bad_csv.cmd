@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate_bad_header.csv; echo "exit $?"
