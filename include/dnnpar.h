@@ -333,12 +333,31 @@ const dnp_device_type *dnp_device_preset_at(int i);
 /* Source of the preset's figures, one line. */
 const char *dnp_device_preset_source(int i);
 
-/* Parse a cluster spec such as "128xtpu-v2+128xtpu-v3", "8xtpu-v3" or
+/* Node presets ("dgx1", "dgx-a100", "tpu-v3-32", ...): a device preset's
+ * figures with the node fields filled (name = the device's name, node =
+ * the node's name, devices_per_node, link tiers).  Same contracts as the
+ * device preset functions: lookup case-insensitive, *out written only on
+ * success, DNP_ERR_INPUT naming the known nodes if unknown; _at and
+ * _source return NULL out of range.  Figures and sources in docs/cluster.md. */
+int dnp_node_preset_count(void);
+const dnp_device_type *dnp_node_preset_at(int i);
+const char *dnp_node_preset_source(int i);
+dnp_status dnp_node_preset(const char *name, dnp_device_type *out, dnp_error *err);
+
+/* "none", "switch", "ring", "torus2d" ("?" out of range) and back (-1 if unknown). */
+const char *dnp_link_topo_name(dnp_link_topo t);
+int dnp_link_topo_from_name(const char *s);
+
+/* Parse a cluster spec such as "128xtpu-v2+128xtpu-v3", "8xtpu-v3",
+ * "2xdgx-a100+2xdgx1" (counts of nodes: 16 a100 and 16 v100 devices) or
  * "4xcustom(name=g,tflops=100,mem_gb=32,membw_gbps=900,net_gbps=100,dtype=fp16)".
- * Grammar and units in docs/cluster.md; the canonical form always
- * writes the count ("1xtpu-v3").  O(length). */
+ * Counts in the result are always devices.  Types are told apart by device
+ * and node name: "1xdgx1+2xv100" has two v100 types.  Grammar and units in
+ * docs/cluster.md; the canonical form always writes the count ("1xtpu-v3")
+ * and writes node presets in node form ("2xdgx-a100").  O(length). */
 dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);
-/* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3". */
+/* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3"; parsing it
+ * gives back *c exactly, every field. */
 void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
 

@@ -33,6 +33,8 @@
 #define GB_TO_BYTES 1e9             /* GB (decimal) -> bytes */
 #define GBYTES_PS_TO_BPS 1e9        /* GB/s -> bytes/s */
 #define GBITS_PS_TO_BPS 1.25e8      /* Gb/s -> bytes/s (1e9 / 8, exact) */
+#define US_TO_S 1e-6                /* microseconds -> seconds */
+#define PER_NODE_MAX 65536          /* devices per node */
 
 /* How much of the user's text is echoed into one error line. */
 #define ECHO_SPEC_CHARS 80
@@ -43,24 +45,178 @@ typedef struct {
     const char *source;
 } preset_entry;
 
+/* Link latencies (per message), NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc,
+ * ncclTunerConstantsDefaults.hwLatencies[link][Ring][Simple] in microseconds:
+ * NVLINK 3.4, PCI 5.7, NET 14.0.  Ring / Simple is the algorithm and
+ * protocol NCCL uses for large messages.  Google publishes no ICI or DCN
+ * latency for TPU v3; the NVLINK and NET figures stand in for them
+ * (docs/cluster.md says so). */
+#define NCCL_NVLINK_LAT_S (3.4 * US_TO_S)
+#define NCCL_PCI_LAT_S (5.7 * US_TO_S)
+#define NCCL_NET_LAT_S (14.0 * US_TO_S)
+
+/* Bare device: one per node, every transfer on the inter tier at the
+ * device's network bandwidth. */
+#define BARE(net_bps, lat_s)                                                                  \
+    .node = "", .devices_per_node = 1, .intra_topo = DNP_TOPO_NONE, .intra_bw_bps = 0,       \
+    .intra_lat_s = 0, .inter_bw_bps = (net_bps), .inter_lat_s = (lat_s)
+
+/* Device figures (everything but the node and link tiers).  Every figure
+ * has its source in the preset's source line and in docs/cluster.md. */
+
+/* AccPar (Song et al., HPCA 2020) Table 7 and section 6.1 (boards). */
+#define DEV_TPU_V2                                                                            \
+    .name = "tpu-v2", .peak_flops = 180e12, .mem_bytes = 64e9, .mem_bw_bps = 2400e9,         \
+    .net_bw_bps = 8 * GBITS_PS_TO_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",             \
+    .peak_bf16_flops = 180e12
+#define DEV_TPU_V3                                                                            \
+    .name = "tpu-v3", .peak_flops = 420e12, .mem_bytes = 128e9, .mem_bw_bps = 4800e9,        \
+    .net_bw_bps = 16 * GBITS_PS_TO_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",            \
+    .peak_bf16_flops = 420e12
+/* Google Cloud "TPU v3" system architecture (cloud.google.com/tpu/docs/v3):
+ * 123 TFLOP/s bf16 per chip, 32 GiB HBM2, 900 GBps.  Network: data-centre
+ * network (DCN) "typically around 2.5e10 bytes / second per host"
+ * (Austin et al., "How to Scale Your Model", Google DeepMind 2025, part 2
+ * "TPUs"; not published per TPU generation) over the 4 chips of a v3 host
+ * (a v3-8 is one host with 4 chips of 2 TensorCores) = 6.25e9 B/s per chip. */
+#define TPU_V3_DCN_PER_CHIP_BPS (2.5e10 / 4)
+#define DEV_TPU_V3_CHIP                                                                       \
+    .name = "tpu-v3-chip", .peak_flops = 123e12, .mem_bytes = 32.0 * 1073741824.0,           \
+    .mem_bw_bps = 900e9, .net_bw_bps = TPU_V3_DCN_PER_CHIP_BPS, .bytes_per_elem = 2,         \
+    .dtype = "bfloat16", .peak_bf16_flops = 123e12
+/* NVIDIA Tesla V100 GPU datasheet, V100 SXM2 (NVLink) 16 GB: 15.7 TFLOP/s
+ * fp32, 125 TFLOP/s tensor (fp16), 900 GB/s HBM2, NVLink 300 GB/s total. */
+#define DEV_V100                                                                              \
+    .name = "v100", .peak_flops = 125e12, .mem_bytes = 16e9, .mem_bw_bps = 900e9,            \
+    .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16", .peak_fp32_flops = 15.7e12,   \
+    .peak_fp16_flops = 125e12
+/* The V100 SXM3 32 GB (450 W) of the DGX-2H: NVIDIA DGX-2H datasheet,
+ * 2.1 PFLOP/s tensor for 16 GPUs = 131.25 TFLOP/s per GPU; 32 GB HBM2;
+ * 900 GB/s and 15.7 TFLOP/s fp32 from the V100 datasheet (NVIDIA does not
+ * publish the fp32 peak of the 450 W part; 15.7 is the SXM2 figure). */
+#define DEV_V100_SXM3                                                                         \
+    .name = "v100-sxm3-32g", .peak_flops = 2.1e15 / 16, .mem_bytes = 32e9,                   \
+    .mem_bw_bps = 900e9, .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16",          \
+    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16
+/* NVIDIA A100 Tensor Core GPU datasheet, A100 SXM4: 19.5 TFLOP/s fp32,
+ * 156 tf32, 312 fp16 and bf16 (dense); 40 GB HBM2 1555 GB/s, 80 GB HBM2e
+ * 2039 GB/s; NVLink 600 GB/s total. */
+#define DEV_A100_COMPUTE                                                                      \
+    .peak_flops = 312e12, .net_bw_bps = 600e9, .bytes_per_elem = 2, .dtype = "bfloat16",    \
+    .peak_fp32_flops = 19.5e12, .peak_tf32_flops = 156e12, .peak_fp16_flops = 312e12,        \
+    .peak_bf16_flops = 312e12
+#define DEV_A100 .name = "a100", .mem_bytes = 40e9, .mem_bw_bps = 1555e9, DEV_A100_COMPUTE
+#define DEV_A100_80G                                                                          \
+    .name = "a100-80g", .mem_bytes = 80e9, .mem_bw_bps = 2039e9, DEV_A100_COMPUTE
+/* NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 80 GB HBM3, 3.35 TB/s,
+ * NVLink 900 GB/s) and the NVIDIA H100 Tensor Core GPU Architecture
+ * whitepaper (H100 SXM5 dense peaks: 66.9 TFLOP/s fp32, 494.7 tf32,
+ * 989.4 fp16 and bf16; the datasheet's tensor figures are with sparsity). */
+#define DEV_H100                                                                              \
+    .name = "h100", .peak_flops = 989.4e12, .mem_bytes = 80e9, .mem_bw_bps = 3350e9,         \
+    .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
+    .peak_fp32_flops = 66.9e12, .peak_tf32_flops = 494.7e12, .peak_fp16_flops = 989.4e12,    \
+    .peak_bf16_flops = 989.4e12
+/* NVIDIA GeForce GTX 1080 Ti specifications. */
+#define DEV_1080TI                                                                            \
+    .name = "1080ti", .peak_flops = 11.34e12, .mem_bytes = 11e9, .mem_bw_bps = 484e9,        \
+    .net_bw_bps = 15.75e9, .bytes_per_elem = 4, .dtype = "fp32", .peak_fp32_flops = 11.34e12
+
 static const preset_entry k_presets[] = {
-    {{"tpu-v2", 180e12, 64e9, 2400e9, 8 * GBITS_PS_TO_BPS, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
+    {{DEV_TPU_V2, BARE(8 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},
      "AccPar (Song et al., HPCA 2020) Table 7 and section 6.1: 180 TFLOP/s, 64 GB HBM, "
-     "2400 GB/s, network 8 Gb/s per accelerator, bfloat16"},
-    {{"tpu-v3", 420e12, 128e9, 4800e9, 16 * GBITS_PS_TO_BPS, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
+     "2400 GB/s, network 8 Gb/s per accelerator, bfloat16; latency: NCCL tuning.cc NET "
+     "(stand-in, unpublished for TPU)"},
+    {{DEV_TPU_V3, BARE(16 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},
      "AccPar (Song et al., HPCA 2020) Table 7 and section 6.1: 420 TFLOP/s, 128 GB HBM, "
-     "4800 GB/s (assumed by the paper), network 16 Gb/s per accelerator, bfloat16"},
-    {{"v100", 125e12, 32e9, 900e9, 300e9, 2, "fp16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
-     "NVIDIA Tesla V100 SXM2 32GB datasheet: 125 TFLOP/s fp16 tensor, 32 GB HBM2, "
-     "900 GB/s, NVLink 300 GB/s total, fp16"},
-    {{"a100", 312e12, 40e9, 1555e9, 600e9, 2, "bfloat16", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
-     "NVIDIA A100 SXM4 40GB datasheet: 312 TFLOP/s bf16 tensor (dense), 40 GB HBM2, "
-     "1555 GB/s, NVLink 600 GB/s total, bfloat16"},
-    {{"1080ti", 11.34e12, 11e9, 484e9, 15.75e9, 4, "fp32", 0, 0, 0, 0, 0, 0, 0, "", 1, DNP_TOPO_NONE, 0, 0, 0, 0},
+     "4800 GB/s (assumed by the paper), network 16 Gb/s per accelerator, bfloat16; latency: "
+     "NCCL tuning.cc NET (stand-in, unpublished for TPU)"},
+    {{DEV_TPU_V3_CHIP, BARE(TPU_V3_DCN_PER_CHIP_BPS, NCCL_NET_LAT_S)},
+     "Google Cloud TPU v3 system architecture: 123 TFLOP/s bf16 per chip, 32 GiB HBM2, "
+     "900 GBps; DCN ~2.5e10 B/s per host of 4 chips (How to Scale Your Model, part 2); "
+     "latency: NCCL tuning.cc NET (stand-in)"},
+    {{DEV_V100, BARE(300e9, NCCL_NVLINK_LAT_S)},
+     "NVIDIA Tesla V100 datasheet, V100 SXM2 16GB: 15.7 TFLOP/s fp32, 125 fp16 tensor, "
+     "16 GB HBM2, 900 GB/s, NVLink 300 GB/s total; latency: NCCL tuning.cc NVLINK"},
+    {{DEV_V100_SXM3, BARE(300e9, NCCL_NVLINK_LAT_S)},
+     "NVIDIA DGX-2H datasheet: 2.1 PFLOP/s tensor / 16 GPUs = 131.25 TFLOP/s fp16, 32 GB "
+     "HBM2; V100 datasheet: 900 GB/s, 15.7 TFLOP/s fp32 (450 W part unpublished), NVLink "
+     "300 GB/s total"},
+    {{DEV_A100, BARE(600e9, NCCL_NVLINK_LAT_S)},
+     "NVIDIA A100 datasheet, SXM4 40GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
+     "40 GB HBM2, 1555 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
+    {{DEV_A100_80G, BARE(600e9, NCCL_NVLINK_LAT_S)},
+     "NVIDIA A100 datasheet, SXM4 80GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
+     "80 GB HBM2e, 2039 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
+    {{DEV_H100, BARE(900e9, NCCL_NVLINK_LAT_S)},
+     "NVIDIA H100 datasheet (SXM: 80 GB HBM3, 3.35 TB/s, NVLink 900 GB/s total) and H100 "
+     "architecture whitepaper (dense SXM5: 66.9 TFLOP/s fp32, 494.7 tf32, 989.4 fp16/bf16)"},
+    {{DEV_1080TI, BARE(15.75e9, NCCL_PCI_LAT_S)},
      "NVIDIA GeForce GTX 1080 Ti specifications: 11.34 TFLOP/s fp32 (boost), 11 GB GDDR5X, "
-     "484 GB/s, PCIe 3.0 x16 15.75 GB/s, fp32"},
+     "484 GB/s, PCIe 3.0 x16 15.75 GB/s, fp32; latency: NCCL tuning.cc PCI"},
 };
 
+/* Node presets: a device preset's figures with the node's link tiers.
+ * Bandwidths per device and one direction; NIC bandwidth is the node's
+ * compute NICs divided over its devices. */
+#define NODE(node_name, n, topo, intra_bps, intra_s, inter_bps, inter_s)                      \
+    .node = node_name, .devices_per_node = (n), .intra_topo = (topo),                        \
+    .intra_bw_bps = (intra_bps), .intra_lat_s = (intra_s), .inter_bw_bps = (inter_bps),      \
+    .inter_lat_s = (inter_s)
+
+/* NVLink 2: 25 GB/s per link and direction, 6 links per V100 (NVIDIA DGX-1
+ * with Tesla V100 System Architecture white paper). */
+#define NVLINK2_V100_BPS (6 * 25e9)
+/* NVLink 3: 12 links, 300 GB/s per direction per A100 (A100 datasheet
+ * 600 GB/s total; DGX A100 user guide / HGX A100 blog). */
+#define NVLINK3_A100_BPS 300e9
+/* NVLink 4: 900 GB/s total, 450 GB/s per direction per H100 (DGX H100
+ * datasheet 7.2 TB/s bidirectional for 8 GPUs). */
+#define NVLINK4_H100_BPS 450e9
+/* TPU v3 ICI: 1e11 B/s per link and direction ("How to Scale Your Model",
+ * part 2, ICI table), 4 links per chip in the 2-D torus (Google Cloud TPU v3:
+ * "Interconnect topology: 2D torus"). */
+#define TPU_V3_ICI_BPS (4 * 1e11)
+#define TPU_V3_SLICE(cores, chips)                                                            \
+    {{DEV_TPU_V3_CHIP, NODE("tpu-v3-" #cores, chips, DNP_TOPO_TORUS2D, TPU_V3_ICI_BPS,         \
+                            NCCL_NVLINK_LAT_S, TPU_V3_DCN_PER_CHIP_BPS, NCCL_NET_LAT_S)},      \
+     "Google Cloud TPU v3: v3-" #cores " = " #cores " TensorCores = " #chips " chips on a "       \
+     "2-D torus; ICI 4 x 1e11 B/s per chip (How to Scale Your Model); DCN 2.5e10 B/s per "     \
+     "host of 4 chips; latencies: NCCL NVLINK / NET as stand-ins (unpublished)"}
+
+static const preset_entry k_nodes[] = {
+    {{DEV_V100, NODE("dgx1", 8, DNP_TOPO_RING, NVLINK2_V100_BPS, NCCL_NVLINK_LAT_S,
+                     4 * 100 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
+     "NVIDIA DGX-1 with Tesla V100 System Architecture white paper: 8 x V100 in a hybrid "
+     "cube-mesh of NVLink 2 (6 links x 25 GB/s per direction), 4 x 100 Gb/s EDR InfiniBand; "
+     "latencies: NCCL tuning.cc NVLINK / NET"},
+    {{DEV_V100_SXM3, NODE("dgx2h", 16, DNP_TOPO_SWITCH, NVLINK2_V100_BPS, NCCL_NVLINK_LAT_S,
+                          8 * 100 * GBITS_PS_TO_BPS / 16, NCCL_NET_LAT_S)},
+     "NVIDIA DGX-2H datasheet: 16 x V100 32GB (450 W) on NVSwitch (6 NVLink 2 x 25 GB/s per "
+     "direction per GPU), 8 x 100 Gb/s InfiniBand; latencies: NCCL tuning.cc NVLINK / NET"},
+    {{DEV_A100, NODE("dgx-a100", 8, DNP_TOPO_SWITCH, NVLINK3_A100_BPS, NCCL_NVLINK_LAT_S,
+                     8 * 200 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
+     "NVIDIA DGX A100 datasheet: 8 x A100 40GB on 6 NVSwitches (12 NVLink 3, 300 GB/s per "
+     "direction per GPU), 8 x 200 Gb/s HDR InfiniBand for compute; latencies: NCCL NVLINK / NET"},
+    {{DEV_A100_80G, NODE("dgx-a100-80g", 8, DNP_TOPO_SWITCH, NVLINK3_A100_BPS,
+                         NCCL_NVLINK_LAT_S, 8 * 200 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
+     "NVIDIA DGX A100 datasheet (640 GB system): 8 x A100 80GB on NVSwitch (300 GB/s per "
+     "direction per GPU), 8 x 200 Gb/s HDR InfiniBand for compute; latencies: NCCL NVLINK / NET"},
+    {{DEV_H100, NODE("dgx-h100", 8, DNP_TOPO_SWITCH, NVLINK4_H100_BPS, NCCL_NVLINK_LAT_S,
+                     8 * 400 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
+     "NVIDIA DGX H100 datasheet: 8 x H100 SXM on 4 NVSwitches (NVLink 4, 900 GB/s total = "
+     "450 GB/s per direction per GPU), 8 x 400 Gb/s ConnectX-7 NDR; latencies: NCCL NVLINK / NET"},
+    TPU_V3_SLICE(8, 4),
+    TPU_V3_SLICE(32, 16),
+    TPU_V3_SLICE(64, 32),
+    TPU_V3_SLICE(128, 64),
+    TPU_V3_SLICE(256, 128),
+    TPU_V3_SLICE(512, 256),
+    TPU_V3_SLICE(1024, 512),
+    TPU_V3_SLICE(2048, 1024),
+};
+
+#define N_NODES ((int)(sizeof k_nodes / sizeof k_nodes[0]))
 #define N_PRESETS ((int)(sizeof k_presets / sizeof k_presets[0]))
 
 /* ------------------------------------------------------------------ */
@@ -119,22 +275,62 @@ static int name_ieq(const char *a, const char *b, size_t cap)
     return 1;
 }
 
-/* 1 if two device types have the same figures (the name is not compared). */
+/* 1 if two device types have the same figures and node fields (the
+ * device name is not compared; node names ignoring case). */
 static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
 {
     return a->peak_flops == b->peak_flops && a->mem_bytes == b->mem_bytes &&
            a->mem_bw_bps == b->mem_bw_bps && a->net_bw_bps == b->net_bw_bps &&
            a->bytes_per_elem == b->bytes_per_elem &&
-           strncmp(a->dtype, b->dtype, sizeof a->dtype) == 0;
+           strncmp(a->dtype, b->dtype, sizeof a->dtype) == 0 &&
+           a->peak_fp32_flops == b->peak_fp32_flops && a->peak_tf32_flops == b->peak_tf32_flops &&
+           a->peak_fp16_flops == b->peak_fp16_flops && a->peak_bf16_flops == b->peak_bf16_flops &&
+           a->compute_eff == b->compute_eff && a->mem_eff == b->mem_eff &&
+           a->kernel_overhead_s == b->kernel_overhead_s &&
+           name_ieq(a->node, b->node, sizeof a->node) &&
+           a->devices_per_node == b->devices_per_node && a->intra_topo == b->intra_topo &&
+           a->intra_bw_bps == b->intra_bw_bps && a->intra_lat_s == b->intra_lat_s &&
+           a->inter_bw_bps == b->inter_bw_bps && a->inter_lat_s == b->inter_lat_s;
 }
 
-/* Index of the preset called s[0..len) (any case), or -1. */
+/* 1 if a and b are the same type: same device name and node name (any case). */
+static int same_identity(const dnp_device_type *a, const dnp_device_type *b)
+{
+    return name_ieq(a->name, b->name, sizeof a->name) && name_ieq(a->node, b->node, sizeof a->node);
+}
+
+/* Index of the device preset called s[0..len) (any case), or -1. */
 static int preset_find(const char *s, size_t len)
 {
     for (int i = 0; i < N_PRESETS; i++)
         if (span_ieq(s, len, k_presets[i].dev.name))
             return i;
     return -1;
+}
+
+/* Index of the node preset called s[0..len) (any case), or -1. */
+static int node_find(const char *s, size_t len)
+{
+    for (int i = 0; i < N_NODES; i++)
+        if (span_ieq(s, len, k_nodes[i].dev.node))
+            return i;
+    return -1;
+}
+
+/* Index of the node preset whose figures and names equal *d, or -1. */
+static int node_matching(const dnp_device_type *d)
+{
+    for (int i = 0; i < N_NODES; i++)
+        if (same_identity(d, &k_nodes[i].dev) && same_figures(d, &k_nodes[i].dev))
+            return i;
+    return -1;
+}
+
+/* Index of the bare device preset equal to *d (name and every figure), or -1. */
+static int preset_matching(const dnp_device_type *d)
+{
+    int i = preset_find(d->name, bounded_len(d->name, sizeof d->name));
+    return i >= 0 && same_figures(d, &k_presets[i].dev) ? i : -1;
 }
 
 /* Printable, bounded copy of s[0..len) for an error message: bytes outside
@@ -171,18 +367,20 @@ static void quote_span(char *out, size_t n, const char *s, size_t len, size_t ma
     out[o] = '\0';
 }
 
-/* "tpu-v2, tpu-v3, ..., custom(...)" */
-static void known_devices(char *out, size_t n)
+/* Names of the presets, ", "-separated: device presets (which = 0) or node
+ * presets (which = 1), written to out[n] (truncated if short). */
+static void known_names(char *out, size_t n, int which)
 {
     size_t o = 0;
     out[0] = '\0';
-    for (int i = 0; i < N_PRESETS; i++) {
-        int w = snprintf(out + o, n - o, "%s, ", k_presets[i].dev.name);
+    int count = which ? N_NODES : N_PRESETS;
+    for (int i = 0; i < count; i++) {
+        const char *name = which ? k_nodes[i].dev.node : k_presets[i].dev.name;
+        int w = snprintf(out + o, n - o, "%s%s", i ? ", " : "", name);
         if (w < 0 || (size_t)w >= n - o)
             return;
         o += (size_t)w;
     }
-    snprintf(out + o, n - o, "custom(...)");
 }
 
 /* ------------------------------------------------------------------ */
@@ -199,9 +397,9 @@ dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *
     size_t len = strlen(name);
     int i = preset_find(name, len);
     if (i < 0) {
-        char q[ECHO_TOKEN_CHARS * 4 + 8], known[160];
+        char q[ECHO_TOKEN_CHARS * 4 + 8], known[256];
         quote_span(q, sizeof q, name, len, ECHO_TOKEN_CHARS);
-        known_devices(known, sizeof known);
+        known_names(known, sizeof known, 0);
         dnp_error_set(err, DNP_ERR_INPUT, "unknown device preset '%s' (known: %s)", q, known);
         return DNP_ERR_INPUT;
     }
@@ -222,6 +420,60 @@ const dnp_device_type *dnp_device_preset_at(int i)
 const char *dnp_device_preset_source(int i)
 {
     return (i >= 0 && i < N_PRESETS) ? k_presets[i].source : NULL;
+}
+
+/* Copy node preset `name` (any case) into *out; DNP_ERR_INPUT if unknown. */
+dnp_status dnp_node_preset(const char *name, dnp_device_type *out, dnp_error *err)
+{
+    if (name == NULL || out == NULL) {
+        dnp_error_set(err, DNP_ERR_INPUT, "node preset: no name given");
+        return DNP_ERR_INPUT;
+    }
+    size_t len = strlen(name);
+    int i = node_find(name, len);
+    if (i < 0) {
+        char q[ECHO_TOKEN_CHARS * 4 + 8], known[256];
+        quote_span(q, sizeof q, name, len, ECHO_TOKEN_CHARS);
+        known_names(known, sizeof known, 1);
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown node preset '%s' (known: %s)", q, known);
+        return DNP_ERR_INPUT;
+    }
+    *out = k_nodes[i].dev;
+    return DNP_OK;
+}
+
+/* Number of node presets. */
+int dnp_node_preset_count(void) { return N_NODES; }
+
+/* Node preset i in table order, or NULL if i is out of range. */
+const dnp_device_type *dnp_node_preset_at(int i)
+{
+    return (i >= 0 && i < N_NODES) ? &k_nodes[i].dev : NULL;
+}
+
+/* One-line source of node preset i's figures, or NULL if out of range. */
+const char *dnp_node_preset_source(int i)
+{
+    return (i >= 0 && i < N_NODES) ? k_nodes[i].source : NULL;
+}
+
+static const char *const k_topo_names[] = {"none", "switch", "ring", "torus2d"};
+
+/* "none", "switch", "ring", "torus2d"; "?" if out of range. */
+const char *dnp_link_topo_name(dnp_link_topo t)
+{
+    return ((int)t >= 0 && (int)t < 4) ? k_topo_names[t] : "?";
+}
+
+/* The topology called s (any case), or -1. */
+int dnp_link_topo_from_name(const char *s)
+{
+    if (s == NULL)
+        return -1;
+    for (int i = 0; i < 4; i++)
+        if (span_ieq(s, strlen(s), k_topo_names[i]))
+            return i;
+    return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -290,12 +542,39 @@ static size_t some_token_end(const parser *p, size_t from)
     return e > from ? e : (from < p->len ? from + 1 : from);
 }
 
-enum { KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE, KEY_COUNT };
+enum {
+    KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE,
+    KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US,
+    KEY_NODE, KEY_PER_NODE, KEY_TOPO, KEY_INTRA_GBPS, KEY_INTRA_LAT_US, KEY_INTER_GBPS,
+    KEY_INTER_LAT_US, KEY_COUNT
+};
 
-static const char *const k_keys[KEY_COUNT] = {"name",       "tflops",   "mem_gb",
-                                              "membw_gbps", "net_gbps", "dtype"};
+static const char *const k_keys[KEY_COUNT] = {
+    "name",        "tflops",      "mem_gb",      "membw_gbps",  "net_gbps",
+    "dtype",       "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
+    "compute_eff", "mem_eff",     "kernel_us",   "node",        "per_node",
+    "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us"};
 
-#define KNOWN_KEYS " (known: name, tflops, mem_gb, membw_gbps, net_gbps, dtype)"
+/* Spec unit -> SI factor of the numeric keys (0: not a plain number). */
+static const double k_key_factor[KEY_COUNT] = {
+    [KEY_TFLOPS] = TFLOPS_TO_FLOPS,     [KEY_MEM_GB] = GB_TO_BYTES,
+    [KEY_MEMBW_GBPS] = GBYTES_PS_TO_BPS, [KEY_NET_GBPS] = GBITS_PS_TO_BPS,
+    [KEY_FP32] = TFLOPS_TO_FLOPS,       [KEY_TF32] = TFLOPS_TO_FLOPS,
+    [KEY_FP16] = TFLOPS_TO_FLOPS,       [KEY_BF16] = TFLOPS_TO_FLOPS,
+    [KEY_COMPUTE_EFF] = 1.0,            [KEY_MEM_EFF] = 1.0,
+    [KEY_KERNEL_US] = US_TO_S,          [KEY_INTRA_GBPS] = GBYTES_PS_TO_BPS,
+    [KEY_INTRA_LAT_US] = US_TO_S,       [KEY_INTER_GBPS] = GBITS_PS_TO_BPS,
+    [KEY_INTER_LAT_US] = US_TO_S};
+
+/* " (known: name, tflops, ...)" */
+static void known_keys(char *out, size_t n)
+{
+    size_t o = (size_t)snprintf(out, n, " (known: ");
+    for (int k = 0; k < KEY_COUNT && o < n; k++)
+        o += (size_t)snprintf(out + o, n - o, "%s%s", k ? ", " : "", k_keys[k]);
+    if (o < n)
+        snprintf(out + o, n - o, ")");
+}
 
 /* Parse the number s[from..to) for key `key`: decimal digits, '.', 'e',
  * sign; finite and > 0; value * factor must stay finite.  Returns 0 on
@@ -342,15 +621,57 @@ static int parse_number(const parser *p, size_t from, size_t to, const char *key
     return 1;
 }
 
+/* 1 if s[from..to) is a valid device or node name (1 to 31 name chars). */
+static int valid_name(const parser *p, size_t from, size_t to)
+{
+    int ok = to > from && to - from <= NAME_MAX_CHARS;
+    for (size_t i = from; ok && i < to; i++)
+        ok = is_name_char((unsigned char)p->s[i]);
+    return ok;
+}
+
+/* Field of *d that numeric key k sets (NULL for non-numeric keys). */
+static double *key_field(dnp_device_type *d, int k)
+{
+    switch (k) {
+    case KEY_TFLOPS: return &d->peak_flops;
+    case KEY_MEM_GB: return &d->mem_bytes;
+    case KEY_MEMBW_GBPS: return &d->mem_bw_bps;
+    case KEY_NET_GBPS: return &d->net_bw_bps;
+    case KEY_FP32: return &d->peak_fp32_flops;
+    case KEY_TF32: return &d->peak_tf32_flops;
+    case KEY_FP16: return &d->peak_fp16_flops;
+    case KEY_BF16: return &d->peak_bf16_flops;
+    case KEY_COMPUTE_EFF: return &d->compute_eff;
+    case KEY_MEM_EFF: return &d->mem_eff;
+    case KEY_KERNEL_US: return &d->kernel_overhead_s;
+    case KEY_INTRA_GBPS: return &d->intra_bw_bps;
+    case KEY_INTRA_LAT_US: return &d->intra_lat_s;
+    case KEY_INTER_GBPS: return &d->inter_bw_bps;
+    case KEY_INTER_LAT_US: return &d->inter_lat_s;
+    default: return NULL;
+    }
+}
+
+/* 1 for the keys that describe a node (allowed only with per_node > 1). */
+static int is_node_key(int k)
+{
+    return k == KEY_NODE || k == KEY_TOPO || k == KEY_INTRA_GBPS || k == KEY_INTRA_LAT_US;
+}
+
 /* Parse "custom(...)"; p->pos is at '('.  dev_start is the column of
- * "custom" for messages.  Returns 0 on error (recorded). */
+ * "custom" for messages.  Returns 0 on error (recorded).  Rules in
+ * docs/cluster.md: a device named like a preset takes the preset's figures
+ * and must not contradict them; a node named like a node preset must be it. */
 static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
 {
     char t[TOKBUF];
     int seen[KEY_COUNT] = {0};
+    size_t at[KEY_COUNT] = {0};
     double figures[KEY_COUNT] = {0};
-    size_t name_from = 0, name_to = 0;
-    int bytes_per_elem = 4;
+    size_t name_from = 0, name_to = 0, node_from = 0, node_to = 0;
+    int bytes_per_elem = 4, topo = DNP_TOPO_NONE;
+    int64_t per_node = 1;
     const char *dtype = "fp32";
 
     p->pos++; /* '(' */
@@ -375,7 +696,9 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
                 if (span_ieq(p->s + key_from, key_to - key_from, k_keys[k]))
                     key = k;
             if (key < 0) {
-                fail(p, key_from, KNOWN_KEYS, "unknown custom key '%s'",
+                char kk[400];
+                known_keys(kk, sizeof kk);
+                fail(p, key_from, kk, "unknown custom key '%s'",
                      tok(p, key_from, key_to, t, sizeof t));
                 return 0;
             }
@@ -384,6 +707,7 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
                 return 0;
             }
             seen[key] = 1;
+            at[key] = key_from;
             p->pos = key_to;
             skip_space(p);
             if (cur(p) != '=') {
@@ -404,24 +728,27 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
                 fail(p, val_from, NULL, "missing value for key '%s'", k_keys[key]);
                 return 0;
             }
+            size_t n = val_to - val_from;
+            const char *v = p->s + val_from;
             switch (key) {
-            case KEY_NAME: {
-                int ok = val_to - val_from <= NAME_MAX_CHARS;
-                for (size_t i = val_from; ok && i < val_to; i++)
-                    ok = is_name_char((unsigned char)p->s[i]);
-                if (!ok) {
+            case KEY_NAME:
+            case KEY_NODE:
+                if (!valid_name(p, val_from, val_to)) {
                     fail(p, val_from, NULL,
-                         "invalid device name '%s' (1 to %d characters of A-Z a-z 0-9 _ . -)",
-                         tok(p, val_from, val_to, t, sizeof t), NAME_MAX_CHARS);
+                         "invalid %s name '%s' (1 to %d characters of A-Z a-z 0-9 _ . -)",
+                         key == KEY_NAME ? "device" : "node", tok(p, val_from, val_to, t, sizeof t),
+                         NAME_MAX_CHARS);
                     return 0;
                 }
-                name_from = val_from;
-                name_to = val_to;
+                if (key == KEY_NAME) {
+                    name_from = val_from;
+                    name_to = val_to;
+                } else {
+                    node_from = val_from;
+                    node_to = val_to;
+                }
                 break;
-            }
-            case KEY_DTYPE: {
-                size_t n = val_to - val_from;
-                const char *v = p->s + val_from;
+            case KEY_DTYPE:
                 if (span_ieq(v, n, "bfloat16") || span_ieq(v, n, "bf16")) {
                     dtype = "bfloat16";
                     bytes_per_elem = 2;
@@ -437,15 +764,45 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
                     return 0;
                 }
                 break;
-            }
-            default: {
-                static const double factor[KEY_COUNT] = {
-                    [KEY_TFLOPS] = TFLOPS_TO_FLOPS, [KEY_MEM_GB] = GB_TO_BYTES,
-                    [KEY_MEMBW_GBPS] = GBYTES_PS_TO_BPS, [KEY_NET_GBPS] = GBITS_PS_TO_BPS};
-                if (!parse_number(p, val_from, val_to, k_keys[key], factor[key], &figures[key]))
+            case KEY_TOPO: {
+                int tp = -1;
+                for (int i = 1; i < 4; i++)
+                    if (span_ieq(v, n, k_topo_names[i]))
+                        tp = i;
+                if (tp < 0) {
+                    fail(p, val_from, " (known: switch, ring, torus2d)", "unknown topo '%s'",
+                         tok(p, val_from, val_to, t, sizeof t));
                     return 0;
+                }
+                topo = tp;
                 break;
             }
+            case KEY_PER_NODE: {
+                int64_t x = 0;
+                int ok = 1;
+                for (size_t i = val_from; ok && i < val_to; i++) {
+                    ok = is_digit((unsigned char)p->s[i]);
+                    if (ok && x <= PER_NODE_MAX)
+                        x = x * 10 + (p->s[i] - '0');
+                }
+                if (!ok || x < 1 || x > PER_NODE_MAX) {
+                    fail(p, val_from, NULL, "invalid per_node '%s' (an integer from 1 to %d)",
+                         tok(p, val_from, val_to, t, sizeof t), PER_NODE_MAX);
+                    return 0;
+                }
+                per_node = x;
+                break;
+            }
+            default:
+                if (!parse_number(p, val_from, val_to, k_keys[key], k_key_factor[key],
+                                  &figures[key]))
+                    return 0;
+                if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF) && figures[key] > 1.0) {
+                    fail(p, val_from, NULL, "'%s' for key '%s' must be at most 1 (a fraction)",
+                         tok(p, val_from, val_to, t, sizeof t), k_keys[key]);
+                    return 0;
+                }
+                break;
             }
             if (at_end(p)) {
                 fail(p, dev_start, NULL, "unterminated 'custom(' (missing ')')");
@@ -467,26 +824,86 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
             return 0;
         }
     }
+    /* Node keys need a node of several devices, and such a node needs them. */
+    if (per_node == 1) {
+        for (int k = 0; k < KEY_COUNT; k++)
+            if (seen[k] && is_node_key(k)) {
+                fail(p, at[k], NULL, "key '%s' needs per_node > 1 (a node of several devices)",
+                     k_keys[k]);
+                return 0;
+            }
+    } else {
+        static const int node_required[] = {KEY_NODE, KEY_TOPO, KEY_INTRA_GBPS};
+        for (size_t r = 0; r < sizeof node_required / sizeof node_required[0]; r++) {
+            if (!seen[node_required[r]]) {
+                fail(p, at[KEY_PER_NODE], NULL, "per_node > 1 needs key '%s'",
+                     k_keys[node_required[r]]);
+                return 0;
+            }
+        }
+    }
 
+    /* Start from the preset of that name, or from zeros. */
     dnp_device_type d;
     memset(&d, 0, sizeof d);
+    int pi = preset_find(p->s + name_from, name_to - name_from);
+    if (pi >= 0)
+        d = k_presets[pi].dev;
+    else
+        d.inter_bw_bps = -1; /* = net_bw_bps unless given (set below) */
+    memset(d.name, 0, sizeof d.name);
     memcpy(d.name, p->s + name_from, name_to - name_from); /* <= 31 bytes, rest zero */
-    d.peak_flops = figures[KEY_TFLOPS];
-    d.mem_bytes = figures[KEY_MEM_GB];
-    d.mem_bw_bps = figures[KEY_MEMBW_GBPS];
-    d.net_bw_bps = figures[KEY_NET_GBPS];
-    d.bytes_per_elem = bytes_per_elem;
-    snprintf(d.dtype, sizeof d.dtype, "%s", dtype);
-
-    int pi = preset_find(d.name, strlen(d.name));
-    if (pi >= 0) {
-        if (!same_figures(&d, &k_presets[pi].dev)) {
-            fail(p, name_from, NULL,
-                 "custom device name '%s' is a preset's name but the figures differ",
-                 tok(p, name_from, name_to, t, sizeof t));
-            return 0;
+    int differs = 0;
+    for (int k = 0; k < KEY_COUNT; k++) {
+        double *f = key_field(&d, k);
+        if (f == NULL || !seen[k])
+            continue;
+        /* A preset's device figures (and a bare preset's link) are fixed. */
+        int fixed = pi >= 0 && (k < KEY_NODE || per_node == 1);
+        if (fixed && *f != figures[k])
+            differs = 1;
+        *f = figures[k];
+    }
+    if (seen[KEY_DTYPE] && pi >= 0 &&
+        (strcmp(d.dtype, dtype) != 0 || d.bytes_per_elem != bytes_per_elem))
+        differs = 1;
+    if (pi < 0 || seen[KEY_DTYPE]) {
+        snprintf(d.dtype, sizeof d.dtype, "%s", dtype);
+        d.bytes_per_elem = bytes_per_elem;
+    }
+    if (differs) {
+        fail(p, name_from, NULL,
+             "custom device name '%s' is a preset's name but the figures differ",
+             tok(p, name_from, name_to, t, sizeof t));
+        return 0;
+    }
+    if (per_node > 1) {
+        memset(d.node, 0, sizeof d.node);
+        memcpy(d.node, p->s + node_from, node_to - node_from);
+        d.devices_per_node = (int)per_node;
+        d.intra_topo = (dnp_link_topo)topo;
+        if (!seen[KEY_INTER_GBPS])
+            d.inter_bw_bps = d.net_bw_bps;
+        if (!seen[KEY_INTER_LAT_US])
+            d.inter_lat_s = 0;
+        if (!seen[KEY_INTRA_LAT_US])
+            d.intra_lat_s = 0;
+        int ni = node_find(d.node, strlen(d.node));
+        if (ni >= 0) {
+            if (!same_identity(&d, &k_nodes[ni].dev) || !same_figures(&d, &k_nodes[ni].dev)) {
+                fail(p, node_from, NULL,
+                     "custom node name '%s' is a node preset's name but the figures differ",
+                     tok(p, node_from, node_to, t, sizeof t));
+                return 0;
+            }
+            d = k_nodes[ni].dev; /* identical: it is the node preset */
         }
-        d = k_presets[pi].dev; /* identical: it is the preset */
+    } else {
+        d.devices_per_node = 1;
+        if (d.inter_bw_bps < 0)
+            d.inter_bw_bps = d.net_bw_bps;
+        if (pi >= 0)
+            d = k_presets[pi].dev; /* identical figures: it is the preset */
     }
     *out = d;
     return 1;
@@ -495,7 +912,7 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
 /* Parse one TERM at p->pos into *count and *dev.  Returns 0 on error. */
 static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
 {
-    char t[TOKBUF], known[160];
+    char t[TOKBUF], known[TOKBUF];
     size_t start = p->pos;
     *count = 1;
 
@@ -510,7 +927,8 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
 
     if (is_digit(cur(p))) {
         size_t ne = name_end(p, start);
-        if (preset_find(p->s + start, ne - start) < 0) { /* "1080ti" is a name, not a count */
+        if (preset_find(p->s + start, ne - start) < 0 &&
+            node_find(p->s + start, ne - start) < 0) { /* "1080ti" is a name, not a count */
             int64_t v = 0;
             int too_big = 0;
             size_t e = start;
@@ -576,24 +994,40 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
         return parse_custom(p, dev_start, dev);
     }
     int pi = preset_find(p->s + dev_start, dev_end - dev_start);
-    if (pi < 0) {
-        char suffix[200];
-        known_devices(known, sizeof known);
-        snprintf(suffix, sizeof suffix, " (known: %s)", known);
-        fail(p, dev_start, suffix, "unknown device '%s'", tok(p, dev_start, dev_end, t, sizeof t));
+    int ni = pi < 0 ? node_find(p->s + dev_start, dev_end - dev_start) : -1;
+    if (pi < 0 && ni < 0) {
+        char devs[256], nodes[256], suffix[560];
+        known_names(devs, sizeof devs, 0);
+        known_names(nodes, sizeof nodes, 1);
+        snprintf(suffix, sizeof suffix, " (devices: %s; nodes: %s; or custom(...))", devs, nodes);
+        fail(p, dev_start, suffix, "unknown device or node '%s'",
+             tok(p, dev_start, dev_end, t, sizeof t));
         return 0;
     }
-    *dev = k_presets[pi].dev;
+    if (pi >= 0) {
+        *dev = k_presets[pi].dev;
+    } else {
+        *dev = k_nodes[ni].dev;
+        *count *= dev->devices_per_node; /* the count is of nodes; clusters count devices */
+    }
     p->pos = dev_end;
     return 1;
 }
 
-/* Add `count` devices of type *dev to *c (merging same-named types).
- * term_start is the term's column for messages.  Returns 0 on error. */
+/* Add `count` devices of type *dev to *c (merging types of the same device
+ * and node name).  term_start is the term's column for messages.  Returns 0
+ * on error. */
 static int add_term(const parser *p, size_t term_start, dnp_cluster *c, int64_t count,
                     const dnp_device_type *dev)
 {
     char t[TOKBUF];
+    if (count % dev->devices_per_node != 0) {
+        fail(p, term_start, NULL,
+             "%lld devices of '%s' do not fill whole nodes of per_node=%d (a custom term "
+             "counts devices)",
+             (long long)count, tok(p, term_start, p->pos, t, sizeof t), dev->devices_per_node);
+        return 0;
+    }
     int64_t total = dnp_cluster_devices(c);
     if (total + count > CLUSTER_MAX_COUNT) {
         fail(p, term_start, NULL, "total device count exceeds %d with '%s'", CLUSTER_MAX_COUNT,
@@ -601,11 +1035,13 @@ static int add_term(const parser *p, size_t term_start, dnp_cluster *c, int64_t 
         return 0;
     }
     for (int i = 0; i < c->n_types; i++) {
-        if (name_ieq(c->types[i].name, dev->name, sizeof dev->name)) {
+        if (same_identity(&c->types[i], dev)) {
             if (!same_figures(&c->types[i], dev)) {
                 quote_span(t, sizeof t, dev->name, bounded_len(dev->name, sizeof dev->name),
                            ECHO_TOKEN_CHARS);
-                fail(p, term_start, NULL, "device '%s' is defined twice with different figures", t);
+                fail(p, term_start, NULL, "device '%s'%s%.*s is defined twice with different figures",
+                     t, dev->node[0] ? " of node " : "",
+                     (int)bounded_len(dev->node, sizeof dev->node), dev->node);
                 return 0;
             }
             c->counts[i] += count;
@@ -749,30 +1185,59 @@ static void format_scaled(double si, double factor, char *out, size_t n)
     snprintf(out, n, "%.17g", x0);
 }
 
-/* One device type: its preset name, or custom(...). */
-static void format_type(sink *s, const dnp_device_type *d)
+/* ",key=<si / factor>" */
+static void put_num(sink *s, const char *key, double si, double factor)
 {
-    size_t nl = bounded_len(d->name, sizeof d->name);
-    int pi = preset_find(d->name, nl);
-    if (pi >= 0 && same_figures(d, &k_presets[pi].dev)) {
-        put(s, "%s", k_presets[pi].dev.name);
+    char num[64];
+    format_scaled(si, factor, num, sizeof num);
+    put(s, ",%s=%s", key, num);
+}
+
+/* One term: "COUNTxNODE" for a node preset (count in nodes), "COUNTxNAME"
+ * for a device preset, else "COUNTxcustom(...)" with every figure that
+ * differs from its default (count in devices). */
+static void format_term(sink *s, int64_t count, const dnp_device_type *d)
+{
+    int ni = node_matching(d);
+    if (ni >= 0 && d->devices_per_node > 0 && count % d->devices_per_node == 0) {
+        put(s, "%lldx%s", (long long)(count / d->devices_per_node), k_nodes[ni].dev.node);
         return;
     }
-    char num[64];
-    put(s, "custom(name=%.*s", (int)nl, d->name);
-    format_scaled(d->peak_flops, TFLOPS_TO_FLOPS, num, sizeof num);
-    put(s, ",tflops=%s", num);
-    if (d->mem_bytes != 0) {
-        format_scaled(d->mem_bytes, GB_TO_BYTES, num, sizeof num);
-        put(s, ",mem_gb=%s", num);
+    int pi = preset_matching(d);
+    if (pi >= 0) {
+        put(s, "%lldx%s", (long long)count, k_presets[pi].dev.name);
+        return;
     }
-    if (d->mem_bw_bps != 0) {
-        format_scaled(d->mem_bw_bps, GBYTES_PS_TO_BPS, num, sizeof num);
-        put(s, ",membw_gbps=%s", num);
+    put(s, "%lldxcustom(name=%.*s", (long long)count, (int)bounded_len(d->name, sizeof d->name),
+        d->name);
+    put_num(s, "tflops", d->peak_flops, TFLOPS_TO_FLOPS);
+    static const int peaks[] = {KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16};
+    dnp_device_type tmp = *d;
+    for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
+        if (*key_field(&tmp, peaks[i]) != 0)
+            put_num(s, k_keys[peaks[i]], *key_field(&tmp, peaks[i]), k_key_factor[peaks[i]]);
+    if (d->mem_bytes != 0)
+        put_num(s, "mem_gb", d->mem_bytes, GB_TO_BYTES);
+    if (d->mem_bw_bps != 0)
+        put_num(s, "membw_gbps", d->mem_bw_bps, GBYTES_PS_TO_BPS);
+    put_num(s, "net_gbps", d->net_bw_bps, GBITS_PS_TO_BPS);
+    put(s, ",dtype=%.*s", (int)bounded_len(d->dtype, sizeof d->dtype), d->dtype);
+    static const int effs[] = {KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US};
+    for (size_t i = 0; i < sizeof effs / sizeof effs[0]; i++)
+        if (*key_field(&tmp, effs[i]) != 0)
+            put_num(s, k_keys[effs[i]], *key_field(&tmp, effs[i]), k_key_factor[effs[i]]);
+    if (d->devices_per_node > 1) {
+        put(s, ",node=%.*s,per_node=%d,topo=%s", (int)bounded_len(d->node, sizeof d->node),
+            d->node, d->devices_per_node, dnp_link_topo_name(d->intra_topo));
+        put_num(s, "intra_gbps", d->intra_bw_bps, GBYTES_PS_TO_BPS);
+        if (d->intra_lat_s != 0)
+            put_num(s, "intra_lat_us", d->intra_lat_s, US_TO_S);
     }
-    format_scaled(d->net_bw_bps, GBITS_PS_TO_BPS, num, sizeof num);
-    put(s, ",net_gbps=%s", num);
-    put(s, ",dtype=%.*s)", (int)bounded_len(d->dtype, sizeof d->dtype), d->dtype);
+    if (d->inter_bw_bps != d->net_bw_bps)
+        put_num(s, "inter_gbps", d->inter_bw_bps, GBITS_PS_TO_BPS);
+    if (d->inter_lat_s != 0)
+        put_num(s, "inter_lat_us", d->inter_lat_s, US_TO_S);
+    put(s, ")");
 }
 
 /* Write the canonical spec of *c into buf[n] (always NUL-terminated when
@@ -789,8 +1254,9 @@ void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n)
     sink s = {buf, n, 0};
     int nt = clamp_types(c->n_types);
     for (int i = 0; i < nt; i++) {
-        put(&s, "%s%lldx", i ? "+" : "", (long long)c->counts[i]);
-        format_type(&s, &c->types[i]);
+        if (i)
+            put(&s, "+");
+        format_term(&s, c->counts[i], &c->types[i]);
     }
 }
 

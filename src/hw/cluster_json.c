@@ -18,11 +18,22 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
     json_t *devs = json_array();
     for (int k = 0; k < c->n_types; k++) {
         const dnp_device_type *d = &c->types[k];
-        json_array_append_new(
-            devs, json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:s,s:i}", "name", d->name, "count",
-                            (json_int_t)c->counts[k], "peak_flops", d->peak_flops, "mem_bytes",
-                            d->mem_bytes, "mem_bw_bps", d->mem_bw_bps, "net_bw_bps", d->net_bw_bps,
-                            "dtype", d->dtype, "bytes_per_elem", d->bytes_per_elem));
+        json_t *o = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:s,s:i}", "name", d->name, "count",
+                              (json_int_t)c->counts[k], "peak_flops", d->peak_flops, "mem_bytes",
+                              d->mem_bytes, "mem_bw_bps", d->mem_bw_bps, "net_bw_bps",
+                              d->net_bw_bps, "dtype", d->dtype, "bytes_per_elem",
+                              d->bytes_per_elem);
+        json_t *more = json_pack(
+            "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:i,s:s,s:f,s:f,s:f,s:f}", "peak_fp32_flops",
+            d->peak_fp32_flops, "peak_tf32_flops", d->peak_tf32_flops, "peak_fp16_flops",
+            d->peak_fp16_flops, "peak_bf16_flops", d->peak_bf16_flops, "compute_eff",
+            d->compute_eff, "mem_eff", d->mem_eff, "kernel_overhead_s", d->kernel_overhead_s,
+            "node", d->node, "devices_per_node", d->devices_per_node, "intra_topo",
+            dnp_link_topo_name(d->intra_topo), "intra_bw_bps", d->intra_bw_bps, "intra_lat_s",
+            d->intra_lat_s, "inter_bw_bps", d->inter_bw_bps, "inter_lat_s", d->inter_lat_s);
+        json_object_update(o, more);
+        json_decref(more);
+        json_array_append_new(devs, o);
     }
     json_t *root =
         json_pack("{s:s,s:i,s:o,s:s}", "format", FORMAT_NAME, "version", FORMAT_VERSION, "devices",
@@ -49,6 +60,87 @@ static int number(const json_t *o, const char *key, int positive, double *out) {
         return -1;
     *out = x;
     return 0;
+}
+
+/* Optional member `key`: absent leaves *out; otherwise a finite number in
+ * [0, max] (max < 0: no upper bound). */
+static int opt_number(const json_t *o, const char *key, double max, double *out) {
+    const json_t *v = json_object_get(o, key);
+    if (v == NULL)
+        return 0;
+    if (!json_is_number(v))
+        return -1;
+    double x = json_number_value(v);
+    if (!isfinite(x) || x < 0.0 || (max >= 0 && x > max))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* The node fields of *d (defaults: a bare device) from o; NULL or the problem. */
+static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
+    d->devices_per_node = 1;
+    d->intra_topo = DNP_TOPO_NONE;
+    d->inter_bw_bps = d->net_bw_bps;
+    if (opt_number(o, "peak_fp32_flops", -1, &d->peak_fp32_flops) ||
+        opt_number(o, "peak_tf32_flops", -1, &d->peak_tf32_flops) ||
+        opt_number(o, "peak_fp16_flops", -1, &d->peak_fp16_flops) ||
+        opt_number(o, "peak_bf16_flops", -1, &d->peak_bf16_flops) ||
+        opt_number(o, "kernel_overhead_s", -1, &d->kernel_overhead_s) ||
+        opt_number(o, "intra_bw_bps", -1, &d->intra_bw_bps) ||
+        opt_number(o, "intra_lat_s", -1, &d->intra_lat_s) ||
+        opt_number(o, "inter_lat_s", -1, &d->inter_lat_s))
+        return "\"peak_*_flops\", \"kernel_overhead_s\", \"intra_bw_bps\", \"intra_lat_s\" and "
+               "\"inter_lat_s\" must be numbers >= 0";
+    if (opt_number(o, "compute_eff", 1.0, &d->compute_eff) ||
+        opt_number(o, "mem_eff", 1.0, &d->mem_eff))
+        return "\"compute_eff\" and \"mem_eff\" must be numbers in 0 .. 1 (0 = model default)";
+    if (opt_number(o, "inter_bw_bps", -1, &d->inter_bw_bps) || !(d->inter_bw_bps > 0))
+        return "\"inter_bw_bps\" must be a positive number";
+    const json_t *node = json_object_get(o, "node");
+    if (node != NULL) {
+        const char *n = json_string_value(node);
+        if (n == NULL || strlen(n) >= sizeof d->node)
+            return "\"node\" must be a string of at most 31 characters";
+        snprintf(d->node, sizeof d->node, "%s", n);
+    }
+    const json_t *dpn = json_object_get(o, "devices_per_node");
+    if (dpn != NULL) {
+        if (!json_is_integer(dpn) || json_integer_value(dpn) < 1 ||
+            json_integer_value(dpn) > 65536)
+            return "\"devices_per_node\" must be an integer in 1 .. 65536";
+        d->devices_per_node = (int)json_integer_value(dpn);
+    }
+    const json_t *topo = json_object_get(o, "intra_topo");
+    if (topo != NULL) {
+        int t = dnp_link_topo_from_name(json_string_value(topo));
+        if (t < 0)
+            return "\"intra_topo\" must be none, switch, ring or torus2d";
+        d->intra_topo = (dnp_link_topo)t;
+    }
+    if (d->devices_per_node == 1 &&
+        (d->node[0] != '\0' || d->intra_topo != DNP_TOPO_NONE || d->intra_bw_bps != 0 ||
+         d->intra_lat_s != 0))
+        return "a bare device (\"devices_per_node\" 1) has no \"node\", \"intra_topo\" or "
+               "intra figures";
+    if (d->devices_per_node > 1 &&
+        (d->node[0] == '\0' || d->intra_topo == DNP_TOPO_NONE || !(d->intra_bw_bps > 0)))
+        return "a node (\"devices_per_node\" > 1) needs \"node\", an \"intra_topo\" other than "
+               "none and a positive \"intra_bw_bps\"";
+    return NULL;
+}
+
+/* 1 if d carries none of the fields added with node presets (an old file). */
+static int legacy_entry(const json_t *o) {
+    static const char *const keys[] = {"peak_fp32_flops", "peak_tf32_flops", "peak_fp16_flops",
+                                       "peak_bf16_flops", "compute_eff",     "mem_eff",
+                                       "kernel_overhead_s", "node",          "devices_per_node",
+                                       "intra_topo",      "intra_bw_bps",    "intra_lat_s",
+                                       "inter_bw_bps",    "inter_lat_s"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (json_object_get(o, keys[i]) != NULL)
+            return 0;
+    return 1;
 }
 
 static int dtype_bytes(const char *s) {
@@ -102,9 +194,11 @@ dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *
             st = dev_error(err, file, i, NULL, "needs a \"name\" of 1 to 31 characters");
             goto done;
         }
+        const char *node_name = json_string_value(json_object_get(o, "node"));
         for (size_t j = 0; j < i; j++)
-            if (strcasecmp(c.types[j].name, name) == 0) {
-                st = dev_error(err, file, i, name, "listed twice");
+            if (strcasecmp(c.types[j].name, name) == 0 &&
+                strcasecmp(c.types[j].node, node_name ? node_name : "") == 0) {
+                st = dev_error(err, file, i, name, "listed twice (same name and node)");
                 goto done;
             }
         if (!json_is_integer(cnt) || json_integer_value(cnt) < 1 ||
@@ -133,7 +227,28 @@ dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *
         snprintf(d->name, sizeof d->name, "%s", name);
         snprintf(d->dtype, sizeof d->dtype, "%s", dtype);
         d->bytes_per_elem = dtype_bytes(dtype);
+        const char *bad = read_node_fields(o, d);
+        if (bad != NULL) {
+            st = dev_error(err, file, i, name, bad);
+            goto done;
+        }
+        if (legacy_entry(o)) {
+            /* A file from before node presets: a bare device whose old figures
+             * are a preset's is that preset (peaks per precision, latency). */
+            dnp_device_type p;
+            dnp_error ignore = {0};
+            if (dnp_device_preset(name, &p, &ignore) == DNP_OK && p.peak_flops == d->peak_flops &&
+                p.mem_bytes == d->mem_bytes && p.mem_bw_bps == d->mem_bw_bps &&
+                p.net_bw_bps == d->net_bw_bps && p.bytes_per_elem == d->bytes_per_elem &&
+                strcmp(p.dtype, d->dtype) == 0)
+                *d = p;
+        }
         c.counts[i] = json_integer_value(cnt);
+        if (c.counts[i] % d->devices_per_node != 0) {
+            st = dev_error(err, file, i, name,
+                           "\"count\" (devices) must be a multiple of \"devices_per_node\"");
+            goto done;
+        }
         total += c.counts[i];
     }
     if (total > 1000000) {

@@ -4,23 +4,39 @@
 #include "dnnpar.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
-/* 1 if two clusters are identical: same types (names, figures) in the same
+/* 1 if two doubles have the same bits. */
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* 1 if two device types are identical in every field. */
+static int type_equal(const dnp_device_type *x, const dnp_device_type *y)
+{
+    return strcmp(x->name, y->name) == 0 && strcmp(x->dtype, y->dtype) == 0 &&
+           x->bytes_per_elem == y->bytes_per_elem && same_bits(x->peak_flops, y->peak_flops) &&
+           same_bits(x->mem_bytes, y->mem_bytes) && same_bits(x->mem_bw_bps, y->mem_bw_bps) &&
+           same_bits(x->net_bw_bps, y->net_bw_bps) &&
+           same_bits(x->peak_fp32_flops, y->peak_fp32_flops) &&
+           same_bits(x->peak_tf32_flops, y->peak_tf32_flops) &&
+           same_bits(x->peak_fp16_flops, y->peak_fp16_flops) &&
+           same_bits(x->peak_bf16_flops, y->peak_bf16_flops) &&
+           same_bits(x->compute_eff, y->compute_eff) && same_bits(x->mem_eff, y->mem_eff) &&
+           same_bits(x->kernel_overhead_s, y->kernel_overhead_s) &&
+           strcmp(x->node, y->node) == 0 && x->devices_per_node == y->devices_per_node &&
+           x->intra_topo == y->intra_topo && same_bits(x->intra_bw_bps, y->intra_bw_bps) &&
+           same_bits(x->intra_lat_s, y->intra_lat_s) &&
+           same_bits(x->inter_bw_bps, y->inter_bw_bps) && same_bits(x->inter_lat_s, y->inter_lat_s);
+}
+
+/* 1 if two clusters are identical: same types (every field) in the same
  * order with the same counts. */
 static int cluster_equal(const dnp_cluster *a, const dnp_cluster *b)
 {
     if (a->n_types != b->n_types)
         return 0;
-    for (int i = 0; i < a->n_types; i++) {
-        const dnp_device_type *x = &a->types[i], *y = &b->types[i];
-        if (a->counts[i] != b->counts[i] || strcmp(x->name, y->name) != 0 ||
-            strcmp(x->dtype, y->dtype) != 0 || x->bytes_per_elem != y->bytes_per_elem ||
-            memcmp(&x->peak_flops, &y->peak_flops, sizeof(double)) != 0 ||
-            memcmp(&x->mem_bytes, &y->mem_bytes, sizeof(double)) != 0 ||
-            memcmp(&x->mem_bw_bps, &y->mem_bw_bps, sizeof(double)) != 0 ||
-            memcmp(&x->net_bw_bps, &y->net_bw_bps, sizeof(double)) != 0)
+    for (int i = 0; i < a->n_types; i++)
+        if (a->counts[i] != b->counts[i] || !type_equal(&a->types[i], &b->types[i]))
             return 0;
-    }
     return 1;
 }
 
@@ -72,14 +88,58 @@ static void check_device(const dnp_device_type *d, const char *name, double flop
     CHECK_STR(d->dtype, dtype);
 }
 
+/* Per-precision peaks (fp32, tf32, fp16, bf16) and the bare link tier. */
+static void check_peaks(const dnp_device_type *d, double fp32, double tf32, double fp16,
+                        double bf16, double lat_s)
+{
+    CHECK(d != NULL);
+    if (d == NULL)
+        return;
+    CHECK(d->peak_fp32_flops == fp32);
+    CHECK(d->peak_tf32_flops == tf32);
+    CHECK(d->peak_fp16_flops == fp16);
+    CHECK(d->peak_bf16_flops == bf16);
+    /* Presets leave the efficiencies to the device model. */
+    CHECK(d->compute_eff == 0 && d->mem_eff == 0 && d->kernel_overhead_s == 0);
+    /* Bare device: one per node, inter tier at the network bandwidth. */
+    CHECK_STR(d->node, "");
+    CHECK_EQ_INT(d->devices_per_node, 1);
+    CHECK_EQ_INT(d->intra_topo, DNP_TOPO_NONE);
+    CHECK(d->intra_bw_bps == 0 && d->intra_lat_s == 0);
+    CHECK(d->inter_bw_bps == d->net_bw_bps);
+    CHECK_NEAR(d->inter_lat_s, lat_s, 1e-15, 0);
+}
+
 TEST(cluster_presets)
 {
-    CHECK_EQ_INT(dnp_device_preset_count(), 5);
+    CHECK_EQ_INT(dnp_device_preset_count(), 9);
+    /* AccPar Table 7 / section 6.1: unchanged legacy figures. */
     check_device(preset_named("tpu-v2"), "tpu-v2", 180e12, 64e9, 2400e9, 1e9, 2, "bfloat16");
     check_device(preset_named("tpu-v3"), "tpu-v3", 420e12, 128e9, 4800e9, 2e9, 2, "bfloat16");
-    check_device(preset_named("v100"), "v100", 125e12, 32e9, 900e9, 300e9, 2, "fp16");
+    check_peaks(preset_named("tpu-v2"), 0, 0, 0, 180e12, 14e-6);
+    check_peaks(preset_named("tpu-v3"), 0, 0, 0, 420e12, 14e-6);
+    /* Google Cloud TPU v3: 123 TFLOP/s bf16, 32 GiB, 900 GBps; DCN 2.5e10 B/s per 4-chip host. */
+    check_device(preset_named("tpu-v3-chip"), "tpu-v3-chip", 123e12, 34359738368.0, 900e9,
+                 6.25e9, 2, "bfloat16");
+    check_peaks(preset_named("tpu-v3-chip"), 0, 0, 0, 123e12, 14e-6);
+    /* V100 SXM2 16 GB datasheet: 15.7 fp32, 125 tensor, 900 GB/s; NVLink 300 GB/s total. */
+    check_device(preset_named("v100"), "v100", 125e12, 16e9, 900e9, 300e9, 2, "fp16");
+    check_peaks(preset_named("v100"), 15.7e12, 0, 125e12, 0, 3.4e-6);
+    /* DGX-2H: 2.1 PFLOP/s / 16 GPUs. */
+    check_device(preset_named("v100-sxm3-32g"), "v100-sxm3-32g", 131.25e12, 32e9, 900e9, 300e9,
+                 2, "fp16");
+    check_peaks(preset_named("v100-sxm3-32g"), 15.7e12, 0, 131.25e12, 0, 3.4e-6);
+    /* A100 datasheet: 19.5 / 156 / 312 / 312; 40 GB 1555 GB/s, 80 GB 2039 GB/s. */
     check_device(preset_named("a100"), "a100", 312e12, 40e9, 1555e9, 600e9, 2, "bfloat16");
+    check_peaks(preset_named("a100"), 19.5e12, 156e12, 312e12, 312e12, 3.4e-6);
+    check_device(preset_named("a100-80g"), "a100-80g", 312e12, 80e9, 2039e9, 600e9, 2,
+                 "bfloat16");
+    check_peaks(preset_named("a100-80g"), 19.5e12, 156e12, 312e12, 312e12, 3.4e-6);
+    /* H100 SXM5 dense (whitepaper), 80 GB HBM3 3.35 TB/s, NVLink 900 GB/s. */
+    check_device(preset_named("h100"), "h100", 989.4e12, 80e9, 3350e9, 900e9, 2, "bfloat16");
+    check_peaks(preset_named("h100"), 66.9e12, 494.7e12, 989.4e12, 989.4e12, 3.4e-6);
     check_device(preset_named("1080ti"), "1080ti", 11.34e12, 11e9, 484e9, 15.75e9, 4, "fp32");
+    check_peaks(preset_named("1080ti"), 11.34e12, 0, 0, 0, 5.7e-6);
     for (int i = 0; i < dnp_device_preset_count(); i++) {
         const char *src = dnp_device_preset_source(i);
         CHECK(src != NULL && strlen(src) > 10 && strchr(src, '\n') == NULL);
@@ -90,6 +150,280 @@ TEST(cluster_presets)
     CHECK(dnp_device_preset_at(-1) == NULL);
     CHECK(dnp_device_preset_at(dnp_device_preset_count()) == NULL);
     CHECK(dnp_device_preset_source(99) == NULL);
+}
+
+static const dnp_device_type *node_named(const char *name)
+{
+    for (int i = 0; i < dnp_node_preset_count(); i++)
+        if (strcmp(dnp_node_preset_at(i)->node, name) == 0)
+            return dnp_node_preset_at(i);
+    return NULL;
+}
+
+static void check_node(const char *node, const char *device, int per_node, dnp_link_topo topo,
+                       double intra_bps, double intra_lat_s, double inter_bps, double inter_lat_s)
+{
+    const dnp_device_type *n = node_named(node);
+    CHECK(n != NULL);
+    if (n == NULL)
+        return;
+    CHECK_STR(n->name, device);
+    CHECK_EQ_INT(n->devices_per_node, per_node);
+    CHECK_EQ_INT(n->intra_topo, topo);
+    CHECK(n->intra_bw_bps == intra_bps);
+    CHECK_NEAR(n->intra_lat_s, intra_lat_s, 1e-15, 0);
+    CHECK(n->inter_bw_bps == inter_bps);
+    CHECK_NEAR(n->inter_lat_s, inter_lat_s, 1e-15, 0);
+    /* The device figures are the device preset's. */
+    const dnp_device_type *d = preset_named(device);
+    CHECK(d != NULL);
+    if (d != NULL) {
+        CHECK(n->peak_flops == d->peak_flops && n->mem_bytes == d->mem_bytes);
+        CHECK(n->mem_bw_bps == d->mem_bw_bps && n->net_bw_bps == d->net_bw_bps);
+        CHECK(n->peak_fp32_flops == d->peak_fp32_flops);
+        CHECK(n->peak_bf16_flops == d->peak_bf16_flops);
+        CHECK_STR(n->dtype, d->dtype);
+    }
+}
+
+TEST(cluster_node_presets)
+{
+    CHECK_EQ_INT(dnp_node_preset_count(), 13);
+    /* DGX-1: NVLink 2 6 x 25 GB/s per direction, 4 x 100 Gb/s EDR over 8 GPUs. */
+    check_node("dgx1", "v100", 8, DNP_TOPO_RING, 150e9, 3.4e-6, 4 * 12.5e9 / 8, 14e-6);
+    /* DGX-2H: NVSwitch, 8 x 100 Gb/s over 16 GPUs. */
+    check_node("dgx2h", "v100-sxm3-32g", 16, DNP_TOPO_SWITCH, 150e9, 3.4e-6, 8 * 12.5e9 / 16,
+               14e-6);
+    /* DGX A100: 300 GB/s per direction, 8 x 200 Gb/s HDR. */
+    check_node("dgx-a100", "a100", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 25e9, 14e-6);
+    check_node("dgx-a100-80g", "a100-80g", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 25e9, 14e-6);
+    /* DGX H100: 450 GB/s per direction, 8 x 400 Gb/s NDR. */
+    check_node("dgx-h100", "h100", 8, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 50e9, 14e-6);
+    /* TPU v3 slices named by TensorCores: chips = cores / 2, ICI 4 x 1e11 B/s. */
+    static const int cores[] = {8, 32, 64, 128, 256, 512, 1024, 2048};
+    for (size_t i = 0; i < sizeof cores / sizeof cores[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "tpu-v3-%d", cores[i]);
+        check_node(name, "tpu-v3-chip", cores[i] / 2, DNP_TOPO_TORUS2D, 4e11, 3.4e-6, 6.25e9,
+                   14e-6);
+    }
+    for (int i = 0; i < dnp_node_preset_count(); i++) {
+        const char *src = dnp_node_preset_source(i);
+        CHECK(src != NULL && strlen(src) > 10 && strchr(src, '\n') == NULL);
+    }
+    CHECK(dnp_node_preset_at(-1) == NULL);
+    CHECK(dnp_node_preset_at(dnp_node_preset_count()) == NULL);
+    CHECK(dnp_node_preset_source(-1) == NULL);
+
+    dnp_device_type d;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_node_preset("DGX-A100", &d, &err), DNP_OK);
+    CHECK_STR(d.node, "dgx-a100");
+    CHECK_STR(d.name, "a100");
+    memset(&d, 0x5a, sizeof d);
+    dnp_device_type before = d;
+    CHECK_EQ_INT(dnp_node_preset("dgx-9", &d, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "unknown node preset 'dgx-9' (known: dgx1, dgx2h, dgx-a100") != NULL);
+    CHECK(memcmp(&d, &before, sizeof d) == 0);
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_node_preset(NULL, &d, &err), DNP_ERR_INPUT);
+    /* A node name is not a device preset and vice versa. */
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_device_preset("dgx1", &d, &err), DNP_ERR_INPUT);
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_node_preset("v100", &d, &err), DNP_ERR_INPUT);
+    CHECK_STR(dnp_link_topo_name(DNP_TOPO_TORUS2D), "torus2d");
+    CHECK_EQ_INT(dnp_link_topo_from_name("Switch"), DNP_TOPO_SWITCH);
+    CHECK_EQ_INT(dnp_link_topo_from_name("mesh"), -1);
+}
+
+TEST(cluster_parse_nodes)
+{
+    dnp_cluster c;
+    char buf[1024];
+    check_round_trip("2xdgx-a100+2xdgx1", &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.n_types, 2);
+    CHECK_EQ_INT(c.counts[0], 16); /* counts are devices */
+    CHECK_EQ_INT(c.counts[1], 16);
+    CHECK_STR(c.types[0].name, "a100");
+    CHECK_STR(c.types[0].node, "dgx-a100");
+    CHECK_EQ_INT(c.types[0].devices_per_node, 8);
+    CHECK_STR(c.types[1].name, "v100");
+    CHECK_EQ_INT(c.types[1].intra_topo, DNP_TOPO_RING);
+    CHECK(c.types[1].inter_bw_bps == 6.25e9);
+    CHECK_EQ_INT(dnp_cluster_devices(&c), 32);
+    CHECK_STR(buf, "2xdgx-a100+2xdgx1");
+
+    /* Same device, different node fields: two types, told apart by node. */
+    check_round_trip("1xdgx1+2xv100+DGX1", &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.n_types, 2);
+    CHECK_EQ_INT(c.counts[0], 16);
+    CHECK_EQ_INT(c.counts[1], 2);
+    CHECK_STR(c.types[1].node, "");
+    CHECK_STR(buf, "2xdgx1+2xv100");
+
+    check_round_trip("tpu-v3-2048 + 2 x tpu-v3-8", &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.n_types, 2);
+    CHECK_EQ_INT(c.counts[0], 1024);
+    CHECK_EQ_INT(c.counts[1], 8);
+    CHECK_EQ_INT(c.types[0].intra_topo, DNP_TOPO_TORUS2D);
+    CHECK_STR(buf, "1xtpu-v3-2048+2xtpu-v3-8");
+
+    check_round_trip("2xdgx2h+1xdgx-h100+3xdgx-a100-80g", &c, buf, sizeof buf);
+    CHECK_EQ_INT(dnp_cluster_devices(&c), 32 + 8 + 24);
+    CHECK_STR(buf, "2xdgx2h+1xdgx-h100+3xdgx-a100-80g");
+
+    /* Old specs keep their old figures. */
+    check_round_trip("128xtpu-v2+128xtpu-v3", &c, buf, sizeof buf);
+    CHECK(c.types[0].peak_flops == 180e12 && c.types[1].net_bw_bps == 2e9);
+    CHECK(c.types[0].inter_bw_bps == 1e9);
+
+    /* A custom node of preset devices; a custom naming a node preset with its
+     * figures is that node preset (counted in devices). */
+    check_round_trip("16xcustom(name=a100,tflops=312,net_gbps=4800,node=mine,per_node=8,"
+                     "topo=switch,intra_gbps=300)",
+                     &c, buf, sizeof buf);
+    CHECK_STR(c.types[0].node, "mine");
+    CHECK(c.types[0].peak_fp32_flops == 19.5e12); /* from the preset */
+    CHECK(c.types[0].inter_bw_bps == 600e9);      /* = net_gbps */
+    CHECK(c.types[0].intra_lat_s == 0 && c.types[0].inter_lat_s == 0);
+    check_round_trip("8xcustom(name=a100,tflops=312,net_gbps=4800,per_node=8,node=dgx-a100,"
+                     "topo=switch,intra_gbps=300,intra_lat_us=3.4,inter_gbps=200,"
+                     "inter_lat_us=14)+dgx-a100",
+                     &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.n_types, 1);
+    CHECK_EQ_INT(c.counts[0], 16);
+    CHECK_STR(buf, "2xdgx-a100");
+}
+
+TEST(cluster_parse_custom_node_keys)
+{
+    dnp_cluster c;
+    char buf[1024];
+    check_round_trip("4xcustom(name=g,tflops=100,fp32_tflops=20,tf32_tflops=80,fp16_tflops=100,"
+                     "bf16_tflops=100,net_gbps=100,dtype=bf16,compute_eff=0.7,mem_eff=0.8,"
+                     "kernel_us=5,node=box,per_node=2,topo=torus2d,intra_gbps=50,"
+                     "intra_lat_us=1.5,inter_gbps=25,inter_lat_us=10)",
+                     &c, buf, sizeof buf);
+    const dnp_device_type *d = &c.types[0];
+    CHECK(d->peak_fp32_flops == 20e12 && d->peak_tf32_flops == 80e12);
+    CHECK(d->peak_fp16_flops == 100e12 && d->peak_bf16_flops == 100e12);
+    CHECK(d->compute_eff == 0.7 && d->mem_eff == 0.8);
+    CHECK(d->kernel_overhead_s == 5 * 1e-6);
+    CHECK_STR(d->node, "box");
+    CHECK_EQ_INT(d->devices_per_node, 2);
+    CHECK_EQ_INT(d->intra_topo, DNP_TOPO_TORUS2D);
+    CHECK(d->intra_bw_bps == 50e9);          /* GB/s */
+    CHECK(d->intra_lat_s == 1.5 * 1e-6);
+    CHECK(d->inter_bw_bps == 25 * 1.25e8);    /* Gb/s */
+    CHECK(d->inter_lat_s == 10 * 1e-6);
+    CHECK_EQ_INT(c.counts[0], 4);
+    CHECK_STR(buf, "4xcustom(name=g,tflops=100,fp32_tflops=20,tf32_tflops=80,fp16_tflops=100,"
+                   "bf16_tflops=100,net_gbps=100,dtype=bfloat16,compute_eff=0.7,mem_eff=0.8,"
+                   "kernel_us=5,node=box,per_node=2,topo=torus2d,intra_gbps=50,intra_lat_us=1.5,"
+                   "inter_gbps=25,inter_lat_us=10)");
+
+    /* A bare custom device: inter tier = its network, no latency. */
+    check_round_trip("custom(name=e,tflops=1,net_gbps=8)", &c, buf, sizeof buf);
+    CHECK(c.types[0].inter_bw_bps == 1e9);
+    CHECK_EQ_INT(c.types[0].devices_per_node, 1);
+    CHECK_STR(buf, "1xcustom(name=e,tflops=1,net_gbps=8,dtype=fp32)");
+    check_round_trip("custom(name=e,tflops=1,net_gbps=8,inter_gbps=16,inter_lat_us=2)", &c, buf,
+                     sizeof buf);
+    CHECK(c.types[0].inter_bw_bps == 2e9);
+    CHECK_STR(buf, "1xcustom(name=e,tflops=1,net_gbps=8,dtype=fp32,inter_gbps=16,"
+                   "inter_lat_us=2)");
+}
+
+/* Write text to a fresh temporary file; its path goes to path[64]. */
+static int write_tmp(char *path, const char *text)
+{
+    snprintf(path, 64, "/tmp/dnnpar-cluster-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    size_t n = strlen(text);
+    int ok = write(fd, text, n) == (ssize_t)n;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+TEST(cluster_json_round_trip_nodes)
+{
+    static const char *specs[] = {
+        "2xdgx-a100+2xdgx1+3xv100",
+        "1xtpu-v3-2048+4xtpu-v3-chip+128xtpu-v2",
+        "4xcustom(name=g,tflops=100,fp32_tflops=20,net_gbps=100,dtype=fp16,compute_eff=0.5,"
+        "node=box,per_node=2,topo=ring,intra_gbps=50,intra_lat_us=1.5,inter_lat_us=10)",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        dnp_cluster c, d;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_cluster_parse(specs[i], &c, &err), DNP_OK);
+        char *text = dnp_cluster_to_json(&c), path[64];
+        CHECK(text != NULL && write_tmp(path, text) == 0);
+        memset(&d, 0, sizeof d);
+        CHECK_EQ_INT(dnp_cluster_read_json(path, &d, &err), DNP_OK);
+        unlink(path);
+        CHECK(cluster_equal(&c, &d));
+        CHECK(strstr(text, "\"devices_per_node\"") != NULL);
+        free(text);
+    }
+}
+
+TEST(cluster_json_old_and_bad)
+{
+    /* A file written before node presets: the bare tpu-v2 preset, and a
+     * custom device with the bare defaults. */
+    static const char old[] =
+        "{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": ["
+        "{\"name\": \"tpu-v2\", \"count\": 4, \"peak_flops\": 180e12, \"mem_bytes\": 64e9,"
+        " \"mem_bw_bps\": 2400e9, \"net_bw_bps\": 1e9, \"dtype\": \"bfloat16\"},"
+        "{\"name\": \"g\", \"count\": 2, \"peak_flops\": 1e12, \"mem_bytes\": 0,"
+        " \"mem_bw_bps\": 0, \"net_bw_bps\": 5e9, \"dtype\": \"fp32\"}]}";
+    char path[64];
+    dnp_cluster c, want;
+    dnp_error err = {0};
+    CHECK(write_tmp(path, old) == 0);
+    CHECK_EQ_INT(dnp_cluster_read_json(path, &c, &err), DNP_OK);
+    unlink(path);
+    CHECK_EQ_INT(dnp_cluster_parse("4xtpu-v2+2xcustom(name=g,tflops=1,net_gbps=40)", &want, &err),
+                 DNP_OK);
+    CHECK(cluster_equal(&c, &want));
+    CHECK(c.types[1].inter_bw_bps == 5e9);
+    CHECK_EQ_INT(c.types[1].devices_per_node, 1);
+
+    static const struct {
+        const char *extra;
+        const char *needle;
+    } bad[] = {
+        {"\"devices_per_node\": 0", "\"devices_per_node\" must be an integer"},
+        {"\"devices_per_node\": 2", "needs \"node\""},
+        {"\"devices_per_node\": 3, \"node\": \"n\", \"intra_topo\": \"ring\", \"intra_bw_bps\": 1",
+         "multiple of \"devices_per_node\""},
+        {"\"intra_topo\": \"mesh\"", "\"intra_topo\" must be"},
+        {"\"node\": \"n\"", "a bare device"},
+        {"\"compute_eff\": 1.5", "\"compute_eff\""},
+        {"\"inter_bw_bps\": 0", "\"inter_bw_bps\" must be a positive number"},
+        {"\"intra_lat_s\": -1", "must be numbers >= 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": ["
+                 "{\"name\": \"g\", \"count\": 4, \"peak_flops\": 1e12, \"net_bw_bps\": 1e9,"
+                 " \"mem_bytes\": 0, \"mem_bw_bps\": 0, \"dtype\": \"fp32\", %s}]}",
+                 bad[i].extra);
+        CHECK(write_tmp(path, text) == 0);
+        dnp_error_clear(&err);
+        CHECK_EQ_INT(dnp_cluster_read_json(path, &c, &err), DNP_ERR_INPUT);
+        unlink(path);
+        if (strstr(err.msg, bad[i].needle) == NULL || strstr(err.msg, "devices[0] ('g')") == NULL) {
+            printf("  json extra %s: message \"%s\" lacks \"%s\"\n", bad[i].extra, err.msg,
+                   bad[i].needle);
+            CHECK(0);
+        }
+    }
 }
 
 TEST(cluster_preset_lookup)
@@ -301,9 +635,46 @@ TEST(cluster_parse_errors)
         {"99999999999999999999xtpu-v2", "'99999999999999999999'"},
         {"1000001xtpu-v2", "'1000001'"},
         {"1000000xtpu-v2+tpu-v3", "total device count"},
-        {"4xtpu-v9", "unknown device 'tpu-v9'"},
-        {"128xtpu-v9", "unknown device 'tpu-v9' at column 5 (known: tpu-v2, tpu-v3, v100, a100, "
-                       "1080ti, custom(...))"},
+        {"4xtpu-v9", "unknown device or node 'tpu-v9'"},
+        {"128xtpu-v9", "unknown device or node 'tpu-v9' at column 5 (devices: tpu-v2, tpu-v3, "
+                       "tpu-v3-chip, v100, v100-sxm3-32g, a100, a100-80g, h100, 1080ti; nodes: "
+                       "dgx1, dgx2h, dgx-a100"},
+        {"2xdgx-b200", "unknown device or node 'dgx-b200' at column 3"},
+        {"0xdgx1", "count must be a positive integer"},
+        {"1000000xdgx1", "total device count exceeds 1000000"},
+        {"3xcustom(name=g,tflops=1,net_gbps=1,node=n,per_node=2,topo=ring,intra_gbps=5)",
+         "3 devices of"},
+        {"custom(name=g,tflops=1,net_gbps=1,topo=ring)", "key 'topo' needs per_node > 1"},
+        {"custom(name=g,tflops=1,net_gbps=1,node=n)", "key 'node' needs per_node > 1"},
+        {"custom(name=g,tflops=1,net_gbps=1,intra_gbps=3)", "key 'intra_gbps' needs per_node > 1"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,topo=ring,intra_gbps=5)",
+         "per_node > 1 needs key 'node'"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=n,intra_gbps=5)",
+         "per_node > 1 needs key 'topo'"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=n,topo=ring)",
+         "per_node > 1 needs key 'intra_gbps'"},
+        {"custom(name=g,tflops=1,net_gbps=1,per_node=0)", "invalid per_node '0'"},
+        {"custom(name=g,tflops=1,net_gbps=1,per_node=1.5)", "invalid per_node '1.5'"},
+        {"custom(name=g,tflops=1,net_gbps=1,per_node=99999999999)", "invalid per_node"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=n,topo=mesh,intra_gbps=5)",
+         "unknown topo 'mesh' at column 60 (known: switch, ring, torus2d)"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=n,topo=none,intra_gbps=5)",
+         "unknown topo 'none'"},
+        {"custom(name=g,tflops=1,net_gbps=1,compute_eff=1.5)",
+         "'1.5' for key 'compute_eff' must be at most 1"},
+        {"custom(name=g,tflops=1,net_gbps=1,mem_eff=0)", "invalid number '0' for key 'mem_eff'"},
+        {"custom(name=g,tflops=1,net_gbps=1,inter_lat_us=-2)", "invalid number '-2'"},
+        {"custom(name=g,tflops=1,net_gbps=1,fp16_tflops=x)", "invalid number 'x' for key 'fp16_tflops'"},
+        {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=a b,topo=ring,intra_gbps=5)",
+         "invalid node name 'a b'"},
+        {"8xcustom(name=g,tflops=1,net_gbps=1,per_node=8,node=dgx1,topo=ring,intra_gbps=150)",
+         "custom node name 'dgx1' is a node preset's name but the figures differ"},
+        {"custom(name=v100,tflops=125,net_gbps=2400,dtype=fp16,mem_gb=32)",
+         "custom device name 'v100' is a preset's name but the figures differ"},
+        {"custom(name=g,tflops=1,net_gbps=1)+2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,"
+         "node=n,topo=ring,intra_gbps=5)+2xcustom(name=g,tflops=2,net_gbps=1,per_node=2,node=n,"
+         "topo=ring,intra_gbps=5)",
+         "device 'g' of node n is defined twice with different figures"},
         {"4x", "missing device after '4x'"},
         {"4x+tpu-v2", "missing device after '4x'"},
         {"4 tpu-v2", "expected 'x' or '*' after count '4'"},
@@ -358,8 +729,11 @@ TEST(cluster_parse_errors)
     dnp_cluster c;
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_cluster_parse("128xtpu-v9", &c, &err), DNP_ERR_INPUT);
-    CHECK_STR(err.msg, "cluster spec '128xtpu-v9': unknown device 'tpu-v9' at column 5 "
-                       "(known: tpu-v2, tpu-v3, v100, a100, 1080ti, custom(...))");
+    CHECK_STR(err.msg, "cluster spec '128xtpu-v9': unknown device or node 'tpu-v9' at column 5 "
+                       "(devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, v100-sxm3-32g, a100, "
+                       "a100-80g, h100, 1080ti; nodes: dgx1, dgx2h, dgx-a100, dgx-a100-80g, "
+                       "dgx-h100, tpu-v3-8, tpu-v3-32, tpu-v3-64, tpu-v3-128, tpu-v3-256, "
+                       "tpu-v3-512, tpu-v3-1024, tpu-v3-2048; or custom(...))");
     dnp_error_clear(&err);
     CHECK_EQ_INT(dnp_cluster_parse("0xtpu-v3", &c, &err), DNP_ERR_INPUT);
     CHECK_STR(err.msg,
@@ -383,7 +757,7 @@ TEST(cluster_parse_long_inputs)
     s[n] = '\0';
     CHECK_EQ_INT(dnp_cluster_parse(s, &c, &err), DNP_ERR_INPUT);
     CHECK(strlen(err.msg) < sizeof err.msg);
-    CHECK(strstr(err.msg, "unknown device 'aaaa") != NULL);
+    CHECK(strstr(err.msg, "unknown device or node 'aaaa") != NULL);
 
     dnp_error_clear(&err);
     memset(s, '9', n);
@@ -429,11 +803,12 @@ TEST(cluster_parse_garbage)
         "4xcustom(name=g,tflops=100,mem_gb=32,membw_gbps=900,net_gbps=100,dtype=fp16)",
         "2*TPU-V2 + 2 x tpu-v2",
         "3x1080ti+v100",
+        "2xdgx-a100+custom(name=g,tflops=1,net_gbps=1,per_node=2,node=n,topo=ring,intra_gbps=5)",
     };
     static const char alphabet[] = "0123456789x*+-()=,. eEtpuvcsomnaf_\t\x01\xff";
     unsigned long long st = 42;
     for (int iter = 0; iter < 20000; iter++) {
-        char s[160];
+        char s[200];
         size_t len;
         if (iter % 2 == 0) {
             len = (size_t)(test_rand(&st) % 40);
@@ -444,7 +819,7 @@ TEST(cluster_parse_garbage)
                 s[i] = ch;
             }
         } else {
-            const char *seed = seeds[test_rand(&st) % 4];
+            const char *seed = seeds[test_rand(&st) % 5];
             len = strlen(seed);
             memcpy(s, seed, len);
             int edits = 1 + (int)(test_rand(&st) % 3);

@@ -18,22 +18,79 @@ int cmd_models(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* A peak in TFLOP/s, "-" when the device lacks the precision (0). */
+static void put_tflops(double flops)
+{
+    if (flops > 0)
+        printf(" %7.1f", flops / 1e12);
+    else
+        printf(" %7s", "-");
+}
+
+/* "name: text" wrapped at 118 columns, continuation lines indented. */
+static void print_source(const char *name, const char *text)
+{
+    const int width = 118, indent = 4;
+    int col = printf("  %s:", name);
+    const char *w = text;
+    while (*w) {
+        while (*w == ' ')
+            w++;
+        const char *e = w;
+        while (*e && *e != ' ')
+            e++;
+        int len = (int)(e - w);
+        if (len == 0)
+            break;
+        if (col + 1 + len > width && col > indent) {
+            printf("\n%*s", indent, "");
+            col = indent;
+        } else {
+            putchar(' ');
+            col++;
+        }
+        printf("%.*s", len, w);
+        col += len;
+        w = e;
+    }
+    putchar('\n');
+}
+
 int cmd_devices(int argc, char **argv)
 {
     static const char help[] = "usage: dnnpar devices\n\n"
-                               "List the device presets usable in --cluster specs.\n";
+                               "List the device and node presets usable in --cluster specs.\n";
     cli_spec spec = {no_valued, help_flag};
     cli_args a;
     int done, rc = cli_begin(argc, argv, &spec, "devices", help, 0, "no arguments", &a, &done);
     if (rc != 0 || done)
         return rc;
-    printf("%-8s %12s %10s %12s %12s %-9s %s\n", "name", "peak TFLOP/s", "memory GB",
-           "mem BW GB/s", "net Gb/s", "dtype", "source");
+    printf("Devices (peaks in TFLOP/s, dense; '-' = not supported or not published)\n");
+    printf("%-14s %-9s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", "name", "dtype", "peak", "fp32",
+           "tf32", "fp16", "bf16", "mem GB", "mem GB/s", "net Gb/s", "lat us");
     for (int i = 0; i < dnp_device_preset_count(); i++) {
         const dnp_device_type *d = dnp_device_preset_at(i);
-        printf("%-8s %12.2f %10.1f %12.1f %12.2f %-9s %s\n", d->name, d->peak_flops / 1e12,
-               d->mem_bytes / 1e9, d->mem_bw_bps / 1e9, d->net_bw_bps * 8.0 / 1e9, d->dtype,
-               dnp_device_preset_source(i));
+        printf("%-14s %-9s %7.1f", d->name, d->dtype, d->peak_flops / 1e12);
+        put_tflops(d->peak_fp32_flops);
+        put_tflops(d->peak_tf32_flops);
+        put_tflops(d->peak_fp16_flops);
+        put_tflops(d->peak_bf16_flops);
+        printf(" %7.1f %9.0f %9.2f %7.2f\n", d->mem_bytes / 1e9, d->mem_bw_bps / 1e9,
+               d->net_bw_bps * 8.0 / 1e9, d->inter_lat_s * 1e6);
     }
+    printf("\nNodes (bandwidths per device and direction; NIC = the node's compute NICs / devices)\n");
+    printf("%-13s %5s %-14s %-8s %11s %9s %12s %9s\n", "node", "count", "device", "topology",
+           "intra GB/s", "intra us", "NIC Gb/s/dev", "inter us");
+    for (int i = 0; i < dnp_node_preset_count(); i++) {
+        const dnp_device_type *d = dnp_node_preset_at(i);
+        printf("%-13s %5d %-14s %-8s %11.1f %9.2f %12.2f %9.2f\n", d->node, d->devices_per_node,
+               d->name, dnp_link_topo_name(d->intra_topo), d->intra_bw_bps / 1e9,
+               d->intra_lat_s * 1e6, d->inter_bw_bps * 8.0 / 1e9, d->inter_lat_s * 1e6);
+    }
+    printf("\nSources (docs/cluster.md)\n");
+    for (int i = 0; i < dnp_device_preset_count(); i++)
+        print_source(dnp_device_preset_at(i)->name, dnp_device_preset_source(i));
+    for (int i = 0; i < dnp_node_preset_count(); i++)
+        print_source(dnp_node_preset_at(i)->node, dnp_node_preset_source(i));
     return EXIT_OK;
 }
