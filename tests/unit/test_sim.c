@@ -283,3 +283,99 @@ TEST(validate_bad_csv)
     CHECK(strstr(err.msg, "no-such.csv") != NULL);
     CHECK(v == NULL);
 }
+
+/* The device tree follows the topology: 4 DGX A100 split into nodes first
+ * (2 | 2 nodes, then 1 | 1), then the GPUs of a node (4 | 4, ...). */
+TEST(sim_tree_follows_nodes)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("resnet18", &g, &err) == DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 256};
+    dnp_plan *p = plan_or_null(g, "4xdgx-a100", &opt);
+    if (p != NULL) {
+        static const char *const want[] = {"16xa100 | 16xa100", "8xa100 | 8xa100",
+                                           "4xa100 | 4xa100", "2xa100 | 2xa100",
+                                           "1xa100 | 1xa100"};
+        for (int k = 0; k < 5; k++) {
+            char buf[128];
+            dnp_plan_level_groups(p, k, 0, buf, sizeof buf);
+            CHECK_STR(buf, want[k]);
+        }
+    }
+    dnp_plan_free(p);
+    /* 3 nodes: whole nodes first (1 | 2), never a split node */
+    p = plan_or_null(g, "3xdgx-a100", &opt);
+    if (p != NULL) {
+        char buf[128];
+        dnp_plan_level_groups(p, 0, 0, buf, sizeof buf);
+        CHECK_STR(buf, "8xa100 | 16xa100");
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Data parallelism on 2 DGX A100 synchronises gradients with one
+ * all-reduce over all 16 GPUs on both link tiers, not one exchange per
+ * level: with the all-reduce after the backward pass and everything in one
+ * bucket, the exposed communication is exactly that collective's time. */
+TEST(sim_dp_one_allreduce_over_nodes)
+{
+    dnp_graph *g = dnp_graph_new("mlp");
+    int x = dnp_graph_input(g, "x", 1024, 1, 1);
+    x = dnp_graph_fc(g, "fc1", x, 1024, 1);
+    dnp_graph_fc(g, "fc2", x, 10, 1);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 512, .no_overlap = 1,
+                            .precision = DNP_PREC_FP32};
+    dnp_plan *p = plan_or_null(g, "2xdgx-a100", &opt);
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("2xdgx-a100", &cl, &err) == DNP_OK);
+    if (p != NULL) {
+        dnp_comm_group grp;
+        dnp_cluster_comm_group(&cl, &grp);
+        CHECK_EQ_INT(grp.n_nodes, 2);
+        CHECK_EQ_INT(grp.per_node, 8);
+        double params = 1024.0 * 1024 + 1024 + 1024 * 10 + 10;
+        dnp_coll_cost ar;
+        dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, params * 4.0, &ar);
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_NEAR(s.exposed_comm_s, ar.time_s, 1e-9, 0);
+        CHECK_EQ_INT(s.device_classes, 1);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Weak scaling of ResNet-50 at 256 images per GPU on 1 to 128 DGX A100:
+ * throughput rises with every doubling and each step keeps at least 95%
+ * of the previous size's throughput per GPU (docs/time-model.md). */
+TEST(sim_resnet50_scaling_dgx_a100)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("resnet50", &g, &err) == DNP_OK);
+    double prev_thr = 0.0, first_per_gpu = 0.0;
+    for (int n = 1; n <= 128; n *= 2) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "%dxdgx-a100", n);
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 256LL * 8 * n,
+                                .precision = DNP_PREC_AMP};
+        dnp_plan *p = plan_or_null(g, spec, &opt);
+        if (p == NULL)
+            break;
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        double thr = (double)opt.batch / s.step_time_s;
+        if (n == 1)
+            first_per_gpu = thr / 8;
+        CHECK(thr > prev_thr);
+        CHECK(thr / (8.0 * n) <= first_per_gpu * (1 + 1e-12));
+        CHECK(thr / (8.0 * n) >= 0.95 * first_per_gpu);
+        CHECK(s.mem_fits);
+        prev_thr = thr;
+        dnp_plan_free(p);
+    }
+    dnp_graph_free(g);
+}
