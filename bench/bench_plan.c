@@ -9,30 +9,13 @@
  */
 #include "search/plan_internal.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <math.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 #define REPS 21
 
@@ -58,16 +41,16 @@ int main(void)
             for (int r = 0; r < REPS; r++) {
                 dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 512, .levels = 0, .reference_mode = 0};
                 dnp_plan *p = NULL;
-                double t0 = now_s();
+                double t0 = bench_now_s();
                 if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK)
                     return 1;
-                t[r] = now_s() - t0;
+                t[r] = bench_now_s() - t0;
                 nodes = dnp_plan_n_nodes(p);
                 dnp_plan_free(p);
             }
             if (s == 0)
                 printf(" %6d", nodes);
-            printf(" %10.3f", 1e3 * median(t, REPS));
+            printf(" %10.3f", 1e3 * bench_median(t, REPS));
         }
         printf("\n");
         dnp_graph_free(g);
@@ -104,16 +87,16 @@ int main(void)
         double td[REPS], te[REPS], best_dp = 0, best_ex = 0;
         int reps_ex = V > 12 ? 3 : REPS;
         for (int r = 0; r < REPS; r++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             level_dp_solve(&lp, types, &best_dp, &err);
-            td[r] = now_s() - t0;
+            td[r] = bench_now_s() - t0;
         }
         for (int r = 0; r < reps_ex; r++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             best_ex = level_brute_force(&lp, types);
-            te[r] = now_s() - t0;
+            te[r] = bench_now_s() - t0;
         }
-        double md = median(td, REPS), me = median(te, reps_ex);
+        double md = bench_median(td, REPS), me = bench_median(te, reps_ex);
         /* the two sum the same terms in different orders: equal to rounding */
         int same = fabs(best_dp - best_ex) <= 1e-12 * best_ex;
         printf("%-10s %6d %12.4f %12.1f %9.0fx %s\n", small[i], V, 1e3 * md, 1e3 * me, me / md,

@@ -8,25 +8,14 @@
 #include "search/plan_internal.h"
 #include "sim/lower.h"
 
+#include "bench_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define REPS 11
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(void)
 {
@@ -59,16 +48,15 @@ int main(void)
             int tasks = 0, classes = 0;
             for (int r = 0; r < REPS; r++) {
                 lower_result res;
-                double t0 = now_s();
+                double t0 = bench_now_s();
                 if (lower_simulate(p, g, &opt, &res, &err) != DNP_OK)
                     return 1;
-                t[r] = now_s() - t0;
+                t[r] = bench_now_s() - t0;
                 tasks = res.sim.n_tasks;
                 classes = res.n_classes;
                 lower_result_free(&res);
             }
-            qsort(t, REPS, sizeof t[0], cmp_double);
-            double med = t[REPS / 2];
+            double med = bench_median(t, REPS);
             total_events += 2.0 * tasks;
             total_s += med;
             printf("%-10s %-22s %-7s %8d %8d %10.3f %14.3g\n", dnp_zoo_name(i), specs[c],

@@ -155,9 +155,7 @@ static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth,
 /* Level costs                                                       */
 /* ---------------------------------------------------------------- */
 
-/* 1 if the two halves of group n sit in different nodes (several device
- * types, bare devices, or more devices than one node holds). */
-static int split_crosses_nodes(const dnp_cluster *cl, const tnode *n)
+int tnode_split_crosses_nodes(const dnp_cluster *cl, const tnode *n)
 {
     int types = 0, k0 = 0;
     for (int k = 0; k < cl->n_types; k++)
@@ -185,7 +183,7 @@ static int tnode_prepare(tnode *n, const cost_units *u, int V)
         for (int k = 0; k < cl->n_types; k++)
             n->rate[v] +=
                 (double)n->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
-    int cross = split_crosses_nodes(cl, n);
+    int cross = tnode_split_crosses_nodes(cl, n);
     n->split_bw_bps = INFINITY;
     n->split_lat_s = 0.0;
     for (int k = 0; k < cl->n_types; k++) {

@@ -92,23 +92,6 @@ static int leaf_type(const dnp_cluster *cl, const tnode *leaf)
 /* Link tiers                                                        */
 /* ---------------------------------------------------------------- */
 
-/* 1 if the two halves of group n sit in different nodes: several device
- * types, bare devices (every device its own node), or more devices than
- * one node holds (the tree halves such groups by whole nodes). */
-static int crosses_nodes(const dnp_cluster *cl, const tnode *n)
-{
-    int types = 0, k0 = 0;
-    for (int k = 0; k < cl->n_types; k++)
-        if (n->counts[k] > 0) {
-            types++;
-            k0 = k;
-        }
-    if (types != 1)
-        return 1;
-    int per_node = cl->types[k0].devices_per_node;
-    return per_node <= 1 || n->n_dev > per_node;
-}
-
 static double inter_bw(const dnp_device_type *d)
 {
     return d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
@@ -145,7 +128,7 @@ static void make_group(const dnp_cluster *cl, int k, const tnode *span, double n
 /* The pair of counterparts across the split of group n (level k). */
 static void pair_group(const dnp_cluster *cl, int k, const tnode *n, dnp_comm_group *g)
 {
-    if (crosses_nodes(cl, n))
+    if (tnode_split_crosses_nodes(cl, n))
         make_group(cl, k, n, 2.0, 1.0, g);
     else
         make_group(cl, k, NULL, 1.0, 2.0, g);
@@ -360,7 +343,7 @@ static double replica_group(const lowerer *L, int c, int i, dnp_comm_group *grp)
             if (n->types[v] != 0) /* 0: Type-I, or LAYOUT_BATCH for a join */
                 continue;
             double f = (double)n->n_dev / (double)cls->path[k + 1]->n_dev;
-            if (crosses_nodes(L->cl, n)) {
+            if (tnode_split_crosses_nodes(L->cl, n)) {
                 nn *= f;
                 if (span == NULL)
                     span = n;
@@ -402,12 +385,31 @@ static void issue_bucket(lowerer *L, int c, const bucket *b, int dep)
     cls->recv_bytes += 2.0 * (p - 1.0) / p * b->bytes;
 }
 
+/* Op i's three passes and what it keeps, on one device of class c. */
+static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_mem *m)
+{
+    const lower_class *cls = &L->r->classes[c];
+    double fb, fi, fo;
+    op_shares(L->pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+    perf_op_time_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type], t);
+    perf_op_mem_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type], m);
+}
+
+/* Close bucket b of class c: issue its all-reduce now, or with no_overlap
+ * keep it for after the backward pass. */
+static void close_bucket(lowerer *L, int c, bucket *b, bucket *deferred, int *n_deferred)
+{
+    if (L->no_overlap)
+        deferred[(*n_deferred)++] = *b;
+    else
+        issue_bucket(L, c, b, b->dep);
+    b->open = 0;
+}
+
 static dnp_status lower_all(lowerer *L)
 {
     lower_result *r = L->r;
-    const pgraph *pg = L->pg;
     const int C = r->n_classes, n_ops = L->n_ops;
-    const int64_t batch = L->p->opt.batch;
     bucket *bk = calloc((size_t)C, sizeof *bk);
     /* with no_overlap the closed buckets wait here for the end of backward */
     bucket *deferred = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *deferred);
@@ -426,12 +428,9 @@ static dnp_status lower_all(lowerer *L)
             node_exchanges(L, v, 0, 1);
         for (int c = 0; c < C; c++) {
             lower_class *cls = &r->classes[c];
-            double fb, fi, fo;
-            op_shares(pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
             perf_op_time t;
-            perf_op_time_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &t);
             perf_op_mem m;
-            perf_op_mem_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &m);
+            class_op(L, c, i, &t, &m);
             cls->param_elems += m.param_elems;
             /* Each tensor once (autograd stores a tensor saved by its
              * producer and its consumers once): the op's private buffers
@@ -461,29 +460,22 @@ static dnp_status lower_all(lowerer *L)
         int v = L->node_of_op[i];
         for (int c = 0; c < C; c++) {
             lower_class *cls = &r->classes[c];
-            double fb, fi, fo;
-            op_shares(pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
             perf_op_time t;
-            perf_op_time_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &t);
+            perf_op_mem m;
+            class_op(L, c, i, &t, &m);
             int wg = -1;
             if (t.wgrad_s > 0.0)
                 wg = add_compute(L, c, t.wgrad_s, i, PH_WGRAD);
             if (t.bwd_s > 0.0)
                 add_compute(L, c, t.bwd_s, i, PH_BWD);
-            perf_op_mem m;
-            perf_op_mem_get(L->g, i, batch, fb, fi, fo, &L->rates[cls->type], &m);
             dnp_comm_group grp;
             if (!(m.param_elems > 0.0) || replica_group(L, c, i, &grp) <= 1.0)
                 continue;
             double bytes = m.param_elems * L->rates[cls->type].grad_bytes;
             bucket *b = &bk[c];
-            if (b->open && !same_group(&b->grp, &grp)) {
-                if (L->no_overlap)
-                    deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
-                else
-                    issue_bucket(L, c, b, b->dep);
-                b->open = 0;
-            }
+            bucket *dq = &deferred[(size_t)c * (size_t)(n_ops + 1)];
+            if (b->open && !same_group(&b->grp, &grp))
+                close_bucket(L, c, b, dq, &n_deferred[c]);
             if (!b->open) {
                 memset(b, 0, sizeof *b);
                 b->open = 1;
@@ -492,13 +484,8 @@ static dnp_status lower_all(lowerer *L)
             b->bytes += bytes;
             b->dep = wg >= 0 ? wg : L->last_compute[c];
             cls->buffer_bytes += bytes;
-            if (b->bytes >= DDP_BUCKET_BYTES) {
-                if (L->no_overlap)
-                    deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
-                else
-                    issue_bucket(L, c, b, b->dep);
-                b->open = 0;
-            }
+            if (b->bytes >= DDP_BUCKET_BYTES)
+                close_bucket(L, c, b, dq, &n_deferred[c]);
         }
         if (v >= 0) {
             node_exchanges(L, v, 1, 0);
@@ -507,12 +494,8 @@ static dnp_status lower_all(lowerer *L)
     }
     for (int c = 0; c < C; c++) {
         bucket *b = &bk[c];
-        if (b->open) {
-            if (L->no_overlap)
-                deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)n_deferred[c]++] = *b;
-            else
-                issue_bucket(L, c, b, b->dep);
-        }
+        if (b->open)
+            close_bucket(L, c, b, &deferred[(size_t)c * (size_t)(n_ops + 1)], &n_deferred[c]);
         for (int j = 0; j < n_deferred[c]; j++)
             issue_bucket(L, c, &deferred[(size_t)c * (size_t)(n_ops + 1) + (size_t)j],
                          L->last_compute[c]);
