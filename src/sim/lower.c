@@ -185,6 +185,10 @@ typedef struct {
     int *tmp_streams, *tmp_deps;
     double *dur;        /* per class scratch */
     double *kept;       /* per class and op: bytes of the op's output kept for backward */
+    unsigned char *moves; /* per planned node: 0 if it and its producers split only the
+                           * batch at every level of every class (nothing to exchange) */
+    perf_op_time *op_time; /* per class and op: the forward pass's figures, reused backward */
+    perf_op_mem *op_mem;
     int no_overlap;
     dnp_optimizer optimizer;
 } lowerer;
@@ -278,7 +282,7 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
 {
     lower_result *r = L->r;
     const pgraph *pg = L->pg;
-    if (edges && pg->in_start[v] == pg->in_start[v + 1])
+    if ((edges && pg->in_start[v] == pg->in_start[v + 1]) || !L->moves[v])
         return;
     for (int k = 0; k < LOWER_MAX_DEPTH; k++) {
         int any = 0;
@@ -385,14 +389,41 @@ static void issue_bucket(lowerer *L, int c, const bucket *b, int dep)
     cls->recv_bytes += 2.0 * (p - 1.0) / p * b->bytes;
 }
 
-/* Op i's three passes and what it keeps, on one device of class c. */
+/* Op i's three passes and what it keeps, on one device of class c
+ * (computed in the forward pass, kept for the backward pass). */
 static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_mem *m)
 {
-    const lower_class *cls = &L->r->classes[c];
-    double fb, fi, fo;
-    op_shares(L->pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
-    perf_op_time_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type], t);
-    perf_op_mem_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type], m);
+    size_t at = (size_t)c * (size_t)L->n_ops + (size_t)i;
+    if (L->op_time[at].kernels < 0) {
+        const lower_class *cls = &L->r->classes[c];
+        double fb, fi, fo;
+        op_shares(L->pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+        perf_op_time_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
+                         &L->op_time[at]);
+        perf_op_mem_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
+                        &L->op_mem[at]);
+    }
+    *t = L->op_time[at];
+    *m = L->op_mem[at];
+}
+
+/* Which planned nodes move anything: some level of some class splits the
+ * node or one of its producers other than by batch. */
+static void find_moves(lowerer *L)
+{
+    const pgraph *pg = L->pg;
+    for (int v = 0; v < pg->n_nodes; v++) {
+        L->moves[v] = 0;
+        for (int c = 0; c < L->r->n_classes && !L->moves[v]; c++) {
+            const lower_class *cls = &L->r->classes[c];
+            for (int k = 0; k < cls->depth && !L->moves[v]; k++) {
+                const tnode *n = cls->path[k];
+                L->moves[v] = n->types[v] != 0;
+                for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
+                    L->moves[v] |= n->types[pg->edges[e].u] != 0;
+            }
+        }
+    }
 }
 
 /* Close bucket b of class c: issue its all-reduce now, or with no_overlap
@@ -652,11 +683,14 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.tmp_deps = malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = calloc((size_t)C, sizeof *L.dur);
     L.kept = calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
+    L.moves = calloc((size_t)p->pg.n_nodes + 1, 1);
+    L.op_time = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
+    L.op_mem = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
     r.op_names = calloc((size_t)(n_ops + 1), sizeof *r.op_names);
     r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
     r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
-        !L.tmp_deps || !L.dur || !L.kept || !r.op_names || !r.node_compute_s || !r.node_comm_s)
+        !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
     r.n_ops = n_ops;
     for (int i = 0; i < n_ops; i++) {
@@ -665,6 +699,9 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
             goto done;
     }
     pgraph_owners(&p->pg, g, L.owner, L.node_of_op);
+    for (size_t j = 0; j < (size_t)C * (size_t)(n_ops + 1); j++)
+        L.op_time[j].kernels = -1; /* not computed yet */
+    find_moves(&L);
     for (int c = 0; c < C; c++) {
         L.last_compute[c] = -1;
         L.pending[c] = -1;
@@ -692,6 +729,9 @@ done:
     free(L.tmp_deps);
     free(L.dur);
     free(L.kept);
+    free(L.moves);
+    free(L.op_time);
+    free(L.op_mem);
     return st;
 }
 
