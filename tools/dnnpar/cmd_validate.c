@@ -60,8 +60,12 @@ static void to_text(const dnp_validation *v, int calibrate)
             printf("  none: no calibrate row could be predicted\n");
         for (int f = 0; f < v->n_fits; f++) {
             const dnp_calibration *c = &v->fits[f];
-            printf("  %-24s %-10s %-5s compute_eff %.4f (%d row%s)\n", c->stack, c->device,
+            printf("  %-24s %-10s %-5s compute_eff %.4f (%d row%s)", c->stack, c->device,
                    c->precision, c->compute_eff, c->n_rows, c->n_rows == 1 ? "" : "s");
+            if (c->compute_eff > 0.999)
+                printf(" at its bound: slower than measured even at peak (rms log error %.3f)",
+                       c->rms_log_error);
+            printf("\n");
         }
     } else {
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
