@@ -57,6 +57,8 @@ typedef struct {
 
 /* Bare device: one per node, every transfer on the inter tier at the
  * device's network bandwidth. */
+/* A GPU's NVLink figure on its datasheet is the total of both directions;
+ * the inter tier is per direction, so bare GPUs get half of it. */
 #define BARE(net_bps, lat_s)                                                                  \
     .node = "", .devices_per_node = 1, .intra_topo = DNP_TOPO_NONE, .intra_bw_bps = 0,       \
     .intra_lat_s = 0, .inter_bw_bps = (net_bps), .inter_lat_s = (lat_s)
@@ -135,20 +137,20 @@ static const preset_entry k_presets[] = {
      "Google Cloud TPU v3 system architecture: 123 TFLOP/s bf16 per chip, 32 GiB HBM2, "
      "900 GBps; DCN ~2.5e10 B/s per host of 4 chips (How to Scale Your Model, part 2); "
      "latency: NCCL tuning.cc NET (stand-in)"},
-    {{DEV_V100, BARE(300e9, NCCL_NVLINK_LAT_S)},
+    {{DEV_V100, BARE(300e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA Tesla V100 datasheet, V100 SXM2 16GB: 15.7 TFLOP/s fp32, 125 fp16 tensor, "
      "16 GB HBM2, 900 GB/s, NVLink 300 GB/s total; latency: NCCL tuning.cc NVLINK"},
-    {{DEV_V100_SXM3, BARE(300e9, NCCL_NVLINK_LAT_S)},
+    {{DEV_V100_SXM3, BARE(300e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA DGX-2H datasheet: 2.1 PFLOP/s tensor / 16 GPUs = 131.25 TFLOP/s fp16, 32 GB "
      "HBM2; V100 datasheet: 900 GB/s, 15.7 TFLOP/s fp32 (450 W part unpublished), NVLink "
      "300 GB/s total"},
-    {{DEV_A100, BARE(600e9, NCCL_NVLINK_LAT_S)},
+    {{DEV_A100, BARE(600e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA A100 datasheet, SXM4 40GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
      "40 GB HBM2, 1555 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
-    {{DEV_A100_80G, BARE(600e9, NCCL_NVLINK_LAT_S)},
+    {{DEV_A100_80G, BARE(600e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA A100 datasheet, SXM4 80GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
      "80 GB HBM2e, 2039 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
-    {{DEV_H100, BARE(900e9, NCCL_NVLINK_LAT_S)},
+    {{DEV_H100, BARE(900e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA H100 datasheet (SXM: 80 GB HBM3, 3.35 TB/s, NVLink 900 GB/s total) and H100 "
      "architecture whitepaper (dense SXM5: 66.9 TFLOP/s fp32, 494.7 tf32, 989.4 fp16/bf16)"},
     {{DEV_1080TI, BARE(15.75e9, NCCL_PCI_LAT_S)},

@@ -101,18 +101,24 @@ static void check_peaks(const dnp_device_type *d, double fp32, double tf32, doub
     CHECK(d->peak_bf16_flops == bf16);
     /* Presets leave the efficiencies to the device model. */
     CHECK(d->compute_eff == 0 && d->mem_eff == 0 && d->kernel_overhead_s == 0);
-    /* Bare device: one per node, inter tier at the network bandwidth. */
+    /* Bare device: one per node, inter tier at the network bandwidth (per
+     * direction: half a GPU's NVLink total, docs/cluster.md). */
     CHECK_STR(d->node, "");
     CHECK_EQ_INT(d->devices_per_node, 1);
     CHECK_EQ_INT(d->intra_topo, DNP_TOPO_NONE);
     CHECK(d->intra_bw_bps == 0 && d->intra_lat_s == 0);
-    CHECK(d->inter_bw_bps == d->net_bw_bps);
+    int nvlink = strncmp(d->name, "tpu", 3) != 0 && strcmp(d->name, "1080ti") != 0;
+    CHECK(d->inter_bw_bps == (nvlink ? d->net_bw_bps / 2 : d->net_bw_bps));
     CHECK_NEAR(d->inter_lat_s, lat_s, 1e-15, 0);
 }
 
 TEST(cluster_presets)
 {
     CHECK_EQ_INT(dnp_device_preset_count(), 9);
+    dnp_device_type a100;
+    dnp_error e0 = {0};
+    CHECK(dnp_device_preset("a100", &a100, &e0) == DNP_OK);
+    CHECK(a100.inter_bw_bps == 300e9); /* NVLink 600 GB/s total = 300 per direction */
     /* AccPar Table 7 / section 6.1: unchanged legacy figures. */
     check_device(preset_named("tpu-v2"), "tpu-v2", 180e12, 64e9, 2400e9, 1e9, 2, "bfloat16");
     check_device(preset_named("tpu-v3"), "tpu-v3", 420e12, 128e9, 4800e9, 2e9, 2, "bfloat16");
