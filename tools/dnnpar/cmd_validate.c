@@ -85,6 +85,9 @@ static void to_text(const dnp_validation *v, int calibrate)
     printf("\nvalidate rows: %d predicted", v->n_validate);
     if (v->n_validate > 0)
         printf("; mean absolute error %.1f%%, largest %.1f%%", v->mape_pct, v->max_abs_error_pct);
+    else
+        printf("; mean absolute error undefined (no validate row could be predicted: see the "
+               "notes)");
     if (isfinite(v->spearman))
         printf("; Spearman %.3f", v->spearman);
     printf("\n");
