@@ -356,13 +356,12 @@ TEST(search_zoo_accpar_never_below_baselines)
  * leaked into the top split (bench/sweep.c runs every level). */
 TEST(search_accpar_never_below_baselines_sweep)
 {
-    static const char *const models[] = {"lenet", "alexnet", "vgg11", "resnet18"};
+    static const char *const models[] = {"lenet", "alexnet", "vgg11"};
     static const char *const specs[] = {"3xtpu-v3", "5xtpu-v3", "6xtpu-v3", "10xtpu-v3",
-                                        "12xtpu-v3", "24xtpu-v3", "8xtpu-v3",
-                                        "3xtpu-v2+5xtpu-v3",
-                                        "2xtpu-v2+2xtpu-v3+4x1080ti"};
+                                        "8xtpu-v3", "3xtpu-v2+5xtpu-v3",
+                                        "1xtpu-v2+1xtpu-v3+2x1080ti"};
     int cases = 0, slower = 0;
-    for (int m = 0; m < 4; m++) {
+    for (int m = 0; m < 3; m++) {
         dnp_graph *g = NULL;
         dnp_error err = {0};
         CHECK(dnp_zoo_build(models[m], &g, &err) == DNP_OK);
@@ -404,5 +403,5 @@ TEST(search_accpar_never_below_baselines_sweep)
         dnp_graph_free(g);
     }
     CHECK_EQ_INT(slower, 0);
-    CHECK_EQ_INT(cases, 4 * 9 * 2 * 2 * 2);
+    CHECK_EQ_INT(cases, 3 * 7 * 2 * 2 * 2);
 }
