@@ -51,15 +51,15 @@ static int layer_make(layer *l, int m, int batch, int ch, int size)
     l->nx = l->ny = (size_t)batch * ch * size * size;
     l->nW = (size_t)g.elems * ch * ch;
     l->nw = (size_t)ch * ch * 9;
-    l->x = malloc(sizeof *l->x * l->nx);
-    l->dz = malloc(sizeof *l->dz * l->ny);
-    l->y = malloc(sizeof *l->y * l->ny);
-    l->dx = malloc(sizeof *l->dx * l->nx);
-    l->W = malloc(sizeof *l->W * l->nW);
-    l->dW = malloc(sizeof *l->dW * l->nW);
-    l->xd = malloc(sizeof *l->xd * l->nx);
-    l->wd = malloc(sizeof *l->wd * l->nw);
-    l->yd = malloc(sizeof *l->yd * l->ny);
+    l->x = dnp_malloc(sizeof *l->x * l->nx);
+    l->dz = dnp_malloc(sizeof *l->dz * l->ny);
+    l->y = dnp_malloc(sizeof *l->y * l->ny);
+    l->dx = dnp_malloc(sizeof *l->dx * l->nx);
+    l->W = dnp_malloc(sizeof *l->W * l->nW);
+    l->dW = dnp_malloc(sizeof *l->dW * l->nW);
+    l->xd = dnp_malloc(sizeof *l->xd * l->nx);
+    l->wd = dnp_malloc(sizeof *l->wd * l->nw);
+    l->yd = dnp_malloc(sizeof *l->yd * l->ny);
     if (!l->x || !l->dz || !l->y || !l->dx || !l->W || !l->dW || !l->xd || !l->wd || !l->yd)
         return 0;
     unsigned long long r = 1;
@@ -78,8 +78,8 @@ static int layer_make(layer *l, int m, int batch, int ch, int size)
 
 static void layer_free(layer *l)
 {
-    free(l->x), free(l->dz), free(l->y), free(l->dx), free(l->W), free(l->dW);
-    free(l->xd), free(l->wd), free(l->yd);
+    dnp_free(l->x), dnp_free(l->dz), dnp_free(l->y), dnp_free(l->dx), dnp_free(l->W), dnp_free(l->dW);
+    dnp_free(l->xd), dnp_free(l->wd), dnp_free(l->yd);
 }
 
 int main(void)

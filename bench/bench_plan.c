@@ -69,7 +69,7 @@ int main(void)
             return 1;
         int V = pg.n_nodes;
         tnode root = {0}, half = {0};
-        double *ones = malloc((size_t)V * sizeof *ones);
+        double *ones = dnp_malloc((size_t)V * sizeof *ones);
         for (int v = 0; v < V; v++)
             ones[v] = 1.0;
         root.fb = root.fi = root.fo = ones;
@@ -77,10 +77,10 @@ int main(void)
         half.bw_bps = 2e9;
         root.child[0] = root.child[1] = &half;
         level_ctx lc = {&pg, &root, {.bytes_per_elem = 2, .paper = 1}, 0};
-        double *nc = malloc((size_t)V * 3 * sizeof *nc);
-        double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
-        unsigned char *allowed = malloc((size_t)V);
-        int *types = malloc((size_t)V * sizeof *types);
+        double *nc = dnp_malloc((size_t)V * 3 * sizeof *nc);
+        double *ec = dnp_malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        unsigned char *allowed = dnp_malloc((size_t)V);
+        int *types = dnp_malloc((size_t)V * sizeof *types);
         memset(allowed, 7, (size_t)V);
         level_costs(&lc, 0.5, nc, ec);
         level_problem lp = {&pg, allowed, nc, ec};
@@ -101,11 +101,11 @@ int main(void)
         int same = fabs(best_dp - best_ex) <= 1e-12 * best_ex;
         printf("%-10s %6d %12.4f %12.1f %9.0fx %s\n", small[i], V, 1e3 * md, 1e3 * me, me / md,
                same ? "yes" : "NO");
-        free(nc);
-        free(ec);
-        free(allowed);
-        free(types);
-        free(ones);
+        dnp_free(nc);
+        dnp_free(ec);
+        dnp_free(allowed);
+        dnp_free(types);
+        dnp_free(ones);
         pgraph_free(&pg);
         dnp_graph_free(g);
     }

@@ -68,7 +68,7 @@ int main(void)
     /* 1. the reproduction */
     enum { REPS = 5 };
     double t[REPS];
-    sf_repro *r = malloc(sizeof *r);
+    sf_repro *r = dnp_malloc(sizeof *r);
     if (r == NULL)
         return 1;
     for (int i = 0; i < REPS; i++) {
@@ -77,7 +77,7 @@ int main(void)
             return fail("reproduction", &err);
         t[i] = now_s() - t0;
     }
-    free(r);
+    dnp_free(r);
     printf("reproduce synergyflow (library part): median %.3f s of %d runs\n\n", median(t, REPS),
            REPS);
 

@@ -49,6 +49,38 @@ void dnp_error_set(dnp_error *err, dnp_status st, const char *fmt, ...)
 void dnp_error_clear(dnp_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Memory                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The one allocator hook.  Every byte libdnnpar and the dnnpar CLI
+ * allocate goes through it, including what jansson and protobuf-c allocate
+ * on the library's behalf.  `alloc` returns NULL on failure; `resize` has
+ * realloc's contract (on failure NULL, the old block untouched); `release`
+ * takes NULL.  `ctx` is passed back to each call. */
+typedef struct {
+    void *(*alloc)(void *ctx, size_t size_bytes);
+    void *(*resize)(void *ctx, void *ptr, size_t size_bytes);
+    void (*release)(void *ctx, void *ptr);
+    void *ctx;
+} dnp_allocator;
+
+/* Install `a` (copied); NULL restores malloc/realloc/free.  Not
+ * thread-safe: call it while no other dnp_ call is running, and free every
+ * block with the hook that allocated it.  O(1). */
+void dnp_set_allocator(const dnp_allocator *a);
+
+/* malloc/calloc/realloc/free/strdup through the hook.  A size of 0
+ * allocates one byte, so NULL always means failure; dnp_calloc and
+ * dnp_realloc_array check count x size for overflow (NULL).  Every pointer
+ * the library hands to the caller to free is freed with dnp_free. */
+void *dnp_malloc(size_t size_bytes);
+void *dnp_calloc(size_t count, size_t size_bytes);
+void *dnp_realloc(void *ptr, size_t size_bytes);
+void *dnp_realloc_array(void *ptr, size_t count, size_t size_bytes);
+void dnp_free(void *ptr);
+char *dnp_strdup(const char *s);
+
+/* ------------------------------------------------------------------ */
 /* Graph IR                                                             */
 /* ------------------------------------------------------------------ */
 

@@ -26,6 +26,14 @@ else
 fi
 [ "$unit_rc" -ne 0 ] && [ -n "$line" ] && [ "${f:-0}" -eq 0 ] && { echo "unit tests exited $unit_rc"; failed=$((failed + 1)); }
 
+# Source checks: all memory goes through the allocator hook (dnnpar.h,
+# "Memory"); only src/core/alloc.c calls the C library's allocator.
+raw=$(grep -rnE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc|free|strdup|strndup)\(' \
+      src tools tests/unit bench --include=*.c --include=*.h | grep -vE '^(src/core/alloc|tests/unit/test_alloc)\.c:' |
+      grep -vE ':[0-9]+:\s*(/?\*|//)' || true)
+if [ -z "$raw" ]; then passed=$((passed + 1))
+else echo "FAIL check allocator-hook: raw allocator calls:"; printf '%s\n' "$raw" | head; failed=$((failed + 1)); fi
+
 gp=0; gf=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"

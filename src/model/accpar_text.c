@@ -353,7 +353,7 @@ static char *slurp(const char *path, const char *base, size_t *n_out, dnp_error 
         return NULL;
     }
     size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
+    char *buf = dnp_malloc(cap);
     for (;;) {
         if (buf == NULL) {
             dnp_error_set(err, DNP_ERR_NOMEM, "out of memory reading '%s'", path);
@@ -366,9 +366,9 @@ static char *slurp(const char *path, const char *base, size_t *n_out, dnp_error 
             break;
         }
         if (n == cap) {
-            char *bigger = realloc(buf, 2 * cap);
+            char *bigger = dnp_realloc(buf, 2 * cap);
             if (bigger == NULL)
-                free(buf);
+                dnp_free(buf);
             buf = bigger;
             cap *= 2;
             continue;
@@ -387,7 +387,7 @@ static char *slurp(const char *path, const char *base, size_t *n_out, dnp_error 
         *n_out = n;
         return buf;
     }
-    free(buf);
+    dnp_free(buf);
     fclose(f);
     return NULL;
 }
@@ -444,7 +444,7 @@ dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *er
         if (parse(&r, &ch) != 0 && local.status == DNP_OK)
             dnp_error_set(&local, DNP_ERR_INTERNAL, "%s: parse failed without a reason", base);
     }
-    free(buf);
+    dnp_free(buf);
     if (local.status != DNP_OK) {
         dnp_graph_free(ch.g);
         dnp_error_set(err, local.status, "%s", local.msg);

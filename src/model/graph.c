@@ -44,7 +44,7 @@ int dnp_op_is_weighted(dnp_op_kind k)
 
 dnp_graph *dnp_graph_new(const char *name)
 {
-    dnp_graph *g = calloc(1, sizeof *g);
+    dnp_graph *g = dnp_calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
     snprintf(g->name, sizeof g->name, "%s", name ? name : "");
@@ -56,9 +56,9 @@ void dnp_graph_free(dnp_graph *g)
     if (g == NULL)
         return;
     for (int i = 0; i < g->n_ops; i++)
-        free(g->ops[i].inputs);
-    free(g->ops);
-    free(g);
+        dnp_free(g->ops[i].inputs);
+    dnp_free(g->ops);
+    dnp_free(g);
 }
 
 void dnp_graph_set_note(dnp_graph *g, const char *note)
@@ -114,7 +114,7 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
             return fail(g, "op '%s': input %d does not exist", name, k);
     if (g->n_ops == g->cap) {
         int cap = g->cap ? 2 * g->cap : 32;
-        dnp_op *ops = realloc(g->ops, (size_t)cap * sizeof *ops);
+        dnp_op *ops = dnp_realloc(g->ops, (size_t)cap * sizeof *ops);
         if (ops == NULL)
             return fail(g, "out of memory adding op '%s'", name);
         g->ops = ops;
@@ -123,7 +123,7 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
     dnp_op *op = &g->ops[g->n_ops];
     memset(op, 0, sizeof *op);
     if (n_inputs > 0) {
-        op->inputs = malloc((size_t)n_inputs * sizeof *op->inputs);
+        op->inputs = dnp_malloc((size_t)n_inputs * sizeof *op->inputs);
         if (op->inputs == NULL)
             return fail(g, "out of memory adding op '%s'", name);
         memcpy(op->inputs, inputs, (size_t)n_inputs * sizeof *inputs);
@@ -201,14 +201,14 @@ int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int k
     dnp_op *op = &g->ops[i];
     if (groups <= 0 || out_c <= 0 || op->in.c % groups != 0 || out_c % groups != 0) {
         g->n_ops--;
-        free(op->inputs);
+        dnp_free(op->inputs);
         return fail(g, "conv '%s': channels %lld -> %lld do not divide into %d groups", name,
                     (long long)op->in.c, (long long)out_c, groups);
     }
     int64_t oh = window_out(op->in.h, kh, sh, ph), ow = window_out(op->in.w, kw, sw, pw);
     if (oh <= 0 || ow <= 0) {
         g->n_ops--;
-        free(op->inputs);
+        dnp_free(op->inputs);
         return fail(g, "conv '%s': kernel %dx%d stride %dx%d pad %dx%d does not fit input %lldx%lld",
                     name, kh, kw, sh, sw, ph, pw, (long long)op->in.h, (long long)op->in.w);
     }
@@ -263,7 +263,7 @@ int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int
     int64_t oh = window_out(op->in.h, k, stride, pad), ow = window_out(op->in.w, k, stride, pad);
     if (oh <= 0 || ow <= 0) {
         g->n_ops--;
-        free(op->inputs);
+        dnp_free(op->inputs);
         return fail(g, "pool '%s': window %d stride %d pad %d does not fit input %lldx%lld", name,
                     k, stride, pad, (long long)op->in.h, (long long)op->in.w);
     }
@@ -328,7 +328,7 @@ int dnp_graph_add(dnp_graph *g, const char *name, int a, int b)
     dnp_shape sa = g->ops[a].out, sb = g->ops[b].out;
     if (!same_shape(sa, sb)) {
         g->n_ops--;
-        free(g->ops[i].inputs);
+        dnp_free(g->ops[i].inputs);
         return fail(g, "add '%s': shapes %lldx%lldx%lld and %lldx%lldx%lld differ", name,
                     (long long)sa.c, (long long)sa.h, (long long)sa.w, (long long)sb.c,
                     (long long)sb.h, (long long)sb.w);
@@ -350,7 +350,7 @@ int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
         dnp_shape sk = g->ops[inputs[k]].out;
         if (sk.h != s.h || sk.w != s.w) {
             g->n_ops--;
-            free(g->ops[i].inputs);
+            dnp_free(g->ops[i].inputs);
             return fail(g, "concat '%s': input %d is %lldx%lld, expected %lldx%lld", name, k,
                         (long long)sk.h, (long long)sk.w, (long long)s.h, (long long)s.w);
         }

@@ -19,6 +19,7 @@
  * layer), but each use is a separate trainable tensor of the model.
  */
 #include "dnnpar.h"
+#include "core/alloc.h"
 #include "model/onnx_tensors.h"
 
 #include "onnx.pb-c.h"
@@ -1240,20 +1241,20 @@ static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
         return NULL;
     }
     size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = dnp_malloc(cap);
     while (buf != NULL) {
         n += fread(buf + n, 1, cap - n, f);
         if (n < cap)
             break;
         if (cap >= ((size_t)1 << 31)) {
-            free(buf);
+            dnp_free(buf);
             buf = NULL;
             dnp_error_set(err, DNP_ERR_INPUT, "%s: larger than 2 GiB", path);
             break;
         }
-        uint8_t *bigger = realloc(buf, cap * 2);
+        uint8_t *bigger = dnp_realloc(buf, cap * 2);
         if (bigger == NULL) {
-            free(buf);
+            dnp_free(buf);
             buf = NULL;
         }
         buf = bigger;
@@ -1261,7 +1262,7 @@ static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
     }
     if (buf != NULL && ferror(f)) {
         dnp_error_set(err, DNP_ERR_IO, "%s: read error", path);
-        free(buf);
+        dnp_free(buf);
         buf = NULL;
     }
     fclose(f);
@@ -1280,11 +1281,11 @@ dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_grap
         return err->status != DNP_OK ? err->status : DNP_ERR_IO;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
-    free(buf);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(dnp_protobuf_allocator(), len, buf);
+    dnp_free(buf);
     if (m == NULL || m->graph == NULL) {
         if (m != NULL)
-            onnx__model_proto__free_unpacked(m, NULL);
+            onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());
         dnp_error_set(err, DNP_ERR_INPUT, "%s: not an ONNX model (the protobuf does not parse "
                       "as onnx.ModelProto with a graph)", base);
         return DNP_ERR_INPUT;
@@ -1346,6 +1347,6 @@ done:
         st = err->status;
     dnp_graph_free(im.g);
     ot_free(&im.tab);
-    onnx__model_proto__free_unpacked(m, NULL);
+    onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());
     return st;
 }

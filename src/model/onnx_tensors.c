@@ -1,4 +1,5 @@
 /* onnx_tensors.c - the importer's tensor table (see onnx_tensors.h). */
+#include "dnnpar.h"
 #include "model/onnx_tensors.h"
 
 #include <stdlib.h>
@@ -18,9 +19,9 @@ int ot_init(ot_table *tab, int expected)
     int slots = 64;
     while (slots < 4 * (expected > 0 ? expected : 1) && slots < (1 << 28))
         slots *= 2;
-    tab->slots = malloc((size_t)slots * sizeof *tab->slots);
+    tab->slots = dnp_malloc((size_t)slots * sizeof *tab->slots);
     tab->cap = slots / 2;
-    tab->t = calloc((size_t)tab->cap, sizeof *tab->t);
+    tab->t = dnp_calloc((size_t)tab->cap, sizeof *tab->t);
     if (tab->slots == NULL || tab->t == NULL) {
         ot_free(tab);
         return -1;
@@ -33,8 +34,8 @@ int ot_init(ot_table *tab, int expected)
 
 void ot_free(ot_table *tab)
 {
-    free(tab->t);
-    free(tab->slots);
+    dnp_free(tab->t);
+    dnp_free(tab->slots);
     memset(tab, 0, sizeof *tab);
 }
 

@@ -168,8 +168,8 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
                              const dnp_plan *p, rbuf *b, dnp_error *err)
 {
     int V = dnp_plan_n_nodes(p);
-    leaf *leaves = malloc(REPORT_MAX_PATHS * sizeof *leaves);
-    record *recs = calloc((size_t)(V > 0 ? V : 1), sizeof *recs);
+    leaf *leaves = dnp_malloc(REPORT_MAX_PATHS * sizeof *leaves);
+    record *recs = dnp_calloc((size_t)(V > 0 ? V : 1), sizeof *recs);
     rbuf notes;
     rbuf_init(&notes);
     dnp_status st = DNP_ERR_NOMEM;
@@ -308,7 +308,7 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
     st = DNP_OK;
 done:
     rbuf_free(&notes);
-    free(leaves);
-    free(recs);
+    dnp_free(leaves);
+    dnp_free(recs);
     return st;
 }

@@ -52,7 +52,7 @@ static void put_legend(rbuf *b)
 char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
 {
     int n_ops = dnp_graph_n_ops(g);
-    int *node_of_op = malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
+    int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
     if (node_of_op == NULL)
         return NULL;
     for (int i = 0; i < n_ops; i++)
@@ -134,7 +134,7 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
     if (p != NULL && levels > 0)
         put_legend(&b);
     rbuf_puts(&b, "}\n");
-    free(node_of_op);
+    dnp_free(node_of_op);
     return rbuf_take(&b);
 }
 
@@ -146,6 +146,6 @@ dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan
         return DNP_ERR_NOMEM;
     }
     dnp_status st = report_write_file(path, text, strlen(text), err);
-    free(text);
+    dnp_free(text);
     return st;
 }

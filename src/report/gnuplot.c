@@ -185,8 +185,8 @@ done:
         close(out_fd);
     if (st != DNP_OK && tmp != NULL)
         unlink(tmp);
-    free(tmp);
-    free(text);
+    dnp_free(tmp);
+    dnp_free(text);
     if (in != NULL)
         fclose(in);
     if (errs != NULL)

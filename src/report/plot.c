@@ -245,7 +245,7 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
         b.oom |= txt == NULL;
         rbuf_puts(&b, "set title ");
         put_sq(&b, txt ? txt : "");
-        free(txt);
+        dnp_free(txt);
         rbuf_puts(&b, "\nset ytics (");
         for (int k = 0; k < L; k++)
             rbuf_printf(&b, "%s'h%d  r=%.4f' %d", k ? ", " : "", k, dnp_plan_ratio(p, k, paths[i]),
@@ -281,7 +281,7 @@ dnp_status report_plot_compare(const char *path, const char *model, const char *
         return DNP_ERR_NOMEM;
     }
     dnp_status st = report_gnuplot_render(path, script, w, h, err);
-    free(script);
+    dnp_free(script);
     return st;
 }
 
@@ -298,7 +298,7 @@ dnp_status report_plot_plan(const char *path, const dnp_plan *p, const char *mod
         return DNP_ERR_NOMEM;
     }
     dnp_status st = report_gnuplot_render(path, script, w, h, err);
-    free(script);
+    dnp_free(script);
     return st;
 }
 
@@ -341,6 +341,6 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
         return DNP_ERR_NOMEM;
     }
     dnp_status st = report_gnuplot_render(path, script, 800, 500, err);
-    free(script);
+    dnp_free(script);
     return st;
 }

@@ -86,7 +86,7 @@ const char *report_export_name(report_export_format f);
 int report_export_from_name(const char *s);
 
 /* The text of plan p (made by dnp_plan_run(g, cl, opt)) in format f.  On
- * success *out owns a NUL-terminated string (free()).  Errors:
+ * success *out owns a NUL-terminated string (dnp_free()).  Errors:
  * DNP_ERR_INPUT (a plan the format cannot describe: a device tree deeper
  * than 31 levels), DNP_ERR_INTERNAL (plan and graph disagree),
  * DNP_ERR_NOMEM.  O(nodes x (levels + ops) x paths). */
@@ -128,7 +128,7 @@ void rbuf_vprintf(rbuf *b, const char *fmt, va_list ap)
     ;
 /* Append a string. */
 void rbuf_puts(rbuf *b, const char *s);
-/* The text, owned by the caller (free()); NULL after an allocation
+/* The text, owned by the caller (dnp_free()); NULL after an allocation
  * failure.  The buffer is empty afterwards. */
 char *rbuf_take(rbuf *b);
 

@@ -17,7 +17,7 @@ void rbuf_init(rbuf *b)
 
 void rbuf_free(rbuf *b)
 {
-    free(b->s);
+    dnp_free(b->s);
     rbuf_init(b);
 }
 
@@ -36,7 +36,7 @@ static int reserve(rbuf *b, size_t extra)
         }
         cap *= 2;
     }
-    char *s = realloc(b->s, cap);
+    char *s = dnp_realloc(b->s, cap);
     if (s == NULL) {
         b->oom = 1;
         return 0;
@@ -91,7 +91,7 @@ char *rbuf_take(rbuf *b)
         s = b->s;
         s[b->len] = '\0';
     } else
-        free(b->s);
+        dnp_free(b->s);
     rbuf_init(b);
     return s;
 }
@@ -167,7 +167,7 @@ void rbuf_put_escaped(rbuf *b, const char *s, report_escape mode)
 int report_temp_beside(const char *path, char **tmp)
 {
     size_t n = strlen(path) + 48;
-    char *name = malloc(n);
+    char *name = dnp_malloc(n);
     if (name == NULL) {
         errno = ENOMEM;
         return -1;
@@ -187,7 +187,7 @@ int report_temp_beside(const char *path, char **tmp)
             break;
     }
     int saved = errno;
-    free(name);
+    dnp_free(name);
     errno = saved;
     return -1;
 }
@@ -225,10 +225,10 @@ dnp_status report_write_file(const char *path, const char *text, size_t len, dnp
         saved = errno;
     if (saved != 0) {
         unlink(tmp);
-        free(tmp);
+        dnp_free(tmp);
         dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(saved));
         return DNP_ERR_IO;
     }
-    free(tmp);
+    dnp_free(tmp);
     return DNP_OK;
 }

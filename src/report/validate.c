@@ -26,9 +26,9 @@ void dnp_validation_free(dnp_validation *v)
 {
     if (v == NULL)
         return;
-    free(v->rows);
-    free(v->fits);
-    free(v);
+    dnp_free(v->rows);
+    dnp_free(v->fits);
+    dnp_free(v);
 }
 
 /* ---------------------------------------------------------------- */
@@ -132,7 +132,7 @@ static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
         }
         if (v->n_rows == cap) {
             cap = cap ? cap * 2 : 16;
-            dnp_validation_row *p = realloc(v->rows, (size_t)cap * sizeof *p);
+            dnp_validation_row *p = dnp_realloc(v->rows, (size_t)cap * sizeof *p);
             if (p == NULL) {
                 st = DNP_ERR_NOMEM;
                 dnp_error_set(err, st, "out of memory reading %s", path);
@@ -314,10 +314,10 @@ static double spearman(const double *a, const double *b, int n)
 {
     if (n < 2)
         return NAN;
-    double *ra = malloc((size_t)n * sizeof *ra), *rb = malloc((size_t)n * sizeof *rb);
+    double *ra = dnp_malloc((size_t)n * sizeof *ra), *rb = dnp_malloc((size_t)n * sizeof *rb);
     if (ra == NULL || rb == NULL) {
-        free(ra);
-        free(rb);
+        dnp_free(ra);
+        dnp_free(rb);
         return NAN;
     }
     ranks(a, n, ra);
@@ -332,15 +332,15 @@ static double spearman(const double *a, const double *b, int n)
         saa += (ra[i] - ma) * (ra[i] - ma);
         sbb += (rb[i] - mb) * (rb[i] - mb);
     }
-    free(ra);
-    free(rb);
+    dnp_free(ra);
+    dnp_free(rb);
     return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
 }
 
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err)
 {
-    dnp_validation *v = calloc(1, sizeof *v);
+    dnp_validation *v = dnp_calloc(1, sizeof *v);
     if (v == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory");
         return DNP_ERR_NOMEM;
@@ -351,11 +351,11 @@ dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **ou
         return st;
     }
     const int n = v->n_rows;
-    row_setup *rs = calloc((size_t)(n > 0 ? n : 1), sizeof *rs);
-    int *members = malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
-    double *pa = malloc((size_t)(n > 0 ? n : 1) * sizeof *pa);
-    double *ma = malloc((size_t)(n > 0 ? n : 1) * sizeof *ma);
-    v->fits = calloc((size_t)(n > 0 ? n : 1), sizeof *v->fits);
+    row_setup *rs = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *rs);
+    int *members = dnp_malloc((size_t)(n > 0 ? n : 1) * sizeof *members);
+    double *pa = dnp_malloc((size_t)(n > 0 ? n : 1) * sizeof *pa);
+    double *ma = dnp_malloc((size_t)(n > 0 ? n : 1) * sizeof *ma);
+    v->fits = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *v->fits);
     if (rs == NULL || members == NULL || pa == NULL || ma == NULL || v->fits == NULL) {
         st = DNP_ERR_NOMEM;
         dnp_error_set(err, st, "out of memory");
@@ -431,10 +431,10 @@ done:
     if (rs != NULL)
         for (int i = 0; i < n; i++)
             dnp_graph_free(rs[i].g);
-    free(rs);
-    free(members);
-    free(pa);
-    free(ma);
+    dnp_free(rs);
+    dnp_free(members);
+    dnp_free(pa);
+    dnp_free(ma);
     if (st != DNP_OK) {
         dnp_validation_free(v);
         return st;

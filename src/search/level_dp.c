@@ -70,23 +70,23 @@ double level_local_search(const level_problem *lp, int *types)
 {
     const pgraph *pg = lp->pg;
     int n = pg->n_nodes;
-    int *out_start = calloc((size_t)n + 1, sizeof *out_start);
-    int *out_list = malloc((size_t)(pg->n_edges > 0 ? pg->n_edges : 1) * sizeof *out_list);
+    int *out_start = dnp_calloc((size_t)n + 1, sizeof *out_start);
+    int *out_list = dnp_malloc((size_t)(pg->n_edges > 0 ? pg->n_edges : 1) * sizeof *out_list);
     if (out_start == NULL || out_list == NULL) {
-        free(out_start);
-        free(out_list);
+        dnp_free(out_start);
+        dnp_free(out_list);
         return level_objective(lp, types);
     }
     for (int e = 0; e < pg->n_edges; e++)
         out_start[pg->edges[e].u + 1]++;
     for (int v = 0; v < n; v++)
         out_start[v + 1] += out_start[v];
-    int *fill = calloc((size_t)n, sizeof *fill);
+    int *fill = dnp_calloc((size_t)n, sizeof *fill);
     for (int e = 0; fill != NULL && e < pg->n_edges; e++) {
         int u = pg->edges[e].u;
         out_list[out_start[u] + fill[u]++] = e;
     }
-    free(fill);
+    dnp_free(fill);
     for (int sweep = 0; sweep < 1000; sweep++) {
         int changed = 0;
         for (int v = 0; v < n; v++)
@@ -103,15 +103,15 @@ double level_local_search(const level_problem *lp, int *types)
         if (!changed)
             break;
     }
-    free(out_start);
-    free(out_list);
+    dnp_free(out_start);
+    dnp_free(out_list);
     return level_objective(lp, types);
 }
 
 double level_brute_force(const level_problem *lp, int *types)
 {
     int n = lp->pg->n_nodes;
-    int *cur = calloc((size_t)n, sizeof *cur);
+    int *cur = dnp_calloc((size_t)n, sizeof *cur);
     double best = INFINITY;
     if (cur == NULL)
         return NAN;
@@ -132,7 +132,7 @@ double level_brute_force(const level_problem *lp, int *types)
             memcpy(types, cur, (size_t)n * sizeof *cur);
         }
     }
-    free(cur);
+    dnp_free(cur);
     return best;
 }
 
@@ -141,10 +141,10 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
     const pgraph *pg = lp->pg;
     int n = pg->n_nodes;
     dnp_status st = DNP_ERR_NOMEM;
-    dp_step *steps = calloc((size_t)n, sizeof *steps);
-    int *pos = malloc((size_t)n * sizeof *pos);
-    int *frontier = malloc((size_t)(n + 1) * sizeof *frontier);
-    double *table = malloc(sizeof *table), *next = NULL;
+    dp_step *steps = dnp_calloc((size_t)n, sizeof *steps);
+    int *pos = dnp_malloc((size_t)n * sizeof *pos);
+    int *frontier = dnp_malloc((size_t)(n + 1) * sizeof *frontier);
+    double *table = dnp_malloc(sizeof *table), *next = NULL;
     int n_f = 0;
     if (!steps || !pos || !frontier || !table)
         goto done;
@@ -167,7 +167,7 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
                           "(limit %d)", sp->n_c, MAX_FRONTIER + 1);
             goto done;
         }
-        sp->c = malloc((size_t)sp->n_c * sizeof *sp->c);
+        sp->c = dnp_malloc((size_t)sp->n_c * sizeof *sp->c);
         if (sp->c == NULL)
             goto done;
         memcpy(sp->c, frontier, (size_t)n_f * sizeof *frontier);
@@ -180,8 +180,8 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
             if (pg->last_use[sp->c[j]] > v)
                 keep[n_next++] = j;
         long size_c = pow3(sp->n_c), size_next = pow3(n_next), size_f = pow3(n_f);
-        next = malloc((size_t)size_next * sizeof *next);
-        sp->back = malloc((size_t)size_next * sizeof *sp->back);
+        next = dnp_malloc((size_t)size_next * sizeof *next);
+        sp->back = dnp_malloc((size_t)size_next * sizeof *sp->back);
         if (next == NULL || sp->back == NULL)
             goto done;
         for (long i = 0; i < size_next; i++) {
@@ -235,7 +235,7 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
         for (int k = 0; k < n_next; k++)
             frontier[k] = sp->c[keep[k]]; /* sp->c is a copy: no aliasing */
         n_f = n_next;
-        free(table);
+        dnp_free(table);
         table = next;
         next = NULL;
     }
@@ -263,13 +263,13 @@ done:
         dnp_error_set(err, st, "out of memory in the layer-wise search");
     if (steps != NULL)
         for (int v = 0; v < n; v++) {
-            free(steps[v].c);
-            free(steps[v].back);
+            dnp_free(steps[v].c);
+            dnp_free(steps[v].back);
         }
-    free(steps);
-    free(pos);
-    free(frontier);
-    free(table);
-    free(next);
+    dnp_free(steps);
+    dnp_free(pos);
+    dnp_free(frontier);
+    dnp_free(table);
+    dnp_free(next);
     return st;
 }

@@ -15,10 +15,10 @@ void pgraph_free(pgraph *pg)
 {
     if (pg == NULL)
         return;
-    free(pg->nodes);
-    free(pg->edges);
-    free(pg->in_start);
-    free(pg->last_use);
+    dnp_free(pg->nodes);
+    dnp_free(pg->edges);
+    dnp_free(pg->in_start);
+    dnp_free(pg->last_use);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -40,7 +40,7 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
 {
     int n_ops = dnp_graph_n_ops(g);
     pgraph out = {0};
-    int *node_of_op = malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
+    int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
     dnp_status st = DNP_ERR_NOMEM;
     if (node_of_op == NULL)
         goto done;
@@ -55,15 +55,15 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
         }
     }
     if (n_weighted == 0) {
-        free(node_of_op);
+        dnp_free(node_of_op);
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no conv or fully connected layer to partition",
                       dnp_graph_name(g));
         return DNP_ERR_INPUT;
     }
-    out.nodes = calloc((size_t)n_nodes, sizeof *out.nodes);
-    out.edges = calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *out.edges);
-    out.in_start = calloc((size_t)n_nodes + 1, sizeof *out.in_start);
-    out.last_use = calloc((size_t)n_nodes, sizeof *out.last_use);
+    out.nodes = dnp_calloc((size_t)n_nodes, sizeof *out.nodes);
+    out.edges = dnp_calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *out.edges);
+    out.in_start = dnp_calloc((size_t)n_nodes + 1, sizeof *out.in_start);
+    out.last_use = dnp_calloc((size_t)n_nodes, sizeof *out.last_use);
     if (!out.nodes || !out.edges || !out.in_start || !out.last_use)
         goto done;
     out.n_nodes = n_nodes;
@@ -109,7 +109,7 @@ done:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory building the search graph");
     pgraph_free(&out);
-    free(node_of_op);
+    dnp_free(node_of_op);
     return st;
 }
 

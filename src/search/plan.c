@@ -107,29 +107,29 @@ static void tnode_free(tnode *n)
     tnode_free(n->child[0]);
     if (!n->shared)
         tnode_free(n->child[1]);
-    free(n->types);
-    free(n->fb);
-    free(n->fi);
-    free(n->fo);
-    free(n->t_s);
-    free(n->tc_s);
-    free(n->recv_bytes);
-    free(n->rate);
-    free(n);
+    dnp_free(n->types);
+    dnp_free(n->fb);
+    dnp_free(n->fi);
+    dnp_free(n->fo);
+    dnp_free(n->t_s);
+    dnp_free(n->tc_s);
+    dnp_free(n->recv_bytes);
+    dnp_free(n->rate);
+    dnp_free(n);
 }
 
 static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth, int n_nodes)
 {
-    tnode *n = calloc(1, sizeof *n);
+    tnode *n = dnp_calloc(1, sizeof *n);
     if (n == NULL)
         return NULL;
     size_t V = (size_t)n_nodes;
-    n->fb = malloc(V * sizeof *n->fb);
-    n->fi = malloc(V * sizeof *n->fi);
-    n->fo = malloc(V * sizeof *n->fo);
-    n->t_s = calloc(V, sizeof *n->t_s);
-    n->tc_s = calloc(V, sizeof *n->tc_s);
-    n->recv_bytes = calloc(V, sizeof *n->recv_bytes);
+    n->fb = dnp_malloc(V * sizeof *n->fb);
+    n->fi = dnp_malloc(V * sizeof *n->fi);
+    n->fo = dnp_malloc(V * sizeof *n->fo);
+    n->t_s = dnp_calloc(V, sizeof *n->t_s);
+    n->tc_s = dnp_calloc(V, sizeof *n->tc_s);
+    n->recv_bytes = dnp_calloc(V, sizeof *n->recv_bytes);
     if (!n->fb || !n->fi || !n->fo || !n->t_s || !n->tc_s || !n->recv_bytes) {
         tnode_free(n);
         return NULL;
@@ -176,7 +176,7 @@ static int tnode_prepare(tnode *n, const cost_units *u, int V)
     if (u->paper)
         return 1;
     const dnp_cluster *cl = u->cl;
-    n->rate = calloc((size_t)(V > 0 ? V : 1), sizeof *n->rate);
+    n->rate = dnp_calloc((size_t)(V > 0 ? V : 1), sizeof *n->rate);
     if (n->rate == NULL)
         return 0;
     for (int v = 0; v < V; v++)
@@ -553,7 +553,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     int identical = same_counts(ca, cb, bd->cl->n_types);
     int planned = n->depth < bd->levels;
     if (bd->given != NULL && planned) {
-        n->types = malloc((size_t)V * sizeof *n->types);
+        n->types = dnp_malloc((size_t)V * sizeof *n->types);
         if (n->types == NULL) {
             dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
             return DNP_ERR_NOMEM;
@@ -572,7 +572,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     }
     n->shared = identical;
     if (n->types == NULL)
-        n->types = malloc((size_t)V * sizeof *n->types);
+        n->types = dnp_malloc((size_t)V * sizeof *n->types);
     if (!n->child[0] || !n->child[1] || !n->types) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
         return DNP_ERR_NOMEM;
@@ -620,7 +620,7 @@ static void clear_children(tnode *n)
             tnode_free(c->child[1]);
         c->child[0] = c->child[1] = NULL;
         c->shared = 0;
-        free(c->types);
+        dnp_free(c->types);
         c->types = NULL;
     }
 }
@@ -819,14 +819,14 @@ void dnp_plan_free(dnp_plan *p)
         return;
     if (p->node_names != NULL)
         for (int v = 0; v < p->pg.n_nodes; v++)
-            free(p->node_names[v]);
-    free(p->node_names);
-    free(p->inv_time);
+            dnp_free(p->node_names[v]);
+    dnp_free(p->node_names);
+    dnp_free(p->inv_time);
     lower_result_free(&p->sim);
     lower_result_free(&p->paper_sim);
     tnode_free(p->root);
     pgraph_free(&p->pg);
-    free(p);
+    dnp_free(p);
 }
 
 static int cluster_bytes_per_elem(const dnp_cluster *c)
@@ -875,11 +875,11 @@ static int same_tree(const tnode *a, const tnode *b, int V)
 static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt)
 {
     const int V = p->pg.n_nodes, n_ops = dnp_graph_n_ops(g);
-    double *time_s = calloc((size_t)V * DNP_MAX_DEVICE_TYPES, sizeof *time_s);
-    int *owner = malloc((size_t)(n_ops + 1) * sizeof *owner);
+    double *time_s = dnp_calloc((size_t)V * DNP_MAX_DEVICE_TYPES, sizeof *time_s);
+    int *owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *owner);
     if (time_s == NULL || owner == NULL) {
-        free(time_s);
-        free(owner);
+        dnp_free(time_s);
+        dnp_free(owner);
         return DNP_ERR_NOMEM;
     }
     pgraph_owners(&p->pg, g, owner, NULL);
@@ -897,7 +897,7 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
     }
     for (size_t j = 0; j < (size_t)V * DNP_MAX_DEVICE_TYPES; j++)
         time_s[j] = time_s[j] > 0.0 ? 1.0 / time_s[j] : 0.0;
-    free(owner);
+    dnp_free(owner);
     p->inv_time = time_s;
     p->units.inv_time = time_s;
     p->units.bytes_per_elem = act_bytes > 0 ? act_bytes : 4;
@@ -941,7 +941,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
                       spec, max_levels, levels);
         return DNP_ERR_INPUT;
     }
-    dnp_plan *p = calloc(1, sizeof *p);
+    dnp_plan *p = dnp_calloc(1, sizeof *p);
     if (p == NULL)
         goto fail;
     double t0 = now_s();
@@ -963,11 +963,11 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
         goto fail;
     st = DNP_ERR_NOMEM;
     const int V = p->pg.n_nodes;
-    p->node_names = calloc((size_t)V, sizeof *p->node_names);
+    p->node_names = dnp_calloc((size_t)V, sizeof *p->node_names);
     if (p->node_names == NULL)
         goto fail;
     for (int v = 0; v < V; v++) {
-        p->node_names[v] = strdup(dnp_graph_op(g, p->pg.nodes[v].op)->name);
+        p->node_names[v] = dnp_strdup(dnp_graph_op(g, p->pg.nodes[v].op)->name);
         if (p->node_names[v] == NULL)
             goto fail;
     }
@@ -986,12 +986,12 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     bd.names = p->node_names;
     bd.w.lc.pg = &p->pg;
     bd.w.lc.units = p->units;
-    bd.allowed_scheme = malloc((size_t)V);
-    bd.allowed_dp = malloc((size_t)V);
-    bd.w.node_cost = malloc((size_t)V * 3 * sizeof(double));
-    bd.w.edge_cost = malloc((size_t)(p->pg.n_edges + 1) * 9 * sizeof(double));
-    bd.w.types = malloc((size_t)V * sizeof(int));
-    bd.w.scratch = malloc((size_t)V * sizeof(int));
+    bd.allowed_scheme = dnp_malloc((size_t)V);
+    bd.allowed_dp = dnp_malloc((size_t)V);
+    bd.w.node_cost = dnp_malloc((size_t)V * 3 * sizeof(double));
+    bd.w.edge_cost = dnp_malloc((size_t)(p->pg.n_edges + 1) * 9 * sizeof(double));
+    bd.w.types = dnp_malloc((size_t)V * sizeof(int));
+    bd.w.scratch = dnp_malloc((size_t)V * sizeof(int));
     if (!bd.allowed_scheme || !bd.allowed_dp || !bd.w.node_cost || !bd.w.edge_cost ||
         !bd.w.types || !bd.w.scratch)
         goto fail;
@@ -1010,12 +1010,12 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
 fail:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory while planning");
-    free(bd.allowed_scheme);
-    free(bd.allowed_dp);
-    free(bd.w.node_cost);
-    free(bd.w.edge_cost);
-    free(bd.w.types);
-    free(bd.w.scratch);
+    dnp_free(bd.allowed_scheme);
+    dnp_free(bd.allowed_dp);
+    dnp_free(bd.w.node_cost);
+    dnp_free(bd.w.edge_cost);
+    dnp_free(bd.w.types);
+    dnp_free(bd.w.scratch);
     dnp_plan_free(p);
     return st;
 }

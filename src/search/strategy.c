@@ -66,7 +66,7 @@ dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *er
             }
         }
     }
-    dnp_strategy *s = calloc(1, sizeof *s);
+    dnp_strategy *s = dnp_calloc(1, sizeof *s);
     if (s == NULL) {
         st = DNP_ERR_NOMEM;
         dnp_error_set(err, st, "%s: out of memory", file);
@@ -88,7 +88,7 @@ void dnp_strategy_free(dnp_strategy *s)
     if (s == NULL)
         return;
     json_decref(s->root);
-    free(s);
+    dnp_free(s);
 }
 
 static const char *str_or(const dnp_strategy *s, const char *key, const char *dflt)

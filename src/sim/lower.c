@@ -23,14 +23,14 @@ void lower_result_free(lower_result *r)
 {
     if (r == NULL)
         return;
-    free(r->classes);
+    dnp_free(r->classes);
     sim_free(&r->sim);
     if (r->op_names != NULL)
         for (int i = 0; i < r->n_ops; i++)
-            free(r->op_names[i]);
-    free(r->op_names);
-    free(r->node_compute_s);
-    free(r->node_comm_s);
+            dnp_free(r->op_names[i]);
+    dnp_free(r->op_names);
+    dnp_free(r->node_compute_s);
+    dnp_free(r->node_comm_s);
     memset(r, 0, sizeof *r);
 }
 
@@ -53,7 +53,7 @@ static void collect(class_list *cls, const tnode *n, const tnode **path, int dep
     if (n->child[0] == NULL) {
         if (cls->n == cls->cap) {
             int cap = cls->cap ? cls->cap * 2 : 8;
-            lower_class *p = realloc(cls->v, (size_t)cap * sizeof *p);
+            lower_class *p = dnp_realloc(cls->v, (size_t)cap * sizeof *p);
             if (p == NULL) {
                 cls->oom = 1;
                 return;
@@ -441,14 +441,14 @@ static dnp_status lower_all(lowerer *L)
 {
     lower_result *r = L->r;
     const int C = r->n_classes, n_ops = L->n_ops;
-    bucket *bk = calloc((size_t)C, sizeof *bk);
+    bucket *bk = dnp_calloc((size_t)C, sizeof *bk);
     /* with no_overlap the closed buckets wait here for the end of backward */
-    bucket *deferred = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *deferred);
-    int *n_deferred = calloc((size_t)C, sizeof *n_deferred);
+    bucket *deferred = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *deferred);
+    int *n_deferred = dnp_calloc((size_t)C, sizeof *n_deferred);
     if (bk == NULL || deferred == NULL || n_deferred == NULL) {
-        free(bk);
-        free(deferred);
-        free(n_deferred);
+        dnp_free(bk);
+        dnp_free(deferred);
+        dnp_free(n_deferred);
         return DNP_ERR_NOMEM;
     }
 
@@ -552,9 +552,9 @@ static dnp_status lower_all(lowerer *L)
         L->pending[c] = -1;
         cls->compute_busy_s += opt_s;
     }
-    free(bk);
-    free(deferred);
-    free(n_deferred);
+    dnp_free(bk);
+    dnp_free(deferred);
+    dnp_free(n_deferred);
     return r->sim.oom ? DNP_ERR_NOMEM : DNP_OK;
 }
 
@@ -675,26 +675,26 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.optimizer = opt->optimizer;
     for (int k = 0; k < p->cl.n_types; k++)
         perf_rates_get(&p->cl.types[k], opt->precision, &L.rates[k]);
-    L.owner = malloc((size_t)(n_ops + 1) * sizeof *L.owner);
-    L.node_of_op = malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
-    L.last_compute = malloc((size_t)C * sizeof *L.last_compute);
-    L.pending = malloc((size_t)C * sizeof *L.pending);
-    L.tmp_streams = malloc((size_t)C * sizeof *L.tmp_streams);
-    L.tmp_deps = malloc((size_t)C * sizeof *L.tmp_deps);
-    L.dur = calloc((size_t)C, sizeof *L.dur);
-    L.kept = calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
-    L.moves = calloc((size_t)p->pg.n_nodes + 1, 1);
-    L.op_time = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
-    L.op_mem = malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
-    r.op_names = calloc((size_t)(n_ops + 1), sizeof *r.op_names);
-    r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    L.owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.owner);
+    L.node_of_op = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
+    L.last_compute = dnp_malloc((size_t)C * sizeof *L.last_compute);
+    L.pending = dnp_malloc((size_t)C * sizeof *L.pending);
+    L.tmp_streams = dnp_malloc((size_t)C * sizeof *L.tmp_streams);
+    L.tmp_deps = dnp_malloc((size_t)C * sizeof *L.tmp_deps);
+    L.dur = dnp_calloc((size_t)C, sizeof *L.dur);
+    L.kept = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
+    L.moves = dnp_calloc((size_t)p->pg.n_nodes + 1, 1);
+    L.op_time = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
+    L.op_mem = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
+    r.op_names = dnp_calloc((size_t)(n_ops + 1), sizeof *r.op_names);
+    r.node_compute_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
     r.n_ops = n_ops;
     for (int i = 0; i < n_ops; i++) {
-        r.op_names[i] = strdup(dnp_graph_op(g, i)->name);
+        r.op_names[i] = dnp_strdup(dnp_graph_op(g, i)->name);
         if (r.op_names[i] == NULL)
             goto done;
     }
@@ -721,17 +721,17 @@ done:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory simulating the step");
     lower_result_free(&r);
-    free(L.owner);
-    free(L.node_of_op);
-    free(L.last_compute);
-    free(L.pending);
-    free(L.tmp_streams);
-    free(L.tmp_deps);
-    free(L.dur);
-    free(L.kept);
-    free(L.moves);
-    free(L.op_time);
-    free(L.op_mem);
+    dnp_free(L.owner);
+    dnp_free(L.node_of_op);
+    dnp_free(L.last_compute);
+    dnp_free(L.pending);
+    dnp_free(L.tmp_streams);
+    dnp_free(L.tmp_deps);
+    dnp_free(L.dur);
+    dnp_free(L.kept);
+    dnp_free(L.moves);
+    dnp_free(L.op_time);
+    dnp_free(L.op_mem);
     return st;
 }
 
@@ -739,9 +739,9 @@ dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
 {
     lower_result r;
     memset(&r, 0, sizeof r);
-    r.classes = calloc(1, sizeof *r.classes);
-    r.node_compute_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    r.classes = dnp_calloc(1, sizeof *r.classes);
+    r.node_compute_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
     if (r.classes == NULL || r.node_compute_s == NULL || r.node_comm_s == NULL) {
         lower_result_free(&r);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");

@@ -17,8 +17,8 @@ void sim_free(sim_graph *g)
 {
     if (g == NULL)
         return;
-    free(g->tasks);
-    free(g->refs);
+    dnp_free(g->tasks);
+    dnp_free(g->refs);
     memset(g, 0, sizeof *g);
 }
 
@@ -33,7 +33,7 @@ static int grow(void **arr, int *cap, int used, int more, size_t elem)
             return 0;
         n *= 2;
     }
-    void *p = realloc(*arr, (size_t)n * elem);
+    void *p = dnp_realloc(*arr, (size_t)n * elem);
     if (p == NULL)
         return 0;
     *arr = p;
@@ -75,7 +75,7 @@ int sim_add(sim_graph *g, sim_kind kind, double dur_s, int label, int phase,
 double sim_run(sim_graph *g)
 {
     /* last[s]: the last task issued so far on stream s (FIFO order). */
-    int *last = malloc((size_t)(g->n_streams > 0 ? g->n_streams : 1) * sizeof *last);
+    int *last = dnp_malloc((size_t)(g->n_streams > 0 ? g->n_streams : 1) * sizeof *last);
     if (last == NULL) {
         g->oom = 1;
         return 0.0;
@@ -110,7 +110,7 @@ double sim_run(sim_graph *g)
         if (t->end_s > makespan_s)
             makespan_s = t->end_s;
     }
-    free(last);
+    dnp_free(last);
     return makespan_s;
 }
 

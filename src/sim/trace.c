@@ -43,7 +43,7 @@ static void put(sbuf *b, const char *fmt, ...)
             return;
         }
         size_t cap = b->cap * 2 + (size_t)w + 64;
-        char *p = realloc(b->s, cap);
+        char *p = dnp_realloc(b->s, cap);
         if (p == NULL) {
             b->oom = 1;
             return;
@@ -59,7 +59,7 @@ static void put_str(sbuf *b, const char *s)
     json_t *j = json_string(s);
     char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
     put(b, "%s", t ? t : "\"?\"");
-    free(t);
+    dnp_free(t);
     json_decref(j);
 }
 
@@ -153,7 +153,7 @@ char *dnp_plan_trace_json(const dnp_plan *p)
         paper_events(&b, &first, p);
     put(&b, "\n]}\n");
     if (b.oom) {
-        free(b.s);
+        dnp_free(b.s);
         return NULL;
     }
     return b.s;

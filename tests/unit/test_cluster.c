@@ -373,7 +373,7 @@ TEST(cluster_json_round_trip_nodes)
         unlink(path);
         CHECK(cluster_equal(&c, &d));
         CHECK(strstr(text, "\"devices_per_node\"") != NULL);
-        free(text);
+        dnp_free(text);
     }
 }
 
@@ -752,7 +752,7 @@ TEST(cluster_parse_errors)
 TEST(cluster_parse_long_inputs)
 {
     size_t n = 1u << 20;
-    char *s = malloc(n + 64);
+    char *s = dnp_malloc(n + 64);
     CHECK(s != NULL);
     if (s == NULL)
         return;
@@ -797,7 +797,7 @@ TEST(cluster_parse_long_inputs)
     dnp_error_clear(&err);
     CHECK_EQ_INT(dnp_cluster_parse(s, &c, &err), DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "total device count exceeds 1000000") != NULL);
-    free(s);
+    dnp_free(s);
 }
 
 /* Random bytes and mutations of valid specs: never crash; every success

@@ -29,9 +29,9 @@ static int fix_make(exec_fix *f, int m, int r, int batch, int in_c, int out_c, i
     f->nx = (size_t)batch * in_c * h * w;
     f->ny = (size_t)batch * out_c * f->g.out_h * f->g.out_w;
     f->nW = (size_t)f->g.elems * in_c * out_c;
-    f->x = malloc(sizeof *f->x * f->nx);
-    f->W = malloc(sizeof *f->W * f->nW);
-    f->dz = malloc(sizeof *f->dz * f->ny);
+    f->x = dnp_malloc(sizeof *f->x * f->nx);
+    f->W = dnp_malloc(sizeof *f->W * f->nW);
+    f->dz = dnp_malloc(sizeof *f->dz * f->ny);
     for (size_t k = 0; k < f->nx; k++) /* post-ReLU-like input: about half zeros */
         f->x[k] = (float)fmax(0.0, test_uniform(&seed, -1, 1));
     for (size_t k = 0; k < f->nW; k++)
@@ -41,7 +41,7 @@ static int fix_make(exec_fix *f, int m, int r, int batch, int in_c, int out_c, i
     return 1;
 }
 
-static void fix_free(exec_fix *f) { free(f->x), free(f->W), free(f->dz); }
+static void fix_free(exec_fix *f) { dnp_free(f->x), dnp_free(f->W), dnp_free(f->dz); }
 
 typedef struct {
     float *z, *dx, *dW, *dy;
@@ -49,12 +49,12 @@ typedef struct {
 
 static void res_alloc(const exec_fix *f, results *r)
 {
-    r->z = malloc(sizeof *r->z * f->ny);
-    r->dy = malloc(sizeof *r->dy * f->ny);
-    r->dx = malloc(sizeof *r->dx * f->nx);
-    r->dW = malloc(sizeof *r->dW * f->nW);
+    r->z = dnp_malloc(sizeof *r->z * f->ny);
+    r->dy = dnp_malloc(sizeof *r->dy * f->ny);
+    r->dx = dnp_malloc(sizeof *r->dx * f->nx);
+    r->dW = dnp_malloc(sizeof *r->dW * f->nW);
 }
-static void res_free(results *r) { free(r->z), free(r->dy), free(r->dx), free(r->dW); }
+static void res_free(results *r) { dnp_free(r->z), dnp_free(r->dy), dnp_free(r->dx), dnp_free(r->dW); }
 
 /* The single worker: z = f(y), dy = dz masked by the ReLU, dx, dW. */
 static void single(const exec_fix *f, int relu, results *r)
@@ -76,10 +76,10 @@ static void ring_reference(const exec_fix *f, const results *ref, int ng, int nc
 {
     size_t IJ = (size_t)f->s.in_c * f->s.out_c;
     size_t xs = f->nx / (size_t)f->s.batch, ys = f->ny / (size_t)f->s.batch;
-    float **part = malloc(sizeof *part * (size_t)nc);
+    float **part = dnp_malloc(sizeof *part * (size_t)nc);
     for (int c = 0; c < nc; c++) {
         int b0 = f->s.batch * c / nc, b1 = f->s.batch * (c + 1) / nc;
-        part[c] = calloc(f->nW, sizeof **part);
+        part[c] = dnp_calloc(f->nW, sizeof **part);
         if (b1 == b0)
             continue;
         mpt_wshape sc = f->s;
@@ -104,8 +104,8 @@ static void ring_reference(const exec_fix *f, const results *ref, int ng, int nc
         }
     }
     for (int c = 0; c < nc; c++)
-        free(part[c]);
-    free(part);
+        dnp_free(part[c]);
+    dnp_free(part);
 }
 
 static int same_bits(const float *a, const float *b, size_t n)
@@ -155,15 +155,15 @@ TEST(mpt_exec_equals_single_worker)
         run_grid(&f, &o, &par3, NULL);
         CHECK(same_bits(par.z, ref.z, f.ny));
         CHECK(same_bits(par.dx, ref.dx, f.nx));
-        float *ring = malloc(sizeof *ring * f.nW);
+        float *ring = dnp_malloc(sizeof *ring * f.nW);
         ring_reference(&f, &ref, cases[c].ng, cases[c].nc, ring);
         CHECK(same_bits(par.dW, ring, f.nW));
         if (cases[c].nc == 1)
             CHECK(same_bits(par.dW, ref.dW, f.nW));
         /* within reassociation of nc partial sums of the single worker's dW */
         double gam = mpt_gamma32(f.g.n + 2);
-        float *mag = malloc(sizeof *mag * f.nW), *ax = malloc(sizeof *ax * f.nx);
-        float *ady = malloc(sizeof *ady * f.ny);
+        float *mag = dnp_malloc(sizeof *mag * f.nW), *ax = dnp_malloc(sizeof *ax * f.nx);
+        float *ady = dnp_malloc(sizeof *ady * f.ny);
         for (size_t k = 0; k < f.nx; k++)
             ax[k] = fabsf(f.x[k]);
         for (size_t k = 0; k < f.ny; k++)
@@ -180,7 +180,7 @@ TEST(mpt_exec_equals_single_worker)
         CHECK_EQ_INT(bad, 0);
         CHECK(same_bits(par3.z, par.z, f.ny) && same_bits(par3.dx, par.dx, f.nx) &&
               same_bits(par3.dW, par.dW, f.nW));
-        free(ring), free(mag), free(ax), free(ady);
+        dnp_free(ring), dnp_free(mag), dnp_free(ax), dnp_free(ady);
         res_free(&ref), res_free(&par), res_free(&par3);
         fix_free(&f);
     }

@@ -283,14 +283,14 @@ TEST(mpt_whole_networks)
     }
     mpt_net net;
     if (build_net("fractalnet", &net)) {
-        mpt_layer_time *per = calloc((size_t)net.n, sizeof *per);
+        mpt_layer_time *per = dnp_calloc((size_t)net.n, sizeof *per);
         mpt_net_time t;
         CHECK_EQ_INT(mpt_net_eval(&net, &sys, MPT_W_MP_PS, &t, per, &err), DNP_OK);
         for (int i = 0; i < net.n; i++)
             for (int j = 0; j < net.n; j++)
                 if (net.layers[i].join_id >= 0 && net.layers[i].join_id == net.layers[j].join_id)
                     CHECK_EQ_INT(per[i].ng, per[j].ng);
-        free(per);
+        dnp_free(per);
         mpt_net_free(&net);
     }
 }

@@ -144,7 +144,7 @@ static int fix_make(const layer_case *c, layer_fix *f)
 
 static float *rnd(size_t n, unsigned long long *seed)
 {
-    float *p = malloc(sizeof *p * n);
+    float *p = dnp_malloc(sizeof *p * n);
     for (size_t k = 0; k < n; k++)
         p[k] = (float)test_uniform(seed, -1, 1);
     return p;
@@ -152,7 +152,7 @@ static float *rnd(size_t n, unsigned long long *seed)
 
 static float *absf(const float *p, size_t n)
 {
-    float *q = malloc(sizeof *q * n);
+    float *q = dnp_malloc(sizeof *q * n);
     for (size_t k = 0; k < n; k++)
         q[k] = fabsf(p[k]);
     return q;
@@ -160,7 +160,7 @@ static float *absf(const float *p, size_t n)
 
 static double *dbl(const float *p, size_t n)
 {
-    double *q = malloc(sizeof *q * n);
+    double *q = dnp_malloc(sizeof *q * n);
     for (size_t k = 0; k < n; k++)
         q[k] = p[k];
     return q;
@@ -199,14 +199,14 @@ TEST(mpt_layer_spatial_weights_match_direct)
             continue;
         float *x = rnd(f.nx, &seed), *w = rnd(f.nw, &seed), *dy = rnd(f.ny, &seed);
         float *ax = absf(x, f.nx), *aw = absf(w, f.nw), *ady = absf(dy, f.ny);
-        float *W = malloc(sizeof *W * f.nW), *aW = malloc(sizeof *aW * f.nW);
-        float *y = malloc(sizeof *y * f.ny), *my = malloc(sizeof *my * f.ny);
-        float *dx = malloc(sizeof *dx * f.nx), *mdx = malloc(sizeof *mdx * f.nx);
-        float *dW = malloc(sizeof *dW * f.nW), *mdW = malloc(sizeof *mdW * f.nW);
-        float *dw = malloc(sizeof *dw * f.nw), *mdw = malloc(sizeof *mdw * f.nw);
+        float *W = dnp_malloc(sizeof *W * f.nW), *aW = dnp_malloc(sizeof *aW * f.nW);
+        float *y = dnp_malloc(sizeof *y * f.ny), *my = dnp_malloc(sizeof *my * f.ny);
+        float *dx = dnp_malloc(sizeof *dx * f.nx), *mdx = dnp_malloc(sizeof *mdx * f.nx);
+        float *dW = dnp_malloc(sizeof *dW * f.nW), *mdW = dnp_malloc(sizeof *mdW * f.nW);
+        float *dw = dnp_malloc(sizeof *dw * f.nw), *mdw = dnp_malloc(sizeof *mdw * f.nw);
         double *xd = dbl(x, f.nx), *wd = dbl(w, f.nw), *dyd = dbl(dy, f.ny);
-        double *ry = malloc(sizeof *ry * f.ny), *rdx = malloc(sizeof *rdx * f.nx);
-        double *rdw = malloc(sizeof *rdw * f.nw);
+        double *ry = dnp_malloc(sizeof *ry * f.ny), *rdx = dnp_malloc(sizeof *rdx * f.nx);
+        double *rdw = dnp_malloc(sizeof *rdw * f.nw);
         dnp_error err = {0};
         mpt_weights_to_wino(&f.s, w, W);
         mpt_weights_to_wino(&f.sa, aw, aW);
@@ -232,9 +232,9 @@ TEST(mpt_layer_spatial_weights_match_direct)
         CHECK(wf < kf && wb < kb && ww < kw);
         /* A result off by 1e-3 relative would be caught: the bound is tight. */
         CHECK(mpt_gamma32(kf) < 1e-4 && mpt_gamma32(kw) < 1e-4);
-        free(x), free(w), free(dy), free(ax), free(aw), free(ady), free(W), free(aW);
-        free(y), free(my), free(dx), free(mdx), free(dW), free(mdW), free(dw), free(mdw);
-        free(xd), free(wd), free(dyd), free(ry), free(rdx), free(rdw);
+        dnp_free(x), dnp_free(w), dnp_free(dy), dnp_free(ax), dnp_free(aw), dnp_free(ady), dnp_free(W), dnp_free(aW);
+        dnp_free(y), dnp_free(my), dnp_free(dx), dnp_free(mdx), dnp_free(dW), dnp_free(mdW), dnp_free(dw), dnp_free(mdw);
+        dnp_free(xd), dnp_free(wd), dnp_free(dyd), dnp_free(ry), dnp_free(rdx), dnp_free(rdw);
     }
 }
 
@@ -251,9 +251,9 @@ TEST(mpt_layer_wino_weights_adjoint_identities)
             continue;
         float *x = rnd(f.nx, &seed), *W = rnd(f.nW, &seed), *dy = rnd(f.ny, &seed);
         float *ax = absf(x, f.nx), *aW = absf(W, f.nW), *ady = absf(dy, f.ny);
-        float *y = malloc(sizeof *y * f.ny), *my = malloc(sizeof *my * f.ny);
-        float *dx = malloc(sizeof *dx * f.nx), *mdx = malloc(sizeof *mdx * f.nx);
-        float *dW = malloc(sizeof *dW * f.nW), *mdW = malloc(sizeof *mdW * f.nW);
+        float *y = dnp_malloc(sizeof *y * f.ny), *my = dnp_malloc(sizeof *my * f.ny);
+        float *dx = dnp_malloc(sizeof *dx * f.nx), *mdx = dnp_malloc(sizeof *mdx * f.nx);
+        float *dW = dnp_malloc(sizeof *dW * f.nW), *mdW = dnp_malloc(sizeof *mdW * f.nW);
         dnp_error err = {0};
         CHECK_EQ_INT(mpt_wino_fprop(&f.s, x, W, y, &err), DNP_OK);
         CHECK_EQ_INT(mpt_wino_fprop(&f.sa, ax, aW, my, &err), DNP_OK);
@@ -280,8 +280,8 @@ TEST(mpt_layer_wino_weights_adjoint_identities)
         CHECK(fabs(s1 - s2) <= e1 + e2);
         CHECK(fabs(s1 - s3) <= e1 + e3);
         CHECK(fabs(s1) > 10 * (e1 + e2 + e3)); /* the identity is not trivially met */
-        free(x), free(W), free(dy), free(ax), free(aW), free(ady);
-        free(y), free(my), free(dx), free(mdx), free(dW), free(mdW);
+        dnp_free(x), dnp_free(W), dnp_free(dy), dnp_free(ax), dnp_free(aW), dnp_free(ady);
+        dnp_free(y), dnp_free(my), dnp_free(dx), dnp_free(mdx), dnp_free(dW), dnp_free(mdW);
     }
 }
 
@@ -296,9 +296,9 @@ TEST(mpt_layer_sgd_step_lowers_loss)
         return;
     unsigned long long seed = 3;
     float *x = rnd(f.nx, &seed), *w = rnd(f.nw, &seed), *target = rnd(f.ny, &seed);
-    float *W = malloc(sizeof *W * f.nW), *y = malloc(sizeof *y * f.ny);
-    float *dy = malloc(sizeof *dy * f.ny), *dW = malloc(sizeof *dW * f.nW);
-    float *dw = malloc(sizeof *dw * f.nw);
+    float *W = dnp_malloc(sizeof *W * f.nW), *y = dnp_malloc(sizeof *y * f.ny);
+    float *dy = dnp_malloc(sizeof *dy * f.ny), *dW = dnp_malloc(sizeof *dW * f.nW);
+    float *dw = dnp_malloc(sizeof *dw * f.nw);
     dnp_error err = {0};
     double loss[3] = {0, 0, 0};
     mpt_weights_to_wino(&f.s, w, W);
@@ -309,7 +309,7 @@ TEST(mpt_layer_sgd_step_lowers_loss)
     }
     mpt_wino_wgrad(&f.s, x, dy, dW, &err);
     mpt_wgrad_to_spatial(&f.s, dW, dw);
-    float *W2 = malloc(sizeof *W2 * f.nW), *w2 = malloc(sizeof *w2 * f.nw);
+    float *W2 = dnp_malloc(sizeof *W2 * f.nW), *w2 = dnp_malloc(sizeof *w2 * f.nw);
     for (size_t k = 0; k < f.nW; k++)
         W2[k] = W[k];
     for (size_t k = 0; k < f.nw; k++)
@@ -326,13 +326,13 @@ TEST(mpt_layer_sgd_step_lowers_loss)
     CHECK(loss[1] < 0.99 * loss[0]);
     CHECK(loss[2] < 0.99 * loss[0]);
     /* The spatial step equals a direct-convolution SGD step. */
-    double *xd = dbl(x, f.nx), *dyd = dbl(dy, f.ny), *rdw = malloc(sizeof *rdw * f.nw);
+    double *xd = dbl(x, f.nx), *dyd = dbl(dy, f.ny), *rdw = dnp_malloc(sizeof *rdw * f.nw);
     mpt_dshape ds = mpt_dshape_of(&f.s);
     mpt_direct_wgrad(&ds, xd, dyd, rdw);
     for (size_t k = 0; k < f.nw; k++)
         CHECK_NEAR(w2[k], w[k] - 0.002 * rdw[k], 1e-5, 1e-5);
-    free(x), free(w), free(target), free(W), free(y), free(dy), free(dW), free(dw);
-    free(W2), free(w2), free(xd), free(dyd), free(rdw);
+    dnp_free(x), dnp_free(w), dnp_free(target), dnp_free(W), dnp_free(y), dnp_free(dy), dnp_free(dW), dnp_free(dw);
+    dnp_free(W2), dnp_free(w2), dnp_free(xd), dnp_free(dyd), dnp_free(rdw);
 }
 
 TEST(mpt_layer_rejects_bad_shapes)

@@ -180,14 +180,14 @@ static int write_tiny_model(char *path, const char *op_type)
     gp.input = ins;
     m.graph = &gp;
     size_t len = onnx__model_proto__get_packed_size(&m);
-    uint8_t *buf = malloc(len);
+    uint8_t *buf = dnp_malloc(len);
     onnx__model_proto__pack(&m, buf);
     strcpy(path, "/tmp/dnnpar_test_XXXXXX.onnx");
     int fd = mkstemps(path, 5);
     int ok = fd >= 0 && write(fd, buf, len) == (ssize_t)len;
     if (fd >= 0)
         close(fd);
-    free(buf);
+    dnp_free(buf);
     return ok ? 0 : -1;
 }
 
@@ -283,7 +283,7 @@ TEST(json_model_round_trip)
         if (h != NULL) {
             char *b = dnp_model_to_json(h);
             CHECK(b != NULL && strcmp(a, b) == 0);
-            free(b);
+            dnp_free(b);
             dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 32, .levels = 0, .reference_mode = 0};
             dnp_plan *p = NULL, *q = NULL;
             CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
@@ -297,7 +297,7 @@ TEST(json_model_round_trip)
             dnp_plan_free(p);
             dnp_plan_free(q);
         }
-        free(a);
+        dnp_free(a);
         dnp_graph_free(g);
         dnp_graph_free(h);
     }
@@ -327,7 +327,7 @@ TEST(json_cluster_round_trip)
             CHECK_EQ_INT(d.types[k].bytes_per_elem, c.types[k].bytes_per_elem);
             CHECK_EQ_INT(d.counts[k], c.counts[k]);
         }
-        free(text);
+        dnp_free(text);
     }
 }
 
@@ -382,7 +382,7 @@ TEST(json_model_and_reference_text_agree)
         CHECK_EQ_INT(ta.params, tb.params);
     }
     unlink(tmp);
-    free(a);
+    dnp_free(a);
     dnp_graph_free(g);
     dnp_graph_free(h);
 }

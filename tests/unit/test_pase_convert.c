@@ -113,15 +113,15 @@ TEST(pase_convert_zoo)
         CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
         pase_result r;
         CHECK(pase_search(&pb, 0, NULL, &r, &err) == DNP_OK);
-        int *dp = malloc((size_t)pb.n_v * sizeof(int)), *ex = malloc((size_t)pb.n_v * sizeof(int));
+        int *dp = dnp_malloc((size_t)pb.n_v * sizeof(int)), *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
         char name[32];
         pase_data_parallel(&pb, dp);
         pase_expert(&pb, ex, name, sizeof name);
         CHECK(r.cost <= pase_objective(&pb, dp) * (1 + 1e-12));
         CHECK(r.cost <= pase_objective(&pb, ex) * (1 + 1e-12));
         CHECK_STR(name, "owt");
-        free(dp);
-        free(ex);
+        dnp_free(dp);
+        dnp_free(ex);
         pase_result_free(&r);
         pase_problem_free(&pb);
         pase_graph_free(g);

@@ -88,7 +88,7 @@ TEST(pase_dp_equals_exhaustive)
                 pase_graph_free(g);
                 continue;
             }
-            int *ex = malloc((size_t)pb.n_v * sizeof(int));
+            int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
             double best = pase_exhaustive(&pb, 1e7, ex);
             for (int bfs = 0; bfs < 2; bfs++) {
                 pase_search_opts o = {1, NULL, NULL};
@@ -102,7 +102,7 @@ TEST(pase_dp_equals_exhaustive)
             if (getenv("PASE_TEST_VERBOSE"))
                 printf("  shape %d: %d ops, %d edges, p %d, %.0f strategies\n", shape, pb.n_v,
                        pb.n_e, p, strategies(&pb));
-            free(ex);
+            dnp_free(ex);
             pase_problem_free(&pb);
             pase_graph_free(g);
             done++;
@@ -117,8 +117,8 @@ TEST(pase_dp_equals_exhaustive)
 static int dependent_sets_ok(const pase_problem *pb, const pase_seq *s)
 {
     int n = pb->n_v, ok = 1;
-    char *inx = malloc((size_t)n), *want = malloc((size_t)n);
-    int *stack = malloc((size_t)n * sizeof(int));
+    char *inx = dnp_malloc((size_t)n), *want = dnp_malloc((size_t)n);
+    int *stack = dnp_malloc((size_t)n * sizeof(int));
     for (int i = 0; i < n && ok; i++) {
         memset(inx, 0, (size_t)n);
         memset(want, 0, (size_t)n);
@@ -146,9 +146,9 @@ static int dependent_sets_ok(const pase_problem *pb, const pase_seq *s)
             m -= want[u];
         ok &= m == 0;
     }
-    free(inx);
-    free(want);
-    free(stack);
+    dnp_free(inx);
+    dnp_free(want);
+    dnp_free(stack);
     return ok;
 }
 

@@ -91,7 +91,7 @@ static void check_vertices(const ref_case *c)
     snprintf(path, sizeof path, "%s/reference/pase/%s_vertices.csv", test_shared_dir(), c->file);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
-    int *rows = calloc((size_t)g->n_v, sizeof(int));
+    int *rows = dnp_calloc((size_t)g->n_v, sizeof(int));
     int n = 0, bad = 0;
     while (f && fgets(line, sizeof line, f)) {
         char *fl[8];
@@ -133,7 +133,7 @@ static void check_vertices(const ref_case *c)
                    rows[v]);
     CHECK_EQ_INT(bad, 0);
     CHECK(n > 1);
-    free(rows);
+    dnp_free(rows);
     pase_problem_free(&pb);
     pase_graph_free(g);
 }
@@ -151,7 +151,7 @@ static void check_edges(const ref_case *c)
              c->file);
     FILE *f = popen(cmd, "r");
     CHECK(f != NULL);
-    long *rows = calloc((size_t)pb.n_e, sizeof(long));
+    long *rows = dnp_calloc((size_t)pb.n_e, sizeof(long));
     int n = 0, bad = 0;
     int last_src = -1, last_dst = -1, k = -1;
     while (f && fgets(line, sizeof line, f)) {
@@ -193,7 +193,7 @@ static void check_edges(const ref_case *c)
                    rows[i], want);
     }
     CHECK_EQ_INT(bad, 0);
-    free(rows);
+    dnp_free(rows);
     pase_problem_free(&pb);
     pase_graph_free(g);
 }

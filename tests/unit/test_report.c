@@ -87,18 +87,18 @@ TEST(report_rbuf_escape)
     CHECK(s != NULL);
     if (s != NULL)
         CHECK_STR(s, "42-xa''b|q\\\"\\\\/:|q\\\"\\\\|a_b_c_|new?line?\xc3\xa9");
-    free(s);
+    dnp_free(s);
     /* A large append grows the buffer. */
     rbuf_init(&b);
     for (int i = 0; i < 1000; i++)
         rbuf_puts(&b, "0123456789");
     s = rbuf_take(&b);
     CHECK(s != NULL && strlen(s) == 10000);
-    free(s);
+    dnp_free(s);
     rbuf_init(&b);
     s = rbuf_take(&b);
     CHECK(s != NULL && s[0] == '\0');
-    free(s);
+    dnp_free(s);
 }
 
 TEST(report_write_file_atomic)
@@ -224,7 +224,7 @@ TEST(report_export_jax_data_parallel)
         CHECK(strstr(t, "NOTE") == NULL); /* nothing to warn about */
         CHECK_EQ_INT(count_substr(t, "\": {  #"), dnp_plan_n_nodes(p));
     }
-    free(t);
+    dnp_free(t);
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
@@ -266,8 +266,8 @@ TEST(report_export_types_roles)
         }
         CHECK(strstr(dt, "from torch.distributed.tensor import Partial, Replicate, Shard") != NULL);
     }
-    free(jax);
-    free(dt);
+    dnp_free(jax);
+    dnp_free(dt);
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
@@ -297,7 +297,7 @@ TEST(report_export_hetero_notes)
             differ += dnp_plan_type(p, 1, 0, v) != dnp_plan_type(p, 1, 1, v);
         differ += fabs(dnp_plan_ratio(p, 1, 0) - dnp_plan_ratio(p, 1, 1)) > 1e-12;
         CHECK_EQ_INT(listed, differ > 40 ? 40 : differ);
-        free(t);
+        dnp_free(t);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);
@@ -315,7 +315,7 @@ TEST(report_export_irregular_mesh)
         CHECK(strstr(t, "MESH_SHAPE = None") != NULL);
         CHECK(strstr(t, "MESH_DIM_NAMES = (\"h0\",)\n") != NULL);
     }
-    free(t);
+    dnp_free(t);
     dnp_plan_free(p);
     dnp_graph_free(g);
     /* A single device: no mesh axes at all. */
@@ -325,11 +325,11 @@ TEST(report_export_irregular_mesh)
         CHECK(strstr(t, "MESH_AXES = ()\nMESH_SHAPE = ()\n") != NULL);
         CHECK(strstr(t, "\"input\": P(None, None, None, None),") != NULL);
     }
-    free(t);
+    dnp_free(t);
     char *a = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (a != NULL)
         CHECK(strncmp(a, "DATA\n", 5) == 0);
-    free(a);
+    dnp_free(a);
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
@@ -338,7 +338,7 @@ TEST(report_export_irregular_mesh)
  * field count, returns the records' total compute (ns) per phase. */
 static void astra_totals(const char *text, int n_expect, double *compute_ns, double *bytes)
 {
-    char *copy = strdup(text);
+    char *copy = dnp_strdup(text);
     char *save = NULL;
     char *line = strtok_r(copy, "\n", &save);
     int customized = line != NULL && strcmp(line, "HYBRID_CUSTOMIZED") == 0;
@@ -369,7 +369,7 @@ static void astra_totals(const char *text, int n_expect, double *compute_ns, dou
         CHECK(line[0] == '#');
         line = strtok_r(NULL, "\n", &save);
     }
-    free(copy);
+    dnp_free(copy);
 }
 
 TEST(report_export_astra)
@@ -401,7 +401,7 @@ TEST(report_export_astra)
         CHECK(strncmp(t, "DATA\n8\nconv1 -1 ", 16) == 0);
         CHECK(strstr(t, "busiest") == NULL);
     }
-    free(t);
+    dnp_free(t);
     dnp_plan_free(p);
     dnp_graph_free(g);
     /* Heterogeneous AccPar: records for every weighted layer, each on the
@@ -424,7 +424,7 @@ TEST(report_export_astra)
         CHECK(strncmp(t, "HYBRID_CUSTOMIZED\n", 18) == 0);
         CHECK(strstr(t, "(second group at h0)") != NULL);
     }
-    free(t);
+    dnp_free(t);
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
@@ -480,12 +480,12 @@ TEST(report_export_odd_names)
             CHECK_EQ_INT(report_write_file(path, dt, strlen(dt), &err), DNP_OK);
             CHECK_EQ_INT(system(cmd), 0);
         }
-        free(dt);
+        dnp_free(dt);
         unlink(path);
         rmdir(dir);
     }
-    free(jax);
-    free(astra);
+    dnp_free(jax);
+    dnp_free(astra);
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
@@ -536,7 +536,7 @@ TEST(report_export_onnx_models)
                 CHECK_EQ_INT(report_write_file(py, t, strlen(t), &err), DNP_OK);
                 n_py++;
             }
-            free(t);
+            dnp_free(t);
         }
         dnp_plan_free(p);
         dnp_graph_free(g);

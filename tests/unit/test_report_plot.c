@@ -60,12 +60,12 @@ static char *slurp(const char *path, long *n)
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
+    char *s = dnp_malloc((size_t)len + 1);
     if (s != NULL && fread(s, 1, (size_t)len, f) == (size_t)len) {
         s[len] = '\0';
         *n = len;
     } else {
-        free(s);
+        dnp_free(s);
         s = NULL;
     }
     fclose(f);
@@ -82,7 +82,7 @@ static void check_png(const char *path, long min)
         return;
     CHECK(n >= min);
     CHECK(n >= 8 && memcmp(s, "\x89PNG\r\n\x1a\n", 8) == 0);
-    free(s);
+    dnp_free(s);
 }
 
 /* An SVG: an XML declaration or <svg> start, a closing </svg>, balanced
@@ -139,8 +139,8 @@ TEST(report_compare_script_text)
         CHECK(strstr(a, "set terminal") == NULL && strstr(a, "set output") == NULL);
         CHECK(w >= 640 && h > 0);
     }
-    free(a);
-    free(b);
+    dnp_free(a);
+    dnp_free(b);
 }
 
 TEST(report_plot_compare_renders)
@@ -166,7 +166,7 @@ TEST(report_plot_compare_renders)
         CHECK(strstr(svg, "acc'par") != NULL);
         CHECK(strstr(svg, "4xtpu-v3") != NULL);
     }
-    free(svg);
+    dnp_free(svg);
     CHECK_EQ_INT(scratch_count(dir), 2); /* no temporary left */
     scratch_done(dir);
 }
@@ -196,7 +196,7 @@ TEST(report_plot_errors)
     CHECK(strstr(err.msg, "undefined") != NULL);
     /* gnuplot missing from PATH. */
     const char *old = getenv("PATH");
-    char *saved = old ? strdup(old) : NULL;
+    char *saved = old ? dnp_strdup(old) : NULL;
     setenv("PATH", "/nonexistent-dnnpar-dir", 1);
     dnp_error_clear(&err);
     snprintf(path, sizeof path, "%s/nognuplot.svg", dir);
@@ -207,7 +207,7 @@ TEST(report_plot_errors)
         setenv("PATH", saved, 1);
     else
         unsetenv("PATH");
-    free(saved);
+    dnp_free(saved);
     CHECK_EQ_INT(scratch_count(dir), 0);
     scratch_done(dir);
 }
@@ -231,7 +231,7 @@ TEST(report_plot_plan_renders)
             CHECK(strstr(s, want) != NULL);
             CHECK(strstr(s, "'path 2: takes 2xtpu-v3 at h0'") != NULL);
         }
-        free(s);
+        dnp_free(s);
         dnp_error err = {0};
         snprintf(path, sizeof path, "%s/plan.png", dir);
         dnp_status st =
@@ -248,7 +248,7 @@ TEST(report_plot_plan_renders)
             CHECK(strstr(svg, "layer4.1.conv2") != NULL);
             CHECK(strstr(svg, "path 2") != NULL);
         }
-        free(svg);
+        dnp_free(svg);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);
@@ -273,7 +273,7 @@ TEST(report_plot_plan_single_device)
         char *svg = check_svg(path);
         if (svg != NULL)
             CHECK(strstr(svg, "a single device") != NULL);
-        free(svg);
+        dnp_free(svg);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);
@@ -323,7 +323,7 @@ TEST(report_dot_renders)
             CHECK_EQ_INT(nodes, dnp_graph_n_ops(g));
             CHECK_EQ_INT(edges, want_edges);
         }
-        free(s);
+        dnp_free(s);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);
@@ -346,7 +346,7 @@ TEST(report_dot_renders)
         CHECK(strstr(s, "bad? utf8") != NULL);
         CHECK(strstr(s, "cluster_legend") == NULL);
     }
-    free(s);
+    dnp_free(s);
     dnp_graph_free(g);
     scratch_done(dir);
 }
@@ -382,7 +382,7 @@ TEST(report_plot_plan_many_paths)
             printf("  %d paths: the note is not exercised\n", np);
             CHECK(np > REPORT_PLOT_MAX_PANELS);
         }
-        free(script);
+        dnp_free(script);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);

@@ -53,10 +53,10 @@ static dnp_graph *random_graph(unsigned long long *rng, int shape_kind, int max_
 
 static tnode *fake_node(double flops, double bw, int V)
 {
-    tnode *n = calloc(1, sizeof *n);
-    n->fb = malloc((size_t)V * sizeof(double));
-    n->fi = malloc((size_t)V * sizeof(double));
-    n->fo = malloc((size_t)V * sizeof(double));
+    tnode *n = dnp_calloc(1, sizeof *n);
+    n->fb = dnp_malloc((size_t)V * sizeof(double));
+    n->fi = dnp_malloc((size_t)V * sizeof(double));
+    n->fo = dnp_malloc((size_t)V * sizeof(double));
     n->flops = flops;
     n->bw_bps = bw;
     n->n_dev = 1;
@@ -65,10 +65,10 @@ static tnode *fake_node(double flops, double bw, int V)
 
 static void fake_free(tnode *n)
 {
-    free(n->fb);
-    free(n->fi);
-    free(n->fo);
-    free(n);
+    dnp_free(n->fb);
+    dnp_free(n->fi);
+    dnp_free(n->fo);
+    dnp_free(n);
 }
 
 /* The DP equals exhaustive enumeration on random graphs with random shapes,
@@ -101,10 +101,10 @@ TEST(search_dp_equals_exhaustive)
         }
         double alpha = test_uniform(&rng, 0.05, 0.95);
         level_ctx lc = {&pg, n, {.bytes_per_elem = 2, .paper = 1}, trial % 5 == 0};
-        double *nc = malloc((size_t)V * 3 * sizeof *nc);
-        double *ec = malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
-        unsigned char *allowed = malloc((size_t)V);
-        int *t_dp = malloc((size_t)V * sizeof *t_dp), *t_bf = malloc((size_t)V * sizeof *t_bf);
+        double *nc = dnp_malloc((size_t)V * 3 * sizeof *nc);
+        double *ec = dnp_malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        unsigned char *allowed = dnp_malloc((size_t)V);
+        int *t_dp = dnp_malloc((size_t)V * sizeof *t_dp), *t_bf = dnp_malloc((size_t)V * sizeof *t_bf);
         for (int v = 0; v < V; v++)
             allowed[v] = trial % 3 == 0 ? 3 : 7; /* HyPar's two types or all three */
         level_costs(&lc, alpha, nc, ec);
@@ -115,11 +115,11 @@ TEST(search_dp_equals_exhaustive)
         CHECK_NEAR(best_dp, best_bf, 1e-12, 0);
         CHECK_NEAR(level_objective(&lp, t_dp), best_dp, 1e-12, 0);
         cases++;
-        free(nc);
-        free(ec);
-        free(allowed);
-        free(t_dp);
-        free(t_bf);
+        dnp_free(nc);
+        dnp_free(ec);
+        dnp_free(allowed);
+        dnp_free(t_dp);
+        dnp_free(t_bf);
         fake_free(n->child[0]);
         fake_free(n->child[1]);
         fake_free(n);

@@ -217,8 +217,8 @@ TEST(sim_trace_deterministic)
         CHECK(a != NULL && strstr(a, "\"process_name\"") != NULL);
         CHECK(a != NULL && strstr(a, "gradient sync") != NULL);
         CHECK(a != NULL && strstr(a, "class 2: 2 x tpu-v3") != NULL);
-        free(a);
-        free(b);
+        dnp_free(a);
+        dnp_free(b);
     }
     dnp_plan_free(p);
     dnp_plan_free(q);

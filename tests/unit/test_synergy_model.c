@@ -248,7 +248,7 @@ TEST(synergy_instrs_match_sublayers)
             CHECK_EQ_INT(s, total);
             CHECK_EQ_INT(macs, l->macs); /* every MAC in exactly one sublayer */
             CHECK_EQ_INT(sf_sublayer_instrs(l, (sf_phase)ph, &p, total, NULL, 0), -1);
-            free(runs);
+            dnp_free(runs);
         }
 }
 
@@ -437,7 +437,7 @@ TEST(synergy_program_conservation)
                 subs += runs[r].count;
             }
             layers++;
-            free(runs);
+            dnp_free(runs);
         }
         const int cores[] = {1, 7, 54, 64}, caps[] = {0, 1, 5, 32};
         for (int c = 0; c < 4; c++)

@@ -174,7 +174,7 @@ static void on_memory(void *ctx, int engine, int is_store, double t0, double t1,
     (void)inst, (void)model, (void)ph;
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 1024;
-        seg *g = realloc(p->v, (size_t)p->cap * sizeof *g);
+        seg *g = dnp_realloc(p->v, (size_t)p->cap * sizeof *g);
         if (g == NULL) {
             p->cap = p->n;
             return;
@@ -207,7 +207,7 @@ static void check_bandwidth(const probe *pr, const sf_sim_result *r, double bw)
     double T = r->time_s, total = 0.0;
     int bad_overlap = 0, bad_rate = 0, bad_step = 0;
     enum { STEPS = 2000 };
-    double *bins = calloc(STEPS, sizeof *bins), dt = T / STEPS;
+    double *bins = dnp_calloc(STEPS, sizeof *bins), dt = T / STEPS;
     for (int64_t i = 0; i < pr->n; i++) {
         const seg *s = &pr->v[i];
         total += s->bytes;
@@ -230,7 +230,7 @@ static void check_bandwidth(const probe *pr, const sf_sim_result *r, double bw)
     CHECK_EQ_INT(bad_step, 0);
     CHECK_NEAR(total, r->bytes, 1e-9, 0);
     CHECK(r->bw_util <= 1.0 + 1e-9);
-    free(bins);
+    dnp_free(bins);
 }
 
 TEST(synergy_sim_bandwidth_never_exceeded)
@@ -252,7 +252,7 @@ TEST(synergy_sim_bandwidth_never_exceeded)
             if (c.round_robin)
                 CHECK_EQ_INT(r.preemptions, 0);
             CHECK_NEAR(r.fsm_s[0] + r.fsm_s[1] + r.fsm_s[2], r.time_s, 1e-9, 0);
-            free(pr.v);
+            dnp_free(pr.v);
         }
         sf_workload_free(&w);
     }
@@ -316,7 +316,7 @@ TEST(synergy_sim_conservation)
         CHECK(r.pe_util <= 1.0);
         /* A lower bound no schedule can beat: the busiest resource. */
         CHECK(r.time_s >= r.bytes / p.bw_bps * (1 - 1e-12));
-        free(pr.v);
+        dnp_free(pr.v);
     }
     sf_workload_free(&w);
 }
@@ -342,8 +342,8 @@ TEST(synergy_sim_deterministic)
     CHECK_EQ_INT(ra.preemptions, rb.preemptions);
     CHECK_EQ_INT(a.n, b.n);
     CHECK(a.hash == b.hash);
-    free(a.v);
-    free(b.v);
+    dnp_free(a.v);
+    dnp_free(b.v);
     sf_workload_free(&s);
     sf_workload_free(&w);
 }

@@ -131,7 +131,7 @@ static char *read_all(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return NULL;
-    char *buf = malloc(1 << 16);
+    char *buf = dnp_malloc(1 << 16);
     size_t n = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
     fclose(f);
     if (buf)
@@ -601,9 +601,9 @@ TEST(zoo_accpar_text_mutations)
     CHECK(orig != NULL && len > 100);
     if (orig == NULL)
         return;
-    char *buf = malloc(len + 1);
+    char *buf = dnp_malloc(len + 1);
     if (buf == NULL) {
-        free(orig);
+        dnp_free(orig);
         return;
     }
     static const char alphabet[] = "0123456789- \n\t\rxCONVFC_\0\xff";
@@ -637,6 +637,6 @@ TEST(zoo_accpar_text_mutations)
         }
     }
     CHECK(n_bad > 100);
-    free(buf);
-    free(orig);
+    dnp_free(buf);
+    dnp_free(orig);
 }

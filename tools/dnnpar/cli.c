@@ -175,7 +175,7 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
         return EXIT_RUNTIME;
     }
     int rc = cli_write_text(cmd, path, text);
-    free(text);
+    dnp_free(text);
     return rc;
 }
 
@@ -189,7 +189,7 @@ int cli_write_text(const char *cmd, const char *path, const char *text)
         return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
     }
     size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
+    char *tmp = dnp_malloc(n);
     if (tmp == NULL) {
         cli_error(cmd, "out of memory writing '%s'", path);
         return EXIT_RUNTIME;
@@ -214,7 +214,7 @@ int cli_write_text(const char *cmd, const char *path, const char *text)
     }
     rc = EXIT_OK;
 done:
-    free(tmp);
+    dnp_free(tmp);
     return rc;
 }
 
@@ -338,6 +338,6 @@ int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p)
         return EXIT_RUNTIME;
     }
     int rc = cli_write_text(cmd, path, text);
-    free(text);
+    dnp_free(text);
     return rc;
 }

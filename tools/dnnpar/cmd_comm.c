@@ -67,7 +67,7 @@ static int parse_sizes(const char *text, long long **sizes, int *n)
     int cap = 1;
     for (const char *c = text; *c != '\0'; c++)
         cap += *c == ',';
-    long long *v = malloc((size_t)cap * sizeof *v);
+    long long *v = dnp_malloc((size_t)cap * sizeof *v);
     if (v == NULL) {
         cli_error("comm", "out of memory");
         return EXIT_RUNTIME;
@@ -82,7 +82,7 @@ static int parse_sizes(const char *text, long long **sizes, int *n)
                       "--bytes item %d '%.*s' is not a size: expected an integer with an "
                       "optional K, M or G suffix, at most 1125899906842624 (1P)",
                       k + 1, (int)len, item);
-            free(v);
+            dnp_free(v);
             return EXIT_USAGE;
         }
         k++;
@@ -162,9 +162,9 @@ int cmd_comm(int argc, char **argv)
 
     dnp_comm_group g;
     dnp_cluster_comm_group(&cl, &g);
-    dnp_coll_cost *cost = malloc((size_t)n * sizeof *cost);
+    dnp_coll_cost *cost = dnp_malloc((size_t)n * sizeof *cost);
     if (cost == NULL) {
-        free(sizes);
+        dnp_free(sizes);
         cli_error("comm", "out of memory");
         return EXIT_RUNTIME;
     }
@@ -190,7 +190,7 @@ int cmd_comm(int argc, char **argv)
             printf("  %14lld %12.3f %12.3f %12.3f  %s\n", sizes[i], cost[i].time_s * 1e6,
                    cost[i].algbw_bps / 1e9, cost[i].busbw_bps / 1e9, cost[i].algorithm);
     }
-    free(cost);
-    free(sizes);
+    dnp_free(cost);
+    dnp_free(sizes);
     return rc;
 }

@@ -53,7 +53,7 @@ int cmd_export(int argc, char **argv)
     int rc = EXIT_USAGE, done = 0;
 
     /* `-o FILE` is the one short option; take it out before cli_begin. */
-    char **args = malloc((size_t)(argc + 1) * sizeof *args);
+    char **args = dnp_malloc((size_t)(argc + 1) * sizeof *args);
     if (args == NULL) {
         cli_error(cmd, "out of memory");
         return EXIT_RUNTIME;
@@ -124,9 +124,9 @@ int cmd_export(int argc, char **argv)
         cli_error(cmd, "%s", err.msg);
     rc = cli_exit_for(st);
 done:
-    free(text);
+    dnp_free(text);
     dnp_plan_free(p);
     dnp_graph_free(g);
-    free(args);
+    dnp_free(args);
     return rc;
 }

@@ -47,7 +47,7 @@ int cmd_export_model(int argc, char **argv)
     }
     const char *out = cli_get(&a, "output");
     rc = cli_write_text("export-model", out ? out : "-", text);
-    free(text);
+    dnp_free(text);
     return rc;
 }
 
@@ -71,6 +71,6 @@ int cmd_export_cluster(int argc, char **argv)
     }
     const char *out = cli_get(&a, "output");
     rc = cli_write_text("export-cluster", out ? out : "-", text);
-    free(text);
+    dnp_free(text);
     return rc;
 }

@@ -251,7 +251,7 @@ typedef struct {
 static void result_free(mpt_result *r)
 {
     for (int c = 0; c < MPT_CONFIG_COUNT; c++)
-        free(r->per[c]);
+        dnp_free(r->per[c]);
     mpt_net_free(&r->net);
 }
 
@@ -301,7 +301,7 @@ static int evaluate(const char *cmd, const mpt_opts *o, mpt_result *r)
     dnp_error err = {0};
     dnp_status st = DNP_OK;
     for (int c = 0; c < MPT_CONFIG_COUNT && st == DNP_OK; c++) {
-        r->per[c] = calloc((size_t)r->net.n, sizeof *r->per[c]);
+        r->per[c] = dnp_calloc((size_t)r->net.n, sizeof *r->per[c]);
         if (r->per[c] == NULL) {
             cli_error(cmd, "out of memory");
             return EXIT_RUNTIME;
@@ -934,7 +934,7 @@ int reproduce_mpt(int argc, char **argv)
                              &done);
     if (rc != 0 || done)
         return rc;
-    repro *p = malloc(sizeof *p);
+    repro *p = dnp_malloc(sizeof *p);
     if (p == NULL) {
         cli_error("reproduce", "out of memory");
         return EXIT_RUNTIME;
@@ -945,6 +945,6 @@ int reproduce_mpt(int argc, char **argv)
         rc = cli_write_json("reproduce", json, repro_json(p));
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0))
         repro_text(p);
-    free(p);
+    dnp_free(p);
     return rc;
 }

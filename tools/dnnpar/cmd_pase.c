@@ -404,7 +404,7 @@ int cmd_plan_pase(int argc, char **argv)
     static const char *const flags[] = {"help", "prototype-edges", "bfs", "skip-unknown", NULL};
     const char *cmd = "plan";
     /* -p is the one short option: read it as --p */
-    char **av = malloc((size_t)(argc + 1) * sizeof *av);
+    char **av = dnp_malloc((size_t)(argc + 1) * sizeof *av);
     if (av == NULL) {
         cli_error(cmd, "out of memory");
         return EXIT_RUNTIME;
@@ -479,9 +479,9 @@ int cmd_plan_pase(int argc, char **argv)
         goto out;
     }
     have_pb = 1;
-    cfg = malloc((size_t)pb.n_v * sizeof(int));
-    tmp = malloc((size_t)pb.n_v * sizeof(int));
-    mcfg = malloc((size_t)pb.n_v * sizeof(int));
+    cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
+    tmp = dnp_malloc((size_t)pb.n_v * sizeof(int));
+    mcfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
     if (cfg == NULL || tmp == NULL || mcfg == NULL) {
         cli_error(cmd, "out of memory");
         rc = EXIT_RUNTIME;
@@ -562,10 +562,10 @@ out:
     if (have_pb)
         pase_problem_free(&pb);
     pase_graph_free(g);
-    free(cfg);
-    free(tmp);
-    free(mcfg);
-    free(av);
+    dnp_free(cfg);
+    dnp_free(tmp);
+    dnp_free(mcfg);
+    dnp_free(av);
     return rc;
 }
 
@@ -828,7 +828,7 @@ static void paper_in_our_order(const pase_problem *pb, const table2_row *t, char
 static double paper_constrained_optimum(pase_problem *pb, const char *model, int threads)
 {
     int n = pb->n_v;
-    double **saved = calloc((size_t)n, sizeof(double *));
+    double **saved = dnp_calloc((size_t)n, sizeof(double *));
     double f = 0.0;
     if (saved == NULL)
         return -1.0;
@@ -846,7 +846,7 @@ static double paper_constrained_optimum(pase_problem *pb, const char *model, int
                 f = -2.0;
             if (k < 0 || saved[v] != NULL)
                 continue;
-            saved[v] = malloc((size_t)pb->cfg[v].n * sizeof(double));
+            saved[v] = dnp_malloc((size_t)pb->cfg[v].n * sizeof(double));
             if (saved[v] == NULL) {
                 f = -1.0;
                 break;
@@ -868,9 +868,9 @@ static double paper_constrained_optimum(pase_problem *pb, const char *model, int
     for (int v = 0; v < n; v++)
         if (saved[v] != NULL) {
             memcpy(pb->tl[v], saved[v], (size_t)pb->cfg[v].n * sizeof(double));
-            free(saved[v]);
+            dnp_free(saved[v]);
         }
-    free(saved);
+    dnp_free(saved);
     return f;
 }
 
@@ -1068,7 +1068,7 @@ int reproduce_pase(int argc, char **argv)
                "the choice is the tie-breaking's (docs/pase.md).\n");
     }
     for (int m = 0; m < n_t2_models; m++) {
-        free(cfg2[m]);
+        dnp_free(cfg2[m]);
         if (have2[m])
             pase_problem_free(&pb2[m]);
         pase_graph_free(g2[m]);

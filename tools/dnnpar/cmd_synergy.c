@@ -264,7 +264,7 @@ typedef struct {
 static void analysis_free(analysis *an)
 {
     for (int i = 0; i < SF_MAX_MODELS; i++)
-        free(an->lc[i]);
+        dnp_free(an->lc[i]);
     sf_dse_free(&an->dse);
     sf_workload_free(&an->w);
 }
@@ -286,7 +286,7 @@ static void arch_split(const options *o, const analysis *an, sf_arch arch, sf_si
 static FILE *trace_open(const char *path, char **tmp_out)
 {
     size_t n = strlen(path) + 16;
-    char *tmp = malloc(n);
+    char *tmp = dnp_malloc(n);
     if (tmp == NULL) {
         cli_error(CMD, "out of memory opening the trace");
         return NULL;
@@ -300,7 +300,7 @@ static FILE *trace_open(const char *path, char **tmp_out)
             close(fd);
             unlink(tmp);
         }
-        free(tmp);
+        dnp_free(tmp);
         return NULL;
     }
     *tmp_out = tmp;
@@ -327,7 +327,7 @@ static int simulate_one(const options *o, analysis *an, sf_arch arch)
         if (tr == NULL) {
             fclose(f);
             unlink(tmp);
-            free(tmp);
+            dnp_free(tmp);
             cli_error(CMD, "out of memory opening the trace");
             return EXIT_RUNTIME;
         }
@@ -348,7 +348,7 @@ static int simulate_one(const options *o, analysis *an, sf_arch arch)
         }
         if (rc != 0)
             unlink(tmp);
-        free(tmp);
+        dnp_free(tmp);
     }
     if (rc == 0)
         an->n_runs++;
@@ -362,7 +362,7 @@ static int analyse(const options *o, analysis *an)
     if (st == DNP_OK)
         st = sf_characterise(&an->w, &o->p, &an->ch, &err);
     for (int m = 0; st == DNP_OK && m < an->w.n_models; m++) {
-        an->lc[m] = calloc((size_t)an->w.models[m].n_layers, sizeof *an->lc[m]);
+        an->lc[m] = dnp_calloc((size_t)an->w.models[m].n_layers, sizeof *an->lc[m]);
         if (an->lc[m] == NULL) {
             dnp_error_set(&err, DNP_ERR_NOMEM, "out of memory");
             st = DNP_ERR_NOMEM;
@@ -694,7 +694,7 @@ static void print_blocks(const options *o, const analysis *an)
             dnp_error err = {0};
             if (cores > 0 && sf_layer_sublayers(l, ph, &o->p, &runs, &n_runs, &err) == DNP_OK)
                 cycles = sf_runs_cycles(runs, n_runs, cores, l->kind == SF_FC);
-            free(runs);
+            dnp_free(runs);
             printf("  %s %s: %lld sublayers", md->name, l->name, (long long)n);
             if (cycles >= 0)
                 printf(", %lld cycles on %d %s-Engine cores", (long long)cycles, cores,
@@ -982,7 +982,7 @@ int reproduce_synergyflow(int argc, char **argv)
                              &a, &done);
     if (rc != 0 || done)
         return rc;
-    sf_repro *r = malloc(sizeof *r);
+    sf_repro *r = dnp_malloc(sizeof *r);
     if (r == NULL) {
         cli_error("reproduce", "out of memory");
         return EXIT_RUNTIME;
@@ -991,7 +991,7 @@ int reproduce_synergyflow(int argc, char **argv)
     dnp_status st = sf_repro_run(r, &err);
     if (st != DNP_OK) {
         cli_error("reproduce", "synergyflow: %s", err.msg);
-        free(r);
+        dnp_free(r);
         return cli_exit_for(st);
     }
     const char *json = cli_get(&a, "json");
@@ -999,6 +999,6 @@ int reproduce_synergyflow(int argc, char **argv)
         rc = cli_write_json("reproduce", json, repro_json(r));
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0))
         repro_text(r);
-    free(r);
+    dnp_free(r);
     return rc;
 }

@@ -53,8 +53,8 @@ typedef struct {
 
 static void bufs_free(bufs *b)
 {
-    free(b->img), free(b->w1), free(b->pre1), free(b->x), free(b->w2);
-    free(b->W2), free(b->X), free(b->Y), free(b->y), free(b->tmp);
+    dnp_free(b->img), dnp_free(b->w1), dnp_free(b->pre1), dnp_free(b->x), dnp_free(b->w2);
+    dnp_free(b->W2), dnp_free(b->X), dnp_free(b->Y), dnp_free(b->y), dnp_free(b->tmp);
 }
 
 /* The synthetic input x of the measured layer: smooth images (four random
@@ -149,21 +149,21 @@ dnp_status mpt_predict_measure_run(const mpt_measure_setup *m, mpt_predict_measu
     size_t S2 = (size_t)m->size * m->size, N = (size_t)g.n, E = (size_t)g.elems;
     size_t I = (size_t)m->in_c, J = (size_t)m->out_c, B = (size_t)m->batch;
     bufs b = {0};
-    b.img = malloc(sizeof *b.img * B * m->first_c * S2);
-    b.w1 = malloc(sizeof *b.w1 * I * m->first_c * 9);
-    b.pre1 = malloc(sizeof *b.pre1 * B * I * S2);
-    b.x = malloc(sizeof *b.x * B * I * S2);
-    b.w2 = malloc(sizeof *b.w2 * J * I * 9);
-    b.W2 = malloc(sizeof *b.W2 * E * I * J);
-    b.X = malloc(sizeof *b.X * E * N * I);
-    b.Y = malloc(sizeof *b.Y * E * N * J);
-    b.y = malloc(sizeof *b.y * B * J * S2);
-    b.tmp = malloc(sizeof *b.tmp * N * J * (size_t)tf.t * (size_t)tf.m);
-    float *bias = malloc(sizeof *bias * J);
+    b.img = dnp_malloc(sizeof *b.img * B * m->first_c * S2);
+    b.w1 = dnp_malloc(sizeof *b.w1 * I * m->first_c * 9);
+    b.pre1 = dnp_malloc(sizeof *b.pre1 * B * I * S2);
+    b.x = dnp_malloc(sizeof *b.x * B * I * S2);
+    b.w2 = dnp_malloc(sizeof *b.w2 * J * I * 9);
+    b.W2 = dnp_malloc(sizeof *b.W2 * E * I * J);
+    b.X = dnp_malloc(sizeof *b.X * E * N * I);
+    b.Y = dnp_malloc(sizeof *b.Y * E * N * J);
+    b.y = dnp_malloc(sizeof *b.y * B * J * S2);
+    b.tmp = dnp_malloc(sizeof *b.tmp * N * J * (size_t)tf.t * (size_t)tf.m);
+    float *bias = dnp_malloc(sizeof *bias * J);
     if (!b.img || !b.w1 || !b.pre1 || !b.x || !b.w2 || !b.W2 || !b.X || !b.Y || !b.y ||
         !b.tmp || !bias) {
         bufs_free(&b);
-        free(bias);
+        dnp_free(bias);
         dnp_error_set(err, DNP_ERR_NOMEM, "prediction measurement: out of memory");
         return DNP_ERR_NOMEM;
     }
@@ -216,7 +216,7 @@ dnp_status mpt_predict_measure_run(const mpt_measure_setup *m, mpt_predict_measu
         o->zero_lines_1d = (double)zero_lines / (double)(N * I * (size_t)tf.t);
     }
     bufs_free(&b);
-    free(bias);
+    dnp_free(bias);
     return st;
 }
 

@@ -123,11 +123,11 @@ dnp_status mpt_net_eval(const mpt_net *net, const mpt_sys *sys, mpt_config cfg,
         return st;
     plan p = plan_of(cfg, sys);
     int nj = net->n_joins > 0 ? net->n_joins : 0;
-    int *join_ng = calloc((size_t)nj + 1, sizeof *join_ng);
-    const mpt_layer **members = malloc(sizeof *members * ((size_t)net->n + 1));
+    int *join_ng = dnp_calloc((size_t)nj + 1, sizeof *join_ng);
+    const mpt_layer **members = dnp_malloc(sizeof *members * ((size_t)net->n + 1));
     if (join_ng == NULL || members == NULL) {
-        free(join_ng);
-        free(members);
+        dnp_free(join_ng);
+        dnp_free(members);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory timing '%s'", net->name);
         return DNP_ERR_NOMEM;
     }
@@ -169,8 +169,8 @@ dnp_status mpt_net_eval(const mpt_net *net, const mpt_sys *sys, mpt_config cfg,
                 t.grid_counts[k] += sys->choices[k] == lt.ng;
     }
     t.total_s = t.fwd_s + t.bwd_s;
-    free(join_ng);
-    free(members);
+    dnp_free(join_ng);
+    dnp_free(members);
     if (st == DNP_OK)
         *out = t;
     return st;

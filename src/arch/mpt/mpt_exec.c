@@ -27,17 +27,17 @@ static void run_free(mpt_run *r)
     int P = r->o->ng * r->o->nc;
     if (r->w != NULL)
         for (int k = 0; k < P; k++) {
-            free(r->w[k].X), free(r->w[k].Y), free(r->w[k].dY), free(r->w[k].dX);
-            free(r->w[k].dW), free(r->w[k].ring_out);
+            dnp_free(r->w[k].X), dnp_free(r->w[k].Y), dnp_free(r->w[k].dY), dnp_free(r->w[k].dX);
+            dnp_free(r->w[k].dW), dnp_free(r->w[k].ring_out);
         }
     if (r->msg != NULL)
         for (size_t k = 0; k < (size_t)P * (size_t)r->o->ng; k++)
             mpt_msg_free(&r->msg[k]);
-    free(r->w), free(r->msg), free(r->z), free(r->dx), free(r->dy), free(r->dxt);
-    free(r->active), free(r->dW);
+    dnp_free(r->w), dnp_free(r->msg), dnp_free(r->z), dnp_free(r->dx), dnp_free(r->dy), dnp_free(r->dxt);
+    dnp_free(r->active), dnp_free(r->dW);
 }
 
-static void *alloc0(size_t n, size_t size) { return calloc(n ? n : 1, size); }
+static void *alloc0(size_t n, size_t size) { return dnp_calloc(n ? n : 1, size); }
 
 /* Place the workers and allocate everything; 0 on allocation failure. */
 static int run_alloc(mpt_run *r)

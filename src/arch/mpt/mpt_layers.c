@@ -59,7 +59,7 @@ dnp_status mpt_net_single(const mpt_layer *l, mpt_net *out, dnp_error *err)
     mpt_net n;
     memset(&n, 0, sizeof n);
     snprintf(n.name, sizeof n.name, "%s", l->name);
-    n.layers = malloc(sizeof *n.layers);
+    n.layers = dnp_malloc(sizeof *n.layers);
     if (n.layers == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory for layer '%s'", l->name);
         return DNP_ERR_NOMEM;
@@ -74,7 +74,7 @@ void mpt_net_free(mpt_net *n)
 {
     if (n == NULL)
         return;
-    free(n->layers);
+    dnp_free(n->layers);
     n->layers = NULL;
     n->n = 0;
 }

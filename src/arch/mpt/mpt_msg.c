@@ -13,9 +13,9 @@ int mpt_msg_init(mpt_msg *m, size_t cap)
 {
     memset(m, 0, sizeof *m);
     size_t n = cap ? cap : 1;
-    m->vals = malloc(sizeof *m->vals * n);
-    m->flags = malloc(n);
-    m->codes = malloc(n);
+    m->vals = dnp_malloc(sizeof *m->vals * n);
+    m->flags = dnp_malloc(n);
+    m->codes = dnp_malloc(n);
     m->cap = n;
     if (m->vals == NULL || m->flags == NULL || m->codes == NULL) {
         mpt_msg_free(m);
@@ -28,9 +28,9 @@ void mpt_msg_free(mpt_msg *m)
 {
     if (m == NULL)
         return;
-    free(m->vals);
-    free(m->flags);
-    free(m->codes);
+    dnp_free(m->vals);
+    dnp_free(m->flags);
+    dnp_free(m->codes);
     memset(m, 0, sizeof *m);
 }
 

@@ -18,11 +18,11 @@ typedef struct {
 static int consumers_build(const dnp_graph *g, consumers *c)
 {
     int n = dnp_graph_n_ops(g), total = 0;
-    c->count = calloc((size_t)n + 1, sizeof *c->count);
-    c->start = calloc((size_t)n + 1, sizeof *c->start);
+    c->count = dnp_calloc((size_t)n + 1, sizeof *c->count);
+    c->start = dnp_calloc((size_t)n + 1, sizeof *c->start);
     for (int i = 0; i < n && c->count; i++)
         total += dnp_graph_op(g, i)->n_inputs;
-    c->list = calloc((size_t)total + 1, sizeof *c->list);
+    c->list = dnp_calloc((size_t)total + 1, sizeof *c->list);
     if (!c->count || !c->start || !c->list)
         return 0;
     for (int i = 0; i < n; i++) {
@@ -32,7 +32,7 @@ static int consumers_build(const dnp_graph *g, consumers *c)
     }
     for (int i = 1; i <= n; i++)
         c->start[i] = c->start[i - 1] + c->count[i - 1];
-    int *fill = calloc((size_t)n + 1, sizeof *fill);
+    int *fill = dnp_calloc((size_t)n + 1, sizeof *fill);
     if (fill == NULL)
         return 0;
     for (int i = 0; i < n; i++) {
@@ -42,11 +42,11 @@ static int consumers_build(const dnp_graph *g, consumers *c)
             c->list[c->start[p] + fill[p]++] = i;
         }
     }
-    free(fill);
+    dnp_free(fill);
     return 1;
 }
 
-static void consumers_free(consumers *c) { free(c->count), free(c->start), free(c->list); }
+static void consumers_free(consumers *c) { dnp_free(c->count), dnp_free(c->start), dnp_free(c->list); }
 
 /* Every path from op i through batch norm, dropout and adds reaches a ReLU
  * (and at least one path exists). */
@@ -139,7 +139,7 @@ static int mark_joins(const dnp_graph *g, const consumers *c, const int *layer_o
                       mpt_layer *layers, int n_layers)
 {
     int joins = 0;
-    int *leaves = malloc(sizeof *leaves * ((size_t)n_layers + 1));
+    int *leaves = dnp_malloc(sizeof *leaves * ((size_t)n_layers + 1));
     if (leaves == NULL)
         return -1;
     for (int i = 0; i < dnp_graph_n_ops(g); i++) {
@@ -168,7 +168,7 @@ static int mark_joins(const dnp_graph *g, const consumers *c, const int *layer_o
         }
         joins++;
     }
-    free(leaves);
+    dnp_free(leaves);
     return joins;
 }
 
@@ -181,11 +181,11 @@ dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
     memset(&net, 0, sizeof net);
     snprintf(net.name, sizeof net.name, "%s", dnp_graph_name(g));
     consumers c = {0};
-    net.layers = calloc((size_t)n + 1, sizeof *net.layers);
-    int *layer_of_op = malloc(sizeof *layer_of_op * ((size_t)n_ops + 1));
+    net.layers = dnp_calloc((size_t)n + 1, sizeof *net.layers);
+    int *layer_of_op = dnp_malloc(sizeof *layer_of_op * ((size_t)n_ops + 1));
     if (net.layers == NULL || layer_of_op == NULL || !consumers_build(g, &c)) {
-        free(net.layers);
-        free(layer_of_op);
+        dnp_free(net.layers);
+        dnp_free(layer_of_op);
         consumers_free(&c);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory reading model '%s'", dnp_graph_name(g));
         return DNP_ERR_NOMEM;
@@ -200,15 +200,15 @@ dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
         layer_of_op[i] = net.n++;
     }
     net.n_joins = mark_joins(g, &c, layer_of_op, net.layers, net.n);
-    free(layer_of_op);
+    dnp_free(layer_of_op);
     consumers_free(&c);
     if (net.n_joins < 0) {
-        free(net.layers);
+        dnp_free(net.layers);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory reading model '%s'", dnp_graph_name(g));
         return DNP_ERR_NOMEM;
     }
     if (net.n == 0) {
-        free(net.layers);
+        dnp_free(net.layers);
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no convolution or FC layer",
                       dnp_graph_name(g));
         return DNP_ERR_INPUT;

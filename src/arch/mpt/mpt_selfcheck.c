@@ -22,8 +22,8 @@ typedef struct {
 
 static void bufs_free(bufs *b)
 {
-    free(b->x), free(b->W), free(b->dz), free(b->z), free(b->dx), free(b->dW), free(b->y1);
-    free(b->dy1), free(b->dx1), free(b->dW1), free(b->ax), free(b->ady), free(b->mag);
+    dnp_free(b->x), dnp_free(b->W), dnp_free(b->dz), dnp_free(b->z), dnp_free(b->dx), dnp_free(b->dW), dnp_free(b->y1);
+    dnp_free(b->dy1), dnp_free(b->dx1), dnp_free(b->dW1), dnp_free(b->ax), dnp_free(b->ady), dnp_free(b->mag);
 }
 
 dnp_status mpt_selfcheck_run(int ng, int nc, int predict, mpt_selfcheck *out, dnp_error *err)
@@ -43,9 +43,9 @@ dnp_status mpt_selfcheck_run(int ng, int nc, int predict, mpt_selfcheck *out, dn
     float **allW[] = {&b.W, &b.dW, &b.dW1, &b.mag};
     int ok = 1;
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
-        ok &= (*all[k] = malloc(sizeof(float) * n)) != NULL;
+        ok &= (*all[k] = dnp_malloc(sizeof(float) * n)) != NULL;
     for (size_t k = 0; k < sizeof allW / sizeof allW[0]; k++)
-        ok &= (*allW[k] = malloc(sizeof(float) * nW)) != NULL;
+        ok &= (*allW[k] = dnp_malloc(sizeof(float) * nW)) != NULL;
     if (!ok) {
         bufs_free(&b);
         dnp_error_set(err, DNP_ERR_NOMEM, "MPT self-check: out of memory");

@@ -33,11 +33,11 @@ dnp_status mpt_parallel_for(void *ctx, mpt_worker_fn fn, int n, int threads, dnp
             fn(ctx, w);
         return DNP_OK;
     }
-    pthread_t *tid = malloc(sizeof *tid * (size_t)threads);
-    slice *sl = malloc(sizeof *sl * (size_t)threads);
+    pthread_t *tid = dnp_malloc(sizeof *tid * (size_t)threads);
+    slice *sl = dnp_malloc(sizeof *sl * (size_t)threads);
     if (tid == NULL || sl == NULL) {
-        free(tid);
-        free(sl);
+        dnp_free(tid);
+        dnp_free(sl);
         dnp_error_set(err, DNP_ERR_NOMEM, "MPT run: out of memory for %d threads", threads);
         return DNP_ERR_NOMEM;
     }
@@ -55,7 +55,7 @@ dnp_status mpt_parallel_for(void *ctx, mpt_worker_fn fn, int n, int threads, dnp
     }
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    free(tid);
-    free(sl);
+    dnp_free(tid);
+    dnp_free(sl);
     return st;
 }

@@ -119,7 +119,7 @@ void mpt_sgd(float *p, const float *grad, size_t n, float lr)
 /* Allocate `count` floats of scratch, or record DNP_ERR_NOMEM. */
 static float *scratch(size_t count, const char *what, dnp_error *err)
 {
-    float *p = malloc(sizeof *p * (count ? count : 1));
+    float *p = dnp_malloc(sizeof *p * (count ? count : 1));
     if (p == NULL)
         dnp_error_set(err, DNP_ERR_NOMEM, "Winograd layer: out of memory for %s", what);
     return p;
@@ -155,7 +155,7 @@ dnp_status mpt_wino_fprop(const mpt_wshape *s, const float *x, const float *W, f
     float *X = scratch(E * N * I, "input tiles", err);
     float *Y = X ? scratch(E * N * J, "output tiles", err) : NULL;
     if (Y == NULL) {
-        free(X);
+        dnp_free(X);
         return DNP_ERR_NOMEM;
     }
     all_tiles_in(s, &g, x, X);
@@ -168,8 +168,8 @@ dnp_status mpt_wino_fprop(const mpt_wshape *s, const float *x, const float *W, f
             for (int k = 0; k < s->tw->m; k++)
                 mpt_tile_out_col(s, tmp, n, j, k, y);
         }
-    free(X);
-    free(Y);
+    dnp_free(X);
+    dnp_free(Y);
     return DNP_OK;
 }
 
@@ -185,7 +185,7 @@ dnp_status mpt_wino_bprop(const mpt_wshape *s, const float *dy, const float *W, 
     float *dY = scratch(E * N * J, "output-gradient tiles", err);
     float *dX = dY ? scratch(E * N * I, "input-gradient tiles", err) : NULL;
     if (dX == NULL) {
-        free(dY);
+        dnp_free(dY);
         return DNP_ERR_NOMEM;
     }
     all_tiles_dy(s, &g, dy, dY);
@@ -198,8 +198,8 @@ dnp_status mpt_wino_bprop(const mpt_wshape *s, const float *dy, const float *W, 
             mpt_tile_dx(s, dX + (size_t)n * I + (size_t)i, N * I, dxt);
             mpt_tile_dx_add(s, dxt, n, i, dx);
         }
-    free(dY);
-    free(dX);
+    dnp_free(dY);
+    dnp_free(dX);
     return DNP_OK;
 }
 
@@ -215,14 +215,14 @@ dnp_status mpt_wino_wgrad(const mpt_wshape *s, const float *x, const float *dy, 
     float *X = scratch(E * N * I, "input tiles", err);
     float *dY = X ? scratch(E * N * J, "output-gradient tiles", err) : NULL;
     if (dY == NULL) {
-        free(X);
+        dnp_free(X);
         return DNP_ERR_NOMEM;
     }
     all_tiles_in(s, &g, x, X);
     all_tiles_dy(s, &g, dy, dY);
     for (size_t e = 0; e < E; e++)
         mpt_gemm_wgrad(X + e * N * I, dY + e * N * J, dW + e * I * J, g.n, s->in_c, s->out_c);
-    free(X);
-    free(dY);
+    dnp_free(X);
+    dnp_free(dY);
     return DNP_OK;
 }

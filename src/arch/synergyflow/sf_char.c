@@ -24,7 +24,7 @@ static dnp_status layer_words(const sf_layer *l, const sf_platform *p, double *w
     double w = 0.0;
     for (int i = 0; i < n; i++)
         w += (double)runs[i].count * (double)(runs[i].load_words + runs[i].store_words);
-    free(runs);
+    dnp_free(runs);
     *words = w;
     return DNP_OK;
 }
@@ -52,14 +52,14 @@ dnp_status sf_characterise(const sf_workload *w, const sf_platform *p, sf_worklo
     double k_sum = 0.0, s_sum = 0.0;
     for (int i = 0; i < w->n_models; i++) {
         const sf_model *m = &w->models[i];
-        sf_layer_char *lc = calloc((size_t)m->n_layers, sizeof *lc);
+        sf_layer_char *lc = dnp_calloc((size_t)m->n_layers, sizeof *lc);
         if (lc == NULL) {
             dnp_error_set(err, DNP_ERR_NOMEM, "out of memory characterising %s", m->name);
             return DNP_ERR_NOMEM;
         }
         dnp_status st = sf_characterise_model(m, p, lc, err);
         if (st != DNP_OK) {
-            free(lc);
+            dnp_free(lc);
             return st;
         }
         double n = (double)m->instances;
@@ -78,7 +78,7 @@ dnp_status sf_characterise(const sf_workload *w, const sf_platform *p, sf_worklo
                 c.fc_mem_bytes += n * lc[j].mem_bytes;
             }
         }
-        free(lc);
+        dnp_free(lc);
     }
     /* Eq. 10: R_ctf = C_op / F_op over the whole workload. */
     c.r_ctf = c.fc_ops > 0 ? c.conv_ops / c.fc_ops : (c.conv_ops > 0 ? INFINITY : 0.0);

@@ -45,7 +45,7 @@ static dnp_status stage_cycles(const sf_workload *w, const sf_platform *p, sf_la
                 }
                 cyc[k] += n * (double)c;
             }
-            free(runs);
+            dnp_free(runs);
             if (st != DNP_OK)
                 return st;
         }
@@ -59,9 +59,9 @@ dnp_status sf_dse_run(const sf_workload *w, const sf_platform *p, sf_dse *out, d
     if (st != DNP_OK)
         return st;
     int n = p->cores;
-    double *c_cyc = calloc((size_t)n + 1, sizeof *c_cyc);
-    double *f_cyc = calloc((size_t)n + 1, sizeof *f_cyc);
-    double *map = malloc((size_t)(n + 1) * (size_t)(n + 1) * sizeof *map);
+    double *c_cyc = dnp_calloc((size_t)n + 1, sizeof *c_cyc);
+    double *f_cyc = dnp_calloc((size_t)n + 1, sizeof *f_cyc);
+    double *map = dnp_malloc((size_t)(n + 1) * (size_t)(n + 1) * sizeof *map);
     double bytes = 0.0, ops = 0.0;
     if (c_cyc == NULL || f_cyc == NULL || map == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory for the design space");
@@ -94,9 +94,9 @@ dnp_status sf_dse_run(const sf_workload *w, const sf_platform *p, sf_dse *out, d
     *out = d;
     map = NULL;
 done:
-    free(c_cyc);
-    free(f_cyc);
-    free(map);
+    dnp_free(c_cyc);
+    dnp_free(f_cyc);
+    dnp_free(map);
     return st;
 }
 
@@ -104,6 +104,6 @@ void sf_dse_free(sf_dse *d)
 {
     if (d == NULL)
         return;
-    free(d->gops);
+    dnp_free(d->gops);
     memset(d, 0, sizeof *d);
 }

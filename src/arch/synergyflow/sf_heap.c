@@ -1,4 +1,5 @@
 /* sf_heap.c - binary min-heaps for the simulator (see sf_heap.h). */
+#include "dnnpar.h"
 #include "arch/synergyflow/sf_heap.h"
 
 #include <stdlib.h>
@@ -12,7 +13,7 @@ int sf_event_push(sf_event_heap *h, double t_s, int kind, int engine, int64_t ge
 {
     if (h->n == h->cap) {
         int64_t cap = h->cap ? 2 * h->cap : 16;
-        sf_event *g = realloc(h->v, (size_t)cap * sizeof *g);
+        sf_event *g = dnp_realloc(h->v, (size_t)cap * sizeof *g);
         if (g == NULL)
             return -1;
         h->v = g;
@@ -55,7 +56,7 @@ int sf_event_pop(sf_event_heap *h, sf_event *out)
 
 void sf_event_heap_free(sf_event_heap *h)
 {
-    free(h->v);
+    dnp_free(h->v);
     h->v = NULL;
     h->n = h->cap = 0;
 }
@@ -64,7 +65,7 @@ int sf_key_push(sf_key_heap *h, int64_t key)
 {
     if (h->n == h->cap) {
         int64_t cap = h->cap ? 2 * h->cap : 16;
-        int64_t *g = realloc(h->v, (size_t)cap * sizeof *g);
+        int64_t *g = dnp_realloc(h->v, (size_t)cap * sizeof *g);
         if (g == NULL)
             return -1;
         h->v = g;
@@ -102,7 +103,7 @@ void sf_key_pop(sf_key_heap *h)
 
 void sf_key_heap_free(sf_key_heap *h)
 {
-    free(h->v);
+    dnp_free(h->v);
     h->v = NULL;
     h->n = h->cap = 0;
 }

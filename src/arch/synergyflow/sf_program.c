@@ -52,7 +52,7 @@ static int push(run_list *l, const sf_block_run *b, int64_t count)
     }
     if (l->n == l->cap) {
         int cap = l->cap ? 2 * l->cap : 16;
-        sf_block_run *g = realloc(l->v, (size_t)cap * sizeof *g);
+        sf_block_run *g = dnp_realloc(l->v, (size_t)cap * sizeof *g);
         if (g == NULL)
             return -1;
         l->v = g;
@@ -234,7 +234,7 @@ dnp_status sf_program_build(const sf_model *m, sf_phase ph, const sf_platform *p
                                  : fc_steps(runs, n_runs, cores, (double)p->dw_bytes, li, &steps);
         if (rc != 0)
             goto nomem;
-        free(runs);
+        dnp_free(runs);
         runs = NULL;
         int64_t n_steps = 0;
         for (int r = 0; r < steps.n; r++)
@@ -267,10 +267,10 @@ nomem:
                   sf_phase_name(ph), m->name);
     st = DNP_ERR_NOMEM;
 done:
-    free(runs);
-    free(prog.v);
-    free(steps.v);
-    free(merged.v);
+    dnp_free(runs);
+    dnp_free(prog.v);
+    dnp_free(steps.v);
+    dnp_free(merged.v);
     return st;
 }
 
@@ -278,6 +278,6 @@ void sf_program_free(sf_program *pr)
 {
     if (pr == NULL)
         return;
-    free(pr->runs);
+    dnp_free(pr->runs);
     memset(pr, 0, sizeof *pr);
 }

@@ -332,22 +332,22 @@ static dnp_status setup(sf_sim *s, dnp_error *err)
         s->model_total[m] = w->models[m].instances * c->epochs;
     }
     s->n_inst = per_epoch * c->epochs;
-    s->model = malloc((size_t)s->n_inst);
-    s->done = calloc((size_t)s->n_inst, 1);
+    s->model = dnp_malloc((size_t)s->n_inst);
+    s->done = dnp_calloc((size_t)s->n_inst, 1);
     if (s->model == NULL || s->done == NULL)
         goto nomem;
     interleave(w, s->model, per_epoch);
     for (int e = 1; e < c->epochs; e++)
         memcpy(s->model + (int64_t)e * per_epoch, s->model, (size_t)per_epoch);
     if (c->training) {
-        s->rank = malloc((size_t)s->n_inst * sizeof *s->rank);
+        s->rank = dnp_malloc((size_t)s->n_inst * sizeof *s->rank);
         if (s->rank == NULL)
             goto nomem;
         int64_t seen[SF_MAX_MODELS] = {0};
         for (int m = 0; m < w->n_models; m++) {
             int64_t nb = (s->model_total[m] + c->batch_size - 1) / c->batch_size;
-            s->inst_of[m] = malloc((size_t)s->model_total[m] * sizeof *s->inst_of[m]);
-            s->batch_left[m] = malloc((size_t)nb * sizeof *s->batch_left[m]);
+            s->inst_of[m] = dnp_malloc((size_t)s->model_total[m] * sizeof *s->inst_of[m]);
+            s->batch_left[m] = dnp_malloc((size_t)nb * sizeof *s->batch_left[m]);
             if (s->inst_of[m] == NULL || s->batch_left[m] == NULL)
                 goto nomem;
             for (int64_t b = 0; b < nb; b++) {
@@ -373,12 +373,12 @@ static void teardown(sf_sim *s)
     for (int m = 0; m < SF_MAX_MODELS; m++) {
         for (int ph = 0; ph < SF_N_PHASES; ph++)
             sf_program_free(&s->prog[m][ph]);
-        free(s->inst_of[m]);
-        free(s->batch_left[m]);
+        dnp_free(s->inst_of[m]);
+        dnp_free(s->batch_left[m]);
     }
-    free(s->model);
-    free(s->done);
-    free(s->rank);
+    dnp_free(s->model);
+    dnp_free(s->done);
+    dnp_free(s->rank);
     for (int e = 0; e < 2; e++)
         sf_key_heap_free(&s->eng[e].ready);
     sf_event_heap_free(&s->ev);

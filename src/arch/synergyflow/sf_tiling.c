@@ -211,7 +211,7 @@ static int push_run(sf_sublayer_run **out, int *k, int *cap, const sf_sublayer_r
         return 0;
     }
     if (*k == *cap) {
-        sf_sublayer_run *grown = realloc(*out, (size_t)*cap * 2 * sizeof **out);
+        sf_sublayer_run *grown = dnp_realloc(*out, (size_t)*cap * 2 * sizeof **out);
         if (grown == NULL)
             return -1;
         *out = grown;
@@ -250,7 +250,7 @@ dnp_status sf_layer_sublayers(const sf_layer *l, sf_phase ph, const sf_platform 
         n_pts++;
     }
     int cap = 16, k = 0;
-    sf_sublayer_run *out = malloc((size_t)cap * sizeof *out);
+    sf_sublayer_run *out = dnp_malloc((size_t)cap * sizeof *out);
     if (out == NULL)
         goto nomem;
     for (int64_t o = 0; o < n / inner; o++)
@@ -265,7 +265,7 @@ dnp_status sf_layer_sublayers(const sf_layer *l, sf_phase ph, const sf_platform 
     *n_runs = k;
     return DNP_OK;
 nomem:
-    free(out);
+    dnp_free(out);
     dnp_error_set(err, DNP_ERR_NOMEM, "out of memory tiling layer '%s'", l->name);
     return DNP_ERR_NOMEM;
 }

@@ -91,7 +91,7 @@ static void on_memory(void *ctx, int engine, int is_store, double t0_s, double t
 /* Open the JSON and name the tracks.  O(1). */
 sf_trace *sf_trace_new(FILE *f, const sf_workload *w, int mono, int64_t max_events)
 {
-    sf_trace *t = calloc(1, sizeof *t);
+    sf_trace *t = dnp_calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
     t->f = f;
@@ -136,4 +136,4 @@ int sf_trace_finish(sf_trace *t)
 
 int64_t sf_trace_dropped(const sf_trace *t) { return t->dropped; }
 
-void sf_trace_free(sf_trace *t) { free(t); }
+void sf_trace_free(sf_trace *t) { dnp_free(t); }

@@ -61,7 +61,7 @@ dnp_status sf_model_from_graph(const dnp_graph *g, int64_t instances, sf_model *
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no CONV or FC layer", dnp_graph_name(g));
         return DNP_ERR_INPUT;
     }
-    sf_layer *layers = calloc((size_t)n, sizeof *layers);
+    sf_layer *layers = dnp_calloc((size_t)n, sizeof *layers);
     if (layers == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory reading model '%s'", dnp_graph_name(g));
         return DNP_ERR_NOMEM;
@@ -91,7 +91,7 @@ void sf_workload_free(sf_workload *w)
     if (w == NULL)
         return;
     for (int i = 0; i < w->n_models; i++)
-        free(w->models[i].layers);
+        dnp_free(w->models[i].layers);
     memset(w, 0, sizeof *w);
 }
 
@@ -223,7 +223,7 @@ dnp_status sf_workload_rescale(const sf_workload *w, int64_t divisor, int64_t ti
         }
         c.models[i] = *m;
         c.models[i].instances = m->instances / divisor * times;
-        c.models[i].layers = malloc((size_t)m->n_layers * sizeof *m->layers);
+        c.models[i].layers = dnp_malloc((size_t)m->n_layers * sizeof *m->layers);
         if (c.models[i].layers == NULL) {
             dnp_error_set(err, DNP_ERR_NOMEM, "out of memory copying a workload");
             sf_workload_free(&c);

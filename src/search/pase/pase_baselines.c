@@ -127,7 +127,7 @@ void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len)
         return;
     }
     /* Mesh-TensorFlow: the best m x n = p, ties to the larger batch split */
-    int *tmp = malloc((size_t)pb->n_v * sizeof(int));
+    int *tmp = dnp_malloc((size_t)pb->n_v * sizeof(int));
     double best = -1.0;
     int best_m = pb->par.p;
     for (int m = pb->par.p; m >= 1; m--) {
@@ -144,7 +144,7 @@ void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len)
             best_m = m;
         }
     }
-    free(tmp);
+    dnp_free(tmp);
     mesh(pb, best_m, cfg);
     snprintf(buf, len, "mesh %dx%d", best_m, pb->par.p / best_m);
 }

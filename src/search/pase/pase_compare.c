@@ -35,8 +35,8 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
         pase_graph_free(pg);
         return st;
     }
-    int *cfg = malloc((size_t)pb.n_v * sizeof(int));
-    int *best = malloc((size_t)pb.n_v * sizeof(int));
+    int *cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
+    int *best = dnp_malloc((size_t)pb.n_v * sizeof(int));
     pase_result r;
     memset(&r, 0, sizeof r);
     pase_search_opts o = {0, NULL, NULL};
@@ -58,8 +58,8 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
         *out = res;
     }
     pase_result_free(&r);
-    free(cfg);
-    free(best);
+    dnp_free(cfg);
+    dnp_free(best);
     pase_problem_free(&pb);
     pase_graph_free(pg);
     return st;

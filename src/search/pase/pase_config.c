@@ -80,7 +80,7 @@ static dnp_status walker_init(walker *w, const pase_vertex *v, int p, int cutoff
     w->p = p;
     int cap = p < 1 ? 1 : p;
     for (int d = 0; d < v->rank; d++) {
-        w->lists[d] = malloc((size_t)cap * sizeof(int32_t));
+        w->lists[d] = dnp_malloc((size_t)cap * sizeof(int32_t));
         if (w->lists[d] == NULL)
             return DNP_ERR_NOMEM;
         w->len[d] = allowed(v, d, p, cutoff, w->lists[d], cap);
@@ -91,7 +91,7 @@ static dnp_status walker_init(walker *w, const pase_vertex *v, int p, int cutoff
 static void walker_free(walker *w)
 {
     for (int d = 0; d < PASE_MAX_RANK; d++)
-        free(w->lists[d]);
+        dnp_free(w->lists[d]);
 }
 
 double pase_config_count(const pase_vertex *v, int p, int cutoff)
@@ -115,7 +115,7 @@ dnp_status pase_configs_build(const pase_vertex *v, int p, int cutoff, pase_conf
     if (st == DNP_OK) {
         walk(&w, 0, 1); /* count, then fill */
         pase_configs c = {0, v->rank, NULL};
-        c.c = malloc((size_t)(w.count > 0 ? w.count : 1) * (size_t)v->rank * sizeof(int32_t));
+        c.c = dnp_malloc((size_t)(w.count > 0 ? w.count : 1) * (size_t)v->rank * sizeof(int32_t));
         if (c.c == NULL) {
             st = DNP_ERR_NOMEM;
         } else {
@@ -133,7 +133,7 @@ void pase_configs_free(pase_configs *c)
 {
     if (c == NULL)
         return;
-    free(c->c);
+    dnp_free(c->c);
     c->c = NULL;
     c->n = 0;
 }

@@ -273,13 +273,13 @@ static int rule_lrn(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_concat(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor **in = malloc((size_t)(op->n_inputs > 0 ? op->n_inputs : 1) * sizeof *in);
+    const pase_tensor **in = dnp_malloc((size_t)(op->n_inputs > 0 ? op->n_inputs : 1) * sizeof *in);
     if (in == NULL)
         return fail(x, op, "out of memory");
     for (int k = 0; k < op->n_inputs; k++)
         in[k] = in_of(x, op, k);
     int rc = built(x, pase_concat(x->pg, op->name, op->n_inputs, in, 1, &x->out[i]));
-    free(in);
+    dnp_free(in);
     return rc;
 }
 
@@ -447,10 +447,10 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
     }
     int n = dnp_graph_n_ops(g);
     conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err};
-    x.out = calloc((size_t)(n > 0 ? n : 1), sizeof *x.out);
+    x.out = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *x.out);
     if (x.pg == NULL || x.out == NULL) {
         pase_graph_free(x.pg);
-        free(x.out);
+        dnp_free(x.out);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
         return DNP_ERR_NOMEM;
     }
@@ -466,29 +466,29 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
                           "op '%s' of kind '%s' has no PaSE iteration space (supported: %s)",
                           op->name, dnp_op_kind_name(op->kind), known);
             pase_graph_free(x.pg);
-            free(x.out);
+            dnp_free(x.out);
             return DNP_ERR_INPUT;
         }
         for (int k = 0; k < op->n_inputs; k++)
             if (op->inputs[k] < 0 || op->inputs[k] >= i) {
                 fail(&x, op, "an input is not an earlier op");
                 pase_graph_free(x.pg);
-                free(x.out);
+                dnp_free(x.out);
                 return DNP_ERR_INPUT;
             }
         if (op->kind != DNP_OP_INPUT && op->kind != DNP_OP_EMBEDDING && op->n_inputs < 1) {
             fail(&x, op, "no input");
             pase_graph_free(x.pg);
-            free(x.out);
+            dnp_free(x.out);
             return DNP_ERR_INPUT;
         }
         if (rule(&x, i, op) < 0) {
             pase_graph_free(x.pg);
-            free(x.out);
+            dnp_free(x.out);
             return DNP_ERR_INPUT;
         }
     }
-    free(x.out);
+    dnp_free(x.out);
     if (x.pg->n_v == 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no ops to partition", dnp_graph_name(g));
         pase_graph_free(x.pg);

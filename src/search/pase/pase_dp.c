@@ -281,7 +281,7 @@ double pase_dp_estimate(const pase_problem *pb, const pase_seq *s, int threads, 
                         double *work)
 {
     int n = s->n;
-    double *release = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+    double *release = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof(double));
     if (release == NULL)
         return INFINITY;
     double live = 0.0, args = 0.0, peak = 0.0, mr = 0.0, wk = 0.0;
@@ -310,7 +310,7 @@ double pase_dp_estimate(const pase_problem *pb, const pase_seq *s, int threads, 
         live += r * 8.0;
         args += r * 4.0;
     }
-    free(release);
+    dnp_free(release);
     if (max_rows)
         *max_rows = mr;
     if (work)
@@ -337,7 +337,7 @@ static dnp_status edge_matrix(const pase_problem *pb, int v, int u, double *em)
             continue;
         const pase_side *s = &pb->src[k], *d = &pb->dst[k];
         int r = e->rank;
-        double *P = malloc((size_t)s->n_proj * (size_t)d->n_proj * sizeof(double));
+        double *P = dnp_malloc((size_t)s->n_proj * (size_t)d->n_proj * sizeof(double));
         if (P == NULL)
             return DNP_ERR_NOMEM;
         for (int a = 0; a < s->n_proj; a++)
@@ -357,7 +357,7 @@ static dnp_status edge_matrix(const pase_problem *pb, int v, int u, double *em)
                     row[cv] += prow[d->proj_of[cv]];
             }
         }
-        free(P);
+        dnp_free(P);
     }
     return DNP_OK;
 }
@@ -388,21 +388,21 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
         n_em += s->pos[pb->nb[k]] > i;
     int nb_tab = X->bucket_start[v + 1] - X->bucket_start[v];
     int T = n_em + nb_tab;
-    double **em = calloc((size_t)n_em + 1, sizeof(double *));
-    int *em_u = malloc(((size_t)n_em + 1) * sizeof(int));
-    const double **base = malloc(((size_t)T + 1) * sizeof(double *));
-    unsigned *scope = calloc((size_t)T + 1, sizeof(unsigned));
-    int64_t *tstride_d = calloc(((size_t)T + 1) * ((size_t)m + 1), sizeof(int64_t));
-    int *perm = malloc(((size_t)m + 1) * sizeof(int));
-    int *Kd = malloc(((size_t)m + 1) * sizeof(int));
-    double *acc0 = malloc((size_t)Kv * sizeof(double));
+    double **em = dnp_calloc((size_t)n_em + 1, sizeof(double *));
+    int *em_u = dnp_malloc(((size_t)n_em + 1) * sizeof(int));
+    const double **base = dnp_malloc(((size_t)T + 1) * sizeof(double *));
+    unsigned *scope = dnp_calloc((size_t)T + 1, sizeof(unsigned));
+    int64_t *tstride_d = dnp_calloc(((size_t)T + 1) * ((size_t)m + 1), sizeof(int64_t));
+    int *perm = dnp_malloc(((size_t)m + 1) * sizeof(int));
+    int *Kd = dnp_malloc(((size_t)m + 1) * sizeof(int));
+    double *acc0 = dnp_malloc((size_t)Kv * sizeof(double));
     dp_job J;
     memset(&J, 0, sizeof J);
-    J.K = malloc(((size_t)m + 2) * sizeof(int));
-    J.ostride = malloc(((size_t)m + 2) * sizeof(int64_t));
-    J.tstride = calloc(((size_t)T + 1) * ((size_t)m + 1), sizeof(int64_t));
-    J.lv_start = calloc((size_t)m + 3, sizeof(int));
-    J.lv_term = malloc(((size_t)T + 1) * sizeof(int));
+    J.K = dnp_malloc(((size_t)m + 2) * sizeof(int));
+    J.ostride = dnp_malloc(((size_t)m + 2) * sizeof(int64_t));
+    J.tstride = dnp_calloc(((size_t)T + 1) * ((size_t)m + 1), sizeof(int64_t));
+    J.lv_start = dnp_calloc((size_t)m + 3, sizeof(int));
+    J.lv_term = dnp_malloc(((size_t)T + 1) * sizeof(int));
     dp_worker *wk = NULL;
     pthread_t *tid = NULL;
     int nth = 1;
@@ -421,7 +421,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
     }
     /* T_v's layout: D in sequence order, the first (its consumer) fastest */
     tv->m = m;
-    tv->stride = malloc(((size_t)m + 1) * sizeof(int64_t));
+    tv->stride = dnp_malloc(((size_t)m + 1) * sizeof(int64_t));
     if (tv->stride == NULL)
         goto done;
     int64_t rows = 1;
@@ -430,8 +430,8 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
         rows *= Kd[j];
     }
     tv->rows = rows;
-    tv->cost = malloc((size_t)rows * sizeof(double));
-    tv->arg = malloc((size_t)rows * sizeof(int32_t));
+    tv->cost = dnp_malloc((size_t)rows * sizeof(double));
+    tv->arg = dnp_malloc((size_t)rows * sizeof(int32_t));
     if (tv->cost == NULL || tv->arg == NULL)
         goto done;
 
@@ -447,7 +447,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
             st = DNP_ERR_INTERNAL;
             goto done;
         }
-        em[t] = malloc((size_t)K_of(pb, u) * (size_t)Kv * sizeof(double));
+        em[t] = dnp_malloc((size_t)K_of(pb, u) * (size_t)Kv * sizeof(double));
         if (em[t] == NULL || edge_matrix(pb, v, u, em[t]) != DNP_OK)
             goto done;
         em_u[t] = u;
@@ -484,7 +484,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
             J.tstride[(size_t)q * ((size_t)m + 1) + (size_t)j] =
                 tstride_d[(size_t)q * ((size_t)m + 1) + (size_t)perm[j - 1]];
     }
-    int *lv = calloc((size_t)T + 1, sizeof(int));
+    int *lv = dnp_calloc((size_t)T + 1, sizeof(int));
     if (lv == NULL)
         goto done;
     for (int q = 0; q < T; q++) {
@@ -495,16 +495,16 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
     }
     for (int j = 0; j <= m + 1; j++)
         J.lv_start[j + 1] += J.lv_start[j];
-    int *fill = malloc(((size_t)m + 2) * sizeof(int));
+    int *fill = dnp_malloc(((size_t)m + 2) * sizeof(int));
     if (fill == NULL) {
-        free(lv);
+        dnp_free(lv);
         goto done;
     }
     memcpy(fill, J.lv_start, ((size_t)m + 2) * sizeof(int));
     for (int q = 0; q < T; q++)
         J.lv_term[fill[lv[q]]++] = q;
-    free(fill);
-    free(lv);
+    dnp_free(fill);
+    dnp_free(lv);
     /* level 0: t_l plus the terms over v alone */
     memcpy(acc0, pb->tl[v], (size_t)Kv * sizeof(double));
     for (int q = J.lv_start[0]; q < J.lv_start[1]; q++)
@@ -522,8 +522,8 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
     double work = (double)rows * Kv;
     if (m > 0 && X->threads > 1 && work >= 4e6)
         nth = X->threads < J.K[1] ? X->threads : J.K[1];
-    wk = calloc((size_t)nth, sizeof *wk);
-    tid = calloc((size_t)nth, sizeof *tid);
+    wk = dnp_calloc((size_t)nth, sizeof *wk);
+    tid = dnp_calloc((size_t)nth, sizeof *tid);
     if (wk == NULL || tid == NULL)
         goto done;
     int ok = 1;
@@ -531,8 +531,8 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
         wk[q].J = &J;
         wk[q].lo = m > 0 ? (int)((int64_t)J.K[1] * q / nth) : 0;
         wk[q].hi = m > 0 ? (int)((int64_t)J.K[1] * (q + 1) / nth) : 0;
-        wk[q].buf = malloc(((size_t)m + 2) * (size_t)Kv * sizeof(double));
-        wk[q].off = calloc(((size_t)m + 1) * ((size_t)T + 1), sizeof(int64_t));
+        wk[q].buf = dnp_malloc(((size_t)m + 2) * (size_t)Kv * sizeof(double));
+        wk[q].off = dnp_calloc(((size_t)m + 1) * ((size_t)T + 1), sizeof(int64_t));
         if (wk[q].buf == NULL || wk[q].off == NULL)
             ok = 0;
     }
@@ -557,19 +557,19 @@ done:
     /* the consumed tables are no longer needed */
     if (st == DNP_OK)
         for (int b = X->bucket_start[v]; b < X->bucket_start[v + 1]; b++) {
-            free(X->tab[X->bucket[b]].cost);
+            dnp_free(X->tab[X->bucket[b]].cost);
             X->tab[X->bucket[b]].cost = NULL;
         }
     for (int q = 0; em && q < n_em; q++)
-        free(em[q]);
+        dnp_free(em[q]);
     for (int q = 0; wk && q < nth; q++) {
-        free(wk[q].buf);
-        free(wk[q].off);
+        dnp_free(wk[q].buf);
+        dnp_free(wk[q].off);
     }
-    free(wk), free(tid);
-    free(em), free(em_u), free(base), free(scope), free(tstride_d), free(perm), free(Kd);
-    free(acc0);
-    free(J.K), free(J.ostride), free(J.tstride), free(J.lv_start), free(J.lv_term);
+    dnp_free(wk), dnp_free(tid);
+    dnp_free(em), dnp_free(em_u), dnp_free(base), dnp_free(scope), dnp_free(tstride_d), dnp_free(perm), dnp_free(Kd);
+    dnp_free(acc0);
+    dnp_free(J.K), dnp_free(J.ostride), dnp_free(J.tstride), dnp_free(J.lv_start), dnp_free(J.lv_term);
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory in the PaSE table of op '%s'", pb->g->v[v].name);
     return st;
@@ -579,7 +579,7 @@ void pase_result_free(pase_result *r)
 {
     if (r == NULL)
         return;
-    free(r->cfg);
+    dnp_free(r->cfg);
     r->cfg = NULL;
 }
 
@@ -610,11 +610,11 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     X.pb = pb;
     X.s = s;
     X.threads = threads;
-    X.tab = calloc((size_t)n, sizeof *X.tab);
-    X.bucket_start = calloc((size_t)n + 2, sizeof(int));
-    X.bucket = malloc(((size_t)n + 1) * sizeof(int));
-    X.mark = calloc((size_t)n, sizeof(int));
-    int *cfg = malloc((size_t)n * sizeof(int));
+    X.tab = dnp_calloc((size_t)n, sizeof *X.tab);
+    X.bucket_start = dnp_calloc((size_t)n + 2, sizeof(int));
+    X.bucket = dnp_malloc(((size_t)n + 1) * sizeof(int));
+    X.mark = dnp_calloc((size_t)n, sizeof(int));
+    int *cfg = dnp_malloc((size_t)n * sizeof(int));
     dnp_status st = DNP_ERR_NOMEM;
     if (!X.tab || !X.bucket_start || !X.bucket || !X.mark || !cfg) {
         dnp_error_set(err, st, "out of memory starting the PaSE search");
@@ -627,7 +627,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     for (int v = 0; v < n; v++)
         X.bucket_start[v + 1] += X.bucket_start[v];
     {
-        int *fill = malloc(((size_t)n + 1) * sizeof(int));
+        int *fill = dnp_malloc(((size_t)n + 1) * sizeof(int));
         if (fill == NULL) {
             dnp_error_set(err, st, "out of memory starting the PaSE search");
             goto done;
@@ -636,7 +636,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         for (int i = 0; i < n; i++) /* in sequence order */
             if (s->dep_start[i + 1] > s->dep_start[i])
                 X.bucket[fill[s->dep[s->dep_start[i]]]++] = s->order[i];
-        free(fill);
+        dnp_free(fill);
     }
     double last = 0.0;
     int shown = 0;
@@ -678,11 +678,11 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     st = DNP_OK;
 done:
     for (int v = 0; X.tab && v < n; v++) {
-        free(X.tab[v].cost);
-        free(X.tab[v].arg);
-        free(X.tab[v].stride);
+        dnp_free(X.tab[v].cost);
+        dnp_free(X.tab[v].arg);
+        dnp_free(X.tab[v].stride);
     }
-    free(X.tab), free(X.bucket_start), free(X.bucket), free(X.mark), free(cfg);
+    dnp_free(X.tab), dnp_free(X.bucket_start), dnp_free(X.bucket), dnp_free(X.mark), dnp_free(cfg);
     return st;
 }
 

@@ -17,15 +17,15 @@ double pase_exhaustive(const pase_problem *pb, double max_strategies, int *best)
     if (total > max_strategies || n == 0)
         return -1.0;
     /* full t_x matrices of the (small) graph */
-    double **mx = calloc((size_t)pb->n_e + 1, sizeof(double *));
-    int *cur = calloc((size_t)n, sizeof(int));
+    double **mx = dnp_calloc((size_t)pb->n_e + 1, sizeof(double *));
+    int *cur = dnp_calloc((size_t)n, sizeof(int));
     double result = -1.0;
     if (mx == NULL || cur == NULL)
         goto done;
     for (int k = 0; k < pb->n_e; k++) {
         const pase_edge *e = &pb->g->e[pb->edge[k]];
         int ku = pb->cfg[e->src].n, kv = pb->cfg[e->dst].n;
-        mx[k] = malloc((size_t)ku * (size_t)kv * sizeof(double));
+        mx[k] = dnp_malloc((size_t)ku * (size_t)kv * sizeof(double));
         if (mx[k] == NULL)
             goto done;
         for (int a = 0; a < ku; a++)
@@ -54,8 +54,8 @@ double pase_exhaustive(const pase_problem *pb, double max_strategies, int *best)
     result = bestf;
 done:
     for (int k = 0; mx && k < pb->n_e; k++)
-        free(mx[k]);
-    free(mx);
-    free(cur);
+        dnp_free(mx[k]);
+    dnp_free(mx);
+    dnp_free(cur);
     return result;
 }

@@ -22,7 +22,7 @@ const char *pase_kind_name(pase_kind k)
 
 pase_graph *pase_graph_new(const char *name, int cutoff)
 {
-    pase_graph *g = calloc(1, sizeof *g);
+    pase_graph *g = dnp_calloc(1, sizeof *g);
     if (g == NULL)
         return NULL;
     snprintf(g->name, sizeof g->name, "%s", name ? name : "");
@@ -34,9 +34,9 @@ void pase_graph_free(pase_graph *g)
 {
     if (g == NULL)
         return;
-    free(g->v);
-    free(g->e);
-    free(g);
+    dnp_free(g->v);
+    dnp_free(g->e);
+    dnp_free(g);
 }
 
 int pase_graph_fail(pase_graph *g, const char *fmt, ...)
@@ -58,7 +58,7 @@ int pase_graph_add_vertex(pase_graph *g, const pase_vertex *v)
         return -1;
     if (g->n_v == g->cap_v) {
         int cap = g->cap_v ? 2 * g->cap_v : 64;
-        pase_vertex *nv = realloc(g->v, (size_t)cap * sizeof *nv);
+        pase_vertex *nv = dnp_realloc(g->v, (size_t)cap * sizeof *nv);
         if (nv == NULL)
             return pase_graph_fail(g, "out of memory adding op '%s'", v->name);
         g->v = nv;
@@ -79,7 +79,7 @@ int pase_graph_add_edge(pase_graph *g, const pase_tensor *t, int dst, int dst_po
         return pase_graph_fail(g, "edge %d -> %d names a missing op", t->vertex, dst);
     if (g->n_e == g->cap_e) {
         int cap = g->cap_e ? 2 * g->cap_e : 64;
-        pase_edge *ne = realloc(g->e, (size_t)cap * sizeof *ne);
+        pase_edge *ne = dnp_realloc(g->e, (size_t)cap * sizeof *ne);
         if (ne == NULL)
             return pase_graph_fail(g, "out of memory adding an edge into '%s'", g->v[dst].name);
         g->e = ne;

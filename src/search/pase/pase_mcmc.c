@@ -50,7 +50,7 @@ double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts 
                  long *iters)
 {
     int n = pb->n_v;
-    int *cur = malloc((size_t)n * sizeof(int));
+    int *cur = dnp_malloc((size_t)n * sizeof(int));
     if (cur == NULL) {
         memcpy(best, start, (size_t)n * sizeof(int));
         if (iters)
@@ -85,7 +85,7 @@ double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts 
             }
         }
     }
-    free(cur);
+    dnp_free(cur);
     if (iters)
         *iters = it;
     return pase_objective(pb, best); /* exact, free of the running sum's drift */

@@ -566,7 +566,7 @@ int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const
     if (n <= 8) {
         maps = small;
     } else {
-        big = malloc((size_t)n * sizeof *big);
+        big = dnp_malloc((size_t)n * sizeof *big);
         if (big == NULL)
             return pase_graph_fail(g, "concat '%s': out of memory", name);
         maps = big;
@@ -574,7 +574,7 @@ int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const
     for (int i = 0; i < n; i++)
         memcpy(maps[i], map1, sizeof map1);
     int id = finish(g, &v, n, in, maps);
-    free(big);
+    dnp_free(big);
     if (id >= 0)
         make_out(out, id, 0, rank, shape, map1, &v);
     return id;

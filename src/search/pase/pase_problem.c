@@ -30,13 +30,13 @@ static dnp_status build_side(const pase_edge *e, int dst_side, const pase_config
     size_t cap = 16;
     while (cap < 2 * (size_t)n)
         cap *= 2;
-    int32_t *keys = malloc((size_t)n * (size_t)r * sizeof(int32_t));
-    int *slot = malloc(cap * sizeof(int));
-    s->proj_of = malloc((size_t)n * sizeof(int32_t));
+    int32_t *keys = dnp_malloc((size_t)n * (size_t)r * sizeof(int32_t));
+    int *slot = dnp_malloc(cap * sizeof(int));
+    s->proj_of = dnp_malloc((size_t)n * sizeof(int32_t));
     if (keys == NULL || slot == NULL || s->proj_of == NULL) {
-        free(keys);
-        free(slot);
-        free(s->proj_of);
+        dnp_free(keys);
+        dnp_free(slot);
+        dnp_free(s->proj_of);
         s->proj_of = NULL;
         return DNP_ERR_NOMEM;
     }
@@ -63,11 +63,11 @@ static dnp_status build_side(const pase_edge *e, int dst_side, const pase_config
             }
         }
     }
-    free(slot);
-    s->part = malloc((size_t)s->n_proj * (size_t)(r > 0 ? r : 1) * sizeof(double));
-    s->procs = malloc((size_t)s->n_proj * sizeof(double));
+    dnp_free(slot);
+    s->part = dnp_malloc((size_t)s->n_proj * (size_t)(r > 0 ? r : 1) * sizeof(double));
+    s->procs = dnp_malloc((size_t)s->n_proj * sizeof(double));
     if (s->part == NULL || s->procs == NULL) {
-        free(keys);
+        dnp_free(keys);
         return DNP_ERR_NOMEM;
     }
     for (int j = 0; j < s->n_proj; j++) {
@@ -79,15 +79,15 @@ static dnp_status build_side(const pase_edge *e, int dst_side, const pase_config
         }
         s->procs[j] = procs;
     }
-    free(keys);
+    dnp_free(keys);
     return DNP_OK;
 }
 
 static void free_side(pase_side *s)
 {
-    free(s->proj_of);
-    free(s->part);
-    free(s->procs);
+    dnp_free(s->proj_of);
+    dnp_free(s->part);
+    dnp_free(s->procs);
 }
 
 void pase_problem_free(pase_problem *pb)
@@ -98,7 +98,7 @@ void pase_problem_free(pase_problem *pb)
         if (pb->cfg)
             pase_configs_free(&pb->cfg[v]);
         if (pb->tl)
-            free(pb->tl[v]);
+            dnp_free(pb->tl[v]);
     }
     for (int k = 0; k < pb->n_e; k++) {
         if (pb->src)
@@ -106,15 +106,15 @@ void pase_problem_free(pase_problem *pb)
         if (pb->dst)
             free_side(&pb->dst[k]);
     }
-    free(pb->cfg);
-    free(pb->tl);
-    free(pb->edge);
-    free(pb->src);
-    free(pb->dst);
-    free(pb->inc_start);
-    free(pb->inc);
-    free(pb->nb_start);
-    free(pb->nb);
+    dnp_free(pb->cfg);
+    dnp_free(pb->tl);
+    dnp_free(pb->edge);
+    dnp_free(pb->src);
+    dnp_free(pb->dst);
+    dnp_free(pb->inc_start);
+    dnp_free(pb->inc);
+    dnp_free(pb->nb_start);
+    dnp_free(pb->nb);
     memset(pb, 0, sizeof *pb);
 }
 
@@ -144,10 +144,10 @@ static dnp_status build_adjacency(pase_problem *pb)
 {
     const pase_graph *g = pb->g;
     int V = pb->n_v;
-    pb->inc_start = calloc((size_t)V + 1, sizeof(int));
-    pb->nb_start = calloc((size_t)V + 1, sizeof(int));
-    pb->inc = malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
-    pb->nb = malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
+    pb->inc_start = dnp_calloc((size_t)V + 1, sizeof(int));
+    pb->nb_start = dnp_calloc((size_t)V + 1, sizeof(int));
+    pb->inc = dnp_malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
+    pb->nb = dnp_malloc((size_t)(2 * pb->n_e + 1) * sizeof(int));
     if (!pb->inc_start || !pb->nb_start || !pb->inc || !pb->nb)
         return DNP_ERR_NOMEM;
     for (int k = 0; k < pb->n_e; k++) {
@@ -157,7 +157,7 @@ static dnp_status build_adjacency(pase_problem *pb)
     }
     for (int v = 0; v < V; v++)
         pb->inc_start[v + 1] += pb->inc_start[v];
-    int *fill = malloc((size_t)(V > 0 ? V : 1) * sizeof(int));
+    int *fill = dnp_malloc((size_t)(V > 0 ? V : 1) * sizeof(int));
     if (fill == NULL)
         return DNP_ERR_NOMEM;
     memcpy(fill, pb->inc_start, (size_t)V * sizeof(int));
@@ -166,7 +166,7 @@ static dnp_status build_adjacency(pase_problem *pb)
         pb->inc[fill[e->src]++] = k;
         pb->inc[fill[e->dst]++] = k;
     }
-    free(fill);
+    dnp_free(fill);
     /* distinct neighbours, ascending */
     int n = 0;
     for (int v = 0; v < V; v++) {
@@ -228,15 +228,15 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
     pb.par = *par;
     pb.n_v = g->n_v;
     dnp_status st = DNP_ERR_NOMEM;
-    pb.cfg = calloc((size_t)g->n_v, sizeof *pb.cfg);
-    pb.tl = calloc((size_t)g->n_v, sizeof *pb.tl);
-    pb.edge = malloc((size_t)(g->n_e + 1) * sizeof(int));
+    pb.cfg = dnp_calloc((size_t)g->n_v, sizeof *pb.cfg);
+    pb.tl = dnp_calloc((size_t)g->n_v, sizeof *pb.tl);
+    pb.edge = dnp_malloc((size_t)(g->n_e + 1) * sizeof(int));
     if (pb.cfg == NULL || pb.tl == NULL || pb.edge == NULL)
         goto fail;
     for (int v = 0; v < g->n_v; v++) {
         if (pase_configs_build(&g->v[v], par->p, g->cutoff, &pb.cfg[v]) != DNP_OK)
             goto fail;
-        pb.tl[v] = malloc((size_t)pb.cfg[v].n * sizeof(double));
+        pb.tl[v] = dnp_malloc((size_t)pb.cfg[v].n * sizeof(double));
         if (pb.tl[v] == NULL)
             goto fail;
         for (int c = 0; c < pb.cfg[v].n; c++)
@@ -244,8 +244,8 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
                 pase_layer_cost(&g->v[v], pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank, par->r_w);
     }
     pb.n_e = select_edges(g, par->prototype_edges, pb.edge);
-    pb.src = calloc((size_t)pb.n_e + 1, sizeof *pb.src);
-    pb.dst = calloc((size_t)pb.n_e + 1, sizeof *pb.dst);
+    pb.src = dnp_calloc((size_t)pb.n_e + 1, sizeof *pb.src);
+    pb.dst = dnp_calloc((size_t)pb.n_e + 1, sizeof *pb.dst);
     if (pb.src == NULL || pb.dst == NULL)
         goto fail;
     for (int k = 0; k < pb.n_e; k++) {

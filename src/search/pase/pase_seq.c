@@ -21,10 +21,10 @@ void pase_seq_free(pase_seq *s)
 {
     if (s == NULL)
         return;
-    free(s->order);
-    free(s->pos);
-    free(s->dep_start);
-    free(s->dep);
+    dnp_free(s->order);
+    dnp_free(s->pos);
+    dnp_free(s->dep_start);
+    dnp_free(s->dep);
     memset(s, 0, sizeof *s);
 }
 
@@ -32,9 +32,9 @@ static int seq_alloc(pase_seq *s, int n)
 {
     memset(s, 0, sizeof *s);
     s->n = n;
-    s->order = malloc((size_t)n * sizeof(int));
-    s->pos = malloc((size_t)n * sizeof(int));
-    s->dep_start = calloc((size_t)n + 1, sizeof(int));
+    s->order = dnp_malloc((size_t)n * sizeof(int));
+    s->pos = dnp_malloc((size_t)n * sizeof(int));
+    s->dep_start = dnp_calloc((size_t)n + 1, sizeof(int));
     return s->order && s->pos && s->dep_start ? 0 : -1;
 }
 
@@ -80,14 +80,14 @@ dnp_status pase_generate_seq(const pase_problem *pb, pase_seq *s, dnp_error *err
 {
     int n = pb->n_v;
     size_t W = ((size_t)n + 63) / 64;
-    uint64_t *d = calloc((size_t)n * W, sizeof(uint64_t));
-    int *cnt = malloc((size_t)n * sizeof(int));
-    char *done = calloc((size_t)n, 1);
-    int *tmp = malloc((size_t)n * sizeof(int));
+    uint64_t *d = dnp_calloc((size_t)n * W, sizeof(uint64_t));
+    int *cnt = dnp_malloc((size_t)n * sizeof(int));
+    char *done = dnp_calloc((size_t)n, 1);
+    int *tmp = dnp_malloc((size_t)n * sizeof(int));
     size_t cap = (size_t)n + 16, used = 0;
-    int *dep = malloc(cap * sizeof(int));
+    int *dep = dnp_malloc(cap * sizeof(int));
     if (seq_alloc(s, n) < 0 || !d || !cnt || !done || !tmp || !dep) {
-        free(d), free(cnt), free(done), free(tmp), free(dep);
+        dnp_free(d), dnp_free(cnt), dnp_free(done), dnp_free(tmp), dnp_free(dep);
         pase_seq_free(s);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory sequencing %d ops", n);
         return DNP_ERR_NOMEM;
@@ -115,9 +115,9 @@ dnp_status pase_generate_seq(const pase_problem *pb, pase_seq *s, dnp_error *err
         if (used + (size_t)m > cap) {
             while (used + (size_t)m > cap)
                 cap *= 2;
-            int *nd = realloc(dep, cap * sizeof(int));
+            int *nd = dnp_realloc(dep, cap * sizeof(int));
             if (nd == NULL) {
-                free(d), free(cnt), free(done), free(tmp), free(dep);
+                dnp_free(d), dnp_free(cnt), dnp_free(done), dnp_free(tmp), dnp_free(dep);
                 pase_seq_free(s);
                 dnp_error_set(err, DNP_ERR_NOMEM, "out of memory sequencing %d ops", n);
                 return DNP_ERR_NOMEM;
@@ -144,7 +144,7 @@ dnp_status pase_generate_seq(const pase_problem *pb, pase_seq *s, dnp_error *err
     }
     s->dep_start[n] = (int)used;
     s->dep = dep;
-    free(d), free(cnt), free(done), free(tmp);
+    dnp_free(d), dnp_free(cnt), dnp_free(done), dnp_free(tmp);
     sort_deps(s);
     return DNP_OK;
 }
@@ -152,12 +152,12 @@ dnp_status pase_generate_seq(const pase_problem *pb, pase_seq *s, dnp_error *err
 dnp_status pase_bfs_seq(const pase_problem *pb, pase_seq *s, dnp_error *err)
 {
     int n = pb->n_v;
-    char *seen = calloc((size_t)n, 1);
-    int *queue = malloc((size_t)n * sizeof(int));
+    char *seen = dnp_calloc((size_t)n, 1);
+    int *queue = dnp_malloc((size_t)n * sizeof(int));
     size_t cap = (size_t)n + 16, used = 0;
-    int *dep = malloc(cap * sizeof(int));
+    int *dep = dnp_malloc(cap * sizeof(int));
     if (seq_alloc(s, n) < 0 || !seen || !queue || !dep) {
-        free(seen), free(queue), free(dep);
+        dnp_free(seen), dnp_free(queue), dnp_free(dep);
         pase_seq_free(s);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory sequencing %d ops", n);
         return DNP_ERR_NOMEM;
@@ -182,9 +182,9 @@ dnp_status pase_bfs_seq(const pase_problem *pb, pase_seq *s, dnp_error *err)
         if (used + m > cap) {
             while (used + m > cap)
                 cap *= 2;
-            int *nd = realloc(dep, cap * sizeof(int));
+            int *nd = dnp_realloc(dep, cap * sizeof(int));
             if (nd == NULL) {
-                free(seen), free(queue), free(dep);
+                dnp_free(seen), dnp_free(queue), dnp_free(dep);
                 pase_seq_free(s);
                 dnp_error_set(err, DNP_ERR_NOMEM, "out of memory sequencing %d ops", n);
                 return DNP_ERR_NOMEM;
@@ -197,7 +197,7 @@ dnp_status pase_bfs_seq(const pase_problem *pb, pase_seq *s, dnp_error *err)
     }
     s->dep_start[n] = (int)used;
     s->dep = dep;
-    free(seen), free(queue);
+    dnp_free(seen), dnp_free(queue);
     /* positions of queued vertices are assigned later, in queue order,
      * which is already the sorted order */
     return DNP_OK;
