@@ -7,12 +7,6 @@
 
 #define MAX_FRONTIER LEVEL_DP_MAX_FRONTIER
 
-typedef struct {
-    int n_c;      /* |C| = |frontier before| + 1 (the node itself, last) */
-    int *c;       /* nodes of C, increasing */
-    int *back;    /* per entry of the next table: the index into C's space */
-} dp_step;
-
 static long pow3(int k)
 {
     long p = 1;
@@ -136,57 +130,121 @@ double level_brute_force(const level_problem *lp, int *types)
     return best;
 }
 
+/* The same when every digit allows all three states (the caller keeps
+ * rest and stops after the last entry). */
+static inline void odometer3(int *digit)
+{
+    for (int j = 0; ++digit[j] == 3; j++)
+        digit[j] = 0;
+}
+
+/* Advance the frontier digits (digit 0 least significant) to the next
+ * assignment in which every digit is an allowed state of its node, keeping
+ * rest = sum digit[j] 3^j.  Returns 0 after the last one (digits reset). */
+static inline int odometer_next(int *digit, const int *first, const long *pw,
+                         const unsigned char *allowed, const int *c, int n_f, long *rest)
+{
+    for (int j = 0; j < n_f; j++) {
+        unsigned a = allowed[c[j]];
+        int d = digit[j] + 1;
+        while (d < 3 && !((a >> d) & 1))
+            d++;
+        if (d < 3) {
+            *rest += (d - digit[j]) * pw[j];
+            digit[j] = d;
+            return 1;
+        }
+        *rest -= (digit[j] - first[j]) * pw[j];
+        digit[j] = first[j];
+    }
+    return 0;
+}
+
+/* The frontier layout of pg, which depends on the graph only: for each
+ * node v, C = (frontier before v) + v and the members of C kept after v.
+ * Sizes are checked here, before any table is allocated. */
+static dnp_status dp_layout(const level_problem *lp, int *n_c, int *c_start, long *back_start,
+                            long *max_table, dnp_error *err)
+{
+    const pgraph *pg = lp->pg;
+    int n_f = 0, frontier[MAX_FRONTIER + 1];
+    long c_total = 0, back_total = 0, widest = 1;
+    for (int v = 0; v < pg->n_nodes; v++) {
+        if ((lp->allowed[v] & 7) == 0) {
+            dnp_error_set(err, DNP_ERR_INPUT, "search graph node %d allows no partition type", v);
+            return DNP_ERR_INPUT;
+        }
+        n_c[v] = n_f + 1;
+        if (n_c[v] > MAX_FRONTIER + 1) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "the model is too wide for the exact search: %d tensors are live at once "
+                          "(limit %d)", n_c[v], MAX_FRONTIER + 1);
+            return DNP_ERR_INPUT;
+        }
+        frontier[n_f] = v;
+        int n_next = 0;
+        for (int j = 0; j < n_c[v]; j++)
+            if (pg->last_use[frontier[j]] > v)
+                frontier[n_next++] = frontier[j];
+        c_start[v] = (int)c_total;
+        back_start[v] = back_total;
+        c_total += n_c[v];
+        back_total += pow3(n_next);
+        widest = pow3(n_next) > widest ? pow3(n_next) : widest;
+        n_f = n_next;
+    }
+    c_start[pg->n_nodes] = (int)c_total;
+    back_start[pg->n_nodes] = back_total;
+    *max_table = widest;
+    return DNP_OK;
+}
+
 dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp_error *err)
 {
     const pgraph *pg = lp->pg;
     int n = pg->n_nodes;
     dnp_status st = DNP_ERR_NOMEM;
-    dp_step *steps = dnp_calloc((size_t)n, sizeof *steps);
-    int *pos = dnp_malloc((size_t)n * sizeof *pos);
-    int *frontier = dnp_malloc((size_t)(n + 1) * sizeof *frontier);
-    double *table = dnp_malloc(sizeof *table), *next = NULL;
-    int n_f = 0;
-    if (!steps || !pos || !frontier || !table)
+    /* One block for the layout and one for the tables: the DP runs once per
+     * tree node and candidate ratio, so per-node allocations would dominate
+     * small models. */
+    int *n_c = dnp_malloc((size_t)(3 * n + 2) * sizeof *n_c);
+    long *back_start = dnp_malloc((size_t)(n + 1) * sizeof *back_start);
+    int *c_all = NULL, *back_all = NULL;
+    double *tables = NULL;
+    if (n_c == NULL || back_start == NULL)
         goto done;
+    int *c_start = n_c + n, *pos = n_c + 2 * n + 1;
+    long max_table;
+    if ((st = dp_layout(lp, n_c, c_start, back_start, &max_table, err)) != DNP_OK)
+        goto done;
+    st = DNP_ERR_NOMEM;
+    c_all = dnp_malloc((size_t)c_start[n] * sizeof *c_all);
+    back_all = dnp_malloc((size_t)back_start[n] * sizeof *back_all);
+    tables = dnp_malloc((size_t)(2 * max_table) * sizeof *tables);
+    if (c_all == NULL || back_all == NULL || tables == NULL)
+        goto done;
+    double *table = tables, *next = tables + max_table;
+    int frontier[MAX_FRONTIER + 1], n_f = 0;
     table[0] = 0.0;
     for (int v = 0; v < n; v++)
         pos[v] = -1;
 
     for (int v = 0; v < n; v++) {
-        if ((lp->allowed[v] & 7) == 0) {
-            st = DNP_ERR_INPUT;
-            dnp_error_set(err, st, "search graph node %d allows no partition type", v);
-            goto done;
-        }
-        dp_step *sp = &steps[v];
-        sp->n_c = n_f + 1;
-        if (sp->n_c > MAX_FRONTIER + 1) {
-            st = DNP_ERR_INPUT;
-            dnp_error_set(err, st,
-                          "the model is too wide for the exact search: %d tensors are live at once "
-                          "(limit %d)", sp->n_c, MAX_FRONTIER + 1);
-            goto done;
-        }
-        sp->c = dnp_malloc((size_t)sp->n_c * sizeof *sp->c);
-        if (sp->c == NULL)
-            goto done;
-        memcpy(sp->c, frontier, (size_t)n_f * sizeof *frontier);
-        sp->c[n_f] = v;
-        for (int j = 0; j < sp->n_c; j++)
-            pos[sp->c[j]] = j;
+        int *c = c_all + c_start[v];
+        int *back = back_all + back_start[v];
+        memcpy(c, frontier, (size_t)n_f * sizeof *frontier);
+        c[n_f] = v;
+        for (int j = 0; j < n_c[v]; j++)
+            pos[c[j]] = j;
         /* The next frontier: members of C still read after v. */
         int keep[MAX_FRONTIER + 1], n_next = 0;
-        for (int j = 0; j < sp->n_c; j++)
-            if (pg->last_use[sp->c[j]] > v)
+        for (int j = 0; j < n_c[v]; j++)
+            if (pg->last_use[c[j]] > v)
                 keep[n_next++] = j;
-        long size_c = pow3(sp->n_c), size_next = pow3(n_next), size_f = pow3(n_f);
-        next = dnp_malloc((size_t)size_next * sizeof *next);
-        sp->back = dnp_malloc((size_t)size_next * sizeof *sp->back);
-        if (next == NULL || sp->back == NULL)
-            goto done;
+        long size_next = back_start[v + 1] - back_start[v], size_f = pow3(n_f);
         for (long i = 0; i < size_next; i++) {
             next[i] = INFINITY;
-            sp->back[i] = -1;
+            back[i] = -1;
         }
         /* C's assignments in increasing index order (v's state is the most
          * significant digit): an odometer over the frontier's digits for
@@ -198,46 +256,69 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
         int few_inputs = n_in <= 64;
         for (int k = 0; few_inputs && k < n_in; k++)
             in_pos[k] = pos[pg->edges[pg->in_start[v] + k].u];
+        /* Frontier digits step through their node's allowed states only:
+         * entries with a disallowed digit are unreachable (INFINITY), so a
+         * scheme allowing two types visits 2^|F| entries instead of 3^|F|. */
+        int first[MAX_FRONTIER + 1], all3 = 1;
+        long pw[MAX_FRONTIER + 1];
+        for (int j = 0; j < n_f; j++) {
+            unsigned a = lp->allowed[c[j]] & 7;
+            all3 = all3 && a == 7;
+            first[j] = (a & 1) ? 0 : (a & 2) ? 1 : 2;
+            pw[j] = j == 0 ? 1 : pw[j - 1] * 3;
+        }
         for (int tv = 0; tv < 3; tv++) {
             if (!((lp->allowed[v] >> tv) & 1))
                 continue;
-            for (int j = 0; j < n_f; j++)
-                digit[j] = 0;
+            long rest = 0;
+            for (int j = 0; j < n_f; j++) {
+                digit[j] = first[j];
+                rest += first[j] * pw[j];
+            }
             digit[n_f] = tv;
             const double node_c = lp->node_cost[v * 3 + tv];
-            for (long rest = 0; rest < size_f; rest++) {
-                if (rest > 0)
-                    for (int j = 0; ++digit[j] == 3; j++)
-                        digit[j] = 0;
-                double prev = table[rest];
-                if (prev == INFINITY)
-                    continue;
-                /* Eq. 9: c(L_i+1, t) = min_tt c(L_i, tt) + E_cp(t) + E_cm(tt, t) */
-                double val = prev;
-                for (int k = 0; k < n_in; k++) {
-                    int e = pg->in_start[v] + k;
-                    int tu = digit[few_inputs ? in_pos[k] : pos[pg->edges[e].u]];
-                    val += lp->edge_cost[e * 9 + tu * 3 + tv];
+            /* Eq. 9: c(L_i+1, t) = min_tt c(L_i, tt) + E_cp(t) + E_cm(tt, t),
+             * for the frontier assignment `rest` (digits in digit[]). */
+#define RELAX(rest_)                                                               \
+    do {                                                                           \
+        double val_ = table[rest_];                                                \
+        if (val_ == INFINITY)                                                      \
+            break;                                                                 \
+        for (int k = 0; k < n_in; k++) {                                           \
+            int e = pg->in_start[v] + k;                                           \
+            int tu = digit[few_inputs ? in_pos[k] : pos[pg->edges[e].u]];          \
+            val_ += lp->edge_cost[e * 9 + tu * 3 + tv];                            \
+        }                                                                          \
+        double total_ = node_c + val_;                                             \
+        long nidx_ = 0;                                                            \
+        for (int k = n_next - 1; k >= 0; k--)                                      \
+            nidx_ = nidx_ * 3 + digit[keep[k]];                                    \
+        if (total_ < next[nidx_]) {                                                \
+            next[nidx_] = total_;                                                  \
+            back[nidx_] = (int)((long)tv * size_f + (rest_));                      \
+        }                                                                          \
+    } while (0)
+            if (all3) {
+                for (rest = 0; rest < size_f; rest++) {
+                    if (rest > 0)
+                        odometer3(digit);
+                    RELAX(rest);
                 }
-                double total = node_c + val;
-                long nidx = 0;
-                for (int k = n_next - 1; k >= 0; k--)
-                    nidx = nidx * 3 + digit[keep[k]];
-                if (total < next[nidx]) {
-                    next[nidx] = total;
-                    sp->back[nidx] = (int)((long)tv * size_f + rest);
-                }
+            } else {
+                do
+                    RELAX(rest);
+                while (odometer_next(digit, first, pw, lp->allowed, c, n_f, &rest));
             }
+#undef RELAX
         }
-        (void)size_c;
-        for (int j = 0; j < sp->n_c; j++)
-            pos[sp->c[j]] = -1;
+        for (int j = 0; j < n_c[v]; j++)
+            pos[c[j]] = -1;
         for (int k = 0; k < n_next; k++)
-            frontier[k] = sp->c[keep[k]]; /* sp->c is a copy: no aliasing */
+            frontier[k] = c[keep[k]]; /* c is a copy: no aliasing */
         n_f = n_next;
-        dnp_free(table);
+        double *t = table;
         table = next;
-        next = NULL;
+        next = t;
     }
     /* n_f == 0 now: every node's readers are processed. */
     if (table[0] == INFINITY) {
@@ -248,28 +329,23 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
     *best = table[0];
     long idx_next = 0;
     for (int v = n - 1; v >= 0; v--) {
-        dp_step *sp = &steps[v];
-        long idx = sp->back[idx_next];
+        const int *c = c_all + c_start[v];
+        long idx = back_all[back_start[v] + idx_next];
         long r = idx;
-        for (int j = 0; j < sp->n_c; j++) {
-            types[sp->c[j]] = (int)(r % 3);
+        for (int j = 0; j < n_c[v]; j++) {
+            types[c[j]] = (int)(r % 3);
             r /= 3;
         }
-        idx_next = idx % pow3(sp->n_c - 1);
+        idx_next = idx % pow3(n_c[v] - 1);
     }
     st = DNP_OK;
 done:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory in the layer-wise search");
-    if (steps != NULL)
-        for (int v = 0; v < n; v++) {
-            dnp_free(steps[v].c);
-            dnp_free(steps[v].back);
-        }
-    dnp_free(steps);
-    dnp_free(pos);
-    dnp_free(frontier);
-    dnp_free(table);
-    dnp_free(next);
+    dnp_free(n_c);
+    dnp_free(back_start);
+    dnp_free(c_all);
+    dnp_free(back_all);
+    dnp_free(tables);
     return st;
 }

@@ -421,19 +421,28 @@ static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowe
     }
 }
 
-/* Solve the level for a fixed alpha; the types go to w->types.  Graphs
+/* Solve the level for a fixed alpha; the types go to w->types and the
+ * level objective to *obj (obj may be NULL when only the types are needed).  Graphs
  * too wide for the exact DP (w->approximate) get a local search started
  * from the best of the schemes' fixed assignments (all Type-I; FC
  * Type-II), so the result is never worse than data parallelism or OWT. */
 static dnp_status solve_at(level_work *w, const unsigned char *allowed, double alpha,
                            double *obj, dnp_error *err)
 {
-    level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
-    level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
-    /* One allowed state per node (data parallelism, OWT): nothing to search. */
+    /* One allowed state per node (data parallelism, OWT): nothing to search,
+     * and nothing to cost when the caller needs only the types (obj NULL). */
     int forced = 1;
     for (int v = 0; v < w->lc.pg->n_nodes && forced; v++)
         forced = allowed[v] == 1 || allowed[v] == 2 || allowed[v] == 4;
+    if (forced && obj == NULL) {
+        for (int v = 0; v < w->lc.pg->n_nodes; v++)
+            w->types[v] = allowed[v] == 1 ? 0 : allowed[v] == 2 ? 1 : 2;
+        return DNP_OK;
+    }
+    double unused_obj;
+    obj = obj != NULL ? obj : &unused_obj;
+    level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
+    level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
     if (forced) {
         const pgraph *pg = w->lc.pg;
         double sum = 0.0;
@@ -584,7 +593,6 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     w->lc.comm_only = s == DNP_SCHEME_HYPAR;
     const unsigned char *allowed = planned ? bd->allowed_scheme : bd->allowed_dp;
     double equal = (double)n->child[0]->n_dev / (double)n->n_dev;
-    double obj;
     dnp_status st = DNP_OK;
     if (bd->given != NULL && planned) {
         /* decided above */
@@ -594,7 +602,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
         /* Baselines split equally per device; identical halves get 1/2,
          * which is also what Eq. 10 gives for two equal groups. */
         n->alpha = bd->units.reference_mode ? 0.5 : equal;
-        st = solve_at(w, allowed, n->alpha, &obj, err);
+        st = solve_at(w, allowed, n->alpha, NULL, err);
         memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
     }
     if (st != DNP_OK)
@@ -904,14 +912,14 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
     return DNP_OK;
 }
 
-/* Plan (search, or take `given`) and, unless `defer_sim`, simulate the step
- * (finish_plan does it later). */
-static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                           const dnp_strategy *given, int defer_sim, dnp_plan **out,
-                           dnp_error *err)
+/* Everything about a plan that does not depend on the search scheme: the
+ * checked options, the search graph, the roofline rates, the node names.
+ * On success *out has no tree yet (plan_search makes one). */
+static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
+                               const dnp_plan_options *opt, const dnp_strategy *given,
+                               dnp_plan **out, dnp_error *err)
 {
     dnp_status st = DNP_ERR_NOMEM;
-    builder bd = {0};
     if (opt->batch <= 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "batch size must be a positive integer (got %lld)",
                       (long long)opt->batch);
@@ -944,7 +952,6 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     dnp_plan *p = dnp_calloc(1, sizeof *p);
     if (p == NULL)
         goto fail;
-    double t0 = now_s();
     snprintf(p->model, sizeof p->model, "%s", dnp_graph_name(g));
     snprintf(p->cluster, sizeof p->cluster, "%s", spec);
     p->opt = *opt;
@@ -971,6 +978,24 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
         if (p->node_names[v] == NULL)
             goto fail;
     }
+    p->width = level_dp_width(&p->pg);
+    *out = p;
+    return DNP_OK;
+fail:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory while planning");
+    dnp_plan_free(p);
+    return st;
+}
+
+/* Build p->root (replacing none: p->root must be NULL) by searching with
+ * `scheme`, or by taking the decisions of `given`. */
+static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme scheme,
+                              const dnp_strategy *given, dnp_error *err)
+{
+    dnp_status st = DNP_ERR_NOMEM;
+    builder bd = {0};
+    const int V = p->pg.n_nodes;
     p->root = tnode_new(c, c->counts, 0, V);
     if (p->root == NULL || !tnode_prepare(p->root, &p->units, V))
         goto fail;
@@ -979,7 +1004,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
 
     bd.cl = c;
     bd.pg = &p->pg;
-    bd.scheme = opt->scheme;
+    bd.scheme = scheme;
     bd.levels = p->levels;
     bd.units = p->units;
     bd.given = given;
@@ -995,18 +1020,10 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     if (!bd.allowed_scheme || !bd.allowed_dp || !bd.w.node_cost || !bd.w.edge_cost ||
         !bd.w.types || !bd.w.scratch)
         goto fail;
-    p->width = level_dp_width(&p->pg);
     bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
-    allowed_states(&p->pg, opt->scheme, bd.allowed_scheme);
+    allowed_states(&p->pg, scheme, bd.allowed_scheme);
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
-    if ((st = build(&bd, p->root, 0, err)) != DNP_OK)
-        goto fail;
-    if (!defer_sim && (st = finish_plan(p, g, opt, err)) != DNP_OK)
-        goto fail;
-    p->search_time_s = now_s() - t0;
-    *out = p;
-    p = NULL;
-    st = DNP_OK;
+    st = build(&bd, p->root, 0, err);
 fail:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory while planning");
@@ -1016,8 +1033,27 @@ fail:
     dnp_free(bd.w.edge_cost);
     dnp_free(bd.w.types);
     dnp_free(bd.w.scratch);
-    dnp_plan_free(p);
     return st;
+}
+
+/* Plan (search, or take `given`) and simulate the step. */
+static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                           const dnp_strategy *given, dnp_plan **out, dnp_error *err)
+{
+    double t0 = now_s();
+    dnp_plan *p = NULL;
+    dnp_status st = plan_prepare(g, c, opt, given, &p, err);
+    if (st == DNP_OK)
+        st = plan_search(p, c, opt->scheme, given, err);
+    if (st == DNP_OK)
+        st = finish_plan(p, g, opt, err);
+    if (st != DNP_OK) {
+        dnp_plan_free(p);
+        return st;
+    }
+    p->search_time_s = now_s() - t0;
+    *out = p;
+    return DNP_OK;
 }
 
 static int plan_fits(const dnp_plan *p) { return !p->has_sim || p->sim.fits; }
@@ -1032,60 +1068,113 @@ static double plan_mem_bytes(const dnp_plan *p)
     return p->has_sim ? p->sim.mem_peak_bytes : p->root->mem_bytes;
 }
 
+/* The parts of a plan that belong to one searched tree, so the portfolio
+ * below can keep an incumbent while it tries another scheme's tree on the
+ * same prepared plan. */
+typedef struct {
+    tnode *root;
+    int has_sim;
+    lower_result sim, paper_sim;
+    dnp_scheme chosen;
+} tree_state;
+
+static void tree_take(dnp_plan *p, tree_state *t)
+{
+    t->root = p->root;
+    t->has_sim = p->has_sim;
+    t->sim = p->sim;
+    t->paper_sim = p->paper_sim;
+    t->chosen = p->chosen;
+    p->root = NULL;
+    p->has_sim = 0;
+    memset(&p->sim, 0, sizeof p->sim);
+    memset(&p->paper_sim, 0, sizeof p->paper_sim);
+}
+
+static void tree_put(dnp_plan *p, tree_state *t)
+{
+    p->root = t->root;
+    p->has_sim = t->has_sim;
+    p->sim = t->sim;
+    p->paper_sim = t->paper_sim;
+    p->chosen = t->chosen;
+    memset(t, 0, sizeof *t);
+}
+
+static void tree_free(tree_state *t)
+{
+    tnode_free(t->root);
+    lower_result_free(&t->sim);
+    lower_result_free(&t->paper_sim);
+    memset(t, 0, sizeof *t);
+}
+
 /* AccPar's space contains the baselines' assignments (all Type-I; FC
  * Type-II; Types I/II at equal ratios), but its hierarchical search is
  * greedy level by level and the default model's per-level view is an
  * approximation of the simulated step.  So an AccPar plan is also judged
  * against the baselines' plans and the fastest that fits in memory is
- * returned (its `chosen` names whose assignment it is).  Under the
+ * returned (its `chosen` names whose assignment it is).  The candidates
+ * share one prepared plan (search graph, rates, names).  Under the
  * default model a search whose every candidate exceeds the memory limit
  * fails with DNP_ERR_INPUT naming the smallest footprint found. */
 dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                         dnp_plan **out, dnp_error *err)
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
-    dnp_plan *best = NULL;
-    double min_mem = INFINITY;
-    dnp_status st = DNP_OK;
     double t0 = now_s();
-    for (int s = 0; s < DNP_SCHEME_COUNT && st == DNP_OK; s++) {
-        int scheme = (s + DNP_SCHEME_ACCPAR) % DNP_SCHEME_COUNT; /* accpar first */
-        if (!portfolio && scheme != (int)opt->scheme)
-            continue;
-        dnp_plan_options o = *opt;
-        o.scheme = (dnp_scheme)scheme;
-        dnp_plan *p = NULL;
-        if ((st = plan_run(g, c, &o, NULL, best != NULL, &p, err)) != DNP_OK)
-            break;
-        if (best != NULL) {
-            /* A baseline that decided exactly what the incumbent did is the
-             * same plan: no need to simulate it. */
-            if (same_tree(p->root, best->root, p->pg.n_nodes)) {
-                dnp_plan_free(p);
-                continue;
-            }
-            if ((st = finish_plan(p, g, &o, err)) != DNP_OK) {
-                dnp_plan_free(p);
-                break;
-            }
-        }
-        p->opt.scheme = opt->scheme;
-        double m = plan_mem_bytes(p);
-        min_mem = m < min_mem ? m : min_mem;
-        int better = best == NULL || (plan_fits(p) && !plan_fits(best)) ||
-                     (plan_fits(p) == plan_fits(best) && plan_step_s(p) < plan_step_s(best));
-        if (better) {
-            dnp_plan_free(best);
-            best = p;
-        } else {
-            dnp_plan_free(p);
-        }
-    }
+    dnp_plan *p = NULL;
+    dnp_status st = plan_prepare(g, c, opt, NULL, &p, err);
+    if (st == DNP_OK)
+        st = plan_search(p, c, opt->scheme, NULL, err);
+    if (st == DNP_OK)
+        st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
-        dnp_plan_free(best);
+        dnp_plan_free(p);
         return st;
     }
-    if (best->has_sim && !best->sim.fits && !opt->keep_over_memory) {
+    double min_mem = plan_mem_bytes(p);
+    for (int s = 0; portfolio && s < DNP_SCHEME_COUNT; s++) {
+        if (s == DNP_SCHEME_ACCPAR)
+            continue;
+        tree_state best, cand;
+        tree_take(p, &best);
+        p->chosen = (dnp_scheme)s;
+        st = plan_search(p, c, (dnp_scheme)s, NULL, err);
+        /* A baseline that decided exactly what the incumbent did is the
+         * same plan: no need to simulate it. */
+        if (st == DNP_OK && same_tree(p->root, best.root, p->pg.n_nodes)) {
+            tree_take(p, &cand);
+            tree_free(&cand);
+            tree_put(p, &best);
+            continue;
+        }
+        if (st == DNP_OK)
+            st = finish_plan(p, g, opt, err);
+        if (st != DNP_OK) {
+            tree_take(p, &cand);
+            tree_free(&cand);
+            tree_free(&best);
+            dnp_plan_free(p);
+            return st;
+        }
+        double m = plan_mem_bytes(p), cand_step = plan_step_s(p);
+        int cand_fits = plan_fits(p);
+        min_mem = m < min_mem ? m : min_mem;
+        tree_take(p, &cand);
+        tree_put(p, &best);
+        int best_fits = plan_fits(p);
+        int better = (cand_fits && !best_fits) ||
+                     (cand_fits == best_fits && cand_step < plan_step_s(p));
+        if (better) {
+            tree_take(p, &best);
+            tree_free(&best);
+            tree_put(p, &cand);
+        } else {
+            tree_free(&cand);
+        }
+    }
+    if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
         char cl[256];
         dnp_cluster_format(c, cl, sizeof cl);
         dnp_error_set(err, DNP_ERR_INPUT,
@@ -1093,12 +1182,12 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
                       "smallest needs %.3g GB (a larger memory limit, more devices or a smaller "
                       "batch would do)",
                       dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
-                      best->sim.mem_capacity_bytes / 1e9, cl, min_mem / 1e9);
-        dnp_plan_free(best);
+                      p->sim.mem_capacity_bytes / 1e9, cl, min_mem / 1e9);
+        dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }
-    best->search_time_s = now_s() - t0;
-    *out = best;
+    p->search_time_s = now_s() - t0;
+    *out = p;
     return DNP_OK;
 }
 
@@ -1106,7 +1195,7 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err)
 {
-    return plan_run(g, c, opt, s, 0, out, err);
+    return plan_run(g, c, opt, s, out, err);
 }
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)

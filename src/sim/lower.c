@@ -26,8 +26,7 @@ void lower_result_free(lower_result *r)
     dnp_free(r->classes);
     sim_free(&r->sim);
     if (r->op_names != NULL)
-        for (int i = 0; i < r->n_ops; i++)
-            dnp_free(r->op_names[i]);
+        dnp_free(r->op_names[0]); /* one block holds every name */
     dnp_free(r->op_names);
     dnp_free(r->node_compute_s);
     dnp_free(r->node_comm_s);
@@ -693,10 +692,17 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
     r.n_ops = n_ops;
+    size_t names_bytes = 0;
+    for (int i = 0; i < n_ops; i++)
+        names_bytes += strlen(dnp_graph_op(g, i)->name) + 1;
+    if ((r.op_names[0] = dnp_malloc(names_bytes)) == NULL)
+        goto done;
+    size_t at = 0;
     for (int i = 0; i < n_ops; i++) {
-        r.op_names[i] = dnp_strdup(dnp_graph_op(g, i)->name);
-        if (r.op_names[i] == NULL)
-            goto done;
+        size_t len = strlen(dnp_graph_op(g, i)->name) + 1;
+        r.op_names[i] = r.op_names[0] + at;
+        memcpy(r.op_names[i], dnp_graph_op(g, i)->name, len);
+        at += len;
     }
     pgraph_owners(&p->pg, g, L.owner, L.node_of_op);
     for (size_t j = 0; j < (size_t)C * (size_t)(n_ops + 1); j++)

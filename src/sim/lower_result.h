@@ -47,7 +47,7 @@ typedef struct {
     lower_class *classes;
     sim_graph sim;
     int n_ops;
-    char **op_names;          /* graph op names, for traces */
+    char **op_names;          /* graph op names, for traces (all in the block op_names[0]) */
     double step_time_s;
     int crit_class;           /* the class whose work ends last */
     double compute_s;         /* that class's compute busy time */
