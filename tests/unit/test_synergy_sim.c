@@ -516,3 +516,36 @@ TEST(synergy_trace_json)
     fclose(f);
     sf_workload_free(&w);
 }
+
+/*
+ * A CONV-only model (no FC layer, so FF.F completes inside the step that
+ * readies it) on one core, split (1, 0), two instances, inference:
+ *   out of order: load c1 [0,20], load c2 [20,40], compute c1 [20,21],
+ *     store c1 [40,44], compute c2 [40,41], store c2 [44,48]: 48 s;
+ *   in order: 2 x (20 + 1 + 4) = 50 s.
+ * Each instance is counted once (it used to complete twice and the run
+ * ended "simulation stalled"); training completes too.
+ */
+TEST(synergy_sim_conv_only_counts_each_instance_once)
+{
+    sf_layer l = conv1x1(4, 4);
+    sf_workload w = one_model(&l, 1, 2);
+    sf_platform p = unit_platform(1);
+    sf_sim_config ooo = split_config(1, 0, 0, 1), ino = split_config(1, 0, 0, 0);
+    CHECK_NEAR(sim_time(&w, &p, &ooo), 48.0, 1e-12, 0);
+    CHECK_NEAR(sim_time(&w, &p, &ino), 50.0, 1e-12, 0);
+    sf_sim_config train = split_config(1, 0, 1, 1);
+    sf_sim_result r;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_simulate(&w, &p, &train, &r, &err), DNP_OK);
+    CHECK_EQ_INT(r.instances, 2);
+    CHECK_EQ_INT(r.engine[1].tasks, 0);
+    /* The same through a model file: synergy takes model JSON and ONNX. */
+    sf_workload f = parse_ok("tests/data/conv_only.json:10");
+    CHECK_EQ_INT(f.n_models, 1);
+    CHECK_EQ_INT(f.models[0].n_layers, 2);
+    CHECK_EQ_INT(f.models[0].instances, 10);
+    CHECK_EQ_INT(f.models[0].layers[0].macs + f.models[0].layers[1].macs, 1622016);
+    sf_workload_free(&f);
+}

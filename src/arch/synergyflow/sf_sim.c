@@ -41,6 +41,11 @@ static int engine_of(const sf_sim *s, sf_phase ph)
     return (s->n_eng == 1 || sf_phase_is_conv(ph)) ? 0 : 1;
 }
 
+/* done[] bits: one per phase (sf_phase), and this one once the instance
+ * has been counted complete. */
+#define COUNTED 0x80u
+_Static_assert(SF_N_PHASES <= 7, "phase bits must leave room for COUNTED");
+
 static int instance_complete(const sf_sim *s, int64_t i)
 {
     uint8_t need = s->cfg->training ? (uint8_t)((1u << SF_N_PHASES) - 1)
@@ -84,8 +89,12 @@ static void task_done(sf_sim *s, int64_t inst, sf_phase ph)
         make_ready(s, inst, SF_BP_C);
     } else if (ph == SF_BP_C)
         make_ready(s, inst, SF_GD_C);
-    if (instance_complete(s, inst))
+    /* A phase with no layers completes inside make_ready, so the instance
+     * may have completed (and been counted) in a nested call already. */
+    if (instance_complete(s, inst) && !(s->done[inst] & COUNTED)) {
+        s->done[inst] |= COUNTED;
         instance_done(s, inst);
+    }
 }
 
 /* A task whose predecessors are done: to its engine, or done at once if

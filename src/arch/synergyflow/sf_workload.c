@@ -1,7 +1,7 @@
 /*
  * sf_workload.c - SynergyFlow workloads: the CONV and FC layers of zoo
- * models (Table 1's parameters) with instance counts, and the Table 6
- * batches.
+ * models or model files (Table 1's parameters) with instance counts, and
+ * the Table 6 batches.
  */
 #include "arch/synergyflow/synergyflow.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #define SF_MAX_COUNT 1000000000LL
 
@@ -124,13 +125,37 @@ static long long parse_count(const char *s, size_t len)
     return (v >= 1 && v <= SF_MAX_COUNT) ? v : -1;
 }
 
-/* Add one "MODEL[:COUNT]" item. */
+/* 1 if the first len bytes of s name a zoo model or an existing file. */
+static int names_model(const char *s, size_t len)
+{
+    char buf[1024];
+    if (len == 0 || len >= sizeof buf)
+        return 0;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    for (int i = 0; i < dnp_zoo_count(); i++)
+        if (strcmp(dnp_zoo_name(i), buf) == 0)
+            return 1;
+    return access(buf, F_OK) == 0;
+}
+
+/* Add one "MODEL[:COUNT]" item.  MODEL is a zoo name or a model file
+ * (dnnpar model JSON, ONNX; dnp_model_load); the count follows the last
+ * ':' when what precedes it names a model (zoo name or existing file), so
+ * paths with ':' in them still load. */
 static dnp_status add_item(sf_workload *w, const char *spec, const char *item, size_t len,
                            dnp_error *err)
 {
-    const char *colon = memchr(item, ':', len);
+    const char *colon = NULL;
+    for (size_t i = len; i-- > 0;)
+        if (item[i] == ':') {
+            colon = item + i;
+            break;
+        }
+    if (colon != NULL && colon != item && !names_model(item, (size_t)(colon - item)))
+        colon = NULL; /* part of the name (a path such as C:x), not a count */
     size_t name_len = colon ? (size_t)(colon - item) : len;
-    char name[64];
+    char name[1024];
     if (name_len == 0 || name_len >= sizeof name) {
         dnp_error_set(err, DNP_ERR_INPUT, "workload '%s': item '%.*s' needs a model name", spec,
                       (int)len, item);
@@ -156,7 +181,7 @@ static dnp_status add_item(sf_workload *w, const char *spec, const char *item, s
     dnp_graph *g = NULL;
     dnp_error zerr;
     dnp_error_clear(&zerr);
-    dnp_status st = dnp_zoo_build(name, &g, &zerr);
+    dnp_status st = dnp_model_load(name, &g, &zerr);
     if (st != DNP_OK) {
         dnp_error_set(err, st, "workload '%s': %s", spec, zerr.msg);
         return st;
