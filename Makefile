@@ -3,6 +3,7 @@
 #   make run      install missing Debian packages, build, run the main job
 #   make test     sanitizer build, unit tests and golden CLI tests
 #   make bench    benchmarks (bench/)
+#   make alloc-check  the allocation-failure sweep over every N (slow)
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -31,7 +32,7 @@ REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all
 
-.PHONY: all run test bench clean deps format
+.PHONY: all run test bench clean deps format alloc-check
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -90,6 +91,12 @@ $(TB)/unit_tests: $(TEST_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 
 test: deps $(TB)/unit_tests $(TB)/dnnpar
 	@bash tests/run.sh $(TB)
+
+# tests/unit/test_alloc_fail.c with every allocation of every run failed
+# in turn (make test samples them).
+alloc-check: $(TB)/unit_tests
+	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 ./$(TB)/unit_tests alloc_failure_loaders \
+	    alloc_failure_zoo_builds alloc_failure_plans
 
 run: deps all
 	./$(B)/dnnpar reproduce accpar

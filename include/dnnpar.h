@@ -188,7 +188,7 @@ const char *dnp_graph_note(const dnp_graph *g);
 int dnp_graph_n_ops(const dnp_graph *g);
 /* Borrowed pointer, valid until the graph is modified or freed. */
 const dnp_op *dnp_graph_op(const dnp_graph *g, int i);
-/* Index of the op called `name`, or -1. O(n). */
+/* Index of the op called `name`, or -1.  A hash lookup: O(1) amortised. */
 int dnp_graph_find(const dnp_graph *g, const char *name);
 
 /*

@@ -3,6 +3,7 @@
  * iteration-space dimensions and per-op FLOP / size figures.
  */
 #include "dnnpar.h"
+#include "model/graph_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,6 +17,13 @@ struct dnp_graph {
     char err[256];
     int n_ops, cap;
     dnp_op *ops;
+    /* Name index: open addressing with linear probing over `slots`
+     * (n_slots, a power of two; -1 empty) holding op indices.  An op
+     * removed again by a failed builder (n_ops--) leaves a stale entry,
+     * skipped by the lookup's name check and dropped at the next rehash. */
+    int *slots;
+    int n_slots, n_used;
+    long probes; /* slots examined by lookups, for the structural test */
 };
 
 static const char *const kind_names[DNP_OP_KIND_COUNT] = {
@@ -58,6 +66,7 @@ void dnp_graph_free(dnp_graph *g)
     for (int i = 0; i < g->n_ops; i++)
         dnp_free(g->ops[i].inputs);
     dnp_free(g->ops);
+    dnp_free(g->slots);
     dnp_free(g);
 }
 
@@ -76,13 +85,70 @@ const dnp_op *dnp_graph_op(const dnp_graph *g, int i)
     return (i >= 0 && i < g->n_ops) ? &g->ops[i] : NULL;
 }
 
+/* FNV-1a over the name's bytes (Fowler, Noll, Vo; the public-domain
+ * 32-bit parameters). */
+static uint32_t name_hash(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    return h;
+}
+
+/* The slot holding `name`, or the empty slot where it would go. */
+static int name_slot(const dnp_graph *g, const char *name, long *probes)
+{
+    unsigned mask = (unsigned)g->n_slots - 1u;
+    unsigned s = name_hash(name) & mask;
+    for (;;) {
+        (*probes)++;
+        int i = g->slots[s];
+        if (i < 0 || (i < g->n_ops && strcmp(g->ops[i].name, name) == 0))
+            return (int)s;
+        s = (s + 1u) & mask;
+    }
+}
+
+/* Index op `i` (already in g->ops) by name, growing the table to keep it
+ * at most half full; 0 on allocation failure.  O(1) amortised. */
+static int index_name(dnp_graph *g, int i)
+{
+    if (2 * (g->n_used + 1) > g->n_slots) {
+        int n = g->n_slots ? 2 * g->n_slots : 64;
+        while (2 * (g->n_ops + 1) > n)
+            n *= 2;
+        int *slots = dnp_malloc((size_t)n * sizeof *slots);
+        if (slots == NULL)
+            return 0;
+        dnp_free(g->slots);
+        g->slots = slots;
+        g->n_slots = n;
+        g->n_used = 0;
+        for (int k = 0; k < n; k++)
+            slots[k] = -1;
+        for (int k = 0; k < g->n_ops; k++) {
+            if (k == i)
+                continue;
+            g->slots[name_slot(g, g->ops[k].name, &g->probes)] = k;
+            g->n_used++;
+        }
+    }
+    g->slots[name_slot(g, g->ops[i].name, &g->probes)] = i;
+    g->n_used++;
+    return 1;
+}
+
 int dnp_graph_find(const dnp_graph *g, const char *name)
 {
-    for (int i = 0; i < g->n_ops; i++)
-        if (strcmp(g->ops[i].name, name) == 0)
-            return i;
-    return -1;
+    if (g->n_slots == 0)
+        return -1;
+    long probes = 0;
+    int i = g->slots[name_slot(g, name, &probes)];
+    ((dnp_graph *)g)->probes += probes;
+    return i >= 0 && i < g->n_ops ? i : -1;
 }
+
+long graph_name_probes(const dnp_graph *g) { return g->probes; }
 
 static int fail(dnp_graph *g, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -134,7 +200,13 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
     op->n_inputs = n_inputs;
     op->groups = 1;
     op->kh = op->kw = op->sh = op->sw = 1;
-    return g->n_ops++;
+    g->n_ops++;
+    if (!index_name(g, g->n_ops - 1)) {
+        g->n_ops--;
+        dnp_free(op->inputs);
+        return fail(g, "out of memory adding op '%s'", name);
+    }
+    return g->n_ops - 1;
 }
 
 int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_t w)

@@ -187,6 +187,10 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
     if (kind == DNP_OP_CONV && (inputs[0] < 0 || dnp_graph_op(g, inputs[0])->out.c % a.groups))
         return bad(r, idx, name, "input channels do not divide into the groups");
     int i = dnp_graph_append(g, name, (dnp_op_kind)kind, n_in, inputs, s, &a);
+    if (i < 0 && strncmp(dnp_graph_error(g), "out of memory", 13) == 0) {
+        dnp_error_set(r->err, DNP_ERR_NOMEM, "%s: %s", r->file, dnp_graph_error(g));
+        return DNP_ERR_NOMEM;
+    }
     if (i < 0)
         return bad(r, idx, name, dnp_graph_error(g));
     return DNP_OK;

@@ -57,12 +57,14 @@ static int node_fail(importer *im, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* The graph builder's allocation failures keep their status. */
+    dnp_status st = strncmp(msg, "out of memory", 13) == 0 ? DNP_ERR_NOMEM : DNP_ERR_INPUT;
     if (im->node != NULL)
-        dnp_error_set(im->err, DNP_ERR_INPUT, "%s: node '%s' (%s): %s", im->base,
+        dnp_error_set(im->err, st, "%s: node '%s' (%s): %s", im->base,
                       im->node->name && im->node->name[0] ? im->node->name : "(unnamed)",
                       im->node->op_type ? im->node->op_type : "?", msg);
     else
-        dnp_error_set(im->err, DNP_ERR_INPUT, "%s: %s", im->base, msg);
+        dnp_error_set(im->err, st, "%s: %s", im->base, msg);
     return -1;
 }
 
@@ -236,9 +238,11 @@ static int set_out(importer *im, size_t k, const ot_tensor *val)
 static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
                 ot_tensor *out, dnp_op_attrs *a)
 {
-    int inputs[16];
-    if (n_ins > 16)
-        return node_fail(im, "more than 16 activation inputs");
+    int small[16], *inputs = small; /* the heap only for a wide Concat */
+    if (n_ins > 16 && (inputs = dnp_calloc((size_t)n_ins, sizeof *inputs)) == NULL) {
+        dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
+        return -1;
+    }
     for (int i = 0; i < n_ins; i++)
         inputs[i] = ins[i]->op;
     dnp_op_attrs local = {0};
@@ -255,6 +259,8 @@ static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int
     }
     im->n_ops_named++;
     int op = dnp_graph_append(im->g, nn, kind, n_ins, inputs, s, a);
+    if (inputs != small)
+        dnp_free(inputs);
     if (op < 0)
         return node_fail(im, "%s", dnp_graph_error(im->g));
     out->kind = OT_ACT;
@@ -715,6 +721,9 @@ static int h_flatten(importer *im)
     return emit(im, DNP_OP_FLATTEN, ins, 1, &out, NULL);
 }
 
+/* Any number of inputs: the activation inputs are gathered in arrays
+ * sized by the node's input count (DenseNet-121's last block concatenates
+ * 33 tensors). */
 static int h_concat(importer *im)
 {
     const Onnx__NodeProto *n = im->node;
@@ -727,41 +736,51 @@ static int h_concat(importer *im)
     out = first;
     out.dims[ax] = 0;
     out.n_vals = 0;
-    ot_tensor acts[16];
-    const ot_tensor *ins[16];
-    int n_act = 0, all_vals = 1, any_param = 0;
+    ot_tensor *acts = dnp_calloc(n->n_input, sizeof *acts);
+    const ot_tensor **ins = dnp_calloc(n->n_input, sizeof *ins);
+    int n_act = 0, all_vals = 1, any_param = 0, rc = -1;
+    if (acts == NULL || ins == NULL) {
+        dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
+        goto done;
+    }
     for (size_t k = 0; k < n->n_input; k++) {
-        ot_tensor t;
-        if (need_in(im, k, &t))
-            return -1;
-        if (t.rank != first.rank)
-            return node_fail(im, "input %zu has %d axes, input 0 has %d", k, t.rank, first.rank);
-        for (int i = 0; i < t.rank; i++)
-            if (i != ax && t.dims[i] != first.dims[i])
-                return node_fail(im, "input %zu differs off the concat axis", k);
-        out.dims[ax] += t.dims[ax];
-        if (t.kind == OT_ACT) {
-            if (n_act == 16)
-                return node_fail(im, "more than 16 activation inputs");
-            acts[n_act] = t;
-            ins[n_act] = &acts[n_act];
-            n_act++;
+        ot_tensor *t = &acts[n_act];
+        if (need_in(im, k, t))
+            goto done;
+        if (t->rank != first.rank) {
+            node_fail(im, "input %zu has %d axes, input 0 has %d", k, t->rank, first.rank);
+            goto done;
         }
-        any_param |= t.kind == OT_PARAM;
-        if (t.kind != OT_CONST || t.n_vals == 0 || out.n_vals + t.n_vals > OT_MAX_VALUES)
+        for (int i = 0; i < t->rank; i++)
+            if (i != ax && t->dims[i] != first.dims[i]) {
+                node_fail(im, "input %zu differs off the concat axis", k);
+                goto done;
+            }
+        out.dims[ax] += t->dims[ax];
+        any_param |= t->kind == OT_PARAM;
+        if (t->kind != OT_CONST || t->n_vals == 0 || out.n_vals + t->n_vals > OT_MAX_VALUES)
             all_vals = 0;
         else if (all_vals) {
-            memcpy(out.vals + out.n_vals, t.vals, (size_t)t.n_vals * sizeof *t.vals);
-            out.n_vals += t.n_vals;
+            memcpy(out.vals + out.n_vals, t->vals, (size_t)t->n_vals * sizeof *t->vals);
+            out.n_vals += t->n_vals;
+        }
+        if (t->kind == OT_ACT) {
+            ins[n_act] = t;
+            n_act++;
         }
     }
     if (n_act == 0) {
         out.kind = any_param ? OT_PARAM : OT_CONST;
         if (!all_vals || first.rank != 1)
             out.n_vals = 0;
-        return set_out(im, 0, &out);
+        rc = set_out(im, 0, &out);
+    } else {
+        rc = emit(im, DNP_OP_CONCAT, ins, n_act, &out, NULL);
     }
-    return emit(im, DNP_OP_CONCAT, ins, n_act, &out, NULL);
+done:
+    dnp_free(acts);
+    dnp_free(ins);
+    return rc;
 }
 
 static int h_gather(importer *im)
@@ -1272,6 +1291,20 @@ static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
     return buf;
 }
 
+static void *pb_alloc_noting(void *ctx, size_t n)
+{
+    void *p = dnp_malloc(n);
+    if (p == NULL)
+        *(int *)ctx = 1;
+    return p;
+}
+
+static void pb_free(void *ctx, void *p)
+{
+    (void)ctx;
+    dnp_free(p);
+}
+
 dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
                          dnp_error *err)
 {
@@ -1281,8 +1314,16 @@ dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_grap
         return err->status != DNP_OK ? err->status : DNP_ERR_IO;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    Onnx__ModelProto *m = onnx__model_proto__unpack(dnp_protobuf_allocator(), len, buf);
+    /* protobuf-c returns NULL for a malformed message and for a failed
+     * allocation alike: this allocator notes the latter. */
+    int unpack_oom = 0;
+    ProtobufCAllocator noting = {pb_alloc_noting, pb_free, &unpack_oom};
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&noting, len, buf);
     dnp_free(buf);
+    if (m == NULL && unpack_oom) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory decoding the model", base);
+        return DNP_ERR_NOMEM;
+    }
     if (m == NULL || m->graph == NULL) {
         if (m != NULL)
             onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());

@@ -321,10 +321,13 @@ dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err)
     dnp_graph_set_note(g, m->description);
     int last = m->build(g);
     if (last < 0 || dnp_graph_error(g)[0] != '\0') {
-        dnp_error_set(err, DNP_ERR_INTERNAL, "building model '%s': %s", m->name,
+        /* A builder only fails for want of memory; anything else is a bug. */
+        dnp_status st = strncmp(dnp_graph_error(g), "out of memory", 13) == 0 ? DNP_ERR_NOMEM
+                                                                             : DNP_ERR_INTERNAL;
+        dnp_error_set(err, st, "building model '%s': %s", m->name,
                       dnp_graph_error(g)[0] ? dnp_graph_error(g) : "builder failed");
         dnp_graph_free(g);
-        return DNP_ERR_INTERNAL;
+        return st;
     }
     *out = g;
     return DNP_OK;

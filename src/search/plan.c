@@ -574,12 +574,12 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     }
     n->child[0] = tnode_new(bd->cl, ca, n->depth + 1, V);
     n->child[1] = identical ? n->child[0] : tnode_new(bd->cl, cb, n->depth + 1, V);
+    n->shared = identical; /* before any failure return: tnode_free frees a shared child once */
     if ((n->child[0] && !tnode_prepare(n->child[0], &bd->units, V)) ||
         (n->child[1] && !identical && !tnode_prepare(n->child[1], &bd->units, V))) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the device tree");
         return DNP_ERR_NOMEM;
     }
-    n->shared = identical;
     if (n->types == NULL)
         n->types = dnp_malloc((size_t)V * sizeof *n->types);
     if (!n->child[0] || !n->child[1] || !n->types) {

@@ -116,7 +116,7 @@ TEST(pase_convert_zoo)
         int *dp = dnp_malloc((size_t)pb.n_v * sizeof(int)), *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
         char name[32];
         pase_data_parallel(&pb, dp);
-        pase_expert(&pb, ex, name, sizeof name);
+        CHECK(pase_expert(&pb, ex, name, sizeof name, &err) == DNP_OK);
         CHECK(r.cost <= pase_objective(&pb, dp) * (1 + 1e-12));
         CHECK(r.cost <= pase_objective(&pb, ex) * (1 + 1e-12));
         CHECK_STR(name, "owt");

@@ -8,6 +8,12 @@
 #include "search/pase/pase.h"
 
 #include <errno.h>
+
+/* --max-memory's ceiling, MB: 64 GB.  The search's tables are allocated
+ * in full before it runs, so a limit above the machine's memory only
+ * turns a clear refusal into a failed allocation; a larger table is
+ * better searched with mcmc. */
+#define PASE_MAX_MEMORY_MB 65536LL
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +23,7 @@ static const char plan_help[] =
     "usage: dnnpar plan MODEL --search pase|mcmc -p P [--batch B]\n"
     "                   [--flops TF --bw GBps | --cluster SPEC] [--json FILE]\n"
     "                   [--max-memory MB] [--threads N] [--prototype-edges] [--bfs]\n"
-    "                   [--mcmc-iters N] [--seed S] [--cutoff C]\n"
+    "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -39,12 +45,15 @@ static const char plan_help[] =
     "                     16; with 10 TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
     "  --cluster SPEC     the devices' figures instead (words of their data type); a\n"
     "                     mixed cluster counts as its weakest peak and link (paper V)\n"
-    "  --max-memory MB    refuse a search whose tables need more (default 2048)\n"
+    "  --max-memory MB    refuse a search whose tables need more (default 2048, at\n"
+    "                     most 65536)\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
     "  --prototype-edges  an op feeding two inputs of one consumer counts once, as in\n"
     "                     the prototype (its Transformer drops 24 of 280 edges)\n"
     "  --bfs              the breadth-first DP (recurrence 2) instead\n"
     "  --mcmc-iters N     MCMC budget (default 250000)\n"
+    "  --optimum          with mcmc: also run the exact search and compare (it may\n"
+    "                     take far longer than MCMC)\n"
     "  --seed S           MCMC seed (default 1)\n"
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
@@ -401,7 +410,8 @@ int cmd_plan_pase(int argc, char **argv)
                                          "bw",      "cluster",    "json",    "max-memory",
                                          "threads", "mcmc-iters", "seed",    "cutoff",
                                          NULL};
-    static const char *const flags[] = {"help", "prototype-edges", "bfs", "skip-unknown", NULL};
+    static const char *const flags[] = {"help", "prototype-edges", "bfs", "skip-unknown",
+                                        "optimum", NULL};
     const char *cmd = "plan";
     /* -p is the one short option: read it as --p */
     char **av = dnp_malloc((size_t)(argc + 1) * sizeof *av);
@@ -455,8 +465,8 @@ int cmd_plan_pase(int argc, char **argv)
         goto out;
     }
     long long max_mb = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
-    if (((s = cli_get(&a, "max-memory")) && (max_mb = cli_positive(cmd, "max-memory", s,
-                                                                     1LL << 30)) < 0) ||
+    if (((s = cli_get(&a, "max-memory")) &&
+         (max_mb = cli_positive(cmd, "max-memory", s, PASE_MAX_MEMORY_MB)) < 0) ||
         ((s = cli_get(&a, "threads")) && (threads = cli_positive(cmd, "threads", s, 256)) < 0) ||
         ((s = cli_get(&a, "mcmc-iters")) &&
          (iters = cli_positive(cmd, "mcmc-iters", s, 1000000000LL)) < 0) ||
@@ -507,7 +517,11 @@ int cmd_plan_pase(int argc, char **argv)
     pase_data_parallel(&pb, tmp);
     r.base[0].name = "data parallel";
     r.base[0].cost = pase_objective(&pb, tmp);
-    pase_expert(&pb, tmp, r.expert, sizeof r.expert);
+    if ((st = pase_expert(&pb, tmp, r.expert, sizeof r.expert, &err)) != DNP_OK) {
+        cli_error(cmd, "%s", err.msg);
+        rc = cli_exit_for(st);
+        goto out;
+    }
     char expert_name[64];
     snprintf(expert_name, sizeof expert_name, "expert (%s)", r.expert);
     r.base[1].name = expert_name;
@@ -517,14 +531,22 @@ int cmd_plan_pase(int argc, char **argv)
     if (mcmc) {
         double t0 = cli_now_s();
         long it = 0;
-        pase_mcmc(&pb, tmp, &mo, cfg, &it);
+        if ((st = pase_mcmc(&pb, tmp, &mo, cfg, &it, &r.cost, &err)) != DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            rc = cli_exit_for(st);
+            goto out;
+        }
         search_s = cli_now_s() - t0;
         r.search = "mcmc";
         r.cfg = cfg;
-        r.cost = pase_objective(&pb, cfg);
+        /* The exact search can take far longer than MCMC: only on request. */
         pase_result opt;
-        dnp_error e2 = {0};
-        if (pase_search(&pb, 0, &so, &opt, &e2) == DNP_OK) {
+        if (cli_flag(&a, "optimum")) {
+            if ((st = pase_search(&pb, 0, &so, &opt, &err)) != DNP_OK) {
+                cli_error(cmd, "%s", err.msg);
+                rc = cli_exit_for(st);
+                goto out;
+            }
             r.optimum = pase_objective(&pb, opt.cfg);
             pase_result_free(&opt);
         }
@@ -541,9 +563,12 @@ int cmd_plan_pase(int argc, char **argv)
         r.cost = pase_objective(&pb, res.cfg);
         r.res = &res;
         long it = 0;
-        pase_mcmc(&pb, tmp, &mo, mcfg, &it);
+        if ((st = pase_mcmc(&pb, tmp, &mo, mcfg, &it, &r.base[2].cost, &err)) != DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            rc = cli_exit_for(st);
+            goto out;
+        }
         r.base[2].name = "mcmc (from the expert)";
-        r.base[2].cost = pase_objective(&pb, mcfg);
         r.base[2].iters = it;
         r.n_base = 3;
     }

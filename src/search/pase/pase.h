@@ -393,9 +393,11 @@ void pase_data_parallel(const pase_problem *pb, int *cfg);
  * "gnmt" (an LSTM: layers on different devices, batch on the rest),
  * "mesh" (einsums: batch split m ways, model dims n ways, m * n = p, the
  * best m), else "owt" (conv and the rest data parallel, FC and the loss
- * split over their output).  Writes cfg and returns the name (with the
- * mesh shape) in buf.  O(divisors(p) * (V + E) * rank). */
-void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t n);
+ * split over their output).  Writes cfg and the name (with the mesh shape)
+ * to buf.  DNP_ERR_NOMEM if the mesh search's scratch cannot be allocated
+ * (no fallback mesh is passed off as the best one).
+ * O(divisors(p) * (V + E) * rank). */
+dnp_status pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t n, dnp_error *err);
 
 typedef struct {
     long max_iters;          /* budget (FlexFlow stops at 250,000) */
@@ -411,10 +413,13 @@ void pase_mcmc_defaults(pase_mcmc_opts *o); /* O(1) */
 /* FlexFlow-style MCMC (Metropolis-Hastings over single-vertex changes,
  * proposal uniform over the vertex's configurations) from `start`; stops
  * at max_iters or when the best has not improved for half the iterations
- * run (after min_iters).  Writes the best strategy seen; returns its F and
- * the iterations run.  Deterministic for a seed.  O(iters * deg * rank). */
-double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
-                 long *iters);
+ * run (after min_iters).  Writes the best strategy seen to `best`, its F
+ * to *cost_flop and the iterations run to *iters (either may be NULL).
+ * DNP_ERR_NOMEM (best untouched) if its scratch cannot be allocated: never
+ * the start passed off as a search result.  Deterministic for a seed.
+ * O(iters * deg * rank). */
+dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
+                     long *iters, double *cost_flop, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Models and conversion                                               */

@@ -109,7 +109,7 @@ static void mesh(const pase_problem *pb, int m, int *cfg)
     }
 }
 
-void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len)
+dnp_status pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len, dnp_error *err)
 {
     int has_lstm = 0, has_einsum = 0;
     for (int v = 0; v < pb->n_v; v++) {
@@ -119,24 +119,24 @@ void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len)
     if (has_lstm) {
         gnmt(pb, cfg);
         snprintf(buf, len, "gnmt");
-        return;
+        return DNP_OK;
     }
     if (!has_einsum) {
         owt(pb, cfg);
         snprintf(buf, len, "owt");
-        return;
+        return DNP_OK;
     }
     /* Mesh-TensorFlow: the best m x n = p, ties to the larger batch split */
     int *tmp = dnp_malloc((size_t)pb->n_v * sizeof(int));
+    if (tmp == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory choosing the expert mesh");
+        return DNP_ERR_NOMEM;
+    }
     double best = -1.0;
     int best_m = pb->par.p;
     for (int m = pb->par.p; m >= 1; m--) {
         if (pb->par.p % m != 0)
             continue;
-        if (tmp == NULL) { /* no scratch: data-parallel mesh only */
-            best_m = pb->par.p;
-            break;
-        }
         mesh(pb, m, tmp);
         double f = pase_objective(pb, tmp);
         if (best < 0.0 || f < best) {
@@ -147,4 +147,5 @@ void pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len)
     dnp_free(tmp);
     mesh(pb, best_m, cfg);
     snprintf(buf, len, "mesh %dx%d", best_m, pb->par.p / best_m);
+    return DNP_OK;
 }

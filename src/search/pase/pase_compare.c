@@ -50,12 +50,16 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
         res.search_s = r.search_s;
         pase_data_parallel(&pb, cfg);
         res.dp_s = pase_objective(&pb, cfg) / peak_flops;
-        pase_expert(&pb, cfg, res.expert, sizeof res.expert);
-        res.expert_s = pase_objective(&pb, cfg) / peak_flops;
         pase_mcmc_opts mo;
         pase_mcmc_defaults(&mo);
-        res.mcmc_s = pase_mcmc(&pb, cfg, &mo, best, NULL) / peak_flops;
-        *out = res;
+        double mcmc_flop = 0.0;
+        if ((st = pase_expert(&pb, cfg, res.expert, sizeof res.expert, err)) == DNP_OK) {
+            res.expert_s = pase_objective(&pb, cfg) / peak_flops;
+            st = pase_mcmc(&pb, cfg, &mo, best, NULL, &mcmc_flop, err);
+        }
+        res.mcmc_s = mcmc_flop / peak_flops;
+        if (st == DNP_OK)
+            *out = res;
     }
     pase_result_free(&r);
     dnp_free(cfg);

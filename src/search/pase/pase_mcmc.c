@@ -46,16 +46,14 @@ void pase_mcmc_defaults(pase_mcmc_opts *o)
     o->seed = 1;
 }
 
-double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
-                 long *iters)
+dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
+                     long *iters, double *cost_flop, dnp_error *err)
 {
     int n = pb->n_v;
     int *cur = dnp_malloc((size_t)n * sizeof(int));
     if (cur == NULL) {
-        memcpy(best, start, (size_t)n * sizeof(int));
-        if (iters)
-            *iters = 0;
-        return pase_objective(pb, best);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory starting the MCMC search");
+        return DNP_ERR_NOMEM;
     }
     memcpy(cur, start, (size_t)n * sizeof(int));
     memcpy(best, start, (size_t)n * sizeof(int));
@@ -88,5 +86,7 @@ double pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts 
     dnp_free(cur);
     if (iters)
         *iters = it;
-    return pase_objective(pb, best); /* exact, free of the running sum's drift */
+    if (cost_flop)
+        *cost_flop = pase_objective(pb, best); /* exact, free of the running sum's drift */
+    return DNP_OK;
 }
