@@ -141,8 +141,8 @@ static int names_model(const char *s, size_t len)
 
 /* Add one "MODEL[:COUNT]" item.  MODEL is a zoo name or a model file
  * (dnnpar model JSON, ONNX; dnp_model_load); the count follows the last
- * ':' when what precedes it names a model (zoo name or existing file), so
- * paths with ':' in them still load. */
+ * ':' when only digits follow it or what precedes it names a model (zoo
+ * name or existing file), so other paths with ':' in them still load. */
 static dnp_status add_item(sf_workload *w, const char *spec, const char *item, size_t len,
                            dnp_error *err)
 {
@@ -152,8 +152,14 @@ static dnp_status add_item(sf_workload *w, const char *spec, const char *item, s
             colon = item + i;
             break;
         }
-    if (colon != NULL && colon != item && !names_model(item, (size_t)(colon - item)))
-        colon = NULL; /* part of the name (a path such as C:x), not a count */
+    if (colon != NULL && colon != item) {
+        size_t k = (size_t)(colon - item) + 1;
+        int digits = k < len;
+        for (; k < len; k++)
+            digits = digits && isdigit((unsigned char)item[k]);
+        if (!digits && !names_model(item, (size_t)(colon - item)))
+            colon = NULL; /* part of the name (a path such as C:x), not a count */
+    }
     size_t name_len = colon ? (size_t)(colon - item) : len;
     char name[1024];
     if (name_len == 0 || name_len >= sizeof name) {
