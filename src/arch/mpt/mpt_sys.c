@@ -44,7 +44,7 @@ mpt_sys mpt_sys_paper(void)
     for (int k = 3; k < MPT_MAX_CHOICES; k++)
         s.choices[k] = 0;
     s.tile = 0;
-    s.dyn_by_time = 0;
+    s.dyn_by_comm = 0;
     s.hw = mpt_hw_paper(0);
     s.cuts = mpt_cuts_paper();
     return s;
