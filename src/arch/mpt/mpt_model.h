@@ -78,14 +78,26 @@ typedef struct {
  * array of the whole-CNN evaluation (fp16 = 1). */
 mpt_hw mpt_hw_paper(int fp16);
 
-/* Shares of tile traffic removed by activation prediction (gather) and
- * zero-skipping (scatter), net of the codes and maps (Sec. V-B). */
+/* Shares of tile traffic removed by activation prediction (forward
+ * gather), by skipping inactive input units (backward gather of input
+ * gradients) and by zero-skipping (scatter), net of the codes and maps
+ * (Sec. V-B). */
 typedef struct {
     double gather_2d, gather_1d;   /* paper: 0.340 (6-bit 2D), 0.781 (5-bit 1D) */
+    double gather_bwd_2d, gather_bwd_1d; /* paper: not measured */
     double scatter_2d, scatter_1d; /* paper: 0.393, 0.647 */
+    int from_paper;                /* 1: input from the paper's measured result */
 } mpt_cuts;
-/* The paper's measured shares (Sec. V-B, ImageNet / CIFAR, trained weights). */
+/* The paper's measured shares (Sec. V-B, ImageNet / CIFAR, trained
+ * weights) - an input from the paper's measured result, not ours.  The
+ * paper did not measure the backward gather; these use its forward
+ * prediction shares there too (an extrapolation, marked in every output). */
 mpt_cuts mpt_cuts_paper(void);
+/* Our measured shares: the default measurement of mpt_predict.h
+ * (mpt_measure_default, 4 regions) turned into cuts by mpt_cuts_measured.
+ * Deterministic; O(B I J H W) of that small layer (about a millisecond).
+ * DNP_ERR_NOMEM on allocation failure. */
+dnp_status mpt_cuts_ours(mpt_cuts *out, dnp_error *err);
 
 /* ---- Table IV configurations -------------------------------------------- */
 
@@ -118,7 +130,9 @@ typedef struct {
 } mpt_sys;
 
 /* The paper's system: batch 256, 256 workers, fixed 16x16, dynamic over
- * (1,256), (4,64), (16,16), FP32 workers, the paper's prediction cuts. */
+ * (1,256), (4,64), (16,16), FP32 workers, with the paper's prediction
+ * cuts (mpt_cuts_paper: input from the paper's measured result); callers
+ * wanting our measured shares set cuts from mpt_cuts_ours. */
 mpt_sys mpt_sys_paper(void);
 
 /* Check a system: workers >= 1, batch >= 1, every group count divides the
