@@ -14,6 +14,20 @@ static mpt_layer table2(const char *name, int kernel)
     return l;
 }
 
+static int build_net(const char *name, mpt_net *net)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    dnp_status st = dnp_zoo_build(name, &g, &err);
+    if (st == DNP_OK)
+        st = mpt_net_from_graph(g, net, &err);
+    if (st != DNP_OK)
+        printf("  %s: %s\n", name, err.msg);
+    CHECK_EQ_INT(st, DNP_OK);
+    dnp_graph_free(g);
+    return st == DNP_OK;
+}
+
 /* Late-2 (640 -> 640, 8x8) and Mid-1 (256 -> 256, 14x14), batch 256,
  * FP32, F(2x2,3x3):
  *   |w| = 640 x 640 x 9 x 4 = 14,745,600 B;  |W| = 640 x 640 x 16 x 4 = 26,214,400 B
@@ -83,12 +97,14 @@ TEST(mpt_systolic_cycles_hand_worked)
     CHECK_NEAR(mpt_systolic_cycles(0, 640, 640, 64), 0, 0, 0);
 }
 
-/* Dynamic clustering picks, among the allowed grids, the one with the
- * least communication time: Early goes data parallel (1x256, Sec. VII-B),
- * Late-2 to 16x16; every other choice is no better. */
+/* With the paper's criterion (sys.dyn_by_comm), dynamic clustering picks,
+ * among the allowed grids, the one with the least communication time:
+ * Early goes data parallel (1x256, Sec. VII-B), Late-2 to 16x16; every
+ * other choice is no better. */
 TEST(mpt_dynamic_clustering_minimises_communication)
 {
     mpt_sys sys = mpt_sys_paper();
+    sys.dyn_by_comm = 1;
     static const char *const names[] = {"early", "mid-1", "late-1", "mid-2", "late-2"};
     for (int k = 0; k < 5; k++) {
         mpt_layer l = table2(names[k], 3);
@@ -99,8 +115,10 @@ TEST(mpt_dynamic_clustering_minimises_communication)
                          DNP_OK);
             for (int c = 0; c < sys.n_choices; c++) {
                 mpt_layer_time o;
-                CHECK_EQ_INT(mpt_layer_time_grid(&l, &sys, sys.choices[c], 0, pred, 2, &o, &err),
-                             DNP_OK);
+                int rings = mpt_rings_for(&sys.hw, sys.choices[c]);
+                CHECK_EQ_INT(
+                    mpt_layer_time_grid(&l, &sys, sys.choices[c], 0, pred, rings, &o, &err),
+                    DNP_OK);
                 CHECK(t.tile_s + t.ring_s <= o.tile_s + o.ring_s);
             }
             if (k == 0)
@@ -109,16 +127,71 @@ TEST(mpt_dynamic_clustering_minimises_communication)
                 CHECK_EQ_INT(t.ng, 16);
         }
     }
-    /* by total time instead: never slower than any allowed grid */
-    sys.dyn_by_time = 1;
-    mpt_layer l = table2("mid-1", 3);
-    mpt_layer_time t, o;
+}
+
+/* Rings per grid (Sec. VII-B): one group has no tile transfer, so all four
+ * full links are rings; any other grid gives half to the butterfly. */
+TEST(mpt_rings_follow_the_links_a_grid_has)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    CHECK_EQ_INT(mpt_rings_for(&hw, 1), 4);
+    CHECK_EQ_INT(mpt_rings_for(&hw, 4), 2);
+    CHECK_EQ_INT(mpt_rings_for(&hw, 16), 2);
+    hw.full_links = 1;
+    CHECK_EQ_INT(mpt_rings_for(&hw, 16), 1);
+}
+
+/* Total time of net under cfg on sys. */
+static double net_total(const mpt_net *net, const mpt_sys *sys, mpt_config cfg)
+{
+    mpt_net_time t;
     dnp_error err = {0};
-    CHECK_EQ_INT(mpt_layer_eval(&l, &sys, MPT_W_MP_PS, &t, &err), DNP_OK);
-    for (int c = 0; c < sys.n_choices; c++) {
-        mpt_layer_time_grid(&l, &sys, sys.choices[c], 0, 1, 2, &o, &err);
-        CHECK(t.fwd_s + t.bwd_s <= o.fwd_s + o.bwd_s);
-    }
+    CHECK_EQ_INT(mpt_net_eval(net, sys, cfg, &t, NULL, &err), DNP_OK);
+    return t.total_s;
+}
+
+/* Dynamic clustering (by total time, the default) never picks a plan
+ * slower than every fixed grid it considered, nor slower than w_dp (whose
+ * grid, 1 x P on all four rings, is one of the choices): on every Table II
+ * layer (3x3 and 5x5, FP32) and every Fig. 17 network (FP16), with and
+ * without prediction.  Before the fix (communication-only criterion, one
+ * group on half the links) Mid-1 ran at 0.77x w_dp. */
+TEST(mpt_dynamic_clustering_never_slower_than_a_fixed_grid)
+{
+    mpt_sys fp32 = mpt_sys_paper(), fp16 = mpt_sys_paper();
+    fp16.hw = mpt_hw_paper(1);
+    mpt_net nets[MPT_TABLE2_LAYERS * 2 + 3];
+    const mpt_sys *syss[MPT_TABLE2_LAYERS * 2 + 3];
+    int n = 0;
+    for (int k = 0; k < MPT_TABLE2_LAYERS; k++)
+        for (int kernel = 3; kernel <= 5; kernel += 2) {
+            mpt_layer l;
+            dnp_error err = {0};
+            CHECK(mpt_table2_layer(k, kernel, &l, NULL));
+            CHECK_EQ_INT(mpt_net_single(&l, &nets[n], &err), DNP_OK);
+            syss[n++] = &fp32;
+        }
+    static const char *const names[3] = {"wrn-40-10", "resnet34", "fractalnet"};
+    for (int k = 0; k < 3; k++)
+        if (build_net(names[k], &nets[n]))
+            syss[n++] = &fp16;
+    CHECK_EQ_INT(n, MPT_TABLE2_LAYERS * 2 + 3);
+    for (int i = 0; i < n; i++)
+        for (int pred = 0; pred < 2; pred++) {
+            mpt_sys s = *syss[i];
+            double dyn = net_total(&nets[i], &s, pred ? MPT_W_MP_PS : MPT_W_MP_S);
+            CHECK(dyn <= net_total(&nets[i], &s, MPT_W_DP) * (1 + 1e-12));
+            double best_fixed = 0;
+            for (int c = 0; c < s.n_choices; c++) {
+                mpt_sys f = s;
+                f.fixed_ng = s.choices[c];
+                double t = net_total(&nets[i], &f, pred ? MPT_W_MP_P : MPT_W_MP);
+                best_fixed = c == 0 || t < best_fixed ? t : best_fixed;
+            }
+            CHECK(dyn <= best_fixed * (1 + 1e-12));
+        }
+    for (int i = 0; i < n; i++)
+        mpt_net_free(&nets[i]);
 }
 
 /* The timing model's invariants on every Table II layer, 3x3 and 5x5:
@@ -178,19 +251,6 @@ TEST(mpt_sys_rejects_bad_grids)
                        "F(2,5))");
 }
 
-static int build_net(const char *name, mpt_net *net)
-{
-    dnp_graph *g = NULL;
-    dnp_error err = {0};
-    dnp_status st = dnp_zoo_build(name, &g, &err);
-    if (st == DNP_OK)
-        st = mpt_net_from_graph(g, net, &err);
-    if (st != DNP_OK)
-        printf("  %s: %s\n", name, err.msg);
-    CHECK_EQ_INT(st, DNP_OK);
-    dnp_graph_free(g);
-    return st == DNP_OK;
-}
 
 /* Table I: WRN-40-10 55.6M parameters (55.5M in 3x3), FractalNet 164M
  * (163M); our FractalNet's 3x3 weights are 4 blocks x (4 convs c_in -> c

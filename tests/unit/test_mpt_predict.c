@@ -7,6 +7,7 @@
 #include "arch/mpt/mpt_predict.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 TEST(mpt_quantizer_fig10_layout)
@@ -293,4 +294,32 @@ TEST(mpt_predict_measurement)
     CHECK(r[2].line_predicted > r[2].tile_predicted);
     CHECK(r[2].tile_predicted > 0.0);
     CHECK(r[2].zero_values_2d > 0.0 && r[2].zero_values_2d < 1.0);
+}
+
+/* Our shares (the default of `dnnpar mpt`) come from the default
+ * measurement and say so; an all-zero input tile has all its lines and
+ * values zero, so the backward-gather shares are ordered; the paper's
+ * shares are Sec. V-B's figures and are marked as the paper's. */
+TEST(mpt_prediction_shares_sources)
+{
+    mpt_measure_setup ms = mpt_measure_default();
+    mpt_predict_measure r[3];
+    dnp_error err = {0};
+    CHECK_EQ_INT(mpt_predict_measure_run(&ms, r, &err), DNP_OK);
+    mpt_cuts ours, want = mpt_cuts_measured(&r[2]);
+    CHECK_EQ_INT(mpt_cuts_ours(&ours, &err), DNP_OK);
+    CHECK_EQ_INT(ours.from_paper, 0);
+    CHECK(ours.gather_2d == want.gather_2d && ours.gather_1d == want.gather_1d);
+    CHECK(ours.gather_bwd_2d == r[2].zero_tiles_2d && ours.gather_bwd_1d == r[2].zero_lines_1d);
+    CHECK(ours.scatter_2d == want.scatter_2d);
+    CHECK(r[2].zero_tiles_2d > 0.0);
+    CHECK(r[2].zero_tiles_2d <= r[2].zero_lines_1d);
+    CHECK(r[2].zero_lines_1d <= r[2].zero_values_2d);
+    /* nets of the code costs: 6/32 (2D), 5/32 (1D), 1/32 (zero map) */
+    CHECK(fabs(ours.gather_1d - (r[2].line_predicted - 5.0 / 32)) < 1e-15);
+    CHECK(fabs(ours.scatter_2d - (r[2].zero_values_2d - 1.0 / 32)) < 1e-15);
+    mpt_cuts paper = mpt_cuts_paper();
+    CHECK_EQ_INT(paper.from_paper, 1);
+    CHECK(paper.gather_2d == 0.340 && paper.gather_1d == 0.781);
+    CHECK(paper.scatter_2d == 0.393 && paper.scatter_1d == 0.647);
 }

@@ -16,7 +16,8 @@
 
 static const char mpt_help[] =
     "usage: dnnpar mpt LAYER|MODEL [--workers P] [--config NgxNc|dynamic[:G,G,...]]\n"
-    "                  [--batch B] [--kernel 3|5] [--tile T] [--fp16] [--json FILE]\n"
+    "                  [--batch B] [--kernel 3|5] [--tile T] [--fp16]\n"
+    "                  [--prediction-shares ours|paper] [--json FILE]\n"
     "\n"
     "Models multi-dimensional parallel training (MPT) of Winograd layers on P\n"
     "near-data-processing workers arranged as Ng groups (tile elements) x Nc\n"
@@ -45,6 +46,12 @@ static const char mpt_help[] =
     "                       F(2x2,3x3) otherwise, F(2x2,5x5) for 5x5)\n"
     "  --fp16               FP16 workers with a 96x96 array (the paper's whole-CNN\n"
     "                       setting) instead of FP32 64x64\n"
+    "  --prediction-shares ours|paper\n"
+    "                       traffic shares activation prediction and zero-skipping\n"
+    "                       remove (w_mp+, w_mp+*): ours (default) are measured by\n"
+    "                       dnnpar on synthetic data (docs/mpt.md); paper uses the\n"
+    "                       paper's Sec. V-B figures - an input from the paper's\n"
+    "                       measured result, extrapolated to the backward gather\n"
     "  --json FILE          write JSON to FILE ('-' = standard output only)\n"
     "\n"
     "examples:\n"
@@ -104,6 +111,32 @@ static long parse_int(const char *s, const char **end)
         return -1;
     *end = e;
     return v;
+}
+
+/* Where the prediction shares come from, for text and JSON. */
+static const char *shares_source(const mpt_cuts *c)
+{
+    return c->from_paper ? "paper: input from the paper's measured result (Sec. V-B; the "
+                           "backward gather extrapolated from its forward shares)"
+                         : "ours: measured by dnnpar on synthetic data (docs/mpt.md, "
+                           "'Activation prediction')";
+}
+
+static json_t *shares_json(const mpt_cuts *c)
+{
+    return json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:f}", "source", shares_source(c),
+                     "gather_cut_2d", c->gather_2d, "gather_cut_1d", c->gather_1d,
+                     "backward_gather_cut_2d", c->gather_bwd_2d, "backward_gather_cut_1d",
+                     c->gather_bwd_1d, "scatter_cut_2d", c->scatter_2d, "scatter_cut_1d",
+                     c->scatter_1d);
+}
+
+static void shares_text(const mpt_cuts *c)
+{
+    printf("prediction shares (w_mp+, w_mp+*) - %s:\n  gather 2D %.1f%%, 1D %.1f%%; "
+           "backward gather 2D %.1f%%, 1D %.1f%%; scatter 2D %.1f%%, 1D %.1f%%\n\n",
+           shares_source(c), 100 * c->gather_2d, 100 * c->gather_1d, 100 * c->gather_bwd_2d,
+           100 * c->gather_bwd_1d, 100 * c->scatter_2d, 100 * c->scatter_1d);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -189,6 +222,20 @@ static int parse_opts(const char *cmd, const cli_args *a, mpt_opts *o)
     }
     if (cli_flag(a, "fp16"))
         o->sys.hw = mpt_hw_paper(1);
+    v = cli_get(a, "prediction-shares");
+    if (v != NULL && strcmp(v, "paper") == 0) {
+        o->sys.cuts = mpt_cuts_paper();
+    } else if (v == NULL || strcmp(v, "ours") == 0) {
+        dnp_error err = {0};
+        dnp_status st = mpt_cuts_ours(&o->sys.cuts, &err);
+        if (st != DNP_OK) {
+            cli_error(cmd, "measuring prediction shares: %s", err.msg);
+            return cli_exit_for(st);
+        }
+    } else {
+        cli_error(cmd, "--prediction-shares '%s': expected ours or paper", v);
+        return EXIT_USAGE;
+    }
     /* defaults for P workers: the paper's choices that divide P */
     int n = 0;
     static const int defaults[] = {1, 4, 16};
@@ -338,10 +385,10 @@ static json_t *sys_json(const mpt_sys *s)
     json_t *ch = json_array();
     for (int k = 0; k < s->n_choices; k++)
         json_array_append_new(ch, json_integer(s->choices[k]));
-    return json_pack("{s:i,s:f,s:i,s:o,s:i,s:s,s:i}", "workers", s->workers, "batch", s->batch,
-                     "fixed_groups", s->fixed_ng, "dynamic_groups", ch, "tile", s->tile,
-                     "precision", s->hw.elem_bytes == 2 ? "fp16" : "fp32", "array",
-                     s->hw.array_dim);
+    return json_pack("{s:i,s:f,s:i,s:o,s:i,s:s,s:i,s:o}", "workers", s->workers, "batch",
+                     s->batch, "fixed_groups", s->fixed_ng, "dynamic_groups", ch, "tile",
+                     s->tile, "precision", s->hw.elem_bytes == 2 ? "fp16" : "fp32", "array",
+                     s->hw.array_dim, "prediction_shares", shares_json(&s->cuts));
 }
 
 static json_t *mpt_json(const mpt_result *r, const mpt_opts *o)
@@ -414,6 +461,7 @@ static void layer_text(const mpt_result *r, const mpt_opts *o)
            l->name, r->what, l->in_c, l->out_c, l->out_h, l->out_w, l->k_h, l->k_w,
            o->sys.batch, o->sys.workers, o->sys.hw.elem_bytes == 2 ? "FP16" : "FP32",
            o->sys.hw.array_dim, o->sys.hw.array_dim);
+    shares_text(&o->sys.cuts);
     config_table(r);
     printf("\nwhere the time goes (per worker, us):\n");
     printf("%-7s %10s %10s %10s %10s\n", "config", "compute", "DRAM", "tiles", "all-reduce");
@@ -454,6 +502,7 @@ static void model_text(const mpt_result *r, const mpt_opts *o)
            r->net.name, r->net.n, wino, joins, o->sys.batch, o->sys.workers,
            o->sys.hw.elem_bytes == 2 ? "FP16" : "FP32", o->sys.hw.array_dim,
            o->sys.hw.array_dim);
+    shares_text(&o->sys.cuts);
     config_table(r);
     printf("\nWinograd layers per grid:");
     for (int c = MPT_W_MP; c < MPT_CONFIG_COUNT; c++) {
@@ -484,8 +533,9 @@ static void model_text(const mpt_result *r, const mpt_opts *o)
 
 int cmd_mpt(int argc, char **argv)
 {
-    static const char *const valued[] = {"workers", "config", "batch", "kernel",
-                                         "tile",    "json",   NULL};
+    static const char *const valued[] = {"workers", "config", "batch",
+                                         "kernel",  "tile",   "prediction-shares",
+                                         "json",    NULL};
     static const char *const flags[] = {"help", "fp16", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -531,12 +581,15 @@ typedef struct {
     double pred_bias[2];
     mpt_selfcheck run[3];           /* 4x2, 16x2, 16x2 with prediction */
     mpt_layerwise lw[2];            /* 3x3, 5x5 */
-    mpt_layerwise lw_time;          /* 3x3, dynamic clustering by total time */
-    mpt_wholenet wn, wn_time;
-    mpt_cuts measured;              /* the cuts our synthetic measurement gives */
-    mpt_layerwise lw_meas;          /* 3x3 with the measured cuts */
-    mpt_wholenet wn_meas;
+    mpt_layerwise lw_comm;          /* 3x3, dynamic clustering by communication (paper) */
+    mpt_wholenet wn, wn_comm;
+    mpt_cuts measured;              /* the cuts our measurement gives: used throughout */
+    mpt_layerwise lw_paper;         /* 3x3 with the paper's cuts (input from the paper) */
+    mpt_wholenet wn_paper;
+    double link_fig15[5], link_fig17[5]; /* w_mp+* over w_dp with links scaled (link_scales) */
 } repro;
+
+static const double link_scales[5] = {0.25, 0.5, 1.0, 2.0, 4.0};
 
 
 
@@ -573,30 +626,55 @@ static int repro_run(repro *p)
     static const int runs[3][3] = {{4, 2, 0}, {16, 2, 0}, {16, 2, 1}};
     for (int k = 0; k < 3 && st == DNP_OK; k++)
         st = mpt_selfcheck_run(runs[k][0], runs[k][1], runs[k][2], &p->run[k], &err);
+    p->measured = mpt_cuts_measured(&p->pred[0][2]); /* = mpt_cuts_ours */
+    sys.cuts = p->measured;
     if (st == DNP_OK)
         st = mpt_layerwise_run(&sys, 3, &p->lw[0], &err);
     if (st == DNP_OK)
         st = mpt_layerwise_run(&sys, 5, &p->lw[1], &err);
-    mpt_sys by_time = sys;
-    by_time.dyn_by_time = 1;
+    mpt_sys by_comm = sys;
+    by_comm.dyn_by_comm = 1;
     if (st == DNP_OK)
-        st = mpt_layerwise_run(&by_time, 3, &p->lw_time, &err);
+        st = mpt_layerwise_run(&by_comm, 3, &p->lw_comm, &err);
     mpt_sys fp16 = sys;
     fp16.hw = mpt_hw_paper(1); /* footnote 16: FP16, 96x96 for whole CNNs */
     if (st == DNP_OK)
         st = mpt_wholenet_run(&fp16, &p->wn, &err);
-    fp16.dyn_by_time = 1;
+    fp16.dyn_by_comm = 1;
     if (st == DNP_OK)
-        st = mpt_wholenet_run(&fp16, &p->wn_time, &err);
-    p->measured = mpt_cuts_measured(&p->pred[0][2]);
-    mpt_sys meas = sys;
-    meas.cuts = p->measured;
+        st = mpt_wholenet_run(&fp16, &p->wn_comm, &err);
+    for (int k = 0; k < 5 && st == DNP_OK; k++) { /* every link's bandwidth scaled */
+        mpt_sys ls = sys, lf = fp16;
+        ls.hw.full_link_bps *= link_scales[k];
+        ls.hw.narrow_link_bps *= link_scales[k];
+        lf.hw.full_link_bps *= link_scales[k];
+        lf.hw.narrow_link_bps *= link_scales[k];
+        lf.dyn_by_comm = 0;
+        mpt_layerwise *lw = dnp_malloc(sizeof *lw);
+        mpt_wholenet *wn = dnp_malloc(sizeof *wn);
+        if (lw == NULL || wn == NULL) {
+            dnp_error_set(&err, DNP_ERR_NOMEM, "out of memory");
+            st = DNP_ERR_NOMEM;
+        }
+        if (st == DNP_OK)
+            st = mpt_layerwise_run(&ls, 3, lw, &err);
+        if (st == DNP_OK)
+            st = mpt_wholenet_run(&lf, wn, &err);
+        if (st == DNP_OK) {
+            p->link_fig15[k] = lw->mean_speedup[MPT_W_MP_PS];
+            p->link_fig17[k] = wn->mean_over_wdp[MPT_W_MP_PS];
+        }
+        dnp_free(lw);
+        dnp_free(wn);
+    }
+    mpt_sys paper = sys;
+    paper.cuts = mpt_cuts_paper(); /* input from the paper's measured result */
     if (st == DNP_OK)
-        st = mpt_layerwise_run(&meas, 3, &p->lw_meas, &err);
-    fp16.dyn_by_time = 0;
-    fp16.cuts = p->measured;
+        st = mpt_layerwise_run(&paper, 3, &p->lw_paper, &err);
+    fp16.dyn_by_comm = 0;
+    fp16.cuts = paper.cuts;
     if (st == DNP_OK)
-        st = mpt_wholenet_run(&fp16, &p->wn_meas, &err);
+        st = mpt_wholenet_run(&fp16, &p->wn_paper, &err);
     if (st != DNP_OK)
         cli_error("reproduce", "mpt: %s", err.msg);
     return cli_exit_for(st);
@@ -748,15 +826,23 @@ static json_t *repro_json(const repro *p)
         curve_json(&p->fig6[0], 0), "late-2", curve_json(&p->fig6[1], 0), "fig7", fig7,
         "fig12", pred_json(p), "parallel_run", run_json(p), "fig15", fig15, "fig16", "3x3",
         speedups_json(p->lw[0].mean_speedup), "5x5", speedups_json(p->lw[1].mean_speedup),
-        "paper_w_mp+*_5x5", PAPER_FIG16_5X5, "fig17", fig17, "dynamic_by_total_time",
-        "fig15_w_mp+*_mean", p->lw_time.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
-        p->wn_time.mean_over_wdp[MPT_W_MP_PS]);
-    json_object_set_new(
-        root, "measured_prediction_shares",
-        json_pack("{s:f,s:f,s:f,s:f,s:f}", "gather_cut_2d", p->measured.gather_2d,
-                  "gather_cut_1d", p->measured.gather_1d, "scatter_cut", p->measured.scatter_2d,
-                  "fig15_w_mp+*_mean", p->lw_meas.mean_speedup[MPT_W_MP_PS],
-                  "fig17_w_mp+*_over_w_dp", p->wn_meas.mean_over_wdp[MPT_W_MP_PS]));
+        "paper_w_mp+*_5x5", PAPER_FIG16_5X5, "fig17", fig17, "dynamic_by_communication_paper_criterion",
+        "fig15_w_mp+*_mean", p->lw_comm.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
+        p->wn_comm.mean_over_wdp[MPT_W_MP_PS]);
+    json_object_set_new(root, "prediction_shares", shares_json(&p->measured));
+    json_t *links = json_array();
+    for (int k = 0; k < 5; k++)
+        json_array_append_new(links, json_pack("{s:f,s:f,s:f}", "link_bandwidth_scale",
+                                               link_scales[k], "fig15_w_mp+*_over_w_dp",
+                                               p->link_fig15[k], "fig17_w_mp+*_over_w_dp",
+                                               p->link_fig17[k]));
+    json_object_set_new(root, "link_sensitivity", links);
+    mpt_cuts pc = mpt_cuts_paper();
+    json_object_set_new(root, "with_paper_prediction_shares",
+                        json_pack("{s:o,s:f,s:f}", "shares", shares_json(&pc),
+                                  "fig15_w_mp+*_mean", p->lw_paper.mean_speedup[MPT_W_MP_PS],
+                                  "fig17_w_mp+*_over_w_dp",
+                                  p->wn_paper.mean_over_wdp[MPT_W_MP_PS]));
     return root;
 }
 
@@ -859,6 +945,8 @@ static void repro_text(const repro *p)
            "prediction codes and maps are in the gather bytes\n\n",
            p->run[2].stats.predicted_inactive, p->run[2].stats.gather_units,
            p->run[2].stats.actual_inactive);
+    printf("Figs. 15-17 use our measured prediction shares (the 4-region, bias 0 row above):\n  ");
+    shares_text(&p->measured);
     printf("Fig. 15: Table II layers, 256 workers, batch 256; forward / backward time "
            "normalised to w_dp forward\n");
     config_header("layer");
@@ -913,15 +1001,26 @@ static void repro_text(const repro *p)
            p->wn.mean_over_single[MPT_W_DP], PAPER_FIG17_WDP_SINGLE,
            p->wn.mean_over_single[MPT_W_MP_PS], PAPER_FIG17_MPPS_SINGLE);
     printf("Sensitivity (w_mp+* over w_dp: Fig. 15 mean, Fig. 17 mean):\n");
-    printf("  as above (paper's prediction shares, dynamic by communication)  %.2fx  %.2fx\n",
+    printf("  as above (our measured shares, dynamic by total time)           %.2fx  %.2fx\n",
            p->lw[0].mean_speedup[MPT_W_MP_PS], p->wn.mean_over_wdp[MPT_W_MP_PS]);
-    printf("  dynamic clustering by total layer time                          %.2fx  %.2fx\n",
-           p->lw_time.mean_speedup[MPT_W_MP_PS], p->wn_time.mean_over_wdp[MPT_W_MP_PS]);
-    printf("  our measured shares (gather 2D %.1f%%, 1D %.1f%%; scatter %.1f%%)    %.2fx  "
-           "%.2fx\n",
-           100 * p->measured.gather_2d, 100 * p->measured.gather_1d,
-           100 * p->measured.scatter_2d, p->lw_meas.mean_speedup[MPT_W_MP_PS],
-           p->wn_meas.mean_over_wdp[MPT_W_MP_PS]);
+    printf("  dynamic clustering by communication only (the paper's Sec. IV)  %.2fx  %.2fx\n",
+           p->lw_comm.mean_speedup[MPT_W_MP_PS], p->wn_comm.mean_over_wdp[MPT_W_MP_PS]);
+    printf("  the paper's prediction shares (input from the paper's measured\n"
+           "    result, Sec. V-B; extrapolated to the backward gather)          %.2fx  %.2fx\n",
+           p->lw_paper.mean_speedup[MPT_W_MP_PS], p->wn_paper.mean_over_wdp[MPT_W_MP_PS]);
+    printf("\nCommunication sensitivity: every link's bandwidth scaled (w_mp+* over w_dp)\n");
+    printf("  %-22s", "links x");
+    for (int k = 0; k < 5; k++)
+        printf(" %7.2f", link_scales[k]);
+    printf("\n  %-22s", "Fig. 15 mean (FP32)");
+    for (int k = 0; k < 5; k++)
+        printf(" %6.2fx", p->link_fig15[k]);
+    printf("\n  %-22s", "Fig. 17 mean (FP16)");
+    for (int k = 0; k < 5; k++)
+        printf(" %6.2fx", p->link_fig17[k]);
+    printf("\n  MPT saves communication, so its gain should fall as links get faster; here it "
+           "rises:\n  most of it comes from w_dp's starved systolic array (one sample per "
+           "worker), docs/mpt.md\n");
 }
 
 int reproduce_mpt(int argc, char **argv)

@@ -189,17 +189,22 @@ dnp_status mpt_predict_measure_run(const mpt_measure_setup *m, mpt_predict_measu
     for (size_t j = 0; j < J; j++)
         bias[j] = bval;
     double sY = stddev(b.Y, E * N * J), sT = stddev(b.tmp, N * J * (size_t)(tf.t * tf.m));
-    long long zero_vals = 0, zero_lines = 0;
+    long long zero_vals = 0, zero_lines = 0, zero_tiles = 0;
     for (size_t k = 0; k < E * N * I; k++)
         zero_vals += b.X[k] == 0.0f;
     for (size_t n = 0; n < N; n++) /* lines: t_w consecutive elements of one tile row */
-        for (size_t i = 0; i < I; i++)
+        for (size_t i = 0; i < I; i++) {
+            int tile_zero = 1;
+            for (size_t e = 0; e < E; e++)
+                tile_zero &= b.X[(e * N + n) * I + i] == 0.0f;
+            zero_tiles += tile_zero;
             for (int u = 0; u < tf.t; u++) {
                 int all = 1;
                 for (int v = 0; v < tf.t; v++)
                     all &= b.X[((size_t)(u * tf.t + v) * N + n) * I + i] == 0.0f;
                 zero_lines += all;
             }
+        }
     for (int k = 0; k < 3 && st == DNP_OK; k++) {
         int r = 1 << k;
         mpt_quant_params p2 = mpt_quant_default(0), p1 = mpt_quant_default(1);
@@ -214,6 +219,7 @@ dnp_status mpt_predict_measure_run(const mpt_measure_setup *m, mpt_predict_measu
         count_units(&s, &g, &b, bias, &q2, &q1, o);
         o->zero_values_2d = (double)zero_vals / (double)(E * N * I);
         o->zero_lines_1d = (double)zero_lines / (double)(N * I * (size_t)tf.t);
+        o->zero_tiles_2d = (double)zero_tiles / (double)(N * I);
     }
     bufs_free(&b);
     dnp_free(bias);
@@ -228,5 +234,18 @@ mpt_cuts mpt_cuts_measured(const mpt_predict_measure *m)
     c.gather_2d = at_least0(m->tile_predicted - 6.0 / 32);
     c.gather_1d = at_least0(m->line_predicted - 5.0 / 32);
     c.scatter_2d = c.scatter_1d = at_least0(m->zero_values_2d - 1.0 / 32);
+    c.gather_bwd_2d = m->zero_tiles_2d;
+    c.gather_bwd_1d = m->zero_lines_1d;
+    c.from_paper = 0;
     return c;
+}
+
+dnp_status mpt_cuts_ours(mpt_cuts *out, dnp_error *err)
+{
+    mpt_measure_setup ms = mpt_measure_default();
+    mpt_predict_measure m[3];
+    dnp_status st = mpt_predict_measure_run(&ms, m, err);
+    if (st == DNP_OK)
+        *out = mpt_cuts_measured(&m[2]); /* 4 regions, the paper's setting */
+    return st;
 }

@@ -2,7 +2,11 @@
  * mpt_eval.c - the six configurations of Table IV on a layer and on a
  * network, with dynamic clustering (Sec. IV): per layer (or per
  * Winograd-domain join) the grid among the allowed group counts with the
- * least communication time, tile transfer plus weight all-reduce.
+ * least forward plus backward time (or, with sys->dyn_by_comm, the paper's
+ * criterion: the least communication time, tile transfer plus weight
+ * all-reduce).  Every grid runs on the links it really has
+ * (mpt_rings_for): a single group transfers no tiles, so all its full links
+ * are rings.
  */
 #include "arch/mpt/mpt_model.h"
 
@@ -11,20 +15,27 @@
 
 /* How configuration cfg runs a Winograd layer. */
 typedef struct {
-    int direct, predict, dynamic, rings, ng;
+    int direct, predict, dynamic, ng;
 } plan;
+
+int mpt_rings_for(const mpt_hw *hw, int ng)
+{
+    /* Sec. VII-B: data parallelism uses all four full links as rings; MPT
+     * gives half of them to the rings and half to the flattened butterfly.
+     * With one group there is no tile transfer, so every link is a ring. */
+    int half = hw->full_links / 2;
+    return ng <= 1 ? hw->full_links : (half > 0 ? half : 1);
+}
 
 static plan plan_of(mpt_config cfg, const mpt_sys *sys)
 {
-    plan p = {0, 0, 0, 2, sys->fixed_ng}; /* MPT: half the links are rings (Sec. VII-B) */
+    plan p = {0, 0, 0, sys->fixed_ng};
     switch (cfg) {
     case MPT_D_DP:
         p.direct = 1;
-        p.rings = 4; /* four rings of all P workers (Sec. VII-B) */
         p.ng = 1;
         break;
     case MPT_W_DP:
-        p.rings = 4;
         p.ng = 1;
         break;
     case MPT_W_MP_P:
@@ -42,19 +53,20 @@ static plan plan_of(mpt_config cfg, const mpt_sys *sys)
     return p;
 }
 
-/* What dynamic clustering minimises for layer l on ng groups: tile
- * transfer plus all-reduce time (Sec. IV), or with sys->dyn_by_time the
- * layer's forward plus backward time; -1 if the grid does not fit. */
+/* What dynamic clustering minimises for layer l on ng groups: the layer's
+ * forward plus backward time, or with sys->dyn_by_comm tile transfer plus
+ * all-reduce time (Sec. IV); -1 if the grid does not fit. */
 static double comm_time(const mpt_layer *l, const mpt_sys *sys, int ng, const plan *p)
 {
     mpt_layer_time t;
     dnp_error err = {0};
-    if (mpt_layer_time_grid(l, sys, ng, 0, p->predict, p->rings, &t, &err) != DNP_OK)
+    if (mpt_layer_time_grid(l, sys, ng, 0, p->predict, mpt_rings_for(&sys->hw, ng), &t, &err) !=
+        DNP_OK)
         return -1.0;
-    return sys->dyn_by_time ? t.fwd_s + t.bwd_s : t.tile_s + t.ring_s;
+    return sys->dyn_by_comm ? t.tile_s + t.ring_s : t.fwd_s + t.bwd_s;
 }
 
-/* The allowed group count with the least summed communication time over
+/* The allowed group count with the least summed criterion over
  * layers[0..n) (ties to the earlier choice); 0 if none fits. */
 static int best_grid(const mpt_layer *const *layers, int n, const mpt_sys *sys, const plan *p)
 {
@@ -81,7 +93,7 @@ static dnp_status eval_with(const mpt_layer *l, const mpt_sys *sys, const plan *
                             mpt_layer_time *out, dnp_error *err)
 {
     if (p->direct || l->fc || !l->wino)
-        return mpt_layer_time_grid(l, sys, 1, 1, 0, p->rings, out, err);
+        return mpt_layer_time_grid(l, sys, 1, 1, 0, mpt_rings_for(&sys->hw, 1), out, err);
     if (ng == 0)
         ng = p->dynamic ? best_grid(&l, 1, sys, p) : p->ng;
     if (ng == 0) {
@@ -89,7 +101,7 @@ static dnp_status eval_with(const mpt_layer *l, const mpt_sys *sys, const plan *
                       l->name);
         return DNP_ERR_INPUT;
     }
-    return mpt_layer_time_grid(l, sys, ng, 0, p->predict, p->rings, out, err);
+    return mpt_layer_time_grid(l, sys, ng, 0, p->predict, mpt_rings_for(&sys->hw, ng), out, err);
 }
 
 dnp_status mpt_layer_eval(const mpt_layer *l, const mpt_sys *sys, mpt_config cfg,

@@ -78,14 +78,26 @@ typedef struct {
  * array of the whole-CNN evaluation (fp16 = 1). */
 mpt_hw mpt_hw_paper(int fp16);
 
-/* Shares of tile traffic removed by activation prediction (gather) and
- * zero-skipping (scatter), net of the codes and maps (Sec. V-B). */
+/* Shares of tile traffic removed by activation prediction (forward
+ * gather), by skipping inactive input units (backward gather of input
+ * gradients) and by zero-skipping (scatter), net of the codes and maps
+ * (Sec. V-B). */
 typedef struct {
     double gather_2d, gather_1d;   /* paper: 0.340 (6-bit 2D), 0.781 (5-bit 1D) */
+    double gather_bwd_2d, gather_bwd_1d; /* paper: not measured */
     double scatter_2d, scatter_1d; /* paper: 0.393, 0.647 */
+    int from_paper;                /* 1: input from the paper's measured result */
 } mpt_cuts;
-/* The paper's measured shares (Sec. V-B, ImageNet / CIFAR, trained weights). */
+/* The paper's measured shares (Sec. V-B, ImageNet / CIFAR, trained
+ * weights) - an input from the paper's measured result, not ours.  The
+ * paper did not measure the backward gather; these use its forward
+ * prediction shares there too (an extrapolation, marked in every output). */
 mpt_cuts mpt_cuts_paper(void);
+/* Our measured shares: the default measurement of mpt_predict.h
+ * (mpt_measure_default, 4 regions) turned into cuts by mpt_cuts_measured.
+ * Deterministic; O(B I J H W) of that small layer (about a millisecond).
+ * DNP_ERR_NOMEM on allocation failure. */
+dnp_status mpt_cuts_ours(mpt_cuts *out, dnp_error *err);
 
 /* ---- Table IV configurations -------------------------------------------- */
 
@@ -110,14 +122,17 @@ typedef struct {
     int n_choices;              /* group counts dynamic clustering may pick */
     int choices[MPT_MAX_CHOICES]; /* (1, 4, 16) */
     int tile;                   /* 0: the paper's rule (Sec. VII-A); else force tile t */
-    int dyn_by_time;            /* dynamic clustering minimises: 0 communication time
-                                   (Sec. IV, the paper), 1 the layer's whole time */
+    int dyn_by_comm;            /* dynamic clustering minimises: 0 the layer's forward plus
+                                   backward time (ours), 1 communication time only
+                                   (Sec. IV, the paper's criterion) */
     mpt_hw hw;
     mpt_cuts cuts;
 } mpt_sys;
 
 /* The paper's system: batch 256, 256 workers, fixed 16x16, dynamic over
- * (1,256), (4,64), (16,16), FP32 workers, the paper's prediction cuts. */
+ * (1,256), (4,64), (16,16), FP32 workers, with the paper's prediction
+ * cuts (mpt_cuts_paper: input from the paper's measured result); callers
+ * wanting our measured shares set cuts from mpt_cuts_ours. */
 mpt_sys mpt_sys_paper(void);
 
 /* Check a system: workers >= 1, batch >= 1, every group count divides the
@@ -178,16 +193,23 @@ typedef struct {
  * assigned to the cheaper orientation).  O(1). */
 double mpt_systolic_cycles(double m, double k, double n, int s);
 
+/* Full links a grid of ng groups uses as all-reduce rings: all of them
+ * for one group (no tile transfer: d_dp, w_dp, and any layer MPT runs on a
+ * single group), half otherwise (the other half carries the flattened
+ * butterfly, Sec. VII-B).  O(1). */
+int mpt_rings_for(const mpt_hw *hw, int ng);
+
 /* Time layer l on grid ng x (P/ng) with or without prediction cuts, or as
  * direct data parallelism (direct = 1).  `rings` is the number of rings of
- * full links the weight all-reduce uses (4 for d_dp and w_dp, 2 for MPT).
+ * full links the weight all-reduce uses (mpt_rings_for).
  * DNP_ERR_INPUT if the grid or transform does not fit the layer.  O(1). */
 dnp_status mpt_layer_time_grid(const mpt_layer *l, const mpt_sys *sys, int ng, int direct,
                                int predict, int rings, mpt_layer_time *out, dnp_error *err);
 
 /* Layer l under configuration cfg (dynamic clustering picks the grid with
- * the least communication time - or total time, sys->dyn_by_time - among
- * sys->choices, ties to the earlier choice).
+ * the least forward plus backward time - or communication time,
+ * sys->dyn_by_comm - among sys->choices, ties to the earlier choice; every
+ * grid on the rings mpt_rings_for gives it).
  * Non-eligible layers run as direct data parallelism in every
  * configuration.  O(choices). */
 dnp_status mpt_layer_eval(const mpt_layer *l, const mpt_sys *sys, mpt_config cfg,
@@ -201,7 +223,7 @@ typedef struct {
 
 /* Every layer of `net` under cfg; per_layer (net->n entries) may be NULL.
  * Joined convs share one grid (the dynamic choice minimises their summed
- * communication).  O(layers x choices). */
+ * criterion).  O(layers x choices). */
 dnp_status mpt_net_eval(const mpt_net *net, const mpt_sys *sys, mpt_config cfg,
                         mpt_net_time *out, mpt_layer_time *per_layer, dnp_error *err);
 

@@ -139,11 +139,12 @@ dnp_status mpt_layer_time_grid(const mpt_layer *l, const mpt_sys *sys, int ng, i
     if (predict && ng > 1) {
         double cs = o.one_d ? sys->cuts.scatter_1d : sys->cuts.scatter_2d;
         double cg = o.one_d ? sys->cuts.gather_1d : sys->cuts.gather_2d;
+        double cb = o.one_d ? sys->cuts.gather_bwd_1d : sys->cuts.gather_bwd_2d;
         scat_f *= 1 - cs;
         scat_b *= 1 - cs;
         if (l->relu_after)
             gath_f *= 1 - cg;
-        gath_b *= 1 - cg; /* the input's activity map, known from fprop */
+        gath_b *= 1 - cb; /* input units inactive in fprop get no gradient */
     }
     double tile_f = mpt_fbfly_time_s(hw, scat_f + gath_f, ng);
     double tile_b = mpt_fbfly_time_s(hw, scat_b + gath_b, ng);

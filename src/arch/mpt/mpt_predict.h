@@ -79,6 +79,7 @@ typedef struct {
     double line_predicted;       /* (5-bit codes) */
     double zero_values_2d;       /* share of input-tile values that are exactly 0 */
     double zero_lines_1d;        /* share of input-tile lines (t_w values) all 0 */
+    double zero_tiles_2d;        /* share of input tiles (t_h x t_w values) all 0 */
     long long false_negatives;   /* predicted inactive yet a neuron > 0: must be 0 */
 } mpt_predict_measure;
 
@@ -108,8 +109,11 @@ dnp_status mpt_predict_measure_run(const mpt_measure_setup *m, mpt_predict_measu
 
 /* The timing model's shares from a measurement: predicted-inactive units
  * net of their codes (6 of 32 bits per value in 2D, 5 in 1D), zero values
- * net of the one-bit map (for both modes; our run skips per value).
- * Negative nets become 0.  O(1). */
+ * net of the one-bit map (for both modes; our run skips per value), and
+ * for the backward gather the all-zero input tiles (2D) and lines (1D):
+ * their inputs were inactive, so their input gradients are masked; the
+ * activity is known from the forward scatter's zero map, so no code is
+ * sent.  Negative nets become 0; from_paper = 0.  O(1). */
 mpt_cuts mpt_cuts_measured(const mpt_predict_measure *m);
 
 #endif

@@ -1,0 +1,1 @@
+dnnpar mpt late-2 --prediction-shares measured
