@@ -549,3 +549,47 @@ TEST(synergy_sim_conv_only_counts_each_instance_once)
     CHECK_EQ_INT(f.models[0].layers[0].macs + f.models[0].layers[1].macs, 1622016);
     sf_workload_free(&f);
 }
+
+/* Two spans that touch (A ends where B starts) at sub-nanosecond times:
+ * A [0.6, 1.2] ns, B [1.2, 3.0] ns.  Rounding start and duration apart
+ * wrote A as ts 0.001 us + dur 0.001 us, past B's start 0.001 us; with the
+ * end rounded instead, A ends exactly where B starts. */
+TEST(synergy_trace_touching_spans_do_not_overlap)
+{
+    sf_layer l = fc(8, 8);
+    sf_workload w = one_model(&l, 1, 2);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    sf_trace *t = sf_trace_new(f, &w, 0, 100);
+    const sf_sim_sink *k = sf_trace_sink(t);
+    k->compute(k->ctx, 0, 0.6e-9, 1.2e-9, 0, 0, SF_FF_C);
+    k->compute(k->ctx, 0, 1.2e-9, 3.0e-9, 1, 0, SF_FF_C);
+    CHECK_EQ_INT(sf_trace_finish(t), 0);
+    sf_trace_free(t);
+    rewind(f);
+    json_error_t jerr;
+    json_t *root = json_loadf(f, 0, &jerr);
+    fclose(f);
+    CHECK(root != NULL);
+    if (root == NULL)
+        return;
+    json_t *ev = json_object_get(root, "traceEvents");
+    double ts[2] = {-1, -1}, dur[2] = {-1, -1};
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(ev) && n < 2; i++) {
+        json_t *e = json_array_get(ev, i);
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "X") != 0)
+            continue;
+        ts[n] = json_number_value(json_object_get(e, "ts"));
+        dur[n] = json_number_value(json_object_get(e, "dur"));
+        n++;
+    }
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(llround((ts[0] + dur[0]) * 1000), llround(ts[1] * 1000));
+    CHECK_EQ_INT(llround(ts[0] * 1000), 1);
+    CHECK_EQ_INT(llround(ts[1] * 1000), 1);
+    CHECK_EQ_INT(llround(dur[1] * 1000), 2);
+    json_decref(root);
+}

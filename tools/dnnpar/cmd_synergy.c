@@ -55,6 +55,8 @@ static const char help[] =
     "                   one block per engine step)\n"
     "  --sample K       estimate from simulations of counts/K and 2 counts/K\n"
     "  --trace FILE     write the timeline as a Chrome trace (chrome://tracing)\n"
+    "  --trace-max-spans N  write at most N spans (2000000, about 200 MB); the\n"
+    "                   output says how many more there were\n"
     "  --json FILE      results as JSON ('-' for standard output, text skipped)\n"
     "\n"
     "examples:\n"
@@ -99,6 +101,7 @@ typedef struct {
     int dse, blocks, simulate, compare;
     sf_sim_config sim;
     long long sample;
+    long long trace_max_spans;
     const char *trace, *json;
 } options;
 
@@ -225,6 +228,15 @@ static int read_simulation(const cli_args *a, options *o)
     if (sample != NULL && (o->sample = cli_positive(CMD, "sample", sample, 1000000000)) < 0)
         return -1;
     o->trace = cli_get(a, "trace");
+    const char *cap = cli_get(a, "trace-max-spans");
+    o->trace_max_spans = 2000000;
+    if (cap != NULL &&
+        (o->trace_max_spans = cli_positive(CMD, "trace-max-spans", cap, 1000000000)) < 0)
+        return -1;
+    if (cap != NULL && o->trace == NULL) {
+        cli_error(CMD, "--trace-max-spans limits the file of --trace; give --trace FILE too");
+        return -1;
+    }
     o->compare = cli_flag(a, "compare");
     o->simulate = cli_flag(a, "simulate") || o->trace != NULL || o->compare || o->arch >= 0 ||
                   o->sim.training || cli_get(a, "sample") != NULL;
@@ -323,7 +335,7 @@ static int simulate_one(const options *o, analysis *an, sf_arch arch)
     if (o->trace != NULL) {
         if ((f = trace_open(o->trace, &tmp)) == NULL)
             return EXIT_RUNTIME;
-        tr = sf_trace_new(f, &an->w, c.mono, 2000000);
+        tr = sf_trace_new(f, &an->w, c.mono, o->trace_max_spans);
         if (tr == NULL) {
             fclose(f);
             unlink(tmp);
@@ -665,9 +677,14 @@ static void print_sims(const options *o, const analysis *an)
            sf_arch_name(an->runs[an->n_runs - 1].arch), (long long)r->instances,
            (long long)r->events, 100 * r->fsm_s[0] / r->time_s, 100 * r->fsm_s[1] / r->time_s,
            100 * r->fsm_s[2] / r->time_s);
-    if (o->trace != NULL)
-        printf("  trace: %s%s\n", o->trace,
-               an->trace_dropped > 0 ? " (truncated after 2000000 spans)" : "");
+    if (o->trace != NULL) {
+        if (an->trace_dropped > 0)
+            printf("  trace: %s (first %lld spans; %lld more not written: raise "
+                   "--trace-max-spans)\n",
+                   o->trace, o->trace_max_spans, (long long)an->trace_dropped);
+        else
+            printf("  trace: %s\n", o->trace);
+    }
 }
 
 /* The engine a layer runs on at the split in use, and its core count. */
@@ -730,7 +747,7 @@ int cmd_synergy(int argc, char **argv)
 {
     static const char *const valued[] = {
         "cores", "tn",   "bw",     "freq",       "dw",         "tr",     "tc",    "tnn",  "nc",
-        "nf",    "arch", "epochs", "batch-size", "max-blocks", "sample", "trace", "json", NULL};
+        "nf",    "arch", "epochs", "batch-size", "max-blocks", "sample", "trace", "trace-max-spans", "json", NULL};
     static const char *const flags[] = {"help",     "dse",         "blocks",
                                         "simulate", "compare",     "training",
                                         "in-order", "round-robin", NULL};

@@ -6,10 +6,12 @@
  * DRAM channel.  A span is one stage of one instance ("dbn-m#12 FF.F");
  * blocks of the same stage that follow each other without a gap merge
  * into one span, so the file grows with stages, not blocks.  Times are
- * microseconds with three decimals (deterministic text).
+ * microseconds with three decimals (deterministic text): start and end
+ * rounded to the nanosecond, the duration their difference.
  */
 #include "arch/synergyflow/synergyflow.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,20 +41,25 @@ static void write_event(sf_trace *t, int track, const span *s)
     }
     const char *model =
         (s->model >= 0 && s->model < t->w->n_models) ? t->w->models[s->model].name : "?";
+    /* Start and end are rounded to the nanosecond and the duration is their
+     * difference, so spans that touch in the simulation touch in the file
+     * (rounding start and duration apart made 1 ns overlaps). */
+    long long t0_ns = llround(s->t0 * 1e9), t1_ns = llround(s->t1 * 1e9);
+    long long d_ns = t1_ns - t0_ns;
     int n;
     if (track == 2)
         n = fprintf(t->f,
-                    ",\n{\"name\":\"%s#%lld %s %s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,"
-                    "\"dur\":%.3f,\"pid\":1,\"tid\":2}",
+                    ",\n{\"name\":\"%s#%lld %s %s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%lld.%03lld,"
+                    "\"dur\":%lld.%03lld,\"pid\":1,\"tid\":2}",
                     model, (long long)s->instance, sf_phase_name((sf_phase)s->phase),
                     s->is_store ? "store" : "load", s->engine == 0 ? "C-Engine" : "F-Engine",
-                    s->t0 * 1e6, (s->t1 - s->t0) * 1e6);
+                    t0_ns / 1000, t0_ns % 1000, d_ns / 1000, d_ns % 1000);
     else
         n = fprintf(t->f,
-                    ",\n{\"name\":\"%s#%lld %s\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":%.3f,"
-                    "\"dur\":%.3f,\"pid\":1,\"tid\":%d}",
-                    model, (long long)s->instance, sf_phase_name((sf_phase)s->phase), s->t0 * 1e6,
-                    (s->t1 - s->t0) * 1e6, track);
+                    ",\n{\"name\":\"%s#%lld %s\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":%lld.%03lld,"
+                    "\"dur\":%lld.%03lld,\"pid\":1,\"tid\":%d}",
+                    model, (long long)s->instance, sf_phase_name((sf_phase)s->phase),
+                    t0_ns / 1000, t0_ns % 1000, d_ns / 1000, d_ns % 1000, track);
     if (n < 0)
         t->failed = 1;
     t->written++;

@@ -1,0 +1,1 @@
+cd "$TMPDIR_GOLD" && dnnpar synergy alexnet-2012:4 --simulate --training --trace t.json --trace-max-spans 1000 | tail -n 1 && grep -c "\"ph\":\"X\"" t.json && grep -o "\"spans_dropped\":[0-9]*" t.json
