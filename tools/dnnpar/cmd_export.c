@@ -119,7 +119,7 @@ int cmd_export(int argc, char **argv)
     if (st == DNP_OK)
         st = report_export((report_export_format)fmt, g, &cl, &opt, p, &text, &err);
     if (st == DNP_OK)
-        st = report_write_file(out_path, text, strlen(text), &err);
+        st = dnp_write_file(out_path, text, strlen(text), &err);
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     rc = cli_exit_for(st);
