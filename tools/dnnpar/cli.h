@@ -1,6 +1,6 @@
 /*
  * cli.h - shared pieces of the dnnpar command-line tool: option parsing,
- * error exits and atomic JSON output.  Commands use only the public API.
+ * error exits and output files.  Commands use only the public API.
  */
 #ifndef DNNPAR_CLI_H
 #define DNNPAR_CLI_H
