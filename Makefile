@@ -3,6 +3,7 @@
 #   make run      install missing Debian packages, build, run the main job
 #   make test     sanitizer build, unit tests and golden CLI tests
 #   make bench    benchmarks (bench/)
+#   make valgrind the golden CLI tests with the release binary under memcheck
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -31,7 +32,7 @@ REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all
 
-.PHONY: all run test bench clean deps format
+.PHONY: all run test bench clean deps format valgrind
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -96,6 +97,10 @@ run: deps all
 
 bench: all
 	@bash bench/run.sh
+
+# Slow (minutes): not part of make test.
+valgrind: deps all
+	@bash tests/valgrind.sh $(B)
 
 clean:
 	rm -rf $(B) $(TB)

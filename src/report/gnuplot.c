@@ -88,8 +88,8 @@ static void first_line(FILE *f, char *buf, size_t n)
 }
 
 /* Start gnuplot with the given standard streams and wait for it.  Returns
- * 0 on exit status 0, else an errno-style code (ENOENT: not found) or -1
- * for a non-zero exit. */
+ * 0 on exit status 0, else an errno-style code (ENOENT: not found, also
+ * for exit status 127) or -1 for another non-zero exit. */
 static int run_child(int in_fd, int out_fd, int err_fd)
 {
     posix_spawn_file_actions_t fa;
@@ -112,6 +112,11 @@ static int run_child(int in_fd, int out_fd, int err_fd)
         if (errno != EINTR)
             return errno;
     }
+    /* Where posix_spawnp cannot report a failed exec to the parent (it runs
+     * as a plain fork under valgrind, for one), the child exits 127, the
+     * shell's "command not found". */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return ENOENT;
     return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
 }
 
