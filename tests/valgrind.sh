@@ -24,7 +24,12 @@ passed=0
 failed=0
 shift
 sel=("$@")
-[ ${#sel[@]} -eq 0 ] && sel=(tests/golden/*.cmd) || sel=("${sel[@]/#/tests/golden/}") && sel=("${sel[@]/%/.cmd}")
+if [ ${#sel[@]} -eq 0 ]; then
+    sel=(tests/golden/*.cmd)
+else
+    sel=("${sel[@]/#/tests/golden/}")
+    sel=("${sel[@]/%/.cmd}")
+fi
 for cmdf in "${sel[@]}"; do
     name=${cmdf%.cmd}
     want_rc=0
