@@ -4,6 +4,7 @@
 #   make test     sanitizer build, unit tests and golden CLI tests
 #   make bench    benchmarks (bench/)
 #   make alloc-check  the allocation-failure sweep over every N (slow)
+#   make valgrind the golden CLI tests with the release binary under memcheck
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -32,7 +33,7 @@ REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all
 
-.PHONY: all run test bench clean deps format alloc-check
+.PHONY: all run test bench clean deps format alloc-check valgrind
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -103,6 +104,10 @@ run: deps all
 
 bench: all
 	@bash bench/run.sh
+
+# Slow (minutes): not part of make test.
+valgrind: deps all
+	@bash tests/valgrind.sh $(B)
 
 clean:
 	rm -rf $(B) $(TB)

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define DNP_VERSION "0.1.0"
 
@@ -79,6 +80,51 @@ void *dnp_realloc(void *ptr, size_t size_bytes);
 void *dnp_realloc_array(void *ptr, size_t count, size_t size_bytes);
 void dnp_free(void *ptr);
 char *dnp_strdup(const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Output files (src/core/outfile.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/* Every file dnnpar writes goes through one writer that behaves like a
+ * Unix tool (docs/cli.md, "Output files").  What `path` is decides how:
+ *   "-"                 standard output (flushed, never closed);
+ *   missing, or a regular file
+ *                       a new temporary file beside it, renamed over it by
+ *                       dnp_output_close: readers never see a partial
+ *                       file and a failure leaves the old file (or none).
+ *                       A new file gets mode 0666 less the umask; a
+ *                       replaced file keeps its permission bits (not its
+ *                       owner, group or hard links);
+ *   a symbolic link     followed: a regular target is replaced as above
+ *                       (the link stays), any other target is written in
+ *                       place; a dangling link creates its target;
+ *   a device, FIFO or socket
+ *                       opened and written in place, never replaced
+ *                       (opening a FIFO waits for a reader);
+ *   a directory         DNP_ERR_IO.
+ * Errors are DNP_ERR_IO "cannot write 'PATH': REASON" ("error writing
+ * standard output: REASON" for "-"), or DNP_ERR_NOMEM. */
+typedef struct dnp_output dnp_output;
+
+/* Open `path` (see above).  On success *out owns the output: end it with
+ * dnp_output_close or dnp_output_abort.  O(length of path). */
+dnp_status dnp_output_open(const char *path, dnp_output **out, dnp_error *err);
+/* The stream to write to (borrowed; valid until close or abort).  Its
+ * descriptor may be handed to a child process while nothing is buffered. */
+FILE *dnp_output_stream(dnp_output *o);
+/* Record that a write to the stream failed with errno `errnum` (0: EIO),
+ * for writers that cannot return the error at once; close then fails. */
+void dnp_output_fail(dnp_output *o, int errnum);
+/* Flush and close (standard output: flush only), then put a temporary file
+ * in place.  Any write, flush, close or rename failure - including one
+ * recorded earlier or left on the stream's error flag - is reported and
+ * the temporary file removed.  Frees o in every case (NULL: DNP_OK). */
+dnp_status dnp_output_close(dnp_output *o, dnp_error *err);
+/* Give up: a temporary file is removed (the target untouched); what was
+ * written in place stays.  Frees o (NULL: no-op). */
+void dnp_output_abort(dnp_output *o);
+/* Write `len` bytes of `text` to `path` through one dnp_output.  O(len). */
+dnp_status dnp_write_file(const char *path, const char *text, size_t len, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Graph IR                                                             */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the unit tests and the golden CLI tests of build directory $1 and
-# ends with one line "N passed, N failed" over both.
+# Runs the unit tests, the golden CLI tests and the determinism test
+# (tests/determinism.sh) of build directory $1 and ends with one line
+# "N passed, N failed" over all of them.
 #
 # A golden test is tests/golden/NAME.cmd (one shell command line; the word
 # the dnnpar on PATH is the binary under test), with the expected standard output in
@@ -64,5 +65,17 @@ for cmdf in tests/golden/*.cmd; do
 done
 echo "golden: $gp passed, $gf failed"
 passed=$((passed + gp)); failed=$((failed + gf))
+
+# Determinism (docs/cli.md): every subcommand twice and under another
+# locale and time zone, byte-identical.
+det_out=$(bash tests/determinism.sh "$bdir" 2>&1)
+printf '%s\n' "$det_out"
+line=$(printf '%s\n' "$det_out" | grep '^determinism: ' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^determinism: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "determinism test crashed"; failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -145,7 +145,7 @@ dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the DOT graph");
         return DNP_ERR_NOMEM;
     }
-    dnp_status st = report_write_file(path, text, strlen(text), err);
+    dnp_status st = dnp_write_file(path, text, strlen(text), err);
     dnp_free(text);
     return st;
 }

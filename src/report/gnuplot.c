@@ -1,11 +1,12 @@
 /* gnuplot.c - run gnuplot on a generated script and put its picture in
- * place atomically.
+ * place.
  *
  * gnuplot is a child process (posix_spawnp, found on PATH, started with
  * -d so no user init file changes the picture).  Its standard input is
  * the script, in an anonymous temporary file; its standard output is the
- * temporary file beside the target, which is renamed to the target once
- * gnuplot has exited with status 0; its standard error goes to another
+ * target's dnp_output (dnnpar.h, "Output files": a temporary file beside a
+ * regular target, renamed over it once gnuplot has exited with status 0;
+ * a FIFO or device written in place); its standard error goes to another
  * anonymous file whose first line becomes the error message.  Files
  * rather than pipes, so neither side can block on a full pipe. */
 #include "report/report.h"
@@ -87,8 +88,8 @@ static void first_line(FILE *f, char *buf, size_t n)
 }
 
 /* Start gnuplot with the given standard streams and wait for it.  Returns
- * 0 on exit status 0, else an errno-style code (ENOENT: not found) or -1
- * for a non-zero exit. */
+ * 0 on exit status 0, else an errno-style code (ENOENT: not found, also
+ * for exit status 127) or -1 for another non-zero exit. */
 static int run_child(int in_fd, int out_fd, int err_fd)
 {
     posix_spawn_file_actions_t fa;
@@ -111,6 +112,11 @@ static int run_child(int in_fd, int out_fd, int err_fd)
         if (errno != EINTR)
             return errno;
     }
+    /* Where posix_spawnp cannot report a failed exec to the parent (it runs
+     * as a plain fork under valgrind, for one), the child exits 127, the
+     * shell's "command not found". */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return ENOENT;
     return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
 }
 
@@ -126,8 +132,8 @@ dnp_status report_gnuplot_render(const char *path, const char *script, int width
     }
     dnp_status st = DNP_ERR_IO;
     FILE *in = NULL, *errs = NULL;
-    char *tmp = NULL, *text = NULL;
-    int out_fd = -1;
+    char *text = NULL;
+    dnp_output *out = NULL;
     rbuf b;
     rbuf_init(&b);
     terminal_lines(&b, fmt, width_px, height_px);
@@ -144,11 +150,11 @@ dnp_status report_gnuplot_render(const char *path, const char *script, int width
                       strerror(errno));
         goto done;
     }
-    out_fd = report_temp_beside(path, &tmp);
-    if (out_fd < 0) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+    if ((st = dnp_output_open(path, &out, err)) != DNP_OK)
         goto done;
-    }
+    st = DNP_ERR_IO;
+    /* nothing is buffered in the stream: gnuplot writes its descriptor */
+    int out_fd = fileno(dnp_output_stream(out));
     int rc = run_child(fileno(in), out_fd, fileno(errs));
     if (rc == ENOENT) {
         dnp_error_set(err, DNP_ERR_IO,
@@ -168,24 +174,16 @@ dnp_status report_gnuplot_render(const char *path, const char *script, int width
                           line[0] ? line : "no message");
         goto done;
     }
-    struct stat sb;
-    if (fstat(out_fd, &sb) != 0 || sb.st_size == 0) {
+    struct stat sb; /* a regular file must have received the picture */
+    if (fstat(out_fd, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
         dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': gnuplot wrote nothing", path);
         goto done;
     }
-    int fd = out_fd;
-    out_fd = -1;
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-        goto done;
-    }
-    st = DNP_OK;
+    dnp_output *o = out;
+    out = NULL;
+    st = dnp_output_close(o, err);
 done:
-    if (out_fd >= 0)
-        close(out_fd);
-    if (st != DNP_OK && tmp != NULL)
-        unlink(tmp);
-    dnp_free(tmp);
+    dnp_output_abort(out);
     dnp_free(text);
     if (in != NULL)
         fclose(in);

@@ -9,9 +9,10 @@
  *            (export.c) or an ASTRA-sim text workload (astra.c)
  *
  * What each output shows and its conventions: docs/reports.md.
- * Every writer puts a file in place atomically (a temporary file in the
- * target directory, then rename), so a failure leaves no partial file;
- * "-" means standard output where a text output allows it.  Output is
+ * Every writer goes through dnp_output (dnnpar.h, "Output files"): a
+ * regular file is replaced atomically, so a failure leaves no partial file;
+ * devices, FIFOs and symbolic links are written in place; "-" means
+ * standard output where a text output allows it.  Output is
  * deterministic: same inputs, same bytes.
  */
 #ifndef DNNPAR_REPORT_H
@@ -94,10 +95,6 @@ dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_c
                          const dnp_plan_options *opt, const dnp_plan *p, char **out,
                          dnp_error *err);
 
-/* Write `len` bytes of `text` to `path` ("-" = standard output)
- * atomically.  Errors: DNP_ERR_IO naming the path and the reason. */
-dnp_status report_write_file(const char *path, const char *text, size_t len, dnp_error *err);
-
 /* ------------------------------------------------------------------ */
 /* Building blocks shared by the report modules (and their tests)       */
 /* ------------------------------------------------------------------ */
@@ -145,17 +142,12 @@ typedef enum {
 /* Append s (NULL: nothing) quoted for `mode`.  O(length). */
 void rbuf_put_escaped(rbuf *b, const char *s, report_escape mode);
 
-/* Create a new file beside `path` for an atomic write (mode 0666 less the
- * umask; name: path + ".tmp" + pid + a random suffix) and return its
- * descriptor and name (*tmp, caller frees); -1 with errno set on failure. */
-int report_temp_beside(const char *path, char **tmp);
-
 /* Run gnuplot (found on PATH, without init files) on `script`, a script
  * without `set terminal` / `set output`: the terminal is chosen from the
  * extension of `path` (.png: pngcairo if this gnuplot has it, else png;
- * .svg: svg), with `width_px` x `height_px` pixels.  gnuplot writes to a
- * temporary file in path's directory that is renamed to path on success
- * and removed otherwise.  Errors: DNP_ERR_INPUT (bad extension), DNP_ERR_IO
+ * .svg: svg), with `width_px` x `height_px` pixels.  gnuplot writes to
+ * the dnp_output of `path` (a temporary file renamed to a regular path on
+ * success and removed otherwise; a FIFO or device written in place).  Errors: DNP_ERR_INPUT (bad extension), DNP_ERR_IO
  * (gnuplot missing, failing - its first stderr line is quoted - or the file
  * cannot be written), DNP_ERR_NOMEM.  Waits for the child. */
 dnp_status report_gnuplot_render(const char *path, const char *script, int width_px, int height_px,

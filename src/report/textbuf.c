@@ -1,14 +1,8 @@
-/* textbuf.c - the reports' text buffer, quoting of untrusted names and
- * atomic file output. */
+/* textbuf.c - the reports' text buffer and quoting of untrusted names. */
 #include "report/report.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 void rbuf_init(rbuf *b)
 {
@@ -158,77 +152,4 @@ void rbuf_put_escaped(rbuf *b, const char *s, report_escape mode)
         }
         p += n;
     }
-}
-
-/* ------------------------------------------------------------------ */
-/* Atomic output                                                        */
-/* ------------------------------------------------------------------ */
-
-int report_temp_beside(const char *path, char **tmp)
-{
-    size_t n = strlen(path) + 48;
-    char *name = dnp_malloc(n);
-    if (name == NULL) {
-        errno = ENOMEM;
-        return -1;
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned long long seed = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-        snprintf(name, n, "%s.tmp%ld.%06llx", path, (long)getpid(), (seed >> 40) & 0xFFFFFFULL);
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) {
-            *tmp = name;
-            return fd;
-        }
-        if (errno != EEXIST)
-            break;
-    }
-    int saved = errno;
-    dnp_free(name);
-    errno = saved;
-    return -1;
-}
-
-dnp_status report_write_file(const char *path, const char *text, size_t len, dnp_error *err)
-{
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-            dnp_error_set(err, DNP_ERR_IO, "cannot write to standard output: %s", strerror(errno));
-            return DNP_ERR_IO;
-        }
-        return DNP_OK;
-    }
-    char *tmp = NULL;
-    int fd = report_temp_beside(path, &tmp);
-    if (fd < 0) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-        return DNP_ERR_IO;
-    }
-    size_t done = 0;
-    int saved = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            saved = w < 0 ? errno : EIO;
-            break;
-        }
-        done += (size_t)w;
-    }
-    if (close(fd) != 0 && saved == 0)
-        saved = errno;
-    if (saved == 0 && rename(tmp, path) != 0)
-        saved = errno;
-    if (saved != 0) {
-        unlink(tmp);
-        dnp_free(tmp);
-        dnp_error_set(err, DNP_ERR_IO, "cannot write '%s': %s", path, strerror(saved));
-        return DNP_ERR_IO;
-    }
-    dnp_free(tmp);
-    return DNP_OK;
 }

@@ -1,1 +1,1 @@
-dnnpar plan pase-alexnet --search pase -p 8 | grep -v '^search time'
+dnnpar plan pase-alexnet --search pase -p 8

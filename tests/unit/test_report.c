@@ -3,7 +3,6 @@
 #include "report/report.h"
 #include "test.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,20 +54,6 @@ static int count_substr(const char *s, const char *sub)
 }
 
 /* Files in directory d (excluding . and ..). */
-static int count_files(const char *d)
-{
-    DIR *dir = opendir(d);
-    int n = 0;
-    if (dir == NULL)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(dir);
-    return n;
-}
-
 TEST(report_rbuf_escape)
 {
     rbuf b;
@@ -99,36 +84,6 @@ TEST(report_rbuf_escape)
     s = rbuf_take(&b);
     CHECK(s != NULL && s[0] == '\0');
     dnp_free(s);
-}
-
-TEST(report_write_file_atomic)
-{
-    char dir[] = "/tmp/dnnpar-report-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[256];
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    dnp_error err = {0};
-    CHECK_EQ_INT(report_write_file(path, "hello\n", 6, &err), DNP_OK);
-    FILE *f = fopen(path, "r");
-    char buf[16] = {0};
-    CHECK(f != NULL);
-    if (f != NULL) {
-        CHECK(fgets(buf, sizeof buf, f) != NULL);
-        fclose(f);
-    }
-    CHECK_STR(buf, "hello\n");
-    /* Overwriting leaves one file, no temporary. */
-    CHECK_EQ_INT(report_write_file(path, "again\n", 6, &err), DNP_OK);
-    CHECK_EQ_INT(count_files(dir), 1);
-    /* A directory that does not exist: an I/O error naming the path. */
-    char bad[300];
-    snprintf(bad, sizeof bad, "%s/missing/out.txt", dir);
-    dnp_error_clear(&err);
-    CHECK_EQ_INT(report_write_file(bad, "x", 1, &err), DNP_ERR_IO);
-    CHECK(strstr(err.msg, "missing/out.txt") != NULL);
-    CHECK_EQ_INT(count_files(dir), 1);
-    unlink(path);
-    rmdir(dir);
 }
 
 TEST(report_plot_format_names)
@@ -471,13 +426,13 @@ TEST(report_export_odd_names)
         CHECK(mkdtemp(dir) != NULL);
         char path[256], cmd[512];
         snprintf(path, sizeof path, "%s/specs.py", dir);
-        CHECK_EQ_INT(report_write_file(path, jax, strlen(jax), &err), DNP_OK);
+        CHECK_EQ_INT(dnp_write_file(path, jax, strlen(jax), &err), DNP_OK);
         snprintf(cmd, sizeof cmd,
                  "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\" %s", path);
         CHECK_EQ_INT(system(cmd), 0);
         char *dt = export_text(REPORT_EXPORT_DTENSOR, g, &cl, &opt, p);
         if (dt != NULL) {
-            CHECK_EQ_INT(report_write_file(path, dt, strlen(dt), &err), DNP_OK);
+            CHECK_EQ_INT(dnp_write_file(path, dt, strlen(dt), &err), DNP_OK);
             CHECK_EQ_INT(system(cmd), 0);
         }
         dnp_free(dt);
@@ -533,7 +488,7 @@ TEST(report_export_onnx_models)
                 }
                 char py[256];
                 snprintf(py, sizeof py, "%s/%zu_%d.py", dir, i, f);
-                CHECK_EQ_INT(report_write_file(py, t, strlen(t), &err), DNP_OK);
+                CHECK_EQ_INT(dnp_write_file(py, t, strlen(t), &err), DNP_OK);
                 n_py++;
             }
             dnp_free(t);

@@ -181,41 +181,20 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
 
 int cli_write_text(const char *cmd, const char *path, const char *text)
 {
-    int rc = EXIT_RUNTIME;
-    if (strcmp(path, "-") == 0) {
-        fputs(text, stdout);
-        if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
-            fputc('\n', stdout);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+    dnp_error err = {0};
+    dnp_output *o = NULL;
+    dnp_status st = dnp_output_open(path, &o, &err);
+    if (st == DNP_OK) {
+        FILE *f = dnp_output_stream(o);
+        size_t len = strlen(text);
+        errno = 0;
+        if (fwrite(text, 1, len, f) != len || (len > 0 && text[len - 1] != '\n' && fputc('\n', f) == EOF))
+            dnp_output_fail(o, errno);
+        st = dnp_output_close(o, &err);
     }
-    size_t n = strlen(path) + 16;
-    char *tmp = dnp_malloc(n);
-    if (tmp == NULL) {
-        cli_error(cmd, "out of memory writing '%s'", path);
-        return EXIT_RUNTIME;
-    }
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd), unlink(tmp);
-        goto done;
-    }
-    int ok = fputs(text, f) >= 0;
-    if (ok && text[0] != '\0' && text[strlen(text) - 1] != '\n')
-        ok = fputc('\n', f) != EOF;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        cli_error(cmd, "cannot write '%s': %s", path, strerror(errno));
-        unlink(tmp);
-        goto done;
-    }
-    rc = EXIT_OK;
-done:
-    dnp_free(tmp);
-    return rc;
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    return cli_exit_for(st);
 }
 
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out)

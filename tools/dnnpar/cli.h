@@ -1,6 +1,6 @@
 /*
  * cli.h - shared pieces of the dnnpar command-line tool: option parsing,
- * error exits and atomic JSON output.  Commands use only the public API.
+ * error exits and output files.  Commands use only the public API.
  */
 #ifndef DNNPAR_CLI_H
 #define DNNPAR_CLI_H
@@ -88,18 +88,18 @@ void cli_progress_done(double start_s);
 /* Map a library status to an exit status. */
 int cli_exit_for(dnp_status st);
 
-/* Write `root` as JSON to `path` ("-" = stdout).  Files are written to a
- * temporary name in the same directory and renamed, so a failure leaves no
- * partial file.  Steals the reference to root.  Returns an exit status. */
+/* Write `root` as JSON to `path` ("-" = stdout) through cli_write_text.
+ * Steals the reference to root.  Returns an exit status. */
 int cli_write_json(const char *cmd, const char *path, json_t *root);
 
 /* Write the plan's simulated step as a Chrome trace to `path` ("-" =
  * stdout).  Returns an exit status. */
 int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p);
 
-/* Write text to `path` ("-" = stdout) atomically (temporary file in the
- * same directory, then rename), adding a final newline if missing.
- * Returns an exit status. */
+/* Write text to `path` ("-" = stdout) through dnp_output (dnnpar.h,
+ * "Output files": regular files replaced atomically, devices, FIFOs and
+ * symlinks written in place), adding a final newline if missing.  Prints
+ * the error; returns an exit status (1 when the write fails).  O(length). */
 int cli_write_text(const char *cmd, const char *path, const char *text);
 
 /* Load a model by zoo name or file path (.onnx, .json, .txt); honours

@@ -32,7 +32,8 @@ static const char help[] =
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
     "  -o, --output FILE\n"
-    "                 write FILE (atomically) instead of standard output (-)\n"
+    "                 write FILE instead of standard output (-); a regular FILE is\n"
+    "                 replaced only once complete (docs/cli.md, \"Output files\")\n"
     "\n"
     "examples:\n"
     "  dnnpar export resnet50 --cluster 8xtpu-v3 --format jax -o resnet50_specs.py\n"
@@ -119,7 +120,7 @@ int cmd_export(int argc, char **argv)
     if (st == DNP_OK)
         st = report_export((report_export_format)fmt, g, &cl, &opt, p, &text, &err);
     if (st == DNP_OK)
-        st = report_write_file(out_path, text, strlen(text), &err);
+        st = dnp_write_file(out_path, text, strlen(text), &err);
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     rc = cli_exit_for(st);

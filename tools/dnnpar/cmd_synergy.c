@@ -294,31 +294,6 @@ static void arch_split(const options *o, const analysis *an, sf_arch arch, sf_si
     }
 }
 
-/* Create path's temporary sibling for the trace; NULL (with an error) on failure. */
-static FILE *trace_open(const char *path, char **tmp_out)
-{
-    size_t n = strlen(path) + 16;
-    char *tmp = dnp_malloc(n);
-    if (tmp == NULL) {
-        cli_error(CMD, "out of memory opening the trace");
-        return NULL;
-    }
-    snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (f == NULL) {
-        cli_error(CMD, "cannot write trace '%s': %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        dnp_free(tmp);
-        return NULL;
-    }
-    *tmp_out = tmp;
-    return f;
-}
-
 /* Simulate one architecture, with the trace if asked. */
 static int simulate_one(const options *o, analysis *an, sf_arch arch)
 {
@@ -329,17 +304,17 @@ static int simulate_one(const options *o, analysis *an, sf_arch arch)
     run->nc = c.mono ? 0 : c.nc;
     run->nf = c.mono ? 0 : c.nf;
     dnp_error err = {0};
-    char *tmp = NULL;
-    FILE *f = NULL;
+    dnp_output *out = NULL;
     sf_trace *tr = NULL;
     if (o->trace != NULL) {
-        if ((f = trace_open(o->trace, &tmp)) == NULL)
-            return EXIT_RUNTIME;
-        tr = sf_trace_new(f, &an->w, c.mono, o->trace_max_spans);
+        dnp_status ost = dnp_output_open(o->trace, &out, &err);
+        if (ost != DNP_OK) {
+            cli_error(CMD, "%s", err.msg);
+            return cli_exit_for(ost);
+        }
+        tr = sf_trace_new(dnp_output_stream(out), &an->w, c.mono, o->trace_max_spans);
         if (tr == NULL) {
-            fclose(f);
-            unlink(tmp);
-            dnp_free(tmp);
+            dnp_output_abort(out);
             cli_error(CMD, "out of memory opening the trace");
             return EXIT_RUNTIME;
         }
@@ -350,17 +325,16 @@ static int simulate_one(const options *o, analysis *an, sf_arch arch)
     if (st != DNP_OK)
         cli_error(CMD, "simulating %s: %s", sf_arch_name(arch), err.msg);
     if (tr != NULL) {
-        int bad = sf_trace_finish(tr) != 0;
+        if (sf_trace_finish(tr) != 0)
+            dnp_output_fail(out, errno);
         an->trace_dropped = sf_trace_dropped(tr);
         sf_trace_free(tr);
-        bad |= fclose(f) != 0;
-        if (rc == 0 && (bad || rename(tmp, o->trace) != 0)) {
-            cli_error(CMD, "cannot write trace '%s': %s", o->trace, strerror(errno));
-            rc = EXIT_RUNTIME;
+        if (rc != 0) {
+            dnp_output_abort(out);
+        } else if ((st = dnp_output_close(out, &err)) != DNP_OK) {
+            cli_error(CMD, "%s", err.msg);
+            rc = cli_exit_for(st);
         }
-        if (rc != 0)
-            unlink(tmp);
-        dnp_free(tmp);
     }
     if (rc == 0)
         an->n_runs++;

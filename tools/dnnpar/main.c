@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "cmd_export.h"
 
+#include <errno.h>
 #include <string.h>
 
 static const char usage[] =
@@ -43,7 +44,24 @@ static const char usage[] =
     "Run 'dnnpar COMMAND --help' for a command's options and examples.\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or input error.\n";
 
-int main(int argc, char **argv)
+/* Flush standard output and report a write error once, like any Unix
+ * tool: `dnnpar plan ... > /dev/full` must not exit 0.  A command that
+ * already failed (rc != 0) printed its own message. */
+static int finish_stdout(int rc)
+{
+    int had_error = ferror(stdout);
+    errno = 0;
+    int flush_failed = fflush(stdout) != 0;
+    int e = errno;
+    if ((had_error || flush_failed) && rc == EXIT_OK) {
+        fprintf(stderr, "dnnpar: error writing standard output: %s\n",
+                strerror(e != 0 ? e : EIO));
+        rc = EXIT_RUNTIME;
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -74,4 +92,9 @@ int main(int argc, char **argv)
             return cmds[i].fn(argc, argv);
     fprintf(stderr, "dnnpar: unknown command '%s' (see dnnpar --help)\n", cmd);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

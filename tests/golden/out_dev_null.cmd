@@ -1,0 +1,1 @@
+dnnpar info lenet --json /dev/null --dot /dev/null > /dev/null; echo "status $?"; dnnpar export-model lenet -o /dev/null; echo "status $?"; stat -c '%F' /dev/null; echo "temporary files in /dev: $(ls /dev | grep -c 'null\.tmp')"
