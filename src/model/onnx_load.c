@@ -19,7 +19,9 @@
  * layer), but each use is a separate trainable tensor of the model.
  */
 #include "dnnpar.h"
+#include "core/input.h"
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "model/onnx_tensors.h"
 
 #include "onnx.pb-c.h"
@@ -29,6 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Largest tensor dimension accepted (elements along one axis) and largest
+ * window attribute (kernel, stride, pad, dilation). */
+#define DIM_MAX (INT64_C(1) << 40)
+#define WINDOW_ATTR_MAX (INT64_C(1) << 20)
+
 
 typedef struct {
     const char *path;
@@ -57,10 +65,14 @@ static int node_fail(importer *im, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    char qn[DNP_QUOTE_MAX + 8], qo[DNP_QUOTE_MAX + 8];
     if (im->node != NULL)
         dnp_error_set(im->err, DNP_ERR_INPUT, "%s: node '%s' (%s): %s", im->base,
-                      im->node->name && im->node->name[0] ? im->node->name : "(unnamed)",
-                      im->node->op_type ? im->node->op_type : "?", msg);
+                      im->node->name && im->node->name[0]
+                          ? dnp_quote_str(im->node->name, qn, sizeof qn)
+                          : "(unnamed)",
+                      dnp_quote_str(im->node->op_type ? im->node->op_type : "?", qo, sizeof qo),
+                      msg);
     else
         dnp_error_set(im->err, DNP_ERR_INPUT, "%s: %s", im->base, msg);
     return -1;
@@ -220,6 +232,14 @@ static int set_out(importer *im, size_t k, const ot_tensor *val)
     const Onnx__NodeProto *n = im->node;
     if (k >= n->n_output || n->output[k] == NULL || n->output[k][0] == '\0')
         return 0;
+    /* Every tensor shape is bounded here, so shape arithmetic on known
+     * tensors stays far from int64 overflow (issue 12, item 2). */
+    for (int i = 0; i < val->rank; i++)
+        if (val->dims[i] < 0 || val->dims[i] > DIM_MAX)
+            return node_fail(im, "output %zu: dimension %d is %lld (must be in 0 .. 2^40)", k, i,
+                             (long long)val->dims[i]);
+    if (val->rank >= 0 && ot_numel(val) < 0)
+        return node_fail(im, "output %zu has more than 2^62 elements", k);
     ot_tensor *t = ot_get(&im->tab, n->output[k]);
     if (t == NULL) {
         dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
@@ -291,6 +311,18 @@ static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_te
     char ap[32] = "";
     attr_s(n, "auto_pad", ap, sizeof ap);
     int ceil_mode = (int)attr_i(n, "ceil_mode", 0);
+    /* Checked before any arithmetic uses them: SAME padding divides by the
+     * stride (a stride of 0 was a SIGFPE, issue 12). */
+    for (int i = 0; i < 2; i++)
+        if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || kernel[i] > WINDOW_ATTR_MAX ||
+            strides[i] > WINDOW_ATTR_MAX || dil[i] > WINDOW_ATTR_MAX)
+            return node_fail(im, "kernel %lldx%lld, strides %lldx%lld and dilations %lldx%lld "
+                                 "must be in 1 .. 2^20",
+                             (long long)kernel[0], (long long)kernel[1], (long long)strides[0],
+                             (long long)strides[1], (long long)dil[0], (long long)dil[1]);
+    for (int i = 0; i < 4; i++)
+        if (pads[i] < 0 || pads[i] > WINDOW_ATTR_MAX)
+            return node_fail(im, "pad %lld must be in 0 .. 2^20", (long long)pads[i]);
     if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
         for (int i = 0; i < 2; i++) {
             int64_t o = (x->dims[2 + i] + strides[i] - 1) / strides[i];
@@ -300,9 +332,9 @@ static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_te
             pads[i + 2] = total - pads[i];
         }
     }
-    for (int i = 0; i < 2; i++)
-        if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[i + 2] < 0)
-            return node_fail(im, "kernel, strides, pads and dilations must be positive");
+    for (int i = 0; i < 4; i++)
+        if (pads[i] < 0 || pads[i] > DIM_MAX)
+            return node_fail(im, "pad %lld must be in 0 .. 2^40", (long long)pads[i]);
     *out = *x;
     out->dims[1] = out_c;
     for (int i = 0; i < 2; i++) {
@@ -464,21 +496,27 @@ static int fold_binary(const char *op, const ot_tensor *a, const ot_tensor *b, o
         return 0;
     int64_t n = 1;
     for (int i = 0; i < r; i++)
-        n *= dims[i];
+        if (dnp_mul_i64(n, dims[i], &n))
+            return 0;
     if (n > OT_MAX_VALUES || (a->n_vals != 1 && a->n_vals != n) ||
         (b->n_vals != 1 && b->n_vals != n))
         return 0;
+    /* A result that overflows int64 is not folded (the node then fails
+     * where a constant is needed, with its name). */
     for (int64_t i = 0; i < n; i++) {
         int64_t x = a->vals[a->n_vals == 1 ? 0 : i], y = b->vals[b->n_vals == 1 ? 0 : i], v;
+        int bad;
         if (strcmp(op, "Add") == 0)
-            v = x + y;
+            bad = dnp_add_i64(x, y, &v);
         else if (strcmp(op, "Sub") == 0)
-            v = x - y;
+            bad = dnp_sub_i64(x, y, &v);
         else if (strcmp(op, "Mul") == 0)
-            v = x * y;
-        else if (strcmp(op, "Div") == 0 && y != 0)
-            v = x / y;
+            bad = dnp_mul_i64(x, y, &v);
+        else if (strcmp(op, "Div") == 0 && y != 0 && !(x == INT64_MIN && y == -1))
+            bad = (v = x / y, 0);
         else
+            return 0;
+        if (bad)
             return 0;
         out->vals[i] = v;
     }
@@ -604,11 +642,12 @@ static int h_reshape(importer *im)
                 return node_fail(im, "more than one -1 in the target shape");
             infer = i;
             v = 1;
-        } else if (v <= 0) {
+        } else if (v <= 0 || v > DIM_MAX) {
             return node_fail(im, "target dimension %lld is invalid", (long long)s.vals[i]);
         }
         out.dims[i] = v;
-        known *= v;
+        if (dnp_mul_i64(known, v, &known))
+            return node_fail(im, "the target shape's element count overflows");
     }
     if (infer >= 0) {
         if (known <= 0 || n % known != 0)
@@ -848,6 +887,8 @@ static int h_slice(importer *im)
         if (a < 0 || steps[i] == 0)
             return node_fail(im, "axis %lld out of range or zero step", (long long)axes[i]);
         int64_t d = x.dims[a], s = starts[i], e = ends[i];
+        /* a step longer than the axis takes one element, as one of length d */
+        steps[i] = clamp64(steps[i], -(d > 0 ? d : 1), d > 0 ? d : 1);
         s = s < 0 ? s + d : s;
         e = e < 0 ? e + d : e;
         if (steps[i] > 0) {
@@ -937,7 +978,9 @@ static int h_pad(importer *im)
     out = x;
     out.n_vals = 0;
     for (int i = 0; i < x.rank; i++) {
-        out.dims[i] = x.dims[i] + pads[i] + pads[i + x.rank];
+        if (dnp_add_i64(x.dims[i], pads[i], &out.dims[i]) ||
+            dnp_add_i64(out.dims[i], pads[i + x.rank], &out.dims[i]))
+            return node_fail(im, "padding axis %d overflows", i);
         if (out.dims[i] <= 0)
             return node_fail(im, "padding removes axis %d", i);
     }
@@ -1233,56 +1276,31 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
 /* Entry point                                                       */
 /* ---------------------------------------------------------------- */
 
-static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        dnp_error_set(err, DNP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = dnp_malloc(cap);
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        if (cap >= ((size_t)1 << 31)) {
-            dnp_free(buf);
-            buf = NULL;
-            dnp_error_set(err, DNP_ERR_INPUT, "%s: larger than 2 GiB", path);
-            break;
-        }
-        uint8_t *bigger = dnp_realloc(buf, cap * 2);
-        if (bigger == NULL) {
-            dnp_free(buf);
-            buf = NULL;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (buf != NULL && ferror(f)) {
-        dnp_error_set(err, DNP_ERR_IO, "%s: read error", path);
-        dnp_free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf == NULL)
-        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory reading the file", path);
-    *len = n;
-    return buf;
-}
+/* Largest ONNX file read (bytes); protobuf itself stops at 2 GiB. */
+#define MAX_ONNX_BYTES ((size_t)2 << 30)
 
 dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
                          dnp_error *err)
 {
+    char *data = NULL;
     size_t len = 0;
-    uint8_t *buf = read_file(path, &len, err);
-    if (buf == NULL)
-        return err->status != DNP_OK ? err->status : DNP_ERR_IO;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    Onnx__ModelProto *m = onnx__model_proto__unpack(dnp_protobuf_allocator(), len, buf);
-    dnp_free(buf);
+    dnp_status st = dnp_input_read(path, MAX_ONNX_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_load_onnx_buffer(data, len, path, opt, out, err);
+    dnp_free(data);
+    return st;
+}
+
+dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
+                                const dnp_load_options *opt, dnp_graph **out, dnp_error *err)
+{
+    const char *path = name ? name : "<buffer>";
+    const char *slash = strrchr(path, '/');
+    char qbase[DNP_QUOTE_MAX + 8];
+    const char *base = dnp_quote_str(slash ? slash + 1 : path, qbase, sizeof qbase);
+    Onnx__ModelProto *m =
+        onnx__model_proto__unpack(dnp_protobuf_allocator(), len, (const uint8_t *)data);
     if (m == NULL || m->graph == NULL) {
         if (m != NULL)
             onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());
