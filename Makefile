@@ -3,6 +3,8 @@
 #   make run      install missing Debian packages, build, run the main job
 #   make test     sanitizer build, unit tests and golden CLI tests
 #   make bench    benchmarks (bench/)
+#   make fuzz SECONDS=N   build the libFuzzer targets (tests/fuzz/) with clang-14 and
+#                 run each for N seconds (default 60) over its corpus
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -31,7 +33,17 @@ REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all
 
-.PHONY: all run test bench clean deps format
+# Fuzz targets (tests/fuzz/fuzz_NAME.c), their corpora in tests/fuzz/corpus/NAME/.
+FUZZ_TARGETS := model_json cluster_json strategy_json onnx accpar_text cluster_spec validate_csv
+FB      ?= build-fuzz
+FUZZ_CC ?= clang-14
+SECONDS ?= 60
+# clang's warnings differ from gcc's; the -Werror gate is the gcc builds.
+FUZZ_WARN := $(filter-out -Werror,$(WARN))
+FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                  -fno-sanitize-recover=undefined
+
+.PHONY: all run test bench clean deps format fuzz
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -88,8 +100,49 @@ $(TB)/obj/tests/unit/main.o: $(TB)/test_list.inc
 $(TB)/unit_tests: $(TEST_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
-test: deps $(TB)/unit_tests $(TB)/dnnpar
+# Corpus replay drivers: each fuzz target with tests/fuzz/replay.c as main,
+# no libFuzzer, under the test build's sanitizers.
+$(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(TB)/libdnnpar.a
+	$(CC) $(WARN) $(DEFS) $(INCS) $(TEST_FLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c \
+	    $(TB)/libdnnpar.a $(LIBS)
+
+test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%)
 	@bash tests/run.sh $(TB)
+
+# ---- libFuzzer build (clang-14, libclang-rt-14-dev) --------------------
+$(FB)/gen/onnx.pb-c.c $(FB)/gen/onnx.pb-c.h: $(ONNX_PROTO)
+	@mkdir -p $(FB)/gen
+	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(FB)/gen $(notdir $(ONNX_PROTO))
+
+$(FB)/obj/gen/onnx.pb-c.o: $(FB)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(GEN_FLAGS) -I$(FB)/gen $(FUZZ_LIB_FLAGS) -c $< -o $@
+
+$(FB)/obj/%.o: %.c $(HDRS) $(FB)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -I$(FB)/gen $(JSON_CFLAGS) $(FUZZ_LIB_FLAGS) -c $< -o $@
+
+$(FB)/libdnnpar.a: $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/obj/gen/onnx.pb-c.o
+	rm -f $@ && ar rcs $@ $^
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FB)/libdnnpar.a
+	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ $< $(FB)/libdnnpar.a $(LIBS)
+
+# Each target runs SECONDS seconds, new inputs going to $(FB)/corpus/NAME
+# (the checked-in corpus is only read); crashes are saved as
+# $(FB)/crash-NAME-*.  The last line of each run is libFuzzer's
+# "Done N runs in S second(s)".
+fuzz: deps $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FB)/corpus/$$t; \
+	    echo "fuzz $$t: $(SECONDS) s"; \
+	    $(FB)/fuzz_$$t -max_total_time=$(SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=$(FB)/crash-$$t- \
+	        $(FB)/corpus/$$t tests/fuzz/corpus/$$t 2>&1 | \
+	        grep -E '^(Done|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY|artifact_prefix)' \
+	        || exit 1; \
+	done
 
 run: deps all
 	./$(B)/dnnpar reproduce accpar
@@ -98,4 +151,4 @@ bench: all
 	@bash bench/run.sh
 
 clean:
-	rm -rf $(B) $(TB)
+	rm -rf $(B) $(TB) $(FB)

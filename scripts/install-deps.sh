@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is present.
 set -euo pipefail
 pkgs=(gcc make pkg-config libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
-      gnuplot-nox graphviz)
+      gnuplot-nox graphviz clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
