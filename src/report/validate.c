@@ -259,6 +259,10 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
         snprintf(r->note, sizeof r->note, "%s", e.msg);
         return;
     }
+    if (dnp_graph_check_batch(rs->g, r->batch, &e) != DNP_OK) {
+        snprintf(r->note, sizeof r->note, "%s", e.msg);
+        return;
+    }
     rs->opt.scheme = (dnp_scheme)scheme;
     rs->opt.batch = r->batch;
     rs->opt.precision = (dnp_precision)prec;

@@ -421,3 +421,22 @@ TEST(json_round_trip_over_zoo_models_and_presets)
         dnp_free(b);
     }
 }
+
+/* A validate row whose batch overflows the model's element counts is kept
+ * with a note and no prediction (it used to be planned with overflowing
+ * sizes). */
+TEST(checked_validate_row_with_overflowing_batch_gets_a_note)
+{
+    const char *csv = CSV_HEAD "big,s,validate,resnet50,1xv100,1099511627776,fp16,dp,1\n";
+    dnp_validation *v = NULL;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_validate_csv_buffer(csv, strlen(csv), "v.csv", 0, &v, &err), DNP_OK);
+    CHECK(v != NULL && v->n_rows == 1);
+    if (v != NULL && v->n_rows == 1) {
+        CHECK(isnan(v->rows[0].predicted_step_s));
+        CHECK(strstr(v->rows[0].note, "batch 1099511627776 is too large for model 'resnet50'") !=
+              NULL);
+    }
+    dnp_validation_free(v);
+}
