@@ -142,8 +142,8 @@ static int from_tensor_proto(importer *im, ot_tensor *t, const Onnx__TensorProto
                          tp->name ? tp->name : t->name, tp->n_dims, OT_MAX_RANK);
     t->rank = (int)tp->n_dims;
     for (int i = 0; i < t->rank; i++) {
-        if (tp->dims[i] < 0)
-            return node_fail(im, "tensor '%s' has a negative dimension", t->name);
+        if (tp->dims[i] < 0 || tp->dims[i] > DIM_MAX)
+            return node_fail(im, "tensor '%s' has a dimension outside 0 .. 2^40", t->name);
         t->dims[i] = tp->dims[i];
     }
     int64_t n = ot_numel(t);
@@ -360,8 +360,9 @@ static int h_conv(importer *im)
         return node_fail(im, "the data input '%s' does not depend on the model's inputs", x.name);
     if (w.rank != 4)
         return node_fail(im, "weight '%s' must have 4 axes", w.name);
-    int64_t group = attr_i(im->node, "group", 1);
-    if (group <= 0 || x.rank != 4 || w.dims[1] * group != x.dims[1] || w.dims[0] % group != 0)
+    int64_t group = attr_i(im->node, "group", 1), in_c = -1;
+    if (group <= 0 || group > (INT64_C(1) << 30) || x.rank != 4 ||
+        dnp_mul_i64(w.dims[1], group, &in_c) || in_c != x.dims[1] || w.dims[0] % group != 0)
         return node_fail(im, "weight %lldx%lld per group does not match %lld input channels "
                              "in %lld groups",
                          (long long)w.dims[0], (long long)w.dims[1],
@@ -388,6 +389,9 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
     if (global) {
         out = x;
         out.dims[2] = out.dims[3] = 1;
+        if (x.dims[2] > INT32_MAX || x.dims[3] > INT32_MAX)
+            return node_fail(im, "a global pool over %lldx%lld is too large",
+                             (long long)x.dims[2], (long long)x.dims[3]);
         a.kh = (int)x.dims[2], a.kw = (int)x.dims[3];
         a.sh = a.kh, a.sw = a.kw;
     } else {
@@ -572,8 +576,12 @@ static int h_unary(importer *im, dnp_op_kind kind)
         return set_out(im, 0, &x);
     ot_tensor out = x;
     dnp_op_attrs at = {0};
-    if (kind == DNP_OP_LRN)
-        at.kh = (int)attr_i(im->node, "size", 5);
+    if (kind == DNP_OP_LRN) {
+        int64_t size = attr_i(im->node, "size", 5);
+        if (size < 1 || size > WINDOW_ATTR_MAX) /* (size + 3) x elements FLOP, graph.c */
+            return node_fail(im, "size %lld must be in 1 .. 2^20", (long long)size);
+        at.kh = (int)size;
+    }
     const ot_tensor *ins[1] = {&x};
     return emit(im, kind, ins, 1, &out, &at);
 }
@@ -1196,6 +1204,10 @@ static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tens
     t->rank = (int)tt->shape->n_dim;
     for (int i = 0; i < t->rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            d->dim_value > DIM_MAX)
+            return node_fail(im, "graph input '%s' has a dimension over 2^40",
+                             v->name ? v->name : "?");
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             d->dim_value > 0) {
             t->dims[i] = d->dim_value;
