@@ -86,3 +86,53 @@ write(d + "matmul.onnx", model(
     [node("MatMul", ["x", "w"], ["m"]),
      node("Softmax", ["m"], ["y"], [attr_int("axis", -1)])],
     [("x", [1, 5, 16]), ("w", [16, 8])], [("y", [1, 5, 8])], "mm"))
+
+def attr_ints_only(name, vals):   # value_ints of a Constant node
+    return attr_ints(name, vals)
+
+def const(out, vals):
+    return node("Constant", [], [out], [attr_ints_only("value_ints", vals)])
+
+# Shape arithmetic the importer folds: Shape -> Gather -> Mul -> Concat ->
+# Reshape, then a weighted MatMul.
+write(d + "shape_arith.onnx", model(
+    [node("Shape", ["x"], ["s"]),
+     const("i0", [0]),
+     node("Gather", ["s", "i0"], ["b"], [attr_int("axis", 0)]),
+     const("two", [2]),
+     node("Mul", ["b", "two"], ["b2"]),
+     node("Div", ["b2", "two"], ["b1"]),
+     const("m1", [-1]),
+     node("Concat", ["b1", "m1"], ["t"], [attr_int("axis", 0)]),
+     node("Reshape", ["x", "t"], ["r"]),
+     node("MatMul", ["r", "w"], ["y"])],
+    [("x", [1, 4, 6, 6]), ("w", [144, 10])], [("y", [1, 10])], "shapes"))
+# Data movement and reductions: Slice (inputs), Pad, Transpose, Split,
+# Unsqueeze/Squeeze, ReduceMean, Concat of activations.
+write(d + "movement.onnx", model(
+    [node("Conv", ["x", "w1"], ["c"], [attr_ints("kernel_shape", [1, 1])]),
+     const("st", [1]), const("en", [5]), const("ax", [2]), const("sp", [2]),
+     node("Slice", ["c", "st", "en", "ax", "sp"], ["sl"]),
+     node("Pad", ["sl"], ["pd"], [attr_ints("pads", [0, 0, 1, 1, 0, 0, 1, 1])]),
+     node("Transpose", ["pd"], ["tr"], [attr_ints("perm", [0, 1, 3, 2])]),
+     node("Split", ["tr"], ["p0", "p1"], [attr_int("axis", 1)]),
+     node("Concat", ["p1", "p0"], ["cc"], [attr_int("axis", 1)]),
+     node("ReduceMean", ["cc"], ["rm"], [attr_ints("axes", [2, 3]), attr_int("keepdims", 0)]),
+     const("ua", [2]),
+     node("Unsqueeze", ["rm", "ua"], ["us"]),
+     node("Squeeze", ["us", "ua"], ["y"])],
+    [("x", [2, 3, 6, 6]), ("w1", [4, 3, 1, 1])], [("y", [2, 4])], "move"))
+# A tiny transformer block: embedding, layer norm, attention-like MatMuls,
+# Softmax, unknown-ish ops (Erf) and a residual Add.
+write(d + "transformer.onnx", model(
+    [node("Gather", ["emb", "ids"], ["e"], [attr_int("axis", 0)]),
+     node("LayerNormalization", ["e", "g", "bt"], ["ln"], [attr_int("axis", -1)]),
+     node("MatMul", ["ln", "wq"], ["q"]),
+     node("Transpose", ["q"], ["qt"], [attr_ints("perm", [0, 2, 1])]),
+     node("MatMul", ["q", "qt"], ["s"]),
+     node("Softmax", ["s"], ["p"], [attr_int("axis", -1)]),
+     node("MatMul", ["p", "ln"], ["a"]),
+     node("Erf", ["a"], ["er"]),
+     node("Add", ["er", "e"], ["y"])],
+    [("ids", [1, 8]), ("emb", [100, 16]), ("g", [16]), ("bt", [16]), ("wq", [16, 16])],
+    [("y", [1, 8, 16])], "tf"))
