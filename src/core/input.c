@@ -54,7 +54,8 @@ dnp_status dnp_input_read(const char *path, size_t max_bytes, char **data, size_
             continue;
         if (ferror(f)) {
             st = DNP_ERR_INPUT;
-            dnp_error_set(err, st, "cannot read %s: %s", shown, errno ? strerror(errno) : "read error");
+            dnp_error_set(err, st, "cannot read %s: %s", shown,
+                          errno ? strerror(errno) : "read error");
         }
         break;
     }

@@ -49,7 +49,18 @@ typedef struct {
     dnp_error *err;
     const Onnx__NodeProto *node; /* node being imported, for messages */
     int n_ops_named;
+    char quoted[4][DNP_QUOTE_MAX + 8]; /* qname's rotating buffers */
+    int n_quoted;
 } importer;
+
+/* A tensor or operator name as quoted in a message (at most DNP_QUOTE_MAX
+ * characters, so the message keeps its reason).  Valid for the next three
+ * calls. */
+static const char *qname(importer *im, const char *name)
+{
+    char *buf = im->quoted[im->n_quoted++ % 4];
+    return dnp_quote_str(name ? name : "?", buf, sizeof im->quoted[0]);
+}
 
 static int node_fail(importer *im, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -139,16 +150,17 @@ static int from_tensor_proto(importer *im, ot_tensor *t, const Onnx__TensorProto
 {
     if (tp->n_dims > OT_MAX_RANK)
         return node_fail(im, "tensor '%s' has %zu axes (at most %d supported)",
-                         tp->name ? tp->name : t->name, tp->n_dims, OT_MAX_RANK);
+                         qname(im, tp->name ? tp->name : t->name), tp->n_dims, OT_MAX_RANK);
     t->rank = (int)tp->n_dims;
     for (int i = 0; i < t->rank; i++) {
         if (tp->dims[i] < 0 || tp->dims[i] > DIM_MAX)
-            return node_fail(im, "tensor '%s' has a dimension outside 0 .. 2^40", t->name);
+            return node_fail(im, "tensor '%s' has a dimension outside 0 .. 2^40",
+                             qname(im, t->name));
         t->dims[i] = tp->dims[i];
     }
     int64_t n = ot_numel(t);
     if (n < 0)
-        return node_fail(im, "tensor '%s' is too large", t->name);
+        return node_fail(im, "tensor '%s' is too large", qname(im, t->name));
     int type = tp->has_data_type ? tp->data_type : 0;
     int is_int = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
                  type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
@@ -221,7 +233,7 @@ static int need_in(importer *im, size_t k, ot_tensor *copy)
     if (t == NULL)
         return node_fail(im, "input %zu is missing or produced by no earlier node", k);
     if (t->rank < 0)
-        return node_fail(im, "the shape of input '%s' is unknown", t->name);
+        return node_fail(im, "the shape of input '%s' is unknown", qname(im, t->name));
     *copy = *t;
     return 0;
 }
@@ -357,9 +369,10 @@ static int h_conv(importer *im)
     if (need_in(im, 0, &x) || need_in(im, 1, &w))
         return -1;
     if (x.kind != OT_ACT)
-        return node_fail(im, "the data input '%s' does not depend on the model's inputs", x.name);
+        return node_fail(im, "the data input '%s' does not depend on the model's inputs",
+                         qname(im, x.name));
     if (w.rank != 4)
-        return node_fail(im, "weight '%s' must have 4 axes", w.name);
+        return node_fail(im, "weight '%s' must have 4 axes", qname(im, w.name));
     int64_t group = attr_i(im->node, "group", 1), in_c = -1;
     if (group <= 0 || group > (INT64_C(1) << 30) || x.rank != 4 ||
         dnp_mul_i64(w.dims[1], group, &in_c) || in_c != x.dims[1] || w.dims[0] % group != 0)
@@ -409,7 +422,7 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
 static int weight_kn(importer *im, const ot_tensor *w, int trans, int64_t *k, int64_t *n)
 {
     if (w->rank != 2)
-        return node_fail(im, "weight '%s' must have 2 axes, has %d", w->name, w->rank);
+        return node_fail(im, "weight '%s' must have 2 axes, has %d", qname(im, w->name), w->rank);
     *k = trans ? w->dims[1] : w->dims[0];
     *n = trans ? w->dims[0] : w->dims[1];
     return 0;
@@ -634,7 +647,8 @@ static int h_reshape(importer *im)
     if (need_in(im, 0, &x) || need_in(im, 1, &s))
         return -1;
     if (s.n_vals == 0 || s.rank != 1)
-        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold", s.name);
+        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold",
+                         qname(im, s.name));
     if (s.n_vals > OT_MAX_RANK)
         return node_fail(im, "target shape has %d axes (at most %d)", s.n_vals, OT_MAX_RANK);
     out = x;
@@ -693,7 +707,7 @@ static int axes_of(importer *im, int64_t *axes)
     ot_tensor *t = in_t(im, 1);
     if (t != NULL) {
         if (t->n_vals == 0)
-            return node_fail(im, "axes '%s' are not a constant", t->name);
+            return node_fail(im, "axes '%s' are not a constant", qname(im, t->name));
         memcpy(axes, t->vals, (size_t)t->n_vals * sizeof *axes);
         return t->n_vals;
     }
@@ -1104,7 +1118,7 @@ static int h_unknown(importer *im)
     if (!im->opt || !im->opt->skip_unknown)
         return node_fail(im, "unsupported operator '%s' (use --skip-unknown to treat unknown "
                              "operators as free element-wise ops)",
-                         im->node->op_type);
+                         qname(im, im->node->op_type));
     ot_tensor x;
     if (need_in(im, 0, &x))
         return -1;
@@ -1195,19 +1209,20 @@ static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tens
     const Onnx__TypeProto *tp = v->type;
     if (tp == NULL || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         tp->tensor_type == NULL || tp->tensor_type->shape == NULL)
-        return node_fail(im, "graph input '%s' has no tensor shape", v->name ? v->name : "?");
+        return node_fail(im, "graph input '%s' has no tensor shape",
+                         qname(im, v->name ? v->name : "?"));
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     *is_int = tt->has_elem_type && (tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
                                     tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
     if (tt->shape->n_dim > OT_MAX_RANK)
-        return node_fail(im, "graph input '%s' has too many axes", v->name);
+        return node_fail(im, "graph input '%s' has too many axes", qname(im, v->name));
     t->rank = (int)tt->shape->n_dim;
     for (int i = 0; i < t->rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             d->dim_value > DIM_MAX)
             return node_fail(im, "graph input '%s' has a dimension over 2^40",
-                             v->name ? v->name : "?");
+                             qname(im, v->name ? v->name : "?"));
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             d->dim_value > 0) {
             t->dims[i] = d->dim_value;
@@ -1255,7 +1270,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                 for (int k = 0; k < slot->rank; k++)
                     if (slot->dims[k] < 0)
                         return node_fail(im, "weight input '%s' has a symbolic dimension",
-                                         v->name);
+                                         qname(im, v->name));
                 continue;
             }
             if (!data_found) {
@@ -1268,7 +1283,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                     if (k > 0)
                         return node_fail(im, "data input '%s' has a symbolic axis %d: only the "
                                              "batch axis may be symbolic",
-                                         v->name, k);
+                                         qname(im, v->name), k);
                     slot->dims[k] = im->batch;
                 }
             dnp_op_attrs a = {0};

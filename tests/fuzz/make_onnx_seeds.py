@@ -136,3 +136,8 @@ write(d + "transformer.onnx", model(
      node("Add", ["er", "e"], ["y"])],
     [("ids", [1, 8]), ("emb", [100, 16]), ("g", [16]), ("bt", [16]), ("wq", [16, 16])],
     [("y", [1, 8, 16])], "tf"))
+# A 600-character tensor name in an error: the message must keep its reason.
+long_name = "t" * 600
+write(d + "long_name.onnx", model(
+    [node("Reshape", ["x", long_name], ["y"])],
+    [("x", [1, 4, 6, 6]), (long_name, [2])], [("y", [1, 144])], "long"))

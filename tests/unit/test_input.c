@@ -339,7 +339,8 @@ TEST(model_json_cycles_and_duplicate_names_are_refused)
     dnp_error err;
     /* a -> b -> a: b names a later op */
     CHECK_EQ_INT(load_model_text(MODEL_HEAD OP_X
-                                 ",{\"name\": \"a\", \"kind\": \"add\", \"inputs\": [\"x\", \"b\"], "
+                                 ",{\"name\": \"a\", \"kind\": \"add\", "
+                                 "\"inputs\": [\"x\", \"b\"], "
                                  "\"out\": [3,8,8]},{\"name\": \"b\", \"kind\": \"relu\", "
                                  "\"inputs\": [\"a\"], \"out\": [3,8,8]}]}",
                                  &g, &err),
@@ -514,4 +515,17 @@ TEST(json_corpus_seeds_write_back_byte_identically)
         closedir(d);
     }
     CHECK(n_checked >= 8);
+}
+
+/* A 600-character tensor name used to push the reason out of the message. */
+TEST(onnx_error_keeps_its_reason_with_a_long_tensor_name)
+{
+    dnp_graph *g = NULL;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_load_onnx("tests/fuzz/corpus/onnx/long_name.onnx", NULL, &g, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "node 'y' (Reshape): the target shape 'tttt") != NULL);
+    CHECK(strstr(err.msg, "...' is not a constant dnnpar can fold") != NULL);
+    CHECK(strlen(err.msg) < 200);
 }
