@@ -5,6 +5,8 @@
 #   make bench    benchmarks (bench/)
 #   make alloc-check  the allocation-failure sweep over every N (slow)
 #   make valgrind the golden CLI tests with the release binary under memcheck
+#   make fuzz SECONDS=N   build the libFuzzer targets (tests/fuzz/) with clang-14 and
+#                 run each for N seconds (default 60) over its corpus
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -33,7 +35,17 @@ REL_FLAGS  := -O2 -g
 TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
               -fno-sanitize-recover=all
 
-.PHONY: all run test bench clean deps format alloc-check valgrind
+.PHONY: all run test bench clean deps format alloc-check valgrind fuzz fuzz-deps
+# Fuzz targets (tests/fuzz/fuzz_NAME.c), their corpora in tests/fuzz/corpus/NAME/.
+FUZZ_TARGETS := model_json cluster_json strategy_json onnx accpar_text cluster_spec validate_csv
+FB      ?= build-fuzz
+FUZZ_CC ?= clang-14
+SECONDS ?= 60
+# clang's warnings differ from gcc's; the -Werror gate is the gcc builds.
+FUZZ_WARN := $(filter-out -Werror,$(WARN))
+FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+                  -fno-sanitize-recover=undefined
+
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -90,7 +102,13 @@ $(TB)/obj/tests/unit/main.o: $(TB)/test_list.inc
 $(TB)/unit_tests: $(TEST_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
 
-test: deps $(TB)/unit_tests $(TB)/dnnpar
+# Corpus replay drivers: each fuzz target with tests/fuzz/replay.c as main,
+# no libFuzzer, under the test build's sanitizers.
+$(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(TB)/libdnnpar.a
+	$(CC) $(WARN) $(DEFS) $(INCS) $(TEST_FLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c \
+	    $(TB)/libdnnpar.a $(LIBS)
+
+test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%)
 	@bash tests/run.sh $(TB)
 
 # tests/unit/test_alloc_fail.c with every allocation of every run failed
@@ -98,6 +116,43 @@ test: deps $(TB)/unit_tests $(TB)/dnnpar
 alloc-check: $(TB)/unit_tests
 	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 ./$(TB)/unit_tests alloc_failure_loaders \
 	    alloc_failure_zoo_builds alloc_failure_plans
+# ---- libFuzzer build (clang-14, libclang-rt-14-dev) --------------------
+fuzz-deps:
+	@bash scripts/install-deps.sh fuzz
+
+$(FB)/gen/onnx.pb-c.c $(FB)/gen/onnx.pb-c.h: $(ONNX_PROTO) | fuzz-deps
+	@mkdir -p $(FB)/gen
+	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(FB)/gen $(notdir $(ONNX_PROTO))
+
+$(FB)/obj/gen/onnx.pb-c.o: $(FB)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(GEN_FLAGS) -I$(FB)/gen $(FUZZ_LIB_FLAGS) -c $< -o $@
+
+$(FB)/obj/%.o: %.c $(HDRS) $(FB)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -I$(FB)/gen $(JSON_CFLAGS) $(FUZZ_LIB_FLAGS) -c $< -o $@
+
+$(FB)/libdnnpar.a: $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/obj/gen/onnx.pb-c.o
+	rm -f $@ && ar rcs $@ $^
+
+$(FB)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FB)/libdnnpar.a
+	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ $< $(FB)/libdnnpar.a $(LIBS)
+
+# Each target runs SECONDS seconds, new inputs going to $(FB)/corpus/NAME
+# (the checked-in corpus is only read); crashes are saved as
+# $(FB)/crash-NAME-*.  The last line of each run is libFuzzer's
+# "Done N runs in S second(s)".
+fuzz: fuzz-deps $(FUZZ_TARGETS:%=$(FB)/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(FB)/corpus/$$t; \
+	    echo "fuzz $$t: $(SECONDS) s (log $(FB)/fuzz-$$t.log)"; \
+	    $(FB)/fuzz_$$t -max_total_time=$(SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=$(FB)/crash-$$t- \
+	        $(FB)/corpus/$$t tests/fuzz/corpus/$$t > $(FB)/fuzz-$$t.log 2>&1; rc=$$?; \
+	    grep -E '^(Done|SUMMARY|artifact_prefix)' $(FB)/fuzz-$$t.log; \
+	    [ $$rc -eq 0 ] || { echo "fuzz $$t: failed (status $$rc)"; exit 1; }; \
+	done
 
 run: deps all
 	./$(B)/dnnpar reproduce accpar
@@ -110,4 +165,4 @@ valgrind: deps all
 	@bash tests/valgrind.sh $(B)
 
 clean:
-	rm -rf $(B) $(TB)
+	rm -rf $(B) $(TB) $(FB)

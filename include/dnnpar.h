@@ -289,7 +289,10 @@ int dnp_op_is_weighted(dnp_op_kind k);
  * channels, h w output spatial, r s kernel); fc: b c n; others: b c h w. */
 int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims);
 
-/* Cost figures of op i for `batch`.  O(1). */
+/* Cost figures of op i for `batch`.  Per-sample sizes are bounded when
+ * ops are built (2^40 elements per tensor, 2^53 multiply-accumulates);
+ * element counts for a batch that dnp_graph_check_batch refuses saturate
+ * at INT64_MAX rather than overflow.  O(1). */
 void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out);
 
 typedef struct {
@@ -300,7 +303,14 @@ typedef struct {
     int64_t activation_elems; /* sum of op outputs, whole batch */
 } dnp_graph_totals;
 
+/* Sums of dnp_op_cost_get over the ops (integer sums saturate at
+ * INT64_MAX).  O(ops). */
 void dnp_graph_totals_get(const dnp_graph *g, int64_t batch, dnp_graph_totals *out);
+
+/* DNP_OK if every element count of g's cost figures for `batch` (each
+ * tensor and their sum) fits in int64; otherwise DNP_ERR_INPUT naming the
+ * batch and the op.  Call before costing a batch read from input.  O(ops). */
+dnp_status dnp_graph_check_batch(const dnp_graph *g, int64_t batch, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Model zoo and loaders                                               */
@@ -318,6 +328,16 @@ const char *dnp_zoo_description(int i);
 /* Load the AccPar authors' layer text format (num_layers N, then per layer
  * "<name> CONV|FC" followed by key/value lines).  Errors name file:line. */
 dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *err);
+/* The same from memory: `len_bytes` bytes at `data` (need not be
+ * NUL-terminated), `name` standing for the file in the graph's name and in
+ * messages.  Every loader below has such a _buffer form, for callers
+ * (and fuzzers) that hold the bytes already; the path forms read the file
+ * (at most the format's size limit; "-" = stdin where documented) and call
+ * it.  A missing, unreadable or directory path is DNP_ERR_INPUT with
+ * "cannot open PATH: <reason>" or "PATH: is a directory".  The data is
+ * only borrowed.  O(len_bytes) plus the format's own cost. */
+dnp_status dnp_load_accpar_text_buffer(const char *data, size_t len_bytes, const char *name,
+                                       dnp_graph **out, dnp_error *err);
 
 typedef struct {
     int skip_unknown; /* ONNX: unknown operators become free element-wise ops */
@@ -328,11 +348,15 @@ typedef struct {
  * node.  opt may be NULL.  O(nodes). */
 dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
                          dnp_error *err);
+dnp_status dnp_load_onnx_buffer(const void *data, size_t len_bytes, const char *name,
+                                const dnp_load_options *opt, dnp_graph **out, dnp_error *err);
 
 /* Read / write the dnnpar model JSON format (docs/formats.md).  Writing
  * then reading gives back an identical graph.  Errors give file:line:column
  * or the op's index and name. */
 dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err);
+dnp_status dnp_model_read_json_buffer(const char *data, size_t len_bytes, const char *name,
+                                      dnp_graph **out, dnp_error *err);
 /* The JSON text of a model (caller frees with free()); NULL on allocation failure. */
 char *dnp_model_to_json(const dnp_graph *g);
 
@@ -445,6 +469,9 @@ int64_t dnp_cluster_devices(const dnp_cluster *c);
  * allocation failure.  Errors give file:line:column or the device index. */
 char *dnp_cluster_to_json(const dnp_cluster *c);
 dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *err);
+/* From memory (see dnp_load_accpar_text_buffer). */
+dnp_status dnp_cluster_read_json_buffer(const char *data, size_t len_bytes, const char *name,
+                                        dnp_cluster *out, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Collectives (src/net/collective.c, docs/collectives.md)              */
@@ -579,6 +606,9 @@ typedef struct dnp_strategy dnp_strategy;
 /* Read a strategy ("-" = stdin).  Errors give file:line:column or the
  * path/level that is wrong.  Free with dnp_strategy_free. */
 dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *err);
+/* From memory (see dnp_load_accpar_text_buffer). */
+dnp_status dnp_strategy_read_buffer(const char *data, size_t len_bytes, const char *name,
+                                    dnp_strategy **out, dnp_error *err);
 void dnp_strategy_free(dnp_strategy *s);
 /* What the strategy was planned for: the model as given on the command
  * line, the cluster spec, the batch and the levels searched.
@@ -710,6 +740,9 @@ typedef struct {
  * O(rows x plan time x fit iterations). */
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err);
+/* From memory (see dnp_load_accpar_text_buffer). */
+dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const char *name,
+                                   int calibrate, dnp_validation **out, dnp_error *err);
 void dnp_validation_free(dnp_validation *v);
 
 #endif /* DNNPAR_H */

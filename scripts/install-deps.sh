@@ -4,6 +4,8 @@
 set -euo pipefail
 pkgs=(gcc make pkg-config libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
       gnuplot-nox graphviz valgrind)
+# `make fuzz` also needs clang's libFuzzer (install-deps.sh fuzz).
+[ "${1:-}" = fuzz ] && pkgs+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

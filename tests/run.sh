@@ -35,6 +35,24 @@ raw=$(grep -rnE '(^|[^A-Za-z0-9_])(malloc|calloc|realloc|free|strdup|strndup)\('
 if [ -z "$raw" ]; then passed=$((passed + 1))
 else echo "FAIL check allocator-hook: raw allocator calls:"; printf '%s\n' "$raw" | head; failed=$((failed + 1)); fi
 
+# Fuzz corpus replay: every file of tests/fuzz/corpus/NAME/ through target
+# NAME's LLVMFuzzerTestOneInput (tests/fuzz/replay.c), one test per file.
+for corpus in tests/fuzz/corpus/*/; do
+    t=$(basename "$corpus")
+    files=("$corpus"*)
+    [ -e "${files[0]}" ] || continue
+    if [ ! -x "$bdir/fuzz_replay_$t" ]; then
+        echo "FAIL replay $t: $bdir/fuzz_replay_$t not built"; failed=$((failed + 1)); continue
+    fi
+    if rout=$("$bdir/fuzz_replay_$t" "${files[@]}" 2>&1); then
+        passed=$((passed + ${#files[@]}))
+    else
+        echo "FAIL replay $t: $(printf '%s\n' "$rout" | grep '^replay: ' | tail -n1)"
+        printf '%s\n' "$rout" | grep -v '^replay: ' | head -n 12
+        failed=$((failed + 1))
+    fi
+done
+
 gp=0; gf=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"

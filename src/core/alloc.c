@@ -28,6 +28,16 @@ static void std_release(void *ctx, void *p)
     free(p);
 }
 
+/* Allocation calls that returned NULL, ever (SQLite's sticky
+ * out-of-memory flag, as a count): lets a caller tell a failed allocation
+ * inside a library that does not report one (jansson) from bad input. */
+static _Atomic unsigned long failures;
+
+unsigned long dnp_alloc_failures(void)
+{
+    return failures;
+}
+
 static const dnp_allocator std_hook = {std_alloc, std_resize, std_release, NULL};
 static dnp_allocator hook = {std_alloc, std_resize, std_release, NULL};
 
@@ -42,14 +52,19 @@ void dnp_set_allocator(const dnp_allocator *a)
 
 void *dnp_malloc(size_t size_bytes)
 {
-    return hook.alloc(hook.ctx, size_bytes ? size_bytes : 1);
+    void *p = hook.alloc(hook.ctx, size_bytes ? size_bytes : 1);
+    if (p == NULL)
+        failures++;
+    return p;
 }
 
 void *dnp_calloc(size_t count, size_t size_bytes)
 {
     size_t total;
-    if (__builtin_mul_overflow(count, size_bytes, &total))
+    if (__builtin_mul_overflow(count, size_bytes, &total)) {
+        failures++;
         return NULL;
+    }
     void *p = dnp_malloc(total);
     if (p != NULL)
         memset(p, 0, total);
@@ -60,7 +75,10 @@ void *dnp_realloc(void *ptr, size_t size_bytes)
 {
     if (ptr == NULL)
         return dnp_malloc(size_bytes);
-    return hook.resize(hook.ctx, ptr, size_bytes ? size_bytes : 1);
+    void *p = hook.resize(hook.ctx, ptr, size_bytes ? size_bytes : 1);
+    if (p == NULL)
+        failures++;
+    return p;
 }
 
 void *dnp_realloc_array(void *ptr, size_t count, size_t size_bytes)

@@ -4,9 +4,12 @@
  * with 17 significant digits, so a cluster round-trips exactly.
  */
 #include "dnnpar.h"
+#include "core/alloc.h"
+#include "core/input.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,9 +17,12 @@
 #define FORMAT_NAME "dnnpar-cluster"
 #define FORMAT_VERSION 1
 
+/* Every allocation jansson makes here is checked: a dropped member would
+ * write a cluster that does not read back (NULL instead). */
 char *dnp_cluster_to_json(const dnp_cluster *c) {
     json_t *devs = json_array();
-    for (int k = 0; k < c->n_types; k++) {
+    int ok = devs != NULL;
+    for (int k = 0; ok && k < c->n_types; k++) {
         const dnp_device_type *d = &c->types[k];
         json_t *o = json_pack("{s:s,s:I,s:f,s:f,s:f,s:f,s:s,s:i}", "name", d->name, "count",
                               (json_int_t)c->counts[k], "peak_flops", d->peak_flops, "mem_bytes",
@@ -31,13 +37,22 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
             "node", d->node, "devices_per_node", d->devices_per_node, "intra_topo",
             dnp_link_topo_name(d->intra_topo), "intra_bw_bps", d->intra_bw_bps, "intra_lat_s",
             d->intra_lat_s, "inter_bw_bps", d->inter_bw_bps, "inter_lat_s", d->inter_lat_s);
-        json_object_update(o, more);
+        ok = o != NULL && more != NULL && json_object_update(o, more) == 0;
         json_decref(more);
-        json_array_append_new(devs, o);
+        if (ok)
+            ok = json_array_append_new(devs, o) == 0;
+        else
+            json_decref(o);
+    }
+    if (!ok) {
+        json_decref(devs);
+        return NULL;
     }
     json_t *root =
         json_pack("{s:s,s:i,s:o,s:s}", "format", FORMAT_NAME, "version", FORMAT_VERSION, "devices",
                   devs, "hierarchy", "device types first, then halves (docs/time-model.md)");
+    if (root == NULL)
+        return NULL; /* json_pack's "o" took devs either way */
     char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(root);
     return text;
@@ -143,6 +158,71 @@ static int legacy_entry(const json_t *o) {
     return 1;
 }
 
+/* Characters of device and node names in cluster specs (docs/cluster.md). */
+static int name_chars_ok(const char *s) {
+    if (s[0] == '\0')
+        return 0;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '_' || ch == '.' || ch == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* A cluster read from JSON is shown, stored in strategies and read back
+ * as its canonical spec (dnp_cluster_format), so it must survive
+ * format -> parse unchanged (issue 12: a device name that is not a spec
+ * name, or a preset's name with other figures, did not).  Compared through
+ * the JSON text, which writes every field exactly.  O(types). */
+static dnp_status check_spec_round_trip(const dnp_cluster *c, const char *file, dnp_error *err) {
+    unsigned long failures = dnp_alloc_failures();
+    for (int i = 0; i < c->n_types; i++) {
+        const dnp_device_type *d = &c->types[i];
+        if (!name_chars_ok(d->name) || (d->node[0] != '\0' && !name_chars_ok(d->node)))
+            return dev_error(err, file, (size_t)i, d->name,
+                             "device and node names may hold only letters, digits, '_', '.' "
+                             "and '-' (cluster spec names, docs/cluster.md)");
+    }
+    char spec[8192];
+    dnp_cluster_format(c, spec, sizeof spec);
+    dnp_cluster back;
+    dnp_error perr = {0};
+    if (dnp_cluster_parse(spec, &back, &perr) != DNP_OK) {
+        /* the parser's message names the device; keep its reason, not the spec */
+        const char *why = strstr(perr.msg, "': ");
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: the cluster has no cluster spec that reads back "
+                      "the same: %.200s", file, why ? why + 3 : perr.msg);
+        return DNP_ERR_INPUT;
+    }
+    char *a = dnp_cluster_to_json(c), *b = dnp_cluster_to_json(&back);
+    int same = a != NULL && b != NULL && strcmp(a, b) == 0;
+    dnp_free(a);
+    dnp_free(b);
+    if (a == NULL || b == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", file);
+        return DNP_ERR_NOMEM;
+    }
+    if (!same && dnp_alloc_failures() != failures) {
+        /* jansson may drop a member when an allocation fails: not the input's fault */
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", file);
+        return DNP_ERR_NOMEM;
+    }
+    if (!same) {
+        for (int i = 0; i < c->n_types && i < back.n_types; i++)
+            if (strcmp(c->types[i].name, back.types[i].name) != 0 ||
+                strcmp(c->types[i].node, back.types[i].node) != 0)
+                return dev_error(err, file, (size_t)i, c->types[i].name,
+                                 "reads back from its cluster spec as another device (a "
+                                 "preset's name in other letter case?)");
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: the cluster does not read back the same from its "
+                      "cluster spec (a device named like a preset?)", file);
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
+
 static int dtype_bytes(const char *s) {
     if (strcasecmp(s, "bfloat16") == 0 || strcasecmp(s, "bf16") == 0 || strcasecmp(s, "fp16") == 0)
         return 2;
@@ -151,16 +231,29 @@ static int dtype_bytes(const char *s) {
     return 0;
 }
 
+/* Largest cluster JSON read (bytes). */
+#define MAX_CLUSTER_JSON_BYTES ((size_t)16 << 20)
+
 dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *err) {
+    char *data = NULL;
+    size_t len = 0;
+    dnp_status st = dnp_input_read(path, MAX_CLUSTER_JSON_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_cluster_read_json_buffer(data, len, dnp_input_display(path), out, err);
+    dnp_free(data);
+    return st;
+}
+
+dnp_status dnp_cluster_read_json_buffer(const char *data, size_t len_bytes, const char *name_,
+                                        dnp_cluster *out, dnp_error *err) {
+    char qfile[DNP_QUOTE_MAX + 8];
+    const char *file = dnp_quote_str(name_ ? name_ : "<buffer>", qfile, sizeof qfile);
     json_error_t jerr;
-    json_t *root =
-        strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &jerr) : json_load_file(path, 0, &jerr);
-    const char *file = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (root == NULL) {
-        dnp_error_set(err, jerr.line < 0 ? DNP_ERR_IO : DNP_ERR_INPUT, "%s:%d:%d: %s", file,
-                      jerr.line, jerr.column, jerr.text);
-        return err->status;
-    }
+    unsigned long failures = dnp_alloc_failures();
+    json_t *root = json_loadb(data, len_bytes, 0, &jerr);
+    if (root == NULL)
+        return dnp_json_parse_error(&jerr, file, failures, err);
     dnp_status st = DNP_ERR_INPUT;
     dnp_cluster c;
     memset(&c, 0, sizeof c);
@@ -206,15 +299,17 @@ dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *
             st = dev_error(err, file, i, name, "\"count\" must be an integer in 1 .. 1000000");
             goto done;
         }
-        if (number(o, "peak_flops", 1, &d->peak_flops) ||
-            number(o, "net_bw_bps", 1, &d->net_bw_bps) ||
-            number(o, "mem_bytes", 0, &d->mem_bytes) ||
-            number(o, "mem_bw_bps", 0, &d->mem_bw_bps)) {
-            st = dev_error(err, file, i, name,
-                           "\"peak_flops\" and \"net_bw_bps\" must be positive numbers, "
-                           "\"mem_bytes\" and \"mem_bw_bps\" non-negative");
-            goto done;
-        }
+        static const struct { const char *key; int positive; } k_figs[] = {
+            {"peak_flops", 1}, {"net_bw_bps", 1}, {"mem_bytes", 0}, {"mem_bw_bps", 0}};
+        double *figs[] = {&d->peak_flops, &d->net_bw_bps, &d->mem_bytes, &d->mem_bw_bps};
+        for (size_t f = 0; f < sizeof k_figs / sizeof k_figs[0]; f++)
+            if (number(o, k_figs[f].key, k_figs[f].positive, figs[f])) {
+                char what[96];
+                snprintf(what, sizeof what, "\"%s\" must be a %s number", k_figs[f].key,
+                         k_figs[f].positive ? "positive" : "non-negative");
+                st = dev_error(err, file, i, name, what);
+                goto done;
+            }
         if (dtype == NULL || dtype_bytes(dtype) == 0 || strlen(dtype) >= sizeof d->dtype) {
             st = dev_error(err, file, i, name, "\"dtype\" must be bfloat16, bf16, fp16 or fp32");
             goto done;
@@ -256,6 +351,8 @@ dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *
         goto done;
     }
     c.n_types = (int)json_array_size(devs);
+    if ((st = check_spec_round_trip(&c, file, err)) != DNP_OK)
+        goto done;
     *out = c;
     st = DNP_OK;
 done:

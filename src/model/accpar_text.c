@@ -19,6 +19,7 @@
  * MAX_FILE_BYTES) and parsed in one pass: O(file size).
  */
 #include "dnnpar.h"
+#include "core/input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -343,55 +344,6 @@ static int parse(reader *r, chain *ch)
     }
 }
 
-/* Read the whole file into a new buffer (not NUL-terminated); *n_out is
- * its length.  Returns NULL with the error recorded. */
-static char *slurp(const char *path, const char *base, size_t *n_out, dnp_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = dnp_malloc(cap);
-    for (;;) {
-        if (buf == NULL) {
-            dnp_error_set(err, DNP_ERR_NOMEM, "out of memory reading '%s'", path);
-            break;
-        }
-        if (n > MAX_FILE_BYTES) {
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "%s: file is larger than %zu MiB; not an AccPar network file", base,
-                          MAX_FILE_BYTES >> 20);
-            break;
-        }
-        if (n == cap) {
-            char *bigger = dnp_realloc(buf, 2 * cap);
-            if (bigger == NULL)
-                dnp_free(buf);
-            buf = bigger;
-            cap *= 2;
-            continue;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got > 0)
-            continue;
-        if (ferror(f)) {
-            int e = errno;
-            dnp_error_set(err, DNP_ERR_IO, "cannot read '%s': %s", path,
-                          e ? strerror(e) : "read error");
-            break;
-        }
-        fclose(f);
-        *n_out = n;
-        return buf;
-    }
-    dnp_free(buf);
-    fclose(f);
-    return NULL;
-}
-
 /* Load an AccPar network text file as a chain graph named after the file
  * (basename without extension, lower-cased).  Errors: DNP_ERR_IO if the
  * file cannot be read; DNP_ERR_INPUT with "file:line: problem" for any
@@ -403,8 +355,25 @@ dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *er
         dnp_error_set(err, DNP_ERR_INPUT, "no AccPar network file given");
         return DNP_ERR_INPUT;
     }
+    char *data = NULL;
+    size_t len = 0;
+    dnp_status st = dnp_input_read(path, MAX_FILE_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_load_accpar_text_buffer(data, len, path, out, err);
+    dnp_free(data);
+    return st;
+}
+
+/* From memory; `name` is the file's path (its basename names the graph
+ * and the messages). */
+dnp_status dnp_load_accpar_text_buffer(const char *data, size_t len, const char *name,
+                                       dnp_graph **out, dnp_error *err)
+{
+    const char *path = name ? name : "<buffer>";
     const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
+    char qbase[DNP_QUOTE_MAX + 8];
+    const char *base = dnp_quote_str(slash ? slash + 1 : path, qbase, sizeof qbase);
 
     char gname[64];
     size_t stem = strlen(base);
@@ -421,30 +390,28 @@ dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *er
      * call's even if the caller's record already holds an earlier error. */
     dnp_error local;
     dnp_error_clear(&local);
-    size_t len = 0;
-    char *buf = slurp(path, base, &len, &local);
     chain ch;
     memset(&ch, 0, sizeof ch);
     ch.prev = -1;
-    if (buf != NULL) {
-        ch.g = dnp_graph_new(gname);
-        if (ch.g == NULL)
-            dnp_error_set(&local, DNP_ERR_NOMEM, "out of memory loading '%s'", path);
-    }
+    if (len > MAX_FILE_BYTES)
+        dnp_error_set(&local, DNP_ERR_INPUT,
+                      "%s: file is larger than %zu MiB; not an AccPar network file", base,
+                      MAX_FILE_BYTES >> 20);
+    else if ((ch.g = dnp_graph_new(gname)) == NULL)
+        dnp_error_set(&local, DNP_ERR_NOMEM, "out of memory loading '%s'", base);
     if (ch.g != NULL) {
         char note[256];
         snprintf(note, sizeof note, "AccPar reference network file %s", base);
         dnp_graph_set_note(ch.g, note);
         reader r;
         memset(&r, 0, sizeof r);
-        r.buf = buf;
+        r.buf = data;
         r.len = len;
         r.file = base;
         r.err = &local;
         if (parse(&r, &ch) != 0 && local.status == DNP_OK)
             dnp_error_set(&local, DNP_ERR_INTERNAL, "%s: parse failed without a reason", base);
     }
-    dnp_free(buf);
     if (local.status != DNP_OK) {
         dnp_graph_free(ch.g);
         dnp_error_set(err, local.status, "%s", local.msg);

@@ -4,7 +4,9 @@
  */
 #include "dnnpar.h"
 #include "model/graph_internal.h"
+#include "core/checked.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +211,66 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
     return g->n_ops - 1;
 }
 
+/* Bounds that keep every cost figure of an op within int64 for any batch
+ * the figures are later multiplied by (dnp_graph_check_batch) and within
+ * double's exact integers per sample (issue 12, item 2). */
+#define TENSOR_ELEMS_MAX (INT64_C(1) << 40) /* per sample, one tensor */
+#define MACS_MAX (INT64_C(1) << 53)         /* per sample, one op */
+
+/* Per-sample weight elements and multiply-accumulates of op (the formulas
+ * of dnp_op_cost_get), overflow-checked: 0, or -1 if a product overflows
+ * int64. */
+static int op_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
+{
+    *weight_elems = *macs = 0;
+    int64_t in_per;
+    if (op->n_inputs > 0 ? dnp_mul3_i64(op->in.c, op->in.h, op->in.w, &in_per) : (in_per = 0, 0))
+        return -1;
+    if (op->kind == DNP_OP_CONV || op->kind == DNP_OP_FC) {
+        int conv_like = op->kind == DNP_OP_CONV || op->keep_positions;
+        int64_t k_area = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw : 1;
+        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups
+                                               : (op->keep_positions ? op->in.c : in_per);
+        int64_t hw_out = 1, w;
+        if ((conv_like && dnp_mul_i64(op->out.h, op->out.w, &hw_out)) ||
+            dnp_mul3_i64(d_in, op->out.c, k_area, &w) || dnp_mul_i64(w, hw_out, macs))
+            return -1;
+        *weight_elems = w;
+    } else if (op->kind == DNP_OP_MATMUL) {
+        int64_t out_per;
+        if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per) ||
+            dnp_mul_i64(out_per, op->contract, macs))
+            return -1;
+    }
+    return 0;
+}
+
+/* Last step of every builder: op i's per-sample sizes must stay within
+ * TENSOR_ELEMS_MAX / MACS_MAX; otherwise op i is removed and -1 returned
+ * with the op and the figure named.  Returns i on success. */
+static int finish(dnp_graph *g, int i)
+{
+    dnp_op *op = &g->ops[i];
+    int64_t out_per = -1, weights = 0, macs = 0;
+    const char *what = NULL;
+    if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per) || out_per > TENSOR_ELEMS_MAX)
+        what = "output elements per sample";
+    else if (op_sizes(op, &weights, &macs) != 0 || weights > TENSOR_ELEMS_MAX)
+        what = "weight elements";
+    else if (macs > MACS_MAX)
+        what = "multiply-accumulates per sample";
+    if (what == NULL)
+        return i;
+    char name[sizeof op->name];
+    memcpy(name, op->name, sizeof name);
+    dnp_shape s = op->out;
+    dnp_free(op->inputs);
+    g->n_ops--;
+    return fail(g, "op '%s': %s of output %lldx%lldx%lld exceed the limit (2^40 elements, "
+                   "2^53 multiply-accumulates)", name, what, (long long)s.c, (long long)s.h,
+                (long long)s.w);
+}
+
 int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_t w)
 {
     if (c <= 0 || h <= 0 || w <= 0)
@@ -217,7 +279,7 @@ int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_
     int i = append(g, name, DNP_OP_INPUT, 0, NULL);
     if (i >= 0)
         g->ops[i].out = (dnp_shape){c, h, w};
-    return i;
+    return i >= 0 ? finish(g, i) : -1;
 }
 
 static int64_t shape_elems(dnp_shape s) { return s.c * s.h * s.w; }
@@ -253,7 +315,7 @@ int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inp
             memcpy(op->out_dims, attrs->out_dims, sizeof op->out_dims);
         }
     }
-    return i;
+    return finish(g, i);
 }
 
 /* PyTorch's floor-mode output size of a sliding window. */
@@ -288,7 +350,7 @@ int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int k
     op->groups = groups;
     op->bias = bias != 0;
     op->out = (dnp_shape){out_c, oh, ow};
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_conv(dnp_graph *g, const char *name, int in, int64_t out_c, int k, int stride,
@@ -308,7 +370,7 @@ int dnp_graph_conv_explicit(dnp_graph *g, const char *name, int in, int64_t out_
     dnp_op *op = &g->ops[i];
     op->kh = op->kw = k;
     op->out = (dnp_shape){out_c, out_h, out_w};
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_fc(dnp_graph *g, const char *name, int in, int64_t out_features, int bias)
@@ -320,7 +382,7 @@ int dnp_graph_fc(dnp_graph *g, const char *name, int in, int64_t out_features, i
         return -1;
     g->ops[i].bias = bias != 0;
     g->ops[i].out = (dnp_shape){out_features, 1, 1};
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int k, int stride,
@@ -343,7 +405,7 @@ int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int
     op->sh = op->sw = stride;
     op->ph = op->pw = pad;
     op->out = (dnp_shape){op->in.c, oh, ow};
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_adaptive_avgpool(dnp_graph *g, const char *name, int in, int64_t out_h,
@@ -362,7 +424,7 @@ int dnp_graph_adaptive_avgpool(dnp_graph *g, const char *name, int in, int64_t o
     op->sh = (int)(op->in.h / out_h > 0 ? op->in.h / out_h : 1);
     op->sw = (int)(op->in.w / out_w > 0 ? op->in.w / out_w : 1);
     op->out = (dnp_shape){op->in.c, out_h, out_w};
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_unary(dnp_graph *g, const char *name, dnp_op_kind kind, int in)
@@ -376,7 +438,7 @@ int dnp_graph_unary(dnp_graph *g, const char *name, dnp_op_kind kind, int in)
     g->ops[i].out = g->ops[i].in;
     if (kind == DNP_OP_LRN)
         g->ops[i].kh = 5;
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_flatten(dnp_graph *g, const char *name, int in)
@@ -386,7 +448,7 @@ int dnp_graph_flatten(dnp_graph *g, const char *name, int in)
         return -1;
     dnp_shape s = g->ops[i].in;
     g->ops[i].out = (dnp_shape){s.c * s.h * s.w, 1, 1};
-    return i;
+    return finish(g, i);
 }
 
 static int same_shape(dnp_shape a, dnp_shape b) { return a.c == b.c && a.h == b.h && a.w == b.w; }
@@ -406,7 +468,7 @@ int dnp_graph_add(dnp_graph *g, const char *name, int a, int b)
                     (long long)sb.h, (long long)sb.w);
     }
     g->ops[i].out = sa;
-    return i;
+    return finish(g, i);
 }
 
 int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
@@ -426,10 +488,14 @@ int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
             return fail(g, "concat '%s': input %d is %lldx%lld, expected %lldx%lld", name, k,
                         (long long)sk.h, (long long)sk.w, (long long)s.h, (long long)s.w);
         }
-        c += sk.c;
+        if (dnp_add_i64(c, sk.c, &c)) {
+            g->n_ops--;
+            dnp_free(g->ops[i].inputs);
+            return fail(g, "concat '%s': the channel count overflows", name);
+        }
     }
     g->ops[i].out = (dnp_shape){c, s.h, s.w};
-    return i;
+    return finish(g, i);
 }
 
 
@@ -473,14 +539,52 @@ int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims)
     return n;
 }
 
+/* a * b, or INT64_MAX when the product overflows (a, b >= 0). */
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return dnp_mul_i64(a, b, &r) ? INT64_MAX : r;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return dnp_add_i64(a, b, &r) ? INT64_MAX : r;
+}
+
+dnp_status dnp_graph_check_batch(const dnp_graph *g, int64_t batch, dnp_error *err)
+{
+    if (batch <= 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "batch %lld must be positive", (long long)batch);
+        return DNP_ERR_INPUT;
+    }
+    int64_t total = 0, r;
+    for (int i = 0; i < g->n_ops; i++) {
+        const dnp_op *op = &g->ops[i];
+        int64_t per = shape_elems(op->out);
+        if (op->n_inputs > 0 && shape_elems(op->in) > per)
+            per = shape_elems(op->in);
+        if (dnp_mul_i64(batch, per, &r) || dnp_add_i64(total, r, &total)) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "batch %lld is too large for model '%s': the activations of op '%s' "
+                          "(%lld elements per sample) overflow a 64-bit count",
+                          (long long)batch, g->name, op->name, (long long)per);
+            return DNP_ERR_INPUT;
+        }
+    }
+    return DNP_OK;
+}
+
 void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
 {
     const dnp_op *op = &g->ops[i];
     memset(out, 0, sizeof *out);
     int64_t in_per = op->n_inputs > 0 ? shape_elems(op->in) : 0;
     int64_t out_per = shape_elems(op->out);
-    out->in_elems = batch * in_per;
-    out->out_elems = batch * out_per;
+    /* Sizes are bounded per sample (finish); a batch beyond what
+     * dnp_graph_check_batch accepts saturates instead of overflowing. */
+    out->in_elems = sat_mul(batch, in_per);
+    out->out_elems = sat_mul(batch, out_per);
     double B = (double)batch, outv = (double)out->out_elems;
 
     switch (op->kind) {
@@ -505,9 +609,13 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
          * entries times the kernel or feature-map area; with strides it
          * counts the products really performed (docs/model.md). */
         double M = B * (double)out->macs_per_sample;
-        out->fwd_flop = 2.0 * M - outv;
-        out->bwd_flop = 2.0 * M - (double)out->in_elems;
-        out->grad_flop = 2.0 * M - (double)out->weight_elems;
+        /* A result element no product lands in (an input pixel a strided
+         * window skips) costs nothing, so R counts at most M elements:
+         * 2M - min(R, M) is the same figure whenever every element takes
+         * a product, and never negative when strides skip inputs. */
+        out->fwd_flop = 2.0 * M - fmin(outv, M);
+        out->bwd_flop = 2.0 * M - fmin((double)out->in_elems, M);
+        out->grad_flop = 2.0 * M - fmin((double)out->weight_elems, M);
         if (op->bias) {
             out->fwd_flop += outv;   /* add the bias */
             out->grad_flop += outv;  /* sum the error over batch and space */
@@ -523,8 +631,8 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
             dnp_shape s = g->ops[op->inputs[k]].out;
             in_all += B * (double)shape_elems(s);
         }
-        out->fwd_flop = 2.0 * M - outv;
-        out->bwd_flop = 4.0 * M - in_all;
+        out->fwd_flop = 2.0 * M - fmin(outv, M);
+        out->bwd_flop = 4.0 * M - fmin(in_all, 2.0 * M);
         break;
     }
     case DNP_OP_EMBEDDING:
@@ -597,10 +705,10 @@ void dnp_graph_totals_get(const dnp_graph *g, int64_t batch, dnp_graph_totals *o
     for (int i = 0; i < g->n_ops; i++) {
         dnp_op_cost c;
         dnp_op_cost_get(g, i, batch, &c);
-        out->params += c.params;
-        out->macs_per_sample += c.macs_per_sample;
+        out->params = sat_add(out->params, c.params);
+        out->macs_per_sample = sat_add(out->macs_per_sample, c.macs_per_sample);
         out->forward_flop += c.fwd_flop;
         out->training_flop += c.fwd_flop + c.bwd_flop + c.grad_flop;
-        out->activation_elems += c.out_elems;
+        out->activation_elems = sat_add(out->activation_elems, c.out_elems);
     }
 }

@@ -5,6 +5,8 @@
  * (zoo, ONNX, AccPar text) can be saved, edited and fed back.
  */
 #include "dnnpar.h"
+#include "core/alloc.h"
+#include "core/input.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 
 #define FORMAT_NAME "dnnpar-model"
 #define FORMAT_VERSION 1
+/* Most ops a model JSON may hold. */
+#define MAX_MODEL_OPS 1000000
 
 static json_t *shape_json(dnp_shape s)
 {
@@ -74,9 +78,77 @@ typedef struct {
 
 static dnp_status bad(reader *r, size_t idx, const char *name, const char *what)
 {
+    char q[DNP_QUOTE_MAX + 8];
     dnp_error_set(r->err, DNP_ERR_INPUT, "%s: ops[%zu]%s%s%s: %s", r->file, idx,
-                  name ? " ('" : "", name ? name : "", name ? "')" : "", what);
+                  name ? " ('" : "", name ? dnp_quote_str(name, q, sizeof q) : "",
+                  name ? "')" : "", what);
     return DNP_ERR_INPUT;
+}
+
+static int64_t elems(dnp_shape s) { return s.c * s.h * s.w; }
+
+/* Shape rules along the edges into op i (docs/formats.md, "Checks on
+ * load"): NULL if op i's shapes agree with its inputs', else the problem
+ * (in `buf`).  The graph bounds every shape to 2^40 elements, so the
+ * sums and products here cannot overflow.  O(inputs). */
+static const char *edge_problem(const dnp_graph *g, int i, char *buf, size_t n)
+{
+    const dnp_op *op = dnp_graph_op(g, i);
+    if (op->n_inputs == 0)
+        return NULL;
+    dnp_shape in = op->in, out = op->out;
+    int64_t sum = 0;
+    switch (op->kind) {
+    case DNP_OP_RELU:
+    case DNP_OP_BATCHNORM:
+    case DNP_OP_DROPOUT:
+    case DNP_OP_SOFTMAX:
+    case DNP_OP_LRN:
+    case DNP_OP_LAYERNORM:
+    case DNP_OP_FLATTEN:
+        if (elems(in) != elems(out))
+            snprintf(buf, n, "a %s keeps its input's %lld elements, \"out\" has %lld",
+                     dnp_op_kind_name(op->kind), (long long)elems(in), (long long)elems(out));
+        break;
+    case DNP_OP_ADD:
+        for (int k = 0; k < op->n_inputs; k++)
+            if (elems(dnp_graph_op(g, op->inputs[k])->out) > elems(out))
+                snprintf(buf, n, "input %d has more elements than the sum's \"out\"", k);
+        break;
+    case DNP_OP_CONCAT:
+        for (int k = 0; k < op->n_inputs; k++)
+            sum += elems(dnp_graph_op(g, op->inputs[k])->out);
+        if (sum > elems(out))
+            snprintf(buf, n, "inputs hold %lld elements, more than \"out\" (%lld)",
+                     (long long)sum, (long long)elems(out));
+        break;
+    case DNP_OP_FC:
+        if (!op->keep_positions && out.h * out.w != 1)
+            snprintf(buf, n, "an fc's \"out\" must be [features, 1, 1] (or set "
+                             "\"keep_positions\")");
+        else if (op->keep_positions && out.h * out.w != in.h * in.w)
+            snprintf(buf, n, "an fc with keep_positions keeps its input's %lld positions, "
+                             "\"out\" has %lld",
+                     (long long)(in.h * in.w), (long long)(out.h * out.w));
+        break;
+    case DNP_OP_CONV:
+    case DNP_OP_MAXPOOL:
+    case DNP_OP_AVGPOOL:
+        if (op->kind == DNP_OP_CONV && out.c % op->groups != 0)
+            snprintf(buf, n, "output channels %lld do not divide into %d groups",
+                     (long long)out.c, op->groups);
+        else if (op->kind != DNP_OP_CONV && out.c != in.c)
+            snprintf(buf, n, "pooling keeps the %lld channels, \"out\" has %lld",
+                     (long long)in.c, (long long)out.c);
+        else if (out.h > in.h + 2 * (int64_t)op->ph || out.w > in.w + 2 * (int64_t)op->pw)
+            snprintf(buf, n, "output %lldx%lld is larger than the padded input %lldx%lld",
+                     (long long)out.h, (long long)out.w, (long long)(in.h + 2 * op->ph),
+                     (long long)(in.w + 2 * op->pw));
+        break;
+    default:
+        break;
+    }
+    return buf[0] != '\0' ? buf : NULL;
 }
 
 /* An integer member within [lo, hi]; dflt if absent. */
@@ -129,8 +201,10 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
         const char *in = json_string_value(json_array_get(ins, k));
         inputs[k] = in ? dnp_graph_find(g, in) : -1;
         if (inputs[k] < 0) {
-            char msg[160];
-            snprintf(msg, sizeof msg, "input %zu ('%s') is not an earlier op", k, in ? in : "?");
+            char msg[200], q[DNP_QUOTE_MAX + 8];
+            snprintf(msg, sizeof msg, "input %zu ('%s') is not an earlier op (inputs come "
+                     "before their consumers, so a model has no cycles)", k,
+                     in ? dnp_quote_str(in, q, sizeof q) : "?");
             return bad(r, idx, name, msg);
         }
     }
@@ -193,20 +267,25 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
     }
     if (i < 0)
         return bad(r, idx, name, dnp_graph_error(g));
+    char why[200] = "";
+    if (edge_problem(g, i, why, sizeof why) != NULL)
+        return bad(r, idx, name, why);
     return DNP_OK;
 }
 
-dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err)
+/* Largest model JSON read (bytes). */
+#define MAX_MODEL_JSON_BYTES ((size_t)256 << 20)
+
+dnp_status dnp_model_read_json_buffer(const char *data, size_t len_bytes, const char *name,
+                                      dnp_graph **out, dnp_error *err)
 {
+    char qbase[DNP_QUOTE_MAX + 8];
+    const char *base = dnp_quote_str(name ? name : "<buffer>", qbase, sizeof qbase);
     json_error_t jerr;
-    json_t *root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &jerr)
-                                          : json_load_file(path, 0, &jerr);
-    const char *base = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (root == NULL) {
-        dnp_error_set(err, jerr.line < 0 ? DNP_ERR_IO : DNP_ERR_INPUT, "%s:%d:%d: %s", base,
-                      jerr.line, jerr.column, jerr.text);
-        return err->status;
-    }
+    unsigned long failures = dnp_alloc_failures();
+    json_t *root = json_loadb(data, len_bytes, 0, &jerr);
+    if (root == NULL)
+        return dnp_json_parse_error(&jerr, base, failures, err);
     reader r = {base, err};
     dnp_status st = DNP_ERR_INPUT;
     dnp_graph *g = NULL;
@@ -223,18 +302,35 @@ dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err
                       FORMAT_VERSION);
         goto done;
     }
-    if (!json_is_array(ops) || json_array_size(ops) == 0) {
-        dnp_error_set(err, st, "%s: \"ops\" must be a non-empty array", base);
+    if (!json_is_array(ops) || json_array_size(ops) == 0 ||
+        json_array_size(ops) > MAX_MODEL_OPS) {
+        dnp_error_set(err, st, "%s: \"ops\" must be an array of 1 .. %d ops", base,
+                      MAX_MODEL_OPS);
         goto done;
     }
-    const char *name = json_string_value(json_object_get(root, "name"));
-    g = dnp_graph_new(name ? name : "model");
+    const json_t *jname = json_object_get(root, "name"), *jnote = json_object_get(root, "note");
+    if ((jname != NULL && !json_is_string(jname)) || (jnote != NULL && !json_is_string(jnote))) {
+        dnp_error_set(err, st, "%s: \"name\" and \"note\" must be strings", base);
+        goto done;
+    }
+    const char *gname = json_string_value(jname);
+    if (gname != NULL && strlen(gname) >= 64) {
+        char q[DNP_QUOTE_MAX + 8];
+        dnp_error_set(err, st, "%s: \"name\" '%s' is longer than 63 characters", base,
+                      dnp_quote_str(gname, q, sizeof q));
+        goto done;
+    }
+    const char *note = json_string_value(jnote);
+    if (note != NULL && strlen(note) >= 256) {
+        dnp_error_set(err, st, "%s: \"note\" is longer than 255 characters", base);
+        goto done;
+    }
+    g = dnp_graph_new(gname ? gname : "model");
     if (g == NULL) {
         st = DNP_ERR_NOMEM;
         dnp_error_set(err, st, "%s: out of memory", base);
         goto done;
     }
-    const char *note = json_string_value(json_object_get(root, "note"));
     dnp_graph_set_note(g, note ? note : "");
     for (size_t i = 0; i < json_array_size(ops); i++)
         if ((st = read_op(&r, g, i, json_array_get(ops, i))) != DNP_OK)
@@ -245,5 +341,17 @@ dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err
 done:
     dnp_graph_free(g);
     json_decref(root);
+    return st;
+}
+
+dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    dnp_status st = dnp_input_read(path, MAX_MODEL_JSON_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_model_read_json_buffer(data, len, dnp_input_display(path), out, err);
+    dnp_free(data);
     return st;
 }

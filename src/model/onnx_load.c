@@ -19,7 +19,9 @@
  * layer), but each use is a separate trainable tensor of the model.
  */
 #include "dnnpar.h"
+#include "core/input.h"
 #include "core/alloc.h"
+#include "core/checked.h"
 #include "model/onnx_tensors.h"
 
 #include "onnx.pb-c.h"
@@ -29,6 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Largest tensor dimension accepted (elements along one axis) and largest
+ * window attribute (kernel, stride, pad, dilation). */
+#define DIM_MAX (INT64_C(1) << 40)
+#define WINDOW_ATTR_MAX (INT64_C(1) << 20)
+
 
 typedef struct {
     const char *path;
@@ -41,7 +49,18 @@ typedef struct {
     dnp_error *err;
     const Onnx__NodeProto *node; /* node being imported, for messages */
     int n_ops_named;
+    char quoted[4][DNP_QUOTE_MAX + 8]; /* qname's rotating buffers */
+    int n_quoted;
 } importer;
+
+/* A tensor or operator name as quoted in a message (at most DNP_QUOTE_MAX
+ * characters, so the message keeps its reason).  Valid for the next three
+ * calls. */
+static const char *qname(importer *im, const char *name)
+{
+    char *buf = im->quoted[im->n_quoted++ % 4];
+    return dnp_quote_str(name ? name : "?", buf, sizeof im->quoted[0]);
+}
 
 static int node_fail(importer *im, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -59,10 +78,14 @@ static int node_fail(importer *im, const char *fmt, ...)
     va_end(ap);
     /* The graph builder's allocation failures keep their status. */
     dnp_status st = strncmp(msg, "out of memory", 13) == 0 ? DNP_ERR_NOMEM : DNP_ERR_INPUT;
+    char qn[DNP_QUOTE_MAX + 8], qo[DNP_QUOTE_MAX + 8];
     if (im->node != NULL)
         dnp_error_set(im->err, st, "%s: node '%s' (%s): %s", im->base,
-                      im->node->name && im->node->name[0] ? im->node->name : "(unnamed)",
-                      im->node->op_type ? im->node->op_type : "?", msg);
+                      im->node->name && im->node->name[0]
+                          ? dnp_quote_str(im->node->name, qn, sizeof qn)
+                          : "(unnamed)",
+                      dnp_quote_str(im->node->op_type ? im->node->op_type : "?", qo, sizeof qo),
+                      msg);
     else
         dnp_error_set(im->err, st, "%s: %s", im->base, msg);
     return -1;
@@ -129,16 +152,17 @@ static int from_tensor_proto(importer *im, ot_tensor *t, const Onnx__TensorProto
 {
     if (tp->n_dims > OT_MAX_RANK)
         return node_fail(im, "tensor '%s' has %zu axes (at most %d supported)",
-                         tp->name ? tp->name : t->name, tp->n_dims, OT_MAX_RANK);
+                         qname(im, tp->name ? tp->name : t->name), tp->n_dims, OT_MAX_RANK);
     t->rank = (int)tp->n_dims;
     for (int i = 0; i < t->rank; i++) {
-        if (tp->dims[i] < 0)
-            return node_fail(im, "tensor '%s' has a negative dimension", t->name);
+        if (tp->dims[i] < 0 || tp->dims[i] > DIM_MAX)
+            return node_fail(im, "tensor '%s' has a dimension outside 0 .. 2^40",
+                             qname(im, t->name));
         t->dims[i] = tp->dims[i];
     }
     int64_t n = ot_numel(t);
     if (n < 0)
-        return node_fail(im, "tensor '%s' is too large", t->name);
+        return node_fail(im, "tensor '%s' is too large", qname(im, t->name));
     int type = tp->has_data_type ? tp->data_type : 0;
     int is_int = type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
                  type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
@@ -211,7 +235,7 @@ static int need_in(importer *im, size_t k, ot_tensor *copy)
     if (t == NULL)
         return node_fail(im, "input %zu is missing or produced by no earlier node", k);
     if (t->rank < 0)
-        return node_fail(im, "the shape of input '%s' is unknown", t->name);
+        return node_fail(im, "the shape of input '%s' is unknown", qname(im, t->name));
     *copy = *t;
     return 0;
 }
@@ -222,6 +246,14 @@ static int set_out(importer *im, size_t k, const ot_tensor *val)
     const Onnx__NodeProto *n = im->node;
     if (k >= n->n_output || n->output[k] == NULL || n->output[k][0] == '\0')
         return 0;
+    /* Every tensor shape is bounded here, so shape arithmetic on known
+     * tensors stays far from int64 overflow (issue 12, item 2). */
+    for (int i = 0; i < val->rank; i++)
+        if (val->dims[i] < 0 || val->dims[i] > DIM_MAX)
+            return node_fail(im, "output %zu: dimension %d is %lld (must be in 0 .. 2^40)", k, i,
+                             (long long)val->dims[i]);
+    if (val->rank >= 0 && ot_numel(val) < 0)
+        return node_fail(im, "output %zu has more than 2^62 elements", k);
     ot_tensor *t = ot_get(&im->tab, n->output[k]);
     if (t == NULL) {
         dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
@@ -297,6 +329,18 @@ static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_te
     char ap[32] = "";
     attr_s(n, "auto_pad", ap, sizeof ap);
     int ceil_mode = (int)attr_i(n, "ceil_mode", 0);
+    /* Checked before any arithmetic uses them: SAME padding divides by the
+     * stride (a stride of 0 was a SIGFPE, issue 12). */
+    for (int i = 0; i < 2; i++)
+        if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || kernel[i] > WINDOW_ATTR_MAX ||
+            strides[i] > WINDOW_ATTR_MAX || dil[i] > WINDOW_ATTR_MAX)
+            return node_fail(im, "kernel %lldx%lld, strides %lldx%lld and dilations %lldx%lld "
+                                 "must be in 1 .. 2^20",
+                             (long long)kernel[0], (long long)kernel[1], (long long)strides[0],
+                             (long long)strides[1], (long long)dil[0], (long long)dil[1]);
+    for (int i = 0; i < 4; i++)
+        if (pads[i] < 0 || pads[i] > WINDOW_ATTR_MAX)
+            return node_fail(im, "pad %lld must be in 0 .. 2^20", (long long)pads[i]);
     if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
         for (int i = 0; i < 2; i++) {
             int64_t o = (x->dims[2 + i] + strides[i] - 1) / strides[i];
@@ -306,9 +350,9 @@ static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_te
             pads[i + 2] = total - pads[i];
         }
     }
-    for (int i = 0; i < 2; i++)
-        if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[i + 2] < 0)
-            return node_fail(im, "kernel, strides, pads and dilations must be positive");
+    for (int i = 0; i < 4; i++)
+        if (pads[i] < 0 || pads[i] > DIM_MAX)
+            return node_fail(im, "pad %lld must be in 0 .. 2^40", (long long)pads[i]);
     *out = *x;
     out->dims[1] = out_c;
     for (int i = 0; i < 2; i++) {
@@ -331,11 +375,13 @@ static int h_conv(importer *im)
     if (need_in(im, 0, &x) || need_in(im, 1, &w))
         return -1;
     if (x.kind != OT_ACT)
-        return node_fail(im, "the data input '%s' does not depend on the model's inputs", x.name);
+        return node_fail(im, "the data input '%s' does not depend on the model's inputs",
+                         qname(im, x.name));
     if (w.rank != 4)
-        return node_fail(im, "weight '%s' must have 4 axes", w.name);
-    int64_t group = attr_i(im->node, "group", 1);
-    if (group <= 0 || x.rank != 4 || w.dims[1] * group != x.dims[1] || w.dims[0] % group != 0)
+        return node_fail(im, "weight '%s' must have 4 axes", qname(im, w.name));
+    int64_t group = attr_i(im->node, "group", 1), in_c = -1;
+    if (group <= 0 || group > (INT64_C(1) << 30) || x.rank != 4 ||
+        dnp_mul_i64(w.dims[1], group, &in_c) || in_c != x.dims[1] || w.dims[0] % group != 0)
         return node_fail(im, "weight %lldx%lld per group does not match %lld input channels "
                              "in %lld groups",
                          (long long)w.dims[0], (long long)w.dims[1],
@@ -362,6 +408,9 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
     if (global) {
         out = x;
         out.dims[2] = out.dims[3] = 1;
+        if (x.dims[2] > INT32_MAX || x.dims[3] > INT32_MAX)
+            return node_fail(im, "a global pool over %lldx%lld is too large",
+                             (long long)x.dims[2], (long long)x.dims[3]);
         a.kh = (int)x.dims[2], a.kw = (int)x.dims[3];
         a.sh = a.kh, a.sw = a.kw;
     } else {
@@ -379,7 +428,7 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
 static int weight_kn(importer *im, const ot_tensor *w, int trans, int64_t *k, int64_t *n)
 {
     if (w->rank != 2)
-        return node_fail(im, "weight '%s' must have 2 axes, has %d", w->name, w->rank);
+        return node_fail(im, "weight '%s' must have 2 axes, has %d", qname(im, w->name), w->rank);
     *k = trans ? w->dims[1] : w->dims[0];
     *n = trans ? w->dims[0] : w->dims[1];
     return 0;
@@ -470,21 +519,27 @@ static int fold_binary(const char *op, const ot_tensor *a, const ot_tensor *b, o
         return 0;
     int64_t n = 1;
     for (int i = 0; i < r; i++)
-        n *= dims[i];
+        if (dnp_mul_i64(n, dims[i], &n))
+            return 0;
     if (n > OT_MAX_VALUES || (a->n_vals != 1 && a->n_vals != n) ||
         (b->n_vals != 1 && b->n_vals != n))
         return 0;
+    /* A result that overflows int64 is not folded (the node then fails
+     * where a constant is needed, with its name). */
     for (int64_t i = 0; i < n; i++) {
         int64_t x = a->vals[a->n_vals == 1 ? 0 : i], y = b->vals[b->n_vals == 1 ? 0 : i], v;
+        int bad;
         if (strcmp(op, "Add") == 0)
-            v = x + y;
+            bad = dnp_add_i64(x, y, &v);
         else if (strcmp(op, "Sub") == 0)
-            v = x - y;
+            bad = dnp_sub_i64(x, y, &v);
         else if (strcmp(op, "Mul") == 0)
-            v = x * y;
-        else if (strcmp(op, "Div") == 0 && y != 0)
-            v = x / y;
+            bad = dnp_mul_i64(x, y, &v);
+        else if (strcmp(op, "Div") == 0 && y != 0 && !(x == INT64_MIN && y == -1))
+            bad = (v = x / y, 0);
         else
+            return 0;
+        if (bad)
             return 0;
         out->vals[i] = v;
     }
@@ -540,8 +595,12 @@ static int h_unary(importer *im, dnp_op_kind kind)
         return set_out(im, 0, &x);
     ot_tensor out = x;
     dnp_op_attrs at = {0};
-    if (kind == DNP_OP_LRN)
-        at.kh = (int)attr_i(im->node, "size", 5);
+    if (kind == DNP_OP_LRN) {
+        int64_t size = attr_i(im->node, "size", 5);
+        if (size < 1 || size > WINDOW_ATTR_MAX) /* (size + 3) x elements FLOP, graph.c */
+            return node_fail(im, "size %lld must be in 1 .. 2^20", (long long)size);
+        at.kh = (int)size;
+    }
     const ot_tensor *ins[1] = {&x};
     return emit(im, kind, ins, 1, &out, &at);
 }
@@ -594,7 +653,8 @@ static int h_reshape(importer *im)
     if (need_in(im, 0, &x) || need_in(im, 1, &s))
         return -1;
     if (s.n_vals == 0 || s.rank != 1)
-        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold", s.name);
+        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold",
+                         qname(im, s.name));
     if (s.n_vals > OT_MAX_RANK)
         return node_fail(im, "target shape has %d axes (at most %d)", s.n_vals, OT_MAX_RANK);
     out = x;
@@ -610,11 +670,12 @@ static int h_reshape(importer *im)
                 return node_fail(im, "more than one -1 in the target shape");
             infer = i;
             v = 1;
-        } else if (v <= 0) {
+        } else if (v <= 0 || v > DIM_MAX) {
             return node_fail(im, "target dimension %lld is invalid", (long long)s.vals[i]);
         }
         out.dims[i] = v;
-        known *= v;
+        if (dnp_mul_i64(known, v, &known))
+            return node_fail(im, "the target shape's element count overflows");
     }
     if (infer >= 0) {
         if (known <= 0 || n % known != 0)
@@ -652,7 +713,7 @@ static int axes_of(importer *im, int64_t *axes)
     ot_tensor *t = in_t(im, 1);
     if (t != NULL) {
         if (t->n_vals == 0)
-            return node_fail(im, "axes '%s' are not a constant", t->name);
+            return node_fail(im, "axes '%s' are not a constant", qname(im, t->name));
         memcpy(axes, t->vals, (size_t)t->n_vals * sizeof *axes);
         return t->n_vals;
     }
@@ -867,6 +928,8 @@ static int h_slice(importer *im)
         if (a < 0 || steps[i] == 0)
             return node_fail(im, "axis %lld out of range or zero step", (long long)axes[i]);
         int64_t d = x.dims[a], s = starts[i], e = ends[i];
+        /* a step longer than the axis takes one element, as one of length d */
+        steps[i] = clamp64(steps[i], -(d > 0 ? d : 1), d > 0 ? d : 1);
         s = s < 0 ? s + d : s;
         e = e < 0 ? e + d : e;
         if (steps[i] > 0) {
@@ -956,7 +1019,9 @@ static int h_pad(importer *im)
     out = x;
     out.n_vals = 0;
     for (int i = 0; i < x.rank; i++) {
-        out.dims[i] = x.dims[i] + pads[i] + pads[i + x.rank];
+        if (dnp_add_i64(x.dims[i], pads[i], &out.dims[i]) ||
+            dnp_add_i64(out.dims[i], pads[i + x.rank], &out.dims[i]))
+            return node_fail(im, "padding axis %d overflows", i);
         if (out.dims[i] <= 0)
             return node_fail(im, "padding removes axis %d", i);
     }
@@ -1072,7 +1137,7 @@ static int h_unknown(importer *im)
     if (!im->opt || !im->opt->skip_unknown)
         return node_fail(im, "unsupported operator '%s' (use --skip-unknown to treat unknown "
                              "operators as free element-wise ops)",
-                         im->node->op_type);
+                         qname(im, im->node->op_type));
     ot_tensor x;
     if (need_in(im, 0, &x))
         return -1;
@@ -1163,15 +1228,20 @@ static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tens
     const Onnx__TypeProto *tp = v->type;
     if (tp == NULL || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
         tp->tensor_type == NULL || tp->tensor_type->shape == NULL)
-        return node_fail(im, "graph input '%s' has no tensor shape", v->name ? v->name : "?");
+        return node_fail(im, "graph input '%s' has no tensor shape",
+                         qname(im, v->name ? v->name : "?"));
     const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
     *is_int = tt->has_elem_type && (tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
                                     tt->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
     if (tt->shape->n_dim > OT_MAX_RANK)
-        return node_fail(im, "graph input '%s' has too many axes", v->name);
+        return node_fail(im, "graph input '%s' has too many axes", qname(im, v->name));
     t->rank = (int)tt->shape->n_dim;
     for (int i = 0; i < t->rank; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+            d->dim_value > DIM_MAX)
+            return node_fail(im, "graph input '%s' has a dimension over 2^40",
+                             qname(im, v->name ? v->name : "?"));
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
             d->dim_value > 0) {
             t->dims[i] = d->dim_value;
@@ -1219,7 +1289,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                 for (int k = 0; k < slot->rank; k++)
                     if (slot->dims[k] < 0)
                         return node_fail(im, "weight input '%s' has a symbolic dimension",
-                                         v->name);
+                                         qname(im, v->name));
                 continue;
             }
             if (!data_found) {
@@ -1232,7 +1302,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                     if (k > 0)
                         return node_fail(im, "data input '%s' has a symbolic axis %d: only the "
                                              "batch axis may be symbolic",
-                                         v->name, k);
+                                         qname(im, v->name), k);
                     slot->dims[k] = im->batch;
                 }
             dnp_op_attrs a = {0};
@@ -1252,44 +1322,8 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
 /* Entry point                                                       */
 /* ---------------------------------------------------------------- */
 
-static uint8_t *read_file(const char *path, size_t *len, dnp_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        dnp_error_set(err, DNP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = dnp_malloc(cap);
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        if (cap >= ((size_t)1 << 31)) {
-            dnp_free(buf);
-            buf = NULL;
-            dnp_error_set(err, DNP_ERR_INPUT, "%s: larger than 2 GiB", path);
-            break;
-        }
-        uint8_t *bigger = dnp_realloc(buf, cap * 2);
-        if (bigger == NULL) {
-            dnp_free(buf);
-            buf = NULL;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    if (buf != NULL && ferror(f)) {
-        dnp_error_set(err, DNP_ERR_IO, "%s: read error", path);
-        dnp_free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf == NULL)
-        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory reading the file", path);
-    *len = n;
-    return buf;
-}
+/* Largest ONNX file read (bytes); protobuf itself stops at 2 GiB. */
+#define MAX_ONNX_BYTES ((size_t)2 << 30)
 
 static void *pb_alloc_noting(void *ctx, size_t n)
 {
@@ -1308,18 +1342,28 @@ static void pb_free(void *ctx, void *p)
 dnp_status dnp_load_onnx(const char *path, const dnp_load_options *opt, dnp_graph **out,
                          dnp_error *err)
 {
+    char *data = NULL;
     size_t len = 0;
-    uint8_t *buf = read_file(path, &len, err);
-    if (buf == NULL)
-        return err->status != DNP_OK ? err->status : DNP_ERR_IO;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    dnp_status st = dnp_input_read(path, MAX_ONNX_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_load_onnx_buffer(data, len, path, opt, out, err);
+    dnp_free(data);
+    return st;
+}
+
+dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
+                                const dnp_load_options *opt, dnp_graph **out, dnp_error *err)
+{
+    const char *path = name ? name : "<buffer>";
+    const char *slash = strrchr(path, '/');
+    char qbase[DNP_QUOTE_MAX + 8];
+    const char *base = dnp_quote_str(slash ? slash + 1 : path, qbase, sizeof qbase);
     /* protobuf-c returns NULL for a malformed message and for a failed
      * allocation alike: this allocator notes the latter. */
     int unpack_oom = 0;
     ProtobufCAllocator noting = {pb_alloc_noting, pb_free, &unpack_oom};
-    Onnx__ModelProto *m = onnx__model_proto__unpack(&noting, len, buf);
-    dnp_free(buf);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(&noting, len, (const uint8_t *)data);
     if (m == NULL && unpack_oom) {
         dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory decoding the model", base);
         return DNP_ERR_NOMEM;

@@ -9,6 +9,7 @@
  */
 #include "dnnpar.h"
 #include "perf/device_model.h"
+#include "core/input.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,22 +88,46 @@ static const char *const k_cols[C_N] = {"id",      "stack",     "role",
                                         "model",   "cluster",   "batch",
                                         "precision", "search",  "measured_step_s"};
 
-static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
+/* Largest validation CSV read (bytes). */
+#define MAX_CSV_BYTES ((size_t)64 << 20)
+
+/* Copy the next line of data[*pos..len) (without its '\n') into line
+ * (MAX_LINE bytes); returns 1 for a line, 0 at the end, -1 if it is longer
+ * than MAX_LINE - 1 bytes or holds a NUL byte. */
+static int next_line(const char *data, size_t len, size_t *pos, char *line)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        dnp_error_set(err, DNP_ERR_INPUT, "%s: cannot open", path);
-        return DNP_ERR_INPUT;
-    }
+    if (*pos >= len)
+        return 0;
+    size_t start = *pos, end = start;
+    while (end < len && data[end] != '\n')
+        end++;
+    *pos = end < len ? end + 1 : end;
+    if (end - start >= MAX_LINE - 1 || memchr(data + start, '\0', end - start) != NULL)
+        return -1;
+    memcpy(line, data + start, end - start);
+    line[end - start] = '\0';
+    return 1;
+}
+
+static dnp_status read_rows(const char *data, size_t len, const char *path, dnp_validation *v,
+                            dnp_error *err)
+{
     char line[MAX_LINE];
     char *fields[MAX_FIELDS];
     int col[C_N], line_no = 0, cap = 0;
     dnp_status st = DNP_ERR_INPUT;
-    if (fgets(line, sizeof line, f) == NULL) {
+    size_t pos = 0;
+    int got = next_line(data, len, &pos, line);
+    if (got == 0) {
         dnp_error_set(err, st, "%s: empty file (expected a header line)", path);
         goto done;
     }
     line_no = 1;
+    if (got < 0) {
+        dnp_error_set(err, st, "%s:1: line longer than %d bytes or holding a NUL byte", path,
+                      MAX_LINE - 1);
+        goto done;
+    }
     chomp(line);
     int nf = split_csv(line, fields, MAX_FIELDS);
     for (int c = 0; c < C_N; c++) {
@@ -115,10 +140,11 @@ static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
             goto done;
         }
     }
-    while (fgets(line, sizeof line, f) != NULL) {
+    while ((got = next_line(data, len, &pos, line)) != 0) {
         line_no++;
-        if (strchr(line, '\n') == NULL && !feof(f)) {
-            dnp_error_set(err, st, "%s:%d: line longer than %d bytes", path, line_no, MAX_LINE);
+        if (got < 0) {
+            dnp_error_set(err, st, "%s:%d: line longer than %d bytes or holding a NUL byte",
+                          path, line_no, MAX_LINE - 1);
             goto done;
         }
         chomp(line);
@@ -147,6 +173,21 @@ static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
                 dnp_error_set(err, st, "%s:%d: %d fields, no '%s'", path, line_no, nf, k_cols[c]);
                 goto done;
             }
+        static const struct { int col; size_t size; } k_len[] = {
+            {C_ID, sizeof r->id},           {C_STACK, sizeof r->stack},
+            {C_ROLE, sizeof r->role},       {C_MODEL, sizeof r->model},
+            {C_CLUSTER, sizeof r->cluster}, {C_PREC, sizeof r->precision},
+            {C_SEARCH, sizeof r->search}};
+        for (size_t k = 0; k < sizeof k_len / sizeof k_len[0]; k++)
+            if (strlen(fields[col[k_len[k].col]]) >= k_len[k].size) {
+                char q[DNP_QUOTE_MAX + 8];
+                dnp_error_set(err, st, "%s:%d: %s '%s' is longer than %zu characters", path,
+                              line_no, k_cols[k_len[k].col],
+                              dnp_quote_str(fields[col[k_len[k].col]], q, sizeof q),
+                              k_len[k].size - 1);
+                goto done;
+            }
+        char q[DNP_QUOTE_MAX + 8];
         snprintf(r->id, sizeof r->id, "%s", fields[col[C_ID]]);
         snprintf(r->stack, sizeof r->stack, "%s", fields[col[C_STACK]]);
         snprintf(r->role, sizeof r->role, "%s", fields[col[C_ROLE]]);
@@ -162,15 +203,15 @@ static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
         char *end;
         long long b = strtoll(fields[col[C_BATCH]], &end, 10);
         if (*end != '\0' || b <= 0 || b > (1LL << 40)) {
-            dnp_error_set(err, st, "%s:%d: batch '%s' is not a positive integer", path, line_no,
-                          fields[col[C_BATCH]]);
+            dnp_error_set(err, st, "%s:%d: batch '%s' is not an integer in 1 .. 2^40", path,
+                          line_no, dnp_quote_str(fields[col[C_BATCH]], q, sizeof q));
             goto done;
         }
         r->batch = b;
         double m = strtod(fields[col[C_MEASURED]], &end);
         if (*end != '\0' || !isfinite(m) || !(m > 0.0)) {
             dnp_error_set(err, st, "%s:%d: measured_step_s '%s' is not a positive number", path,
-                          line_no, fields[col[C_MEASURED]]);
+                          line_no, dnp_quote_str(fields[col[C_MEASURED]], q, sizeof q));
             goto done;
         }
         r->measured_step_s = m;
@@ -180,7 +221,6 @@ static dnp_status read_rows(const char *path, dnp_validation *v, dnp_error *err)
     }
     st = DNP_OK;
 done:
-    fclose(f);
     return st;
 }
 
@@ -216,6 +256,10 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
         return;
     }
     if (dnp_model_load(r->model, &rs->g, &e) != DNP_OK) {
+        snprintf(r->note, sizeof r->note, "%s", e.msg);
+        return;
+    }
+    if (dnp_graph_check_batch(rs->g, r->batch, &e) != DNP_OK) {
         snprintf(r->note, sizeof r->note, "%s", e.msg);
         return;
     }
@@ -340,12 +384,27 @@ static double spearman(const double *a, const double *b, int n)
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err)
 {
+    char *data = NULL;
+    size_t len = 0;
+    dnp_status st = dnp_input_read(path, MAX_CSV_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_validate_csv_buffer(data, len, dnp_input_display(path), calibrate, out, err);
+    dnp_free(data);
+    return st;
+}
+
+dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const char *name,
+                                   int calibrate, dnp_validation **out, dnp_error *err)
+{
+    char qfile[DNP_QUOTE_MAX + 8];
+    const char *file = dnp_quote_str(name ? name : "<buffer>", qfile, sizeof qfile);
     dnp_validation *v = dnp_calloc(1, sizeof *v);
     if (v == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory");
         return DNP_ERR_NOMEM;
     }
-    dnp_status st = read_rows(path, v, err);
+    dnp_status st = read_rows(data, len_bytes, file, v, err);
     if (st != DNP_OK) {
         dnp_validation_free(v);
         return st;

@@ -4,6 +4,8 @@
  * another batch or cluster of the same shape).
  */
 #include "search/strategy.h"
+#include "core/alloc.h"
+#include "core/input.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -23,17 +25,31 @@ static dnp_status bad(dnp_error *err, const char *file, const char *what)
     return DNP_ERR_INPUT;
 }
 
+/* Largest strategy file read (bytes). */
+#define MAX_STRATEGY_BYTES ((size_t)256 << 20)
+
 dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *err)
 {
+    char *data = NULL;
+    size_t len = 0;
+    dnp_status st = dnp_input_read(path, MAX_STRATEGY_BYTES, &data, &len, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_strategy_read_buffer(data, len, dnp_input_display(path), out, err);
+    dnp_free(data);
+    return st;
+}
+
+dnp_status dnp_strategy_read_buffer(const char *data, size_t len_bytes, const char *name,
+                                    dnp_strategy **out, dnp_error *err)
+{
+    char qfile[DNP_QUOTE_MAX + 8];
+    const char *file = dnp_quote_str(name ? name : "<buffer>", qfile, sizeof qfile);
     json_error_t jerr;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *file = is_stdin ? "<stdin>" : path;
-    json_t *root = is_stdin ? json_loadf(stdin, 0, &jerr) : json_load_file(path, 0, &jerr);
-    if (root == NULL) {
-        dnp_error_set(err, jerr.line < 0 ? DNP_ERR_IO : DNP_ERR_INPUT, "%s:%d:%d: %s", file,
-                      jerr.line, jerr.column, jerr.text);
-        return err->status;
-    }
+    unsigned long failures = dnp_alloc_failures();
+    json_t *root = json_loadb(data, len_bytes, 0, &jerr);
+    if (root == NULL)
+        return dnp_json_parse_error(&jerr, file, failures, err);
     dnp_status st = DNP_ERR_INPUT;
     const json_t *paths = json_object_get(root, "paths");
     const json_t *levels = json_object_get(root, "levels");
@@ -41,6 +57,20 @@ dnp_status dnp_strategy_read(const char *path, dnp_strategy **out, dnp_error *er
         json_integer_value(levels) < 0 || json_integer_value(levels) > 62) {
         st = bad(err, file, "not a strategy: expected \"levels\" and \"paths\" as written by "
                             "dnnpar plan --json");
+        goto fail;
+    }
+    /* The batch is optional (simulate --batch overrides it); when present
+     * it is a count the cost figures multiply by, so the CLI's range. */
+    const json_t *batch = json_object_get(root, "batch");
+    if (batch != NULL && (!json_is_integer(batch) || json_integer_value(batch) < 1 ||
+                          json_integer_value(batch) > ((json_int_t)1 << 40))) {
+        char msg[160];
+        if (json_is_integer(batch))
+            snprintf(msg, sizeof msg, "\"batch\" %lld is not an integer in 1 .. 2^40",
+                     (long long)json_integer_value(batch));
+        else
+            snprintf(msg, sizeof msg, "\"batch\" is not an integer in 1 .. 2^40");
+        st = bad(err, file, msg);
         goto fail;
     }
     for (size_t i = 0; i < json_array_size(paths); i++) {

@@ -388,8 +388,9 @@ TEST(zoo_model_load_names)
     CHECK(strstr(err.msg, "vgg99") != NULL);
 
     dnp_error_clear(&err);
-    CHECK_EQ_INT(dnp_model_load("/nonexistent/dir/net.txt", &g, &err), DNP_ERR_IO);
-    CHECK(strstr(err.msg, "/nonexistent/dir/net.txt") != NULL);
+    /* A missing input file is bad input (exit 2), with the reason. */
+    CHECK_EQ_INT(dnp_model_load("/nonexistent/dir/net.txt", &g, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "cannot open /nonexistent/dir/net.txt: No such file or directory");
     CHECK(g == NULL);
 }
 
@@ -576,16 +577,17 @@ TEST(zoo_accpar_text_io_errors)
     dnp_graph *g = NULL;
     dnp_error err;
     dnp_error_clear(&err);
-    CHECK_EQ_INT(dnp_load_accpar_text("/nonexistent/x.txt", &g, &err), DNP_ERR_IO);
-    CHECK(strstr(err.msg, "cannot open '/nonexistent/x.txt'") != NULL);
+    CHECK_EQ_INT(dnp_load_accpar_text("/nonexistent/x.txt", &g, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "cannot open /nonexistent/x.txt: No such file or directory");
     dnp_error_clear(&err);
-    CHECK_EQ_INT(dnp_load_accpar_text("/tmp", &g, &err), DNP_ERR_IO);
+    CHECK_EQ_INT(dnp_load_accpar_text("/tmp", &g, &err), DNP_ERR_INPUT);
+    CHECK_STR(err.msg, "/tmp: is a directory");
     CHECK(g == NULL);
     /* An earlier error in the caller's record is kept, but the status
      * returned is this call's. */
     dnp_error_clear(&err);
     dnp_error_set(&err, DNP_ERR_INTERNAL, "earlier");
-    CHECK_EQ_INT(dnp_load_accpar_text("/nonexistent/x.txt", &g, &err), DNP_ERR_IO);
+    CHECK_EQ_INT(dnp_load_accpar_text("/nonexistent/x.txt", &g, &err), DNP_ERR_INPUT);
     CHECK_STR(err.msg, "earlier");
 }
 

@@ -1,0 +1,1 @@
+printf '{"format": "dnnpar-model", "version": 1, "ops": [{"name": "x", "kind": "input", "inputs": [], "out": [3,8,8]}, {"name": "fc", "kind": "fc", "inputs": ["x"], "out": [10,100,100]}]}' > "$TMPDIR_GOLD/m.json"; dnnpar plan "$TMPDIR_GOLD/m.json" --cluster 4xv100 2>&1 | sed "s|$TMPDIR_GOLD/||"; echo "exit ${PIPESTATUS[0]}"
