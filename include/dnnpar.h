@@ -584,6 +584,10 @@ typedef struct {
     int device_classes;      /* distinct device workloads simulated */
     dnp_scheme chosen_scheme;/* whose assignment the plan is: an accpar plan reports a
                               * baseline's when that was faster (its space contains them) */
+    int ratio_level_only;    /* accpar: the full ratio search was estimated over its budget,
+                              * so every split ratio was chosen by the level objective alone
+                              * (docs/time-model.md, "Search cost"); deterministic */
+    double ratio_est_solves; /* accpar: estimated level solves of the ratio searches run */
 } dnp_plan_summary;
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);

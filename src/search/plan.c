@@ -397,6 +397,7 @@ typedef struct {
     int *types;
     int approximate; /* the graph is too wide for the exact DP */
     int *scratch;
+    long long solves; /* level problems costed and solved (work counter for tests) */
 } level_work;
 
 /* Allowed states of each node under a scheme (bit t = state t). */
@@ -441,6 +442,7 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
     }
     double unused_obj;
     obj = obj != NULL ? obj : &unused_obj;
+    w->solves++;
     level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
     level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
     if (forced) {
@@ -494,6 +496,17 @@ typedef struct {
     const dnp_strategy *given; /* decisions to evaluate instead of searching */
     char *const *names;        /* search-graph node names, for `given` */
 } builder;
+
+/* The ratio search's candidates (search_ratio): the equal and capacity
+ * splits, the grid k/RATIO_GRID, at most RATIO_FIXED_POINT_ITERS Eq. 10
+ * balance points (each after one level solve for the incumbent's types),
+ * two per golden-section iteration and the refined midpoint; then one
+ * level solve for the chosen ratio. */
+#define RATIO_GRID 64
+#define RATIO_FIXED_POINT_ITERS 8
+#define RATIO_GOLDEN_ITERS 30
+#define RATIO_CANDIDATES_MAX (2 + (RATIO_GRID - 1) + RATIO_FIXED_POINT_ITERS + 2 * RATIO_GOLDEN_ITERS + 1)
+#define RATIO_EXTRA_SOLVES (RATIO_FIXED_POINT_ITERS + 1)
 
 static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
 static void evaluate(const pgraph *pg, const cost_units *u, tnode *n);
@@ -700,10 +713,10 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
 
     TRY((double)n->child[0]->n_dev / (double)n->n_dev);
     TRY(n->child[0]->flops / n->flops);
-    for (int k = 1; k < 64; k++)
-        TRY(k / 64.0);
+    for (int k = 1; k < RATIO_GRID; k++)
+        TRY(k / (double)RATIO_GRID);
     /* Eq. 10 fixed point: balance the groups for the incumbent's types. */
-    for (int it = 0; it < 8; it++) {
+    for (int it = 0; it < RATIO_FIXED_POINT_ITERS; it++) {
         double obj;
         bd->w.lc.n = n;
         if ((st = solve_at(&bd->w, bd->allowed_scheme, best_a, &obj, err)) != DNP_OK)
@@ -714,11 +727,11 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
             break;
     }
     /* Golden-section refinement around the incumbent. */
-    double l = best_a - 1.0 / 64.0, r = best_a + 1.0 / 64.0;
+    double l = best_a - 1.0 / RATIO_GRID, r = best_a + 1.0 / RATIO_GRID;
     l = l < lo ? lo : l;
     r = r > hi ? hi : r;
     const double phi = 0.6180339887498949;
-    for (int it = 0; it < 30; it++) {
+    for (int it = 0; it < RATIO_GOLDEN_ITERS; it++) {
         double m1 = r - phi * (r - l), m2 = l + phi * (r - l), c1, c2;
         if ((st = candidate_cost(bd, n, m1, level_only, &c1, err)) != DNP_OK ||
             (st = candidate_cost(bd, n, m2, level_only, &c2, err)) != DNP_OK)
@@ -738,6 +751,38 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     n->alpha = best_a;
     memcpy(n->types, bd->w.types, (size_t)V * sizeof *n->types);
     return DNP_OK;
+}
+
+/* Upper bounds on the level solves (solve_at calls that cost and solve a
+ * level) of building the AccPar subtree of group `counts` at `depth`: in
+ * *nested with every ratio search judging its candidates by the level
+ * objective, in *full with the searches judging them by the planned
+ * subtree, as build() does from the root (search_ratio).  The tree's shape
+ * depends on the counts only (split_counts), so this is exact up to the
+ * fixed point's early exit.  O(tree nodes); a shared half counted once. */
+static void estimate_solves(const builder *bd, const int64_t *counts, int depth, double *nested,
+                            double *full)
+{
+    *nested = *full = 0.0;
+    if (sum_counts(bd->cl, counts) <= 1)
+        return;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    split_counts(bd->cl, counts, a, b);
+    int identical = same_counts(a, b, bd->cl->n_types);
+    double na, fa, nb = 0.0, fb = 0.0;
+    estimate_solves(bd, a, depth + 1, &na, &fa);
+    if (!identical)
+        estimate_solves(bd, b, depth + 1, &nb, &fb);
+    if (depth >= bd->levels) { /* data parallel: forced, nothing solved */
+        *nested = na + nb;
+        *full = fa + fb;
+    } else if (identical) { /* one solve at the equal split */
+        *nested = 1.0 + na;
+        *full = 1.0 + fa;
+    } else {
+        *nested = RATIO_CANDIDATES_MAX + RATIO_EXTRA_SOLVES + na + nb;
+        *full = RATIO_CANDIDATES_MAX * (1.0 + na + nb) + RATIO_EXTRA_SOLVES + fa + fb;
+    }
 }
 
 /* ---------------------------------------------------------------- */
@@ -1023,7 +1068,21 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
     bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
     allowed_states(&p->pg, scheme, bd.allowed_scheme);
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
+    if (scheme == DNP_SCHEME_ACCPAR && given == NULL && !p->units.reference_mode) {
+        /* Budget the ratio searches before starting (docs/time-model.md,
+         * "Search cost"): past it every search judges its candidates by the
+         * level objective, as nested searches always do. */
+        double nested, full;
+        estimate_solves(&bd, c->counts, 0, &nested, &full);
+        p->ratio_est_solves = full;
+        if (full * (double)V > PLAN_RATIO_BUDGET_NODE_SOLVES) {
+            bd.level_objective_only = 1;
+            p->ratio_level_only = 1;
+            p->ratio_est_solves = nested;
+        }
+    }
     st = build(&bd, p->root, 0, err);
+    p->level_solves += bd.w.solves;
 fail:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory while planning");
@@ -1218,6 +1277,8 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->precision = p->opt.precision;
     out->optimizer = p->opt.optimizer;
     out->chosen_scheme = p->chosen;
+    out->ratio_level_only = p->ratio_level_only;
+    out->ratio_est_solves = p->ratio_est_solves;
     out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
     out->exposed_comm_s = out->comm_s;
     out->comm_busy_s = out->comm_s;
