@@ -10,12 +10,15 @@
 #include "search/strategy.h"
 #include "sim/lower.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+static double now_s(void);
 
 static const char *const scheme_names[DNP_SCHEME_COUNT] = {"dp", "owt", "hypar", "accpar"};
 
@@ -495,7 +498,19 @@ typedef struct {
     int level_objective_only; /* nested ratio searches use the level objective */
     const dnp_strategy *given; /* decisions to evaluate instead of searching */
     char *const *names;        /* search-graph node names, for `given` */
+    double deadline_s;         /* now_s() past which ratio searches stop; 0 = none */
+    int timed_out;             /* the deadline was seen passed */
 } builder;
+
+/* 1 once the search's deadline has passed (then for good, so the rest of
+ * the tree is decided without searching).  The clock is read only when a
+ * limit was given. */
+static int out_of_time(builder *bd)
+{
+    if (!bd->timed_out && bd->deadline_s > 0.0 && now_s() >= bd->deadline_s)
+        bd->timed_out = 1;
+    return bd->timed_out;
+}
 
 /* The ratio search's candidates (search_ratio): the equal and capacity
  * splits, the grid k/RATIO_GRID, at most RATIO_FIXED_POINT_ITERS Eq. 10
@@ -698,11 +713,15 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     const int V = bd->pg->n_nodes;
     const int level_only = bd->level_objective_only;
     const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
-    double best_cost = INFINITY, best_a = 0.5, cost;
+    /* Until a candidate is judged (or when the time limit is already
+     * reached) the split is equal per device, as the baselines'. */
+    double best_cost = INFINITY, best_a = (double)n->child[0]->n_dev / (double)n->n_dev, cost;
     dnp_status st;
 #define TRY(a_)                                                                       \
     do {                                                                              \
         double ta_ = (a_);                                                            \
+        if (out_of_time(bd))                                                          \
+            goto decide;                                                              \
         if ((st = candidate_cost(bd, n, ta_, level_only, &cost, err)) != DNP_OK)       \
             return st;                                                                \
         if (cost < best_cost) {                                                       \
@@ -732,6 +751,8 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     r = r > hi ? hi : r;
     const double phi = 0.6180339887498949;
     for (int it = 0; it < RATIO_GOLDEN_ITERS; it++) {
+        if (out_of_time(bd))
+            goto decide;
         double m1 = r - phi * (r - l), m2 = l + phi * (r - l), c1, c2;
         if ((st = candidate_cost(bd, n, m1, level_only, &c1, err)) != DNP_OK ||
             (st = candidate_cost(bd, n, m2, level_only, &c2, err)) != DNP_OK)
@@ -743,6 +764,7 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     }
     TRY(0.5 * (l + r));
 #undef TRY
+decide:;
     double obj;
     bd->w.lc.n = n;
     bd->w.lc.comm_only = 0;
@@ -1036,7 +1058,7 @@ fail:
 /* Build p->root (replacing none: p->root must be NULL) by searching with
  * `scheme`, or by taking the decisions of `given`. */
 static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme scheme,
-                              const dnp_strategy *given, dnp_error *err)
+                              const dnp_strategy *given, double deadline_s, dnp_error *err)
 {
     dnp_status st = DNP_ERR_NOMEM;
     builder bd = {0};
@@ -1081,8 +1103,10 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
             p->ratio_est_solves = nested;
         }
     }
+    bd.deadline_s = deadline_s;
     st = build(&bd, p->root, 0, err);
     p->level_solves += bd.w.solves;
+    p->time_limit_hit = p->time_limit_hit || bd.timed_out;
 fail:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory while planning");
@@ -1103,7 +1127,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, given, &p, err);
     if (st == DNP_OK)
-        st = plan_search(p, c, opt->scheme, given, err);
+        st = plan_search(p, c, opt->scheme, given, 0.0, err);
     if (st == DNP_OK)
         st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
@@ -1182,10 +1206,21 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
     double t0 = now_s();
+    if (!(opt->time_limit_s >= 0.0) || !isfinite(opt->time_limit_s)) {
+        dnp_error_set(err, DNP_ERR_INPUT, "time limit must be a finite number of seconds >= 0 "
+                      "(got %g)", opt->time_limit_s);
+        return DNP_ERR_INPUT;
+    }
+    /* A limit too small to add to the clock still counts as reached. */
+    double deadline_s = 0.0;
+    if (opt->time_limit_s > 0.0) {
+        deadline_s = t0 + opt->time_limit_s;
+        deadline_s = deadline_s > 0.0 ? deadline_s : DBL_MIN;
+    }
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, NULL, &p, err);
     if (st == DNP_OK)
-        st = plan_search(p, c, opt->scheme, NULL, err);
+        st = plan_search(p, c, opt->scheme, NULL, deadline_s, err);
     if (st == DNP_OK)
         st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
@@ -1193,13 +1228,14 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         return st;
     }
     double min_mem = plan_mem_bytes(p);
-    for (int s = 0; portfolio && s < DNP_SCHEME_COUNT; s++) {
+    /* Past the time limit the incumbent is the best plan found so far. */
+    for (int s = 0; portfolio && !p->time_limit_hit && s < DNP_SCHEME_COUNT; s++) {
         if (s == DNP_SCHEME_ACCPAR)
             continue;
         tree_state best, cand;
         tree_take(p, &best);
         p->chosen = (dnp_scheme)s;
-        st = plan_search(p, c, (dnp_scheme)s, NULL, err);
+        st = plan_search(p, c, (dnp_scheme)s, NULL, 0.0, err);
         /* A baseline that decided exactly what the incumbent did is the
          * same plan: no need to simulate it. */
         if (st == DNP_OK && same_tree(p->root, best.root, p->pg.n_nodes)) {
@@ -1279,6 +1315,8 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->chosen_scheme = p->chosen;
     out->ratio_level_only = p->ratio_level_only;
     out->ratio_est_solves = p->ratio_est_solves;
+    out->time_limit_hit = p->time_limit_hit;
+    out->time_limit_s = p->opt.time_limit_s;
     out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
     out->exposed_comm_s = out->comm_s;
     out->comm_busy_s = out->comm_s;

@@ -78,6 +78,7 @@ struct dnp_plan {
     int ratio_level_only;   /* AccPar: the full ratio search was over budget, so every ratio
                              * search judged its candidates by the level objective */
     double ratio_est_solves; /* AccPar: estimated level solves of the search that ran */
+    int time_limit_hit;     /* opt.time_limit_s was reached during the search */
     long long level_solves; /* level problems costed and solved by every search of this plan
                              * (a work counter: tests bound it instead of timing) */
 };
