@@ -586,6 +586,12 @@ typedef struct {
     int no_overlap;            /* 1: gradient all-reduce after the backward pass, not overlapped */
     int keep_over_memory;      /* 1: return the best plan even if it does not fit (flagged)
                                 * instead of failing with DNP_ERR_INPUT */
+    double time_limit_s;       /* wall-time limit of the search, seconds; 0 = none.  When it
+                                * is reached the AccPar ratio searches keep their best ratio
+                                * so far, the remaining splits take the equal split, the
+                                * portfolio's other candidates are skipped and the plan says
+                                * so (dnp_plan_summary.time_limit_hit).  A limit not reached
+                                * changes nothing.  One level solve is not interrupted. */
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;
@@ -660,6 +666,13 @@ typedef struct {
     int device_classes;      /* distinct device workloads simulated */
     dnp_scheme chosen_scheme;/* whose assignment the plan is: an accpar plan reports a
                               * baseline's when that was faster (its space contains them) */
+    int ratio_level_only;    /* accpar: the full ratio search was estimated over its budget,
+                              * so every split ratio was chosen by the level objective alone
+                              * (docs/time-model.md, "Search cost"); deterministic */
+    double ratio_est_solves; /* accpar: estimated level solves of the ratio searches run */
+    int time_limit_hit;      /* 1: options.time_limit_s was reached; this is the best plan
+                              * found by then (not deterministic) */
+    double time_limit_s;     /* the limit given (0 = none) */
 } dnp_plan_summary;
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);

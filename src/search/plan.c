@@ -10,12 +10,15 @@
 #include "search/strategy.h"
 #include "sim/lower.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+
+static double now_s(void);
 
 static const char *const scheme_names[DNP_SCHEME_COUNT] = {"dp", "owt", "hypar", "accpar"};
 
@@ -397,6 +400,7 @@ typedef struct {
     int *types;
     int approximate; /* the graph is too wide for the exact DP */
     int *scratch;
+    long long solves; /* level problems costed and solved (work counter for tests) */
 } level_work;
 
 /* Allowed states of each node under a scheme (bit t = state t). */
@@ -441,6 +445,7 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
     }
     double unused_obj;
     obj = obj != NULL ? obj : &unused_obj;
+    w->solves++;
     level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
     level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
     if (forced) {
@@ -493,7 +498,30 @@ typedef struct {
     int level_objective_only; /* nested ratio searches use the level objective */
     const dnp_strategy *given; /* decisions to evaluate instead of searching */
     char *const *names;        /* search-graph node names, for `given` */
+    double deadline_s;         /* now_s() past which ratio searches stop; 0 = none */
+    int timed_out;             /* the deadline was seen passed */
 } builder;
+
+/* 1 once the search's deadline has passed (then for good, so the rest of
+ * the tree is decided without searching).  The clock is read only when a
+ * limit was given. */
+static int out_of_time(builder *bd)
+{
+    if (!bd->timed_out && bd->deadline_s > 0.0 && now_s() >= bd->deadline_s)
+        bd->timed_out = 1;
+    return bd->timed_out;
+}
+
+/* The ratio search's candidates (search_ratio): the equal and capacity
+ * splits, the grid k/RATIO_GRID, at most RATIO_FIXED_POINT_ITERS Eq. 10
+ * balance points (each after one level solve for the incumbent's types),
+ * two per golden-section iteration and the refined midpoint; then one
+ * level solve for the chosen ratio. */
+#define RATIO_GRID 64
+#define RATIO_FIXED_POINT_ITERS 8
+#define RATIO_GOLDEN_ITERS 30
+#define RATIO_CANDIDATES_MAX (2 + (RATIO_GRID - 1) + RATIO_FIXED_POINT_ITERS + 2 * RATIO_GOLDEN_ITERS + 1)
+#define RATIO_EXTRA_SOLVES (RATIO_FIXED_POINT_ITERS + 1)
 
 static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
 static void evaluate(const pgraph *pg, const cost_units *u, tnode *n);
@@ -685,11 +713,15 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     const int V = bd->pg->n_nodes;
     const int level_only = bd->level_objective_only;
     const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
-    double best_cost = INFINITY, best_a = 0.5, cost;
+    /* Until a candidate is judged (or when the time limit is already
+     * reached) the split is equal per device, as the baselines'. */
+    double best_cost = INFINITY, best_a = (double)n->child[0]->n_dev / (double)n->n_dev, cost;
     dnp_status st;
 #define TRY(a_)                                                                       \
     do {                                                                              \
         double ta_ = (a_);                                                            \
+        if (out_of_time(bd))                                                          \
+            goto decide;                                                              \
         if ((st = candidate_cost(bd, n, ta_, level_only, &cost, err)) != DNP_OK)       \
             return st;                                                                \
         if (cost < best_cost) {                                                       \
@@ -700,10 +732,10 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
 
     TRY((double)n->child[0]->n_dev / (double)n->n_dev);
     TRY(n->child[0]->flops / n->flops);
-    for (int k = 1; k < 64; k++)
-        TRY(k / 64.0);
+    for (int k = 1; k < RATIO_GRID; k++)
+        TRY(k / (double)RATIO_GRID);
     /* Eq. 10 fixed point: balance the groups for the incumbent's types. */
-    for (int it = 0; it < 8; it++) {
+    for (int it = 0; it < RATIO_FIXED_POINT_ITERS; it++) {
         double obj;
         bd->w.lc.n = n;
         if ((st = solve_at(&bd->w, bd->allowed_scheme, best_a, &obj, err)) != DNP_OK)
@@ -714,11 +746,13 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
             break;
     }
     /* Golden-section refinement around the incumbent. */
-    double l = best_a - 1.0 / 64.0, r = best_a + 1.0 / 64.0;
+    double l = best_a - 1.0 / RATIO_GRID, r = best_a + 1.0 / RATIO_GRID;
     l = l < lo ? lo : l;
     r = r > hi ? hi : r;
     const double phi = 0.6180339887498949;
-    for (int it = 0; it < 30; it++) {
+    for (int it = 0; it < RATIO_GOLDEN_ITERS; it++) {
+        if (out_of_time(bd))
+            goto decide;
         double m1 = r - phi * (r - l), m2 = l + phi * (r - l), c1, c2;
         if ((st = candidate_cost(bd, n, m1, level_only, &c1, err)) != DNP_OK ||
             (st = candidate_cost(bd, n, m2, level_only, &c2, err)) != DNP_OK)
@@ -730,6 +764,7 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     }
     TRY(0.5 * (l + r));
 #undef TRY
+decide:;
     double obj;
     bd->w.lc.n = n;
     bd->w.lc.comm_only = 0;
@@ -738,6 +773,38 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     n->alpha = best_a;
     memcpy(n->types, bd->w.types, (size_t)V * sizeof *n->types);
     return DNP_OK;
+}
+
+/* Upper bounds on the level solves (solve_at calls that cost and solve a
+ * level) of building the AccPar subtree of group `counts` at `depth`: in
+ * *nested with every ratio search judging its candidates by the level
+ * objective, in *full with the searches judging them by the planned
+ * subtree, as build() does from the root (search_ratio).  The tree's shape
+ * depends on the counts only (split_counts), so this is exact up to the
+ * fixed point's early exit.  O(tree nodes); a shared half counted once. */
+static void estimate_solves(const builder *bd, const int64_t *counts, int depth, double *nested,
+                            double *full)
+{
+    *nested = *full = 0.0;
+    if (sum_counts(bd->cl, counts) <= 1)
+        return;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    split_counts(bd->cl, counts, a, b);
+    int identical = same_counts(a, b, bd->cl->n_types);
+    double na, fa, nb = 0.0, fb = 0.0;
+    estimate_solves(bd, a, depth + 1, &na, &fa);
+    if (!identical)
+        estimate_solves(bd, b, depth + 1, &nb, &fb);
+    if (depth >= bd->levels) { /* data parallel: forced, nothing solved */
+        *nested = na + nb;
+        *full = fa + fb;
+    } else if (identical) { /* one solve at the equal split */
+        *nested = 1.0 + na;
+        *full = 1.0 + fa;
+    } else {
+        *nested = RATIO_CANDIDATES_MAX + RATIO_EXTRA_SOLVES + na + nb;
+        *full = RATIO_CANDIDATES_MAX * (1.0 + na + nb) + RATIO_EXTRA_SOLVES + fa + fb;
+    }
 }
 
 /* ---------------------------------------------------------------- */
@@ -991,7 +1058,7 @@ fail:
 /* Build p->root (replacing none: p->root must be NULL) by searching with
  * `scheme`, or by taking the decisions of `given`. */
 static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme scheme,
-                              const dnp_strategy *given, dnp_error *err)
+                              const dnp_strategy *given, double deadline_s, dnp_error *err)
 {
     dnp_status st = DNP_ERR_NOMEM;
     builder bd = {0};
@@ -1023,7 +1090,23 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
     bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
     allowed_states(&p->pg, scheme, bd.allowed_scheme);
     allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
+    if (scheme == DNP_SCHEME_ACCPAR && given == NULL && !p->units.reference_mode) {
+        /* Budget the ratio searches before starting (docs/time-model.md,
+         * "Search cost"): past it every search judges its candidates by the
+         * level objective, as nested searches always do. */
+        double nested, full;
+        estimate_solves(&bd, c->counts, 0, &nested, &full);
+        p->ratio_est_solves = full;
+        if (full * (double)V > PLAN_RATIO_BUDGET_NODE_SOLVES) {
+            bd.level_objective_only = 1;
+            p->ratio_level_only = 1;
+            p->ratio_est_solves = nested;
+        }
+    }
+    bd.deadline_s = deadline_s;
     st = build(&bd, p->root, 0, err);
+    p->level_solves += bd.w.solves;
+    p->time_limit_hit = p->time_limit_hit || bd.timed_out;
 fail:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory while planning");
@@ -1044,7 +1127,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, given, &p, err);
     if (st == DNP_OK)
-        st = plan_search(p, c, opt->scheme, given, err);
+        st = plan_search(p, c, opt->scheme, given, 0.0, err);
     if (st == DNP_OK)
         st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
@@ -1123,10 +1206,21 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
     double t0 = now_s();
+    if (!(opt->time_limit_s >= 0.0) || !isfinite(opt->time_limit_s)) {
+        dnp_error_set(err, DNP_ERR_INPUT, "time limit must be a finite number of seconds >= 0 "
+                      "(got %g)", opt->time_limit_s);
+        return DNP_ERR_INPUT;
+    }
+    /* A limit too small to add to the clock still counts as reached. */
+    double deadline_s = 0.0;
+    if (opt->time_limit_s > 0.0) {
+        deadline_s = t0 + opt->time_limit_s;
+        deadline_s = deadline_s > 0.0 ? deadline_s : DBL_MIN;
+    }
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, NULL, &p, err);
     if (st == DNP_OK)
-        st = plan_search(p, c, opt->scheme, NULL, err);
+        st = plan_search(p, c, opt->scheme, NULL, deadline_s, err);
     if (st == DNP_OK)
         st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
@@ -1134,13 +1228,14 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         return st;
     }
     double min_mem = plan_mem_bytes(p);
-    for (int s = 0; portfolio && s < DNP_SCHEME_COUNT; s++) {
+    /* Past the time limit the incumbent is the best plan found so far. */
+    for (int s = 0; portfolio && !p->time_limit_hit && s < DNP_SCHEME_COUNT; s++) {
         if (s == DNP_SCHEME_ACCPAR)
             continue;
         tree_state best, cand;
         tree_take(p, &best);
         p->chosen = (dnp_scheme)s;
-        st = plan_search(p, c, (dnp_scheme)s, NULL, err);
+        st = plan_search(p, c, (dnp_scheme)s, NULL, 0.0, err);
         /* A baseline that decided exactly what the incumbent did is the
          * same plan: no need to simulate it. */
         if (st == DNP_OK && same_tree(p->root, best.root, p->pg.n_nodes)) {
@@ -1218,6 +1313,10 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->precision = p->opt.precision;
     out->optimizer = p->opt.optimizer;
     out->chosen_scheme = p->chosen;
+    out->ratio_level_only = p->ratio_level_only;
+    out->ratio_est_solves = p->ratio_est_solves;
+    out->time_limit_hit = p->time_limit_hit;
+    out->time_limit_s = p->opt.time_limit_s;
     out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
     out->exposed_comm_s = out->comm_s;
     out->comm_busy_s = out->comm_s;

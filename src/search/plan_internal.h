@@ -75,7 +75,20 @@ struct dnp_plan {
     lower_result sim;
     lower_result paper_sim; /* paper accounting: the analytical step replayed by the simulator */
     dnp_scheme chosen;   /* whose assignment this is (accpar may report a baseline's) */
+    int ratio_level_only;   /* AccPar: the full ratio search was over budget, so every ratio
+                             * search judged its candidates by the level objective */
+    double ratio_est_solves; /* AccPar: estimated level solves of the search that ran */
+    int time_limit_hit;     /* opt.time_limit_s was reached during the search */
+    long long level_solves; /* level problems costed and solved by every search of this plan
+                             * (a work counter: tests bound it instead of timing) */
 };
+
+/* The AccPar ratio searches' work budget, in level solves x planned ops
+ * (about 0.4 us each for VGG-19 on one core of the build machine): a full
+ * search (candidates judged by their planned subtree) estimated above it
+ * judges every candidate by the level objective instead, which is linear
+ * in the tree's nodes (docs/time-model.md, "Search cost"). */
+#define PLAN_RATIO_BUDGET_NODE_SOLVES 2e6
 
 /* Level objective pieces at tree node `n` for ratio alpha and the types of
  * every search-graph node; used by the planner and by tests. */

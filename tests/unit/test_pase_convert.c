@@ -35,7 +35,7 @@ static double optimum(const pase_graph *g, int p)
         return -1;
     }
     pase_result r;
-    pase_search_opts o = {1, NULL, NULL};
+    pase_search_opts o = {1, NULL, NULL, 0.0};
     if (pase_search(&pb, 0, &o, &r, &err) == DNP_OK) {
         f = r.cost;
         pase_result_free(&r);

@@ -309,6 +309,22 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     return 0;
 }
 
+int cli_time_limit(const char *cmd, const cli_args *a, double *seconds)
+{
+    const char *s = cli_get(a, "time-limit");
+    if (s == NULL)
+        return 0;
+    char *end = NULL;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0' || !(x > 0.0) || !(x <= CLI_TIME_LIMIT_MAX_S)) {
+        cli_error(cmd, "--time-limit '%s': expected a number of seconds > 0 and <= %.0f", s,
+                  CLI_TIME_LIMIT_MAX_S);
+        return EXIT_USAGE;
+    }
+    *seconds = x;
+    return 0;
+}
+
 int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p)
 {
     char *text = dnp_plan_trace_json(p);

@@ -59,6 +59,18 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     "  --memory-limit SIZE  memory per device, e.g. 16GB, 512MB (default: each\n"        \
     "                 device's capacity); plans that do not fit are refused\n"           \
     "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"
+/* --time-limit SECONDS of the searching commands (plan, compare, plan
+ * --search pase|mcmc): the default and the largest accepted (one year). */
+#define CLI_TIME_LIMIT_DEFAULT_S 600.0
+#define CLI_TIME_LIMIT_MAX_S 31536000.0
+#define CLI_TIME_LIMIT_HELP                                                               \
+    "  --time-limit S wall-time limit of the search in seconds (default 600): AccPar\n"    \
+    "                 and MCMC then report the best plan found so far and say so;\n"       \
+    "                 the PaSE DP stops with exit status 2\n"
+/* Read --time-limit from `a` into *seconds (left as is when absent): a
+ * positive decimal number of seconds up to CLI_TIME_LIMIT_MAX_S.  Prints
+ * the error; returns 0 or EXIT_USAGE.  O(1). */
+int cli_time_limit(const char *cmd, const cli_args *a, double *seconds);
 /* Read the performance-model options from `a` into opt (defaults kept for
  * those absent).  Prints the error; returns an exit status. */
 int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);

@@ -24,6 +24,7 @@ static const char plan_help[] =
     "                   [--flops TF --bw GBps | --cluster SPEC] [--json FILE]\n"
     "                   [--max-memory MB] [--threads N] [--prototype-edges] [--bfs]\n"
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
+    "                   [--time-limit S]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -60,6 +61,9 @@ static const char plan_help[] =
     "                     1 for pase-rnnlm and pase-transformer)\n"
     "  --timing           also print the search's wall-clock time (varies run to run;\n"
     "                     without it the output is byte-identical across runs)\n"
+    "  --time-limit S     wall-time limit in seconds (default 600): MCMC then returns\n"
+    "                     its best so far and says so; the exact search stops with\n"
+    "                     exit status 2\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"
@@ -316,6 +320,9 @@ typedef struct {
     double optimum;           /* mcmc: PaSE's optimum, or -1 */
     const pase_result *res;   /* pase: the DP's figures */
     char expert[40];
+    double time_limit_s;      /* --time-limit */
+    int limit_hit;            /* mcmc: stopped at the time limit (best so far) */
+    int base_limit_hit;       /* pase: the MCMC baseline stopped at the time limit */
 } plan_report;
 
 static json_t *plan_json(const plan_report *r)
@@ -355,6 +362,12 @@ static json_t *plan_json(const plan_report *r)
                                       r->res->work, "estimated_bytes", r->res->table_bytes));
     if (r->optimum >= 0.0)
         json_object_set_new(root, "pase_optimum_flop", flop_json(r->optimum));
+    if (r->limit_hit || r->base_limit_hit)
+        json_object_set_new(root, "time_limit",
+                            json_pack("{s:f,s:b,s:s}", "seconds", r->time_limit_s, "reached", 1,
+                                      "result",
+                                      r->limit_hit ? "best plan found so far"
+                                                   : "the MCMC baseline's best so far"));
     return root;
 }
 
@@ -366,6 +379,13 @@ static void plan_text(const plan_report *r, double search_s)
     printf("model %s: %d ops, %d edges; batch %lld; p = %d\n", pb->g->name, pb->n_v, pb->n_e,
            r->hw->batch, r->hw->p);
     printf("hardware: %s: r = %.6g FLOP per word\n", r->hw->hw, pb->par.r_w);
+    if (r->limit_hit)
+        printf("note: time limit reached after %g s: best plan found so far\n",
+               r->time_limit_s);
+    if (r->base_limit_hit)
+        printf("note: time limit reached after %g s in the MCMC baseline: its best so far is "
+               "shown\n",
+               r->time_limit_s);
     printf("search: %s\n\n",
            strcmp(r->search, "mcmc") == 0
                ? "mcmc (FlexFlow-style, from the expert strategy)"
@@ -417,7 +437,7 @@ int cmd_plan_pase(int argc, char **argv)
     static const char *const valued[] = {"search",  "p",          "batch",   "flops",
                                          "bw",      "cluster",    "json",    "max-memory",
                                          "threads", "mcmc-iters", "seed",    "cutoff",
-                                         NULL};
+                                         "time-limit", NULL};
     static const char *const flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
                                         "optimum", "timing",          NULL};
     const char *cmd = "plan";
@@ -506,9 +526,15 @@ int cmd_plan_pase(int argc, char **argv)
         goto out;
     }
     progress_state ps = {cmd, "searching", isatty(STDERR_FILENO), 0.0};
-    pase_search_opts so = {(int)threads, on_progress, &ps};
+    double limit_s = CLI_TIME_LIMIT_DEFAULT_S;
+    if ((rc = cli_time_limit(cmd, &a, &limit_s)) != 0)
+        goto out;
+    pase_search_opts so = {(int)threads, on_progress, &ps, limit_s};
     pase_mcmc_opts mo;
     pase_mcmc_defaults(&mo);
+    int mcmc_limit_hit = 0;
+    mo.time_limit_s = limit_s;
+    mo.time_limit_hit = &mcmc_limit_hit;
     if (iters > 0) {
         mo.max_iters = iters;
         mo.min_iters = iters < mo.min_iters ? iters : mo.min_iters;
@@ -521,6 +547,7 @@ int cmd_plan_pase(int argc, char **argv)
     r.pb = &pb;
     r.hw = &hw;
     r.optimum = -1.0;
+    r.time_limit_s = limit_s;
     /* baselines: data parallelism and the expert strategy */
     pase_data_parallel(&pb, tmp);
     r.base[0].name = "data parallel";
@@ -545,6 +572,7 @@ int cmd_plan_pase(int argc, char **argv)
             goto out;
         }
         search_s = cli_now_s() - t0;
+        r.limit_hit = mcmc_limit_hit;
         r.search = "mcmc";
         r.cfg = cfg;
         /* The exact search can take far longer than MCMC: only on request. */
@@ -576,6 +604,7 @@ int cmd_plan_pase(int argc, char **argv)
             rc = cli_exit_for(st);
             goto out;
         }
+        r.base_limit_hit = mcmc_limit_hit;
         r.base[2].name = "mcmc (from the expert)";
         r.base[2].iters = it;
         r.n_base = 3;
@@ -724,7 +753,7 @@ static int table1_cell(const char *model, int p, int threads, t1_cell *c)
     char what[64];
     snprintf(what, sizeof what, "%s, p = %d", model, p);
     progress_state ps = {"reproduce", what, isatty(STDERR_FILENO), 0.0};
-    pase_search_opts so = {threads, on_progress, &ps};
+    pase_search_opts so = {threads, on_progress, &ps, 0.0};
     pase_result r;
     int rc = EXIT_OK;
     if (pase_search(&pb, 0, &so, &r, &err) != DNP_OK) {
@@ -891,7 +920,7 @@ static double paper_constrained_optimum(pase_problem *pb, const char *model, int
         }
     }
     if (f == 0.0) {
-        pase_search_opts so = {threads, NULL, NULL};
+        pase_search_opts so = {threads, NULL, NULL, 0.0};
         pase_result r;
         dnp_error err = {0};
         f = pase_search(pb, 0, &so, &r, &err) == DNP_OK ? r.cost : -1.0;
@@ -958,7 +987,7 @@ int reproduce_pase(int argc, char **argv)
             break;
         }
         have2[m] = 1;
-        pase_search_opts so = {(int)threads, NULL, NULL};
+        pase_search_opts so = {(int)threads, NULL, NULL, 0.0};
         pase_result r;
         if (pase_search(&pb2[m], 0, &so, &r, &err) != DNP_OK) {
             cli_error("reproduce", "%s", err.msg);

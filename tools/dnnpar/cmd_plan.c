@@ -11,7 +11,7 @@ static const char plan_help[] =
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
-    "                   [--memory-limit SIZE] [--no-overlap]\n"
+    "                   [--memory-limit SIZE] [--no-overlap] [--time-limit S]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -30,6 +30,7 @@ static const char plan_help[] =
     "                 communication only, 1/2 splits, 7 levels unless --levels;\n"
     "                 --cluster is then optional\n"
     CLI_PERF_HELP
+    CLI_TIME_LIMIT_HELP
     "\n"
     "examples:\n"
     "  dnnpar plan resnet50 --cluster 4xdgx-a100 --search dp --precision amp --batch 8192\n"
@@ -40,13 +41,14 @@ static const char compare_help[] =
     "usage: dnnpar compare MODEL --cluster SPEC [--levels H] [--batch B]\n"
     "                      [--reference] [--json FILE] [--plot FILE.png|FILE.svg]\n"
     "                      [--precision P] [--cost-model M] [--optimizer O]\n"
-    "                      [--memory-limit SIZE] [--no-overlap]\n"
+    "                      [--memory-limit SIZE] [--no-overlap] [--time-limit S]\n"
     "\n"
     "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar and\n"
     "AccPar on the same cost model and print each scheme's predicted step time,\n"
     "its compute / communication split and its speedup over data parallelism.\n"
     "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
     CLI_PERF_HELP
+    CLI_TIME_LIMIT_HELP
     "With --reference, print the four schemes' partition-type tables in the\n"
     "format of the AccPar authors' code (0 = Type-I, 1 = Type-II, 2 = Type-III).\n"
     "\n"
@@ -69,9 +71,10 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
                  plan_job *job, int *done)
 {
     static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
-                                              "plot", "dot", "trace", CLI_PERF_VALUED, NULL};
+                                              "plot", "dot", "trace", "time-limit",
+                                              CLI_PERF_VALUED, NULL};
     static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
-                                             CLI_PERF_VALUED, NULL};
+                                             "time-limit", CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
                                         NULL};
     cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
@@ -84,6 +87,9 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     job->opt.scheme = DNP_SCHEME_ACCPAR;
     job->opt.batch = 512;
     if ((rc = cli_perf_options(cmd, &a, &job->opt)) != 0)
+        return rc;
+    job->opt.time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
+    if ((rc = cli_time_limit(cmd, &a, &job->opt.time_limit_s)) != 0)
         return rc;
     job->json = cli_get(&a, "json");
     job->trace = cli_get(&a, "trace");
@@ -308,6 +314,11 @@ int cmd_compare(int argc, char **argv)
                                             sum[s].mem_bytes_max, "fits", sum[s].mem_fits,
                                             "speedup_vs_dp",
                                             sum[0].step_time_s / sum[s].step_time_s);
+                if (sum[s].time_limit_hit)
+                    json_object_set_new(o, "time_limit",
+                                        json_pack("{s:f,s:b,s:s}", "seconds", sum[s].time_limit_s,
+                                                  "reached", 1, "result",
+                                                  "best plan found so far"));
                 json_array_append_new(schemes, o);
             }
             json_t *root = json_pack("{s:s,s:I,s:s,s:i,s:s,s:s,s:o}", "model",
@@ -358,6 +369,9 @@ int cmd_compare(int argc, char **argv)
                            sum[s].mem_fits || paper ? "" : "  does not fit");
                     if (s == DNP_SCHEME_ACCPAR && sum[s].chosen_scheme != DNP_SCHEME_ACCPAR)
                         printf("  (%s's assignment)", dnp_scheme_name(sum[s].chosen_scheme));
+                    if (sum[s].time_limit_hit)
+                        printf("  (time limit reached after %g s: best plan found so far)",
+                               sum[s].time_limit_s);
                     printf("\n");
                 }
                 printf("\nin PaSE's space with the PaSE prototype's cost model (Eq. 1 in "

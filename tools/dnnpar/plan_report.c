@@ -74,6 +74,14 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
                                   "capacity_bytes", s.mem_capacity_bytes, "fits", s.mem_fits));
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
+    if (s.time_limit_hit)
+        json_object_set_new(root, "time_limit",
+                            json_pack("{s:f,s:b,s:s}", "seconds", s.time_limit_s, "reached", 1,
+                                      "result", "best plan found so far"));
+    if (s.ratio_level_only)
+        json_object_set_new(root, "ratio_search",
+                            json_pack("{s:s,s:f}", "judged_by", "level objective",
+                                      "estimated_level_solves", s.ratio_est_solves));
     json_object_set_new(root, "paths", jpaths);
     json_object_set_new(root, "layers", layers);
     return root;
@@ -94,6 +102,15 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         printf("note: %d tensors are live at once, too many for the exact layer-wise DP; each "
                "level was solved by local search from the data-parallel and OWT assignments\n",
                s.frontier_width);
+    if (s.time_limit_hit)
+        printf("note: time limit reached after %g s: best plan found so far (the remaining "
+               "splits took the equal ratio; baselines not compared)\n",
+               s.time_limit_s);
+    if (s.ratio_level_only)
+        printf("note: a ratio search judging each candidate by its planned subtree was "
+               "estimated over budget for this many devices; every split ratio was chosen by "
+               "the level objective alone (%.0f level solves; docs/time-model.md)\n",
+               s.ratio_est_solves);
     if (s.cost_model == DNP_COST_ACCPAR_PAPER) {
         printf("cost model: the AccPar paper's accounting (docs/time-model.md)\n");
         printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);

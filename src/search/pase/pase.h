@@ -343,6 +343,9 @@ typedef struct {
                               * for a second (and with done == total at the end
                               * if it was called before); may be NULL */
     void *progress_user;
+    double time_limit_s;     /* wall time, seconds; 0 = none.  Checked after each vertex's
+                              * elimination: past it the search fails with DNP_ERR_INPUT
+                              * (a partial DP has no strategy to return) */
 } pase_search_opts;
 
 typedef struct {
@@ -404,10 +407,14 @@ typedef struct {
     long min_iters;          /* never stop before this many */
     double beta;             /* acceptance exp(-beta * dF / F_start) */
     uint64_t seed;
+    double time_limit_s;     /* wall time, seconds; 0 = none (the clock is then never read).
+                              * Past it the search stops and returns the best strategy
+                              * seen so far, setting *time_limit_hit */
+    int *time_limit_hit;     /* may be NULL; set to 1 or 0 by pase_mcmc */
 } pase_mcmc_opts;
 
 /* The defaults: 250,000 iterations at most (FlexFlow's cap in the paper's
- * section IV-A), at least 20,000, beta 200, seed 1. */
+ * section IV-A), at least 20,000, beta 200, seed 1, no time limit. */
 void pase_mcmc_defaults(pase_mcmc_opts *o); /* O(1) */
 
 /* FlexFlow-style MCMC (Metropolis-Hastings over single-vertex changes,

@@ -644,6 +644,15 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         if ((st = eliminate(&X, i, err)) != DNP_OK)
             goto done;
         double el = now_s() - t0;
+        if (o && o->time_limit_s > 0.0 && el >= o->time_limit_s && i + 1 < n) {
+            st = DNP_ERR_INPUT;
+            dnp_error_set(err, st,
+                          "time limit of %g s reached in the PaSE search after %d of %d vertices; "
+                          "the DP has no partial strategy to return (a larger --time-limit, or "
+                          "--search mcmc, which returns its best so far)",
+                          o->time_limit_s, i + 1, n);
+            goto done;
+        }
         if (o && o->progress && el >= 1.0 && el - last >= 0.25) {
             o->progress(o->progress_user, i + 1, n, el);
             last = el;

@@ -13,6 +13,14 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double pase_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* splitmix64: a small deterministic generator (state in the caller). */
 static uint64_t next_u64(uint64_t *s)
@@ -44,6 +52,8 @@ void pase_mcmc_defaults(pase_mcmc_opts *o)
     o->min_iters = 20000;
     o->beta = 200.0;
     o->seed = 1;
+    o->time_limit_s = 0.0;
+    o->time_limit_hit = NULL;
 }
 
 dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
@@ -61,9 +71,16 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
     double scale = f0 > 0.0 ? o->beta / f0 : 0.0;
     uint64_t rng = o->seed;
     long it = 0, last_improve = 0;
+    /* The clock is read every 1024 iterations, and only under a limit. */
+    double deadline_s = o->time_limit_s > 0.0 ? pase_now_s() + o->time_limit_s : 0.0;
+    int hit = 0;
     while (it < o->max_iters) {
         if (it >= o->min_iters && it - last_improve > it / 2)
             break;
+        if (deadline_s > 0.0 && (it & 1023) == 0 && pase_now_s() >= deadline_s) {
+            hit = 1;
+            break;
+        }
         it++;
         int v = (int)(next_u64(&rng) % (uint64_t)n);
         int kv = pb->cfg[v].n;
@@ -84,6 +101,8 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
         }
     }
     dnp_free(cur);
+    if (o->time_limit_hit)
+        *o->time_limit_hit = hit;
     if (iters)
         *iters = it;
     if (cost_flop)
