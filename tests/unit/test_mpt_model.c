@@ -97,6 +97,54 @@ TEST(mpt_systolic_cycles_hand_worked)
     CHECK_NEAR(mpt_systolic_cycles(0, 640, 640, 64), 0, 0, 0);
 }
 
+TEST(mpt_systolic_packed_hand_worked)
+{
+    /* 16 element products of 16 x 64 by 64 x 64 (F(4x4,3x3) on a 16x16 map
+     * with 64 channels, one sample): split 4 gives sixteen 16x16 sub-arrays,
+     * each product 4 x 4 blocks, 256 blocks in 16 rounds of 16 vectors,
+     * plus one fill and drain of 2 x 16: 288 cycles. */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 16, 64, 64, 64, 4), 16 * 16 + 32, 0, 0);
+    /* the same with 4 rows (an 8x8 map): rounds still take 16 cycles */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 4, 64, 64, 64, 4), 16 * 16 + 32, 0, 0);
+    /* monolithic (split 1): 16 products of one 64-cycle block + 128 each */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 4, 64, 64, 64, 1), 16 * (64 + 128), 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(3, 256, 640, 640, 64, 1),
+               3 * mpt_systolic_cycles(256, 640, 640, 64), 0, 0);
+    /* a split that does not divide the side stops at the last that does */
+    CHECK_NEAR(mpt_systolic_cycles_packed(1, 4, 72, 72, 72, 16), 9 + 18, 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(1, 4, 72, 72, 72, 8), 9 + 18, 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(0, 4, 64, 64, 64, 4), 0, 0, 0);
+}
+
+/* The array's use in w_dp with one sample per worker (batch 256 on 256
+ * workers, F(4x4,3x3): 36 element products per phase, 64 channels, 64x64
+ * array split into sixteen 16x16 sub-arrays): a 16x16 map has 16 tiles -
+ * the sub-arrays' 16 rows exactly - so each of the 36 x 16 blocks streams
+ * 16 vectors in 36 rounds (576 cycles, the whole array busy), plus 3 fills
+ * and drains of 32 per sub-array: 672 cycles, use 576/672 = 6/7.  An 8x8
+ * map has 4 tiles: the same cycles, a quarter of the work: 3/14.
+ * Monolithic: 4 rows of 64 plus 128 of fill per product, 4/192 = 1/48. */
+TEST(mpt_array_use_hand_worked)
+{
+    mpt_sys sys = mpt_sys_paper();
+    mpt_layer l = table2("late-2", 3);
+    l.in_c = l.out_c = 64;
+    dnp_error err = {0};
+    mpt_layer_time t;
+    l.in_h = l.in_w = l.out_h = l.out_w = 16;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK(t.th == 6 && t.tw == 6);
+    CHECK_NEAR(t.compute_s, 3 * 672e-9, 1e-15, 0);
+    CHECK_NEAR(t.array_use, 6.0 / 7.0, 1e-12, 0);
+    l.in_h = l.in_w = l.out_h = l.out_w = 8;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK_NEAR(t.compute_s, 3 * 672e-9, 1e-15, 0);
+    CHECK_NEAR(t.array_use, 3.0 / 14.0, 1e-12, 0);
+    sys.hw.array_split = 1;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK_NEAR(t.array_use, 1.0 / 48.0, 1e-12, 0);
+}
+
 /* With the paper's criterion (sys.dyn_by_comm), dynamic clustering picks,
  * among the allowed grids, the one with the least communication time:
  * Early goes data parallel (1x256, Sec. VII-B), Late-2 to 16x16; every

@@ -60,6 +60,9 @@ void mpt_net_free(mpt_net *n);
 
 typedef struct {
     int array_dim;            /* systolic array side: 64 (FP32), 96 (FP16, footnote 16) */
+    int array_split;          /* sub-arrays per side the array may split into (fission,
+                                 docs/mpt.md "Mapping onto the array"): 4 (ours); 1 = one
+                                 monolithic array fed from one edge */
     double clock_hz;          /* NDP logic and routers: 1 GHz */
     double dram_bps;          /* HMC bandwidth: 320 GB/s */
     int elem_bytes;           /* 4 (FP32) or 2 (FP16) */
@@ -187,11 +190,26 @@ typedef struct {
     double weight_bytes;        /* per worker: gradients sent on the ring */
     double tile_bytes;          /* per worker: tile data sent */
     double mac_count;           /* multiply-accumulates per worker */
+    double array_use;           /* mac_count / (array cycles x S^2): the array's use */
 } mpt_layer_time;
 
 /* Systolic cycles of an M x K by K x N product on an S x S array (operands
  * assigned to the cheaper orientation).  O(1). */
 double mpt_systolic_cycles(double m, double k, double n, int s);
+
+/* Systolic cycles of `count` independent M x K by K x N products (e.g. the
+ * tile elements of a Winograd layer, each with its own weights) on an
+ * S x S array that may split into d x d independently fed sub-arrays of
+ * side S/d for any d dividing S with d <= split and d a power of two
+ * (d = 1: the monolithic array of mpt_systolic_cycles).  For side s the
+ * count x blocks weight-stationary blocks (ceil(K/s) ceil(N/s) per product,
+ * or the other orientation) are dealt to the d^2 sub-arrays in rounds; a
+ * round streams max(rows, s) vectors, and each sub-array fills and drains
+ * (2s) once per product it runs:
+ *   ceil(count blocks / d^2) max(rows, s) + ceil(count / d^2) 2 s.
+ * The cheapest d and orientation are used.  split = 1 gives exactly
+ * count x mpt_systolic_cycles.  O(log split). */
+double mpt_systolic_cycles_packed(double count, double m, double k, double n, int s, int split);
 
 /* Full links a grid of ng groups uses as all-reduce rings: all of them
  * for one group (no tile transfer: d_dp, w_dp, and any layer MPT runs on a
