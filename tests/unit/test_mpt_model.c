@@ -6,6 +6,7 @@
 #include "arch/mpt/mpt_model.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static mpt_layer table2(const char *name, int kernel)
 {
@@ -401,4 +402,72 @@ TEST(mpt_whole_networks)
         dnp_free(per);
         mpt_net_free(&net);
     }
+}
+
+/* Hardware parameters as user input (issue 13, item 6): units, defaults,
+ * every rejection naming what, and the JSON file. */
+TEST(mpt_hw_set_units_and_errors)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    dnp_error err = {0};
+    CHECK(mpt_hw_is_paper(&hw));
+    CHECK(mpt_hw_set(&hw, "array", "128x128", "--array", &err) == DNP_OK);
+    CHECK(hw.array_dim == 128 && !mpt_hw_is_paper(&hw));
+    CHECK(mpt_hw_set(&hw, "array", "96", "--array", &err) == DNP_OK && hw.array_dim == 96);
+    CHECK(mpt_hw_set(&hw, "dram_gbps", "640", "--dram-gbps", &err) == DNP_OK);
+    CHECK_NEAR(hw.dram_bps, 640e9, 0, 0);
+    CHECK(mpt_hw_set(&hw, "input_buffer_kb", "2048", "x", &err) == DNP_OK);
+    CHECK_NEAR(hw.input_buffer_bytes, 2048.0 * 1024, 0, 0);
+    CHECK(mpt_hw_set(&hw, "clock_ghz", "1.5", "x", &err) == DNP_OK);
+    CHECK_NEAR(hw.clock_hz, 1.5e9, 0, 0);
+    /* the paper's values typed back give the paper's hardware exactly */
+    mpt_hw p = mpt_hw_paper(0);
+    CHECK(mpt_hw_set(&p, "hop_ns", "5", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_set(&p, "full_link_gbps", "30", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_set(&p, "array", "64x64", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_is_paper(&p));
+    mpt_hw before = hw;
+    static const char *const bad[][2] = {
+        {"array", "128x64"},   {"array", "0"},         {"array", "64x"},
+        {"array", "4097"},     {"array_split", "3"},   {"array_split", "0"},
+        {"clock_ghz", "0"},    {"clock_ghz", "-1"},    {"dram_gbps", "abc"},
+        {"dram_gbps", "inf"},  {"dram_gbps", "nan"},   {"dram_gbps", "2e6"},
+        {"full_links", "1.5"}, {"full_links", "65"},   {"hop_ns", ""},
+        {"clock", "1"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        dnp_error_clear(&err);
+        CHECK(mpt_hw_set(&hw, bad[k][0], bad[k][1], "--what", &err) == DNP_ERR_INPUT);
+        CHECK(strstr(err.msg, "--what") != NULL);
+    }
+    CHECK(memcmp(&hw, &before, sizeof hw) == 0);
+    /* cross-checks */
+    hw = mpt_hw_paper(0);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_OK);
+    hw.array_split = 128;
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_ERR_INPUT && strstr(err.msg, "array_split"));
+    hw = mpt_hw_paper(0);
+    hw.output_buffer_bytes = 255; /* one 64-wide FP32 row is 256 bytes */
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_ERR_INPUT && strstr(err.msg, "output_buffer_kb"));
+    hw.output_buffer_bytes = 256;
+    CHECK(mpt_hw_check(&hw, &err) == DNP_OK);
+}
+
+TEST(mpt_hw_read_json_file)
+{
+    mpt_hw hw = mpt_hw_paper(1);
+    dnp_error err = {0};
+    CHECK(mpt_hw_read_json("tests/data/mpt_hardware.json", &hw, &err) == DNP_OK);
+    CHECK(hw.array_dim == 128 && hw.elem_bytes == 2);
+    CHECK_NEAR(hw.dram_bps, 640e9, 0, 0);
+    CHECK_NEAR(hw.input_buffer_bytes, 2048.0 * 1024, 0, 0);
+    CHECK_NEAR(hw.clock_hz, 1e9, 0, 0); /* not in the file: the default stays */
+    mpt_hw before = hw;
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_read_json("tests/data/mpt_hardware_bad.json", &hw, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "\"clock_ghz\"") != NULL);
+    CHECK(hw.array_dim == before.array_dim); /* unchanged on error, though "array" came first */
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_IO);
 }

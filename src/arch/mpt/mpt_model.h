@@ -81,6 +81,33 @@ typedef struct {
  * array of the whole-CNN evaluation (fp16 = 1). */
 mpt_hw mpt_hw_paper(int fp16);
 
+/* Set one hardware parameter from text (a CLI option's value or a JSON
+ * value): key is one of MPT_HW_KEYS - "array" (SxS or S, square only,
+ * 1..4096), "array_split" (power of two, 1..S), "clock_ghz", "dram_gbps",
+ * "full_link_gbps", "narrow_link_gbps" (GB/s = 1e9 B/s, per link and
+ * direction), "full_links" (integer 1..64), "input_buffer_kb",
+ * "output_buffer_kb" (KB = 1024 B, one instance each), "hop_ns".  Numbers
+ * must be finite, positive and at most 1e6.  `what` names the source in
+ * errors (e.g. "--array" or "hw.json: \"array\"").  DNP_ERR_INPUT, with
+ * one message naming `what` and the expected form, on a bad value or an
+ * unknown key; *hw is unchanged then.  O(1). */
+#define MPT_HW_KEYS "array, array_split, clock_ghz, dram_gbps, full_link_gbps, " \
+                    "narrow_link_gbps, full_links, input_buffer_kb, output_buffer_kb, hop_ns"
+dnp_status mpt_hw_set(mpt_hw *hw, const char *key, const char *text, const char *what,
+                      dnp_error *err);
+/* Read a hardware JSON file: one object whose members are MPT_HW_KEYS with
+ * number values ("array" also as "128x128"), applied on top of *hw in
+ * file order; "format": "dnnpar-mpt-hardware" is optional and checked if
+ * present.  DNP_ERR_IO if the file cannot be read, DNP_ERR_INPUT naming the
+ * file and member otherwise; *hw is unchanged on error.  O(members). */
+dnp_status mpt_hw_read_json(const char *path, mpt_hw *hw, dnp_error *err);
+/* Cross-checks after every parameter is set: the split divides the array,
+ * the output buffer holds one array-wide row.  DNP_ERR_INPUT naming the
+ * parameters.  O(1). */
+dnp_status mpt_hw_check(const mpt_hw *hw, dnp_error *err);
+/* 1 if hw equals mpt_hw_paper for its precision (every field). */
+int mpt_hw_is_paper(const mpt_hw *hw);
+
 /* Shares of tile traffic removed by activation prediction (forward
  * gather), by skipping inactive input units (backward gather of input
  * gradients) and by zero-skipping (scatter), net of the codes and maps
