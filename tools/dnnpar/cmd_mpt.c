@@ -1087,13 +1087,16 @@ static void repro_text(const repro *p)
         speedup_row(l.name, p->lw[0].speedup[i]);
     }
     speedup_row("mean", p->lw[0].mean_speedup);
-    printf("  array use of w_dp (F(4x4,3x3), one sample per worker; 16x16 sub-arrays):");
+    mpt_hw hw32 = mpt_hw_paper(0);
+    int sub = hw32.array_dim / hw32.array_split;
+    printf("  array use of w_dp (F(4x4,3x3), one sample per worker; %dx%d sub-arrays):", sub,
+           sub);
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
         mpt_layer l;
         mpt_table2_layer(i, 3, &l, NULL);
         printf(" %s %.0f%%", l.name, 100 * p->lw[0].t[i][MPT_W_DP].array_use);
     }
-    printf("\n  (one monolithic 64x64 array:");
+    printf("\n  (one monolithic %dx%d array:", hw32.array_dim, hw32.array_dim);
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
         mpt_layer l;
         mpt_table2_layer(i, 3, &l, NULL);
