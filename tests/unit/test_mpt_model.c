@@ -6,6 +6,7 @@
 #include "arch/mpt/mpt_model.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static mpt_layer table2(const char *name, int kernel)
 {
@@ -95,6 +96,54 @@ TEST(mpt_systolic_cycles_hand_worked)
      * under-use of data parallelism with one sample per worker */
     CHECK_NEAR(mpt_systolic_cycles(4, 640, 640, 64), 6400 + 128, 0, 0);
     CHECK_NEAR(mpt_systolic_cycles(0, 640, 640, 64), 0, 0, 0);
+}
+
+TEST(mpt_systolic_packed_hand_worked)
+{
+    /* 16 element products of 16 x 64 by 64 x 64 (F(4x4,3x3) on a 16x16 map
+     * with 64 channels, one sample): split 4 gives sixteen 16x16 sub-arrays,
+     * each product 4 x 4 blocks, 256 blocks in 16 rounds of 16 vectors,
+     * plus one fill and drain of 2 x 16: 288 cycles. */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 16, 64, 64, 64, 4), 16 * 16 + 32, 0, 0);
+    /* the same with 4 rows (an 8x8 map): rounds still take 16 cycles */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 4, 64, 64, 64, 4), 16 * 16 + 32, 0, 0);
+    /* monolithic (split 1): 16 products of one 64-cycle block + 128 each */
+    CHECK_NEAR(mpt_systolic_cycles_packed(16, 4, 64, 64, 64, 1), 16 * (64 + 128), 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(3, 256, 640, 640, 64, 1),
+               3 * mpt_systolic_cycles(256, 640, 640, 64), 0, 0);
+    /* a split that does not divide the side stops at the last that does */
+    CHECK_NEAR(mpt_systolic_cycles_packed(1, 4, 72, 72, 72, 16), 9 + 18, 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(1, 4, 72, 72, 72, 8), 9 + 18, 0, 0);
+    CHECK_NEAR(mpt_systolic_cycles_packed(0, 4, 64, 64, 64, 4), 0, 0, 0);
+}
+
+/* The array's use in w_dp with one sample per worker (batch 256 on 256
+ * workers, F(4x4,3x3): 36 element products per phase, 64 channels, 64x64
+ * array split into sixteen 16x16 sub-arrays): a 16x16 map has 16 tiles -
+ * the sub-arrays' 16 rows exactly - so each of the 36 x 16 blocks streams
+ * 16 vectors in 36 rounds (576 cycles, the whole array busy), plus 3 fills
+ * and drains of 32 per sub-array: 672 cycles, use 576/672 = 6/7.  An 8x8
+ * map has 4 tiles: the same cycles, a quarter of the work: 3/14.
+ * Monolithic: 4 rows of 64 plus 128 of fill per product, 4/192 = 1/48. */
+TEST(mpt_array_use_hand_worked)
+{
+    mpt_sys sys = mpt_sys_paper();
+    mpt_layer l = table2("late-2", 3);
+    l.in_c = l.out_c = 64;
+    dnp_error err = {0};
+    mpt_layer_time t;
+    l.in_h = l.in_w = l.out_h = l.out_w = 16;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK(t.th == 6 && t.tw == 6);
+    CHECK_NEAR(t.compute_s, 3 * 672e-9, 1e-15, 0);
+    CHECK_NEAR(t.array_use, 6.0 / 7.0, 1e-12, 0);
+    l.in_h = l.in_w = l.out_h = l.out_w = 8;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK_NEAR(t.compute_s, 3 * 672e-9, 1e-15, 0);
+    CHECK_NEAR(t.array_use, 3.0 / 14.0, 1e-12, 0);
+    sys.hw.array_split = 1;
+    CHECK(mpt_layer_time_grid(&l, &sys, 1, 0, 0, 4, &t, &err) == DNP_OK);
+    CHECK_NEAR(t.array_use, 1.0 / 48.0, 1e-12, 0);
 }
 
 /* With the paper's criterion (sys.dyn_by_comm), dynamic clustering picks,
@@ -353,4 +402,72 @@ TEST(mpt_whole_networks)
         dnp_free(per);
         mpt_net_free(&net);
     }
+}
+
+/* Hardware parameters as user input (issue 13, item 6): units, defaults,
+ * every rejection naming what, and the JSON file. */
+TEST(mpt_hw_set_units_and_errors)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    dnp_error err = {0};
+    CHECK(mpt_hw_is_paper(&hw));
+    CHECK(mpt_hw_set(&hw, "array", "128x128", "--array", &err) == DNP_OK);
+    CHECK(hw.array_dim == 128 && !mpt_hw_is_paper(&hw));
+    CHECK(mpt_hw_set(&hw, "array", "96", "--array", &err) == DNP_OK && hw.array_dim == 96);
+    CHECK(mpt_hw_set(&hw, "dram_gbps", "640", "--dram-gbps", &err) == DNP_OK);
+    CHECK_NEAR(hw.dram_bps, 640e9, 0, 0);
+    CHECK(mpt_hw_set(&hw, "input_buffer_kb", "2048", "x", &err) == DNP_OK);
+    CHECK_NEAR(hw.input_buffer_bytes, 2048.0 * 1024, 0, 0);
+    CHECK(mpt_hw_set(&hw, "clock_ghz", "1.5", "x", &err) == DNP_OK);
+    CHECK_NEAR(hw.clock_hz, 1.5e9, 0, 0);
+    /* the paper's values typed back give the paper's hardware exactly */
+    mpt_hw p = mpt_hw_paper(0);
+    CHECK(mpt_hw_set(&p, "hop_ns", "5", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_set(&p, "full_link_gbps", "30", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_set(&p, "array", "64x64", "x", &err) == DNP_OK);
+    CHECK(mpt_hw_is_paper(&p));
+    mpt_hw before = hw;
+    static const char *const bad[][2] = {
+        {"array", "128x64"},   {"array", "0"},         {"array", "64x"},
+        {"array", "4097"},     {"array_split", "3"},   {"array_split", "0"},
+        {"clock_ghz", "0"},    {"clock_ghz", "-1"},    {"dram_gbps", "abc"},
+        {"dram_gbps", "inf"},  {"dram_gbps", "nan"},   {"dram_gbps", "2e6"},
+        {"full_links", "1.5"}, {"full_links", "65"},   {"hop_ns", ""},
+        {"clock", "1"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        dnp_error_clear(&err);
+        CHECK(mpt_hw_set(&hw, bad[k][0], bad[k][1], "--what", &err) == DNP_ERR_INPUT);
+        CHECK(strstr(err.msg, "--what") != NULL);
+    }
+    CHECK(memcmp(&hw, &before, sizeof hw) == 0);
+    /* cross-checks */
+    hw = mpt_hw_paper(0);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_OK);
+    hw.array_split = 128;
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_ERR_INPUT && strstr(err.msg, "array_split"));
+    hw = mpt_hw_paper(0);
+    hw.output_buffer_bytes = 255; /* one 64-wide FP32 row is 256 bytes */
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_check(&hw, &err) == DNP_ERR_INPUT && strstr(err.msg, "output_buffer_kb"));
+    hw.output_buffer_bytes = 256;
+    CHECK(mpt_hw_check(&hw, &err) == DNP_OK);
+}
+
+TEST(mpt_hw_read_json_file)
+{
+    mpt_hw hw = mpt_hw_paper(1);
+    dnp_error err = {0};
+    CHECK(mpt_hw_read_json("tests/data/mpt_hardware.json", &hw, &err) == DNP_OK);
+    CHECK(hw.array_dim == 128 && hw.elem_bytes == 2);
+    CHECK_NEAR(hw.dram_bps, 640e9, 0, 0);
+    CHECK_NEAR(hw.input_buffer_bytes, 2048.0 * 1024, 0, 0);
+    CHECK_NEAR(hw.clock_hz, 1e9, 0, 0); /* not in the file: the default stays */
+    mpt_hw before = hw;
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_read_json("tests/data/mpt_hardware_bad.json", &hw, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "\"clock_ghz\"") != NULL);
+    CHECK(hw.array_dim == before.array_dim); /* unchanged on error, though "array" came first */
+    dnp_error_clear(&err);
+    CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_IO);
 }

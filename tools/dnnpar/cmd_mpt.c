@@ -18,6 +18,10 @@ static const char mpt_help[] =
     "usage: dnnpar mpt LAYER|MODEL [--workers P] [--config NgxNc|dynamic[:G,G,...]]\n"
     "                  [--batch B] [--kernel 3|5] [--tile T] [--fp16]\n"
     "                  [--prediction-shares ours|paper] [--json FILE]\n"
+    "                  [--hardware FILE] [--array SxS] [--array-split D]\n"
+    "                  [--clock-ghz F] [--dram-gbps B] [--full-link-gbps B]\n"
+    "                  [--narrow-link-gbps B] [--full-links N]\n"
+    "                  [--input-buffer-kb K] [--output-buffer-kb K] [--hop-ns T]\n"
     "\n"
     "Models multi-dimensional parallel training (MPT) of Winograd layers on P\n"
     "near-data-processing workers arranged as Ng groups (tile elements) x Nc\n"
@@ -54,8 +58,23 @@ static const char mpt_help[] =
     "                       measured result, extrapolated to the backward gather\n"
     "  --json FILE          write JSON to FILE ('-' = standard output only)\n"
     "\n"
+    "hardware (defaults: the paper's Sec. VI and Table III; --fp16 first, then\n"
+    "--hardware FILE, then these options; docs/mpt.md, 'Hardware options'):\n"
+    "  --hardware FILE      JSON object with any of the keys below ('-' -> '_')\n"
+    "  --array SxS          systolic array per worker (64x64; 96x96 with --fp16)\n"
+    "  --array-split D      sub-arrays per side it may split into (4; 1 = one array)\n"
+    "  --clock-ghz F        array and router clock (1)\n"
+    "  --dram-gbps B        HMC DRAM bandwidth, GB/s (320)\n"
+    "  --full-link-gbps B   full link, GB/s per direction (30 = 16 x 15 Gb/s)\n"
+    "  --narrow-link-gbps B narrow (butterfly) link, GB/s per direction (10)\n"
+    "  --full-links N       full links per worker (4)\n"
+    "  --input-buffer-kb K  one instance of the input buffer, KB (512)\n"
+    "  --output-buffer-kb K output buffer, KB (128)\n"
+    "  --hop-ns T           SerDes latency per hop, ns (5)\n"
+    "\n"
     "examples:\n"
     "  dnnpar mpt late-2\n"
+    "  dnnpar mpt late-2 --array 128x128 --dram-gbps 640\n"
     "  dnnpar mpt mid-1 --workers 64 --config 8x8 --config dynamic:1,2,4,8\n"
     "  dnnpar mpt fractalnet --fp16 --json fractalnet.json\n";
 
@@ -193,6 +212,12 @@ static int apply_config(const char *cmd, const char *v, mpt_sys *sys)
     return 0;
 }
 
+/* Hardware options; each is the MPT_HW_KEYS key with '-' for '_'. */
+static const char *const hw_options[] = {"array",          "array-split",      "clock-ghz",
+                                         "dram-gbps",      "full-link-gbps",   "narrow-link-gbps",
+                                         "full-links",     "input-buffer-kb",  "output-buffer-kb",
+                                         "hop-ns",         NULL};
+
 static int parse_opts(const char *cmd, const cli_args *a, mpt_opts *o)
 {
     o->sys = mpt_sys_paper();
@@ -222,6 +247,36 @@ static int parse_opts(const char *cmd, const cli_args *a, mpt_opts *o)
     }
     if (cli_flag(a, "fp16"))
         o->sys.hw = mpt_hw_paper(1);
+    if ((v = cli_get(a, "hardware")) != NULL) {
+        dnp_error err = {0};
+        dnp_status st = mpt_hw_read_json(v, &o->sys.hw, &err);
+        if (st != DNP_OK) {
+            cli_error(cmd, "--hardware: %s", err.msg);
+            return cli_exit_for(st);
+        }
+    }
+    for (int k = 0; hw_options[k] != NULL; k++) {
+        char opt[40], key[40];
+        snprintf(opt, sizeof opt, "--%s", hw_options[k]);
+        snprintf(key, sizeof key, "%s", hw_options[k]);
+        for (char *c = key; *c; c++)
+            if (*c == '-')
+                *c = '_';
+        if ((v = cli_get(a, hw_options[k])) != NULL) {
+            dnp_error err = {0};
+            if (mpt_hw_set(&o->sys.hw, key, v, opt, &err) != DNP_OK) {
+                cli_error(cmd, "%s", err.msg);
+                return EXIT_USAGE;
+            }
+        }
+    }
+    {
+        dnp_error err = {0};
+        if (mpt_hw_check(&o->sys.hw, &err) != DNP_OK) {
+            cli_error(cmd, "hardware: %s", err.msg);
+            return EXIT_USAGE;
+        }
+    }
     v = cli_get(a, "prediction-shares");
     if (v != NULL && strcmp(v, "paper") == 0) {
         o->sys.cuts = mpt_cuts_paper();
@@ -372,12 +427,39 @@ static json_t *time_json(const mpt_layer_time *t, const mpt_layer *l)
 {
     char tf[32];
     tf_text(t, l, tf, sizeof tf);
-    return json_pack("{s:i,s:i,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "groups", t->ng,
+    return json_pack("{s:i,s:i,s:s,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "groups", t->ng,
                      "clusters", t->nc, "transform", tf, "one_d", t->one_d, "forward_s",
                      t->fwd_s, "backward_s", t->bwd_s, "compute_s", t->compute_s, "dram_s",
                      t->dram_s, "tile_transfer_s", t->tile_s, "allreduce_s", t->ring_s,
                      "weight_bytes_per_worker", t->weight_bytes, "tile_bytes_per_worker",
-                     t->tile_bytes);
+                     t->tile_bytes, "array_use", t->array_use);
+}
+
+static json_t *hw_json(const mpt_hw *h)
+{
+    char arr[32];
+    snprintf(arr, sizeof arr, "%dx%d", h->array_dim, h->array_dim);
+    return json_pack("{s:s,s:s,s:i,s:f,s:f,s:f,s:f,s:i,s:f,s:f,s:f}", "source",
+                     mpt_hw_is_paper(h) ? "paper (Sec. VI, Table III); array_split ours"
+                                         : "user", "array", arr,
+                     "array_split", h->array_split, "clock_ghz", h->clock_hz / 1e9, "dram_gbps",
+                     h->dram_bps / 1e9, "full_link_gbps", h->full_link_bps / 1e9,
+                     "narrow_link_gbps", h->narrow_link_bps / 1e9, "full_links", h->full_links,
+                     "input_buffer_kb", h->input_buffer_bytes / 1024, "output_buffer_kb",
+                     h->output_buffer_bytes / 1024, "hop_ns", h->hop_s * 1e9);
+}
+
+/* One line naming the hardware when it is not the paper's. */
+static void hw_text(const mpt_hw *h)
+{
+    if (mpt_hw_is_paper(h))
+        return;
+    printf("hardware (user-set, not the paper's): %dx%d array split up to %dx%d, %g GHz, DRAM "
+           "%g GB/s, %d full links of %g GB/s, narrow links %g GB/s, buffers %g / %g KB, hop "
+           "%g ns\n",
+           h->array_dim, h->array_dim, h->array_split, h->array_split, h->clock_hz / 1e9,
+           h->dram_bps / 1e9, h->full_links, h->full_link_bps / 1e9, h->narrow_link_bps / 1e9,
+           h->input_buffer_bytes / 1024, h->output_buffer_bytes / 1024, h->hop_s * 1e9);
 }
 
 static json_t *sys_json(const mpt_sys *s)
@@ -385,10 +467,11 @@ static json_t *sys_json(const mpt_sys *s)
     json_t *ch = json_array();
     for (int k = 0; k < s->n_choices; k++)
         json_array_append_new(ch, json_integer(s->choices[k]));
-    return json_pack("{s:i,s:f,s:i,s:o,s:i,s:s,s:i,s:o}", "workers", s->workers, "batch",
+    return json_pack("{s:i,s:f,s:i,s:o,s:i,s:s,s:i,s:o,s:o}", "workers", s->workers, "batch",
                      s->batch, "fixed_groups", s->fixed_ng, "dynamic_groups", ch, "tile",
                      s->tile, "precision", s->hw.elem_bytes == 2 ? "fp16" : "fp32", "array",
-                     s->hw.array_dim, "prediction_shares", shares_json(&s->cuts));
+                     s->hw.array_dim, "prediction_shares", shares_json(&s->cuts), "hardware",
+                     hw_json(&s->hw));
 }
 
 static json_t *mpt_json(const mpt_result *r, const mpt_opts *o)
@@ -461,14 +544,17 @@ static void layer_text(const mpt_result *r, const mpt_opts *o)
            l->name, r->what, l->in_c, l->out_c, l->out_h, l->out_w, l->k_h, l->k_w,
            o->sys.batch, o->sys.workers, o->sys.hw.elem_bytes == 2 ? "FP16" : "FP32",
            o->sys.hw.array_dim, o->sys.hw.array_dim);
+    hw_text(&o->sys.hw);
     shares_text(&o->sys.cuts);
     config_table(r);
     printf("\nwhere the time goes (per worker, us):\n");
-    printf("%-7s %10s %10s %10s %10s\n", "config", "compute", "DRAM", "tiles", "all-reduce");
+    printf("%-7s %10s %10s %10s %10s %10s\n", "config", "compute", "DRAM", "tiles",
+           "all-reduce", "array use");
     for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
         const mpt_layer_time *t = &r->per[c][0];
-        printf("%-7s %10.1f %10.1f %10.1f %10.1f\n", mpt_config_name((mpt_config)c),
-               t->compute_s * 1e6, t->dram_s * 1e6, t->tile_s * 1e6, t->ring_s * 1e6);
+        printf("%-7s %10.1f %10.1f %10.1f %10.1f %9.0f%%\n", mpt_config_name((mpt_config)c),
+               t->compute_s * 1e6, t->dram_s * 1e6, t->tile_s * 1e6, t->ring_s * 1e6,
+               100 * t->array_use);
     }
     /* Sec. III-C on the fixed grid with F(2x2,3x3) (or the 5x5 transform) */
     mpt_sizes sz;
@@ -502,6 +588,7 @@ static void model_text(const mpt_result *r, const mpt_opts *o)
            r->net.name, r->net.n, wino, joins, o->sys.batch, o->sys.workers,
            o->sys.hw.elem_bytes == 2 ? "FP16" : "FP32", o->sys.hw.array_dim,
            o->sys.hw.array_dim);
+    hw_text(&o->sys.hw);
     shares_text(&o->sys.cuts);
     config_table(r);
     printf("\nWinograd layers per grid:");
@@ -533,9 +620,16 @@ static void model_text(const mpt_result *r, const mpt_opts *o)
 
 int cmd_mpt(int argc, char **argv)
 {
-    static const char *const valued[] = {"workers", "config", "batch",
-                                         "kernel",  "tile",   "prediction-shares",
-                                         "json",    NULL};
+    static const char *const valued[] = {"workers",          "config",
+                                         "batch",            "kernel",
+                                         "tile",             "prediction-shares",
+                                         "json",             "hardware",
+                                         "array",            "array-split",
+                                         "clock-ghz",        "dram-gbps",
+                                         "full-link-gbps",   "narrow-link-gbps",
+                                         "full-links",       "input-buffer-kb",
+                                         "output-buffer-kb", "hop-ns",
+                                         NULL};
     static const char *const flags[] = {"help", "fp16", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -587,6 +681,8 @@ typedef struct {
     mpt_layerwise lw_paper;         /* 3x3 with the paper's cuts (input from the paper) */
     mpt_wholenet wn_paper;
     double link_fig15[5], link_fig17[5]; /* w_mp+* over w_dp with links scaled (link_scales) */
+    mpt_layerwise lw_mono;          /* 3x3 on one monolithic array (hw.array_split = 1) */
+    mpt_wholenet wn_mono;
 } repro;
 
 static const double link_scales[5] = {0.25, 0.5, 1.0, 2.0, 4.0};
@@ -667,6 +763,13 @@ static int repro_run(repro *p)
         dnp_free(lw);
         dnp_free(wn);
     }
+    mpt_sys mono = sys, mono16 = fp16; /* the array not split (the model before packing) */
+    mono.hw.array_split = mono16.hw.array_split = 1;
+    mono16.dyn_by_comm = 0;
+    if (st == DNP_OK)
+        st = mpt_layerwise_run(&mono, 3, &p->lw_mono, &err);
+    if (st == DNP_OK)
+        st = mpt_wholenet_run(&mono16, &p->wn_mono, &err);
     mpt_sys paper = sys;
     paper.cuts = mpt_cuts_paper(); /* input from the paper's measured result */
     if (st == DNP_OK)
@@ -812,6 +915,15 @@ static json_t *repro_json(const repro *p)
     json_object_set_new(fig15, "w_mp+_mid", json_real(class_mean(&p->lw[0], "mid", MPT_W_MP_P)));
     json_object_set_new(fig15, "w_mp+_late",
                         json_real(class_mean(&p->lw[0], "late", MPT_W_MP_P)));
+    json_t *use = json_object(), *use_mono = json_object();
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        json_object_set_new(use, l.name, json_real(p->lw[0].t[i][MPT_W_DP].array_use));
+        json_object_set_new(use_mono, l.name, json_real(p->lw_mono.t[i][MPT_W_DP].array_use));
+    }
+    json_object_set_new(fig15, "w_dp_array_use", use);
+    json_object_set_new(fig15, "w_dp_array_use_monolithic", use_mono);
     json_t *fig17 = wholenet_json(&p->wn);
     json_object_set_new(fig17, "paper",
                         json_pack("{s:f,s:f,s:o}", "w_dp_over_one_worker",
@@ -843,6 +955,14 @@ static json_t *repro_json(const repro *p)
                                   "fig15_w_mp+*_mean", p->lw_paper.mean_speedup[MPT_W_MP_PS],
                                   "fig17_w_mp+*_over_w_dp",
                                   p->wn_paper.mean_over_wdp[MPT_W_MP_PS]));
+    json_object_set_new(root, "monolithic_array",
+                        json_pack("{s:f,s:f,s:f,s:f}", "fig15_w_mp+*_mean",
+                                  p->lw_mono.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
+                                  p->wn_mono.mean_over_wdp[MPT_W_MP_PS],
+                                  "fig17_w_dp_over_one_worker",
+                                  p->wn_mono.mean_over_single[MPT_W_DP],
+                                  "fig17_w_mp+*_over_one_worker",
+                                  p->wn_mono.mean_over_single[MPT_W_MP_PS]));
     return root;
 }
 
@@ -967,6 +1087,22 @@ static void repro_text(const repro *p)
         speedup_row(l.name, p->lw[0].speedup[i]);
     }
     speedup_row("mean", p->lw[0].mean_speedup);
+    mpt_hw hw32 = mpt_hw_paper(0);
+    int sub = hw32.array_dim / hw32.array_split;
+    printf("  array use of w_dp (F(4x4,3x3), one sample per worker; %dx%d sub-arrays):", sub,
+           sub);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        printf(" %s %.0f%%", l.name, 100 * p->lw[0].t[i][MPT_W_DP].array_use);
+    }
+    printf("\n  (one monolithic %dx%d array:", hw32.array_dim, hw32.array_dim);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        printf(" %s %.0f%%", l.name, 100 * p->lw_mono.t[i][MPT_W_DP].array_use);
+    }
+    printf(")\n");
     printf("  dynamic grids (w_mp+*):");
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
         mpt_layer l;
@@ -1008,6 +1144,10 @@ static void repro_text(const repro *p)
     printf("  the paper's prediction shares (input from the paper's measured\n"
            "    result, Sec. V-B; extrapolated to the backward gather)          %.2fx  %.2fx\n",
            p->lw_paper.mean_speedup[MPT_W_MP_PS], p->wn_paper.mean_over_wdp[MPT_W_MP_PS]);
+    printf("  one monolithic array per worker (not split into sub-arrays)      %.2fx  %.2fx\n"
+           "    (there w_dp scales %.1fx over one worker, w_mp+* %.1fx)\n",
+           p->lw_mono.mean_speedup[MPT_W_MP_PS], p->wn_mono.mean_over_wdp[MPT_W_MP_PS],
+           p->wn_mono.mean_over_single[MPT_W_DP], p->wn_mono.mean_over_single[MPT_W_MP_PS]);
     printf("\nCommunication sensitivity: every link's bandwidth scaled (w_mp+* over w_dp)\n");
     printf("  %-22s", "links x");
     for (int k = 0; k < 5; k++)
@@ -1018,9 +1158,13 @@ static void repro_text(const repro *p)
     printf("\n  %-22s", "Fig. 17 mean (FP16)");
     for (int k = 0; k < 5; k++)
         printf(" %6.2fx", p->link_fig17[k]);
-    printf("\n  MPT saves communication, so its gain should fall as links get faster; here it "
-           "rises:\n  most of it comes from w_dp's starved systolic array (one sample per "
-           "worker), docs/mpt.md\n");
+    int rises = p->link_fig15[4] > p->link_fig15[2] || p->link_fig17[4] > p->link_fig17[2];
+    printf("\n  MPT saves communication, so its gain should fall as links get faster; %s\n",
+           rises ? "it rises a little:\n  MPT's tile transfer needs the links more than "
+                   "w_dp's all-reduce, and with fast links w_dp\n  is bound by DRAM (each "
+                   "worker reads all the weights every phase, MPT 1/Ng of them),\n  "
+                   "docs/mpt.md"
+                 : "it does");
 }
 
 int reproduce_mpt(int argc, char **argv)

@@ -60,6 +60,9 @@ void mpt_net_free(mpt_net *n);
 
 typedef struct {
     int array_dim;            /* systolic array side: 64 (FP32), 96 (FP16, footnote 16) */
+    int array_split;          /* sub-arrays per side the array may split into (fission,
+                                 docs/mpt.md "Mapping onto the array"): 4 (ours); 1 = one
+                                 monolithic array fed from one edge */
     double clock_hz;          /* NDP logic and routers: 1 GHz */
     double dram_bps;          /* HMC bandwidth: 320 GB/s */
     int elem_bytes;           /* 4 (FP32) or 2 (FP16) */
@@ -77,6 +80,33 @@ typedef struct {
 /* The paper's worker: FP32 64x64 array (fp16 = 0) or the FP16 96x96
  * array of the whole-CNN evaluation (fp16 = 1). */
 mpt_hw mpt_hw_paper(int fp16);
+
+/* Set one hardware parameter from text (a CLI option's value or a JSON
+ * value): key is one of MPT_HW_KEYS - "array" (SxS or S, square only,
+ * 1..4096), "array_split" (power of two, 1..S), "clock_ghz", "dram_gbps",
+ * "full_link_gbps", "narrow_link_gbps" (GB/s = 1e9 B/s, per link and
+ * direction), "full_links" (integer 1..64), "input_buffer_kb",
+ * "output_buffer_kb" (KB = 1024 B, one instance each), "hop_ns".  Numbers
+ * must be finite, positive and at most 1e6.  `what` names the source in
+ * errors (e.g. "--array" or "hw.json: \"array\"").  DNP_ERR_INPUT, with
+ * one message naming `what` and the expected form, on a bad value or an
+ * unknown key; *hw is unchanged then.  O(1). */
+#define MPT_HW_KEYS "array, array_split, clock_ghz, dram_gbps, full_link_gbps, " \
+                    "narrow_link_gbps, full_links, input_buffer_kb, output_buffer_kb, hop_ns"
+dnp_status mpt_hw_set(mpt_hw *hw, const char *key, const char *text, const char *what,
+                      dnp_error *err);
+/* Read a hardware JSON file: one object whose members are MPT_HW_KEYS with
+ * number values ("array" also as "128x128"), applied on top of *hw in
+ * file order; "format": "dnnpar-mpt-hardware" is optional and checked if
+ * present.  DNP_ERR_IO if the file cannot be read, DNP_ERR_INPUT naming the
+ * file and member otherwise; *hw is unchanged on error.  O(members). */
+dnp_status mpt_hw_read_json(const char *path, mpt_hw *hw, dnp_error *err);
+/* Cross-checks after every parameter is set: the split divides the array,
+ * the output buffer holds one array-wide row.  DNP_ERR_INPUT naming the
+ * parameters.  O(1). */
+dnp_status mpt_hw_check(const mpt_hw *hw, dnp_error *err);
+/* 1 if hw equals mpt_hw_paper for its precision (every field). */
+int mpt_hw_is_paper(const mpt_hw *hw);
 
 /* Shares of tile traffic removed by activation prediction (forward
  * gather), by skipping inactive input units (backward gather of input
@@ -187,11 +217,26 @@ typedef struct {
     double weight_bytes;        /* per worker: gradients sent on the ring */
     double tile_bytes;          /* per worker: tile data sent */
     double mac_count;           /* multiply-accumulates per worker */
+    double array_use;           /* mac_count / (array cycles x S^2): the array's use */
 } mpt_layer_time;
 
 /* Systolic cycles of an M x K by K x N product on an S x S array (operands
  * assigned to the cheaper orientation).  O(1). */
 double mpt_systolic_cycles(double m, double k, double n, int s);
+
+/* Systolic cycles of `count` independent M x K by K x N products (e.g. the
+ * tile elements of a Winograd layer, each with its own weights) on an
+ * S x S array that may split into d x d independently fed sub-arrays of
+ * side S/d for any d dividing S with d <= split and d a power of two
+ * (d = 1: the monolithic array of mpt_systolic_cycles).  For side s the
+ * count x blocks weight-stationary blocks (ceil(K/s) ceil(N/s) per product,
+ * or the other orientation) are dealt to the d^2 sub-arrays in rounds; a
+ * round streams max(rows, s) vectors, and each sub-array fills and drains
+ * (2s) once per product it runs:
+ *   ceil(count blocks / d^2) max(rows, s) + ceil(count / d^2) 2 s.
+ * The cheapest d and orientation are used.  split = 1 gives exactly
+ * count x mpt_systolic_cycles.  O(log split). */
+double mpt_systolic_cycles_packed(double count, double m, double k, double n, int s, int split);
 
 /* Full links a grid of ng groups uses as all-reduce rings: all of them
  * for one group (no tile transfer: d_dp, w_dp, and any layer MPT runs on a

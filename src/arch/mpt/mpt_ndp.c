@@ -24,6 +24,30 @@ double mpt_systolic_cycles(double m, double k, double n, int s)
     return fmin(a, b) + 2.0 * s;
 }
 
+/* One orientation on sub-arrays of side sub, d^2 of them (docs/mpt.md,
+ * "Mapping onto the array"). */
+static double packed_orient(double count, double rows, double k, double n, int sub, int d)
+{
+    double subs = (double)d * d, blocks = ceil(k / sub) * ceil(n / sub);
+    return ceil(count * blocks / subs) * fmax(rows, sub) + ceil(count / subs) * 2.0 * sub;
+}
+
+double mpt_systolic_cycles_packed(double count, double m, double k, double n, int s, int split)
+{
+    if (count <= 0 || m <= 0 || k <= 0 || n <= 0)
+        return 0.0;
+    double best = -1.0;
+    for (int d = 1; d <= (split > 1 ? split : 1) && s % d == 0; d *= 2) {
+        int sub = s / d;
+        double a = packed_orient(count, m, k, n, sub, d); /* weights K x N stationary */
+        double b = packed_orient(count, n, k, m, sub, d); /* data K x M stationary */
+        double c = fmin(a, b);
+        if (best < 0 || c < best)
+            best = c;
+    }
+    return best;
+}
+
 /* DRAM elements of a worker's weights read in one phase (Sec. VI-B):
  * weights that all fit one 512 KB input buffer stay on chip for the whole
  * iteration (read once, in fprop: `first` = 1); otherwise each product's
@@ -51,9 +75,10 @@ static void time_direct(const mpt_layer *l, const mpt_sys *sys, int rings, mpt_l
     double bw = ceil(sys->batch / P), eb = hw->elem_bytes, f = hw->clock_hz;
     double M = bw * l->out_h * l->out_w, K = (double)l->in_c / gr * l->k_h * l->k_w;
     double N = (double)l->out_c / gr;
-    double fwd = gr * mpt_systolic_cycles(M, K, N, S);
-    double bprop = gr * mpt_systolic_cycles(M, N, K, S); /* dy w^T, then col2im */
-    double wgrad = gr * mpt_systolic_cycles(K, M, N, S);
+    int sp = hw->array_split;
+    double fwd = mpt_systolic_cycles_packed(gr, M, K, N, S, sp);
+    double bprop = mpt_systolic_cycles_packed(gr, M, N, K, S, sp); /* dy w^T, then col2im */
+    double wgrad = mpt_systolic_cycles_packed(gr, K, M, N, S, sp);
     double x = bw * l->in_c * l->in_h * l->in_w, y = bw * l->out_c * l->out_h * l->out_w;
     double w = K * l->out_c;
     double ring = mpt_ring_time_s(hw, w * eb, P, rings);
@@ -70,6 +95,7 @@ static void time_direct(const mpt_layer *l, const mpt_sys *sys, int rings, mpt_l
     o->ring_s = ring;
     o->weight_bytes = P > 1 ? 2.0 * (P - 1) / P * w * eb : 0.0;
     o->mac_count = gr * (M * K * N) * 3;
+    o->array_use = o->mac_count / ((fwd + bprop + wgrad) * (double)S * S);
 }
 
 dnp_status mpt_layer_time_grid(const mpt_layer *l, const mpt_sys *sys, int ng, int direct,
@@ -109,10 +135,12 @@ dnp_status mpt_layer_time_grid(const mpt_layer *l, const mpt_sys *sys, int ng, i
     o.one_d = ng > 1 && E % ng == 0 && (E / ng) % tw == 0;
     /* Eq. 2 per element: [tiles x I] [I x J]; bprop [tiles x J] [J x I];
      * updateGrad [I x tiles] [tiles x J] (Fig. 3b). */
-    double fwd = eg * mpt_systolic_cycles(nct, I, J, S);
-    double bprop = eg * mpt_systolic_cycles(nct, J, I, S);
-    double wgrad = eg * mpt_systolic_cycles(I, nct, J, S);
+    int sp = hw->array_split;
+    double fwd = mpt_systolic_cycles_packed(eg, nct, I, J, S, sp);
+    double bprop = mpt_systolic_cycles_packed(eg, nct, J, I, S, sp);
+    double wgrad = mpt_systolic_cycles_packed(eg, I, nct, J, S, sp);
     o.mac_count = 3 * eg * nct * I * J;
+    o.array_use = o.mac_count / ((fwd + bprop + wgrad) * (double)S * S);
     /* DRAM per worker: its share of the spatial maps, its elements' tiles
      * written after the scatter and read by the array (and the reverse for
      * outputs), and its weights; Winograd data do not fit the buffers.

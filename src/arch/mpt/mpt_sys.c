@@ -10,6 +10,7 @@ mpt_hw mpt_hw_paper(int fp16)
 {
     mpt_hw hw;
     hw.array_dim = fp16 ? 96 : 64; /* Sec. VI-B; footnote 16 for the whole CNNs */
+    hw.array_split = 4;            /* ours: fission into up to 4x4 sub-arrays (docs/mpt.md) */
     hw.clock_hz = 1e9;             /* Table III */
     hw.dram_bps = 320e9;           /* Table III, HMC */
     hw.elem_bytes = fp16 ? 2 : 4;
