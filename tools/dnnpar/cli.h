@@ -59,6 +59,9 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     "  --memory-limit SIZE  memory per device, e.g. 16GB, 512MB (default: each\n"        \
     "                 device's capacity); plans that do not fit are refused\n"           \
     "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"
+/* The help line of --skip-unknown, which every command taking a MODEL has. */
+#define CLI_SKIP_UNKNOWN_HELP                                                             \
+    "  --skip-unknown ONNX: unknown operators become free element-wise ops\n"
 /* Read the performance-model options from `a` into opt (defaults kept for
  * those absent).  Prints the error; returns an exit status. */
 int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);

@@ -48,6 +48,7 @@ static const char plan_help[] =
     "  --seed S           MCMC seed (default 1)\n"
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
+    "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"

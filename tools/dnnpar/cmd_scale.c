@@ -23,6 +23,7 @@ static const char help[] =
     "  --batch-per-device B  samples per device per step (default 256)\n"
     "  --search S            scheme (default dp)\n"
     "  --plot FILE           throughput and efficiency against devices (gnuplot)\n"
+    CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
     "\n"
     "examples:\n"
