@@ -322,7 +322,9 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
     put_sq(&b, " on ");
     rbuf_puts(&b, " . ");
     put_sq(&b, node);
-    rbuf_puts(&b, " nodes\n");
+    rbuf_puts(&b, " . ");
+    put_sq(&b, " nodes"); /* a bare word here was a gnuplot syntax error */
+    rbuf_puts(&b, "\n");
     rbuf_puts(&b, "set xlabel 'devices'\nset ylabel 'throughput (samples/s)'\n"
                   "set y2label 'scaling efficiency (%)'\n"
                   "set logscale x 2\nset logscale y 2\nset y2range [0:110]\n"
