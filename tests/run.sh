@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the unit tests and the golden CLI tests of build directory $1 and
-# ends with one line "N passed, N failed" over both.
+# Runs the unit tests, the golden CLI tests, the install test
+# (tests/install/run.sh) and the docs checks (tests/docs/check.sh) of build
+# directory $1 and
+# ends with one line "N passed, N failed" over all.
 #
 # A golden test is tests/golden/NAME.cmd (one shell command line; the word
 # the dnnpar on PATH is the binary under test), with the expected standard output in
@@ -64,5 +66,11 @@ for cmdf in tests/golden/*.cmd; do
 done
 echo "golden: $gp passed, $gf failed"
 passed=$((passed + gp)); failed=$((failed + gf))
+
+# Install into a temporary prefix and build a program against it; the docs
+# against the command and option tables, and every README/docs example.
+if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+bash tests/docs/check.sh "$bdir/dnnpar"; dfail=$?
+passed=$((passed + 2 - dfail)); failed=$((failed + dfail))
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
