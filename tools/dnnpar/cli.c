@@ -337,6 +337,20 @@ void cli_fmt_time(double s, char *buf, size_t n)
         snprintf(buf, n, "%.3f us", s * 1e6);
 }
 
+const char *cli_time_unit(double max_s, double *per_s)
+{
+    if (max_s >= 1.0) {
+        *per_s = 1.0;
+        return "s";
+    }
+    if (max_s >= 1e-3) {
+        *per_s = 1e3;
+        return "ms";
+    }
+    *per_s = 1e6;
+    return "us";
+}
+
 int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes)
 {
     static const struct {

@@ -6,6 +6,8 @@
 static const char *const json_valued[] = {"json", NULL};
 static const char *const help_flag[] = {"help", NULL};
 
+static void print_wrapped(const char *lead, int indent, const char *text);
+
 int cmd_models(int argc, char **argv)
 {
     static const char help[] = "usage: dnnpar models [--json FILE]\n\n"
@@ -25,8 +27,11 @@ int cmd_models(int argc, char **argv)
         if ((rc = cli_write_json("models", json, arr)) != 0 || strcmp(json, "-") == 0)
             return rc;
     }
-    for (int i = 0; i < dnp_zoo_count(); i++)
-        printf("%-18s %s\n", dnp_zoo_name(i), dnp_zoo_description(i));
+    for (int i = 0; i < dnp_zoo_count(); i++) {
+        char lead[32];
+        snprintf(lead, sizeof lead, "%-18s", dnp_zoo_name(i));
+        print_wrapped(lead, 19, dnp_zoo_description(i));
+    }
     return EXIT_OK;
 }
 
@@ -39,11 +44,12 @@ static void put_tflops(double flops)
         printf(" %7s", "-");
 }
 
-/* "name: text" wrapped at 118 columns, continuation lines indented. */
-static void print_source(const char *name, const char *text)
+/* `lead` then `text` word-wrapped at CLI_MAX_WIDTH - 1 columns,
+ * continuation lines indented by `indent`. */
+static void print_wrapped(const char *lead, int indent, const char *text)
 {
-    const int width = 118, indent = 4;
-    int col = printf("  %s:", name);
+    const int width = CLI_MAX_WIDTH - 1;
+    int col = printf("%s", lead);
     const char *w = text;
     while (*w) {
         while (*w == ' ')
@@ -66,6 +72,14 @@ static void print_source(const char *name, const char *text)
         w = e;
     }
     putchar('\n');
+}
+
+/* "  name: text" wrapped, continuation lines indented by 4. */
+static void print_source(const char *name, const char *text)
+{
+    char lead[48];
+    snprintf(lead, sizeof lead, "  %s:", name);
+    print_wrapped(lead, 4, text);
 }
 
 /* One preset as JSON (new reference); SI units as in dnp_device_type. */
