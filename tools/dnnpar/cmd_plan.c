@@ -364,8 +364,8 @@ int cmd_compare(int argc, char **argv)
                     printf("\n");
                 }
                 printf("\nin PaSE's space with the PaSE prototype's cost model (Eq. 1 in "
-                       "FLOP-equivalents; all devices one flat mesh, the weakest device's FLOP/s "
-                       "and link; not comparable with the step times above):\n");
+                       "FLOP-equivalents; all devices one flat mesh,\nthe weakest device's "
+                       "FLOP/s and link; not comparable with the step times above):\n");
                 if (have_pase) {
                     const char *names[4] = {"dp", "expert", "mcmc", "pase"};
                     double cost[4] = {pr.dp_s, pr.expert_s, pr.mcmc_s, pr.pase_s};
