@@ -53,7 +53,11 @@ out=$("$tmp/prog_static") || fail "static program failed"
 grep -q '^\.TH DNNPAR 1' "$prefix/share/man/man1/dnnpar.1" || fail "man page header"
 grep -q '^\.SH COMM' "$prefix/share/man/man1/dnnpar.1" || fail "man page lacks the comm section"
 bash -n "$prefix/share/bash-completion/completions/dnnpar" || fail "bash completion syntax"
-grep -q -- '--cluster' "$prefix/share/bash-completion/completions/dnnpar" || fail "bash completion"
+got=$(bash -c 'source "$1"; COMP_WORDS=(dnnpar plan --se); COMP_CWORD=2; _dnnpar
+                echo "${COMPREPLY[*]}"; COMP_WORDS=(dnnpar exp); COMP_CWORD=1; _dnnpar
+                echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/dnnpar")
+[ "$got" = "--search --seed
+export export-model export-cluster" ] || fail "bash completion gives '$got'"
 "$prefix/bin/dnnpar" --version | grep -q '^dnnpar 0.1.0$' || fail "installed binary"
 make --no-print-directory -s uninstall PREFIX="$prefix" >/dev/null 2>&1 || fail "make uninstall"
 left=$(find "$prefix" -type f -o -type l)
