@@ -7,6 +7,9 @@
 #   make valgrind the golden CLI tests with the release binary under memcheck
 #   make fuzz SECONDS=N   build the libFuzzer targets (tests/fuzz/) with clang-14 and
 #                 run each for N seconds (default 60) over its corpus
+#   make install  PREFIX=/usr/local (DESTDIR honoured): binary, static and shared
+#                 library, header, pkg-config file, man page, shell completion
+#   make uninstall  removes what make install put there
 
 CC      ?= cc
 WARN    := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -32,10 +35,10 @@ B  ?= build
 TB ?= build-test
 
 REL_FLAGS  := -O2 -g
-TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-              -fno-sanitize-recover=all
+# -fPIC: the test build also links a shared library (the install test).
+SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all
+TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fPIC $(SAN_FLAGS)
 
-.PHONY: all run test bench clean deps format alloc-check valgrind fuzz fuzz-deps
 # Fuzz targets (tests/fuzz/fuzz_NAME.c), their corpora in tests/fuzz/corpus/NAME/.
 FUZZ_TARGETS := model_json cluster_json strategy_json onnx accpar_text cluster_spec validate_csv
 FB      ?= build-fuzz
@@ -46,6 +49,19 @@ FUZZ_WARN := $(filter-out -Werror,$(WARN))
 FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined
 
+# Installation (GNU conventions); the soname carries the major version.
+VERSION  := $(shell sed -n 's/^\#define DNP_VERSION "\(.*\)"/\1/p' include/dnnpar.h)
+SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+MANDIR   ?= $(PREFIX)/share/man
+DATADIR  ?= $(PREFIX)/share
+
+.PHONY: all run test bench clean deps format install install-test-build uninstall shared FORCE \
+        alloc-check valgrind fuzz fuzz-deps
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -72,16 +88,35 @@ $(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 $(B)/dnnpar: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libdnnpar.a
 	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
 
+# Shared library: the same sources compiled position-independent in $(B)/pic.
+$(B)/pic/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GEN_FLAGS) -I$(B)/gen $(REL_FLAGS) -fPIC -c $< -o $@
+
+$(B)/pic/%.o: %.c $(HDRS) $(B)/gen/onnx.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -fPIC -c $< -o $@
+
+$(B)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(B)/pic/%.o) $(B)/pic/gen/onnx.pb-c.o
+	$(CC) $(REL_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $^ $(LIBS)
+
+shared: $(B)/libdnnpar.so.$(VERSION)
+
 # ---- sanitizer build for tests ---------------------------------------
 $(TB)/gen/onnx.pb-c.c $(TB)/gen/onnx.pb-c.h: $(ONNX_PROTO)
 	@mkdir -p $(TB)/gen
 	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(TB)/gen $(notdir $(ONNX_PROTO))
 
-$(TB)/obj/gen/onnx.pb-c.o: $(TB)/gen/onnx.pb-c.c
+$(TB)/obj/gen/onnx.pb-c.o: $(TB)/gen/onnx.pb-c.c $(TB)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(GEN_FLAGS) -I$(TB)/gen $(TEST_FLAGS) -c $< -o $@
 
-$(TB)/obj/%.o: %.c $(HDRS) $(TB)/gen/onnx.pb-c.h
+# Objects are rebuilt when TEST_FLAGS change (they once lacked -fPIC).
+$(TB)/flags: FORCE
+	@mkdir -p $(TB)
+	@echo '$(TEST_FLAGS)' | cmp -s - $@ || echo '$(TEST_FLAGS)' > $@
+
+$(TB)/obj/%.o: %.c $(HDRS) $(TB)/gen/onnx.pb-c.h $(TB)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) -I$(TB)/gen $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
 
@@ -90,6 +125,11 @@ $(TB)/libdnnpar.a: $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o
 
 $(TB)/dnnpar: $(CLI_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
+
+# The test build's objects are position-independent: its shared library
+# needs no second compilation (the install test links against it).
+$(TB)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o
+	$(CC) $(TEST_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $^ $(LIBS)
 
 # The test registry: every TEST(name) in tests/unit/*.c, in file order.
 $(TB)/test_list.inc: $(TEST_SRC)
@@ -108,7 +148,67 @@ $(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_com
 	$(CC) $(WARN) $(DEFS) $(INCS) $(TEST_FLAGS) -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay.c \
 	    $(TB)/libdnnpar.a $(LIBS)
 
-test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%)
+# ---- installation -----------------------------------------------------
+# Generated from docs/cli.md (man page) and the command table of the
+# binary (completion); see scripts/.
+%/dnnpar.1: docs/cli.md scripts/md2man.awk
+	@mkdir -p $(dir $@)
+	awk -v version=$(VERSION) -f scripts/md2man.awk docs/cli.md > $@.tmp && mv $@.tmp $@
+
+%/completion/dnnpar.bash: %/dnnpar scripts/gen-completion.sh
+	@mkdir -p $(dir $@)
+	bash scripts/gen-completion.sh bash $< > $@.tmp && mv $@.tmp $@
+
+%/completion/_dnnpar: %/dnnpar scripts/gen-completion.sh
+	@mkdir -p $(dir $@)
+	bash scripts/gen-completion.sh zsh $< > $@.tmp && mv $@.tmp $@
+
+%/dnnpar.pc: dnnpar.pc.in include/dnnpar.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
+
+# What one build directory ($(1)) installs.
+INSTALL_FILES = $(1)/dnnpar $(1)/libdnnpar.a $(1)/libdnnpar.so.$(VERSION) $(1)/dnnpar.1 \
+                $(1)/completion/dnnpar.bash $(1)/completion/_dnnpar
+
+# $(call install_from,BUILD_DIR): copy one build directory's artefacts.
+# The .pc file is regenerated every time: PREFIX may differ between runs.
+define install_from
+	@rm -f $(1)/dnnpar.pc && $(MAKE) --no-print-directory -s $(1)/dnnpar.pc PREFIX=$(PREFIX) \
+	    LIBDIR=$(LIBDIR) INCDIR=$(INCDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bash-completion/completions \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions
+	install -m 755 $(1)/dnnpar $(DESTDIR)$(BINDIR)/dnnpar
+	install -m 644 $(1)/libdnnpar.a $(DESTDIR)$(LIBDIR)/libdnnpar.a
+	install -m 755 $(1)/libdnnpar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(VERSION)
+	ln -sf libdnnpar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(SOMAJOR)
+	ln -sf libdnnpar.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdnnpar.so
+	install -m 644 include/dnnpar.h $(DESTDIR)$(INCDIR)/dnnpar.h
+	install -m 644 $(1)/dnnpar.pc $(DESTDIR)$(LIBDIR)/pkgconfig/dnnpar.pc
+	install -m 644 $(1)/dnnpar.1 $(DESTDIR)$(MANDIR)/man1/dnnpar.1
+	install -m 644 $(1)/completion/dnnpar.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar
+	install -m 644 $(1)/completion/_dnnpar $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
+endef
+
+install: $(call INSTALL_FILES,$(B))
+	$(call install_from,$(B))
+
+# Installs the sanitizer build (used by tests/install_test.sh only).
+install-test-build: $(call INSTALL_FILES,$(TB))
+	$(call install_from,$(TB))
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/dnnpar $(DESTDIR)$(LIBDIR)/libdnnpar.a \
+	    $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(SOMAJOR) \
+	    $(DESTDIR)$(LIBDIR)/libdnnpar.so $(DESTDIR)$(INCDIR)/dnnpar.h \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/dnnpar.pc $(DESTDIR)$(MANDIR)/man1/dnnpar.1 \
+	    $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar \
+	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
+
+test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
+      $(call INSTALL_FILES,$(TB))
 	@bash tests/run.sh $(TB)
 
 # tests/unit/test_alloc_fail.c with every allocation of every run failed

@@ -127,6 +127,24 @@ void dnp_output_abort(dnp_output *o);
 dnp_status dnp_write_file(const char *path, const char *text, size_t len, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Name suggestions                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The candidate nearest to `word` for a "did you mean ...?" message, or
+ * NULL when none is close.  Distance: optimal string alignment (Levenshtein
+ * plus adjacent transpositions), case-insensitive; close means at most 1
+ * edit for words of up to 3 characters, 2 up to 6, else 3, and less than
+ * the word's length.  Ties go to the earlier candidate, so the answer is
+ * deterministic.  NULL entries in `candidates` are skipped.  Returns a
+ * pointer into `candidates` (not owned); allocates nothing for words and
+ * candidates under 64 characters (longer ones count as not close).
+ * O(n x len(word) x len(candidate)). */
+const char *dnp_suggest(const char *word, const char *const *candidates, size_t n);
+/* The edit distance dnp_suggest uses; -1 if either string is NULL or 64
+ * characters or longer.  O(len(a) x len(b)). */
+int dnp_edit_distance(const char *a, const char *b);
+
+/* ------------------------------------------------------------------ */
 /* Graph IR                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -360,8 +378,11 @@ dnp_status dnp_model_read_json_buffer(const char *data, size_t len_bytes, const 
 /* The JSON text of a model (caller frees with free()); NULL on allocation failure. */
 char *dnp_model_to_json(const dnp_graph *g);
 
-/* Load a model: a zoo name, or a file path ending in .txt (AccPar format),
- * .onnx (ONNX) or .json (dnnpar model JSON, docs/formats.md). */
+/* Load a model: a zoo name, "-" (model JSON on standard input) or a file,
+ * recognised by content: JSON if its first non-blank byte is '{' (dnnpar
+ * model JSON, docs/formats.md), ONNX if its first byte is not text, else by
+ * extension (.onnx, .json) or the AccPar layer text format.  An unknown
+ * name's error suggests the nearest zoo name.  O(size of the model). */
 dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err);
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err);

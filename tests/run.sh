@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the unit tests, the golden CLI tests and the determinism test
-# (tests/determinism.sh) of build directory $1 and ends with one line
-# "N passed, N failed" over all of them.
+# Runs the unit tests, the golden CLI tests, the determinism test
+# (tests/determinism.sh), the install test (tests/install/run.sh) and the
+# docs checks (tests/docs/check.sh) of build directory $1 and ends with one
+# line "N passed, N failed" over all of them.
 #
 # A golden test is tests/golden/NAME.cmd (one shell command line; the word
 # the dnnpar on PATH is the binary under test), with the expected standard output in
@@ -95,5 +96,10 @@ if [ -n "$line" ]; then
 else
     echo "determinism test crashed"; failed=$((failed + 1))
 fi
+# Install into a temporary prefix and build a program against it; the docs
+# against the command and option tables, and every README/docs example.
+if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+bash tests/docs/check.sh "$bdir/dnnpar"; dfail=$?
+passed=$((passed + 2 - dfail)); failed=$((failed + dfail))
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

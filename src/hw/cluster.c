@@ -998,10 +998,22 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
     int pi = preset_find(p->s + dev_start, dev_end - dev_start);
     int ni = pi < 0 ? node_find(p->s + dev_start, dev_end - dev_start) : -1;
     if (pi < 0 && ni < 0) {
-        char devs[256], nodes[256], suffix[560];
+        char devs[256], nodes[256], suffix[640];
         known_names(devs, sizeof devs, 0);
         known_names(nodes, sizeof nodes, 1);
-        snprintf(suffix, sizeof suffix, " (devices: %s; nodes: %s; or custom(...))", devs, nodes);
+        /* The nearest preset name, if one is close (dnp_suggest). */
+        const char *names[N_PRESETS + N_NODES];
+        for (int i = 0; i < N_PRESETS; i++)
+            names[i] = k_presets[i].dev.name;
+        for (int i = 0; i < N_NODES; i++)
+            names[N_PRESETS + i] = k_nodes[i].dev.node;
+        const char *near = dnp_suggest(tok(p, dev_start, dev_end, t, sizeof t), names,
+                                       (size_t)(N_PRESETS + N_NODES));
+        char hint[64] = "";
+        if (near != NULL)
+            snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+        snprintf(suffix, sizeof suffix, "%s (devices: %s; nodes: %s; or custom(...))", hint, devs,
+                 nodes);
         fail(p, dev_start, suffix, "unknown device or node '%s'",
              tok(p, dev_start, dev_end, t, sizeof t));
         return 0;

@@ -1384,8 +1384,10 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
     const Onnx__GraphProto *gp = m->graph;
     dnp_status st = DNP_ERR_INPUT;
     char gname[64];
-    snprintf(gname, sizeof gname, "%.*s", (int)(strlen(base) > 5 ? strlen(base) - 5 : strlen(base)),
-             base);
+    /* The file name without its extension (any: files are recognised by content). */
+    const char *dot = strrchr(base, '.');
+    int stem = (int)(dot != NULL && dot > base ? (size_t)(dot - base) : strlen(base));
+    snprintf(gname, sizeof gname, "%.*s", stem, base);
     im.g = dnp_graph_new(gname);
     if (im.g == NULL || ot_init(&im.tab, (int)(gp->n_node * 2 + gp->n_input + gp->n_initializer)) != 0) {
         dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", base);

@@ -344,24 +344,62 @@ static int ends_with(const char *s, const char *suffix)
  * reads it from standard input).
  * Anything else is DNP_ERR_INPUT with the list of zoo names.  On success
  * *out owns a new graph.  O(size of model). */
+/* What a model file holds, from its first bytes: JSON (the first
+ * non-blank byte is '{'), ONNX (a protobuf: the first byte is a field tag,
+ * not text) or text (the AccPar layer format).  MODEL_NONE if the file
+ * cannot be opened or is empty: the extension decides. */
+typedef enum { MODEL_NONE, MODEL_JSON, MODEL_ONNX, MODEL_TEXT } model_kind;
+
+static model_kind sniff_model_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return MODEL_NONE;
+    int c;
+    while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+        ;
+    fclose(f);
+    if (c == EOF)
+        return MODEL_NONE;
+    if (c == '{')
+        return MODEL_JSON;
+    return (c < 0x20 || c >= 0x7f) ? MODEL_ONNX : MODEL_TEXT;
+}
+
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err)
 {
     if (name_or_path != NULL && zoo_find(name_or_path) >= 0)
         return dnp_zoo_build(name_or_path, out, err);
-    if (name_or_path != NULL && ends_with(name_or_path, ".txt"))
-        return dnp_load_accpar_text(name_or_path, out, err);
+    if (name_or_path != NULL && strcmp(name_or_path, "-") == 0)
+        return dnp_model_read_json(name_or_path, out, err);
+    /* A file is recognised by content; the extension decides only for text
+     * that is not JSON and for files that cannot be read (the loader then
+     * names the problem). */
+    model_kind kind = name_or_path != NULL ? sniff_model_file(name_or_path) : MODEL_NONE;
+    if (kind == MODEL_JSON)
+        return dnp_model_read_json(name_or_path, out, err);
+    if (kind == MODEL_ONNX)
+        return dnp_load_onnx(name_or_path, opt, out, err);
     if (name_or_path != NULL && ends_with(name_or_path, ".onnx"))
         return dnp_load_onnx(name_or_path, opt, out, err);
-    if (name_or_path != NULL &&
-        (strcmp(name_or_path, "-") == 0 || ends_with(name_or_path, ".json")))
+    if (name_or_path != NULL && ends_with(name_or_path, ".json"))
         return dnp_model_read_json(name_or_path, out, err);
-    char known[512];
+    if (kind == MODEL_TEXT || (name_or_path != NULL && ends_with(name_or_path, ".txt")))
+        return dnp_load_accpar_text(name_or_path, out, err);
+    char known[512], hint[96] = "";
     zoo_list(known, sizeof known);
+    const char *names[64];
+    int n = dnp_zoo_count() < 64 ? dnp_zoo_count() : 64;
+    for (int i = 0; i < n; i++)
+        names[i] = dnp_zoo_name(i);
+    const char *near = name_or_path ? dnp_suggest(name_or_path, names, (size_t)n) : NULL;
+    if (near != NULL)
+        snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
     dnp_error_set(err, DNP_ERR_INPUT,
-                  "unknown model '%s' (known: %s; or a model file ending in .onnx, .json or "
-                  ".txt)",
-                  name_or_path ? name_or_path : "(null)", known);
+                  "unknown model '%s'; %s(known: %s; or a model file: ONNX, dnnpar JSON or "
+                  "AccPar .txt)",
+                  name_or_path ? name_or_path : "(null)", hint, known);
     return DNP_ERR_INPUT;
 }
 

@@ -185,8 +185,8 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
     int label_px = 12 + 6 * (int)longest;
     int rows_px = 34 * L < 150 ? 150 : 34 * L; /* room for the six colour-box labels */
     int panel_px = 60 + rows_px + label_px;
-    int w = 200 + 14 * V;
-    *width_px = w < 760 ? 760 : (w > 12000 ? 12000 : w);
+    int w = 320 + 14 * V;
+    *width_px = w < 880 ? 880 : (w > 12000 ? 12000 : w);
     *height_px = 70 + panels * panel_px + (np > panels ? 16 : 0);
 
     /* One datablock per panel: x (node), y (level), state code 0..5. */
@@ -207,8 +207,10 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
     rbuf_puts(&b, ")\n"
                   "set palette maxcolors 6\n"
                   "set cbrange [-0.5:5.5]\n"
-                  "set cbtics ('I' 0, 'II' 1, 'III' 2, 'B (join)' 3, 'C (join)' 4, "
-                  "'R (join)' 5)\n"
+                  /* What the types mean, as docs/reports.md's table says. */
+                  "set cbtics ('I: batch' 0, 'II: input dim' 1, 'III: output dim' 2, "
+                  "'B: join, batch' 3, 'C: join, channel' 4, 'R: join, replicated' 5)\n"
+                  "set rmargin 24\n" /* room for the colour box's longer labels */
                   "set style fill solid 1.0 border rgb 'white'\n"
                   "set tics scale 0\n"
                   "unset key\n");
@@ -255,7 +257,7 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
         if (V <= 80)
             rbuf_printf(&b,
                         ", \\\n     $path%d using 1:2:(T[int($3)+1]) with labels "
-                        "font ',7'",
+                        "font ',9'",
                         i + 1);
         rbuf_puts(&b, "\n");
     }
@@ -322,7 +324,9 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
     put_sq(&b, " on ");
     rbuf_puts(&b, " . ");
     put_sq(&b, node);
-    rbuf_puts(&b, " nodes\n");
+    rbuf_puts(&b, " . ");
+    put_sq(&b, " nodes"); /* a bare word here was a gnuplot syntax error */
+    rbuf_puts(&b, "\n");
     rbuf_puts(&b, "set xlabel 'devices'\nset ylabel 'throughput (samples/s)'\n"
                   "set y2label 'scaling efficiency (%)'\n"
                   "set logscale x 2\nset logscale y 2\nset y2range [0:110]\n"

@@ -642,8 +642,9 @@ TEST(cluster_parse_errors)
         {"1000001xtpu-v2", "'1000001'"},
         {"1000000xtpu-v2+tpu-v3", "total device count"},
         {"4xtpu-v9", "unknown device or node 'tpu-v9'"},
-        {"128xtpu-v9", "unknown device or node 'tpu-v9' at column 5 (devices: tpu-v2, tpu-v3, "
-                       "tpu-v3-chip, v100, v100-sxm3-32g, a100, a100-80g, h100, 1080ti; nodes: "
+        {"128xtpu-v9", "unknown device or node 'tpu-v9' at column 5; did you mean 'tpu-v2'? "
+                       "(devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, v100-sxm3-32g, a100, a100-80g, "
+                       "h100, 1080ti; nodes: "
                        "dgx1, dgx2h, dgx-a100"},
         {"2xdgx-b200", "unknown device or node 'dgx-b200' at column 3"},
         {"0xdgx1", "count must be a positive integer"},
@@ -735,9 +736,10 @@ TEST(cluster_parse_errors)
     dnp_cluster c;
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_cluster_parse("128xtpu-v9", &c, &err), DNP_ERR_INPUT);
-    CHECK_STR(err.msg, "cluster spec '128xtpu-v9': unknown device or node 'tpu-v9' at column 5 "
-                       "(devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, v100-sxm3-32g, a100, "
-                       "a100-80g, h100, 1080ti; nodes: dgx1, dgx2h, dgx-a100, dgx-a100-80g, "
+    CHECK_STR(err.msg, "cluster spec '128xtpu-v9': unknown device or node 'tpu-v9' at column 5; "
+                       "did you mean 'tpu-v2'? (devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, "
+                       "v100-sxm3-32g, a100, a100-80g, h100, 1080ti; nodes: dgx1, dgx2h, dgx-a100, "
+                       "dgx-a100-80g, "
                        "dgx-h100, tpu-v3-8, tpu-v3-32, tpu-v3-64, tpu-v3-128, tpu-v3-256, "
                        "tpu-v3-512, tpu-v3-1024, tpu-v3-2048; or custom(...))");
     dnp_error_clear(&err);

@@ -28,22 +28,77 @@ static int in_list(const char *const *list, const char *s, size_t len)
     return 0;
 }
 
+/* Short options: each stands for its long name where the command has it. */
+static const struct {
+    char letter;
+    const char *name;
+} short_opts[] = {{'h', "help"}, {'b', "batch"}, {'c', "cluster"}, {'o', "output"}, {'p', "p"}};
+
+/* The hidden --list-options: print the command's options, one a line
+ * ("--name=" takes a value), for shell completion and the docs check. */
+static void list_options(const cli_spec *spec)
+{
+    for (const char *const *v = spec->valued; v && *v; v++)
+        printf("--%s=\n", *v);
+    for (const char *const *f = spec->flags; f && *f; f++)
+        printf("--%s\n", *f);
+}
+
+/* "unknown option 'X'", with the nearest option name when one is close. */
+static void unknown_option(const char *cmd, const cli_spec *spec, const char *arg)
+{
+    char word[64];
+    const char *name = arg;
+    while (*name == '-')
+        name++;
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(name, "="), name);
+    const char *cand[2 * CLI_MAX_ARGS];
+    size_t n = 0;
+    for (const char *const *v = spec->valued; v && *v && n < 2 * CLI_MAX_ARGS; v++)
+        cand[n++] = *v;
+    for (const char *const *f = spec->flags; f && *f && n < 2 * CLI_MAX_ARGS; f++)
+        cand[n++] = *f;
+    const char *near = dnp_suggest(word, cand, n);
+    if (near != NULL)
+        cli_error(cmd, "unknown option '%s'; did you mean '--%s'? (see dnnpar %s --help)", arg,
+                  near, cmd);
+    else
+        cli_error(cmd, "unknown option '%s' (see dnnpar %s --help)", arg, cmd);
+}
+
+/* 1 if `a` looks like an option (not "-", not a negative number). */
+static int looks_like_option(const char *a)
+{
+    return a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+}
+
 int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
               cli_args *out)
 {
     memset(out, 0, sizeof *out);
+    for (int i = first; i < argc; i++)
+        if (strcmp(argv[i], "--list-options") == 0) {
+            list_options(spec);
+            exit(EXIT_OK);
+        }
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-o") == 0 && in_list(spec->valued, "output", 6)) {
-            if (i + 1 >= argc) {
-                cli_error(cmd, "option -o needs a value");
+        char long_form[16];
+        if (looks_like_option(a) && a[1] != '-') { /* -x: a short option */
+            const char *name = NULL;
+            for (size_t k = 0; k < sizeof short_opts / sizeof short_opts[0]; k++)
+                if (a[2] == '\0' && a[1] == short_opts[k].letter &&
+                    (in_list(spec->valued, short_opts[k].name, strlen(short_opts[k].name)) ||
+                     in_list(spec->flags, short_opts[k].name, strlen(short_opts[k].name))))
+                    name = short_opts[k].name;
+            if (name == NULL) {
+                unknown_option(cmd, spec, a);
                 return EXIT_USAGE;
             }
-            out->key[out->n_opt] = "output";
-            out->val[out->n_opt++] = argv[++i];
-            continue;
+            snprintf(long_form, sizeof long_form, "--%s", name);
+            a = long_form;
         }
-        if (strncmp(a, "--", 2) != 0 || strcmp(a, "-") == 0) {
+        if (!looks_like_option(a)) {
             if (out->n_pos == CLI_MAX_ARGS) {
                 cli_error(cmd, "too many arguments");
                 return EXIT_USAGE;
@@ -57,11 +112,19 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
             cli_error(cmd, "too many options");
             return EXIT_USAGE;
         }
+        if (a == long_form) /* keys must outlive this call: use the spec's string */
+            for (const char *const *v = spec->valued; v && *v; v++)
+                if (strcmp(*v, name) == 0)
+                    name = *v;
+        if (a == long_form)
+            for (const char *const *f = spec->flags; f && *f; f++)
+                if (strcmp(*f, name) == 0)
+                    name = *f;
         if (in_list(spec->valued, name, len)) {
             const char *val = eq ? eq + 1 : NULL;
             if (val == NULL) {
                 if (i + 1 >= argc) {
-                    cli_error(cmd, "option --%.*s needs a value", (int)len, name);
+                    cli_error(cmd, "option %s needs a value", argv[i]);
                     return EXIT_USAGE;
                 }
                 val = argv[++i];
@@ -72,7 +135,7 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
             out->key[out->n_opt] = name;
             out->val[out->n_opt++] = NULL;
         } else {
-            cli_error(cmd, "unknown option '%s' (see dnnpar %s --help)", a, cmd);
+            unknown_option(cmd, spec, argv[i]);
             return EXIT_USAGE;
         }
     }
@@ -251,6 +314,20 @@ void cli_fmt_time(double s, char *buf, size_t n)
         snprintf(buf, n, "%.3f ms", s * 1e3);
     else
         snprintf(buf, n, "%.3f us", s * 1e6);
+}
+
+const char *cli_time_unit(double max_s, double *per_s)
+{
+    if (max_s >= 1.0) {
+        *per_s = 1.0;
+        return "s";
+    }
+    if (max_s >= 1e-3) {
+        *per_s = 1e3;
+        return "ms";
+    }
+    *per_s = 1e6;
+    return "us";
 }
 
 int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes)

@@ -71,6 +71,9 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
  * positive decimal number of seconds up to CLI_TIME_LIMIT_MAX_S.  Prints
  * the error; returns 0 or EXIT_USAGE.  O(1). */
 int cli_time_limit(const char *cmd, const cli_args *a, double *seconds);
+/* The help line of --skip-unknown, which every command taking a MODEL has. */
+#define CLI_SKIP_UNKNOWN_HELP                                                             \
+    "  --skip-unknown ONNX: unknown operators become free element-wise ops\n"
 /* Read the performance-model options from `a` into opt (defaults kept for
  * those absent).  Prints the error; returns an exit status. */
 int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);
@@ -130,6 +133,27 @@ void cli_fmt_si(double x, char *buf, size_t n);
 
 /* Human-friendly time: "12.345 ms", "1.234 s", "56.7 us". */
 void cli_fmt_time(double s, char *buf, size_t n);
+/* One unit for a column of times: the one cli_fmt_time picks for the
+ * column's largest value max_s ("s", "ms" or "us"); *per_s is the factor
+ * (value in the unit = seconds x *per_s).  O(1). */
+const char *cli_time_unit(double max_s, double *per_s);
+
+/* A text table whose columns are sized to their content (cli_table.c).
+ * cli_table_new copies the header row (n_cols cells; `align` gives 'l' or
+ * 'r' per column and must outlive the table); NULL on allocation failure.
+ * cli_table_add copies a row (NULL cells print empty); 0 or -1.
+ * cli_table_print writes the rows, columns two blanks apart (one if the
+ * table is wider than max_width characters) and no trailing blanks; if it
+ * is still too wide, column shrink_col (-1: none) is narrowed to fit, its longer cells cut in the
+ * middle with '~'.  Returns 1 if a cell was cut (print a legend), else 0.
+ * O(cells). */
+typedef struct cli_table cli_table;
+cli_table *cli_table_new(int n_cols, const char *align, const char *const *header);
+int cli_table_add(cli_table *t, const char *const *cells);
+int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col);
+void cli_table_free(cli_table *t);
+/* Tables are at most this wide by default (issue 15). */
+#define CLI_MAX_WIDTH 119
 
 /* What a plan report names besides the plan itself. */
 typedef struct {

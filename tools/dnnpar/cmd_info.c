@@ -74,31 +74,54 @@ static json_t *info_json(const dnp_graph *g, long long batch)
                      (json_int_t)t.activation_elems);
 }
 
+/* cli_fmt_si without the blank a prefix-less value ends with. */
+static void fmt_si_trim(double x, char *buf, size_t n)
+{
+    cli_fmt_si(x, buf, n);
+    size_t len = strlen(buf);
+    while (len > 0 && buf[len - 1] == ' ')
+        buf[--len] = '\0';
+}
+
 static void info_text(const dnp_graph *g, long long batch)
 {
     printf("model %s: %s\n", dnp_graph_name(g), dnp_graph_note(g));
     printf("batch %lld; FLOP columns are for the whole batch, MACs and activations per sample\n\n",
            batch);
-    printf("%-4s %-22s %-9s %-13s %-13s %12s %15s %11s %10s %10s %10s\n", "#", "name", "kind",
-           "input", "output", "params", "MACs/sample", "activation", "fwd FLOP", "bwd FLOP",
-           "grad FLOP");
-    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+    static const char *const header[] = {"#",          "name",        "kind",       "input",
+                                         "output",     "params",      "MACs/sample", "activation",
+                                         "fwd FLOP",   "bwd FLOP",    "grad FLOP"};
+    cli_table *tab = cli_table_new(11, "rllllrrrrrr", header);
+    for (int i = 0; tab != NULL && i < dnp_graph_n_ops(g); i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         dnp_op_cost c;
         dnp_op_cost_get(g, i, batch, &c);
-        char in[32] = "-", out[32], params[32], macs[32], act[16], f[16], b[16], w[16];
+        char idx[16], in[32] = "-", out[32], params[32], macs[32], act[16], f[16], b[16], w[16];
+        snprintf(idx, sizeof idx, "%d", i);
         if (op->n_inputs > 0)
             shape_text(op->in, in, sizeof in);
         shape_text(op->out, out, sizeof out);
         group_digits(c.params, params, sizeof params);
         group_digits(c.macs_per_sample, macs, sizeof macs);
-        cli_fmt_si((double)(op->out.c * op->out.h * op->out.w), act, sizeof act);
-        cli_fmt_si(c.fwd_flop, f, sizeof f);
-        cli_fmt_si(c.bwd_flop, b, sizeof b);
-        cli_fmt_si(c.grad_flop, w, sizeof w);
-        printf("%-4d %-22s %-9s %-13s %-13s %12s %15s %11s %10s %10s %10s\n", i, op->name,
-               dnp_op_kind_name(op->kind), in, out, params, macs, act, f, b, w);
+        fmt_si_trim((double)(op->out.c * op->out.h * op->out.w), act, sizeof act);
+        fmt_si_trim(c.fwd_flop, f, sizeof f);
+        fmt_si_trim(c.bwd_flop, b, sizeof b);
+        fmt_si_trim(c.grad_flop, w, sizeof w);
+        const char *row[] = {idx, op->name, dnp_op_kind_name(op->kind), in, out, params, macs,
+                             act, f, b, w};
+        if (cli_table_add(tab, row) != 0) {
+            cli_table_free(tab);
+            tab = NULL;
+        }
     }
+    if (tab == NULL) {
+        cli_error("info", "out of memory formatting the table");
+        return;
+    }
+    if (cli_table_print(tab, stdout, CLI_MAX_WIDTH, 1))
+        printf("(names longer than the name column are cut in the middle at '~'; --json has "
+               "them in full)\n");
+    cli_table_free(tab);
     dnp_graph_totals t;
     dnp_graph_totals_get(g, batch, &t);
     char params[32], macs[32], macs_si[16], act[16], f[16], tr[16];
@@ -109,7 +132,7 @@ static void info_text(const dnp_graph *g, long long batch)
     cli_fmt_si(t.forward_flop, f, sizeof f);
     cli_fmt_si(t.training_flop, tr, sizeof tr);
     printf("\ntotal: %s parameters, %s MACs per sample (%s), %s activation elements per "
-           "sample, forward %sFLOP, training (forward + backward + gradient) %sFLOP\n",
+           "sample,\n       forward %sFLOP, training (forward + backward + gradient) %sFLOP\n",
            params, macs, macs_si, act, f, tr);
 }
 

@@ -571,7 +571,7 @@ static void layer_text(const mpt_result *r, const mpt_opts *o)
     fmt_bytes(mpt_traffic_mpt_weights(sz.W_bytes, ng, nc), b, sizeof b);
     fmt_bytes(mpt_traffic_mpt_tiles(sz.tiles_bytes, ng, nc), c, sizeof c);
     printf("Sec. III-C per worker and iteration on %dx%d with %dx%d tiles: data parallel "
-           "|w|(p-1)/p = %s; MPT weights |W|/Ng (Nc-1)/Nc = %s, tiles |Tiles|/(Ng Nc) "
+           "|w|(p-1)/p = %s;\n  MPT weights |W|/Ng (Nc-1)/Nc = %s, tiles |Tiles|/(Ng Nc) "
            "(Ng-1)/Ng = %s\n",
            ng, nc, t, t, a, b, c);
 }

@@ -64,6 +64,7 @@ static const char plan_help[] =
     "  --time-limit S     wall-time limit in seconds (default 600): MCMC then returns\n"
     "                     its best so far and says so; the exact search stops with\n"
     "                     exit status 2\n"
+    "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char plan_help[] =
-    "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar]\n"
+    "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc]\n"
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
@@ -19,7 +19,8 @@ static const char plan_help[] =
     "C channel, R replicated) and each level's ratio, then the predicted step\n"
     "time with its compute / communication split (docs/time-model.md).\n"
     "\n"
-    "  --search S     accpar (default), dp, owt or hypar\n"
+    "  --search S     accpar (default), dp, owt or hypar; pase or mcmc search PaSE's\n"
+    "                 space (options: dnnpar plan --search pase --help)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -29,6 +30,7 @@ static const char plan_help[] =
     "  --reference    the AccPar authors' restricted model: element counts,\n"
     "                 communication only, 1/2 splits, 7 levels unless --levels;\n"
     "                 --cluster is then optional\n"
+    CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
     CLI_TIME_LIMIT_HELP
     "\n"
@@ -47,6 +49,7 @@ static const char compare_help[] =
     "AccPar on the same cost model and print each scheme's predicted step time,\n"
     "its compute / communication split and its speedup over data parallelism.\n"
     "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
+    CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
     CLI_TIME_LIMIT_HELP
     "With --reference, print the four schemes' partition-type tables in the\n"
@@ -375,8 +378,8 @@ int cmd_compare(int argc, char **argv)
                     printf("\n");
                 }
                 printf("\nin PaSE's space with the PaSE prototype's cost model (Eq. 1 in "
-                       "FLOP-equivalents; all devices one flat mesh, the weakest device's FLOP/s "
-                       "and link; not comparable with the step times above):\n");
+                       "FLOP-equivalents; all devices one flat mesh,\nthe weakest device's "
+                       "FLOP/s and link; not comparable with the step times above):\n");
                 if (have_pase) {
                     const char *names[4] = {"dp", "expert", "mcmc", "pase"};
                     double cost[4] = {pr.dp_s, pr.expert_s, pr.mcmc_s, pr.pase_s};

@@ -23,6 +23,7 @@ static const char help[] =
     "  --batch-per-device B  samples per device per step (default 256)\n"
     "  --search S            scheme (default dp)\n"
     "  --plot FILE           throughput and efficiency against devices (gnuplot)\n"
+    CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
     "\n"
     "examples:\n"
@@ -151,15 +152,20 @@ int cmd_scale(int argc, char **argv)
         printf("model %s on %s nodes, %lld samples per device, search %s, precision %s\n\n",
                dnp_graph_name(g), node, per_dev, dnp_scheme_name(opt.scheme),
                dnp_precision_name(opt.precision));
-        printf("%6s %8s %10s %12s %13s %16s %11s\n", "nodes", "devices", "batch", "step time",
-               "exposed comm", "throughput /s", "efficiency");
+        /* One unit per column (the largest value's). */
+        double max_step = 0.0, max_exp = 0.0, f_step, f_exp;
         for (int i = 0; i < n; i++) {
-            char t1[32], t2[32];
-            cli_fmt_time(step_s[i], t1, sizeof t1);
-            cli_fmt_time(exposed[i], t2, sizeof t2);
-            printf("%6lld %8.0f %10lld %12s %13s %16.0f %10.1f%%\n", sizes[i], devices[i],
-                   batch[i], t1, t2, thr[i], 100.0 * eff[i]);
+            max_step = step_s[i] > max_step ? step_s[i] : max_step;
+            max_exp = exposed[i] > max_exp ? exposed[i] : max_exp;
         }
+        char h_step[32], h_exp[32];
+        snprintf(h_step, sizeof h_step, "step (%s)", cli_time_unit(max_step, &f_step));
+        snprintf(h_exp, sizeof h_exp, "exposed comm (%s)", cli_time_unit(max_exp, &f_exp));
+        printf("%6s %8s %10s %12s %17s %16s %11s\n", "nodes", "devices", "batch", h_step, h_exp,
+               "throughput /s", "efficiency");
+        for (int i = 0; i < n; i++)
+            printf("%6lld %8.0f %10lld %12.3f %17.3f %16.0f %10.1f%%\n", sizes[i], devices[i],
+                   batch[i], step_s[i] * f_step, exposed[i] * f_exp, thr[i], 100.0 * eff[i]);
     }
     dnp_graph_free(g);
     return rc;

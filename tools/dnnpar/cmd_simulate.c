@@ -77,8 +77,16 @@ int cmd_simulate(int argc, char **argv)
             opt.cost_model = (dnp_cost_model)dnp_cost_model_from_name(o);
         if ((o = dnp_strategy_option(s, "optimizer")) != NULL && dnp_optimizer_from_name(o) >= 0)
             opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
+        int want = dnp_strategy_levels(s), have = dnp_cluster_max_levels(&cl);
         if ((rc = cli_perf_options("simulate", &a, &opt)) != 0) {
             /* message printed */
+        } else if (want > have) { /* say where the levels come from */
+            cli_error("simulate",
+                      "the strategy in %s has %d levels (planned on %s); cluster %s supports at "
+                      "most %d: give a --cluster whose device tree has the strategy's shape",
+                      path, want, dnp_strategy_cluster(s) ? dnp_strategy_cluster(s) : "?",
+                      spec_text, have);
+            rc = EXIT_USAGE;
         } else if (dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err) != DNP_OK) {
             cli_error("simulate", "%s", err.msg);
             rc = cli_exit_for(err.status);

@@ -33,7 +33,7 @@ static const char help[] =
     "\n"
     "platform (default: the paper's P395-AB FPGA):\n"
     "  --cores N        cores (64)             --tn T      PE array T x T per core (4)\n"
-    "  --bw GBPS        DRAM bandwidth, GB/s with GB = 2^30 bytes (34.2)\n"
+    "  --bw GIBPS       DRAM bandwidth in GiB/s (2^30 B/s, the paper's GB) (34.2)\n"
     "  --freq MHZ       clock (100)            --dw BITS   data width (16)\n"
     "  --tr R --tc C    CONV output tile (32 x 32)   --tnn T   FC tile (128)\n"
     "split:\n"
@@ -149,10 +149,10 @@ static int opt_int(const cli_args *a, const char *name, long long max, int *out)
 static int read_platform(const cli_args *a, sf_platform *p)
 {
     sf_platform_p395ab(p);
-    double bw_gbps = 34.2, mhz = 100.0;
+    double bw_gibps = 34.2, mhz = 100.0;
     int dw_bits = 16;
     const char *v;
-    if ((v = cli_get(a, "bw")) && parse_positive_real("bw", v, "GB/s", &bw_gbps) != 0)
+    if ((v = cli_get(a, "bw")) && parse_positive_real("bw", v, "GiB/s", &bw_gibps) != 0)
         return -1;
     if ((v = cli_get(a, "freq")) && parse_positive_real("freq", v, "MHz", &mhz) != 0)
         return -1;
@@ -164,7 +164,7 @@ static int read_platform(const cli_args *a, sf_platform *p)
         cli_error(CMD, "--dw must be a whole number of bytes (8, 16, 32, ...), got %d", dw_bits);
         return -1;
     }
-    p->bw_bps = bw_gbps * SF_GB_BYTES;
+    p->bw_bps = bw_gibps * SF_GB_BYTES;
     p->freq_hz = mhz * 1e6;
     p->dw_bytes = dw_bits / 8;
     dnp_error err = {0};
@@ -390,8 +390,8 @@ static int analyse(const options *o, analysis *an)
 static json_t *platform_json(const sf_platform *p)
 {
     return json_pack("{s:i,s:i,s:f,s:f,s:f,s:i,s:i,s:i,s:i}", "cores", p->cores, "tn", p->tn,
-                     "bw_gbps", p->bw_bps / SF_GB_BYTES, "bw_bps", p->bw_bps, "freq_hz", p->freq_hz,
-                     "dw_bits", 8 * p->dw_bytes, "tr", p->tr, "tc", p->tc, "tnn", p->tnn);
+                     "bw_gibps", p->bw_bps / SF_GB_BYTES, "bw_bps", p->bw_bps, "freq_hz",
+                     p->freq_hz, "dw_bits", 8 * p->dw_bytes, "tr", p->tr, "tc", p->tc, "tnn", p->tnn);
 }
 
 static json_t *models_json(const analysis *an)
@@ -509,7 +509,7 @@ static json_t *synergy_json(const options *o, const analysis *an)
 
 static void print_platform(const sf_platform *p)
 {
-    printf("platform: N = %d cores of %dx%d PEs, %g MHz, BW = %g GB/s (GB = 2^30 bytes), "
+    printf("platform: N = %d cores of %dx%d PEs, %g MHz, BW = %g GiB/s, "
            "DW = %d bits, Tr x Tc = %d x %d, Tnn = %d\n",
            p->cores, p->tn, p->tn, p->freq_hz / 1e6, p->bw_bps / SF_GB_BYTES, 8 * p->dw_bytes,
            p->tr, p->tc, p->tnn);
@@ -572,7 +572,7 @@ static void print_char_alloc(const analysis *an, const sf_platform *p)
                a->nf, a->nf_limit);
     if (a->clamped)
         printf("  (adjusted after Eq. 9: an engine with work needs a core, and N_c + N_f <= N)\n");
-    printf("  demand at the split (Eq. 7): C-Engine %.2f + F-Engine %.2f = %.2f of %.2f GB/s\n",
+    printf("  demand at the split (Eq. 7): C-Engine %.2f + F-Engine %.2f = %.2f of %.2f GiB/s\n",
            a->c_bw_bps / SF_GB_BYTES, a->f_bw_bps / SF_GB_BYTES,
            (a->c_bw_bps + a->f_bw_bps) / SF_GB_BYTES, p->bw_bps / SF_GB_BYTES);
     printf("SynergyFlow split: (N_c, N_f) = (%d, %d)\n", a->nc, a->nf);
@@ -856,8 +856,8 @@ static void paper_pct(double v, char *buf, size_t n)
 static void repro_text(const sf_repro *r)
 {
     int n = sf_table6_count();
-    printf("SynergyFlow reproduction on the P395-AB preset (N = 64, Tn = 4, 34.2 GB/s, "
-           "100 MHz, 16 bits; GB = 2^30 bytes, GOPS = 1e9 op/s)\n\n");
+    printf("SynergyFlow reproduction on the P395-AB preset (N = 64, Tn = 4, 34.2 GiB/s, "
+           "100 MHz, 16 bits; GiB = 2^30 bytes, GOPS = 1e9 op/s)\n\n");
     printf("Table 6: workload characterisation and the analytical split (Eq. 9)\n");
     printf("  %-7s %8s %8s %6s %3s %10s %10s %14s\n", "", "R_ctf", "paper", "K", "pK", "split",
            "paper", "from paper R,K");
@@ -893,10 +893,10 @@ static void repro_text(const sf_repro *r)
     }
     printf("  %-7s %21s %8.2f%% %8.2f%%\n", "mean", "", m13, 33.78);
     printf("\nFig. 15: GOPS against DRAM bandwidth (inference; SynergyFlow re-split at each)\n");
-    printf("  %-7s %-4s", "GB/s", "");
+    printf("  %-7s %-4s", "GiB/s", "");
     for (int b = 0; b < SF_REPRO_N_BW; b++)
         printf(" %6.1f", r->bw_gbps[b]);
-    printf("   GB/s to reach 95%% / 98%% of max\n");
+    printf("   GiB/s to reach 95%% / 98%% of max\n");
     for (int i = 0; i < n; i++) {
         const sf_repro_row *w = &r->row[i];
         const double *g[2] = {w->bw_sf_gops, w->bw_mono_gops};
@@ -909,7 +909,7 @@ static void repro_text(const sf_repro *r)
         }
     }
     printf("  paper: SynergyFlow flat above a knee that differs per workload; MonoArch degrades "
-           "steadily and needs up to 140 GB/s on Batch3\n");
+           "steadily and needs up to 140 GiB/s on Batch3\n");
     printf("\nFig. 16: out-of-order layer scheduling, training (%d epochs)\n", SF_REPRO_EPOCHS);
     printf("  %-7s %10s %10s %9s %9s\n", "", "OoO GOPS", "in-order", "gain", "paper");
     double m16 = 0;

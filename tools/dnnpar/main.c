@@ -1,48 +1,119 @@
-/* main.c - the dnnpar command-line tool: dispatch to subcommands. */
+/* main.c - the dnnpar command-line tool: the command table and dispatch. */
 #include "cli.h"
 #include "cmd_export.h"
 
 #include <errno.h>
 #include <string.h>
 
-static const char usage[] =
+/* The one table of commands: dispatch, `dnnpar --help`, the hidden
+ * `--list-commands` (shell completion, scripts/gen-completion.sh) and the
+ * docs check (tests/docs_check.sh, which also checks every command's
+ * options, from `dnnpar CMD --list-options`, against its --help and
+ * docs/cli.md).  `synopsis` lines past the first start with '\n'. */
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *synopsis; /* after "dnnpar " */
+    const char *summary;
+} commands[] = {
+    {"info", cmd_info, "info MODEL [--batch B] [--json FILE]", "layer shapes, FLOPs, parameters"},
+    {"plan", cmd_plan,
+     "plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc]\n"
+     "[--levels H] [--batch B] [--reference] [--json FILE] [--plot FILE]",
+     "partition every layer, predict step time"},
+    {"compare", cmd_compare, "compare MODEL --cluster SPEC [--levels H] [--batch B] [--json FILE]",
+     "every scheme's step time and speedup"},
+    {"simulate", cmd_simulate,
+     "simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B] [--trace FILE]",
+     "evaluate a strategy saved by plan --json"},
+    {"scale", cmd_scale, "scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]",
+     "step time and scaling efficiency per size"},
+    {"comm", cmd_comm, "comm OP --cluster SPEC --bytes N[,N...] [--json FILE]",
+     "a collective's time, algbw, busbw"},
+    {"validate", cmd_validate, "validate FILE.csv [--no-calibrate] [--json FILE]",
+     "predicted against measured step times"},
+    {"export", cmd_export, "export MODEL --cluster SPEC --format jax|dtensor|astra [-o FILE]",
+     "a plan as sharding specs or an ASTRA-sim workload"},
+    {"export-model", cmd_export_model, "export-model MODEL [-o FILE]",
+     "a model as dnnpar model JSON"},
+    {"export-cluster", cmd_export_cluster, "export-cluster SPEC [-o FILE]",
+     "a cluster as dnnpar cluster JSON"},
+    {"synergy", cmd_synergy, "synergy WORKLOAD [options]", "the SynergyFlow elastic accelerator"},
+    {"mpt", cmd_mpt, "mpt LAYER|MODEL [--workers P] [--config NgxNc|dynamic]",
+     "MPT Winograd training on NDP workers"},
+    {"reproduce", cmd_reproduce, "reproduce accpar|pase|synergyflow|mpt [--json FILE]",
+     "a paper's evaluation beside its figures"},
+    {"models", cmd_models, "models [--json FILE]", "the built-in model zoo"},
+    {"devices", cmd_devices, "devices [--json FILE]", "the device and node presets"},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static const char usage_head[] =
     "usage: dnnpar COMMAND [ARGS]\n"
     "\n"
     "Plan and simulate parallel DNN training on arrays of accelerators.\n"
     "\n"
-    "commands:\n"
-    "  info MODEL [--batch B] [--json FILE]      layer shapes, FLOPs, parameters\n"
-    "  plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar] [--levels H]\n"
-    "       [--batch B] [--reference] [--json FILE]\n"
-    "                                            partition every layer, predict step time\n"
-    "  compare MODEL --cluster SPEC [--levels H] [--batch B] [--json FILE]\n"
-    "                                            every scheme's step time and speedup\n"
-    "  simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B] [--trace FILE]\n"
-    "                                            evaluate a strategy saved by plan --json\n"
-    "  reproduce accpar|pase|synergyflow|mpt [--json FILE]\n"
-    "                                            a paper's evaluation beside its figures\n"
-    "  export MODEL --cluster SPEC --format jax|dtensor|astra [-o FILE]\n"
-    "                                            a plan as sharding specs or an ASTRA-sim workload\n"
-    "  export-model MODEL [-o FILE]              a model as dnnpar model JSON\n"
-    "  export-cluster SPEC [-o FILE]             a cluster as dnnpar cluster JSON\n"
-    "  synergy WORKLOAD [options]                the SynergyFlow elastic accelerator\n"
-    "  mpt LAYER|MODEL [--workers P] [--config NgxNc|dynamic]\n"
-    "                                            MPT Winograd training on NDP workers\n"
-    "  scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]\n"
-    "                                            step time and scaling efficiency per size\n"
-    "  validate FILE.csv [--no-calibrate]        predicted against measured step times\n"
-    "  comm OP --cluster SPEC --bytes N[,N...] [--json FILE]\n"
-    "                                            a collective's time, algbw, busbw\n"
-    "  models                                    the built-in model zoo\n"
-    "  devices                                   the device presets\n"
+    "commands:\n";
+static const char usage_tail[] =
     "\n"
-    "MODEL is a zoo name (dnnpar models), an ONNX file (*.onnx), a dnnpar model\n"
-    "JSON file (*.json, - for stdin) or an AccPar layer file (*.txt).\n"
+    "MODEL is a zoo name (dnnpar models), an ONNX file, a dnnpar model JSON file\n"
+    "(- for stdin) or an AccPar layer file (*.txt); files are recognised by content.\n"
     "SPEC is e.g. 128xtpu-v2+128xtpu-v3 or 8xtpu-v3 (docs/cluster.md), or a\n"
-    "cluster JSON file (docs/formats.md).\n"
+    "cluster JSON file (docs/formats.md); quote custom(...) terms for the shell:\n"
+    "--cluster '4xcustom(name=g,tflops=100,net_gbps=100)'.\n"
     "--json - writes JSON to standard output instead of the text report.\n"
-    "Run 'dnnpar COMMAND --help' for a command's options and examples.\n"
+    "Run 'dnnpar COMMAND --help' (or 'dnnpar help COMMAND') for a command's options.\n"
     "Exit status: 0 success, 1 runtime failure, 2 usage or input error.\n";
+
+/* The usage text, generated from the command table: the synopsis, then the
+ * summary at column 46 (on the synopsis's last line if it fits). */
+static void print_usage(FILE *f)
+{
+    enum { SUMMARY_COL = 46 };
+    fputs(usage_head, f);
+    for (int i = 0; i < N_COMMANDS; i++) {
+        const char *s = commands[i].synopsis;
+        int col = 0;
+        fputs("  ", f);
+        col = 2;
+        for (; *s; s++) {
+            if (*s == '\n') {
+                fputs("\n         ", f);
+                col = 9;
+                continue;
+            }
+            fputc(*s, f);
+            col++;
+        }
+        if (col + 1 >= SUMMARY_COL) {
+            fputc('\n', f);
+            col = 0;
+        }
+        fprintf(f, "%*s%s\n", SUMMARY_COL - col, "", commands[i].summary);
+    }
+    fputs(usage_tail, f);
+}
+
+static int find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return i;
+    return -1;
+}
+
+static void unknown_command(const char *name)
+{
+    const char *names[N_COMMANDS];
+    for (int i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *near = dnp_suggest(name, names, N_COMMANDS);
+    if (near != NULL)
+        fprintf(stderr, "dnnpar: unknown command '%s'; did you mean '%s'? (see dnnpar --help)\n",
+                name, near);
+    else
+        fprintf(stderr, "dnnpar: unknown command '%s' (see dnnpar --help)\n", name);
+}
 
 /* Flush standard output and report a write error once, like any Unix
  * tool: `dnnpar plan ... > /dev/full` must not exit 0.  A command that
@@ -64,33 +135,37 @@ static int finish_stdout(int rc)
 static int run(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage, stderr);
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
+        if (argc > 2 && strcmp(cmd, "help") == 0) { /* dnnpar help COMMAND */
+            int k = find_command(argv[2]);
+            if (k < 0) {
+                unknown_command(argv[2]);
+                return EXIT_USAGE;
+            }
+            char help_flag[] = "--help";
+            char *av[] = {argv[0], argv[2], help_flag, NULL};
+            return commands[k].fn(3, av);
+        }
+        print_usage(stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("dnnpar %s\n", DNP_VERSION);
         return EXIT_OK;
     }
-    static const struct {
-        const char *name;
-        int (*fn)(int, char **);
-    } cmds[] = {
-        {"info", cmd_info},         {"plan", cmd_plan},     {"compare", cmd_compare},
-        {"reproduce", cmd_reproduce}, {"models", cmd_models}, {"devices", cmd_devices},
-        {"synergy", cmd_synergy},   {"mpt", cmd_mpt},
-        {"export-model", cmd_export_model}, {"export-cluster", cmd_export_cluster},
-        {"simulate", cmd_simulate}, {"export", cmd_export},
-        {"comm", cmd_comm},         {"validate", cmd_validate}, {"scale", cmd_scale},
-    };
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (strcmp(cmd, cmds[i].name) == 0)
-            return cmds[i].fn(argc, argv);
-    fprintf(stderr, "dnnpar: unknown command '%s' (see dnnpar --help)\n", cmd);
+    if (strcmp(cmd, "--list-commands") == 0) { /* hidden: for generators */
+        for (int i = 0; i < N_COMMANDS; i++)
+            printf("%s\t%s\n", commands[i].name, commands[i].summary);
+        return EXIT_OK;
+    }
+    int k = find_command(cmd);
+    if (k >= 0)
+        return commands[k].fn(argc, argv);
+    unknown_command(cmd);
     return EXIT_USAGE;
 }
 

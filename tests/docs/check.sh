@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The docs checks, against the binary's own tables (tools/dnnpar/main.c's
+# command table, `dnnpar --list-commands`, and each command's option spec,
+# `dnnpar CMD [ARGS] --list-options`):
+#   options   every option each command accepts is named in its --help and
+#             in its section of docs/cli.md (or docs/cli.md's conventions,
+#             which apply to every command), and every command has a section;
+#   examples  every command line in a README.md or docs/*.md code block that
+#             starts with `dnnpar `, `build/dnnpar ` or `./build/dnnpar ` runs
+#             with exit status 0 (synopses with [ ] or CAPITAL placeholders
+#             and the lines in SKIP below are not run).
+# usage: tests/docs/check.sh PATH/TO/dnnpar.  Prints PASS/FAIL lines; the
+# exit status is the number of failed checks.
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+fails=0
+
+# ---- options -------------------------------------------------------------
+# Listing options and help allocates next to nothing: skip the leak check's
+# exit-time scan there (the goldens run --help with it).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+# Variants: a command and the arguments that select another option spec.
+variants() {
+    "$bin" --list-commands | cut -f1 | while read -r c; do
+        case $c in
+        reproduce) printf '%s\n' "reproduce accpar" "reproduce pase" "reproduce synergyflow" \
+                                 "reproduce mpt" ;;
+        plan) printf '%s\n' "plan" "plan --search pase" ;;
+        *) echo "$c" ;;
+        esac
+    done
+}
+# The docs/cli.md section of command $1: from its "## " heading (which may
+# name several commands, comma-separated) to the next one.
+section() {
+    awk -v c="$1" '/^## /{ n = split(substr($0, 4), h, /, */); on = 0
+                            for (i = 1; i <= n; i++) if (h[i] == c) on = 1 }
+                   on' docs/cli.md
+}
+conventions=$(awk '/^## /{exit} {print}' docs/cli.md)
+missing=""
+while read -r v; do
+    [ -n "$v" ] || continue
+    # shellcheck disable=SC2086
+    set -- $v
+    c=$1
+    sec=$(section "$c")
+    [ -n "$sec" ] || { missing="$missing
+  docs/cli.md has no section for '$c'"; continue; }
+    help=$("$bin" "$@" --help 2>&1)
+    for o in $("$bin" "$@" --list-options | sed 's/=$//'); do
+        ho=$o; [ ${#o} -eq 3 ] && ho=${o#-}   # a one-letter option is shown as -x
+        [ "$o" = --help ] || grep -q -- "$ho\b" <<<"$help" ||
+            missing="$missing
+  '$v --help' does not mention $o"
+        { grep -q -- "$o\b" <<<"$sec" || grep -q -- "$o\b" <<<"$conventions"; } ||
+            missing="$missing
+  docs/cli.md section '$c' does not mention $o"
+    done
+done < <(variants)
+if [ -z "$missing" ]; then echo "PASS docs-options"
+else echo "FAIL docs-options:$missing"; fails=$((fails + 1)); fi
+
+# ---- examples ------------------------------------------------------------
+export ASAN_OPTIONS=${ASAN_OPTIONS%:detect_leaks=0}
+# Lines not run, each with its reason (matched as fixed strings).
+SKIP=(
+    "make run|rebuilds and runs the full AccPar reproduction (make run itself)"
+    "reproduce accpar|the full AccPar reproduction (minutes under the sanitizers)"
+    "reproduce pase|PaSE's full evaluation (minutes under the sanitizers)"
+    "reproduce synergyflow|SynergyFlow's full evaluation (minutes under the sanitizers)"
+    "reproduce mpt|MPT's full evaluation (minutes under the sanitizers)"
+)
+skip_reason() {
+    for s in "${SKIP[@]}"; do
+        [[ $1 == *"${s%%|*}"* ]] && { echo "${s#*|}"; return; }
+    done
+}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/repo/build" "$work/bin"
+ln -s "$bin" "$work/bin/dnnpar"; ln -s "$bin" "$work/repo/build/dnnpar"
+for d in docs tests scripts bench; do ln -s "$root/$d" "$work/repo/$d"; done
+ln -s "$(cd "$root/.." && pwd)/shared" "$work/shared"
+ran=0; skipped=0; bad=""
+while IFS=$'\t' read -r file line; do
+    cmdline=${line%%#*}                          # drop a trailing comment
+    cmdline=$(sed 's/ *$//' <<<"$cmdline")
+    if [[ $cmdline == *"["* ]] || grep -qE '(^| )[A-Z][A-Z_]+([ |,.]|$)' <<<"$cmdline"; then
+        continue                                  # a synopsis, not an example
+    fi
+    why=$(skip_reason "$cmdline")
+    if [ -n "$why" ]; then skipped=$((skipped + 1)); continue; fi
+    ran=$((ran + 1))
+    if ! (cd "$work/repo" && PATH="$work/bin:$PATH" bash -c "$cmdline" >"$work/out" 2>&1); then
+        bad="$bad
+  $file: '$cmdline' failed: $(head -c 300 "$work/out")"
+    fi
+done < <(for f in README.md docs/*.md; do
+             awk -v F="$f" '/^```/ { c = !c; next }
+                 c && /^ *((\.\/)?(build\/)?dnnpar |make run)/ { sub(/^ */, ""); print F "\t" $0 }' "$f"
+         done)
+if [ -z "$bad" ]; then echo "PASS docs-examples ($ran run, $skipped skipped: see SKIP in $0)"
+else echo "FAIL docs-examples:$bad"; fails=$((fails + 1)); fi
+exit $fails

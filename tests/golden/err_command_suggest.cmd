@@ -1,0 +1,1 @@
+dnnpar plna resnet50 2>&1

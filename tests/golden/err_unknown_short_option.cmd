@@ -1,0 +1,1 @@
+dnnpar info lenet -x 2>&1

@@ -1,0 +1,1 @@
+dnnpar plan -h | head -n 1; dnnpar help info | head -n 1

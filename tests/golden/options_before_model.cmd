@@ -1,0 +1,1 @@
+dnnpar info -b 4 lenet | head -n 3
