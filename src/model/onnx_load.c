@@ -1130,14 +1130,100 @@ static int h_constant_of_shape(importer *im)
     return set_out(im, 0, &out);
 }
 
+/* The operators import_node knows, in four tables: the one list of
+ * supported names (docs/onnx.md), also the candidates of a "did you
+ * mean" for an unsupported one. */
+static const char *const unary_elt_ops[] = {"Clip", "Sigmoid", "Tanh", "Erf", "Gelu", "Sqrt",
+                                            "Exp", "Log", "Neg", "Abs", "Reciprocal",
+                                            "LeakyRelu", "HardSigmoid", "Softplus", "Elu",
+                                            "Selu", "HardSwish", "Mish", "PRelu"};
+static const char *const binary_ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
+
+static int h_conv(importer *im);
+static int h_gemm(importer *im);
+static int h_matmul(importer *im);
+static int h_reshape(importer *im);
+static int h_transpose(importer *im);
+static int h_flatten(importer *im);
+static int h_concat(importer *im);
+static int h_gather(importer *im);
+static int h_slice(importer *im);
+static int h_split(importer *im);
+static int h_pad(importer *im);
+static int h_reduce(importer *im);
+static int h_shape(importer *im);
+static int h_constant(importer *im);
+static int h_constant_of_shape(importer *im);
+static int h_softmax(importer *im);
+
+static const struct {
+    const char *name;
+    int (*fn)(importer *);
+} plain_ops[] = {
+    {"Conv", h_conv},       {"Gemm", h_gemm},         {"MatMul", h_matmul},
+    {"Reshape", h_reshape}, {"Transpose", h_transpose}, {"Flatten", h_flatten},
+    {"Concat", h_concat},   {"Gather", h_gather},     {"Slice", h_slice},
+    {"Split", h_split},     {"Pad", h_pad},           {"ReduceMean", h_reduce},
+    {"Shape", h_shape},     {"Constant", h_constant}, {"ConstantOfShape", h_constant_of_shape},
+    {"Softmax", h_softmax},
+};
+
+/* Operators handled by one handler with a kind and a flag. */
+enum { H_UNARY, H_POOL, H_NORM, H_SQUEEZE };
+static const struct {
+    const char *name;
+    int handler;
+    dnp_op_kind kind;
+    int flag;
+} kind_ops[] = {
+    {"Relu", H_UNARY, DNP_OP_RELU, 0},
+    {"Dropout", H_UNARY, DNP_OP_DROPOUT, 0},
+    {"Identity", H_UNARY, DNP_OP_INPUT, 0}, /* alias */
+    {"Cast", H_UNARY, DNP_OP_INPUT, 0},     /* alias */
+    {"LRN", H_UNARY, DNP_OP_LRN, 0},
+    {"MaxPool", H_POOL, DNP_OP_MAXPOOL, 0},
+    {"AveragePool", H_POOL, DNP_OP_AVGPOOL, 0},
+    {"GlobalAveragePool", H_POOL, DNP_OP_AVGPOOL, 1},
+    {"GlobalMaxPool", H_POOL, DNP_OP_MAXPOOL, 1},
+    {"BatchNormalization", H_NORM, DNP_OP_BATCHNORM, 0},
+    {"LayerNormalization", H_NORM, DNP_OP_LAYERNORM, 0},
+    {"Squeeze", H_SQUEEZE, DNP_OP_INPUT, 0},
+    {"Unsqueeze", H_SQUEEZE, DNP_OP_INPUT, 1},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The supported operator nearest to `op` by edit distance, or NULL. */
+static const char *nearest_op(const char *op)
+{
+    const char *names[N_OF(unary_elt_ops) + N_OF(binary_ops) + N_OF(plain_ops) + N_OF(kind_ops)];
+    size_t n = 0;
+    for (size_t i = 0; i < N_OF(unary_elt_ops); i++)
+        names[n++] = unary_elt_ops[i];
+    for (size_t i = 0; i < N_OF(binary_ops); i++)
+        names[n++] = binary_ops[i];
+    for (size_t i = 0; i < N_OF(plain_ops); i++)
+        names[n++] = plain_ops[i].name;
+    for (size_t i = 0; i < N_OF(kind_ops); i++)
+        names[n++] = kind_ops[i].name;
+    return dnp_suggest(op, names, n);
+}
+
 /* An operator dnnpar does not know, with --skip-unknown: a free
  * element-wise op shaped like its first input. */
 static int h_unknown(importer *im)
 {
-    if (!im->opt || !im->opt->skip_unknown)
+    if (!im->opt || !im->opt->skip_unknown) {
+        const char *near = nearest_op(im->node->op_type);
+        if (near != NULL)
+            return node_fail(im, "unsupported operator '%s'; did you mean '%s'? (or use "
+                                 "--skip-unknown to treat unknown operators as free "
+                                 "element-wise ops)",
+                             qname(im, im->node->op_type), near);
         return node_fail(im, "unsupported operator '%s' (use --skip-unknown to treat unknown "
                              "operators as free element-wise ops)",
                          qname(im, im->node->op_type));
+    }
     ot_tensor x;
     if (need_in(im, 0, &x))
         return -1;
@@ -1164,55 +1250,29 @@ static int import_node(importer *im)
     if (im->node->domain != NULL && im->node->domain[0] != '\0' &&
         strcmp(im->node->domain, "ai.onnx") != 0)
         return h_unknown(im);
-    static const char *const unary_elt[] = {"Clip", "Sigmoid", "Tanh", "Erf", "Gelu", "Sqrt",
-                                            "Exp", "Log", "Neg", "Abs", "Reciprocal",
-                                            "LeakyRelu", "HardSigmoid", "Softplus", "Elu",
-                                            "Selu", "HardSwish", "Mish", "PRelu"};
-    static const char *const binary[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
-    for (size_t i = 0; i < sizeof binary / sizeof binary[0]; i++)
-        if (strcmp(op, binary[i]) == 0)
+    for (size_t i = 0; i < N_OF(binary_ops); i++)
+        if (strcmp(op, binary_ops[i]) == 0)
             return h_binary(im);
-    for (size_t i = 0; i < sizeof unary_elt / sizeof unary_elt[0]; i++)
-        if (strcmp(op, unary_elt[i]) == 0)
+    for (size_t i = 0; i < N_OF(unary_elt_ops); i++)
+        if (strcmp(op, unary_elt_ops[i]) == 0)
             return h_unary(im, DNP_OP_ELTWISE);
-    static const struct {
-        const char *name;
-        int (*fn)(importer *);
-    } table[] = {
-        {"Conv", h_conv},       {"Gemm", h_gemm},         {"MatMul", h_matmul},
-        {"Reshape", h_reshape}, {"Transpose", h_transpose}, {"Flatten", h_flatten},
-        {"Concat", h_concat},   {"Gather", h_gather},     {"Slice", h_slice},
-        {"Split", h_split},     {"Pad", h_pad},           {"ReduceMean", h_reduce},
-        {"Shape", h_shape},     {"Constant", h_constant}, {"ConstantOfShape", h_constant_of_shape},
-        {"Softmax", h_softmax},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(op, table[i].name) == 0)
-            return table[i].fn(im);
-    if (strcmp(op, "Relu") == 0)
-        return h_unary(im, DNP_OP_RELU);
-    if (strcmp(op, "Dropout") == 0)
-        return h_unary(im, DNP_OP_DROPOUT);
-    if (strcmp(op, "Identity") == 0 || strcmp(op, "Cast") == 0)
-        return h_unary(im, DNP_OP_INPUT); /* alias */
-    if (strcmp(op, "LRN") == 0)
-        return h_unary(im, DNP_OP_LRN);
-    if (strcmp(op, "MaxPool") == 0)
-        return h_pool(im, DNP_OP_MAXPOOL, 0);
-    if (strcmp(op, "AveragePool") == 0)
-        return h_pool(im, DNP_OP_AVGPOOL, 0);
-    if (strcmp(op, "GlobalAveragePool") == 0)
-        return h_pool(im, DNP_OP_AVGPOOL, 1);
-    if (strcmp(op, "GlobalMaxPool") == 0)
-        return h_pool(im, DNP_OP_MAXPOOL, 1);
-    if (strcmp(op, "BatchNormalization") == 0)
-        return h_norm(im, DNP_OP_BATCHNORM);
-    if (strcmp(op, "LayerNormalization") == 0)
-        return h_norm(im, DNP_OP_LAYERNORM);
-    if (strcmp(op, "Squeeze") == 0)
-        return h_squeeze(im, 0);
-    if (strcmp(op, "Unsqueeze") == 0)
-        return h_squeeze(im, 1);
+    for (size_t i = 0; i < N_OF(plain_ops); i++)
+        if (strcmp(op, plain_ops[i].name) == 0)
+            return plain_ops[i].fn(im);
+    for (size_t i = 0; i < N_OF(kind_ops); i++) {
+        if (strcmp(op, kind_ops[i].name) != 0)
+            continue;
+        switch (kind_ops[i].handler) {
+        case H_UNARY:
+            return h_unary(im, kind_ops[i].kind);
+        case H_POOL:
+            return h_pool(im, kind_ops[i].kind, kind_ops[i].flag);
+        case H_NORM:
+            return h_norm(im, kind_ops[i].kind);
+        default:
+            return h_squeeze(im, kind_ops[i].flag);
+        }
+    }
     return h_unknown(im);
 }
 

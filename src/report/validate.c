@@ -9,6 +9,7 @@
  */
 #include "dnnpar.h"
 #include "perf/device_model.h"
+#include "core/alloc.h"
 #include "core/input.h"
 
 #include <math.h>
@@ -399,6 +400,10 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
 {
     char qfile[DNP_QUOTE_MAX + 8];
     const char *file = dnp_quote_str(name ? name : "<buffer>", qfile, sizeof qfile);
+    /* Rows that cannot be run get a note, not an error; but a row that
+     * failed for want of memory says nothing about the input, so any
+     * failed allocation fails the whole call with DNP_ERR_NOMEM. */
+    unsigned long failures = dnp_alloc_failures();
     dnp_validation *v = dnp_calloc(1, sizeof *v);
     if (v == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory");
@@ -485,6 +490,11 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
     v->mape_pct = nv > 0 ? sum_abs / nv : NAN;
     v->max_abs_error_pct = nv > 0 ? max_abs : NAN;
     v->spearman = spearman(pa, ma, nv);
+    if (dnp_alloc_failures() != failures) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory while predicting the rows", file);
+        st = DNP_ERR_NOMEM;
+        goto done;
+    }
     st = DNP_OK;
 done:
     if (rs != NULL)

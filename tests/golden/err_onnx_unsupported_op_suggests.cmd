@@ -1,0 +1,1 @@
+dnnpar info tests/data/unsupported_op.onnx 2>&1
