@@ -440,6 +440,7 @@ typedef struct {
     double inf_gops[SF_N_ARCHS]; /* inference, index sf_arch (SPLIT unused): Figs. 13a, 17 */
     double inf_time_s;           /* SynergyFlow inference of the Table 6 counts (Table 7) */
     double rr_gops;              /* SynergyFlow with round-robin arbitration (section 4.1.2) */
+    double prio1_gops, rr1_gops; /* the same two at one block per engine step (max_blocks 0) */
     double bw_sf_gops[SF_REPRO_N_BW], bw_mono_gops[SF_REPRO_N_BW]; /* Fig. 15 */
     int bw_nc[SF_REPRO_N_BW], bw_nf[SF_REPRO_N_BW]; /* SynergyFlow's split at each bandwidth */
     double train_ooo_gops, train_inorder_gops;      /* Fig. 16 (training) */
