@@ -772,7 +772,7 @@ static json_t *repro_json(const sf_repro *r)
         const sf_table6_row *t = sf_table6_at(i);
         const sf_repro_row *w = &r->row[i];
         json_t *fig17 = json_object(), *sfg = json_array(), *mog = json_array(),
-               *split = json_array();
+               *split = json_array(), *fixg = json_array();
         for (int k = 0; k < 6; k++)
             json_object_set_new(fig17, sf_arch_name(fig17_archs[k]),
                                 json_real(w->inf_gops[fig17_archs[k]]));
@@ -781,6 +781,7 @@ static json_t *repro_json(const sf_repro *r)
             best &= w->inf_gops[SF_ARCH_SF] >= w->inf_gops[fig17_archs[k]];
         for (int b = 0; b < SF_REPRO_N_BW; b++) {
             json_array_append_new(sfg, json_real(w->bw_sf_gops[b]));
+            json_array_append_new(fixg, json_real(w->bw_sf_fixed_gops[b]));
             json_array_append_new(mog, json_real(w->bw_mono_gops[b]));
             json_array_append_new(split, json_pack("[i,i]", w->bw_nc[b], w->bw_nf[b]));
         }
@@ -809,8 +810,8 @@ static json_t *repro_json(const sf_repro *r)
         json_object_set_new(
             row, "fig15",
             json_pack(
-                "{s:o,s:o,s:o,s:f,s:f,s:f,s:f}", "sf_gops", sfg, "mono_gops", mog, "sf_split",
-                split, "sf_knee95_gbps",
+                "{s:o,s:o,s:o,s:o,s:f,s:f,s:f,s:f}", "sf_gops", sfg, "sf_table6_split_gops",
+                fixg, "mono_gops", mog, "sf_split", split, "sf_knee95_gbps",
                 sf_knee_gbps(r->bw_gbps, w->bw_sf_gops, SF_REPRO_N_BW, 0.95), "mono_knee95_gbps",
                 sf_knee_gbps(r->bw_gbps, w->bw_mono_gops, SF_REPRO_N_BW, 0.95), "sf_knee98_gbps",
                 sf_knee_gbps(r->bw_gbps, w->bw_sf_gops, SF_REPRO_N_BW, 0.98), "mono_knee98_gbps",
@@ -896,16 +897,18 @@ static void repro_text(const sf_repro *r)
         m13 += g / n;
     }
     printf("  %-7s %21s %8.2f%% %8.2f%%\n", "mean", "", m13, 33.78);
-    printf("\nFig. 15: GOPS against DRAM bandwidth (inference; SynergyFlow re-split at each)\n");
+    printf("\nFig. 15: GOPS against DRAM bandwidth (inference; SF re-split by Eq. 9 at each\n"
+           "  bandwidth, SF6 with Table 6's split held)\n");
     printf("  %-7s %-4s", "GiB/s", "");
     for (int b = 0; b < SF_REPRO_N_BW; b++)
         printf(" %6.1f", r->bw_gbps[b]);
     printf("   GiB/s to reach 95%% / 98%% of max\n");
     for (int i = 0; i < n; i++) {
         const sf_repro_row *w = &r->row[i];
-        const double *g[2] = {w->bw_sf_gops, w->bw_mono_gops};
-        for (int k = 0; k < 2; k++) {
-            printf("  %-7s %-4s", k == 0 ? sf_table6_at(i)->name : "", k == 0 ? "SF" : "Mono");
+        const double *g[3] = {w->bw_sf_gops, w->bw_sf_fixed_gops, w->bw_mono_gops};
+        static const char *const label[3] = {"SF", "SF6", "Mono"};
+        for (int k = 0; k < 3; k++) {
+            printf("  %-7s %-4s", k == 0 ? sf_table6_at(i)->name : "", label[k]);
             for (int b = 0; b < SF_REPRO_N_BW; b++)
                 printf(" %6.1f", g[k][b]);
             printf("   %5.1f / %5.1f\n", sf_knee_gbps(r->bw_gbps, g[k], SF_REPRO_N_BW, 0.95),

@@ -442,6 +442,7 @@ typedef struct {
     double rr_gops;              /* SynergyFlow with round-robin arbitration (section 4.1.2) */
     double prio1_gops, rr1_gops; /* the same two at one block per engine step (max_blocks 0) */
     double bw_sf_gops[SF_REPRO_N_BW], bw_mono_gops[SF_REPRO_N_BW]; /* Fig. 15 */
+    double bw_sf_fixed_gops[SF_REPRO_N_BW]; /* Fig. 15 with Table 6's split at every bandwidth */
     int bw_nc[SF_REPRO_N_BW], bw_nf[SF_REPRO_N_BW]; /* SynergyFlow's split at each bandwidth */
     double train_ooo_gops, train_inorder_gops;      /* Fig. 16 (training) */
     double train_time_s; /* SynergyFlow OoO, 10 epochs of the counts (Table 7) */
