@@ -28,7 +28,9 @@ GEN_FLAGS  := -std=c11 -w
 LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CLI_SRC := $(sort $(wildcard tools/dnnpar/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/*.c))
-HDRS    := $(wildcard include/*.h src/*/*.h src/*/*/*.h tools/dnnpar/*.h tests/unit/*.h)
+# Each object depends on the headers it includes: the compiler writes them
+# to a .d file beside it (-MMD; -MP keeps a deleted header from stopping make).
+DEPFLAGS := -MMD -MP
 
 # Build directories; override to keep concurrent builds apart (make test TB=build-test-x).
 B  ?= build
@@ -77,9 +79,9 @@ $(B)/obj/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GEN_FLAGS) -I$(B)/gen $(REL_FLAGS) -c $< -o $@
 
-$(B)/obj/%.o: %.c $(HDRS) $(B)/gen/onnx.pb-c.h
+$(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 	@mkdir -p $(B)
@@ -93,9 +95,9 @@ $(B)/pic/gen/onnx.pb-c.o: $(B)/gen/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GEN_FLAGS) -I$(B)/gen $(REL_FLAGS) -fPIC -c $< -o $@
 
-$(B)/pic/%.o: %.c $(HDRS) $(B)/gen/onnx.pb-c.h
+$(B)/pic/%.o: %.c $(B)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -fPIC -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
 
 $(B)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(B)/pic/%.o) $(B)/pic/gen/onnx.pb-c.o
 	$(CC) $(REL_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $^ $(LIBS)
@@ -116,9 +118,9 @@ $(TB)/flags: FORCE
 	@mkdir -p $(TB)
 	@echo '$(TEST_FLAGS)' | cmp -s - $@ || echo '$(TEST_FLAGS)' > $@
 
-$(TB)/obj/%.o: %.c $(HDRS) $(TB)/gen/onnx.pb-c.h $(TB)/flags
+$(TB)/obj/%.o: %.c $(TB)/gen/onnx.pb-c.h $(TB)/flags
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) -I$(TB)/gen $(JSON_CFLAGS) $(TEST_FLAGS) -c $< -o $@
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(TB) -I$(TB)/gen $(JSON_CFLAGS) $(TEST_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(TB)/libdnnpar.a: $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o
 	rm -f $@ && ar rcs $@ $^
@@ -228,9 +230,9 @@ $(FB)/obj/gen/onnx.pb-c.o: $(FB)/gen/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(GEN_FLAGS) -I$(FB)/gen $(FUZZ_LIB_FLAGS) -c $< -o $@
 
-$(FB)/obj/%.o: %.c $(HDRS) $(FB)/gen/onnx.pb-c.h
+$(FB)/obj/%.o: %.c $(FB)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -I$(FB)/gen $(JSON_CFLAGS) $(FUZZ_LIB_FLAGS) -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_WARN) $(DEFS) $(INCS) -I$(FB)/gen $(JSON_CFLAGS) $(FUZZ_LIB_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(FB)/libdnnpar.a: $(LIB_SRC:%.c=$(FB)/obj/%.o) $(FB)/obj/gen/onnx.pb-c.o
 	rm -f $@ && ar rcs $@ $^
@@ -266,3 +268,6 @@ valgrind: deps all
 
 clean:
 	rm -rf $(B) $(TB) $(FB)
+
+# The header dependencies the compiler recorded (none before the first build).
+-include $(shell find $(B) $(TB) $(FB) -name '*.d' 2>/dev/null)
