@@ -389,24 +389,32 @@ static void known_names(char *out, size_t n, int which)
 /* Presets                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Copy preset `name` (any case) into *out; DNP_ERR_INPUT if unknown. */
-dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *err)
+/* Copy device (node == 0) or node preset `name` (any case) into *out;
+ * DNP_ERR_INPUT naming the known ones if unknown. */
+static dnp_status preset_lookup(const char *name, int node, dnp_device_type *out, dnp_error *err)
 {
+    const char *what = node ? "node preset" : "device preset";
     if (name == NULL || out == NULL) {
-        dnp_error_set(err, DNP_ERR_INPUT, "device preset: no name given");
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: no name given", what);
         return DNP_ERR_INPUT;
     }
     size_t len = strlen(name);
-    int i = preset_find(name, len);
+    int i = node ? node_find(name, len) : preset_find(name, len);
     if (i < 0) {
         char q[ECHO_TOKEN_CHARS * 4 + 8], known[256];
         quote_span(q, sizeof q, name, len, ECHO_TOKEN_CHARS);
-        known_names(known, sizeof known, 0);
-        dnp_error_set(err, DNP_ERR_INPUT, "unknown device preset '%s' (known: %s)", q, known);
+        known_names(known, sizeof known, node);
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown %s '%s' (known: %s)", what, q, known);
         return DNP_ERR_INPUT;
     }
-    *out = k_presets[i].dev;
+    *out = node ? k_nodes[i].dev : k_presets[i].dev;
     return DNP_OK;
+}
+
+/* Copy preset `name` (any case) into *out; DNP_ERR_INPUT if unknown. */
+dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *err)
+{
+    return preset_lookup(name, 0, out, err);
 }
 
 /* Number of presets. */
@@ -427,21 +435,7 @@ const char *dnp_device_preset_source(int i)
 /* Copy node preset `name` (any case) into *out; DNP_ERR_INPUT if unknown. */
 dnp_status dnp_node_preset(const char *name, dnp_device_type *out, dnp_error *err)
 {
-    if (name == NULL || out == NULL) {
-        dnp_error_set(err, DNP_ERR_INPUT, "node preset: no name given");
-        return DNP_ERR_INPUT;
-    }
-    size_t len = strlen(name);
-    int i = node_find(name, len);
-    if (i < 0) {
-        char q[ECHO_TOKEN_CHARS * 4 + 8], known[256];
-        quote_span(q, sizeof q, name, len, ECHO_TOKEN_CHARS);
-        known_names(known, sizeof known, 1);
-        dnp_error_set(err, DNP_ERR_INPUT, "unknown node preset '%s' (known: %s)", q, known);
-        return DNP_ERR_INPUT;
-    }
-    *out = k_nodes[i].dev;
-    return DNP_OK;
+    return preset_lookup(name, 1, out, err);
 }
 
 /* Number of node presets. */
