@@ -432,6 +432,12 @@ typedef struct {
      * conv / matmul, mem_eff of memory bandwidth on memory-bound ops;
      * kernel_overhead_s is a fixed time per kernel.  0 = model default. */
     double compute_eff, mem_eff, kernel_overhead_s;
+    /* Spread of sustained speed across devices of this type: the relative
+     * standard deviation of one device's kernel times (0 = identical
+     * devices).  A synchronous step waits for the slowest of the devices it
+     * uses (docs/device-model.md, "Stragglers"); GPU presets carry the
+     * spread Sinha et al. (SC'22) measured, TPU presets 0. */
+    double speed_cv;
     /* Node and link tiers.  Bare devices ("8xa100"): node "" and
      * devices_per_node 1, every transfer on the inter tier at net_bw_bps. */
     char node[32];            /* node preset name ("dgx-a100"), "" for bare devices */
@@ -605,6 +611,8 @@ typedef struct {
     dnp_optimizer optimizer;
     double memory_limit_bytes; /* 0 = each device's capacity */
     int no_overlap;            /* 1: gradient all-reduce after the backward pass, not overlapped */
+    int no_stragglers;         /* 1: ignore the devices' speed spread (speed_cv): every device
+                                * runs at its nominal speed */
     int keep_over_memory;      /* 1: return the best plan even if it does not fit (flagged)
                                 * instead of failing with DNP_ERR_INPUT */
     double time_limit_s;       /* wall-time limit of the search, seconds; 0 = none.  When it
@@ -694,7 +702,19 @@ typedef struct {
     int time_limit_hit;      /* 1: options.time_limit_s was reached; this is the best plan
                               * found by then (not deterministic) */
     double time_limit_s;     /* the limit given (0 = none) */
+    /* Stragglers (default model): the factor on device kernel times for
+     * the expected slowest of a type's devices (1 = none), the largest over
+     * the cluster's types, and that type's device count.  A factor above 1
+     * rests on a measured input (Sinha et al., SC'22); reports say so. */
+    double straggler_pace;
+    int64_t straggler_devices;
 } dnp_plan_summary;
+
+/* Where the GPU presets' speed spread comes from: every report whose figures
+ * use a straggler factor above 1 names it (a measured input). */
+#define DNP_SPEED_CV_SOURCE                                                                     \
+    "per-GPU speed spread measured by Sinha et al., SC'22: 8% between GPUs of one SKU"
+
 
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out);
 
@@ -742,6 +762,7 @@ typedef struct {
     double error_pct;         /* 100 (predicted - measured) / measured */
     double compute_eff;       /* efficiency used: fitted, else the device's or the model default */
     int calibrated;           /* 1: compute_eff was fitted on this stack's calibrate rows */
+    double straggler_pace;    /* the prediction's straggler factor (dnp_plan_summary; 1 = none) */
     char note[600];           /* why a row was skipped, or "" */
 } dnp_validation_row;
 

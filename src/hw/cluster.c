@@ -86,12 +86,24 @@ typedef struct {
     .name = "tpu-v3-chip", .peak_flops = 123e12, .mem_bytes = 32.0 * 1073741824.0,           \
     .mem_bw_bps = 900e9, .net_bw_bps = TPU_V3_DCN_PER_CHIP_BPS, .bytes_per_elem = 2,         \
     .dtype = "bfloat16", .peak_bf16_flops = 123e12
+/* Spread of sustained speed across GPUs of one SKU (dnp_device_type.speed_cv):
+ * Sinha et al., "Not All GPUs Are Created Equal: Characterizing Variability
+ * in Large-Scale, Accelerator-Rich Systems", SC'22 (arXiv 2208.11035),
+ * measured over 90% of the GPUs of Summit, Vortex, Longhorn (V100),
+ * Frontera (RTX 5000) and Corona (MI60): "8% (max 22%) average performance
+ * variation" between GPUs of the same SKU, outliers excluded.  We read the
+ * 8% as the span of the non-outlier GPUs (box-plot whiskers, Q1 - 1.5 IQR to
+ * Q3 + 1.5 IQR) over the median; for a normal spread the whiskers lie at
+ * +-2.698 sigma, so sigma = 8% / 5.396 = 1.48%.  A measured input, applied
+ * to every GPU preset (A100 and H100 were not measured); docs/device-model.md,
+ * "Stragglers". */
+#define GPU_SPEED_CV (0.08 / (2.0 * 2.698))
 /* NVIDIA Tesla V100 GPU datasheet, V100 SXM2 (NVLink) 16 GB: 15.7 TFLOP/s
  * fp32, 125 TFLOP/s tensor (fp16), 900 GB/s HBM2, NVLink 300 GB/s total. */
 #define DEV_V100                                                                              \
     .name = "v100", .peak_flops = 125e12, .mem_bytes = 16e9, .mem_bw_bps = 900e9,            \
     .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16", .peak_fp32_flops = 15.7e12,   \
-    .peak_fp16_flops = 125e12
+    .peak_fp16_flops = 125e12, .speed_cv = GPU_SPEED_CV
 /* The V100 SXM3 32 GB (450 W) of the DGX-2H: NVIDIA DGX-2H datasheet,
  * 2.1 PFLOP/s tensor for 16 GPUs = 131.25 TFLOP/s per GPU; 32 GB HBM2;
  * 900 GB/s and 15.7 TFLOP/s fp32 from the V100 datasheet (NVIDIA does not
@@ -99,14 +111,14 @@ typedef struct {
 #define DEV_V100_SXM3                                                                         \
     .name = "v100-sxm3-32g", .peak_flops = 2.1e15 / 16, .mem_bytes = 32e9,                   \
     .mem_bw_bps = 900e9, .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16",          \
-    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16
+    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16, .speed_cv = GPU_SPEED_CV
 /* NVIDIA A100 Tensor Core GPU datasheet, A100 SXM4: 19.5 TFLOP/s fp32,
  * 156 tf32, 312 fp16 and bf16 (dense); 40 GB HBM2 1555 GB/s, 80 GB HBM2e
  * 2039 GB/s; NVLink 600 GB/s total. */
 #define DEV_A100_COMPUTE                                                                      \
     .peak_flops = 312e12, .net_bw_bps = 600e9, .bytes_per_elem = 2, .dtype = "bfloat16",    \
     .peak_fp32_flops = 19.5e12, .peak_tf32_flops = 156e12, .peak_fp16_flops = 312e12,        \
-    .peak_bf16_flops = 312e12
+    .peak_bf16_flops = 312e12, .speed_cv = GPU_SPEED_CV
 #define DEV_A100 .name = "a100", .mem_bytes = 40e9, .mem_bw_bps = 1555e9, DEV_A100_COMPUTE
 #define DEV_A100_80G                                                                          \
     .name = "a100-80g", .mem_bytes = 80e9, .mem_bw_bps = 2039e9, DEV_A100_COMPUTE
@@ -118,11 +130,12 @@ typedef struct {
     .name = "h100", .peak_flops = 989.4e12, .mem_bytes = 80e9, .mem_bw_bps = 3350e9,         \
     .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 66.9e12, .peak_tf32_flops = 494.7e12, .peak_fp16_flops = 989.4e12,    \
-    .peak_bf16_flops = 989.4e12
+    .peak_bf16_flops = 989.4e12, .speed_cv = GPU_SPEED_CV
 /* NVIDIA GeForce GTX 1080 Ti specifications. */
 #define DEV_1080TI                                                                            \
     .name = "1080ti", .peak_flops = 11.34e12, .mem_bytes = 11e9, .mem_bw_bps = 484e9,        \
-    .net_bw_bps = 15.75e9, .bytes_per_elem = 4, .dtype = "fp32", .peak_fp32_flops = 11.34e12
+    .net_bw_bps = 15.75e9, .bytes_per_elem = 4, .dtype = "fp32", .peak_fp32_flops = 11.34e12, \
+    .speed_cv = GPU_SPEED_CV
 
 static const preset_entry k_presets[] = {
     {{DEV_TPU_V2, BARE(8 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},
@@ -288,7 +301,7 @@ static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
            a->peak_fp32_flops == b->peak_fp32_flops && a->peak_tf32_flops == b->peak_tf32_flops &&
            a->peak_fp16_flops == b->peak_fp16_flops && a->peak_bf16_flops == b->peak_bf16_flops &&
            a->compute_eff == b->compute_eff && a->mem_eff == b->mem_eff &&
-           a->kernel_overhead_s == b->kernel_overhead_s &&
+           a->kernel_overhead_s == b->kernel_overhead_s && a->speed_cv == b->speed_cv &&
            name_ieq(a->node, b->node, sizeof a->node) &&
            a->devices_per_node == b->devices_per_node && a->intra_topo == b->intra_topo &&
            a->intra_bw_bps == b->intra_bw_bps && a->intra_lat_s == b->intra_lat_s &&
@@ -542,14 +555,15 @@ enum {
     KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE,
     KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US,
     KEY_NODE, KEY_PER_NODE, KEY_TOPO, KEY_INTRA_GBPS, KEY_INTRA_LAT_US, KEY_INTER_GBPS,
-    KEY_INTER_LAT_US, KEY_COUNT
+    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_COUNT
 };
 
 static const char *const k_keys[KEY_COUNT] = {
     "name",        "tflops",      "mem_gb",      "membw_gbps",  "net_gbps",
     "dtype",       "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
     "compute_eff", "mem_eff",     "kernel_us",   "node",        "per_node",
-    "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us"};
+    "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us",
+    "speed_cv"};
 
 /* Spec unit -> SI factor of the numeric keys (0: not a plain number). */
 static const double k_key_factor[KEY_COUNT] = {
@@ -560,7 +574,7 @@ static const double k_key_factor[KEY_COUNT] = {
     [KEY_COMPUTE_EFF] = 1.0,            [KEY_MEM_EFF] = 1.0,
     [KEY_KERNEL_US] = US_TO_S,          [KEY_INTRA_GBPS] = GBYTES_PS_TO_BPS,
     [KEY_INTRA_LAT_US] = US_TO_S,       [KEY_INTER_GBPS] = GBITS_PS_TO_BPS,
-    [KEY_INTER_LAT_US] = US_TO_S};
+    [KEY_INTER_LAT_US] = US_TO_S,       [KEY_SPEED_CV] = 1.0};
 
 /* " (known: name, tflops, ...)" */
 static void known_keys(char *out, size_t n)
@@ -641,6 +655,7 @@ static double *key_field(dnp_device_type *d, int k)
     case KEY_COMPUTE_EFF: return &d->compute_eff;
     case KEY_MEM_EFF: return &d->mem_eff;
     case KEY_KERNEL_US: return &d->kernel_overhead_s;
+    case KEY_SPEED_CV: return &d->speed_cv;
     case KEY_INTRA_GBPS: return &d->intra_bw_bps;
     case KEY_INTRA_LAT_US: return &d->intra_lat_s;
     case KEY_INTER_GBPS: return &d->inter_bw_bps;
@@ -793,7 +808,8 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
                 if (!parse_number(p, val_from, val_to, k_keys[key], k_key_factor[key],
                                   &figures[key]))
                     return 0;
-                if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF) && figures[key] > 1.0) {
+                if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF || key == KEY_SPEED_CV) &&
+                    figures[key] > 1.0) {
                     fail(p, val_from, NULL, "'%s' for key '%s' must be at most 1 (a fraction)",
                          tok(p, val_from, val_to, t, sizeof t), k_keys[key]);
                     return 0;
@@ -1230,7 +1246,7 @@ static void format_term(sink *s, int64_t count, const dnp_device_type *d)
         put_num(s, "membw_gbps", d->mem_bw_bps, GBYTES_PS_TO_BPS);
     put_num(s, "net_gbps", d->net_bw_bps, GBITS_PS_TO_BPS);
     put(s, ",dtype=%.*s", (int)bounded_len(d->dtype, sizeof d->dtype), d->dtype);
-    static const int effs[] = {KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US};
+    static const int effs[] = {KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US, KEY_SPEED_CV};
     for (size_t i = 0; i < sizeof effs / sizeof effs[0]; i++)
         if (*key_field(&tmp, effs[i]) != 0)
             put_num(s, k_keys[effs[i]], *key_field(&tmp, effs[i]), k_key_factor[effs[i]]);

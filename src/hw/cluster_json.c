@@ -30,11 +30,11 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
                               d->net_bw_bps, "dtype", d->dtype, "bytes_per_elem",
                               d->bytes_per_elem);
         json_t *more = json_pack(
-            "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:i,s:s,s:f,s:f,s:f,s:f}", "peak_fp32_flops",
+            "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:i,s:s,s:f,s:f,s:f,s:f}", "peak_fp32_flops",
             d->peak_fp32_flops, "peak_tf32_flops", d->peak_tf32_flops, "peak_fp16_flops",
             d->peak_fp16_flops, "peak_bf16_flops", d->peak_bf16_flops, "compute_eff",
             d->compute_eff, "mem_eff", d->mem_eff, "kernel_overhead_s", d->kernel_overhead_s,
-            "node", d->node, "devices_per_node", d->devices_per_node, "intra_topo",
+            "speed_cv", d->speed_cv, "node", d->node, "devices_per_node", d->devices_per_node, "intra_topo",
             dnp_link_topo_name(d->intra_topo), "intra_bw_bps", d->intra_bw_bps, "intra_lat_s",
             d->intra_lat_s, "inter_bw_bps", d->inter_bw_bps, "inter_lat_s", d->inter_lat_s);
         ok = o != NULL && more != NULL && json_object_update(o, more) == 0;
@@ -110,6 +110,16 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
     if (opt_number(o, "compute_eff", 1.0, &d->compute_eff) ||
         opt_number(o, "mem_eff", 1.0, &d->mem_eff))
         return "\"compute_eff\" and \"mem_eff\" must be numbers in 0 .. 1 (0 = model default)";
+    if (opt_number(o, "speed_cv", 1.0, &d->speed_cv))
+        return "\"speed_cv\" must be a number in 0 .. 1 (0 = identical devices)";
+    if (json_object_get(o, "speed_cv") == NULL) {
+        /* a file from before the field: a device named like a preset has
+         * the preset's spread, any other none */
+        dnp_device_type p;
+        dnp_error ignore = {0};
+        if (dnp_device_preset(d->name, &p, &ignore) == DNP_OK)
+            d->speed_cv = p.speed_cv;
+    }
     if (opt_number(o, "inter_bw_bps", -1, &d->inter_bw_bps) || !(d->inter_bw_bps > 0))
         return "\"inter_bw_bps\" must be a positive number";
     const json_t *node = json_object_get(o, "node");
@@ -149,7 +159,7 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
 static int legacy_entry(const json_t *o) {
     static const char *const keys[] = {"peak_fp32_flops", "peak_tf32_flops", "peak_fp16_flops",
                                        "peak_bf16_flops", "compute_eff",     "mem_eff",
-                                       "kernel_overhead_s", "node",          "devices_per_node",
+                                       "kernel_overhead_s", "speed_cv", "node", "devices_per_node",
                                        "intra_topo",      "intra_bw_bps",    "intra_lat_s",
                                        "inter_bw_bps",    "inter_lat_s"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

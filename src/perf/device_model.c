@@ -113,6 +113,7 @@ void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
     out->mem_eff = d->mem_eff > 0.0 ? d->mem_eff : PERF_DEFAULT_MEM_EFF;
     out->kernel_overhead_s =
         d->kernel_overhead_s > 0.0 ? d->kernel_overhead_s : PERF_DEFAULT_KERNEL_OVERHEAD_S;
+    out->pace = 1.0;
     switch (p) {
     case DNP_PREC_FP16:
     case DNP_PREC_BF16:
@@ -158,7 +159,9 @@ static void kernel(pass_acc *a, const perf_rates *r, double flop, double bytes, 
     double t_compute_s = rate > 0.0 ? flop / rate : 0.0;
     double bw_bps = r->mem_bw_bps * r->mem_eff;
     double t_mem_s = bw_bps > 0.0 ? bytes / bw_bps : 0.0; /* 0 bandwidth = unknown */
-    a->s += (t_compute_s > t_mem_s ? t_compute_s : t_mem_s) + r->kernel_overhead_s;
+    /* the launch overhead is host-side: the device's speed spread (pace)
+     * scales the roofline part only */
+    a->s += (t_compute_s > t_mem_s ? t_compute_s : t_mem_s) * r->pace + r->kernel_overhead_s;
     a->flop += flop;
     a->bytes += bytes;
     a->kernels++;
@@ -487,7 +490,7 @@ double perf_optimizer_time_s(double param_elems, dnp_optimizer o, const perf_rat
     double bw_bps = r->mem_bw_bps * r->mem_eff;
     double bytes = param_elems * perf_optimizer_bytes_per_param(o, r);
     double t_mem_s = bw_bps > 0.0 ? bytes / bw_bps : 0.0;
-    return t_mem_s + perf_optimizer_kernels(param_elems) * r->kernel_overhead_s;
+    return t_mem_s * r->pace + perf_optimizer_kernels(param_elems) * r->kernel_overhead_s;
 }
 
 double perf_bytes_per_param(dnp_optimizer o, const perf_rates *r)
@@ -495,4 +498,41 @@ double perf_bytes_per_param(dnp_optimizer o, const perf_rates *r)
     /* master weight + gradient + state, and the fp16 copy under amp */
     double copy = r->param_bytes < r->master_bytes ? r->param_bytes : 0.0;
     return r->master_bytes + r->grad_bytes + state_tensors(o) * r->master_bytes + copy;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stragglers                                                           */
+/* ------------------------------------------------------------------ */
+
+/* E[max_n Z] = integral of x n phi(x) Phi(x)^(n-1) dx: the density of the
+ * largest of n i.i.d. variables with cdf Phi is n phi Phi^(n-1) (order
+ * statistics; e.g. David and Nagaraja, "Order Statistics", 3rd ed., 2003,
+ * eq. 2.1.6).  Phi^(n-1) is taken as exp((n-1) log Phi) so that large n
+ * neither overflows nor loses the upper tail. */
+double perf_expected_max_std_normal(double n)
+{
+    if (!(n > 1.0))
+        return 0.0;
+    const double lo = -12.0, hi = 12.0;
+    const int steps = 4800; /* even: Simpson */
+    const double h = (hi - lo) / steps;
+    const double inv_sqrt_2pi = 0.39894228040143267794;
+    double sum = 0.0;
+    for (int i = 0; i <= steps; i++) {
+        double x = lo + h * i;
+        double cdf = 0.5 * erfc(-x / sqrt(2.0));
+        double f = 0.0;
+        if (cdf > 0.0)
+            f = x * n * inv_sqrt_2pi * exp(-0.5 * x * x + (n - 1.0) * log(cdf));
+        double w = (i == 0 || i == steps) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+        sum += w * f;
+    }
+    return sum * h / 3.0;
+}
+
+double perf_straggler_pace(double speed_cv, double n_devices)
+{
+    if (!(speed_cv > 0.0) || !(n_devices > 1.0))
+        return 1.0;
+    return 1.0 + speed_cv * perf_expected_max_std_normal(n_devices);
 }

@@ -29,6 +29,9 @@ typedef struct {
     double mem_bw_bps;        /* memory bandwidth, bytes/s */
     double mem_eff;           /* achieved fraction of mem_bw_bps */
     double kernel_overhead_s; /* fixed time per kernel */
+    double pace;              /* factor >= 1 on every kernel's roofline time: the
+                               * expected slowest device of the group (perf_straggler_pace);
+                               * perf_rates_get sets 1 */
     int act_bytes;            /* bytes per activation / activation-gradient element */
     int param_bytes;          /* bytes per weight element as compute reads it */
     int grad_bytes;           /* bytes per weight-gradient element (what is all-reduced) */
@@ -40,6 +43,20 @@ typedef struct {
  * efficiencies from d or, where d leaves them 0, the model defaults.
  * O(1). */
 void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out);
+
+/* E[max of n independent standard normal variables]: 0 for n <= 1,
+ * 1/sqrt(pi) for n = 2, about 3.24 for n = 1024.  n is a real number >= 1
+ * (a device count).  Composite Simpson over [-12, 12]: absolute error
+ * below 1e-9 for n up to 1e9.  O(1) (4,800 steps). */
+double perf_expected_max_std_normal(double n);
+
+/* The straggler factor of a synchronous step over n_devices devices whose
+ * speeds spread with relative standard deviation speed_cv: each device's
+ * kernel time is nominal x (1 + speed_cv Z), Z standard normal, and the
+ * step waits for the slowest, so kernels take nominal x
+ * (1 + speed_cv E[max of n Z]) (docs/device-model.md, "Stragglers").
+ * 1 for one device or speed_cv 0.  O(1). */
+double perf_straggler_pace(double speed_cv, double n_devices);
 
 /* One op's three passes on one device. */
 typedef struct {

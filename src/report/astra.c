@@ -263,6 +263,9 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
                 "step time %.6g s\n",
                 (long long)opt->batch, spec, dnp_scheme_name(opt->scheme), s.levels, s.total_levels,
                 s.step_time_s);
+    if (s.straggler_pace > 1.0)
+        rbuf_printf(b, "# compute times include the straggler factor x%.4f of %lld devices (%s)\n",
+                    s.straggler_pace, (long long)s.straggler_devices, DNP_SPEED_CV_SOURCE);
     rbuf_printf(
         b,
         "# Records: name, reserved (-1), then for the forward, input-gradient and "

@@ -273,7 +273,8 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
 
 /* Step time of a row with every device type named `device` at compute
  * efficiency eff (0 = preset default). */
-static double predict(row_setup *rs, const char *device, double eff, char *note, size_t n)
+static double predict(row_setup *rs, const char *device, double eff, char *note, size_t n,
+                      double *pace)
 {
     dnp_cluster cl = rs->cl;
     for (int k = 0; k < cl.n_types; k++)
@@ -288,6 +289,8 @@ static double predict(row_setup *rs, const char *device, double eff, char *note,
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
     dnp_plan_free(p);
+    if (pace != NULL)
+        *pace = s.straggler_pace;
     return s.step_time_s;
 }
 
@@ -306,7 +309,7 @@ static double fit_eff(dnp_validation *v, row_setup *rs, const int *members, int 
         double s_ = 0.0;                                                                    \
         for (int j_ = 0; j_ < n_members; j_++) {                                            \
             int i_ = members[j_];                                                           \
-            double pr_ = predict(&rs[i_], device, exp(le_), note, sizeof note);             \
+            double pr_ = predict(&rs[i_], device, exp(le_), note, sizeof note, NULL);             \
             double d_ = log(pr_ / v->rows[i_].measured_step_s);                             \
             s_ += isfinite(d_) ? d_ * d_ : 1e9;                                             \
         }                                                                                   \
@@ -476,7 +479,8 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         /* the efficiency in force: fitted, else the device's own, else the model's */
         double own = rs[i].cl.n_types > 0 ? rs[i].cl.types[0].compute_eff : 0.0;
         r->compute_eff = eff > 0.0 ? eff : own > 0.0 ? own : PERF_DEFAULT_COMPUTE_EFF;
-        r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), eff, r->note, sizeof r->note);
+        r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), eff, r->note, sizeof r->note,
+                                      &r->straggler_pace);
         r->error_pct = 100.0 * (r->predicted_step_s - r->measured_step_s) / r->measured_step_s;
         if (strcmp(r->role, "validate") == 0 && isfinite(r->error_pct)) {
             pa[nv] = r->predicted_step_s;

@@ -962,6 +962,11 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
     for (int k = 0; k < p->cl.n_types; k++) {
         perf_rates r;
         perf_rates_get(&p->cl.types[k], opt->precision, &r);
+        /* The expected slowest of the type's devices paces its share of
+         * every synchronous step (docs/device-model.md, "Stragglers"). */
+        r.pace = p->pace[k] = opt->no_stragglers ? 1.0
+                                                 : perf_straggler_pace(p->cl.types[k].speed_cv,
+                                                                       (double)p->cl.counts[k]);
         act_bytes = r.act_bytes > act_bytes ? r.act_bytes : act_bytes;
         for (int i = 0; i < n_ops; i++) {
             int v = owner[i] >= 0 ? owner[i] : 0;
@@ -1317,6 +1322,12 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->ratio_est_solves = p->ratio_est_solves;
     out->time_limit_hit = p->time_limit_hit;
     out->time_limit_s = p->opt.time_limit_s;
+    out->straggler_pace = 1.0;
+    for (int k = 0; k < p->cl.n_types && !p->units.paper; k++)
+        if (p->pace[k] > out->straggler_pace) {
+            out->straggler_pace = p->pace[k];
+            out->straggler_devices = p->cl.counts[k];
+        }
     out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
     out->exposed_comm_s = out->comm_s;
     out->comm_busy_s = out->comm_s;

@@ -71,6 +71,8 @@ struct dnp_plan {
     double search_time_s;
     int width; /* widest frontier of the layer-wise DP */
     double *inv_time;    /* default model: see cost_units */
+    double pace[DNP_MAX_DEVICE_TYPES]; /* default model: straggler factor of each device type
+                                        * on its kernel times (perf_straggler_pace; 1 = none) */
     int has_sim;         /* default model: `sim` holds the simulated step */
     lower_result sim;
     lower_result paper_sim; /* paper accounting: the analytical step replayed by the simulator */

@@ -672,8 +672,10 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.n_ops = n_ops;
     L.no_overlap = opt->no_overlap;
     L.optimizer = opt->optimizer;
-    for (int k = 0; k < p->cl.n_types; k++)
+    for (int k = 0; k < p->cl.n_types; k++) {
         perf_rates_get(&p->cl.types[k], opt->precision, &L.rates[k]);
+        L.rates[k].pace = p->pace[k] > 0.0 ? p->pace[k] : 1.0; /* set by the planner */
+    }
     L.owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.owner);
     L.node_of_op = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
     L.last_compute = dnp_malloc((size_t)C * sizeof *L.last_compute);

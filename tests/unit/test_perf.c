@@ -400,3 +400,105 @@ TEST(perf_resnet50_sanity)
     }
     dnp_graph_free(g);
 }
+
+/* E[max of n standard normals]: closed forms for n = 2 (1/sqrt(pi)) and
+ * n = 3 (3 / (2 sqrt(pi))); n = 5 and 10 from the tables of expected
+ * normal order statistics (Harter, "Expected values of normal order
+ * statistics", Biometrika 48, 1961: 1.16296, 1.53875). */
+TEST(perf_expected_max_normal)
+{
+    CHECK_NEAR(perf_expected_max_std_normal(1.0), 0.0, 0.0, 0.0);
+    CHECK_NEAR(perf_expected_max_std_normal(2.0), 1.0 / sqrt(M_PI), 0.0, 1e-9);
+    CHECK_NEAR(perf_expected_max_std_normal(3.0), 1.5 / sqrt(M_PI), 0.0, 1e-9);
+    CHECK_NEAR(perf_expected_max_std_normal(5.0), 1.16296, 0.0, 1e-5);
+    CHECK_NEAR(perf_expected_max_std_normal(10.0), 1.53875, 0.0, 1e-5);
+    /* rises with n and stays finite far beyond any cluster */
+    double prev = 0.0;
+    for (double n = 2.0; n <= 1e7; n *= 4.0) {
+        double m = perf_expected_max_std_normal(n);
+        CHECK(m > prev && isfinite(m));
+        prev = m;
+    }
+    CHECK(prev < 5.5);
+    /* the factor: 1 + cv x E[max]; 1 for one device or no spread */
+    CHECK_NEAR(perf_straggler_pace(0.02, 2.0), 1.0 + 0.02 / sqrt(M_PI), 0.0, 1e-11);
+    CHECK_NEAR(perf_straggler_pace(0.02, 1.0), 1.0, 0.0, 0.0);
+    CHECK_NEAR(perf_straggler_pace(0.0, 1024.0), 1.0, 0.0, 0.0);
+}
+
+/* The pace scales each kernel's roofline time, not its launch overhead:
+ * a 1e6-element ReLU (memory-bound) at pace 1.5 takes 1.5x its traffic
+ * time plus the same overhead. */
+TEST(perf_pace_scales_roofline_only)
+{
+    dnp_device_type d = a100_like();
+    perf_rates r1, r2;
+    perf_rates_get(&d, DNP_PREC_FP32, &r1);
+    CHECK_NEAR(r1.pace, 1.0, 0.0, 0.0);
+    r2 = r1;
+    r2.pace = 1.5;
+    dnp_graph *g = dnp_graph_new("pace");
+    int x = dnp_graph_input(g, "x", 1000, 1, 1);
+    int re = dnp_graph_unary(g, "relu", DNP_OP_RELU, x);
+    perf_op_time t1, t2;
+    perf_op_time_get(g, re, 1000, 1.0, 1.0, 1.0, &r1, &t1);
+    perf_op_time_get(g, re, 1000, 1.0, 1.0, 1.0, &r2, &t2);
+    /* forward: read 1e6 + write 1e6 fp32 elements = 8e6 bytes */
+    CHECK_NEAR(t1.fwd_s, 8e6 / BW_EFF + OVH, 1e-12, 0.0);
+    CHECK_NEAR(t2.fwd_s, 1.5 * 8e6 / BW_EFF + OVH, 1e-12, 0.0);
+    dnp_graph_free(g);
+}
+
+/* A plan on GPU presets charges the expected slowest GPU; TPU presets carry
+ * no measured spread; --no-stragglers turns it off; the step never gets
+ * faster with stragglers on. */
+TEST(perf_plan_stragglers)
+{
+    dnp_graph *g = NULL;
+    dnp_error zerr = {0};
+    CHECK_EQ_INT(dnp_zoo_build("resnet18", &g, &zerr), DNP_OK);
+    struct {
+        const char *spec;
+        double n;
+        double cv;
+    } cases[] = {{"1xdgx-a100", 8.0, 0.08 / (2.0 * 2.698)},
+                 {"2xdgx-a100", 16.0, 0.08 / (2.0 * 2.698)},
+                 {"4xv100", 4.0, 0.08 / (2.0 * 2.698)},
+                 {"1xa100", 1.0, 0.0},
+                 {"8xtpu-v3", 8.0, 0.0}};
+    for (size_t i = 0; g != NULL && i < sizeof cases / sizeof cases[0]; i++) {
+        dnp_cluster cl;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_cluster_parse(cases[i].spec, &cl, &err), DNP_OK);
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 256};
+        dnp_plan *on = NULL, *off = NULL;
+        CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &on, &err), DNP_OK);
+        opt.no_stragglers = 1;
+        CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &off, &err), DNP_OK);
+        if (on == NULL || off == NULL) {
+            dnp_plan_free(on);
+            dnp_plan_free(off);
+            continue;
+        }
+        dnp_plan_summary s_on, s_off;
+        dnp_plan_get_summary(on, &s_on);
+        dnp_plan_get_summary(off, &s_off);
+        double want = cases[i].cv > 0.0 && cases[i].n > 1.0
+                          ? 1.0 + cases[i].cv * perf_expected_max_std_normal(cases[i].n)
+                          : 1.0;
+        CHECK_NEAR(s_on.straggler_pace, want, 1e-12, 0.0);
+        CHECK_NEAR(s_off.straggler_pace, 1.0, 0.0, 0.0);
+        CHECK(s_on.step_time_s >= s_off.step_time_s);
+        if (want > 1.0) {
+            CHECK_EQ_INT(s_on.straggler_devices, (long long)cases[i].n);
+            /* compute stretches by at most the factor (launch overheads do not) */
+            CHECK(s_on.compute_s <= want * s_off.compute_s * (1.0 + 1e-12));
+            CHECK(s_on.compute_s > s_off.compute_s);
+        } else {
+            CHECK_NEAR(s_on.step_time_s, s_off.step_time_s, 0.0, 0.0);
+        }
+        dnp_plan_free(on);
+        dnp_plan_free(off);
+    }
+    dnp_graph_free(g);
+}

@@ -383,6 +383,8 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
         return EXIT_USAGE;
     if (cli_flag(a, "no-overlap"))
         opt->no_overlap = 1;
+    if (cli_flag(a, "no-stragglers"))
+        opt->no_stragglers = 1;
     return 0;
 }
 

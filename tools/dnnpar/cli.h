@@ -50,7 +50,7 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
 /* The performance-model options shared by plan, compare, simulate, scale
  * and validate: list these names in a command's cli_spec. */
 #define CLI_PERF_VALUED "precision", "cost-model", "optimizer", "memory-limit"
-#define CLI_PERF_FLAGS "no-overlap"
+#define CLI_PERF_FLAGS "no-overlap", "no-stragglers"
 #define CLI_PERF_HELP                                                                     \
     "  --precision P  fp32, tf32, fp16, bf16 or amp (default: the device's dtype)\n"       \
     "  --cost-model M default (roofline devices, collectives on link tiers, step\n"       \
@@ -58,7 +58,9 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     "  --optimizer O  momentum (default), sgd or adam: optimizer state and update\n"      \
     "  --memory-limit SIZE  memory per device, e.g. 16GB, 512MB (default: each\n"        \
     "                 device's capacity); plans that do not fit are refused\n"           \
-    "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"
+    "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"       \
+    "  --no-stragglers  every device at its nominal speed (default: GPU kernels\n"       \
+    "                 wait for the expected slowest GPU, Sinha et al. SC'22)\n"
 /* --time-limit SECONDS of the searching commands (plan, compare, plan
  * --search pase|mcmc): the default and the largest accepted (one year). */
 #define CLI_TIME_LIMIT_DEFAULT_S 600.0
@@ -170,6 +172,11 @@ int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max);
 /* The plan report on stdout, and as JSON (new reference). */
 void cli_plan_text(const dnp_plan *p, const cli_plan_info *info);
 json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info);
+/* The straggler lines of a plan's report ("" when its factor is 1): which
+ * measured input the step time uses.  Writes at most n bytes. */
+void cli_straggler_note(const dnp_plan_summary *s, char *buf, size_t n);
+/* {"pace", "devices", "source"} or NULL when the factor is 1 (new reference). */
+json_t *cli_straggler_json(const dnp_plan_summary *s);
 
 /* Subcommands. */
 int cmd_info(int argc, char **argv);

@@ -11,7 +11,8 @@ static const char plan_help[] =
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
-    "                   [--memory-limit SIZE] [--no-overlap] [--time-limit S]\n"
+    "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
+    "                   [--time-limit S]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -43,7 +44,8 @@ static const char compare_help[] =
     "usage: dnnpar compare MODEL --cluster SPEC [--levels H] [--batch B]\n"
     "                      [--reference] [--json FILE] [--plot FILE.png|FILE.svg]\n"
     "                      [--precision P] [--cost-model M] [--optimizer O]\n"
-    "                      [--memory-limit SIZE] [--no-overlap] [--time-limit S]\n"
+    "                      [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
+    "                      [--time-limit S]\n"
     "\n"
     "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar and\n"
     "AccPar on the same cost model and print each scheme's predicted step time,\n"
@@ -345,6 +347,9 @@ int cmd_compare(int argc, char **argv)
                                     pr.dp_s / pr.mcmc_s, "name", "pase", "cost_s", pr.pase_s,
                                     "speedup_vs_dp", pr.dp_s / pr.pase_s)
                         : json_pack("{s:s}", "not_available", perr.msg));
+            json_t *strag = cli_straggler_json(&sum[0]);
+            if (strag != NULL)
+                json_object_set_new(root, "stragglers", strag);
             rc = cli_write_json("compare", job.json, root);
         }
         if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0)) {
@@ -377,6 +382,10 @@ int cmd_compare(int argc, char **argv)
                                sum[s].time_limit_s);
                     printf("\n");
                 }
+                char note[320];
+                cli_straggler_note(&sum[0], note, sizeof note);
+                if (note[0] != '\0')
+                    printf("%s\n", note);
                 printf("\nin PaSE's space with the PaSE prototype's cost model (Eq. 1 in "
                        "FLOP-equivalents; all devices one flat mesh,\nthe weakest device's "
                        "FLOP/s and link; not comparable with the step times above):\n");

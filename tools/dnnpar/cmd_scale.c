@@ -12,7 +12,7 @@ static const char help[] =
     "usage: dnnpar scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]\n"
     "                    [--search dp|owt|hypar|accpar] [--plot FILE.png|FILE.svg]\n"
     "                    [--json FILE] [--precision P] [--optimizer O] [--no-overlap]\n"
-    "                    [--memory-limit SIZE]\n"
+    "                    [--no-stragglers] [--memory-limit SIZE]\n"
     "\n"
     "Plan MODEL on N x NODE for every N (weak scaling: the batch is B per device)\n"
     "and print the predicted step time, throughput and scaling efficiency, i.e.\n"
@@ -99,7 +99,9 @@ int cmd_scale(int argc, char **argv)
     if ((rc = cli_load_model("scale", a.pos[0], &a, &g)) != 0)
         return rc;
     double devices[MAX_SIZES], step_s[MAX_SIZES], thr[MAX_SIZES], eff[MAX_SIZES];
-    double mem[MAX_SIZES], exposed[MAX_SIZES];
+    double mem[MAX_SIZES], exposed[MAX_SIZES], pace[MAX_SIZES];
+    dnp_plan_summary last;
+    memset(&last, 0, sizeof last);
     long long batch[MAX_SIZES];
     for (int i = 0; i < n && rc == 0; i++) {
         char spec_text[160];
@@ -122,6 +124,9 @@ int cmd_scale(int argc, char **argv)
         dnp_plan_free(p);
         step_s[i] = sum.step_time_s;
         exposed[i] = sum.exposed_comm_s;
+        pace[i] = sum.straggler_pace;
+        if (sum.straggler_pace > 1.0)
+            last = sum;
         mem[i] = sum.mem_bytes_max;
         thr[i] = (double)batch[i] / sum.step_time_s;
         eff[i] = (thr[i] / devices[i]) / (thr[0] / devices[0]);
@@ -138,15 +143,18 @@ int cmd_scale(int argc, char **argv)
         json_t *rows = json_array();
         for (int i = 0; i < n; i++)
             json_array_append_new(
-                rows, json_pack("{s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f}", "nodes",
+                rows, json_pack("{s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "nodes",
                                 (json_int_t)sizes[i], "devices", (json_int_t)devices[i], "batch",
                                 (json_int_t)batch[i], "step_time_s", step_s[i],
                                 "exposed_comm_s", exposed[i], "throughput_per_s", thr[i],
-                                "scaling_efficiency", eff[i], "mem_peak_bytes", mem[i]));
-        rc = cli_write_json("scale", json,
-                            json_pack("{s:s,s:s,s:s,s:I,s:o}", "model", dnp_graph_name(g), "node",
-                                      node, "search", dnp_scheme_name(opt.scheme),
-                                      "batch_per_device", (json_int_t)per_dev, "rows", rows));
+                                "scaling_efficiency", eff[i], "mem_peak_bytes", mem[i],
+                                "straggler_pace", pace[i]));
+        json_t *root = json_pack("{s:s,s:s,s:s,s:I,s:o}", "model", dnp_graph_name(g), "node", node,
+                                 "search", dnp_scheme_name(opt.scheme), "batch_per_device",
+                                 (json_int_t)per_dev, "rows", rows);
+        if (root != NULL && last.straggler_pace > 1.0)
+            json_object_set_new(root, "stragglers_source", json_string(DNP_SPEED_CV_SOURCE));
+        rc = cli_write_json("scale", json, root);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
         printf("model %s on %s nodes, %lld samples per device, search %s, precision %s\n\n",
@@ -161,11 +169,16 @@ int cmd_scale(int argc, char **argv)
         char h_step[32], h_exp[32];
         snprintf(h_step, sizeof h_step, "step (%s)", cli_time_unit(max_step, &f_step));
         snprintf(h_exp, sizeof h_exp, "exposed comm (%s)", cli_time_unit(max_exp, &f_exp));
-        printf("%6s %8s %10s %12s %17s %16s %11s\n", "nodes", "devices", "batch", h_step, h_exp,
-               "throughput /s", "efficiency");
+        printf("%6s %8s %10s %12s %17s %11s %16s %11s\n", "nodes", "devices", "batch", h_step,
+               h_exp, "stragglers", "throughput /s", "efficiency");
         for (int i = 0; i < n; i++)
-            printf("%6lld %8.0f %10lld %12.3f %17.3f %16.0f %10.1f%%\n", sizes[i], devices[i],
-                   batch[i], step_s[i] * f_step, exposed[i] * f_exp, thr[i], 100.0 * eff[i]);
+            printf("%6lld %8.0f %10lld %12.3f %17.3f %10.4fx %16.0f %10.1f%%\n", sizes[i],
+                   devices[i], batch[i], step_s[i] * f_step, exposed[i] * f_exp, pace[i], thr[i],
+                   100.0 * eff[i]);
+        if (last.straggler_pace > 1.0)
+            printf("\nstragglers: the factor on kernel times for the expected slowest device "
+                   "(--no-stragglers ignores it)\n  source: %s\n",
+                   DNP_SPEED_CV_SOURCE);
     }
     dnp_graph_free(g);
     return rc;

@@ -9,7 +9,7 @@ static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
-    "                       [--memory-limit SIZE] [--no-overlap]\n"
+    "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
     "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"

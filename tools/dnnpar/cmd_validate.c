@@ -24,6 +24,15 @@ static const char help[] =
 
 static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
+/* 1 if some prediction used a straggler factor above 1 (a measured input). */
+static int any_stragglers(const dnp_validation *v)
+{
+    for (int i = 0; i < v->n_rows; i++)
+        if (isfinite(v->rows[i].predicted_step_s) && v->rows[i].straggler_pace > 1.0)
+            return 1;
+    return 0;
+}
+
 static json_t *to_json(const dnp_validation *v)
 {
     json_t *rows = json_array(), *fits = json_array();
@@ -37,6 +46,8 @@ static json_t *to_json(const dnp_validation *v)
                               "calibrated", r->calibrated);
         if (r->note[0])
             json_object_set_new(o, "note", json_string(r->note));
+        if (isfinite(r->predicted_step_s))
+            json_object_set_new(o, "straggler_pace", json_real(r->straggler_pace));
         json_array_append_new(rows, o);
     }
     for (int f = 0; f < v->n_fits; f++) {
@@ -46,10 +57,13 @@ static json_t *to_json(const dnp_validation *v)
                                               "compute_eff", c->compute_eff, "rows", c->n_rows,
                                               "rms_log_error", c->rms_log_error));
     }
-    return json_pack("{s:o,s:o,s:{s:i,s:o,s:o,s:o}}", "rows", rows, "calibration", fits,
-                     "validate", "n", v->n_validate, "mape_pct", num_or_null(v->mape_pct),
-                     "max_abs_error_pct", num_or_null(v->max_abs_error_pct), "spearman",
-                     num_or_null(v->spearman));
+    json_t *root = json_pack("{s:o,s:o,s:{s:i,s:o,s:o,s:o}}", "rows", rows, "calibration", fits,
+                             "validate", "n", v->n_validate, "mape_pct", num_or_null(v->mape_pct),
+                             "max_abs_error_pct", num_or_null(v->max_abs_error_pct), "spearman",
+                             num_or_null(v->spearman));
+    if (root != NULL && any_stragglers(v))
+        json_object_set_new(root, "stragglers_source", json_string(DNP_SPEED_CV_SOURCE));
+    return root;
 }
 
 static void to_text(const dnp_validation *v, int calibrate)
@@ -70,14 +84,16 @@ static void to_text(const dnp_validation *v, int calibrate)
     } else {
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
     }
-    printf("\n%-22s %-9s %12s %12s %9s\n", "id", "role", "predicted", "measured", "error");
+    printf("\n%-22s %-9s %12s %12s %9s %11s\n", "id", "role", "predicted", "measured", "error",
+           "stragglers");
     for (int i = 0; i < v->n_rows; i++) {
         const dnp_validation_row *r = &v->rows[i];
         char a[32], b[32];
         cli_fmt_time(r->measured_step_s, b, sizeof b);
         if (isfinite(r->predicted_step_s)) {
             cli_fmt_time(r->predicted_step_s, a, sizeof a);
-            printf("%-22s %-9s %12s %12s %+8.1f%%\n", r->id, r->role, a, b, r->error_pct);
+            printf("%-22s %-9s %12s %12s %+8.1f%% %10.4fx\n", r->id, r->role, a, b, r->error_pct,
+                   r->straggler_pace);
         } else {
             printf("%-22s %-9s %12s %12s %9s  %s\n", r->id, r->role, "-", b, "-", r->note);
         }
@@ -91,6 +107,10 @@ static void to_text(const dnp_validation *v, int calibrate)
     if (isfinite(v->spearman))
         printf("; Spearman %.3f", v->spearman);
     printf("\n");
+    if (any_stragglers(v))
+        printf("stragglers: the factor on kernel times for the expected slowest device\n"
+               "  source: %s\n",
+               DNP_SPEED_CV_SOURCE);
 }
 
 int cmd_validate(int argc, char **argv)

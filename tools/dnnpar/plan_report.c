@@ -18,6 +18,24 @@ int cli_plan_paths(const dnp_plan *p, int levels, unsigned *paths, int max) {
     return n;
 }
 
+void cli_straggler_note(const dnp_plan_summary *s, char *buf, size_t n) {
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    if (s->straggler_pace > 1.0)
+        snprintf(buf, n,
+                 "stragglers: kernel times x%.4f, the expected slowest of %lld devices "
+                 "(--no-stragglers ignores it)\n  source: %s",
+                 s->straggler_pace, (long long)s->straggler_devices, DNP_SPEED_CV_SOURCE);
+}
+
+json_t *cli_straggler_json(const dnp_plan_summary *s) {
+    if (!(s->straggler_pace > 1.0))
+        return NULL;
+    return json_pack("{s:f,s:I,s:s}", "pace", s->straggler_pace, "devices",
+                     (json_int_t)s->straggler_devices, "source", DNP_SPEED_CV_SOURCE);
+}
+
 static const char *state_word(int weighted, int t) {
     static const char *const layouts[3] = {"batch", "channel", "replicated"};
     if (weighted)
@@ -72,6 +90,9 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     json_object_set_new(root, "memory",
                         json_pack("{s:f,s:f,s:b}", "peak_bytes_max", s.mem_bytes_max,
                                   "capacity_bytes", s.mem_capacity_bytes, "fits", s.mem_fits));
+    json_t *strag = cli_straggler_json(&s);
+    if (strag != NULL)
+        json_object_set_new(root, "stragglers", strag);
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
     if (s.time_limit_hit)
@@ -128,6 +149,10 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB%s\n",
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9,
                s.mem_fits ? "" : "  ** DOES NOT FIT **");
+        char note[320];
+        cli_straggler_note(&s, note, sizeof note);
+        if (note[0] != '\0')
+            printf("%s\n", note);
         if (s.chosen_scheme != DNP_SCHEME_ACCPAR && strcmp(info->search, "accpar") == 0)
             printf("note: the %s assignment, which AccPar's space contains, simulates faster "
                    "than the hierarchical search's own plan; it is reported\n",
