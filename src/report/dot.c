@@ -49,12 +49,68 @@ static void put_legend(rbuf *b)
                  "  }\n");
 }
 
+/* Shape-preserving point-wise kinds that a drawing folds into their
+ * producer (docs/reports.md, "DOT"). */
+static int foldable_kind(const dnp_op *op)
+{
+    switch (op->kind) {
+    case DNP_OP_RELU:
+    case DNP_OP_BATCHNORM:
+    case DNP_OP_DROPOUT:
+    case DNP_OP_LRN:
+    case DNP_OP_LAYERNORM:
+        return 1;
+    case DNP_OP_ELTWISE:
+        return op->n_inputs == 1;
+    default:
+        return 0;
+    }
+}
+
+/* head[i]: the node op i is drawn in.  An unplanned point-wise op with one
+ * input whose producer feeds nothing else is folded into the producer's
+ * node (a conv -> batch norm -> ReLU chain is one box); every other op is
+ * its own node.  Folding never hides a branch or a planned op.  O(ops +
+ * edges). */
+static int fold_chains(const dnp_graph *g, const int *node_of_op, int *head)
+{
+    int n_ops = dnp_graph_n_ops(g);
+    int *consumers = dnp_calloc((size_t)(n_ops > 0 ? n_ops : 1), sizeof *consumers);
+    if (consumers == NULL)
+        return -1;
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        for (int k = 0; k < op->n_inputs; k++)
+            if (op->inputs[k] >= 0 && op->inputs[k] < n_ops)
+                consumers[op->inputs[k]]++;
+    }
+    for (int i = 0; i < n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        head[i] = i;
+        if (op->n_inputs != 1 || node_of_op[i] >= 0 || !foldable_kind(op))
+            continue;
+        int src = op->inputs[0];
+        if (src < 0 || src >= i || consumers[src] != 1 ||
+            dnp_graph_op(g, src)->kind == DNP_OP_INPUT)
+            continue;
+        head[i] = head[src]; /* inputs precede their consumers */
+    }
+    dnp_free(consumers);
+    return 0;
+}
+
 char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
 {
     int n_ops = dnp_graph_n_ops(g);
     int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
-    if (node_of_op == NULL)
+    int *head = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *head);
+    int *tail = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *tail);
+    if (node_of_op == NULL || head == NULL || tail == NULL) {
+        dnp_free(node_of_op);
+        dnp_free(head);
+        dnp_free(tail);
         return NULL;
+    }
     for (int i = 0; i < n_ops; i++)
         node_of_op[i] = -1;
     int levels = 0, n_paths = 1;
@@ -70,6 +126,17 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
         unsigned paths[2];
         n_paths = report_plan_paths(p, levels, paths, 1);
     }
+    if (fold_chains(g, node_of_op, head) != 0) {
+        dnp_free(node_of_op);
+        dnp_free(head);
+        dnp_free(tail);
+        return NULL;
+    }
+    /* tail[h]: the last op folded into node h (its output leaves the node) */
+    for (int i = 0; i < n_ops; i++)
+        tail[i] = i;
+    for (int i = 0; i < n_ops; i++)
+        tail[head[i]] = i;
 
     rbuf b;
     rbuf_init(&b);
@@ -78,7 +145,8 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
     rbuf_puts(&b, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, "
                   "labelloc=t, label=\"");
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
-    rbuf_puts(&b, ": op name, kind, output shape per sample; edges: tensor shape per sample");
+    rbuf_puts(&b, ": op name, kind (+ point-wise ops folded into it), output shape per sample; "
+                  "edges: tensor shape per sample");
     if (p != NULL) {
         rbuf_printf(&b, "\\nfill: partition type at level h0; last line: type at h0..h%d",
                     levels - 1);
@@ -86,22 +154,29 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
             rbuf_puts(&b, " on the first path (the halves of a heterogeneous level decide "
                           "differently below it: see dnnpar plan)");
     }
-    rbuf_puts(&b, "\"];\n"
+    rbuf_puts(&b, "\", ranksep=0.25, nodesep=0.2];\n"
                   "  node [shape=box, style=\"rounded,filled\", fillcolor=\"white\", "
                   "fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n");
     for (int i = 0; i < n_ops; i++) {
+        if (head[i] != i)
+            continue;
         const dnp_op *op = dnp_graph_op(g, i);
         rbuf_printf(&b, "  n%d [label=\"", i);
         rbuf_put_escaped(&b, op->name, ESC_DOT);
-        rbuf_printf(&b, "\\n%s", dnp_op_kind_name(op->kind));
-        if (op->src_type[0] != '\0') {
-            rbuf_puts(&b, " (");
-            rbuf_put_escaped(&b, op->src_type, ESC_DOT);
-            rbuf_puts(&b, ")");
+        for (int j = i; j <= tail[i]; j++) {
+            const dnp_op *f = dnp_graph_op(g, j);
+            if (head[j] != i)
+                continue;
+            rbuf_printf(&b, "%s%s", j == i ? "\\n" : " + ", dnp_op_kind_name(f->kind));
+            if (f->src_type[0] != '\0') {
+                rbuf_puts(&b, " (");
+                rbuf_put_escaped(&b, f->src_type, ESC_DOT);
+                rbuf_puts(&b, ")");
+            }
         }
         rbuf_puts(&b, "\\n");
-        put_shape(&b, op);
+        put_shape(&b, dnp_graph_op(g, tail[i]));
         int v = node_of_op[i];
         if (v >= 0 && levels > 0) {
             int w = dnp_plan_node_weighted(p, v);
@@ -121,12 +196,14 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
         rbuf_puts(&b, "];\n");
     }
     for (int i = 0; i < n_ops; i++) {
+        if (head[i] != i)
+            continue; /* edges into a folded op are inside its node */
         const dnp_op *op = dnp_graph_op(g, i);
         for (int k = 0; k < op->n_inputs; k++) {
             const dnp_op *src = dnp_graph_op(g, op->inputs[k]);
             if (src == NULL)
                 continue;
-            rbuf_printf(&b, "  n%d -> n%d [label=\"", op->inputs[k], i);
+            rbuf_printf(&b, "  n%d -> n%d [label=\"", head[op->inputs[k]], i);
             put_shape(&b, src);
             rbuf_puts(&b, "\"];\n");
         }
@@ -135,6 +212,8 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
         put_legend(&b);
     rbuf_puts(&b, "}\n");
     dnp_free(node_of_op);
+    dnp_free(head);
+    dnp_free(tail);
     return rbuf_take(&b);
 }
 
