@@ -4,6 +4,7 @@
  * loader that picks between the zoo and the AccPar text format.
  */
 #include "model/zoo.h"
+#include "model/zoo_transformer.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,8 +223,8 @@ static const zoo_model *core_table(int *count)
     return core_models;
 }
 
-static const zoo_table_fn zoo_tables[] = {core_table, zoo_models_synergyflow, zoo_models_mpt,
-                                          zoo_models_pase};
+static const zoo_table_fn zoo_tables[] = {core_table, zoo_models_transformer,
+                                          zoo_models_synergyflow, zoo_models_mpt, zoo_models_pase};
 
 const char *zoo_fmt(char *buf, const char *fmt, ...)
 {
@@ -305,6 +306,8 @@ static void zoo_list(char *buf, size_t n)
 dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err)
 {
     int idx = zoo_find(name);
+    if (idx < 0 && zoo_transformer_is_spec(name))
+        return zoo_transformer_build_spec(name, out, err);
     if (idx < 0) {
         char known[512];
         zoo_list(known, sizeof known);
@@ -369,7 +372,8 @@ static model_kind sniff_model_file(const char *path)
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err)
 {
-    if (name_or_path != NULL && zoo_find(name_or_path) >= 0)
+    if (name_or_path != NULL &&
+        (zoo_find(name_or_path) >= 0 || zoo_transformer_is_spec(name_or_path)))
         return dnp_zoo_build(name_or_path, out, err);
     if (name_or_path != NULL && strcmp(name_or_path, "-") == 0)
         return dnp_model_read_json(name_or_path, out, err);

@@ -37,5 +37,6 @@ const char *zoo_fmt(char *buf, const char *fmt, ...)
 const zoo_model *zoo_models_synergyflow(int *count); /* src/arch/synergyflow */
 const zoo_model *zoo_models_mpt(int *count);         /* src/arch/mpt */
 const zoo_model *zoo_models_pase(int *count);        /* src/search/pase */
+const zoo_model *zoo_models_transformer(int *count); /* src/model/zoo_transformer.c */
 
 #endif

@@ -1,0 +1,40 @@
+/*
+ * zoo_transformer.h - GPT, BERT and LLaMA models for the zoo
+ * (zoo_transformer.c, docs/zoo.md "Transformers").
+ */
+#ifndef DNNPAR_ZOO_TRANSFORMER_H
+#define DNNPAR_ZOO_TRANSFORMER_H
+
+#include "dnnpar.h"
+
+typedef enum { TF_GPT = 0, TF_BERT = 1, TF_LLAMA = 2 } tf_family;
+
+/* A transformer's shape.  GPT: pre-norm layers, learned positions, GELU
+ * MLP, output tied to the token embedding.  BERT: post-norm layers,
+ * learned positions and token types, pooler.  LLaMA: pre-RMSNorm layers,
+ * rotary positions (no parameters), SwiGLU MLP, grouped-query attention
+ * (kv_heads < heads), untied output. */
+typedef struct {
+    tf_family family;
+    int64_t hidden, heads, kv_heads;
+    int layers;
+    int64_t seq;           /* tokens per sample the model is built for */
+    int64_t ffn;           /* feed-forward width */
+    int64_t vocab;
+    int64_t max_positions; /* rows of the learned position table (GPT, BERT) */
+} tf_config;
+
+/* Append the model's ops to the empty graph g; returns the last op or -1
+ * (the graph's error says why).  O(layers). */
+int zoo_transformer_build(dnp_graph *g, const tf_config *c);
+/* 1 if name is "gpt(", "bert(" or "llama(" followed by anything.  O(1). */
+int zoo_transformer_is_spec(const char *name);
+/* Parse "gpt(hidden=H,heads=A,layers=L,seq=S[,ffn=F][,vocab=V][,kv_heads=K])"
+ * (likewise bert, llama; keys in any order, each once; ffn defaults to 4H,
+ * vocab to the family's published one, kv_heads to heads).  DNP_ERR_INPUT
+ * naming the column on bad input.  O(length). */
+dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *err);
+/* Parse and build; *out owns the graph (named spec).  O(layers). */
+dnp_status zoo_transformer_build_spec(const char *spec, dnp_graph **out, dnp_error *err);
+
+#endif

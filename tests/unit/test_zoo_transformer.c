@@ -1,0 +1,113 @@
+/* test_zoo_transformer.c - the GPT / BERT / LLaMA zoo (src/model/
+ * zoo_transformer.c): parameter counts against the published ones,
+ * multiply-accumulates against the closed form, parametric names. */
+#include "test.h"
+
+#include "dnnpar.h"
+
+/* Published trainable parameters: Hugging Face transformers' counts of
+ * BertModel (with the pooler) for bert-base-uncased / bert-large-uncased
+ * and of GPT2LMHeadModel (output tied to the token embedding) for gpt2,
+ * gpt2-medium, -large, -xl; the Llama 2 and Llama 3 checkpoints' tensor
+ * sizes summed (meta-llama model cards: 6.74B, 13.0B, 69.0B, 8.03B,
+ * 70.6B). GPT-3 175B is "175.0B" in Brown et al. 2020, Table 2.1 (rounded;
+ * 96 x 12 x 12288^2 plus embeddings, biases and norms is 174.6B). */
+TEST(zoo_transformer_published_parameters)
+{
+    static const struct {
+        const char *name;
+        long long params;
+    } want[] = {{"bert-base", 109482240LL},     {"bert-large", 335141888LL},
+                {"gpt2", 124439808LL},          {"gpt2-medium", 354823168LL},
+                {"gpt2-large", 774030080LL},    {"gpt2-xl", 1557611200LL},
+                {"llama2-7b", 6738415616LL},    {"llama2-13b", 13015864320LL},
+                {"llama2-70b", 68976648192LL},  {"llama3-8b", 8030261248LL},
+                {"llama3-70b", 70553706496LL}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_zoo_build(want[i].name, &g, &err), DNP_OK);
+        if (g == NULL)
+            continue;
+        dnp_graph_totals t;
+        dnp_graph_totals_get(g, 1, &t);
+        if (t.params != want[i].params)
+            printf("  %s\n", want[i].name);
+        CHECK_EQ_INT(t.params, want[i].params);
+        dnp_graph_free(g);
+    }
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("gpt3-175b", &g, &err), DNP_OK);
+    if (g != NULL) {
+        dnp_graph_totals t;
+        dnp_graph_totals_get(g, 1, &t);
+        /* 96 layers x (12 H^2 + 13 H) + 50257 H + 2048 H + 2 H */
+        long long H = 12288;
+        CHECK_EQ_INT(t.params, 96 * (12 * H * H + 13 * H) + 50257 * H + 2048 * H + 2 * H);
+        CHECK(t.params > 174.5e9 && t.params < 175.05e9);
+    }
+    dnp_graph_free(g);
+}
+
+/* GPT-2 at sequence S = 1024: every weight matrix of the layers is applied
+ * at every position (12 H^2 + ... : the layers' 12 H^2 weights, i.e.
+ * 4 H^2 attention and 8 H^2 MLP), attention's two products are 2 S^2 H per
+ * layer, the tied output S V H:
+ *   12 x 1024 x 12 x 768^2 + 12 x 2 x 1024^2 x 768 + 1024 x 50257 x 768. */
+TEST(zoo_transformer_gpt2_macs)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("gpt2", &g, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_graph_totals t;
+    dnp_graph_totals_get(g, 1, &t);
+    long long S = 1024, H = 768, V = 50257, L = 12;
+    CHECK_EQ_INT(t.macs_per_sample, L * S * 12 * H * H + L * 2 * S * S * H + S * V * H);
+    dnp_graph_free(g);
+}
+
+/* Grouped-query attention: the K and V projections shrink to kv_heads
+ * heads; the products do not. */
+TEST(zoo_transformer_parametric)
+{
+    dnp_graph *a = NULL, *b = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("llama(hidden=64,heads=8,layers=2,seq=16,ffn=128,vocab=100)", &a,
+                                &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_model_load("LLAMA(kv_heads=2,vocab=100,ffn=128,seq=16,layers=2,heads=8,"
+                                "hidden=64)",
+                                &b, &err),
+                 DNP_OK);
+    if (a != NULL && b != NULL) {
+        dnp_graph_totals ta, tb;
+        dnp_graph_totals_get(a, 1, &ta);
+        dnp_graph_totals_get(b, 1, &tb);
+        /* per layer: q, k, v, o 4 x 64^2 (b: q, o 2 x 64^2, k, v 2 x 64 x 16),
+         * SwiGLU 3 x 64 x 128, two RMSNorms 2 x 64; embedding and head
+         * 2 x 100 x 64; final norm 64 */
+        long long layer_a = 4 * 64 * 64 + 3 * 64 * 128 + 2 * 64;
+        long long layer_b = 2 * 64 * 64 + 2 * 64 * 16 + 3 * 64 * 128 + 2 * 64;
+        CHECK_EQ_INT(ta.params, 2 * layer_a + 2 * 100 * 64 + 64);
+        CHECK_EQ_INT(tb.params, 2 * layer_b + 2 * 100 * 64 + 64);
+        CHECK_EQ_INT(ta.macs_per_sample - tb.macs_per_sample, 2 * 16 * 2 * 64 * (64 - 16));
+    }
+    dnp_graph_free(a);
+    dnp_graph_free(b);
+    static const char *const bad[] = {
+        "gpt(hidden=8,heads=3,layers=1,seq=4)",   "gpt(hidden=8,heads=2,layers=1)",
+        "gpt(hidden=8,heads=2,layers=1,seq=0)",   "gpt(hidden=8,heads=2,layers=1,seq=4,x=1)",
+        "gpt(hidden=8,heads=2,heads=2,seq=4)",    "gpt(hidden=8,heads=2,layers=1,seq=4",
+        "bert(hidden=8,heads=2,layers=1,seq=4)x", "llama(hidden=8,heads=4,layers=1,seq=4,kv_heads=3)",
+        "gpt(hidden=99999999999,heads=1,layers=1,seq=1)", "gpt("};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_graph *g = NULL;
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_model_load(bad[i], &g, &e), DNP_ERR_INPUT);
+        CHECK(g == NULL && e.msg[0] != '\0');
+        dnp_graph_free(g);
+    }
+}
