@@ -747,6 +747,69 @@ char *dnp_plan_trace_json(const dnp_plan *p);
 void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s);
 
 /* ------------------------------------------------------------------ */
+/* Transformer configurations: tensor x pipeline x data parallelism     */
+/* (src/sim/config3d.c, docs/config3d.md)                               */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+    DNP_RECOMPUTE_NONE = 0,
+    DNP_RECOMPUTE_SELECTIVE, /* attention's scores, softmax and context (Korthikanti 2022) */
+    DNP_RECOMPUTE_FULL,      /* every layer's forward again before its backward */
+    DNP_RECOMPUTE_COUNT
+} dnp_recompute;
+const char *dnp_recompute_name(dnp_recompute r); /* "none", "selective", "full" */
+int dnp_recompute_from_name(const char *s);      /* -1 if unknown */
+
+/* A Megatron-LM configuration. */
+typedef struct {
+    int tp, pp, dp;          /* tensor-, pipeline-, data-parallel degrees (>= 1) */
+    int64_t microbatch;      /* sequences per micro-batch */
+    int interleave;          /* model chunks per pipeline rank (1: 1F1B, > 1: interleaved) */
+    dnp_recompute recompute;
+    int seq_par;             /* 1: sequence parallelism */
+} dnp_config3d;
+
+/* tp = pp = dp = microbatch = interleave = 1, no recompute, no sequence
+ * parallelism.  O(1). */
+void dnp_config3d_defaults(dnp_config3d *c);
+/* Parse "tp=8,pp=8,dp=1,microbatch=1,interleave=3,recompute=selective,
+ * seq_par=1" (any subset, any order; the rest default).  DNP_ERR_INPUT
+ * naming the bad item.  O(length). */
+dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *err);
+
+typedef struct {
+    double step_time_s;      /* simulated step */
+    double compute_busy_s;   /* the busiest pipeline rank's compute stream (kernels, the
+                              * tensor-parallel collectives it waits for, the data-parallel
+                              * all-reduce and the optimizer) */
+    double bubble_s;         /* step time minus that: pipeline fill, drain and waits */
+    double tp_comm_s;        /* tensor-parallel collectives per rank per step */
+    double p2p_s;            /* one pipeline message (send and re-gather) */
+    double dp_comm_s;        /* the gradient all-reduce */
+    double optimizer_s;
+    double model_flop;       /* forward + backward + gradient of the GEMMs, whole step */
+    double mfu;              /* model_flop / (step x devices x peak FLOP/s) */
+    double mem_weights_bytes, mem_activation_bytes, mem_bytes; /* first pipeline rank */
+    double mem_capacity_bytes;
+    int fits;
+    int microbatches;        /* per data-parallel replica */
+    double straggler_pace;   /* the device model's straggler factor (1 = none) */
+} dnp_config3d_result;
+
+/* Simulate one training step of transformer g (a gpt / bert / llama zoo
+ * model) on cluster c (one device type) at global batch `batch` under
+ * configuration cfg: per pipeline rank a compute stream running its
+ * micro-batch chunks in Megatron's 1F1B or interleaved order, tensor-
+ * parallel collectives in each chunk, pipeline messages on send streams,
+ * the gradient all-reduce and the optimizer at the end.  opt gives the
+ * precision, optimizer, memory limit and no_stragglers.  DNP_ERR_INPUT
+ * when g is not such a model, tp x pp x dp differs from the devices, or
+ * the batch or layers do not divide.  O(pp x micro-batches x interleave). */
+dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                                 const dnp_plan_options *opt, const dnp_config3d *cfg,
+                                 dnp_config3d_result *out, dnp_error *err);
+
+/* ------------------------------------------------------------------ */
 /* Validation against measured runs (src/report/validate.c)             */
 /* ------------------------------------------------------------------ */
 
@@ -763,6 +826,9 @@ typedef struct {
     double compute_eff;       /* efficiency used: fitted, else the device's or the model default */
     int calibrated;           /* 1: compute_eff was fitted on this stack's calibrate rows */
     double straggler_pace;    /* the prediction's straggler factor (dnp_plan_summary; 1 = none) */
+    char config[160];         /* search "config": the configuration from the optional
+                               * columns tp, pp, dp, microbatch, interleave, recompute,
+                               * seq_par, as dnp_config3d_parse reads it; "" otherwise */
     char note[600];           /* why a row was skipped, or "" */
 } dnp_validation_row;
 

@@ -362,7 +362,17 @@ dnp_status zoo_transformer_build_spec(const char *spec, dnp_graph **out, dnp_err
     dnp_status st = zoo_transformer_parse(spec, &c, err);
     if (st != DNP_OK)
         return st;
-    dnp_graph *g = dnp_graph_new(spec);
+    /* the graph's name: the family and the shape, short enough for the
+     * graph's 63-character names (defaults left out) */
+    char name[96];
+    int w = snprintf(name, sizeof name, "%s-l%d-h%lld-a%lld-s%lld", k_family[c.family], c.layers,
+                     (long long)c.hidden, (long long)c.heads, (long long)c.seq);
+    if (c.ffn != 4 * c.hidden)
+        w += snprintf(name + w, sizeof name - (size_t)w, "-f%lld", (long long)c.ffn);
+    if (c.kv_heads != c.heads)
+        w += snprintf(name + w, sizeof name - (size_t)w, "-kv%lld", (long long)c.kv_heads);
+    snprintf(name + w, sizeof name - (size_t)w, "-v%lld", (long long)c.vocab);
+    dnp_graph *g = dnp_graph_new(name);
     if (g == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building model '%s'", spec);
         return DNP_ERR_NOMEM;

@@ -88,6 +88,10 @@ enum { C_ID, C_STACK, C_ROLE, C_MODEL, C_CLUSTER, C_BATCH, C_PREC, C_SEARCH, C_M
 static const char *const k_cols[C_N] = {"id",      "stack",     "role",
                                         "model",   "cluster",   "batch",
                                         "precision", "search",  "measured_step_s"};
+/* Optional columns of search "config" rows (docs/validation.md). */
+#define N_CFG_COLS 7
+static const char *const k_cfg_cols[N_CFG_COLS] = {"tp",         "pp",        "dp",     "microbatch",
+                                                   "interleave", "recompute", "seq_par"};
 
 /* Largest validation CSV read (bytes). */
 #define MAX_CSV_BYTES ((size_t)64 << 20)
@@ -115,7 +119,7 @@ static dnp_status read_rows(const char *data, size_t len, const char *path, dnp_
 {
     char line[MAX_LINE];
     char *fields[MAX_FIELDS];
-    int col[C_N], line_no = 0, cap = 0;
+    int col[C_N], cfg_col[N_CFG_COLS], line_no = 0, cap = 0;
     dnp_status st = DNP_ERR_INPUT;
     size_t pos = 0;
     int got = next_line(data, len, &pos, line);
@@ -140,6 +144,12 @@ static dnp_status read_rows(const char *data, size_t len, const char *path, dnp_
             dnp_error_set(err, st, "%s:1: no column '%s' in the header", path, k_cols[c]);
             goto done;
         }
+    }
+    for (int c = 0; c < N_CFG_COLS; c++) {
+        cfg_col[c] = -1;
+        for (int i = 0; i < nf; i++)
+            if (strcmp(fields[i], k_cfg_cols[c]) == 0)
+                cfg_col[c] = i;
     }
     while ((got = next_line(data, len, &pos, line)) != 0) {
         line_no++;
@@ -216,6 +226,21 @@ static dnp_status read_rows(const char *data, size_t len, const char *path, dnp_
             goto done;
         }
         r->measured_step_s = m;
+        if (strcmp(r->search, "config") == 0) {
+            size_t used = 0;
+            for (int c = 0; c < N_CFG_COLS; c++) {
+                if (cfg_col[c] < 0 || cfg_col[c] >= nf || fields[cfg_col[c]][0] == '\0')
+                    continue;
+                int w = snprintf(r->config + used, sizeof r->config - used, "%s%s=%s",
+                                 used ? "," : "", k_cfg_cols[c], fields[cfg_col[c]]);
+                if (w < 0 || (size_t)w >= sizeof r->config - used) {
+                    dnp_error_set(err, st, "%s:%d: the configuration columns are too long", path,
+                                  line_no);
+                    goto done;
+                }
+                used += (size_t)w;
+            }
+        }
         r->predicted_step_s = NAN;
         r->error_pct = NAN;
         v->n_rows++;
@@ -233,6 +258,8 @@ typedef struct {
     dnp_graph *g;
     dnp_cluster cl;
     dnp_plan_options opt;
+    int is_config;           /* search "config": cfg is simulated instead of a search */
+    dnp_config3d cfg;
     int ok;
 } row_setup;
 
@@ -244,8 +271,20 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     dnp_error e = {0};
     int scheme = dnp_scheme_from_name(r->search);
     int prec = dnp_precision_from_name(r->precision);
+    rs->is_config = strcmp(r->search, "config") == 0;
+    if (rs->is_config) {
+        if (dnp_config3d_parse(r->config, &rs->cfg, &e) != DNP_OK) {
+            snprintf(r->note, sizeof r->note, "%s", e.msg);
+            return;
+        }
+        scheme = DNP_SCHEME_DP;
+        /* Megatron-LM trains GPT with Adam (Shoeybi et al. 2019, section 5) */
+        rs->opt.optimizer = DNP_OPTIM_ADAM;
+    }
     if (scheme < 0) {
-        snprintf(r->note, sizeof r->note, "search '%s' is not supported (known: dp, owt, hypar, accpar)", r->search);
+        snprintf(r->note, sizeof r->note,
+                 "search '%s' is not supported (known: dp, owt, hypar, accpar, config)",
+                 r->search);
         return;
     }
     if (prec < 0) {
@@ -282,6 +321,17 @@ static double predict(row_setup *rs, const char *device, double eff, char *note,
             cl.types[k].compute_eff = eff;
     dnp_plan *p = NULL;
     dnp_error e = {0};
+    if (rs->is_config) {
+        dnp_config3d_result cr;
+        if (dnp_config3d_simulate(rs->g, &cl, rs->opt.batch, &rs->opt, &rs->cfg, &cr, &e) !=
+            DNP_OK) {
+            snprintf(note, n, "%s", e.msg);
+            return NAN;
+        }
+        if (pace != NULL)
+            *pace = cr.straggler_pace;
+        return cr.step_time_s;
+    }
     if (dnp_plan_run(rs->g, &cl, &rs->opt, &p, &e) != DNP_OK) {
         snprintf(note, n, "%s", e.msg);
         return NAN;

@@ -8,6 +8,7 @@
 static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
+    "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "\n"
@@ -18,16 +19,117 @@ static const char help[] =
     "same ops and the cluster the same tree for its levels.\n"
     "--trace FILE writes the step as Chrome trace events (chrome://tracing,\n"
     "Perfetto): one process per device class, one thread per stream.\n"
+    "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
+    "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
+    "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
+    "optimizer defaults to adam there.\n"
     CLI_PERF_HELP
     "\n"
     "examples:\n"
     "  dnnpar plan vgg19 --cluster 8xtpu-v3 --json plan.json\n"
-    "  dnnpar simulate --strategy plan.json --batch 1024 --trace step.json\n";
+    "  dnnpar simulate --strategy plan.json --batch 1024 --trace step.json\n"
+    "  dnnpar simulate gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --precision fp16 \\\n"
+    "      --config tp=8,pp=8,microbatch=1,interleave=3,recompute=selective,seq_par=1\n";
+
+/* simulate MODEL --config CFG: one step of a Megatron-LM configuration. */
+static int simulate_config(const cli_args *a, const char *cfg_text)
+{
+    const char *spec_text = cli_get(a, "cluster"), *b = cli_get(a, "batch");
+    if (a->n_pos != 1 || spec_text == NULL || b == NULL || cli_get(a, "strategy") != NULL ||
+        cli_get(a, "trace") != NULL) {
+        cli_error("simulate", "--config needs one MODEL, --cluster and --batch (and no "
+                              "--strategy or --trace; see dnnpar simulate --help)");
+        return EXIT_USAGE;
+    }
+    long long batch = cli_positive("simulate", "batch", b, 1LL << 40);
+    if (batch < 0)
+        return EXIT_USAGE;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    if (dnp_config3d_parse(cfg_text, &cfg, &err) != DNP_OK) {
+        cli_error("simulate", "%s", err.msg);
+        return EXIT_USAGE;
+    }
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    int rc;
+    if ((rc = cli_load_cluster("simulate", spec_text, &cl)) != 0)
+        return rc;
+    if ((rc = cli_load_model("simulate", a->pos[0], a, &g)) != 0)
+        return rc;
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
+                            .optimizer = DNP_OPTIM_ADAM};
+    int explicit_opt = cli_get(a, "optimizer") != NULL;
+    if ((rc = cli_perf_options("simulate", a, &opt)) != 0) {
+        dnp_graph_free(g);
+        return rc;
+    }
+    if (!explicit_opt)
+        opt.optimizer = DNP_OPTIM_ADAM;
+    dnp_config3d_result res;
+    if (dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, &res, &err) != DNP_OK) {
+        cli_error("simulate", "%s", err.msg);
+        dnp_graph_free(g);
+        return cli_exit_for(err.status);
+    }
+    char spec[256];
+    dnp_cluster_format(&cl, spec, sizeof spec);
+    const char *json = cli_get(a, "json");
+    if (json != NULL) {
+        json_t *o = json_pack(
+            "{s:s,s:s,s:I,s:{s:i,s:i,s:i,s:I,s:i,s:s,s:b},s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,"
+            "s:f,s:f,s:i,s:{s:f,s:f,s:f,s:f,s:b}}",
+            "model", dnp_graph_name(g), "cluster", spec, "batch", (json_int_t)batch, "config",
+            "tp", cfg.tp, "pp", cfg.pp, "dp", cfg.dp, "microbatch", (json_int_t)cfg.microbatch,
+            "interleave", cfg.interleave, "recompute", dnp_recompute_name(cfg.recompute),
+            "seq_par", cfg.seq_par, "precision", dnp_precision_name(opt.precision),
+            "optimizer", dnp_optimizer_name(opt.optimizer), "step_time_s", res.step_time_s,
+            "mfu", res.mfu, "bubble_s", res.bubble_s, "compute_busy_s", res.compute_busy_s,
+            "tp_comm_s", res.tp_comm_s, "p2p_message_s", res.p2p_s, "dp_comm_s", res.dp_comm_s,
+            "optimizer_s", res.optimizer_s, "microbatches", res.microbatches, "memory",
+            "weights_bytes", res.mem_weights_bytes, "activation_bytes",
+            res.mem_activation_bytes, "peak_bytes_max", res.mem_bytes, "capacity_bytes",
+            res.mem_capacity_bytes, "fits", res.fits);
+        if (o != NULL && res.straggler_pace > 1.0)
+            json_object_set_new(o, "stragglers",
+                                json_pack("{s:f,s:s}", "pace", res.straggler_pace, "source",
+                                          DNP_SPEED_CV_SOURCE));
+        rc = cli_write_json("simulate", json, o);
+    }
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
+        char t1[32], t2[32], t3[32], t4[32], t5[32];
+        cli_fmt_time(res.step_time_s, t1, sizeof t1);
+        cli_fmt_time(res.bubble_s, t2, sizeof t2);
+        cli_fmt_time(res.tp_comm_s, t3, sizeof t3);
+        cli_fmt_time(res.p2p_s, t4, sizeof t4);
+        cli_fmt_time(res.dp_comm_s, t5, sizeof t5);
+        printf("model %s, batch %lld, cluster %s\n", dnp_graph_name(g), batch, spec);
+        printf("config tp %d, pp %d, dp %d, micro-batch %lld (%d per replica), interleave %d, "
+               "recompute %s, sequence parallel %s\n",
+               cfg.tp, cfg.pp, cfg.dp, (long long)cfg.microbatch, res.microbatches,
+               cfg.interleave, dnp_recompute_name(cfg.recompute), cfg.seq_par ? "on" : "off");
+        printf("precision %s, optimizer %s\n", dnp_precision_name(opt.precision),
+               dnp_optimizer_name(opt.optimizer));
+        printf("predicted step time %s, MFU %.1f%%: pipeline bubble %s, tensor-parallel "
+               "collectives %s per rank\n",
+               t1, 100.0 * res.mfu, t2, t3);
+        printf("pipeline message %s each, data-parallel all-reduce %s\n", t4, t5);
+        printf("memory per device (first stage) %.1f GB of %.1f GB: weights, gradients and "
+               "optimizer %.1f GB, activations %.1f GB%s\n",
+               res.mem_bytes / 1e9, res.mem_capacity_bytes / 1e9, res.mem_weights_bytes / 1e9,
+               res.mem_activation_bytes / 1e9, res.fits ? "" : "  ** DOES NOT FIT **");
+        if (res.straggler_pace > 1.0)
+            printf("stragglers: kernel times x%.4f (--no-stragglers ignores it)\n  source: %s\n",
+                   res.straggler_pace, DNP_SPEED_CV_SOURCE);
+    }
+    dnp_graph_free(g);
+    return rc;
+}
 
 int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
-                                         CLI_PERF_VALUED, NULL};
+                                         "config", CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -38,6 +140,8 @@ int cmd_simulate(int argc, char **argv)
         fputs(help, stdout);
         return EXIT_OK;
     }
+    if (cli_get(&a, "config") != NULL)
+        return simulate_config(&a, cli_get(&a, "config"));
     const char *path = cli_get(&a, "strategy");
     if (path == NULL || a.n_pos > 1) {
         cli_error("simulate", "expected --strategy FILE and at most one MODEL (see dnnpar "

@@ -1,0 +1,1 @@
+dnnpar simulate gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --precision fp16 --config tp=8,pp=8,microbatch=1,interleave=3,recompute=selective,seq_par=1 && dnnpar simulate "llama(hidden=512,heads=8,layers=8,seq=256,kv_heads=2)" --cluster 2xdgx-a100 --batch 32 --precision bf16 --config tp=2,pp=4,dp=2,microbatch=2,interleave=2 --json -
