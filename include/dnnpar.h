@@ -809,6 +809,28 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err);
 
+typedef struct {
+    int candidates;          /* configurations enumerated */
+    int fitting;             /* of which within the memory limit */
+    int simulated;           /* of which simulated (the others were bounded out) */
+    double smallest_mem_bytes; /* the smallest footprint of those that did not fit */
+} dnp_config3d_stats;
+
+/* The fastest configuration of g on c at `batch` within the memory limit
+ * (opt->memory_limit_bytes, else the device's capacity): tensor
+ * parallelism in powers of two inside a node dividing the heads, every
+ * pipeline depth dividing the layers, data parallelism for the rest,
+ * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank, each
+ * recompute mode, sequence parallelism on or off.  Exact over that space:
+ * candidates are simulated in order of a lower bound (the busiest rank's
+ * work without waits) until the bound reaches the best step found; ties
+ * keep the first in enumeration order.  DNP_ERR_INPUT (naming the smallest
+ * footprint) if none fits.  O(candidates + simulated x schedule). */
+dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                               const dnp_plan_options *opt, dnp_config3d *best,
+                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
+                               dnp_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Validation against measured runs (src/report/validate.c)             */
 /* ------------------------------------------------------------------ */

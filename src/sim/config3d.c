@@ -278,9 +278,21 @@ static void group_shape(int64_t n, int64_t stride, int64_t per_node, int64_t *no
 
 enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT };
 
-dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                                 const dnp_plan_options *opt, const dnp_config3d *cfg,
-                                 dnp_config3d_result *out, dnp_error *err)
+/* The layer costs of one (tensor-parallel degree, sequence parallelism,
+ * micro-batch) for the search's cache: [0] a layer, [1] before the layers,
+ * [2] after them. */
+typedef struct {
+    int valid;
+    part_cost part[3];
+} c3_cache;
+
+/* Simulate cfg (or, with bound_only, stop after the memory and a lower
+ * bound on the step: the busiest rank's compute without waits).  `cache`
+ * may be NULL; otherwise its parts are used if valid, else filled. */
+static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                         const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
+                         int bound_only, double *bound_s, dnp_config3d_result *out,
+                         dnp_error *err)
 {
     memset(out, 0, sizeof *out);
     char nm[32];
@@ -339,9 +351,21 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *cl, int6
 
     /* one layer, what precedes the layers, what follows them */
     part_cost lay, pre, post;
-    part(g, mbs, &r, t, cfg->seq_par, "layer0.", 0, &lay);
-    part(g, mbs, &r, t, cfg->seq_par, NULL, 1, &pre);
-    part(g, mbs, &r, t, cfg->seq_par, NULL, 0, &post);
+    if (cache != NULL && cache->valid) {
+        lay = cache->part[0];
+        pre = cache->part[1];
+        post = cache->part[2];
+    } else {
+        part(g, mbs, &r, t, cfg->seq_par, "layer0.", 0, &lay);
+        part(g, mbs, &r, t, cfg->seq_par, NULL, 1, &pre);
+        part(g, mbs, &r, t, cfg->seq_par, NULL, 0, &post);
+        if (cache != NULL) {
+            cache->part[0] = lay;
+            cache->part[1] = pre;
+            cache->part[2] = post;
+            cache->valid = 1;
+        }
+    }
 
     /* tensor-parallel collectives of one layer (Shoeybi et al. section 3:
      * f and g, two all-reduces of the [b, s, h] activation forward and two
@@ -377,6 +401,45 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *cl, int6
     double p2p_s = coll_s(DNP_COLL_P2P, cross ? 2 : 1, cross ? 1 : 2, d, msg_bytes) +
                    (t > 1 ? coll_s(DNP_COLL_ALLGATHER, tp_nodes, tp_members, d, act_bytes) : 0.0);
 
+    /* the gradient all-reduce and the optimizer step of one rank (the first
+     * and last stages' extras both counted: an upper bound) */
+    int64_t dp_nodes, dp_members;
+    group_shape(cfg->dp, t, per_node, &dp_nodes, &dp_members);
+    double rank_params = lay.params * (L / p) + (pre.params + post.params) / 1.0;
+    double dp_s = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, d, rank_params * r.grad_bytes);
+    double opt_s = perf_optimizer_time_s(rank_params, opt->optimizer, &r);
+    /* memory of the first pipeline rank: weights, gradients, optimizer
+     * state, and the activations of its in-flight micro-batches
+     * (Korthikanti Table 2, bytes per layer for b sequences of s tokens,
+     * h hidden, a heads, 2-byte activations; 1F1B keeps p micro-batches in
+     * flight on the first stage, the interleaved schedule p (1 + (p-1) /
+     * (p v)) (section 4.2.3 / Narayanan section 2.2.2)) */
+    double heads = 0.0;
+    {
+        snprintf(nm, sizeof nm, "layer0.attn.scores");
+        int sc = dnp_graph_find(g, nm);
+        heads = sc >= 0 ? (double)dnp_graph_op(g, sc)->out_dims[0] : 1.0;
+    }
+    double sbh = (double)mbs * seq * hidden, as_h = heads * seq / hidden, act;
+    if (cfg->recompute == DNP_RECOMPUTE_FULL)
+        act = 2.0 * sbh;
+    else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
+        act = cfg->seq_par ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+    else
+        act = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
+                           : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
+    double in_flight = v == 1 ? (double)(m < p ? m : p) : p * (1.0 + (p - 1.0) / (p * v));
+    out->mem_weights_bytes = rank_params * perf_bytes_per_param(opt->optimizer, &r);
+    out->mem_activation_bytes = act * (double)(L / p) * in_flight;
+    out->mem_bytes = out->mem_weights_bytes + out->mem_activation_bytes;
+    out->mem_capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
+    out->fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes <= out->mem_capacity_bytes;
+    if (bound_only) {
+        /* every rank runs m x (its chunks' forward and backward), then the
+         * all-reduce and the update: a lower bound on the simulated step */
+        *bound_s = (double)m * v * lpc * (layer_f + layer_b) + dp_s + opt_s;
+        return DNP_OK;
+    }
     /* the step simulator: per rank a compute stream and a send stream each way */
     const int V = p * v, units = m * v * 2;
     sim_graph sg;
@@ -446,11 +509,6 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *cl, int6
     }
     /* gradient all-reduce over the data-parallel group after each rank's
      * last backward (not overlapped), then the optimizer step */
-    int64_t dp_nodes, dp_members;
-    group_shape(cfg->dp, t, per_node, &dp_nodes, &dp_members);
-    double rank_params = lay.params * (L / p) + (pre.params + post.params) / 1.0;
-    double dp_s = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, d, rank_params * r.grad_bytes);
-    double opt_s = perf_optimizer_time_s(rank_params, opt->optimizer, &r);
     for (int s = 0; s < p; s++) {
         int cs = s;
         int a = sim_add(&sg, SIM_COMM, dp_s, -1, PH_DP, &cs, 1, &last[s], 1);
@@ -478,32 +536,6 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *cl, int6
                         ((double)L * lay.fwd_flop + pre.fwd_flop + post.fwd_flop);
     out->model_flop = model_flop;
     out->mfu = model_flop / (out->step_time_s * (double)devices * r.peak_flops);
-    /* memory of the first pipeline rank: weights, gradients, optimizer
-     * state, and the activations of its in-flight micro-batches
-     * (Korthikanti Table 2, bytes per layer for b sequences of s tokens,
-     * h hidden, a heads, 2-byte activations; 1F1B keeps p micro-batches in
-     * flight on the first stage, the interleaved schedule p (1 + (p-1) /
-     * (p v)) (section 4.2.3 / Narayanan section 2.2.2)) */
-    double heads = 0.0;
-    {
-        snprintf(nm, sizeof nm, "layer0.attn.scores");
-        int sc = dnp_graph_find(g, nm);
-        heads = sc >= 0 ? (double)dnp_graph_op(g, sc)->out_dims[0] : 1.0;
-    }
-    double sbh = (double)mbs * seq * hidden, as_h = heads * seq / hidden, act;
-    if (cfg->recompute == DNP_RECOMPUTE_FULL)
-        act = 2.0 * sbh;
-    else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
-        act = cfg->seq_par ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
-    else
-        act = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
-                           : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
-    double in_flight = v == 1 ? (double)(m < p ? m : p) : p * (1.0 + (p - 1.0) / (p * v));
-    out->mem_weights_bytes = rank_params * perf_bytes_per_param(opt->optimizer, &r);
-    out->mem_activation_bytes = act * (double)(L / p) * in_flight;
-    out->mem_bytes = out->mem_weights_bytes + out->mem_activation_bytes;
-    out->mem_capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
-    out->fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes <= out->mem_capacity_bytes;
     st = DNP_OK;
 done:
     if (st == DNP_ERR_NOMEM)
@@ -516,5 +548,154 @@ done:
     dnp_free(sched);
     dnp_free(next);
     dnp_free(last);
+    return st;
+}
+
+dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                                 const dnp_plan_options *opt, const dnp_config3d *cfg,
+                                 dnp_config3d_result *out, dnp_error *err)
+{
+    return c3_run(g, c, batch, opt, cfg, NULL, 0, NULL, out, err);
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+typedef struct {
+    dnp_config3d cfg;
+    double bound_s;
+    int order; /* enumeration index: ties keep the first */
+    int cache; /* index into the cost cache */
+} c3_cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const c3_cand *x = a, *y = b;
+    if (x->bound_s != y->bound_s)
+        return x->bound_s < y->bound_s ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+#define C3_MAX_MB_CHOICES 6 /* micro-batches of 1, 2, 4, ..., 32 sequences */
+#define C3_MAX_V 8          /* chunks per pipeline rank */
+
+dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                               const dnp_plan_options *opt, dnp_config3d *best,
+                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
+                               dnp_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    char nm[32];
+    int L = 0;
+    while (snprintf(nm, sizeof nm, "layer%d.add2", L), dnp_graph_find(g, nm) >= 0)
+        L++;
+    int sc = dnp_graph_find(g, "layer0.attn.scores");
+    if (L == 0 || sc < 0 || cl->n_types != 1) {
+        dnp_config3d probe;
+        dnp_config3d_defaults(&probe);
+        probe.tp = (int)(cl->n_types == 1 && cl->counts[0] < 1048576 ? cl->counts[0] : 1);
+        return dnp_config3d_simulate(g, cl, batch, opt, &probe, best_res, err) == DNP_OK
+                   ? DNP_ERR_INTERNAL
+                   : err->status;
+    }
+    const int64_t devices = cl->counts[0];
+    const int64_t per_node = cl->types[0].devices_per_node > 0 ? cl->types[0].devices_per_node : 1;
+    const int64_t heads = dnp_graph_op(g, sc)->out_dims[0];
+    /* cost cache: tensor-parallel degree (powers of two up to a node) x
+     * sequence parallelism x micro-batch size */
+    int n_tp = 0, tps[16];
+    for (int64_t t = 1; t <= per_node && t <= devices && n_tp < 16; t *= 2)
+        if (devices % t == 0 && heads % t == 0)
+            tps[n_tp++] = (int)t;
+    c3_cache *cache = dnp_calloc((size_t)n_tp * 2 * C3_MAX_MB_CHOICES, sizeof *cache);
+    c3_cand *cand = NULL;
+    int n_cand = 0, cap = 0;
+    dnp_status st = DNP_ERR_NOMEM;
+    if (cache == NULL)
+        goto done;
+    int order = 0;
+    for (int it = 0; it < n_tp; it++) {
+        int t = tps[it];
+        for (int p = 1; p <= L && (int64_t)t * p <= devices; p++) {
+            if (L % p != 0 || devices % ((int64_t)t * p) != 0)
+                continue;
+            int64_t dp = devices / ((int64_t)t * p);
+            if (batch % dp != 0)
+                continue;
+            for (int im = 0; im < C3_MAX_MB_CHOICES; im++) {
+                int64_t mb = (int64_t)1 << im;
+                if ((batch / dp) % mb != 0)
+                    continue;
+                int64_t m = batch / dp / mb;
+                for (int v = 1; v <= C3_MAX_V; v++) {
+                    if ((L / p) % v != 0 || (v > 1 && (p < 2 || m % p != 0)))
+                        continue;
+                    for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
+                        for (int sp = 0; sp <= (t > 1); sp++) {
+                            dnp_config3d c = {t, p, (int)dp, mb, v, (dnp_recompute)rc, sp};
+                            int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
+                            dnp_config3d_result r;
+                            double bound = 0.0;
+                            stats->candidates++;
+                            dnp_error e = {0};
+                            if (c3_run(g, cl, batch, opt, &c, &cache[ci], 1, &bound, &r, &e) !=
+                                DNP_OK)
+                                continue;
+                            if (!r.fits) {
+                                if (stats->smallest_mem_bytes == 0.0 ||
+                                    r.mem_bytes < stats->smallest_mem_bytes)
+                                    stats->smallest_mem_bytes = r.mem_bytes;
+                                continue;
+                            }
+                            if (n_cand == cap) {
+                                cap = cap ? 2 * cap : 256;
+                                c3_cand *nc = dnp_realloc(cand, (size_t)cap * sizeof *nc);
+                                if (nc == NULL)
+                                    goto done;
+                                cand = nc;
+                            }
+                            cand[n_cand++] = (c3_cand){c, bound, order++, ci};
+                        }
+                }
+            }
+        }
+    }
+    stats->fitting = n_cand;
+    if (n_cand == 0) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st,
+                      "no configuration of %s at batch %lld fits in %.3g GB per device on %lld "
+                      "devices: the smallest needs %.3g GB",
+                      dnp_graph_name(g), (long long)batch,
+                      (opt->memory_limit_bytes > 0 ? opt->memory_limit_bytes
+                                                   : cl->types[0].mem_bytes) / 1e9,
+                      (long long)devices, stats->smallest_mem_bytes / 1e9);
+        goto done;
+    }
+    /* branch and bound: simulate in order of the lower bound until the
+     * bound reaches the best simulated step (exact: a step is never below
+     * its bound) */
+    qsort(cand, (size_t)n_cand, sizeof *cand, cand_cmp);
+    double best_s = INFINITY;
+    for (int i = 0; i < n_cand && cand[i].bound_s < best_s; i++) {
+        dnp_config3d_result r;
+        dnp_error e = {0};
+        st = c3_run(g, cl, batch, opt, &cand[i].cfg, &cache[cand[i].cache], 0, NULL, &r, &e);
+        if (st != DNP_OK) {
+            dnp_error_set(err, st, "%s", e.msg);
+            goto done;
+        }
+        stats->simulated++;
+        if (r.step_time_s < best_s) {
+            best_s = r.step_time_s;
+            *best = cand[i].cfg;
+            *best_res = r;
+        }
+    }
+    st = DNP_OK;
+done:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory searching configurations");
+    dnp_free(cache);
+    dnp_free(cand);
     return st;
 }

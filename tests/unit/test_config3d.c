@@ -100,3 +100,50 @@ TEST(config3d_recompute_and_memory)
     CHECK_NEAR(sp.mem_activation_bytes, 16 * 34.0 * sbh / 8, 1e-12, 0.0);
     CHECK_NEAR(none.model_flop, full.model_flop, 1e-12, 0.0); /* recompute is not model work */
 }
+
+/* The search's branch and bound against simulating every configuration of
+ * its space that fits: the same fastest step. */
+TEST(config3d_search_is_exact)
+{
+    const char *model = "gpt(hidden=512,heads=8,layers=8,seq=512,vocab=1000)";
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load(model, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 32, .precision = DNP_PREC_BF16, .optimizer = DNP_OPTIM_ADAM,
+                            .memory_limit_bytes = 2e9};
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats stats;
+    CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_OK);
+    CHECK(stats.simulated < stats.fitting); /* the bound pruned something */
+    double min_s = INFINITY;
+    int fitting = 0;
+    for (int t = 1; t <= 8; t *= 2)
+        for (int p = 1; p <= 8; p++)
+            for (int mb = 1; mb <= 32; mb *= 2)
+                for (int v = 1; v <= 8; v++)
+                    for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
+                        for (int sp = 0; sp <= (t > 1); sp++) {
+                            if (16 % (t * p) != 0)
+                                continue;
+                            dnp_config3d c = {t, p, 16 / (t * p), mb, v, (dnp_recompute)rc, sp};
+                            dnp_config3d_result r;
+                            dnp_error e = {0};
+                            if (dnp_config3d_simulate(g, &cl, 32, &opt, &c, &r, &e) != DNP_OK ||
+                                !r.fits)
+                                continue;
+                            fitting++;
+                            min_s = r.step_time_s < min_s ? r.step_time_s : min_s;
+                        }
+    CHECK_EQ_INT(stats.fitting, fitting);
+    CHECK_NEAR(res.step_time_s, min_s, 0.0, 0.0);
+    /* nothing fits in 1 MB: an error naming the smallest footprint */
+    opt.memory_limit_bytes = 1e6;
+    CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "smallest needs") != NULL);
+    dnp_graph_free(g);
+}

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char plan_help[] =
-    "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc]\n"
+    "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
@@ -21,7 +21,9 @@ static const char plan_help[] =
     "time with its compute / communication split (docs/time-model.md).\n"
     "\n"
     "  --search S     accpar (default), dp, owt or hypar; pase or mcmc search PaSE's\n"
-    "                 space (options: dnnpar plan --search pase --help)\n"
+    "                 space (options: dnnpar plan --search pase --help); 3d: the\n"
+    "                 fastest Megatron-LM configuration of a zoo transformer\n"
+    "                 (docs/config3d.md)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -68,6 +70,7 @@ typedef struct {
     const char *json;
     const char *source; /* the MODEL argument */
     const char *plot, *dot, *trace;
+    int search_3d; /* --search 3d: the fastest Megatron-LM configuration */
 } plan_job;
 
 /* Shared option handling of plan and compare.  Returns an exit status; on
@@ -111,8 +114,21 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     const char *s;
     if (with_search && (s = cli_get(&a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
+        if (strcmp(s, "3d") == 0) {
+            job->search_3d = 1;
+            sc = DNP_SCHEME_DP;
+            if (cli_get(&a, "optimizer") == NULL)
+                job->opt.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's */
+            if (job->plot || job->dot || job->trace || cli_get(&a, "levels") ||
+                job->opt.reference_mode) {
+                cli_error(cmd, "--search 3d takes no --plot, --dot, --trace, --levels or "
+                               "--reference");
+                return EXIT_USAGE;
+            }
+        }
         if (sc < 0) {
-            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar)", s);
+            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar, pase, mcmc, 3d)",
+                      s);
             return EXIT_USAGE;
         }
         job->opt.scheme = (dnp_scheme)sc;
@@ -206,6 +222,22 @@ int cmd_plan(int argc, char **argv)
     plan_job job;
     int done, rc = setup(argc, argv, "plan", plan_help, 1, &job, &done);
     if (rc != 0 || done) {
+        dnp_graph_free(job.g);
+        return rc;
+    }
+    if (job.search_3d) {
+        dnp_config3d best;
+        dnp_config3d_result res;
+        dnp_config3d_stats stats;
+        dnp_error err = {0};
+        if (dnp_config3d_search(job.g, &job.cl, job.opt.batch, &job.opt, &best, &res, &stats,
+                                &err) != DNP_OK) {
+            cli_error("plan", "%s", err.msg);
+            rc = cli_exit_for(err.status);
+        } else {
+            rc = cli_config3d_report("plan", job.g, &job.cl, job.opt.batch, &job.opt, &best,
+                                     &res, &stats, job.json);
+        }
         dnp_graph_free(job.g);
         return rc;
     }

@@ -18,7 +18,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info, "info MODEL [--batch B] [--json FILE]", "layer shapes, FLOPs, parameters"},
     {"plan", cmd_plan,
-     "plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc]\n"
+     "plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
      "[--levels H] [--batch B] [--reference] [--json FILE] [--plot FILE]",
      "partition every layer, predict step time"},
     {"compare", cmd_compare, "compare MODEL --cluster SPEC [--levels H] [--batch B] [--json FILE]",
