@@ -266,7 +266,7 @@ class Comm:
         for p, pieces in inc.items():
             at = 0
             for ab, au, n in pieces:
-                blk = bufs[p][at:at + n].reshape(ab[1] - ab[0], au[1] - au[0], -1)
+                blk = bufs[p][at:at + n].reshape(ab[1] - ab[0], au[1] - au[0], x.shape[2])
                 sl = (slice(ab[0] - yr[0][0], ab[1] - yr[0][0]),
                       slice(au[0] - yr[1][0], au[1] - yr[1][0]))
                 if add:
@@ -339,7 +339,10 @@ def sync_grads(run, comm, params):
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
         w, b = params[v]
         _, iv, ov = run.shards[me][v]
-        gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], -1)
+        info = run.model.info[v]
+        per = (info["in_shape"][0] // info["in_units"]) * o.kernel[0] * o.kernel[1] \
+            if o.kind == "conv" else info["in_cell"]
+        gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
         for hs, pieces in grouped(holder_groups(outs, ins)):
             if me in hs:
                 _reduce(comm, hs, gw, pieces, ov, iv)
@@ -427,7 +430,7 @@ def worker_run(run, rank, groups):
                     y = torch.zeros((nb, ov[1] - ov[0]) + tuple(hw)) + 0.0 * xv.sum()
                     if b is not None:
                         y = y + b.reshape((1, -1) + (1,) * len(hw))
-                ycells = y.reshape(nb, ov[1] - ov[0], -1)
+                ycells = y.reshape(nb, ov[1] - ov[0], elems(o.out[1:]))
                 ycells = PartialSum.apply(ycells, comm, v)
                 y = ycells.reshape(y.shape)
                 t[o.name] = (y, (bv, ov))

@@ -11,6 +11,7 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 
 from . import LOSS_RTOL, WEIGHT_RTOL
+from .model import elems
 from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
 from .shards import InputError, ring_total
 
@@ -45,7 +46,7 @@ def check(run, ref_losses, ref_params, results):
         full = None
         for r in results:
             y, (bo, uo) = r["outputs"][step]
-            yc = y.reshape(bo[1] - bo[0], uo[1] - uo[0], -1)
+            yc = y.reshape(bo[1] - bo[0], uo[1] - uo[0], elems(m.output.out) // n_units)
             if full is None:
                 full = torch.full((run.batch, n_units, yc.shape[2]), float("nan"))
             full[bo[0]:bo[1], uo[0]:uo[1]] = yc
