@@ -784,6 +784,12 @@ typedef struct {
      * alike), added in that order so that a reimplementation gets the same
      * double bit for bit. */
     double sent_bytes, received_bytes;
+    /* For comparison: what the step simulator (docs/time-model.md "The
+     * default model") has one device of this device's class receive, at
+     * the plan's precision and continuous shares; NAN under the paper's
+     * accounting.  docs/time-model.md "Executed accounting" says where the
+     * two differ. */
+    double sim_received_bytes;
 } dnp_device_comm;
 
 /* Number of devices of plan p (leaves of its device tree).  O(1). */

@@ -93,6 +93,7 @@ def check(run, ref_losses, ref_params, results):
             "rank": r["rank"], "sent_bytes": sent, "received_bytes": recv,
             "predicted_sent_bytes": pred["sent_bytes"],
             "predicted_received_bytes": pred["received_bytes"], "match": ok,
+            "simulated_received_bytes": pred.get("sim_received_bytes"),
             "p2p_sent_bytes": r["sent"], "p2p_received_bytes": r["received"],
             "allreduce_bytes": {str(k): x for k, x in sorted(r["allreduce"].items())},
             "step_time_s": sum(ts[1:]) / len(ts[1:]) if len(ts) > 1 else ts[0]})
@@ -114,13 +115,17 @@ def text(rep):
                                 "ok" if rep["numerics_ok"] else "FAILED"),
         "bytes: %s" % ("every rank sent and received what dnnpar predicted"
                        if rep["bytes_match"] else "FAILED: a rank differs from the prediction"),
-        "%4s  %14s  %14s  %14s  %14s  %10s" % ("rank", "sent B", "received B", "predicted sent",
-                                              "predicted recv", "step ms")]
+        "%4s  %14s  %14s  %14s  %14s  %14s  %9s" % (
+            "rank", "sent B", "received B", "predicted sent", "predicted recv", "simulator recv",
+            "step ms")]
     for r in rep["ranks"]:
-        out.append("%4d  %14.1f  %14.1f  %14.1f  %14.1f  %10.2f%s" % (
+        sim = r["simulated_received_bytes"]
+        out.append("%4d  %14.1f  %14.1f  %14.1f  %14.1f  %14s  %9.2f%s" % (
             r["rank"], r["sent_bytes"], r["received_bytes"], r["predicted_sent_bytes"],
-            r["predicted_received_bytes"], 1e3 * r["step_time_s"],
-            "" if r["match"] else "  differs"))
+            r["predicted_received_bytes"], "-" if sim is None else "%.1f" % sim,
+            1e3 * r["step_time_s"], "" if r["match"] else "  differs"))
+    out.append("(simulator recv: what dnnpar's step simulator charges the rank's device class "
+               "at continuous shares, docs/time-model.md \"Executed accounting\")")
     return "\n".join(out)
 
 

@@ -39,6 +39,7 @@ typedef struct {
     int depth;
     unsigned bits;
     const tnode *path[DEVCOMM_MAX_DEPTH]; /* the group split at each level */
+    const tnode *leaf;
 } devpath;
 
 typedef struct {
@@ -74,6 +75,7 @@ static int walk_leaves(const tnode *n, int depth, unsigned bits, const tnode **p
         devpath *d = &dev[(*k)++];
         d->depth = depth;
         d->bits = bits;
+        d->leaf = n;
         for (int j = 0; j < depth; j++)
             d->path[j] = path[j];
         return 0;
@@ -498,6 +500,19 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
         goto fail;
     }
     for (int d = 0; d < n; d++) {
+        /* The simulator's class of device d: the same groups down to the
+         * same leaf (identical halves are one tree node). */
+        C.out[d].sim_received_bytes = NAN;
+        for (int c = 0; p->has_sim && c < p->sim.n_classes; c++) {
+            const lower_class *lc = &p->sim.classes[c];
+            int same = lc->depth == C.dev[d].depth && lc->path[lc->depth] == C.dev[d].leaf;
+            for (int j = 0; same && j < lc->depth; j++)
+                same = lc->path[j] == C.dev[d].path[j];
+            if (same) {
+                C.out[d].sim_received_bytes = lc->recv_bytes;
+                break;
+            }
+        }
         C.out[d].device = d;
         C.out[d].depth = C.dev[d].depth;
         C.out[d].branch_bits = C.dev[d].bits;

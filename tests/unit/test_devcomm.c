@@ -69,6 +69,7 @@ TEST(devcomm_data_parallel)
             CHECK_EQ_INT((int)(dc[d].p2p_sent_bytes[k] + dc[d].p2p_received_bytes[k]), 0);
         CHECK_NEAR(dc[d].sent_bytes, 312.0, 0, 0);
         CHECK_NEAR(dc[d].received_bytes, 312.0, 0, 0);
+        CHECK_NEAR(dc[d].sim_received_bytes, 312.0, 0, 0);
     }
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
@@ -101,6 +102,7 @@ TEST(devcomm_partial_sums)
         CHECK_EQ_INT((int)dc[d].p2p_received_bytes[DNP_XFER_LAYOUT_BWD], 0);
         CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 0);
         CHECK_NEAR(dc[d].received_bytes, 192.0, 0, 0);
+        CHECK_NEAR(dc[d].sim_received_bytes, 192.0, 0, 0);
     }
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);

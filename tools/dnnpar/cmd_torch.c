@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -130,6 +131,9 @@ static json_t *run_json(const dnp_plan *p, const dnp_device_comm *dc, int n_dev,
         json_object_set_new(o, "allreduce_bytes", ar);
         json_object_set_new(o, "sent_bytes", json_real(c->sent_bytes));
         json_object_set_new(o, "received_bytes", json_real(c->received_bytes));
+        json_object_set_new(o, "sim_received_bytes", isnan(c->sim_received_bytes)
+                                                         ? json_null()
+                                                         : json_real(c->sim_received_bytes));
         json_array_append_new(devs, o);
     }
     json_object_set_new(root, "devices", devs);
