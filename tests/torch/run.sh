@@ -105,4 +105,17 @@ done
 DNNPAR_PYTHON=/nonexistent/python3 "$bin" run-torch lenet "$work/dp4.json" --ranks 4 \
     > /dev/null 2> "$work/e2"
 [ $? -eq 2 ] && grep -q "python3-torch" "$work/e2" && ok || bad "no python: $(cat "$work/e2")"
+# What the executor cannot run is named (exit status 2), before any rank starts.
+"$bin" export-model lenet | sed 's/"kind": "relu"/"kind": "batchnorm"/' > "$work/bn.json"
+"$bin" plan "$work/bn.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/bn-dp.json" \
+    > /dev/null
+"$bin" run-torch "$work/bn.json" "$work/bn-dp.json" --ranks 2 > /dev/null 2> "$work/e3"
+[ $? -eq 2 ] && grep -q "op 'relu1' (batchnorm): the torch executor cannot run" "$work/e3" &&
+    ok || bad "batchnorm: $(cat "$work/e3")"
+# A softmax over the channels fc3 splits (Type-III) would need a collective
+# dnnpar does not model.
+sed 's/"fc3": "I"/"fc3": "III"/' tests/torch/lenet-dp2.json > "$work/sm.json"
+"$bin" run-torch lenet "$work/sm.json" --ranks 2 > /dev/null 2> "$work/e4"
+[ $? -eq 2 ] && grep -q "op 'softmax' (softmax) needs every channel of a sample, but 'fc3'" \
+    "$work/e4" && ok || bad "softmax: $(cat "$work/e4")"
 echo "torch: $passed passed, $failed failed"
