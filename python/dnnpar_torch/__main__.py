@@ -2,10 +2,7 @@
 `dnnpar run-torch` wrote (one per strategy, the same number of ranks) and
 report the checks of docs/torch.md.  Exit status: 0 every check passed,
 1 a check failed, 2 bad input or no torch."""
-import json
-import os
 import sys
-import tempfile
 
 
 def fail_input(msg):

@@ -53,16 +53,13 @@ def check(run, ref_losses, ref_params, results):
         if torch.isnan(full).any():
             raise RuntimeError("the ranks' outputs do not cover the whole output")
         _, target = make_data(m, run.batch, step)
-        out = full.reshape((run.batch,) + tuple(m.output.out)) if len(
-            m.output.out) == 3 and m.output.kind != "fc" and full.shape[2] > 1 else \
-            full.reshape(run.batch, -1)
+        out = full.reshape(run.batch, n_units * full.shape[2])
         tgt = target if m.output.kind == "softmax" else target.reshape(out.shape)
         losses.append(float(loss_of(m, out, tgt, run.batch)))
     loss_diff = max(_rel(a, b) for a, b in zip(losses, ref_losses))
     # Weights: every rank's shard against the same slice of the reference.
     wdiff = 0.0
     for r in results:
-        _, _, _ = r["rank"], None, None
         d = r["rank"]
         for v, (wl, bl) in enumerate(r["params"]):
             w, b = ref_params[v]
