@@ -808,8 +808,8 @@ int dnp_plan_n_devices(const dnp_plan *p);
  * weights.  On success *out (n_devices entries, free with dnp_free) is
  * owned by the caller.  Fails with DNP_ERR_INPUT, naming the op or the
  * limit, for more than DNP_DEVCOMM_MAX_DEVICES devices, a device tree
- * deeper than 32 levels, a join (add, concat) or a weighted op other than
- * a dense conv or FC.  O(ops x devices^2 x A), A the pieces a device's
+ * deeper than 32 levels, a join other than an add of equal shapes (concat)
+ * or a weighted op other than a dense conv or FC.  O(ops x devices^2 x A), A the pieces a device's
  * shard is cut into (small: at most 16 x devices^2). */
 dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes_per_elem,
                                 dnp_device_comm **out, int *n_devices, dnp_error *err);

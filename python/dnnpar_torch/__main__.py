@@ -30,12 +30,15 @@ def main(argv):
                    "(scripts/install-deps.sh)" % (sys.executable, e))
     if not dist.is_available() or not dist.is_gloo_available():
         fail_input("this torch has no gloo backend for torch.distributed")
-    from .run import run_all
+    from .run import RankFailed, run_all
     from .shards import InputError
     try:
         return run_all(paths, json_out)
     except InputError as e:
         fail_input(str(e))
+    except RankFailed as e:
+        sys.stderr.write("dnnpar run-torch: %s\n" % e)
+        return 1
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ class Run:
                     if t not in (0, 1, 2):
                         raise InputError("%s: op '%s' has no partition type at level %d"
                                          % (path, names[v], k))
-        self.shards = [[shard(dev, v, self.batch, i["in_units"], i["out_units"])
+        self.shards = [[shard(dev, v, self.batch, i["in_units"], i["out_units"], i["join"])
                         for v, i in enumerate(self.model.info)] for dev in self.devs]
         self.check_row_ops()
 
@@ -65,10 +65,11 @@ class Run:
                 continue
             for dev in self.devs:
                 for k, (_, _, types) in enumerate(dev.levels):
-                    if types[v] == 2:
+                    if types[v] == (1 if m.info[v]["join"] else 2):
                         raise InputError(
                             "%s: op '%s' (%s) needs every channel of a sample, but '%s' "
-                            "splits its output channels (Type-III) at level %d: a "
+                            "splits its output channels (Type-III or a channel layout) at "
+                            "level %d: a "
                             "collective dnnpar does not model; not executable"
                             % (self.path, o.name, o.kind, m.planned[v].name, k))
 
@@ -83,6 +84,9 @@ def init_params(model):
     g = torch.Generator().manual_seed(SEED)
     params = []
     for v, o in enumerate(model.planned):
+        if model.info[v]["join"]:
+            params.append((None, None))
+            continue
         src = model.by_name[o.inputs[0]]
         if o.kind == "conv":
             shape = (o.out[0], src.out[0], o.kernel[0], o.kernel[1])
@@ -147,15 +151,18 @@ def loss_of(model, y, target, batch, b0=0, u0=0):
 def reference(run):
     """Single-process training: the loss of every step and the final weights."""
     m = run.model
-    params = [(w.clone().requires_grad_(True), b.clone().requires_grad_(True) if b is not None
-               else None) for w, b in init_params(m)]
+    params = [(w.clone().requires_grad_(True) if w is not None else None,
+               b.clone().requires_grad_(True) if b is not None else None)
+              for w, b in init_params(m)]
     losses = []
     for step in range(run.steps):
         x, target = make_data(m, run.batch, step)
         t = {m.input.name: x}
         for o in m.ops[1:]:
             xin = t[o.inputs[0]]
-            if o.kind in ("conv", "fc"):
+            if o.kind == "add":
+                y = sum(t[x] for x in o.inputs[1:]) + xin
+            elif o.kind in ("conv", "fc"):
                 w, b = params[m.node_of[o.name]]
                 if o.kind == "fc":
                     xin = xin.reshape(run.batch, -1)
@@ -172,16 +179,19 @@ def reference(run):
         loss = loss_of(m, y, tgt, run.batch)
         losses.append(float(loss))
         for w, b in params:
-            w.grad = None
+            if w is not None:
+                w.grad = None
             if b is not None:
                 b.grad = None
         loss.backward()
         with torch.no_grad():
             for w, b in params:
-                w -= LR * w.grad
+                if w is not None:
+                    w -= LR * w.grad
                 if b is not None:
                     b -= LR * b.grad
-    return losses, [(w.detach(), b.detach() if b is not None else None) for w, b in params]
+    return losses, [(w.detach() if w is not None else None, b.detach() if b is not None else None)
+                    for w, b in params]
 
 
 # ---------------------------------------------------------------- comm
@@ -282,19 +292,21 @@ class Redistribute(torch.autograd.Function):
     then the error back to the producer's layout."""
 
     @staticmethod
-    def forward(ctx, x, comm, v):
-        ctx.comm, ctx.v = comm, v
+    def forward(ctx, x, comm, u, v):
+        ctx.comm, ctx.u, ctx.v = comm, u, v
         run = comm.run
-        u = run.model.info[v]["producer"]
         ctx.have = [run.region(d, u, "out") for d in range(run.ranks)]
         ctx.need = [run.region(d, v, "in") for d in range(run.ranks)]
-        return comm.redistribute(x, ctx.have, ctx.need, "layout_fwd", ("lf", v))
+        return comm.redistribute(x, ctx.have, ctx.need, "layout_fwd", ("lf", u, v))
 
     @staticmethod
     def backward(ctx, g):
-        comm, v = ctx.comm, ctx.v
-        g = comm.partial_sums(g.contiguous(), v, TYPE_III, ctx.need, "psum_bwd", ("pb", v))
-        return comm.redistribute(g, ctx.need, ctx.have, "layout_bwd", ("lb", v)), None, None
+        comm, u, v = ctx.comm, ctx.u, ctx.v
+        g = g.contiguous()
+        if not comm.run.model.info[v]["join"]:
+            g = comm.partial_sums(g, v, TYPE_III, ctx.need, "psum_bwd", ("pb", v))
+        return (comm.redistribute(g, ctx.need, ctx.have, "layout_bwd", ("lb", u, v)),
+                None, None, None)
 
 
 class PartialSum(torch.autograd.Function):
@@ -316,6 +328,8 @@ def holder_sets(run):
     """Every set of ranks an all-reduce of gradients runs over, sorted."""
     sets = set()
     for v, o in enumerate(run.model.planned):
+        if run.model.info[v]["join"]:
+            continue
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
         for hs, _ in holder_groups(outs, ins):
@@ -330,11 +344,13 @@ def sync_grads(run, comm, params):
     """Every gradient piece all-reduced over the ranks holding it."""
     me = comm.rank
     for w, b in params:  # a shard no sample reached has a zero gradient
-        if w.grad is None:
+        if w is not None and w.grad is None:
             w.grad = torch.zeros_like(w)
         if b is not None and b.grad is None:
             b.grad = torch.zeros_like(b)
     for v, o in enumerate(run.model.planned):
+        if run.model.info[v]["join"]:
+            continue
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
         w, b = params[v]
@@ -380,6 +396,9 @@ def local_params(run, full, d):
     blocks), the bias with input unit 0."""
     res = []
     for v, (w, b) in enumerate(full):
+        if w is None:
+            res.append((None, None))
+            continue
         _, iv, ov = run.shards[d][v]
         info = run.model.info[v]
         per = w.shape[1] // info["in_units"] if w.dim() == 4 else info["in_cell"]
@@ -405,18 +424,33 @@ def worker_run(run, rank, groups):
         dist.barrier()
         t0 = time.perf_counter()
         t = {m.input.name: (x, ((0, run.batch), (0, m.input.out[0])))}
+        def input_cells(src, v, bv, iv):
+            """Op src's output as planned node v needs it, [samples, units, cell]."""
+            xin, reg = t[src]
+            cells = xin.reshape(xin.shape[0], reg[1][1] - reg[1][0], m.info[v]["in_cell"])
+            u = m.owner[src]
+            if u is None:  # the model input, whole on every rank: sliced, not moved
+                return cells[bv[0]:bv[1], iv[0]:iv[1]]
+            return Redistribute.apply(cells, comm, u, v)
+
         for o in m.ops[1:]:
             xin, reg = t[o.inputs[0]]
-            if o.kind in ("conv", "fc"):
+            if o.kind == "add":
+                v = m.node_of[o.name]
+                bv, iv, _ = run.shards[rank][v]
+                nb, nu = bv[1] - bv[0], iv[1] - iv[0]
+                ycells = input_cells(o.inputs[0], v, bv, iv)
+                for x in o.inputs[1:]:
+                    ycells = ycells + input_cells(x, v, bv, iv)
+                shape = (nb, nu) + tuple(o.out[1:]) if xin.dim() == 4 else \
+                    (nb, nu * m.info[v]["in_cell"])
+                t[o.name] = (ycells.reshape(shape), (bv, iv))
+            elif o.kind in ("conv", "fc"):
                 v = m.node_of[o.name]
                 info = m.info[v]
                 bv, iv, ov = run.shards[rank][v]
                 nb, nu = bv[1] - bv[0], iv[1] - iv[0]
-                cells = xin.reshape(xin.shape[0], reg[1][1] - reg[1][0], info["in_cell"])
-                if info["producer"] is None:  # the model input: sliced, not moved
-                    xv = cells[bv[0]:bv[1], iv[0]:iv[1]]
-                else:
-                    xv = Redistribute.apply(cells, comm, v)
+                xv = input_cells(o.inputs[0], v, bv, iv)
                 shp = info["in_shape"]
                 if o.kind == "conv":
                     xv = xv.reshape(nb, nu * shp[0] // info["in_units"], shp[1], shp[2])
@@ -448,12 +482,13 @@ def worker_run(run, rank, groups):
         sync_grads(run, comm, params)
         with torch.no_grad():
             for w, b in params:
-                if w.grad is not None:
+                if w is not None and w.grad is not None:
                     w -= LR * w.grad
                 if b is not None and b.grad is not None:
                     b -= LR * b.grad
         for w, b in params:
-            w.grad = None
+            if w is not None:
+                w.grad = None
             if b is not None:
                 b.grad = None
         times.append(time.perf_counter() - t0)
@@ -462,6 +497,7 @@ def worker_run(run, rank, groups):
     # Every step makes the same calls: the counts of one step are reported,
     # and a step that differs from the first is a failed check.
     return {"rank": rank, "outputs": outputs, "times": times,
-            "params": [(w.detach(), b.detach() if b is not None else None) for w, b in params],
+            "params": [(w.detach() if w is not None else None,
+                        b.detach() if b is not None else None) for w, b in params],
             "sent": counts[0][0], "received": counts[0][1], "allreduce": counts[0][2],
             "steps_alike": all(c == counts[0] for c in counts)}

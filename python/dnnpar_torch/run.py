@@ -16,6 +16,10 @@ from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, wor
 from .shards import InputError, ring_total
 
 
+class RankFailed(Exception):
+    """A rank stopped: a bug or the machine, not the input (exit status 1)."""
+
+
 def _worker(rank, paths, tmp, world):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="file://" + os.path.join(tmp, "store"),
@@ -63,6 +67,8 @@ def check(run, ref_losses, ref_params, results):
         d = r["rank"]
         for v, (wl, bl) in enumerate(r["params"]):
             w, b = ref_params[v]
+            if w is None:
+                continue
             _, iv, ov = run.shards[d][v]
             info = m.info[v]
             per = w.shape[1] // info["in_units"] if w.dim() == 4 else info["in_cell"]
@@ -137,7 +143,14 @@ def run_all(paths, json_out):
     refs = [reference(r) for r in runs]
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     with tempfile.TemporaryDirectory(prefix="dnnpar-torch-") as tmp:
-        mp.spawn(_worker, args=(paths, tmp, world), nprocs=world, join=True)
+        try:
+            mp.spawn(_worker, args=(paths, tmp, world), nprocs=world, join=True)
+        except mp.ProcessRaisedException as e:
+            # One line: the failing rank and the error its traceback ends with.
+            last = [l for l in str(e).strip().splitlines() if l.strip()]
+            raise RankFailed("rank %d failed: %s" % (e.error_index, last[-1] if last else "?"))
+        except mp.ProcessExitedException as e:
+            raise RankFailed("rank %d exited with status %s" % (e.error_index, e.exit_code))
         reps = []
         for i, run in enumerate(runs):
             results = [torch.load(os.path.join(tmp, "r%d_%d.pt" % (i, k))) for k in range(world)]

@@ -41,11 +41,20 @@ class Device:
         return (self.bits >> k) & 1
 
 
-def shard(dev, v, batch, in_units, out_units):
-    """Device dev's (samples, input units, output units) ranges of planned node v."""
+def shard(dev, v, batch, in_units, out_units, join=False):
+    """Device dev's (samples, input units, output units) ranges of planned
+    node v: Type-I levels split the samples, II the input units, III the
+    output units; a join's batch layout the samples, its channel layout its
+    channels (input and output alike), replicated nothing."""
     iv = [(0, batch), (0, in_units), (0, out_units)]
     for k, (side, ratio, types) in enumerate(dev.levels):
         t = types[v]
+        if join:
+            if t == 0:
+                iv[0] = split_ivl(iv[0], ratio, side)
+            elif t == 1:
+                iv[1] = iv[2] = split_ivl(iv[1], ratio, side)
+            continue
         iv[t] = split_ivl(iv[t], ratio, side)
     return iv[0], iv[1], iv[2]
 

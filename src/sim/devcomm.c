@@ -100,17 +100,29 @@ static ivl split_ivl(ivl r, double alpha, int side)
 }
 
 /* Device d's shares of planned node v: samples (Type-I levels), input
- * units (Type-II) and output units (Type-III), AccPar section 3.2. */
-static void shard(const devpath *d, int v, int64_t batch, int64_t in_units, int64_t out_units,
-                  ivl *b, ivl *in, ivl *out)
+ * units (Type-II) and output units (Type-III), AccPar section 3.2; a join
+ * (`join`) in a batch layout splits its samples, in a channel layout its
+ * channels (input and output alike, plan.c: child_shares), replicated
+ * nothing. */
+static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_units,
+                  int64_t out_units, ivl *b, ivl *in, ivl *out)
 {
     *b = (ivl){0, batch};
     *in = (ivl){0, in_units};
     *out = (ivl){0, out_units};
     for (int k = 0; k < d->depth; k++) {
         const tnode *n = d->path[k];
-        int side = (int)((d->bits >> k) & 1u);
-        ivl *x = n->types[v] == DNP_TYPE_I ? b : n->types[v] == DNP_TYPE_II ? in : out;
+        int side = (int)((d->bits >> k) & 1u), t = n->types[v];
+        if (join) {
+            if (t == 0) {
+                *b = split_ivl(*b, n->alpha, side);
+            } else if (t == 1) {
+                *in = split_ivl(*in, n->alpha, side);
+                *out = *in;
+            }
+            continue;
+        }
+        ivl *x = t == DNP_TYPE_I ? b : t == DNP_TYPE_II ? in : out;
         *x = split_ivl(*x, n->alpha, side);
     }
 }
@@ -313,23 +325,51 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, int64_t ce
 
 /* What the accounting needs of planned node v: its op, the channel units of
  * its input (the channels of the tensor's producer, or of the model input)
- * and the elements of one (sample, unit) of the tensor it reads. */
+ * and the elements of one (sample, unit) of the tensor it reads.  A join
+ * (an add of equal shapes) keeps its inputs' channels as its own. */
 typedef struct {
     const dnp_op *op;
     int64_t in_units, out_units, in_cell, w_cell;
-    int producer; /* planned node, or -1 (the model input) */
+    int producer; /* weighted ops: the planned node read, or -1 (the model input) */
+    int join;
 } node_info;
+
+/* The origin of op i's input k: back over single-input ops that are not
+ * weighted to a planned op or to an op without inputs. */
+static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
+{
+    const dnp_op *o = dnp_graph_op(g, op->inputs[k]);
+    while (o->n_inputs == 1 && !dnp_op_is_weighted(o->kind))
+        o = dnp_graph_op(g, o->inputs[0]);
+    return o;
+}
 
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
     const pgraph *pg = &C->p->pg;
     const dnp_op *op = dnp_graph_op(C->g, pg->nodes[v].op);
     const char *name = C->p->node_names[v];
-    if (!pg->nodes[v].weighted) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "op '%s': joins (add, concat) are not covered by the executed accounting",
-                      name);
-        return DNP_ERR_INPUT;
+    ni->op = op;
+    ni->join = !pg->nodes[v].weighted;
+    if (ni->join) {
+        int64_t e = op->out.c * op->out.h * op->out.w;
+        int ok = op->kind == DNP_OP_ADD && op->out.c > 0;
+        for (int k = 0; ok && k < op->n_inputs; k++) {
+            const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
+            ok = in->out.c * in->out.h * in->out.w == e && origin(C->g, op, k)->out.c == op->out.c;
+        }
+        if (!ok) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': of the joins only an add of tensors of one shape and the "
+                          "same channels is covered by the executed accounting",
+                          name);
+            return DNP_ERR_INPUT;
+        }
+        ni->in_units = ni->out_units = op->out.c;
+        ni->in_cell = e / op->out.c;
+        ni->w_cell = 0;
+        ni->producer = -1;
+        return DNP_OK;
     }
     if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->groups > 1 ||
         op->keep_positions || op->n_inputs != 1) {
@@ -339,16 +379,8 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
                       name);
         return DNP_ERR_INPUT;
     }
-    ni->op = op;
     ni->producer = pg->in_start[v] < pg->in_start[v + 1] ? pg->edges[pg->in_start[v]].u : -1;
-    /* The origin of the input: back over single-input ops to a planned op
-     * or to an op without inputs. */
-    int src = op->inputs[0];
-    const dnp_op *o = dnp_graph_op(C->g, src);
-    while (o->n_inputs == 1 && !dnp_op_is_weighted(o->kind)) {
-        src = o->inputs[0];
-        o = dnp_graph_op(C->g, src);
-    }
+    const dnp_op *o = origin(C->g, op, 0);
     ni->in_units = o->out.c;
     ni->out_units = op->out.c;
     int64_t in_elems = op->in.c * op->in.h * op->in.w; /* one sample of the tensor read */
@@ -370,6 +402,43 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     return DNP_OK;
 }
 
+/* Layout changes into planned node v (forward: each producer's output as
+ * it provides it -> v's input as v needs it) and, for a conv / FC, its
+ * Type-III partial sums of the input error before the error goes back
+ * (backward: v's layout -> the producer's).  ob: v's shards. */
+static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
+                             rect *need, ivl *ub, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    const pgraph *pg = &p->pg;
+    const int N = C->n;
+    const int64_t cell_bytes = ni->in_cell * C->bpe;
+    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
+        int u = pg->edges[e].u;
+        node_info nu;
+        dnp_status st = node_info_get(C, u, &nu, err);
+        if (st != DNP_OK)
+            return st;
+        for (int d = 0; d < N; d++) {
+            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ub[3 * d],
+                  &ub[3 * d + 1], &ub[3 * d + 2]);
+            have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
+            need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
+        }
+        if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
+                               err)) != DNP_OK)
+            return st;
+        if (!ni->join &&
+            (st = partial_sums(C, v, DNP_TYPE_III, need, cell_bytes, DNP_XFER_PSUM_BWD, err)) !=
+                DNP_OK)
+            return st;
+        if ((st = redistribute(C, need, have, cell_bytes, DNP_XFER_LAYOUT_BWD, p->node_names[v],
+                               err)) != DNP_OK)
+            return st;
+    }
+    return DNP_OK;
+}
+
 static dnp_status account(ctx *C, dnp_error *err)
 {
     const dnp_plan *p = C->p;
@@ -386,47 +455,31 @@ static dnp_status account(ctx *C, dnp_error *err)
         goto done;
     }
     for (int v = 0; v < V; v++) {
-        node_info ni, nu;
+        node_info ni;
         if ((st = node_info_get(C, v, &ni, err)) != DNP_OK)
             goto done;
         for (int d = 0; d < N; d++)
-            shard(&C->dev[d], v, B, ni.in_units, ni.out_units, &ob[3 * d], &ob[3 * d + 1],
-                  &ob[3 * d + 2]);
-        const int64_t in_cell_bytes = ni.in_cell * C->bpe;
-        /* Type-II: the output's partial sums (forward). */
-        for (int d = 0; d < N; d++)
-            have[d] = (rect){ob[3 * d], ob[3 * d + 2]};
-        if ((st = partial_sums(C, v, DNP_TYPE_II, have, ni.op->out.h * ni.op->out.w * C->bpe,
-                               DNP_XFER_PSUM_FWD, err)) != DNP_OK)
-            goto done;
-        /* Gradients: weights (out x in) and the bias (out, with input unit 0). */
-        for (int d = 0; d < N; d++) {
-            tmp[d] = ob[3 * d + 2];
-            tmp[N + d] = ob[3 * d + 1];
+            shard(&C->dev[d], v, ni.join, B, ni.in_units, ni.out_units, &ob[3 * d],
+                  &ob[3 * d + 1], &ob[3 * d + 2]);
+        if (!ni.join) {
+            /* Type-II: the output's partial sums (forward). */
+            for (int d = 0; d < N; d++)
+                have[d] = (rect){ob[3 * d], ob[3 * d + 2]};
+            if ((st = partial_sums(C, v, DNP_TYPE_II, have,
+                                   ni.op->out.h * ni.op->out.w * C->bpe, DNP_XFER_PSUM_FWD,
+                                   err)) != DNP_OK)
+                goto done;
+            /* Gradients: weights (out x in) and the bias (out, with input unit 0). */
+            for (int d = 0; d < N; d++) {
+                tmp[d] = ob[3 * d + 2];
+                tmp[N + d] = ob[3 * d + 1];
+            }
+            grad_allreduce(C, tmp, tmp + N, ni.w_cell * C->bpe, 0);
+            if (ni.op->bias)
+                grad_allreduce(C, tmp, tmp + N, C->bpe, 1);
         }
-        grad_allreduce(C, tmp, tmp + N, ni.w_cell * C->bpe, 0);
-        if (ni.op->bias)
-            grad_allreduce(C, tmp, tmp + N, C->bpe, 1);
-        if (ni.producer < 0)
-            continue; /* the model input: sliced where it is read, no gradient */
-        int u = ni.producer;
-        if ((st = node_info_get(C, u, &nu, err)) != DNP_OK)
-            goto done;
-        for (int d = 0; d < N; d++) {
-            shard(&C->dev[d], u, B, nu.in_units, nu.out_units, &ub[3 * d], &ub[3 * d + 1],
-                  &ub[3 * d + 2]);
-            have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
-            need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
-        }
-        if ((st = redistribute(C, have, need, in_cell_bytes, DNP_XFER_LAYOUT_FWD,
-                               p->node_names[v], err)) != DNP_OK)
-            goto done;
-        /* Type-III: the input error's partial sums, then back to u's layout. */
-        if ((st = partial_sums(C, v, DNP_TYPE_III, need, in_cell_bytes, DNP_XFER_PSUM_BWD,
-                               err)) != DNP_OK)
-            goto done;
-        if ((st = redistribute(C, need, have, in_cell_bytes, DNP_XFER_LAYOUT_BWD,
-                               p->node_names[v], err)) != DNP_OK)
+        /* The model input is sliced where it is read: no edge, no gradient. */
+        if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)
             goto done;
     }
     /* Totals (dnnpar.h): point-to-point, then each group size's ring

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # torch/run.sh [BUILD_DIR] - issue 14: dnnpar strategies executed on
 # torch.distributed (gloo, CPU processes) by `dnnpar run-torch`.  LeNet (zoo)
-# and alexnet-small.json (AccPar's AlexNet pattern, small) on 2, 3 and 4 ranks
-# under dp, owt, hypar and accpar, planned here by the binary under test on
+# and alexnet-small.json (AccPar's AlexNet pattern, small) on 2, 3 and 4 ranks,
+# and resnet-tiny.json (residual adds) on 4, under dp, owt, hypar and accpar
+# (and a hand-written strategy for the joins), planned here by the binary under test on
 # heterogeneous clusters (uneven ratios, two levels, Type-II and Type-III
 # layers, a rank holding no sample).  Each case must report numerics_ok
 # (weights and loss equal one-process training within float32 tolerances)
@@ -28,9 +29,10 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL torch $1"; failed=$((failed + 1)); }
 
-# case NAME MODEL BATCH CLUSTER RANKS: every search's plan, run in one launch.
+# case NAME MODEL BATCH CLUSTER RANKS [STRATEGY...]: every search's plan and
+# the strategies given, run in one launch.
 run_case() {
-    local name=$1 model=$2 batch=$3 cluster=$4 ranks=$5 files=()
+    local name=$1 model=$2 batch=$3 cluster=$4 ranks=$5 files=("${@:6}")
     for s in dp owt hypar accpar; do
         if ! "$bin" plan "$model" --cluster "$cluster" --search $s --batch "$batch" \
                 --json "$work/$name-$s.json" > /dev/null; then
@@ -90,6 +92,9 @@ run_case lenet4 lenet 12 2xtpu-v2+2xtpu-v3 4
 run_case alex2 "$M" 8 1xtpu-v2+1xtpu-v3 2
 run_case alex3 "$M" 8 1xtpu-v2+2xtpu-v3 3
 run_case alex4 "$M" 8 2xtpu-v2+2xtpu-v3 4
+# Residual blocks (joins, fan-out); the hand-written strategy has every join
+# layout (batch, channel, replicated) and every type at ratio 3/8 on two levels.
+run_case res4 tests/torch/resnet-tiny.json 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
 for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
             "alex4-accpar uneven" "alex4-accpar levels2" "alex4-accpar III" \
             "alex4-hypar II" "lenet4-hypar levels2"; do

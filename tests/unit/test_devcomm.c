@@ -143,26 +143,57 @@ TEST(devcomm_uneven_layout_change)
     dnp_graph_free(g);
 }
 
-/* Joins are named, not guessed at. */
-TEST(devcomm_join_refused)
+/* x [4] -> fa (4) and fb (4), no bias -> add.  fa Type-I, fb Type-III, the
+ * add batch-split, ratio 1/2, batch 4: fb's output goes from channel- to
+ * batch-split (device 0 fetches samples 0..2 of channels 2..4: 4 floats)
+ * and its error back (samples 2..4 of channels 0..2); fa's 16 gradients
+ * are all-reduced by the pair.  A concat is refused by name. */
+static dnp_graph *fork_join(dnp_op_kind kind)
 {
     dnp_graph *g = dnp_graph_new("res");
     int x = dnp_graph_input(g, "x", 4, 1, 1);
     int a = dnp_graph_fc(g, "fa", x, 4, 0);
     int b = dnp_graph_fc(g, "fb", x, 4, 0);
     int in[2] = {a, b};
-    dnp_shape sh = {4, 1, 1};
+    dnp_shape sh = {kind == DNP_OP_ADD ? 4 : 8, 1, 1};
     dnp_op_attrs at;
     memset(&at, 0, sizeof at);
-    CHECK(dnp_graph_append(g, "sum", DNP_OP_ADD, 2, in, sh, &at) >= 0);
-    dnp_cluster cl;
+    dnp_graph_append(g, "sum", kind, 2, in, sh, &at);
+    return g;
+}
+
+TEST(devcomm_join)
+{
+    dnp_graph *g = fork_join(DNP_OP_ADD);
+    const char *text =
+        "{\"model\": \"res\", \"batch\": 4, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
+        " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
+        " \"types\": {\"fa\": \"I\", \"fb\": \"III\", \"sum\": \"batch\"}}]}]}";
+    dnp_plan *p = given(g, text, 4);
+    CHECK(p != NULL);
+    dnp_device_comm *dc = NULL;
+    int n = 0;
     dnp_error err = {0};
-    dnp_plan *p = NULL;
+    CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_OK);
+    for (int d = 0; d < n; d++) {
+        CHECK_EQ_INT((int)dc[d].p2p_received_bytes[DNP_XFER_LAYOUT_FWD], 16);
+        CHECK_EQ_INT((int)dc[d].p2p_sent_bytes[DNP_XFER_LAYOUT_BWD], 16);
+        CHECK_EQ_INT((int)dc[d].p2p_received_bytes[DNP_XFER_PSUM_BWD], 0);
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 64);
+        CHECK_NEAR(dc[d].received_bytes, 96.0, 0, 0);
+    }
+    dnp_free(dc);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+
+    g = fork_join(DNP_OP_CONCAT);
+    dnp_cluster cl;
+    p = NULL;
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 4, .precision = DNP_PREC_FP32};
     CHECK(dnp_cluster_parse("2xtpu-v3", &cl, &err) == DNP_OK);
     CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
-    dnp_device_comm *dc = NULL;
-    int n = 0;
+    dc = NULL;
+    n = 0;
     CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "'sum'") != NULL);
     CHECK(dc == NULL && n == 0);
