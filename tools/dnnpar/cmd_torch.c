@@ -148,7 +148,12 @@ static int prepare(const char *path, const dnp_graph *g, const char *model_file,
     dnp_strategy *s = NULL;
     dnp_error err = {0};
     if (dnp_strategy_read(path, &s, &err) != DNP_OK) {
-        cli_error("run-torch", "%s", err.msg);
+        /* PaSE's multi-dimension configurations are another format. */
+        cli_error("run-torch", "%s%s", err.msg,
+                  strstr(err.msg, "not a strategy") != NULL
+                      ? " (PaSE strategies, from plan --search pase|mcmc, are not executable "
+                        "yet: docs/torch.md)"
+                      : "");
         return cli_exit_for(err.status);
     }
     int rc = 0;
