@@ -8,7 +8,8 @@
 #   make fuzz SECONDS=N   build the libFuzzer targets (tests/fuzz/) with clang-14 and
 #                 run each for N seconds (default 60) over its corpus
 #   make install  PREFIX=/usr/local (DESTDIR honoured): binary, static and shared
-#                 library, header, pkg-config file, man page, shell completion
+#                 library, header, pkg-config file, man page, shell completion,
+#                 the torch executor (share/dnnpar/python)
 #   make uninstall  removes what make install put there
 
 CC      ?= cc
@@ -170,6 +171,10 @@ $(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_com
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
 
+# The torch executor of `dnnpar run-torch` (docs/torch.md): installed to
+# DATADIR/dnnpar/python, where the binary looks for it (../share/dnnpar/python).
+TORCH_PY := $(sort $(wildcard python/dnnpar_torch/*.py))
+
 # What one build directory ($(1)) installs.
 INSTALL_FILES = $(1)/dnnpar $(1)/libdnnpar.a $(1)/libdnnpar.so.$(VERSION) $(1)/dnnpar.1 \
                 $(1)/completion/dnnpar.bash $(1)/completion/_dnnpar
@@ -192,6 +197,8 @@ define install_from
 	install -m 644 $(1)/dnnpar.1 $(DESTDIR)$(MANDIR)/man1/dnnpar.1
 	install -m 644 $(1)/completion/dnnpar.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar
 	install -m 644 $(1)/completion/_dnnpar $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
+	install -d $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch
+	install -m 644 $(TORCH_PY) $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch/
 endef
 
 install: $(call INSTALL_FILES,$(B))
@@ -208,6 +215,7 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/dnnpar.pc $(DESTDIR)$(MANDIR)/man1/dnnpar.1 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
+	rm -rf $(DESTDIR)$(DATADIR)/dnnpar/python
 
 test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
       $(call INSTALL_FILES,$(TB))

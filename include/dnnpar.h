@@ -831,6 +831,73 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err);
 
+/* Executed accounting: what each device sends and receives when the     */
+/* plan runs (src/sim/devcomm.c, docs/time-model.md "Executed            */
+/* accounting", docs/torch.md)                                           */
+/* ------------------------------------------------------------------ */
+
+/* The largest cluster dnp_plan_device_comm accounts device by device. */
+#define DNP_DEVCOMM_MAX_DEVICES 64
+
+/* Point-to-point traffic of one kind. */
+typedef enum {
+    DNP_XFER_LAYOUT_FWD = 0, /* forward layout change of an op's input (Table 5, F) */
+    DNP_XFER_LAYOUT_BWD,     /* backward layout change of its input error (Table 5, E) */
+    DNP_XFER_PSUM_FWD,       /* Type-II partial sums of the output, one exchange per level */
+    DNP_XFER_PSUM_BWD,       /* Type-III partial sums of the input error, one per level */
+    DNP_XFER_COUNT
+} dnp_xfer_kind;
+/* "layout_fwd", "layout_bwd", "psum_fwd", "psum_bwd". */
+const char *dnp_xfer_kind_name(dnp_xfer_kind k);
+
+/* One device's communication in one training step.  Devices are the
+ * leaves of the plan's device tree in depth-first order (the first group
+ * first): device d sits at depth `depth` and took group bit k of
+ * `branch_bits` at level k (dnp_plan_type, dnp_plan_ratio). */
+typedef struct {
+    int device;
+    int depth;
+    unsigned branch_bits;
+    int64_t p2p_sent_bytes[DNP_XFER_COUNT];
+    int64_t p2p_received_bytes[DNP_XFER_COUNT];
+    /* Gradient bytes this device all-reduces in groups of p members, p = 2 ..
+     * DNP_DEVCOMM_MAX_DEVICES (entries 0 and 1 stay 0). */
+    int64_t allreduce_bytes[DNP_DEVCOMM_MAX_DEVICES + 1];
+    /* Totals: the point-to-point bytes, then for p = 2, 3, ... in turn the
+     * ring all-reduce's 2 (p-1) x allreduce_bytes[p] / p (sent and received
+     * alike), added in that order so that a reimplementation gets the same
+     * double bit for bit. */
+    double sent_bytes, received_bytes;
+    /* For comparison: what the step simulator (docs/time-model.md "The
+     * default model") has one device of this device's class receive, at
+     * the plan's precision and continuous shares; NAN under the paper's
+     * accounting.  docs/time-model.md "Executed accounting" says where the
+     * two differ. */
+    double sim_received_bytes;
+} dnp_device_comm;
+
+/* Number of devices of plan p (leaves of its device tree).  O(1). */
+int dnp_plan_n_devices(const dnp_plan *p);
+
+/* The bytes every device of plan p (made for graph g, the same model) sends
+ * and receives in one training step when the plan is executed with shards
+ * of whole samples, channels and features: every dimension a level splits
+ * with ratio alpha gives its first group floor(alpha x n + 1/2) of the n
+ * indices the parent holds (nested contiguous ranges), and
+ * bytes_per_elem-byte elements (4 for float32).  The collectives and their
+ * accounting are those of docs/time-model.md "Executed accounting": layout
+ * changes as point-to-point transfers of the missing elements, Type-II and
+ * Type-III partial sums as an exchange between the two halves per level,
+ * gradients as one ring all-reduce per set of devices holding the same
+ * weights.  On success *out (n_devices entries, free with dnp_free) is
+ * owned by the caller.  Fails with DNP_ERR_INPUT, naming the op or the
+ * limit, for more than DNP_DEVCOMM_MAX_DEVICES devices, a device tree
+ * deeper than 32 levels, a join other than an add of equal shapes (concat)
+ * or a weighted op other than a dense conv or FC.  O(ops x devices^2 x A), A the pieces a device's
+ * shard is cut into (small: at most 16 x devices^2). */
+dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes_per_elem,
+                                dnp_device_comm **out, int *n_devices, dnp_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Validation against measured runs (src/report/validate.c)             */
 /* ------------------------------------------------------------------ */

@@ -3,7 +3,9 @@
 # Idempotent and quiet when everything is present.
 set -euo pipefail
 pkgs=(gcc make pkg-config libjansson-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev
-      gnuplot-nox graphviz valgrind)
+      gnuplot-nox graphviz valgrind python3-torch)
+# python3-torch (Debian's PyTorch 1.13, for /usr/bin/python3) runs the
+# strategies of `dnnpar run-torch` (docs/torch.md) and tests/torch/run.sh.
 # `make fuzz` also needs clang's libFuzzer (install-deps.sh fuzz).
 [ "${1:-}" = fuzz ] && pkgs+=(clang-14 libclang-rt-14-dev)
 missing=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the unit tests, the golden CLI tests, the determinism test
-# (tests/determinism.sh), the install test (tests/install/run.sh) and the
+# (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the install test (tests/install/run.sh) and the
 # docs checks (tests/docs/check.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
 #
@@ -95,6 +95,17 @@ if [ -n "$line" ]; then
     failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 else
     echo "determinism test crashed"; failed=$((failed + 1))
+fi
+# Strategies executed on torch.distributed (tests/torch/run.sh; skipped,
+# with the reason printed, where Debian's python3-torch is absent).
+torch_out=$(bash tests/torch/run.sh "$bdir" 2>&1)
+printf '%s\n' "$torch_out"
+line=$(printf '%s\n' "$torch_out" | grep '^torch: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^torch: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "torch test crashed"; failed=$((failed + 1))
 fi
 # Install into a temporary prefix and build a program against it; the docs
 # against the command and option tables, and every README/docs example.

@@ -18,7 +18,8 @@ make --no-print-directory -s install-test-build TB="$bdir" PREFIX="$prefix" >"$t
     { cat "$tmp/log"; fail "make install-test-build PREFIX=$prefix failed"; }
 for f in bin/dnnpar lib/libdnnpar.a lib/libdnnpar.so lib/libdnnpar.so.0 include/dnnpar.h \
          lib/pkgconfig/dnnpar.pc share/man/man1/dnnpar.1 \
-         share/bash-completion/completions/dnnpar share/zsh/site-functions/_dnnpar; do
+         share/bash-completion/completions/dnnpar share/zsh/site-functions/_dnnpar \
+         share/dnnpar/python/dnnpar_torch/__main__.py; do
     [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 [ "$(readlink "$prefix/lib/libdnnpar.so.0")" = libdnnpar.so.0.1.0 ] || fail "libdnnpar.so.0 link"
@@ -59,6 +60,12 @@ got=$(bash -c 'source "$1"; COMP_WORDS=(dnnpar plan --se); COMP_CWORD=2; _dnnpar
 [ "$got" = "--search --seed
 export export-model export-cluster" ] || fail "bash completion gives '$got'"
 "$prefix/bin/dnnpar" --version | grep -q '^dnnpar 0.1.0$' || fail "installed binary"
+# The installed binary finds its installed executor (not the source tree's):
+# with no interpreter it gets as far as starting it.
+err=$(DNNPAR_PYTHON=/nonexistent/python3 "$prefix/bin/dnnpar" run-torch lenet \
+      tests/torch/lenet-dp2.json --ranks 2 2>&1 >/dev/null)
+case $err in *"cannot run /nonexistent/python3"*) ;;
+    *) fail "installed run-torch: '$err'";; esac
 make --no-print-directory -s uninstall PREFIX="$prefix" >/dev/null 2>&1 || fail "make uninstall"
 left=$(find "$prefix" -type f -o -type l)
 [ -z "$left" ] || fail "make uninstall left $left"

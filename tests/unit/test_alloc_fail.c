@@ -148,6 +148,22 @@ static dnp_status run_plan(void *arg, dnp_error *err)
     return s;
 }
 
+/* The executed accounting of a plan made outside the sweep. */
+typedef struct {
+    const dnp_plan *p;
+    const dnp_graph *g;
+} devcomm_case;
+
+static dnp_status run_devcomm(void *arg, dnp_error *err)
+{
+    devcomm_case *dc = arg;
+    dnp_device_comm *out = NULL;
+    int n = 0;
+    dnp_status s = dnp_plan_device_comm(dc->p, dc->g, 4, &out, &n, err);
+    dnp_free(out);
+    return s;
+}
+
 static dnp_status run_model_load(void *arg, dnp_error *err)
 {
     dnp_graph *g = NULL;
@@ -292,6 +308,20 @@ TEST(alloc_failure_zoo_builds)
 TEST(alloc_failure_plans)
 {
     dnp_error err = {0};
+    {
+        dnp_graph *g = NULL;
+        dnp_cluster cl;
+        dnp_plan *p = NULL;
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 12,
+                                .precision = DNP_PREC_FP32};
+        CHECK(dnp_zoo_build("lenet", &g, &err) == DNP_OK);
+        CHECK(dnp_cluster_parse("1xtpu-v2+2xtpu-v3", &cl, &err) == DNP_OK);
+        CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+        devcomm_case dc = {p, g};
+        SWEEP("device comm lenet", run_devcomm, &dc, PLAN_RUNS, 0);
+        dnp_plan_free(p);
+        dnp_graph_free(g);
+    }
     for (int i = 0; i < dnp_zoo_count(); i++) {
         dnp_graph *g = NULL;
         if (dnp_zoo_build(dnp_zoo_name(i), &g, &err) != DNP_OK) {

@@ -1,0 +1,120 @@
+"""The model JSON of dnnpar (docs/formats.md "Model") as torch ops.
+
+Every op acts on a tensor of shape [samples, channels, h, w] (or
+[samples, features] after a flatten or an FC).  Planned ops (conv, fc) are
+the ones the strategy splits; the others act on their input in whatever
+layout it is in (docs/time-model.md "Device classes").
+"""
+import json
+
+from .shards import InputError
+
+PLANNED = ("conv", "fc")
+JOINS = ("add",)
+# Ops executed on a shard as they are: element-wise or per channel.
+LOCAL = ("relu", "maxpool", "avgpool", "flatten", "dropout")
+# Ops that need every channel of a sample (the whole row).
+ROW = ("softmax",)
+
+
+class Op:
+    def __init__(self, i, d):
+        self.index = i
+        self.name = d["name"]
+        self.kind = d["kind"]
+        self.inputs = list(d.get("inputs", []))
+        self.out = tuple(d["out"])
+        self.kernel = tuple(d.get("kernel", [1, 1]))
+        self.stride = tuple(d.get("stride", [1, 1]))
+        self.pad = tuple(d.get("pad", [0, 0]))
+        self.groups = d.get("groups", 1)
+        self.bias = bool(d.get("bias", False))
+        self.keep_positions = bool(d.get("keep_positions", False))
+
+
+class Model:
+    """The ops in topological order, with for every planned op: its input
+    units (the channels of the tensor's producer or of the model input),
+    the elements per (sample, unit) of what it reads and its producer."""
+
+    def __init__(self, path):
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            raise InputError("%s: %s" % (path, e))
+        self.name = doc.get("name", "?")
+        self.ops = [Op(i, d) for i, d in enumerate(doc.get("ops", []))]
+        self.by_name = {o.name: o for o in self.ops}
+        for o in self.ops:
+            where = "%s: op '%s' (%s)" % (path, o.name, o.kind)
+            if o.kind == "input":
+                if o.inputs:
+                    raise InputError("%s has inputs" % where)
+                continue
+            if o.kind not in PLANNED + JOINS + LOCAL + ROW:
+                raise InputError("%s: the torch executor cannot run this kind "
+                                 "(it runs conv, fc, add, relu, maxpool, avgpool, flatten, "
+                                 "dropout, softmax)" % where)
+            if (len(o.inputs) != 1) != (o.kind in JOINS):
+                raise InputError("%s: %d inputs" % (where, len(o.inputs)))
+            for x in o.inputs:
+                if x not in self_names(doc, o.index):
+                    raise InputError("%s: input '%s' is not an earlier op" % (where, x))
+            if o.kind == "conv" and o.groups != 1:
+                raise InputError("%s: grouped convolutions are not executable yet" % where)
+            if o.kind == "fc" and o.keep_positions:
+                raise InputError("%s: per-position FC layers are not executable yet" % where)
+        inputs = [o for o in self.ops if o.kind == "input"]
+        if len(inputs) != 1:
+            raise InputError("%s: the torch executor needs exactly one input op, found %d"
+                             % (path, len(inputs)))
+        self.input = inputs[0]
+        # dnnpar's planned ops (src/search/pgraph.c): weighted layers and joins.
+        self.planned = [o for o in self.ops if o.kind in PLANNED + JOINS]
+        self.node_of = {o.name: v for v, o in enumerate(self.planned)}
+        # Per op: the planned op (index) whose output it is or acts on, or
+        # None for the model input's chain; and the channel units it carries.
+        self.owner, self.units = {}, {}
+        for o in self.ops:
+            if o.kind == "input":
+                self.owner[o.name], self.units[o.name] = None, o.out[0]
+            elif o.kind in PLANNED + JOINS:
+                self.owner[o.name], self.units[o.name] = self.node_of[o.name], o.out[0]
+            else:
+                src = o.inputs[0]
+                self.owner[o.name], self.units[o.name] = self.owner[src], self.units[src]
+        self.info = []
+        for o in self.planned:
+            if o.kind in JOINS:
+                for x in o.inputs:
+                    src = self.by_name[x]
+                    if elems(src.out) != elems(o.out) or self.units[x] != o.out[0]:
+                        raise InputError("%s: op '%s' (add): input '%s' is not of its shape "
+                                         "and channels (broadcasting is not executable)"
+                                         % (path, o.name, x))
+                self.info.append({"join": True, "in_units": o.out[0], "out_units": o.out[0],
+                                  "in_cell": elems(o.out) // o.out[0], "in_shape": o.out,
+                                  "producers": [self.owner[x] for x in o.inputs]})
+                continue
+            src = self.by_name[o.inputs[0]]
+            in_units = self.units[src.name]
+            in_elems = elems(src.out)
+            if in_units <= 0 or in_elems % in_units:
+                raise InputError("%s: op '%s': its input of %d elements per sample is not "
+                                 "made of %d channels" % (path, o.name, in_elems, in_units))
+            self.info.append({"join": False, "in_units": in_units, "out_units": o.out[0],
+                              "in_cell": in_elems // in_units,
+                              "in_shape": src.out, "producer": self.owner[src.name]})
+        self.output = self.ops[-1]
+
+
+def self_names(doc, i):
+    return set(d["name"] for d in doc["ops"][:i])
+
+
+def elems(shape):
+    n = 1
+    for x in shape:
+        n *= x
+    return n

@@ -1,0 +1,171 @@
+"""Launch the ranks (one CPU process each, gloo), compare with the
+single-process reference and report (docs/torch.md)."""
+import datetime
+import json
+import os
+import sys
+import tempfile
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+from . import LOSS_RTOL, WEIGHT_RTOL
+from .model import elems
+from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
+from .shards import InputError, ring_total
+
+
+class RankFailed(Exception):
+    """A rank stopped: a bug or the machine, not the input (exit status 1)."""
+
+
+def _worker(rank, paths, tmp, world):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method="file://" + os.path.join(tmp, "store"),
+                            rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=300))
+    try:
+        for i, p in enumerate(paths):
+            run = Run(p)
+            groups = {hs: dist.new_group(list(hs)) for hs in holder_sets(run)}
+            res = worker_run(run, rank, groups)
+            torch.save(res, os.path.join(tmp, "r%d_%d.pt" % (i, rank)))
+            dist.barrier()
+    finally:
+        dist.destroy_process_group()
+
+
+def _rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-30)
+
+
+def check(run, ref_losses, ref_params, results):
+    """(numerics, bytes) of one strategy's rank results."""
+    m = run.model
+    # Loss: the whole output assembled from the ranks (any holder of a piece).
+    n_units = m.units[m.output.name]
+    losses = []
+    for step in range(run.steps):
+        full = None
+        for r in results:
+            y, (bo, uo) = r["outputs"][step]
+            yc = y.reshape(bo[1] - bo[0], uo[1] - uo[0], elems(m.output.out) // n_units)
+            if full is None:
+                full = torch.full((run.batch, n_units, yc.shape[2]), float("nan"))
+            full[bo[0]:bo[1], uo[0]:uo[1]] = yc
+        if torch.isnan(full).any():
+            raise RuntimeError("the ranks' outputs do not cover the whole output")
+        _, target = make_data(m, run.batch, step)
+        out = full.reshape(run.batch, n_units * full.shape[2])
+        tgt = target if m.output.kind == "softmax" else target.reshape(out.shape)
+        losses.append(float(loss_of(m, out, tgt, run.batch)))
+    loss_diff = max(_rel(a, b) for a, b in zip(losses, ref_losses))
+    # Weights: every rank's shard against the same slice of the reference.
+    wdiff = 0.0
+    for r in results:
+        d = r["rank"]
+        for v, (wl, bl) in enumerate(r["params"]):
+            w, b = ref_params[v]
+            if w is None:
+                continue
+            _, iv, ov = run.shards[d][v]
+            info = m.info[v]
+            per = w.shape[1] // info["in_units"] if w.dim() == 4 else info["in_cell"]
+            ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
+            if ws.numel():
+                scale = max(float(w.abs().max()), 1e-30)
+                wdiff = max(wdiff, float((wl - ws).abs().max()) / scale)
+            if bl is not None and bl.numel():
+                scale = max(float(b.abs().max()), 1e-30)
+                wdiff = max(wdiff, float((bl - b[ov[0]:ov[1]]).abs().max()) / scale)
+    numerics_ok = wdiff <= WEIGHT_RTOL and loss_diff <= LOSS_RTOL
+    ranks, match = [], True
+    for r in results:
+        pred = run.doc["devices"][r["rank"]]
+        ar = {int(k): int(x) for k, x in pred["allreduce_bytes"].items()}
+        sent = ring_total(sum(r["sent"].values()), r["allreduce"])
+        recv = ring_total(sum(r["received"].values()), r["allreduce"])
+        ok = (r["steps_alike"] and all(r["sent"][k] == pred["p2p_sent_bytes"][k] and
+                  r["received"][k] == pred["p2p_received_bytes"][k] for k in KINDS)
+              and r["allreduce"] == ar and sent == pred["sent_bytes"]
+              and recv == pred["received_bytes"])
+        match = match and ok
+        ts = r["times"]
+        ranks.append({
+            "rank": r["rank"], "sent_bytes": sent, "received_bytes": recv,
+            "predicted_sent_bytes": pred["sent_bytes"],
+            "predicted_received_bytes": pred["received_bytes"], "match": ok,
+            "simulated_received_bytes": pred.get("sim_received_bytes"),
+            "p2p_sent_bytes": r["sent"], "p2p_received_bytes": r["received"],
+            "allreduce_bytes": {str(k): x for k, x in sorted(r["allreduce"].items())},
+            "step_time_s": sum(ts[1:]) / len(ts[1:]) if len(ts) > 1 else ts[0]})
+    return {"strategy": run.doc["strategy"], "model": m.name, "cluster": run.doc["cluster"],
+            "batch": run.batch, "steps": run.steps, "n_ranks": run.ranks,
+            "numerics_ok": numerics_ok, "max_rel_weight_diff": wdiff,
+            "max_rel_loss_diff": loss_diff, "weight_rtol": WEIGHT_RTOL, "loss_rtol": LOSS_RTOL,
+            "loss": losses, "reference_loss": ref_losses, "bytes_match": match,
+            "ranks": ranks}
+
+
+def text(rep):
+    out = ["strategy %s: model %s, batch %d, cluster %s, %d ranks, %d steps" % (
+        rep["strategy"], rep["model"], rep["batch"], rep["cluster"], rep["n_ranks"],
+        rep["steps"]),
+        "numerics: max relative weight difference %.3g (tolerance %g), loss %.3g "
+        "(tolerance %g): %s" % (rep["max_rel_weight_diff"], rep["weight_rtol"],
+                                rep["max_rel_loss_diff"], rep["loss_rtol"],
+                                "ok" if rep["numerics_ok"] else "FAILED"),
+        "bytes: %s" % ("every rank sent and received what dnnpar predicted"
+                       if rep["bytes_match"] else "FAILED: a rank differs from the prediction"),
+        "%4s  %14s  %14s  %14s  %14s  %14s  %9s" % (
+            "rank", "sent B", "received B", "predicted sent", "predicted recv", "simulator recv",
+            "step ms")]
+    for r in rep["ranks"]:
+        sim = r["simulated_received_bytes"]
+        out.append("%4d  %14.1f  %14.1f  %14.1f  %14.1f  %14s  %9.2f%s" % (
+            r["rank"], r["sent_bytes"], r["received_bytes"], r["predicted_sent_bytes"],
+            r["predicted_received_bytes"], "-" if sim is None else "%.1f" % sim,
+            1e3 * r["step_time_s"], "" if r["match"] else "  differs"))
+    out.append("(simulator recv: what dnnpar's step simulator charges the rank's device class "
+               "at continuous shares, docs/time-model.md \"Executed accounting\")")
+    return "\n".join(out)
+
+
+def run_all(paths, json_out):
+    runs = [Run(p) for p in paths]
+    world = runs[0].ranks
+    for r in runs:
+        if r.ranks != world:
+            raise InputError("%s: %d ranks, not %d like %s" % (r.path, r.ranks, world,
+                                                                runs[0].path))
+    torch.set_num_threads(1)
+    refs = [reference(r) for r in runs]
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    with tempfile.TemporaryDirectory(prefix="dnnpar-torch-") as tmp:
+        try:
+            mp.spawn(_worker, args=(paths, tmp, world), nprocs=world, join=True)
+        except mp.ProcessRaisedException as e:
+            # One line: the failing rank and the error its traceback ends with.
+            last = [l for l in str(e).strip().splitlines() if l.strip()]
+            raise RankFailed("rank %d failed: %s" % (e.error_index, last[-1] if last else "?"))
+        except mp.ProcessExitedException as e:
+            raise RankFailed("rank %d exited with status %s" % (e.error_index, e.exit_code))
+        reps = []
+        for i, run in enumerate(runs):
+            results = [torch.load(os.path.join(tmp, "r%d_%d.pt" % (i, k))) for k in range(world)]
+            reps.append(check(run, refs[i][0], refs[i][1], results))
+    if json_out != "-":
+        print("\n\n".join(text(r) for r in reps))
+    if json_out is not None:
+        doc = reps[0] if len(reps) == 1 else {"runs": reps}
+        s = json.dumps(doc, indent=1, sort_keys=False) + "\n"
+        if json_out == "-":
+            sys.stdout.write(s)
+        else:
+            try:
+                with open(json_out, "w") as f:
+                    f.write(s)
+            except OSError as e:
+                raise InputError("cannot write %s: %s" % (json_out, e))
+    return 0 if all(r["numerics_ok"] and r["bytes_match"] for r in reps) else 1

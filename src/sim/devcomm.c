@@ -1,0 +1,587 @@
+/*
+ * devcomm.c - the executed accounting (dnnpar.h, dnp_plan_device_comm;
+ * docs/time-model.md "Executed accounting"): the bytes each device of a
+ * plan sends and receives in one training step when every shard is made of
+ * whole samples, channels and features.  python/dnnpar_torch executes the
+ * same rules on torch.distributed and counts its calls; the two must agree
+ * to the byte.
+ *
+ * A tensor a device holds is a rectangle: a range of samples times a range
+ * of channel *units* (the channels of the tensor's producer; a flatten
+ * keeps them as contiguous blocks of features).  Every rule below is stated
+ * on such rectangles.
+ */
+#include "search/plan_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEVCOMM_MAX_DEPTH 32
+
+const char *dnp_xfer_kind_name(dnp_xfer_kind k)
+{
+    static const char *const names[DNP_XFER_COUNT] = {"layout_fwd", "layout_bwd", "psum_fwd",
+                                                      "psum_bwd"};
+    return (int)k >= 0 && k < DNP_XFER_COUNT ? names[k] : "?";
+}
+
+typedef struct {
+    int64_t lo, hi;
+} ivl;
+
+typedef struct {
+    ivl b, u; /* samples x channel units */
+} rect;
+
+typedef struct {
+    int depth;
+    unsigned bits;
+    const tnode *path[DEVCOMM_MAX_DEPTH]; /* the group split at each level */
+    const tnode *leaf;
+} devpath;
+
+typedef struct {
+    const dnp_plan *p;
+    const dnp_graph *g;
+    int n;               /* devices */
+    devpath *dev;
+    dnp_device_comm *out;
+    int64_t bpe;         /* bytes per element */
+    int64_t *cuts_b, *cuts_u; /* scratch, 4 n + 4 each */
+} ctx;
+
+static int count_leaves(const tnode *n, int depth, int limit)
+{
+    if (n->child[0] == NULL || depth >= DEVCOMM_MAX_DEPTH)
+        return 1;
+    int a = count_leaves(n->child[0], depth + 1, limit);
+    if (a > limit)
+        return a;
+    return a + count_leaves(n->child[1], depth + 1, limit);
+}
+
+int dnp_plan_n_devices(const dnp_plan *p)
+{
+    return p != NULL && p->root != NULL ? (int)p->root->n_dev : 0;
+}
+
+/* Leaves in depth-first order, the first group first. */
+static int walk_leaves(const tnode *n, int depth, unsigned bits, const tnode **path, devpath *dev,
+                       int *k)
+{
+    if (n->child[0] == NULL) {
+        devpath *d = &dev[(*k)++];
+        d->depth = depth;
+        d->bits = bits;
+        d->leaf = n;
+        for (int j = 0; j < depth; j++)
+            d->path[j] = path[j];
+        return 0;
+    }
+    if (depth >= DEVCOMM_MAX_DEPTH)
+        return -1;
+    path[depth] = n;
+    if (walk_leaves(n->child[0], depth + 1, bits, path, dev, k) != 0)
+        return -1;
+    return walk_leaves(n->child[1], depth + 1, bits | (1u << depth), path, dev, k);
+}
+
+/* The part of r a group takes at a split with ratio alpha: the first
+ * group floor(alpha x len + 1/2) indices (clamped to 0 .. len), the second
+ * the rest (docs/time-model.md "Executed accounting": whole indices). */
+static ivl split_ivl(ivl r, double alpha, int side)
+{
+    int64_t len = r.hi - r.lo;
+    double f = floor(alpha * (double)len + 0.5);
+    int64_t first = f <= 0.0 ? 0 : f >= (double)len ? len : (int64_t)f;
+    return side == 0 ? (ivl){r.lo, r.lo + first} : (ivl){r.lo + first, r.hi};
+}
+
+/* Device d's shares of planned node v: samples (Type-I levels), input
+ * units (Type-II) and output units (Type-III), AccPar section 3.2; a join
+ * (`join`) in a batch layout splits its samples, in a channel layout its
+ * channels (input and output alike, plan.c: child_shares), replicated
+ * nothing. */
+static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_units,
+                  int64_t out_units, ivl *b, ivl *in, ivl *out)
+{
+    *b = (ivl){0, batch};
+    *in = (ivl){0, in_units};
+    *out = (ivl){0, out_units};
+    for (int k = 0; k < d->depth; k++) {
+        const tnode *n = d->path[k];
+        int side = (int)((d->bits >> k) & 1u), t = n->types[v];
+        if (join) {
+            if (t == 0) {
+                *b = split_ivl(*b, n->alpha, side);
+            } else if (t == 1) {
+                *in = split_ivl(*in, n->alpha, side);
+                *out = *in;
+            }
+            continue;
+        }
+        ivl *x = t == DNP_TYPE_I ? b : t == DNP_TYPE_II ? in : out;
+        *x = split_ivl(*x, n->alpha, side);
+    }
+}
+
+static int inside(ivl a, ivl outer) { return a.lo >= outer.lo && a.hi <= outer.hi; }
+
+/* Levels from the root on which two devices' paths take the same group
+ * (device b's bits with bit `flip` flipped; flip < 0: none). */
+static int common_prefix(const devpath *a, const devpath *b, int flip)
+{
+    unsigned bb = flip >= 0 ? b->bits ^ (1u << flip) : b->bits;
+    int k = 0;
+    while (k < a->depth && k < b->depth && ((a->bits >> k) & 1u) == ((bb >> k) & 1u))
+        k++;
+    return k;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sorted distinct cut points of the given intervals into cuts; returns how many. */
+static int make_cuts(int64_t *cuts, const ivl *iv, int n_iv)
+{
+    int m = 0;
+    for (int k = 0; k < n_iv; k++) {
+        cuts[m++] = iv[k].lo;
+        cuts[m++] = iv[k].hi;
+    }
+    qsort(cuts, (size_t)m, sizeof *cuts, cmp_i64);
+    int w = 0;
+    for (int k = 0; k < m; k++)
+        if (w == 0 || cuts[w - 1] != cuts[k])
+            cuts[w++] = cuts[k];
+    return w;
+}
+
+/* Cut points of every `have` and `need` rectangle, samples and units. */
+static void rect_cuts(ctx *C, const rect *have, const rect *need, int *nb, int *nu)
+{
+    int mb = 0, mu = 0;
+    for (int d = 0; d < C->n; d++) {
+        C->cuts_b[mb++] = have[d].b.lo;
+        C->cuts_b[mb++] = have[d].b.hi;
+        C->cuts_b[mb++] = need[d].b.lo;
+        C->cuts_b[mb++] = need[d].b.hi;
+        C->cuts_u[mu++] = have[d].u.lo;
+        C->cuts_u[mu++] = have[d].u.hi;
+        C->cuts_u[mu++] = need[d].u.lo;
+        C->cuts_u[mu++] = need[d].u.hi;
+    }
+    qsort(C->cuts_b, (size_t)mb, sizeof *C->cuts_b, cmp_i64);
+    qsort(C->cuts_u, (size_t)mu, sizeof *C->cuts_u, cmp_i64);
+    int wb = 0, wu = 0;
+    for (int k = 0; k < mb; k++)
+        if (wb == 0 || C->cuts_b[wb - 1] != C->cuts_b[k])
+            C->cuts_b[wb++] = C->cuts_b[k];
+    for (int k = 0; k < mu; k++)
+        if (wu == 0 || C->cuts_u[wu - 1] != C->cuts_u[k])
+            C->cuts_u[wu++] = C->cuts_u[k];
+    *nb = wb;
+    *nu = wu;
+}
+
+/* A layout change: every device receives each piece of its `need`
+ * rectangle it does not hold from one device that holds it: the holder
+ * whose path shares the most levels with its own, the lowest-numbered on a
+ * tie.  cell_bytes: bytes of one (sample, unit). */
+static dnp_status redistribute(ctx *C, const rect *have, const rect *need, int64_t cell_bytes,
+                               dnp_xfer_kind kind, const char *what, dnp_error *err)
+{
+    int nb, nu;
+    rect_cuts(C, have, need, &nb, &nu);
+    for (int d = 0; d < C->n; d++) {
+        for (int i = 0; i + 1 < nb; i++) {
+            ivl ab = {C->cuts_b[i], C->cuts_b[i + 1]};
+            if (!inside(ab, need[d].b))
+                continue;
+            for (int j = 0; j + 1 < nu; j++) {
+                ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+                if (!inside(au, need[d].u) || (inside(ab, have[d].b) && inside(au, have[d].u)))
+                    continue;
+                int best = -1, best_score = -1;
+                for (int h = 0; h < C->n; h++) {
+                    if (h == d || !inside(ab, have[h].b) || !inside(au, have[h].u))
+                        continue;
+                    int s = common_prefix(&C->dev[d], &C->dev[h], -1);
+                    if (s > best_score) {
+                        best_score = s;
+                        best = h;
+                    }
+                }
+                if (best < 0) {
+                    dnp_error_set(err, DNP_ERR_INTERNAL,
+                                  "%s: no device holds samples %lld..%lld, units %lld..%lld",
+                                  what, (long long)ab.lo, (long long)ab.hi, (long long)au.lo,
+                                  (long long)au.hi);
+                    return DNP_ERR_INTERNAL;
+                }
+                int64_t bytes = (ab.hi - ab.lo) * (au.hi - au.lo) * cell_bytes;
+                C->out[d].p2p_received_bytes[kind] += bytes;
+                C->out[best].p2p_sent_bytes[kind] += bytes;
+            }
+        }
+    }
+    return DNP_OK;
+}
+
+/* Partial sums of node v in partition type `type` (II: the output, forward;
+ * III: the input error, backward) over region[] (each device's rectangle of
+ * the summed tensor): level by level from the deepest, each device of a
+ * group whose split has that type receives the other half's partial sums
+ * of every piece of its rectangle, each piece from the other half's device
+ * whose path, past the split, is most like its own (the lowest-numbered on
+ * a tie). */
+static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int64_t cell_bytes,
+                               dnp_xfer_kind kind, dnp_error *err)
+{
+    int max_depth = 0;
+    for (int d = 0; d < C->n; d++)
+        max_depth = C->dev[d].depth > max_depth ? C->dev[d].depth : max_depth;
+    for (int k = max_depth - 1; k >= 0; k--) {
+        unsigned below = (1u << k) - 1u;
+        int nb, nu;
+        rect_cuts(C, region, region, &nb, &nu);
+        for (int d = 0; d < C->n; d++) {
+            const devpath *pd = &C->dev[d];
+            if (pd->depth <= k || pd->path[k]->types[v] != type)
+                continue;
+            for (int i = 0; i + 1 < nb; i++) {
+                ivl ab = {C->cuts_b[i], C->cuts_b[i + 1]};
+                if (!inside(ab, region[d].b))
+                    continue;
+                for (int j = 0; j + 1 < nu; j++) {
+                    ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+                    if (!inside(au, region[d].u))
+                        continue;
+                    int best = -1, best_score = -1;
+                    for (int h = 0; h < C->n; h++) {
+                        const devpath *ph = &C->dev[h];
+                        if (ph->depth <= k || ((ph->bits ^ pd->bits) & below) != 0 ||
+                            ((ph->bits ^ pd->bits) & (1u << k)) == 0 ||
+                            !inside(ab, region[h].b) || !inside(au, region[h].u))
+                            continue;
+                        int s = common_prefix(ph, pd, k);
+                        if (s > best_score) {
+                            best_score = s;
+                            best = h;
+                        }
+                    }
+                    if (best < 0) {
+                        dnp_error_set(err, DNP_ERR_INTERNAL,
+                                      "op '%s': no partial sum of samples %lld..%lld at level %d",
+                                      C->p->node_names[v], (long long)ab.lo, (long long)ab.hi, k);
+                        return DNP_ERR_INTERNAL;
+                    }
+                    int64_t bytes = (ab.hi - ab.lo) * (au.hi - au.lo) * cell_bytes;
+                    C->out[d].p2p_received_bytes[kind] += bytes;
+                    C->out[best].p2p_sent_bytes[kind] += bytes;
+                }
+            }
+        }
+    }
+    return DNP_OK;
+}
+
+/* Gradient all-reduce of one parameter tensor laid out as out units x in
+ * units (cell_bytes per pair): every piece is all-reduced over exactly the
+ * devices holding it.  Their sample ranges partition the batch (each level
+ * either splits the samples between the halves or gives the piece to one
+ * half), so the sum is the whole batch's gradient.  `bias`: a vector over
+ * the output units held with input unit 0 (the weight of a constant input,
+ * so a Type-II split adds it once). */
+static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, int64_t cell_bytes, int bias)
+{
+    int no = make_cuts(C->cuts_b, out_u, C->n);
+    int ni = bias ? 2 : make_cuts(C->cuts_u, in_u, C->n);
+    if (bias) {
+        C->cuts_u[0] = 0;
+        C->cuts_u[1] = 1;
+    }
+    for (int i = 0; i + 1 < no; i++) {
+        ivl ao = {C->cuts_b[i], C->cuts_b[i + 1]};
+        for (int j = 0; j + 1 < ni; j++) {
+            ivl ai = {C->cuts_u[j], C->cuts_u[j + 1]};
+            int p = 0;
+            for (int d = 0; d < C->n; d++)
+                p += inside(ao, out_u[d]) && inside(ai, in_u[d]);
+            if (p < 2)
+                continue;
+            int64_t bytes = (ao.hi - ao.lo) * (bias ? 1 : (ai.hi - ai.lo)) * cell_bytes;
+            for (int d = 0; d < C->n; d++)
+                if (inside(ao, out_u[d]) && inside(ai, in_u[d]))
+                    C->out[d].allreduce_bytes[p] += bytes;
+        }
+    }
+}
+
+/* What the accounting needs of planned node v: its op, the channel units of
+ * its input (the channels of the tensor's producer, or of the model input)
+ * and the elements of one (sample, unit) of the tensor it reads.  A join
+ * (an add of equal shapes) keeps its inputs' channels as its own. */
+typedef struct {
+    const dnp_op *op;
+    int64_t in_units, out_units, in_cell, w_cell;
+    int producer; /* weighted ops: the planned node read, or -1 (the model input) */
+    int join;
+} node_info;
+
+/* The origin of op i's input k: back over single-input ops that are not
+ * weighted to a planned op or to an op without inputs. */
+static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
+{
+    const dnp_op *o = dnp_graph_op(g, op->inputs[k]);
+    while (o->n_inputs == 1 && !dnp_op_is_weighted(o->kind))
+        o = dnp_graph_op(g, o->inputs[0]);
+    return o;
+}
+
+static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
+{
+    const pgraph *pg = &C->p->pg;
+    const dnp_op *op = dnp_graph_op(C->g, pg->nodes[v].op);
+    const char *name = C->p->node_names[v];
+    ni->op = op;
+    ni->join = !pg->nodes[v].weighted;
+    if (ni->join) {
+        int64_t e = op->out.c * op->out.h * op->out.w;
+        int ok = op->kind == DNP_OP_ADD && op->out.c > 0;
+        for (int k = 0; ok && k < op->n_inputs; k++) {
+            const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
+            ok = in->out.c * in->out.h * in->out.w == e && origin(C->g, op, k)->out.c == op->out.c;
+        }
+        if (!ok) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': of the joins only an add of tensors of one shape and the "
+                          "same channels is covered by the executed accounting",
+                          name);
+            return DNP_ERR_INPUT;
+        }
+        ni->in_units = ni->out_units = op->out.c;
+        ni->in_cell = e / op->out.c;
+        ni->w_cell = 0;
+        ni->producer = -1;
+        return DNP_OK;
+    }
+    if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->groups > 1 ||
+        op->keep_positions || op->n_inputs != 1) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "op '%s': only dense conv and FC layers (no groups, no per-position FC) "
+                      "are covered by the executed accounting",
+                      name);
+        return DNP_ERR_INPUT;
+    }
+    ni->producer = pg->in_start[v] < pg->in_start[v + 1] ? pg->edges[pg->in_start[v]].u : -1;
+    const dnp_op *o = origin(C->g, op, 0);
+    ni->in_units = o->out.c;
+    ni->out_units = op->out.c;
+    int64_t in_elems = op->in.c * op->in.h * op->in.w; /* one sample of the tensor read */
+    int bad = ni->in_units <= 0 || in_elems % ni->in_units != 0;
+    if (!bad && op->kind == DNP_OP_CONV)
+        bad = op->in.c % ni->in_units != 0;
+    if (bad) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "op '%s': its input of %lld elements per sample is not made of the %lld "
+                      "channels of '%s'",
+                      name, (long long)in_elems, (long long)ni->in_units, o->name);
+        return DNP_ERR_INPUT;
+    }
+    ni->in_cell = in_elems / ni->in_units;
+    /* Weights per (output unit, input unit): a conv's kernel times the
+     * input channels of a unit; an FC's features of a unit. */
+    ni->w_cell = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw * (op->in.c / ni->in_units)
+                                         : ni->in_cell;
+    return DNP_OK;
+}
+
+/* Layout changes into planned node v (forward: each producer's output as
+ * it provides it -> v's input as v needs it) and, for a conv / FC, its
+ * Type-III partial sums of the input error before the error goes back
+ * (backward: v's layout -> the producer's).  ob: v's shards. */
+static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
+                             rect *need, ivl *ub, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    const pgraph *pg = &p->pg;
+    const int N = C->n;
+    const int64_t cell_bytes = ni->in_cell * C->bpe;
+    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
+        int u = pg->edges[e].u;
+        node_info nu;
+        dnp_status st = node_info_get(C, u, &nu, err);
+        if (st != DNP_OK)
+            return st;
+        for (int d = 0; d < N; d++) {
+            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ub[3 * d],
+                  &ub[3 * d + 1], &ub[3 * d + 2]);
+            have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
+            need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
+        }
+        if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
+                               err)) != DNP_OK)
+            return st;
+        if (!ni->join &&
+            (st = partial_sums(C, v, DNP_TYPE_III, need, cell_bytes, DNP_XFER_PSUM_BWD, err)) !=
+                DNP_OK)
+            return st;
+        if ((st = redistribute(C, need, have, cell_bytes, DNP_XFER_LAYOUT_BWD, p->node_names[v],
+                               err)) != DNP_OK)
+            return st;
+    }
+    return DNP_OK;
+}
+
+static dnp_status account(ctx *C, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    const int V = p->pg.n_nodes, N = C->n;
+    const int64_t B = p->opt.batch;
+    rect *have = dnp_calloc((size_t)N, sizeof *have);
+    rect *need = dnp_calloc((size_t)N, sizeof *need);
+    ivl *ob = dnp_calloc((size_t)N * 3, sizeof *ob);      /* per device: samples, in, out of v */
+    ivl *ub = dnp_calloc((size_t)N * 3, sizeof *ub);      /* the same for v's producer */
+    ivl *tmp = dnp_calloc((size_t)N * 2, sizeof *tmp);
+    dnp_status st = DNP_ERR_NOMEM;
+    if (!have || !need || !ob || !ub || !tmp) {
+        dnp_error_set(err, st, "out of memory accounting the plan's communication");
+        goto done;
+    }
+    for (int v = 0; v < V; v++) {
+        node_info ni;
+        if ((st = node_info_get(C, v, &ni, err)) != DNP_OK)
+            goto done;
+        for (int d = 0; d < N; d++)
+            shard(&C->dev[d], v, ni.join, B, ni.in_units, ni.out_units, &ob[3 * d],
+                  &ob[3 * d + 1], &ob[3 * d + 2]);
+        if (!ni.join) {
+            /* Type-II: the output's partial sums (forward). */
+            for (int d = 0; d < N; d++)
+                have[d] = (rect){ob[3 * d], ob[3 * d + 2]};
+            if ((st = partial_sums(C, v, DNP_TYPE_II, have,
+                                   ni.op->out.h * ni.op->out.w * C->bpe, DNP_XFER_PSUM_FWD,
+                                   err)) != DNP_OK)
+                goto done;
+            /* Gradients: weights (out x in) and the bias (out, with input unit 0). */
+            for (int d = 0; d < N; d++) {
+                tmp[d] = ob[3 * d + 2];
+                tmp[N + d] = ob[3 * d + 1];
+            }
+            grad_allreduce(C, tmp, tmp + N, ni.w_cell * C->bpe, 0);
+            if (ni.op->bias)
+                grad_allreduce(C, tmp, tmp + N, C->bpe, 1);
+        }
+        /* The model input is sliced where it is read: no edge, no gradient. */
+        if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)
+            goto done;
+    }
+    /* Totals (dnnpar.h): point-to-point, then each group size's ring
+     * all-reduce, 2 (p-1)/p of the buffer sent and received per member
+     * (docs/collectives.md). */
+    for (int d = 0; d < N; d++) {
+        dnp_device_comm *o = &C->out[d];
+        int64_t s = 0, r = 0;
+        for (int k = 0; k < DNP_XFER_COUNT; k++) {
+            s += o->p2p_sent_bytes[k];
+            r += o->p2p_received_bytes[k];
+        }
+        o->sent_bytes = (double)s;
+        o->received_bytes = (double)r;
+        for (int q = 2; q <= DNP_DEVCOMM_MAX_DEVICES; q++) {
+            double ar = (double)(2 * (int64_t)(q - 1) * o->allreduce_bytes[q]) / (double)q;
+            o->sent_bytes += ar;
+            o->received_bytes += ar;
+        }
+    }
+    st = DNP_OK;
+done:
+    dnp_free(have);
+    dnp_free(need);
+    dnp_free(ob);
+    dnp_free(ub);
+    dnp_free(tmp);
+    return st;
+}
+
+dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes_per_elem,
+                                dnp_device_comm **out, int *n_devices, dnp_error *err)
+{
+    *out = NULL;
+    *n_devices = 0;
+    if (p == NULL || g == NULL || p->root == NULL || bytes_per_elem <= 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "device communication: no plan, graph or element size");
+        return DNP_ERR_INPUT;
+    }
+    if (p->root->n_dev > DNP_DEVCOMM_MAX_DEVICES ||
+        count_leaves(p->root, 0, DNP_DEVCOMM_MAX_DEVICES) > DNP_DEVCOMM_MAX_DEVICES) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the executed accounting covers at most %d devices; the plan has %lld",
+                      DNP_DEVCOMM_MAX_DEVICES, (long long)p->root->n_dev);
+        return DNP_ERR_INPUT;
+    }
+    for (int v = 0; v < p->pg.n_nodes; v++)
+        if (p->pg.nodes[v].op >= dnp_graph_n_ops(g) ||
+            strcmp(dnp_graph_op(g, p->pg.nodes[v].op)->name, p->node_names[v]) != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT, "the graph is not the one the plan was made for "
+                                              "(op '%s')",
+                          p->node_names[v]);
+            return DNP_ERR_INPUT;
+        }
+    int n = count_leaves(p->root, 0, DNP_DEVCOMM_MAX_DEVICES);
+    ctx C = {.p = p, .g = g, .n = n, .bpe = bytes_per_elem};
+    const tnode *path[DEVCOMM_MAX_DEPTH];
+    C.dev = dnp_calloc((size_t)n, sizeof *C.dev);
+    C.out = dnp_calloc((size_t)n, sizeof *C.out);
+    C.cuts_b = dnp_calloc((size_t)(4 * n + 4), sizeof *C.cuts_b);
+    C.cuts_u = dnp_calloc((size_t)(4 * n + 4), sizeof *C.cuts_u);
+    dnp_status st = DNP_ERR_NOMEM;
+    if (!C.dev || !C.out || !C.cuts_b || !C.cuts_u) {
+        dnp_error_set(err, st, "out of memory accounting the plan's communication");
+        goto fail;
+    }
+    int k = 0;
+    if (walk_leaves(p->root, 0, 0u, path, C.dev, &k) != 0 || k != n) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st, "the device tree is deeper than %d levels", DEVCOMM_MAX_DEPTH);
+        goto fail;
+    }
+    for (int d = 0; d < n; d++) {
+        /* The simulator's class of device d: the same groups down to the
+         * same leaf (identical halves are one tree node). */
+        C.out[d].sim_received_bytes = NAN;
+        for (int c = 0; p->has_sim && c < p->sim.n_classes; c++) {
+            const lower_class *lc = &p->sim.classes[c];
+            int same = lc->depth == C.dev[d].depth && lc->path[lc->depth] == C.dev[d].leaf;
+            for (int j = 0; same && j < lc->depth; j++)
+                same = lc->path[j] == C.dev[d].path[j];
+            if (same) {
+                C.out[d].sim_received_bytes = lc->recv_bytes;
+                break;
+            }
+        }
+        C.out[d].device = d;
+        C.out[d].depth = C.dev[d].depth;
+        C.out[d].branch_bits = C.dev[d].bits;
+    }
+    if ((st = account(&C, err)) != DNP_OK)
+        goto fail;
+    dnp_free(C.dev);
+    dnp_free(C.cuts_b);
+    dnp_free(C.cuts_u);
+    *out = C.out;
+    *n_devices = n;
+    return DNP_OK;
+fail:
+    dnp_free(C.dev);
+    dnp_free(C.out);
+    dnp_free(C.cuts_b);
+    dnp_free(C.cuts_u);
+    return st;
+}

@@ -1,0 +1,1 @@
+dnnpar run-torch --help
