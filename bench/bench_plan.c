@@ -39,7 +39,8 @@ int main(void)
             double t[REPS];
             int nodes = 0;
             for (int r = 0; r < REPS; r++) {
-                dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 512, .levels = 0, .reference_mode = 0};
+                dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 512, .levels = 0,
+                                        .reference_mode = 0, .keep_over_memory = 1};
                 dnp_plan *p = NULL;
                 double t0 = bench_now_s();
                 if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK)
