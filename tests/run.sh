@@ -107,6 +107,16 @@ if [ -n "$line" ]; then
 else
     echo "torch test crashed"; failed=$((failed + 1))
 fi
+# Exit statuses: 2 for input problems, 1 for runtime failures (tests/exitcodes.sh).
+ec_out=$(bash tests/exitcodes.sh "$bdir" 2>&1)
+printf '%s\n' "$ec_out"
+line=$(printf '%s\n' "$ec_out" | grep '^exitcodes: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^exitcodes: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "exit-code test crashed"; failed=$((failed + 1))
+fi
 # Install into a temporary prefix and build a program against it; the docs
 # against the command and option tables, and every README/docs example.
 if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
