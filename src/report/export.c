@@ -338,6 +338,23 @@ static void put_header(rbuf *b, const ectx *e)
     rbuf_printf(b, "# dnnpar %s export: %s\n", DNP_VERSION,
                 e->torch ? "PyTorch DTensor placements of every tensor of every partitioned op"
                          : "JAX PartitionSpec of every tensor of every partitioned op");
+    /* The APIs the names below come from: torch.distributed.tensor became
+     * public (Shard, Replicate, Partial at that path) in PyTorch 2.4 (its
+     * release notes; before, torch.distributed._tensor), init_device_mesh
+     * exists since 2.2; jax.sharding.Mesh and PartitionSpec since JAX 0.4.1. */
+    rbuf_puts(b, e->torch
+                     ? "# Target: PyTorch >= 2.4 (torch.distributed.tensor: Shard, Replicate, "
+                       "Partial; init_device_mesh).\n"
+                       "# Shard(d) splits a dimension into equal chunks (torch.chunk), so an "
+                       "uneven ratio cannot be\n"
+                       "# expressed: the NOTE lines below name every level where the plan's "
+                       "shares differ from it.\n"
+                     : "# Target: JAX >= 0.4.1 (jax.sharding.Mesh, PartitionSpec; use with "
+                       "NamedSharding or pjit).\n"
+                       "# A mesh axis splits a dimension into equal blocks, so an uneven ratio "
+                       "cannot be expressed:\n"
+                       "# the NOTE lines below name every level where the plan's shares differ "
+                       "from it.\n");
     rbuf_puts(b, "# model ");
     rbuf_put_escaped(b, dnp_graph_name(e->g), ESC_TEXT);
     rbuf_printf(b, ", batch %lld, cluster %s, search %s, levels searched %d of %d\n",
