@@ -347,13 +347,13 @@ static void put_header(rbuf *b, const ectx *e)
                        "Partial; init_device_mesh).\n"
                        "# Shard(d) splits a dimension into equal chunks (torch.chunk), so an "
                        "uneven ratio cannot be\n"
-                       "# expressed: the NOTE lines below name every level where the plan's "
+                       "# expressed: the notes below name every level where the plan's "
                        "shares differ from it.\n"
                      : "# Target: JAX >= 0.4.1 (jax.sharding.Mesh, PartitionSpec; use with "
                        "NamedSharding or pjit).\n"
                        "# A mesh axis splits a dimension into equal blocks, so an uneven ratio "
                        "cannot be expressed:\n"
-                       "# the NOTE lines below name every level where the plan's shares differ "
+                       "# the notes below name every level where the plan's shares differ "
                        "from it.\n");
     rbuf_puts(b, "# model ");
     rbuf_put_escaped(b, dnp_graph_name(e->g), ESC_TEXT);

@@ -124,7 +124,12 @@ static void panel_title(rbuf *b, const dnp_plan *p, int levels, unsigned bits, i
             continue;
         char side[600];
         group_side(p, k, bits, (bits >> k) & 1u, side, sizeof side);
-        rbuf_printf(b, "%s%s at h%d", any ? ", " : ": takes ", side, k);
+        /* the share of the work this side takes there: ratio r is the
+         * first group's (dnp_plan_ratio) */
+        double r = dnp_plan_ratio(p, k, bits);
+        double share = ((bits >> k) & 1u) ? 1.0 - r : r;
+        rbuf_printf(b, "%s%s at h%d (%.3g%% of the work)", any ? ", " : ": takes ", side, k,
+                    100.0 * share);
         any = 1;
     }
     if (!any)

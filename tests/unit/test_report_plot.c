@@ -229,7 +229,11 @@ TEST(report_plot_plan_renders)
             char want[32];
             snprintf(want, sizeof want, "'h0  r=%.4f' 0", dnp_plan_ratio(p, 0, 0));
             CHECK(strstr(s, want) != NULL);
-            CHECK(strstr(s, "'path 2: takes 2xtpu-v3 at h0'") != NULL);
+            /* the second path takes the second group: 1 - r of the work */
+            char title[96];
+            snprintf(title, sizeof title, "'path 2: takes 2xtpu-v3 at h0 (%.3g%% of the work)'",
+                     100.0 * (1.0 - dnp_plan_ratio(p, 0, 0)));
+            CHECK(strstr(s, title) != NULL);
         }
         dnp_free(s);
         dnp_error err = {0};
