@@ -3,12 +3,16 @@
  * model x clusters of 3, 5, 6, 10, 12, 24, 48, 96 devices of one type, two
  * mixed two-type clusters, a three-type cluster and powers of two x every
  * --levels x batch 32 and 512, under both cost models.  Prints how many
- * cases AccPar is slower than dp, owt or hypar (expected: 0) and the
- * wall time.  tests/unit/test_search.c runs a subset of it.
+ * cases AccPar is slower than a dp, owt or hypar plan that fits in memory
+ * (expected: 0; AccPar returns the best plan that fits, so a faster
+ * baseline over the limit is no alternative) and the wall time; with
+ * SWEEP_VERBOSE set, each such case on stderr.  tests/unit/test_search.c
+ * runs a subset of it.
  */
 #include "dnnpar.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -40,6 +44,7 @@ int main(void)
                 for (int L = 1; L <= maxl; L++)
                     for (int bi = 0; bi < 2; bi++) {
                         double t[DNP_SCHEME_COUNT];
+                        int fits[DNP_SCHEME_COUNT];
                         for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
                             dnp_plan_options o;
                             memset(&o, 0, sizeof o);
@@ -56,19 +61,31 @@ int main(void)
                             dnp_plan_summary su;
                             dnp_plan_get_summary(p, &su);
                             t[s] = su.step_time_s;
+                            fits[s] = su.mem_fits;
                             dnp_plan_free(p);
                         }
                         cases++;
-                        double best = fmin(t[0], fmin(t[1], t[2]));
-                        if (t[3] > best * (1 + 1e-9)) {
+                        /* a baseline over the memory limit is no alternative to an
+                         * AccPar plan that fits (AccPar returns the best plan that
+                         * fits, docs/time-model.md) */
+                        double best = INFINITY;
+                        for (int s = 0; s < DNP_SCHEME_ACCPAR; s++)
+                            if (fits[s] || !fits[DNP_SCHEME_ACCPAR])
+                                best = fmin(best, t[s]);
+                        if (isfinite(best) && t[3] > best * (1 + 1e-9)) {
                             slower++;
                             worst = fmax(worst, t[3] / best);
+                            if (getenv("SWEEP_VERBOSE") != NULL)
+                                fprintf(stderr, "  %s %s levels %d batch %d: accpar %.4g s, "
+                                        "best baseline %.4g s\n", dnp_zoo_name(i), specs[c], L,
+                                        bi ? 512 : 32, t[3], best);
                         }
                     }
             }
             dnp_graph_free(g);
         }
-        printf("cost model %-13s: accpar slower than a baseline in %d of %d cases (worst %.3fx)\n",
+        printf("cost model %-13s: accpar slower than a baseline that fits in %d of %d cases "
+               "(worst %.3fx)\n",
                dnp_cost_model_name((dnp_cost_model)cm), slower, cases, worst);
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
