@@ -809,6 +809,16 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err);
 
+/* The configuration cfg of zoo transformer g at global `batch` as
+ * Megatron-LM command-line arguments (pretrain_gpt.py; pretrain_bert.py
+ * for bert), one per line after '#' comment lines: model shape,
+ * parallel degrees, micro and global batch, recompute, precision.  *out
+ * is a new NUL-terminated text the caller frees with dnp_free.
+ * DNP_ERR_INPUT if g is not a zoo transformer.  O(layers). */
+dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                             dnp_precision precision, const dnp_config3d *cfg, char **out,
+                             dnp_error *err);
+
 typedef struct {
     int candidates;          /* configurations enumerated */
     int fitting;             /* of which within the memory limit */

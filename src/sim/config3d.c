@@ -306,8 +306,8 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
     int emb = dnp_graph_find(g, "embed.tokens");
     if (L == 0 || emb < 0) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "--config needs a transformer from the zoo (gpt(...), bert(...), "
-                      "llama(...) or a preset such as gpt3-175b); '%s' is not one",
+                      "a Megatron-LM configuration needs a transformer from the zoo (gpt(...), "
+                      "bert(...), llama(...) or a preset such as gpt3-175b); '%s' is not one",
                       dnp_graph_name(g));
         return DNP_ERR_INPUT;
     }
@@ -432,7 +432,8 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
     out->mem_weights_bytes = rank_params * perf_bytes_per_param(opt->optimizer, &r);
     out->mem_activation_bytes = act * (double)(L / p) * in_flight;
     out->mem_bytes = out->mem_weights_bytes + out->mem_activation_bytes;
-    out->mem_capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
+    out->mem_capacity_bytes =
+        opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
     out->fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes <= out->mem_capacity_bytes;
     if (bound_only) {
         /* every rank runs m x (its chunks' forward and backward), then the

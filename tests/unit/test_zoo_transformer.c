@@ -101,7 +101,8 @@ TEST(zoo_transformer_parametric)
         "gpt(hidden=8,heads=3,layers=1,seq=4)",   "gpt(hidden=8,heads=2,layers=1)",
         "gpt(hidden=8,heads=2,layers=1,seq=0)",   "gpt(hidden=8,heads=2,layers=1,seq=4,x=1)",
         "gpt(hidden=8,heads=2,heads=2,seq=4)",    "gpt(hidden=8,heads=2,layers=1,seq=4",
-        "bert(hidden=8,heads=2,layers=1,seq=4)x", "llama(hidden=8,heads=4,layers=1,seq=4,kv_heads=3)",
+        "bert(hidden=8,heads=2,layers=1,seq=4)x",
+        "llama(hidden=8,heads=4,layers=1,seq=4,kv_heads=3)",
         "gpt(hidden=99999999999,heads=1,layers=1,seq=1)", "gpt("};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dnp_graph *g = NULL;

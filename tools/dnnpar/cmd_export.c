@@ -9,8 +9,9 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra\n"
+    "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
+    "                     [--config CFG] [--precision P]\n"
     "                     [--skip-unknown] [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
@@ -22,11 +23,17 @@ static const char help[] =
     "  astra    an ASTRA-sim 1.0 text workload: per layer the forward, input-\n"
     "           gradient and weight-gradient compute time (ns) and collective\n"
     "           (type and bytes)\n"
+    "  megatron Megatron-LM arguments for a zoo transformer (gpt, bert, llama):\n"
+    "           the configuration given by --config, else the fastest that\n"
+    "           plan --search 3d finds (docs/config3d.md)\n"
     "\n"
     "Comments in the output say what the notation cannot express: a level whose\n"
     "ratio is not 1/2, halves that decide differently, unequal halves.\n"
     "\n"
-    "  --format F     jax, dtensor or astra (required)\n"
+    "  --format F     jax, dtensor, astra or megatron (required)\n"
+    "  --config CFG   megatron: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
+    "                 recompute=..,seq_par=.. (default: the --search 3d result)\n"
+    "  --precision P  megatron: fp16, bf16, ... (default: the device's dtype)\n"
     "  --search S     accpar (default), dp, owt or hypar\n"
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -37,12 +44,62 @@ static const char help[] =
     "\n"
     "examples:\n"
     "  dnnpar export resnet50 --cluster 8xtpu-v3 --format jax -o resnet50_specs.py\n"
+    "  dnnpar export gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --format megatron\n"
     "  dnnpar export vgg19 --cluster 128xtpu-v2+128xtpu-v3 --format astra --batch 512\n";
+
+/* --format megatron: a given or searched Megatron-LM configuration as
+ * Megatron-LM arguments. */
+static int export_megatron(const cli_args *a, const char *out_path)
+{
+    const char *cmd = "export", *s;
+    long long batch = 512;
+    if ((s = cli_get(a, "batch")) != NULL && (batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
+        return EXIT_USAGE;
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
+                            .optimizer = DNP_OPTIM_ADAM};
+    if ((s = cli_get(a, "precision")) != NULL) {
+        int pr = dnp_precision_from_name(s);
+        if (pr < 0) {
+            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
+            return EXIT_USAGE;
+        }
+        opt.precision = (dnp_precision)pr;
+    }
+    dnp_cluster cl;
+    dnp_graph *g = NULL;
+    int rc;
+    if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
+        return rc;
+    if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
+        return rc;
+    dnp_config3d cfg;
+    dnp_config3d_result res;
+    dnp_config3d_stats stats;
+    dnp_error err = {0};
+    dnp_status st;
+    if ((s = cli_get(a, "config")) != NULL) {
+        st = dnp_config3d_parse(s, &cfg, &err);
+        if (st == DNP_OK)
+            st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, &res, &err);
+    } else {
+        st = dnp_config3d_search(g, &cl, batch, &opt, &cfg, &res, &stats, &err);
+    }
+    char *text = NULL;
+    if (st == DNP_OK)
+        st = dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err);
+    if (st == DNP_OK)
+        st = dnp_write_file(out_path, text, strlen(text), &err);
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    dnp_free(text);
+    dnp_graph_free(g);
+    return cli_exit_for(st);
+}
 
 int cmd_export(int argc, char **argv)
 {
-    static const char *const valued[] = {"cluster", "format", "search", "levels",
-                                         "batch",   "output", NULL};
+    static const char *const valued[] = {"cluster", "format", "search",    "levels", "batch",
+                                         "output",  "config", "precision", NULL};
     static const char *const flags[] = {"help", "skip-unknown", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -85,9 +142,13 @@ int cmd_export(int argc, char **argv)
         cli_error(cmd, "--format is required: jax, dtensor or astra");
         goto done;
     }
+    if (strcmp(s, "megatron") == 0) {
+        rc = export_megatron(&a, out_path);
+        goto done;
+    }
     int fmt = report_export_from_name(s);
     if (fmt < 0) {
-        cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra)", s);
+        cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra, megatron)", s);
         goto done;
     }
     /* The ASTRA-sim workload carries each layer's compute on the device that

@@ -1,0 +1,117 @@
+/*
+ * megatron_args.c - a Megatron-LM configuration as the command-line
+ * arguments of Megatron-LM's pretrain_gpt.py / pretrain_bert.py
+ * (megatron/training/arguments.py names), docs/config3d.md "Export".
+ */
+#include "dnnpar.h"
+#include "report/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The shape of a zoo transformer, read back from its ops (zoo_transformer.c
+ * names them): 0 if g is not one. */
+typedef struct {
+    int layers;
+    int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
+    int llama, bert;
+} tf_shape;
+
+static int shape_of(const dnp_graph *g, tf_shape *t)
+{
+    memset(t, 0, sizeof *t);
+    char nm[32];
+    for (;;) {
+        snprintf(nm, sizeof nm, "layer%d.add2", t->layers);
+        if (dnp_graph_find(g, nm) < 0)
+            break;
+        t->layers++;
+    }
+    int emb = dnp_graph_find(g, "embed.tokens"), sc = dnp_graph_find(g, "layer0.attn.scores");
+    int k = dnp_graph_find(g, "layer0.attn.k");
+    int up = dnp_graph_find(g, "layer0.mlp.fc1");
+    int gate = dnp_graph_find(g, "layer0.mlp.gate");
+    if (t->layers == 0 || emb < 0 || sc < 0 || k < 0 || (up < 0 && gate < 0))
+        return 0;
+    const dnp_op *e = dnp_graph_op(g, emb);
+    t->hidden = e->out.c;
+    t->seq = e->out.h;
+    t->vocab = t->hidden > 0 ? e->param_elems / t->hidden : 0;
+    t->heads = dnp_graph_op(g, sc)->out_dims[0];
+    int64_t head_dim = t->heads > 0 ? t->hidden / t->heads : 1;
+    t->kv_heads = head_dim > 0 ? dnp_graph_op(g, k)->out.c / head_dim : t->heads;
+    t->ffn = dnp_graph_op(g, up >= 0 ? up : gate)->out.c;
+    t->llama = gate >= 0;
+    t->bert = dnp_graph_find(g, "pooler.dense") >= 0;
+    int pos = dnp_graph_find(g, "embed.positions");
+    t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
+                                             : t->seq;
+    return 1;
+}
+
+dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                             dnp_precision precision, const dnp_config3d *cfg, char **out,
+                             dnp_error *err)
+{
+    tf_shape t;
+    if (!shape_of(g, &t)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "--format megatron needs a transformer from the zoo (gpt(...), bert(...), "
+                      "llama(...) or a preset); '%s' is not one",
+                      dnp_graph_name(g));
+        return DNP_ERR_INPUT;
+    }
+    rbuf b;
+    rbuf_init(&b);
+    char spec[256];
+    dnp_cluster_format(c, spec, sizeof spec);
+    rbuf_printf(&b, "# dnnpar %s export: Megatron-LM arguments (%s)\n", DNP_VERSION,
+                t.bert ? "pretrain_bert.py" : "pretrain_gpt.py");
+    rbuf_puts(&b, "# model ");
+    rbuf_put_escaped(&b, dnp_graph_name(g), ESC_TEXT);
+    rbuf_printf(&b, ", cluster %s, global batch %lld\n", spec, (long long)batch);
+    rbuf_printf(&b, "# data parallelism is what is left: %d x %d x %d = %lld devices; the "
+                    "launcher (torchrun) sets the world size\n",
+                cfg->tp, cfg->pp, cfg->dp, (long long)cfg->tp * cfg->pp * cfg->dp);
+    rbuf_printf(&b, "# the tokenizer sets the vocabulary (%lld in this model)\n",
+                (long long)t.vocab);
+    /* model */
+    rbuf_printf(&b, "--num-layers %d\n--hidden-size %lld\n--ffn-hidden-size %lld\n"
+                    "--num-attention-heads %lld\n--seq-length %lld\n"
+                    "--max-position-embeddings %lld\n",
+                t.layers, (long long)t.hidden, (long long)t.ffn, (long long)t.heads,
+                (long long)t.seq, (long long)t.positions);
+    if (t.llama) {
+        rbuf_puts(&b, "--swiglu\n--normalization RMSNorm\n--position-embedding-type rope\n"
+                      "--untie-embeddings-and-output-weights\n--disable-bias-linear\n");
+        if (t.kv_heads != t.heads)
+            rbuf_printf(&b, "--group-query-attention\n--num-query-groups %lld\n",
+                        (long long)t.kv_heads);
+    }
+    /* parallelism */
+    rbuf_printf(&b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n",
+                cfg->tp, cfg->pp);
+    if (cfg->interleave > 1)
+        rbuf_printf(&b, "--num-layers-per-virtual-pipeline-stage %d\n",
+                    t.layers / (cfg->pp * cfg->interleave));
+    if (cfg->seq_par)
+        rbuf_puts(&b, "--sequence-parallel\n");
+    rbuf_printf(&b, "--micro-batch-size %lld\n--global-batch-size %lld\n",
+                (long long)cfg->microbatch, (long long)batch);
+    if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
+        rbuf_puts(&b, "--recompute-granularity selective\n");
+    else if (cfg->recompute == DNP_RECOMPUTE_FULL)
+        rbuf_puts(&b, "--recompute-granularity full\n--recompute-method uniform\n"
+                      "--recompute-num-layers 1\n");
+    if (precision == DNP_PREC_FP16 || precision == DNP_PREC_AMP)
+        rbuf_puts(&b, "--fp16\n");
+    else if (precision == DNP_PREC_BF16)
+        rbuf_puts(&b, "--bf16\n");
+    char *text = rbuf_take(&b);
+    if (text == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the Megatron-LM arguments");
+        return DNP_ERR_NOMEM;
+    }
+    *out = text;
+    return DNP_OK;
+}

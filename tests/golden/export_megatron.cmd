@@ -1,0 +1,1 @@
+dnnpar export gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --precision fp16 --format megatron --config tp=8,pp=8,microbatch=1,interleave=3,recompute=full,seq_par=0 && dnnpar export llama2-70b --cluster 16xdgx-a100-80g --batch 128 --precision bf16 --format megatron && dnnpar export resnet50 --cluster 8xa100 --format megatron 2>&1
