@@ -527,7 +527,7 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
     out->microbatches = m;
     out->compute_busy_s = busy_max;
     out->tp_comm_s = (double)m * (L / p) * (tp_fwd_s + tp_bwd_s + recompute_tp_s);
-    out->p2p_s = p2p_s;
+    out->p2p_s = p > 1 ? p2p_s : 0.0; /* no messages without a pipeline */
     out->dp_comm_s = dp_s;
     out->optimizer_s = opt_s;
     out->bubble_s = out->step_time_s - busy_max;
