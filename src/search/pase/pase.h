@@ -60,6 +60,7 @@ typedef enum {
     PASE_UNRAVEL,
     PASE_TRANSPOSE,
     PASE_SLICE, /* slice or pad: data movement onto a smaller or larger domain (ours) */
+    PASE_GROUP_CONV, /* grouped or depthwise convolution (ours, docs/pase.md) */
     PASE_KIND_COUNT
 } pase_kind;
 
@@ -158,6 +159,19 @@ int pase_conv(pase_graph *g, const char *name, const pase_tensor *img, int64_t n
  * stride's, e.g. the AccPar layer files). */
 int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out,
                     int r, int s, int64_t h_out, int64_t w_out, int pw, pase_tensor *out);
+/* Grouped convolution (ours; depthwise when groups = channels = n_out) on
+ * img (b, C, h, w) with `groups` groups of C / groups input and
+ * n_out / groups output channels, output size given: domain (b, g, c, h,
+ * w, r, s, n) = (batch, groups, input channels per group, h_out, w_out,
+ * kernel, output channels per group), h and w never split.  Each group is
+ * the dense conv's GEMM (M = b h w, N = n, K = c r s) and g is a batch
+ * dimension of that GEMM: splitting it divides input channels, output
+ * channels and weights alike with no all-reduce.  The image's channels
+ * read (g, c), the output's are (g, n), group-major.  Fails (g->err) unless
+ * groups divides C and n_out.  O(1). */
+int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *img,
+                          int64_t groups, int64_t n_out, int r, int s, int64_t h_out,
+                          int64_t w_out, int pw, pase_tensor *out);
 /* Max or average pooling on img (b, c, h, w), window r x s: domain
  * (b, c, h_out, w_out). */
 int pase_pool(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,

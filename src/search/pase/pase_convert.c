@@ -6,7 +6,9 @@
  * of pase_models.c:
  *
  *   input        a graph input (no vertex, no edge: nothing to transfer)
- *   conv         Conv (b, c, h_out, w_out, r, s, n); dense convs only
+ *   conv         Conv (b, c, h_out, w_out, r, s, n); a grouped or depthwise
+ *                conv is GroupConv (b, g, c, h_out, w_out, r, s, n), c and n
+ *                per group (ours)
  *   fc           FC (b, n, c) on the flattened input; a spatial input is
  *                first flattened by Ravel + Unravel, as the prototype's
  *                AlexNet does
@@ -187,11 +189,12 @@ static int rule_input(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_conv(conv_ctx *x, int i, const dnp_op *op)
 {
-    if (op->groups > 1)
-        return fail(x, op, "grouped convolutions have no PaSE iteration space");
     const pase_tensor *t = in_of(x, op, 0);
     if (t->shape[1] != op->in.c)
         return fail(x, op, "input channels do not match the producer");
+    if (op->groups > 1) /* grouped or depthwise: GroupConv (b, g, c, h, w, r, s, n) */
+        return built(x, pase_group_conv_sized(x->pg, op->name, t, op->groups, op->out.c, op->kh,
+                                              op->kw, op->out.h, op->out.w, 0, &x->out[i]));
     return built(x, pase_conv_sized(x->pg, op->name, t, op->out.c, op->kh, op->kw, op->out.h,
                                     op->out.w, 0, &x->out[i]));
 }
@@ -245,8 +248,8 @@ static int rule_pointwise(conv_ctx *x, int i, const dnp_op *op)
     x->out[i] = *t;
     if (t->vertex >= 0) {
         pase_vertex *p = &x->pg->v[t->vertex];
-        if (p->kind == PASE_CONV || p->kind == PASE_FC || p->kind == PASE_ELEMWISE ||
-            p->kind == PASE_EINSUM)
+        if (p->kind == PASE_CONV || p->kind == PASE_GROUP_CONV || p->kind == PASE_FC ||
+            p->kind == PASE_ELEMWISE || p->kind == PASE_EINSUM)
             p->pw++;
     }
     return 0;

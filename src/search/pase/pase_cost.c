@@ -154,6 +154,7 @@ double pase_layer_cost(const pase_vertex *v, const int32_t *c, double r_w)
 {
     switch (v->kind) {
     case PASE_CONV:
+    case PASE_GROUP_CONV: /* g a GEMM batch dim (pase_ops.c, docs/pase.md) */
     case PASE_FC:
     case PASE_EINSUM:
         return gemm_roles(v, c, r_w);

@@ -13,6 +13,7 @@ static const char *const kind_names[PASE_KIND_COUNT] = {
     "Conv",    "FC",    "Pooling", "Elementwise", "Norm",    "ReduceMean",
     "Softmax", "SoftmaxCrossEntropy", "Einsum", "LSTM", "Concat", "Split",
     "Stack",   "Unstack", "Ravel", "Unravel", "Transpose", "Slice",
+    "GroupConv",
 };
 
 const char *pase_kind_name(pase_kind k)

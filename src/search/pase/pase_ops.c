@@ -160,6 +160,53 @@ int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int
     return id;
 }
 
+/* Grouped convolution (ours; the prototype has none).  PyTorch / ONNX
+ * semantics: output channel j of group q (j < n) reads input channels
+ * q c .. q c + c - 1 only, so the op is `groups` independent dense convs,
+ * i.e. the einsum "bgchw,gnc(rs)->bgnhw" whose g is in both operands and the
+ * output: a batch dimension of the conv's GEMM (README "Layer costs",
+ * GEMM: nb multiplies computation and communication alike). */
+int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *img,
+                          int64_t groups, int64_t n_out, int r, int s, int64_t ho, int64_t wo,
+                          int pw, pase_tensor *out)
+{
+    if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
+        return -1;
+    if (ho < 1 || wo < 1 || n_out < 1 || r < 1 || s < 1)
+        return pase_graph_fail(g, "conv '%s': %dx%d window over %lldx%lld gives no output", name,
+                               r, s, (long long)img->shape[2], (long long)img->shape[3]);
+    if (groups < 1 || img->shape[1] % groups != 0 || n_out % groups != 0)
+        return pase_graph_fail(g, "conv '%s': channels %lld -> %lld do not divide into %lld "
+                                  "groups",
+                               name, (long long)img->shape[1], (long long)n_out,
+                               (long long)groups);
+    const int64_t dom[8] = {img->shape[0], groups, img->shape[1] / groups, ho, wo, r, s,
+                            n_out / groups};
+    static const char *const names[8] = {"b", "g", "c", "h", "w", "r", "s", "n"};
+    pase_vertex v;
+    vinit(&v, name, PASE_GROUP_CONV, 8, dom);
+    for (int i = 0; i < 8; i++)
+        set_name(v.dim[i], names[i]);
+    v.fixed = BIT(3) | BIT(4); /* no halo exchange, as the dense conv */
+    v.batch_dim = 0;
+    v.pw = pw;
+    v.gemm_b = BIT(1);                   /* one GEMM per group */
+    v.gemm_m = BIT(0) | BIT(3) | BIT(4); /* M = b h_out w_out */
+    v.gemm_n = BIT(7);                   /* N = n (per group) */
+    v.gemm_k = BIT(2) | BIT(5) | BIT(6); /* K = c r s (per group) */
+    /* channels are group-major: their split is the product of g's and c's */
+    unsigned in_map[1][PASE_MAX_RANK] = {{BIT(0), BIT(1) | BIT(2), BIT(3), BIT(4)}};
+    const pase_tensor *ins[1] = {img};
+    int id = finish(g, &v, 1, ins, in_map);
+    if (id >= 0) {
+        const int64_t shape[4] = {dom[0], n_out, ho, wo};
+        const unsigned map[4] = {BIT(0), BIT(1) | BIT(7), BIT(3), BIT(4)};
+        make_out(out, id, 0, 4, shape, map, &v);
+        set_name(out->dim[1], "c");
+    }
+    return id;
+}
+
 int pase_pool(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
               int stride_h, int stride_w, int pad_h, int pad_w, pase_tensor *out)
 {
