@@ -1,1 +1,0 @@
-printf '{"format":"dnnpar-model","version":1,"name":"g","ops":[{"name":"data","kind":"input","inputs":[],"out":[4,8,8]},{"name":"gconv","kind":"conv","inputs":["data"],"out":[4,8,8],"kernel":[3,3],"stride":[1,1],"pad":[1,1],"groups":2}]}' > "$TMPDIR_GOLD/g.json"; cd "$TMPDIR_GOLD" && dnnpar plan g.json --search pase -p 2 2>&1
