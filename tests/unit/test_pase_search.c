@@ -125,3 +125,37 @@ TEST(pase_model_sizes)
         pase_graph_free(g);
     }
 }
+
+/* The data-parallel baseline for a batch with no p-way split (cutoff 4 for
+ * alexnet): batch 4 on p = 8 has only the split 1 (4 / 2 < 4), so the
+ * baseline is serial; batch 100: the divisors of 100 that are <= 8 and
+ * leave >= 4 samples are 1, 2, 4, 5, so 5 ways; batch 128: 8 ways. */
+TEST(pase_data_parallel_uneven_batch)
+{
+    const int64_t batches[3] = {4, 100, 128};
+    const int want[3] = {1, 5, 8};
+    for (int i = 0; i < 3; i++) {
+        pase_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(pase_model_build("pase-alexnet", batches[i], &g, &err) == DNP_OK);
+        if (g == NULL)
+            continue;
+        pase_params par = {8, 5000.0, 0, 1e9};
+        pase_problem pb;
+        CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
+        int *cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
+        pase_data_parallel(&pb, cfg);
+        int lo = 0, hi = 0;
+        pase_data_parallel_split(&pb, cfg, &lo, &hi);
+        CHECK_EQ_INT(lo, want[i]);
+        CHECK_EQ_INT(hi, want[i]);
+        /* conv1's configuration: the batch split only */
+        const int32_t *c = pb.cfg[0].c + (size_t)cfg[0] * (size_t)pb.cfg[0].rank;
+        CHECK_EQ_INT(c[0], want[i]);
+        for (int d = 1; d < pb.cfg[0].rank; d++)
+            CHECK_EQ_INT(c[d], 1);
+        dnp_free(cfg);
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+    }
+}

@@ -40,8 +40,9 @@ static const char plan_help[] =
     "  --search S         pase: the exact search; mcmc: FlexFlow-style MCMC started\n"
     "                     from the expert strategy\n"
     "  -p P               devices (with --cluster: its device count)\n"
-    "  --batch B          mini-batch, a multiple of P (default 128; 64 for\n"
-    "                     pase-rnnlm and pase-transformer)\n"
+    "  --batch B          mini-batch, any size (default 128; 64 for pase-rnnlm and\n"
+    "                     pase-transformer); data parallelism splits it by the\n"
+    "                     largest divisor <= P leaving >= cutoff samples per device\n"
     "  --flops TF         peak TFLOP/s per device (default 10)\n"
     "  --bw GBps          link bandwidth per device in GB/s, 8-byte words (default\n"
     "                     16; with 10 TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
@@ -318,6 +319,7 @@ typedef struct {
     baseline base[3];
     int n_base;
     int best_base;
+    int dp_lo, dp_hi;         /* batch splits of the data-parallel baseline */
     double optimum;           /* mcmc: PaSE's optimum, or -1 */
     const pase_result *res;   /* pase: the DP's figures */
     char expert[40];
@@ -346,6 +348,10 @@ static json_t *plan_json(const plan_report *r)
                               "ratio_to_search", r->base[i].cost / r->cost);
         if (r->base[i].iters > 0)
             json_object_set_new(o, "iterations", json_integer(r->base[i].iters));
+        if (i == 0) { /* data parallel: the batch split it uses */
+            json_object_set_new(o, "batch_split_min", json_integer(r->dp_lo));
+            json_object_set_new(o, "batch_split_max", json_integer(r->dp_hi));
+        }
         json_array_append_new(bl, o);
     }
     json_t *root = json_pack(
@@ -421,6 +427,18 @@ static void plan_text(const plan_report *r, double search_s)
             printf("  (%ld iterations)", r->base[i].iters);
         printf("\n");
     }
+    if (r->dp_lo != r->hw->p || r->dp_hi != r->hw->p) {
+        char ways[48];
+        if (r->dp_lo == r->dp_hi)
+            snprintf(ways, sizeof ways, "%d way%s", r->dp_hi, r->dp_hi == 1 ? "" : "s");
+        else
+            snprintf(ways, sizeof ways, "%d to %d ways", r->dp_lo, r->dp_hi);
+        printf("note: data parallel splits the batch %s, not %d: the largest split of batch "
+               "%lld that is at most p and leaves at least %d samples per device (cutoff); "
+               "%s%d of the %d devices idle\n",
+               ways, r->hw->p, r->hw->batch, pb->g->cutoff,
+               r->dp_lo == r->dp_hi ? "" : "at least ", r->hw->p - r->dp_hi, r->hw->p);
+    }
     printf("best baseline: %s, %.4fx this strategy's cost\n", r->base[r->best_base].name,
            r->base[r->best_base].cost / r->cost);
     if (r->res != NULL)
@@ -485,14 +503,6 @@ int cmd_plan_pase(int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
-    if (hw.batch % hw.p != 0) {
-        cli_error(cmd,
-                  "--batch %lld is not a multiple of the %d devices: data parallelism (the "
-                  "baseline) splits the batch evenly; give e.g. --batch %lld",
-                  hw.batch, hw.p, ((hw.batch + hw.p - 1) / hw.p) * hw.p);
-        rc = EXIT_USAGE;
-        goto out;
-    }
     long long max_mb = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
     if (((s = cli_get(&a, "max-memory")) &&
          (max_mb = cli_positive(cmd, "max-memory", s, PASE_MAX_MEMORY_MB)) < 0) ||
@@ -552,6 +562,7 @@ int cmd_plan_pase(int argc, char **argv)
     /* baselines: data parallelism and the expert strategy */
     pase_data_parallel(&pb, tmp);
     r.base[0].name = "data parallel";
+    pase_data_parallel_split(&pb, tmp, &r.dp_lo, &r.dp_hi);
     r.base[0].cost = pase_objective(&pb, tmp);
     if ((st = pase_expert(&pb, tmp, r.expert, sizeof r.expert, &err)) != DNP_OK) {
         cli_error(cmd, "%s", err.msg);

@@ -406,6 +406,12 @@ double pase_exhaustive(const pase_problem *pb, double max_strategies, int *cfg);
 /* Data parallelism: the batch dimension split by the largest allowed
  * count <= p, everything else 1.  O(sum_v K_v * rank). */
 void pase_data_parallel(const pase_problem *pb, int *cfg);
+/* The batch splits a data-parallel strategy cfg (from pase_data_parallel)
+ * uses: *lo and *hi, the least and the largest over the vertices with a
+ * batch dimension (both 1 if none).  *hi < p when the batch (or, for
+ * some vertex, its batch extent / cutoff) allows no p-way split; the
+ * remaining devices are then idle.  O(n_v). */
+void pase_data_parallel_split(const pase_problem *pb, const int *cfg, int *lo, int *hi);
 /* The expert strategy of the paper's section IV for the graph's family:
  * "gnmt" (an LSTM: layers on different devices, batch on the rest),
  * "mesh" (einsums: batch split m ways, model dims n ways, m * n = p, the

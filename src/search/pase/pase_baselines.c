@@ -2,6 +2,11 @@
  * pase_baselines.c - the strategies the paper compares against (section
  * IV), expressed in the same configuration space and cost model:
  *   data parallelism   the batch dimension split p ways, nothing else;
+ *                      when the batch does not divide p ways (or a device
+ *                      would hold fewer than `cutoff` samples), the
+ *                      largest allowed split below p, the other devices
+ *                      idle (batch 100 on p = 8, cutoff 4: 5 ways; batch
+ *                      4 on p = 8: 1 way, i.e. serial);
  *   OWT [5]            conv and the other layers data parallel, FC layers
  *                      and the loss split over their outputs (CNNs);
  *   GNMT [1]           LSTM layers on different devices, batch split on
@@ -56,6 +61,24 @@ void pase_data_parallel(const pase_problem *pb, int *cfg)
             want[pb->g->v[v].batch_dim] = pb->par.p;
         cfg[v] = pick(pb, v, want);
     }
+}
+
+void pase_data_parallel_split(const pase_problem *pb, const int *cfg, int *lo, int *hi)
+{
+    *lo = *hi = 0;
+    for (int v = 0; v < pb->n_v; v++) {
+        int d = pb->g->v[v].batch_dim;
+        if (d < 0)
+            continue;
+        const pase_configs *c = &pb->cfg[v];
+        int s = c->c[(size_t)cfg[v] * (size_t)c->rank + (size_t)d];
+        if (*lo == 0 || s < *lo)
+            *lo = s;
+        if (s > *hi)
+            *hi = s;
+    }
+    if (*lo == 0)
+        *lo = *hi = 1;
 }
 
 static void owt(const pase_problem *pb, int *cfg)
