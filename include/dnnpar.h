@@ -760,21 +760,33 @@ typedef enum {
 const char *dnp_recompute_name(dnp_recompute r); /* "none", "selective", "full" */
 int dnp_recompute_from_name(const char *s);      /* -1 if unknown */
 
-/* A Megatron-LM configuration. */
+#define DNP_CONFIG3D_MAX_STAGES 256 /* pipeline stages with a layer count of their own */
+
+/* A Megatron-LM configuration.  Pipeline stage s runs on ranks
+ * [s tp dp, (s + 1) tp dp) in Megatron's order (tensor-parallel ranks
+ * fastest, then data, then pipeline), so on a mixed cluster (types in the
+ * order the cluster lists them) every stage lies inside one device type
+ * when each type's device count is a multiple of tp x dp. */
 typedef struct {
     int tp, pp, dp;          /* tensor-, pipeline-, data-parallel degrees (>= 1) */
     int64_t microbatch;      /* sequences per micro-batch */
     int interleave;          /* model chunks per pipeline rank (1: 1F1B, > 1: interleaved) */
     dnp_recompute recompute;
     int seq_par;             /* 1: sequence parallelism */
+    /* Transformer layers per pipeline stage (uneven stages, 1F1B only):
+     * n_stage_layers = 0 splits the layers evenly; otherwise it equals pp,
+     * every entry is >= 1 and they sum to the model's layers. */
+    int n_stage_layers;
+    int stage_layers[DNP_CONFIG3D_MAX_STAGES];
 } dnp_config3d;
 
 /* tp = pp = dp = microbatch = interleave = 1, no recompute, no sequence
  * parallelism.  O(1). */
 void dnp_config3d_defaults(dnp_config3d *c);
 /* Parse "tp=8,pp=8,dp=1,microbatch=1,interleave=3,recompute=selective,
- * seq_par=1" (any subset, any order; the rest default).  DNP_ERR_INPUT
- * naming the bad item.  O(length). */
+ * seq_par=1,layers=14:18:18:14" (any subset, any order; the rest default;
+ * `layers` lists the layers of each pipeline stage, separated by ':').
+ * DNP_ERR_INPUT naming the bad item.  O(length). */
 dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *err);
 
 typedef struct {
@@ -789,9 +801,15 @@ typedef struct {
     double optimizer_s;
     double model_flop;       /* forward + backward + gradient of the GEMMs, whole step */
     double mfu;              /* model_flop / (step x devices x peak FLOP/s) */
-    double mem_weights_bytes, mem_activation_bytes, mem_bytes; /* first pipeline rank */
+    /* memory of the pipeline stage nearest its device's capacity (the
+     * largest share of it; the first stage on one device type with even
+     * stages), which is stage mem_stage */
+    double mem_weights_bytes, mem_activation_bytes, mem_bytes;
     double mem_capacity_bytes;
-    int fits;
+    int mem_stage;
+    int fits;                /* every stage within its device's capacity */
+    int stage_layers[DNP_CONFIG3D_MAX_STAGES]; /* layers per stage as simulated (pp entries) */
+    int stage_type[DNP_CONFIG3D_MAX_STAGES];   /* the cluster's device type of each stage */
     int microbatches;        /* per data-parallel replica */
     double straggler_pace;   /* the device model's straggler factor (1 = none) */
 } dnp_config3d_result;
@@ -808,6 +826,17 @@ typedef struct {
 dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err);
+
+/* The step dnp_config3d_simulate simulates, as Chrome trace events
+ * (chrome://tracing, Perfetto): one process per pipeline stage, threads
+ * for its compute stream and its two send streams, one event per
+ * micro-batch chunk forward and backward, per message, and the gradient
+ * all-reduce and optimizer at the end; microseconds.  *out is a new
+ * NUL-terminated text the caller frees with dnp_free.  Errors as
+ * dnp_config3d_simulate.  O(pp x micro-batches x interleave). */
+dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                              const dnp_plan_options *opt, const dnp_config3d *cfg, char **out,
+                              dnp_error *err);
 
 /* The configuration cfg of zoo transformer g at global `batch` as
  * Megatron-LM command-line arguments (pretrain_gpt.py; pretrain_bert.py
@@ -827,11 +856,16 @@ typedef struct {
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit
- * (opt->memory_limit_bytes, else the device's capacity): tensor
- * parallelism in powers of two inside a node dividing the heads, every
- * pipeline depth dividing the layers, data parallelism for the rest,
- * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank, each
- * recompute mode, sequence parallelism on or off.  Exact over that space:
+ * (opt->memory_limit_bytes, else each device's capacity): tensor
+ * parallelism in powers of two inside the smallest node dividing the heads
+ * (and every device type's count), every pipeline depth up to the layers,
+ * data parallelism for the rest (each stage on one device type),
+ * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank (interleaving
+ * with even stages), each recompute mode, sequence parallelism on or off.
+ * With one chunk per rank the layers per stage are balanced (c3_balance in
+ * src/sim/config3d.c: the slowest stage's compute minimised within each
+ * stage's memory; on a mixed cluster faster types get more layers), with
+ * more chunks they are even.  Exact over that space:
  * candidates are simulated in order of a lower bound (the busiest rank's
  * work without waits) until the bound reaches the best step found; ties
  * keep the first in enumeration order.  DNP_ERR_INPUT (naming the smallest
@@ -840,6 +874,33 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err);
+
+/* What a mixed cluster's plan is compared with (docs/config3d.md, "Mixed
+ * clusters"). */
+typedef struct {
+    int slowest_type, fastest_type;   /* indices into the cluster's types: lowest / highest
+                                       * peak FLOP/s at the precision, then least / most memory */
+    /* every device taken as the slowest type: the search's plan there, its
+     * predicted step on that homogeneous cluster, and the same
+     * configuration simulated on the real cluster (when every type's count
+     * divides by its tp x dp and it fits every device there) */
+    int slowest_ok, slowest_on_cluster_ok;
+    dnp_config3d slowest_cfg;
+    dnp_config3d_result slowest_planned, slowest_on_cluster;
+    /* the fastest type's devices alone, searched */
+    int fastest_ok;
+    dnp_config3d fastest_cfg;
+    dnp_config3d_result fastest_res;
+} dnp_config3d_baselines;
+
+/* The baselines of a mixed cluster c (at least two device types) for g at
+ * `batch`: the plan that treats every device as the slowest type, and the
+ * fastest type alone, each from dnp_config3d_search.  A baseline that
+ * finds no fitting configuration is left with its _ok flag 0.
+ * DNP_ERR_INPUT for a one-type cluster, DNP_ERR_NOMEM.  O(two searches). */
+dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                                        const dnp_plan_options *opt,
+                                        dnp_config3d_baselines *out, dnp_error *err);
 
 /* Executed accounting: what each device sends and receives when the     */
 /* plan runs (src/sim/devcomm.c, docs/time-model.md "Executed            */

@@ -75,6 +75,18 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                 cfg->tp, cfg->pp, cfg->dp, (long long)cfg->tp * cfg->pp * cfg->dp);
     rbuf_printf(&b, "# the tokenizer sets the vocabulary (%lld in this model)\n",
                 (long long)t.vocab);
+    if (c->n_types > 1) {
+        /* ranks go to hosts in the launcher's order; stage s holds ranks
+         * [s tp dp, (s + 1) tp dp) (docs/config3d.md, "Mixed clusters") */
+        rbuf_puts(&b, "# mixed cluster: list the hosts in this order so that each pipeline stage "
+                      "runs on its device type:");
+        for (int i = 0; i < c->n_types; i++)
+            rbuf_printf(&b, "%s %lld %s", i ? "," : "", (long long)c->counts[i], c->types[i].name);
+        rbuf_puts(&b, "\n");
+    }
+    if (cfg->n_stage_layers > 0)
+        rbuf_puts(&b, "# uneven stages use --pipeline-model-parallel-layout, an experimental "
+                      "Megatron-Core option\n");
     /* model */
     rbuf_printf(&b, "--num-layers %d\n--hidden-size %lld\n--ffn-hidden-size %lld\n"
                     "--num-attention-heads %lld\n--seq-length %lld\n"
@@ -94,6 +106,17 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
     if (cfg->interleave > 1)
         rbuf_printf(&b, "--num-layers-per-virtual-pipeline-stage %d\n",
                     t.layers / (cfg->pp * cfg->interleave));
+    if (cfg->n_stage_layers > 0) {
+        /* uneven stages: Megatron-Core's --pipeline-model-parallel-layout
+         * (experimental; stages split by '|', E the embedding, t a decoder
+         * layer, L the loss; NVIDIA Megatron Core user guide, "Custom
+         * Pipeline Model Parallel Layout") */
+        rbuf_puts(&b, "--pipeline-model-parallel-layout \"");
+        for (int s = 0; s < cfg->n_stage_layers; s++)
+            rbuf_printf(&b, "%s%st*%d%s", s ? "|" : "", s == 0 ? "E" : "", cfg->stage_layers[s],
+                        s == cfg->n_stage_layers - 1 ? ",L" : "");
+        rbuf_puts(&b, "\"\n");
+    }
     if (cfg->seq_par)
         rbuf_puts(&b, "--sequence-parallel\n");
     rbuf_printf(&b, "--micro-batch-size %lld\n--global-batch-size %lld\n",

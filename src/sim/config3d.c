@@ -15,8 +15,9 @@
  * selective recompute, activation memory per layer, Table 2).
  */
 #include "dnnpar.h"
-#include "perf/device_model.h"
+#include "sim/config3d_int.h"
 #include "sim/sim.h"
+#include "sim/trace_events.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
     while (p != NULL && *p != '\0') {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        char item[64];
+        char item[2048];
         if (len == 0 || len >= sizeof item) {
             dnp_error_set(err, DNP_ERR_INPUT, "config '%s': empty or overlong item at column %d",
                           text, (int)(p - text) + 1);
@@ -71,7 +72,26 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
         }
         *eq = '\0';
         const char *key = item, *val = eq + 1;
-        if (strcmp(key, "recompute") == 0) {
+        if (strcmp(key, "layers") == 0) {
+            /* layers per pipeline stage, "14:18:18:14" */
+            c.n_stage_layers = 0;
+            for (const char *q = val;;) {
+                char *e = NULL;
+                long long v = (*q >= '0' && *q <= '9') ? strtoll(q, &e, 10) : -1;
+                if (e == NULL || v < 1 || v > 1048576 || (*e != ':' && *e != '\0') ||
+                    c.n_stage_layers == DNP_CONFIG3D_MAX_STAGES) {
+                    dnp_error_set(err, DNP_ERR_INPUT,
+                                  "config '%s': layers '%s' must be 1 to %d counts >= 1 "
+                                  "separated by ':' (one per pipeline stage)",
+                                  text, val, DNP_CONFIG3D_MAX_STAGES);
+                    return DNP_ERR_INPUT;
+                }
+                c.stage_layers[c.n_stage_layers++] = (int)v;
+                if (*e == '\0')
+                    break;
+                q = e + 1;
+            }
+        } else if (strcmp(key, "recompute") == 0) {
             int r = dnp_recompute_from_name(val);
             if (r < 0) {
                 dnp_error_set(err, DNP_ERR_INPUT,
@@ -100,7 +120,7 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "config '%s': bad item '%s=%s' (keys: tp, pp, dp, microbatch, "
                               "interleave: integers >= 1; seq_par: 0 or 1; recompute: none, "
-                              "selective, full)",
+                              "selective, full; layers: per-stage counts as 14:18:18:14)",
                               text, key, val);
                 return DNP_ERR_INPUT;
             }
@@ -112,13 +132,6 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
 }
 
 /* ---- per-layer costs from the model graph ------------------------------ */
-
-typedef struct {
-    double fwd_s, bwd_s;        /* compute of one micro-batch (bwd: input + weight gradient) */
-    double attn_core_fwd_s;     /* the part selective recompute redoes (scores, softmax, context) */
-    double params;              /* parameters held by one tensor-parallel rank */
-    double fwd_flop;            /* model FLOP of the forward, whole micro-batch, all ranks */
-} part_cost;
 
 static int starts_with(const char *s, const char *prefix)
 {
@@ -169,7 +182,7 @@ static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *f
  * prefix NULL, of the ops that belong to no layer and satisfy `first`
  * (1: before the layers, 0: after them). */
 static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int seq_par,
-                 const char *prefix, int first, part_cost *out)
+                 const char *prefix, int first, c3_part *out)
 {
     memset(out, 0, sizeof *out);
     int seen_layer = 0;
@@ -218,12 +231,17 @@ static void unit_of(int k, int fwd, int p, int v, unit *u)
     u->mb = (k / (p * v)) * p + k % p;
 }
 
+/* Warm-up forwards of rank s (above), at most every unit. */
+static int64_t warmup_units(int s, int p, int v, int64_t m)
+{
+    int64_t warm = v == 1 ? p - s - 1 : 2 * (int64_t)(p - s - 1) + (int64_t)(v - 1) * p;
+    return warm < m * v ? warm : m * v;
+}
+
 static int rank_schedule(int s, int p, int v, int m, unit *out)
 {
     int total = m * v;
-    int warm = v == 1 ? p - s - 1 : 2 * (p - s - 1) + (v - 1) * p;
-    if (warm > total)
-        warm = total;
+    int warm = (int)warmup_units(s, p, v, m);
     int n = 0, f = 0, b = 0;
     for (; f < warm; f++)
         unit_of(f, 1, p, v, &out[n++]);
@@ -236,7 +254,7 @@ static int rank_schedule(int s, int p, int v, int m, unit *out)
     return n;
 }
 
-/* ---- the step -------------------------------------------------------- */
+/* ---- links ------------------------------------------------------------- */
 
 /* Time of `op` on `bytes` over a group of n_nodes x per_node devices of type d. */
 static double coll_s(dnp_coll_op op, int64_t n_nodes, int64_t per_node, const dnp_device_type *d,
@@ -258,6 +276,28 @@ static double coll_s(dnp_coll_op op, int64_t n_nodes, int64_t per_node, const dn
     return c.time_s;
 }
 
+/* A point-to-point message between a device of type a and one of type b
+ * on different nodes: it leaves through a's network tier and enters
+ * through b's, so it moves at the slower per-device bandwidth and waits
+ * the longer latency (docs/config3d.md, "Mixed clusters"). */
+static double cross_type_p2p_s(const dnp_device_type *a, const dnp_device_type *b, double bytes)
+{
+    if (bytes <= 0.0)
+        return 0.0;
+    double bw_a = a->inter_bw_bps > 0.0 ? a->inter_bw_bps : a->net_bw_bps;
+    double bw_b = b->inter_bw_bps > 0.0 ? b->inter_bw_bps : b->net_bw_bps;
+    dnp_comm_group grp;
+    memset(&grp, 0, sizeof grp);
+    grp.n_nodes = 2;
+    grp.per_node = 1;
+    grp.intra_topo = DNP_TOPO_SWITCH;
+    grp.inter_bw_bps = bw_a < bw_b ? bw_a : bw_b;
+    grp.inter_lat_s = a->inter_lat_s > b->inter_lat_s ? a->inter_lat_s : b->inter_lat_s;
+    dnp_coll_cost c;
+    dnp_coll_estimate(DNP_COLL_P2P, &grp, bytes, &c);
+    return c.time_s;
+}
+
 /* A group of n ranks spaced `stride` apart in rank order (Megatron's
  * order: tensor-parallel ranks fastest, then data, then pipeline), on
  * nodes of per_node devices: how many nodes it spans and members per node. */
@@ -276,33 +316,28 @@ static void group_shape(int64_t n, int64_t stride, int64_t per_node, int64_t *no
     }
 }
 
-enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT };
+/* ---- preparing a configuration ---------------------------------------- */
 
-/* The layer costs of one (tensor-parallel degree, sequence parallelism,
- * micro-batch) for the search's cache: [0] a layer, [1] before the layers,
- * [2] after them. */
-typedef struct {
-    int valid;
-    part_cost part[3];
-} c3_cache;
-
-/* Simulate cfg (or, with bound_only, stop after the memory and a lower
- * bound on the step: the busiest rank's compute without waits).  `cache`
- * may be NULL; otherwise its parts are used if valid, else filled. */
-static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                         const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
-                         int bound_only, double *bound_s, dnp_config3d_result *out,
-                         dnp_error *err)
+static int count_layers(const dnp_graph *g)
 {
-    memset(out, 0, sizeof *out);
     char nm[32];
     int L = 0;
-    for (;;) {
-        snprintf(nm, sizeof nm, "layer%d.add2", L);
-        if (dnp_graph_find(g, nm) < 0)
-            break;
+    while (snprintf(nm, sizeof nm, "layer%d.add2", L), dnp_graph_find(g, nm) >= 0)
         L++;
-    }
+    return L;
+}
+
+dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                      const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
+                      c3_ctx *x, dnp_error *err)
+{
+    memset(x, 0, sizeof *x);
+    x->g = g;
+    x->cl = cl;
+    x->cfg = *cfg;
+    x->batch = batch;
+    x->optimizer = opt->optimizer;
+    const int L = count_layers(g);
     int emb = dnp_graph_find(g, "embed.tokens");
     if (L == 0 || emb < 0) {
         dnp_error_set(err, DNP_ERR_INPUT,
@@ -311,19 +346,18 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
                       dnp_graph_name(g));
         return DNP_ERR_INPUT;
     }
-    if (cl->n_types != 1) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "--config simulates one device type; the cluster has %d (mixed clusters "
-                      "are not supported yet)",
-                      cl->n_types);
-        return DNP_ERR_INPUT;
-    }
+    x->L = L;
     const int t = cfg->tp, p = cfg->pp, v = cfg->interleave;
-    const int64_t devices = cl->counts[0], mbs = cfg->microbatch;
+    const int64_t devices = dnp_cluster_devices(cl), mbs = cfg->microbatch;
     if ((int64_t)t * p * cfg->dp != devices) {
         dnp_error_set(err, DNP_ERR_INPUT, "config tp %d x pp %d x dp %d = %lld devices, the "
                       "cluster has %lld", t, p, cfg->dp, (long long)t * p * cfg->dp,
                       (long long)devices);
+        return DNP_ERR_INPUT;
+    }
+    if (p > DNP_CONFIG3D_MAX_STAGES) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config pp %d: at most %d pipeline stages", p,
+                      DNP_CONFIG3D_MAX_STAGES);
         return DNP_ERR_INPUT;
     }
     if (batch % ((int64_t)cfg->dp * mbs) != 0) {
@@ -332,7 +366,8 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
         return DNP_ERR_INPUT;
     }
     const int64_t m64 = batch / ((int64_t)cfg->dp * mbs);
-    if (m64 > 1000000 || L % (p * v) != 0 || (v > 1 && (p < 2 || m64 % p != 0))) {
+    int uneven = cfg->n_stage_layers > 0;
+    if (m64 > 1000000 || (!uneven && L % (p * v) != 0) || (v > 1 && (p < 2 || m64 % p != 0))) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "config: %d layers must divide into pp %d x interleave %d chunks, and an "
                       "interleaved schedule needs pp >= 2 and micro-batches (%lld) a multiple "
@@ -340,109 +375,335 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
                       L, p, v, (long long)m64);
         return DNP_ERR_INPUT;
     }
-    const int m = (int)m64;
-    const dnp_op *e = dnp_graph_op(g, emb);
-    const double hidden = (double)e->out.c, seq = (double)e->out.h;
-    const dnp_device_type *d = &cl->types[0];
-    perf_rates r;
-    perf_rates_get(d, opt->precision, &r);
-    r.pace = opt->no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, (double)devices);
-    out->straggler_pace = r.pace;
-
-    /* one layer, what precedes the layers, what follows them */
-    part_cost lay, pre, post;
-    if (cache != NULL && cache->valid) {
-        lay = cache->part[0];
-        pre = cache->part[1];
-        post = cache->part[2];
-    } else {
-        part(g, mbs, &r, t, cfg->seq_par, "layer0.", 0, &lay);
-        part(g, mbs, &r, t, cfg->seq_par, NULL, 1, &pre);
-        part(g, mbs, &r, t, cfg->seq_par, NULL, 0, &post);
-        if (cache != NULL) {
-            cache->part[0] = lay;
-            cache->part[1] = pre;
-            cache->part[2] = post;
-            cache->valid = 1;
+    if (uneven && (cfg->n_stage_layers != p || v != 1)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "config: layers= lists %d stages, pp is %d%s", cfg->n_stage_layers, p,
+                      v != 1 ? ", and uneven stages need interleave 1" : "");
+        return DNP_ERR_INPUT;
+    }
+    x->m = m64;
+    /* stages onto device types: stage s holds ranks [s t dp, (s+1) t dp) */
+    const int64_t width = (int64_t)t * cfg->dp;
+    int64_t start = 0;
+    for (int i = 0; i < cl->n_types; i++) {
+        if (cl->counts[i] % width != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "config: on a mixed cluster every device type's count must be a "
+                          "multiple of tp x dp = %lld so that each pipeline stage has one "
+                          "type; %s has %lld",
+                          (long long)width, cl->types[i].name, (long long)cl->counts[i]);
+            return DNP_ERR_INPUT;
         }
+        for (int64_t s = start / width; s < (start + cl->counts[i]) / width; s++)
+            x->stage_type[s] = i;
+        start += cl->counts[i];
     }
-
-    /* tensor-parallel collectives of one layer (Shoeybi et al. section 3:
-     * f and g, two all-reduces of the [b, s, h] activation forward and two
-     * backward; with sequence parallelism each becomes an all-gather and a
-     * reduce-scatter of the same tensor, Korthikanti section 4.2.2) */
-    const int64_t per_node = d->devices_per_node > 0 ? d->devices_per_node : 1;
-    int64_t tp_nodes, tp_members;
-    group_shape(t, 1, per_node, &tp_nodes, &tp_members);
-    const double act_bytes = (double)mbs * seq * hidden * r.act_bytes;
-    double tp_one = cfg->seq_par ? coll_s(DNP_COLL_ALLGATHER, tp_nodes, tp_members, d, act_bytes) +
-                                       coll_s(DNP_COLL_REDUCE_SCATTER, tp_nodes, tp_members, d,
-                                              act_bytes)
-                                 : coll_s(DNP_COLL_ALLREDUCE, tp_nodes, tp_members, d, act_bytes);
-    const double tp_fwd_s = 2.0 * tp_one, tp_bwd_s = 2.0 * tp_one;
-    double recompute_s = 0.0, recompute_tp_s = 0.0;
-    if (cfg->recompute == DNP_RECOMPUTE_FULL) {
-        recompute_s = lay.fwd_s; /* the layer's forward again before its backward */
-        recompute_tp_s = tp_fwd_s;
-    } else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE) {
-        recompute_s = lay.attn_core_fwd_s; /* scores, softmax, context (section 5) */
+    const dnp_op *e = dnp_graph_op(g, emb);
+    x->hidden = (double)e->out.c;
+    x->seq = (double)e->out.h;
+    int sc = dnp_graph_find(g, "layer0.attn.scores");
+    x->heads = sc >= 0 ? (double)dnp_graph_op(g, sc)->out_dims[0] : 1.0;
+    x->pace_max = 1.0;
+    for (int i = 0; i < cl->n_types; i++) {
+        c3_type *T = &x->ty[i];
+        const dnp_device_type *d = &cl->types[i];
+        T->d = d;
+        perf_rates_get(d, opt->precision, &T->r);
+        T->r.pace = opt->no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, (double)cl->counts[i]);
+        if (T->r.pace > x->pace_max)
+            x->pace_max = T->r.pace;
+        x->peak_total_flops += (double)cl->counts[i] * T->r.peak_flops;
+        T->per_node = d->devices_per_node > 0 ? d->devices_per_node : 1;
+        if (cache != NULL && cache->valid) {
+            T->lay = cache->part[i][0];
+            T->pre = cache->part[i][1];
+            T->post = cache->part[i][2];
+        } else {
+            part(g, mbs, &T->r, t, cfg->seq_par, "layer0.", 0, &T->lay);
+            part(g, mbs, &T->r, t, cfg->seq_par, NULL, 1, &T->pre);
+            part(g, mbs, &T->r, t, cfg->seq_par, NULL, 0, &T->post);
+            if (cache != NULL) {
+                cache->part[i][0] = T->lay;
+                cache->part[i][1] = T->pre;
+                cache->part[i][2] = T->post;
+            }
+        }
+        /* tensor-parallel collectives of one layer (Shoeybi et al. section
+         * 3: f and g, two all-reduces of the [b, s, h] activation forward
+         * and two backward; with sequence parallelism each becomes an
+         * all-gather and a reduce-scatter of the same tensor, Korthikanti
+         * section 4.2.2) */
+        group_shape(t, 1, T->per_node, &T->tp_nodes, &T->tp_members);
+        const double act_bytes = (double)mbs * x->seq * x->hidden * T->r.act_bytes;
+        double tp_one =
+            cfg->seq_par ? coll_s(DNP_COLL_ALLGATHER, T->tp_nodes, T->tp_members, d, act_bytes) +
+                               coll_s(DNP_COLL_REDUCE_SCATTER, T->tp_nodes, T->tp_members, d,
+                                      act_bytes)
+                         : coll_s(DNP_COLL_ALLREDUCE, T->tp_nodes, T->tp_members, d, act_bytes);
+        T->tp_fwd_s = T->tp_bwd_s = 2.0 * tp_one;
+        double recompute_s = 0.0;
+        if (cfg->recompute == DNP_RECOMPUTE_FULL) {
+            recompute_s = T->lay.fwd_s; /* the layer's forward again before its backward */
+            T->recompute_tp_s = T->tp_fwd_s;
+        } else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE) {
+            recompute_s = T->lay.attn_core_fwd_s; /* scores, softmax, context (section 5) */
+        }
+        T->layer_f_s = T->lay.fwd_s + T->tp_fwd_s;
+        T->layer_b_s = T->lay.bwd_s + T->tp_bwd_s + recompute_s + T->recompute_tp_s;
+        /* activations per layer for b sequences of s tokens, h hidden, a
+         * heads, t-way tensor parallelism, 2-byte activations (Korthikanti
+         * Table 2) */
+        double sbh = (double)mbs * x->seq * x->hidden, as_h = x->heads * x->seq / x->hidden;
+        if (cfg->recompute == DNP_RECOMPUTE_FULL)
+            T->act_layer_bytes = 2.0 * sbh;
+        else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
+            T->act_layer_bytes = cfg->seq_par ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+        else
+            T->act_layer_bytes = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
+                                              : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
+        /* Megatron-LM's --fp16 / --bf16 train in mixed precision: fp32
+         * master weights, gradients and optimizer state beside the 16-bit
+         * copy (Micikevicius et al., "Mixed Precision Training", ICLR 2018;
+         * Megatron-LM megatron/core/optimizer), i.e. the amp accounting of
+         * docs/device-model.md: 18 bytes per parameter under Adam */
+        T->r_state = T->r;
+        if (T->r.master_bytes < 4.0) {
+            perf_rates_get(d, DNP_PREC_AMP, &T->r_state);
+            T->r_state.pace = T->r.pace;
+        }
+        T->bytes_per_param = perf_bytes_per_param(opt->optimizer, &T->r_state);
+        T->capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
     }
-    const double layer_f = lay.fwd_s + tp_fwd_s;
-    const double layer_b = lay.bwd_s + tp_bwd_s + recompute_s + recompute_tp_s;
-    const int lpc = L / (p * v); /* layers per chunk */
+    if (cache != NULL)
+        cache->valid = 1;
+    return DNP_OK;
+}
 
-    /* pipeline messages: the [b, s, h] activation, 1/t of it per rank when
-     * t > 1 and re-gathered over the tensor-parallel ranks (Narayanan et
-     * al. section 4.1) */
-    int64_t stride_pp = (int64_t)t * cfg->dp;
-    double msg_bytes = t > 1 ? act_bytes / t : act_bytes;
-    int cross = stride_pp >= per_node || per_node % stride_pp != 0 ||
-                (p > 1 && (int64_t)p * stride_pp > per_node);
-    double p2p_s = coll_s(DNP_COLL_P2P, cross ? 2 : 1, cross ? 1 : 2, d, msg_bytes) +
-                   (t > 1 ? coll_s(DNP_COLL_ALLGATHER, tp_nodes, tp_members, d, act_bytes) : 0.0);
-
-    /* the gradient all-reduce and the optimizer step of one rank (the first
-     * and last stages' extras both counted: an upper bound) */
-    int64_t dp_nodes, dp_members;
-    group_shape(cfg->dp, t, per_node, &dp_nodes, &dp_members);
-    double rank_params = lay.params * (L / p) + (pre.params + post.params) / 1.0;
-    double dp_s = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, d, rank_params * r.grad_bytes);
-    double opt_s = perf_optimizer_time_s(rank_params, opt->optimizer, &r);
-    /* memory of the first pipeline rank: weights, gradients, optimizer
-     * state, and the activations of its in-flight micro-batches
-     * (Korthikanti Table 2, bytes per layer for b sequences of s tokens,
-     * h hidden, a heads, 2-byte activations; 1F1B keeps p micro-batches in
-     * flight on the first stage, the interleaved schedule p (1 + (p-1) /
-     * (p v)) (section 4.2.3 / Narayanan section 2.2.2)) */
-    double heads = 0.0;
-    {
-        snprintf(nm, sizeof nm, "layer0.attn.scores");
-        int sc = dnp_graph_find(g, nm);
-        heads = sc >= 0 ? (double)dnp_graph_op(g, sc)->out_dims[0] : 1.0;
-    }
-    double sbh = (double)mbs * seq * hidden, as_h = heads * seq / hidden, act;
-    if (cfg->recompute == DNP_RECOMPUTE_FULL)
-        act = 2.0 * sbh;
-    else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
-        act = cfg->seq_par ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
-    else
-        act = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
-                           : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
-    double in_flight = v == 1 ? (double)(m < p ? m : p) : p * (1.0 + (p - 1.0) / (p * v));
-    out->mem_weights_bytes = rank_params * perf_bytes_per_param(opt->optimizer, &r);
-    out->mem_activation_bytes = act * (double)(L / p) * in_flight;
-    out->mem_bytes = out->mem_weights_bytes + out->mem_activation_bytes;
-    out->mem_capacity_bytes =
-        opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
-    out->fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes <= out->mem_capacity_bytes;
-    if (bound_only) {
-        /* every rank runs m x (its chunks' forward and backward), then the
-         * all-reduce and the update: a lower bound on the simulated step */
-        *bound_s = (double)m * v * lpc * (layer_f + layer_b) + dp_s + opt_s;
+dnp_status c3_layers(const c3_ctx *x, int *layers, dnp_error *err)
+{
+    const dnp_config3d *c = &x->cfg;
+    if (c->n_stage_layers == 0) {
+        for (int s = 0; s < c->pp; s++)
+            layers[s] = x->L / c->pp;
         return DNP_OK;
     }
+    int64_t sum = 0;
+    for (int s = 0; s < c->pp; s++)
+        sum += layers[s] = c->stage_layers[s];
+    if (sum != x->L) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config: layers= sums to %lld, the model has %d layers",
+                      (long long)sum, x->L);
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
+
+/* Parameters held by one rank of stage s with `n` layers: its layers, the
+ * embedding on the first stage, the final norm and output layer on the
+ * last (Megatron-LM places them so). */
+static double stage_params(const c3_ctx *x, int s, int n)
+{
+    const c3_type *T = &x->ty[x->stage_type[s]];
+    return T->lay.params * n + (s == 0 ? T->pre.params : 0.0) +
+           (s == x->cfg.pp - 1 ? T->post.params : 0.0);
+}
+
+/* Chunks rank s holds activations for at its peak: its warm-up forwards
+ * and one more (Narayanan et al. section 2.2; for the first rank this is
+ * Korthikanti's p (1 + (p - 1) / (p v)) layers' worth, section 4.2.3). */
+static double chunks_in_flight(const c3_ctx *x, int s)
+{
+    int64_t w = warmup_units(s, x->cfg.pp, x->cfg.interleave, x->m) + 1;
+    int64_t all = x->m * x->cfg.interleave;
+    return (double)(w < all ? w : all);
+}
+
+int c3_balance(const c3_ctx *x, int *layers)
+{
+    const int p = x->cfg.pp, L = x->L;
+    double load[DNP_CONFIG3D_MAX_STAGES], per[DNP_CONFIG3D_MAX_STAGES];
+    int64_t cap[DNP_CONFIG3D_MAX_STAGES];
+    if (p > L)
+        return 0;
+    for (int s = 0; s < p; s++) {
+        const c3_type *T = &x->ty[x->stage_type[s]];
+        per[s] = T->layer_f_s + T->layer_b_s;
+        load[s] = (s == 0 ? T->pre.fwd_s + T->pre.bwd_s : 0.0) +
+                  (s == p - 1 ? T->post.fwd_s + T->post.bwd_s : 0.0);
+        cap[s] = L;
+        if (T->capacity_bytes > 0.0) {
+            double fixed = stage_params(x, s, 0) * T->bytes_per_param;
+            double one = T->lay.params * T->bytes_per_param +
+                         T->act_layer_bytes * chunks_in_flight(x, s);
+            double room = T->capacity_bytes - fixed;
+            cap[s] = room < one ? 0 : (int64_t)floor(room / one);
+        }
+        layers[s] = 1;
+        load[s] += per[s];
+    }
+    int ok = 1;
+    for (int s = 0; s < p; s++)
+        ok &= cap[s] >= 1;
+    for (int k = p; k < L && ok; k++) {
+        int best = -1;
+        for (int s = 0; s < p; s++)
+            if (layers[s] < cap[s] && (best < 0 || load[s] + per[s] < load[best] + per[best]))
+                best = s;
+        if (best < 0) {
+            ok = 0;
+            break;
+        }
+        layers[best]++;
+        load[best] += per[best];
+    }
+    if (!ok) /* does not fit: an even split for the footprint report */
+        for (int s = 0; s < p; s++)
+            layers[s] = L / p + (s < L % p);
+    return ok;
+}
+
+/* ---- memory, bound and step -------------------------------------------- */
+
+enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT };
+
+/* One pipeline message from rank a to rank b (the [b, s, h] activation,
+ * 1/t of it per rank when t > 1, re-gathered over the receiving
+ * tensor-parallel group: Narayanan et al. section 4.1). */
+static double message_s(const c3_ctx *x, int a, int b)
+{
+    const dnp_config3d *c = &x->cfg;
+    const int t = c->tp;
+    const c3_type *A = &x->ty[x->stage_type[a]], *B = &x->ty[x->stage_type[b]];
+    const double act_bytes = (double)c->microbatch * x->seq * x->hidden * B->r.act_bytes;
+    const double msg_bytes = t > 1 ? act_bytes / t : act_bytes;
+    double send;
+    if (A == B) {
+        int64_t stride = (int64_t)t * c->dp, per_node = A->per_node;
+        int cross = stride >= per_node || per_node % stride != 0 ||
+                    (c->pp > 1 && (int64_t)c->pp * stride > per_node);
+        send = coll_s(DNP_COLL_P2P, cross ? 2 : 1, cross ? 1 : 2, A->d, msg_bytes);
+    } else {
+        send = cross_type_p2p_s(A->d, B->d, msg_bytes);
+    }
+    return send + (t > 1 ? coll_s(DNP_COLL_ALLGATHER, B->tp_nodes, B->tp_members, B->d, act_bytes)
+                         : 0.0);
+}
+
+/* The simulated step as Chrome trace events: one process per pipeline
+ * stage (its first rank), threads for compute and the two send streams. */
+static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
+{
+    const dnp_config3d *cfg = &x->cfg;
+    const int p = cfg->pp, v = cfg->interleave, mi = (int)x->m;
+    trace_buf b;
+    trace_begin(&b);
+    static const char *const threads[3] = {"compute", "sends to the next stage",
+                                           "sends to the previous stage"};
+    int first_layer[DNP_CONFIG3D_MAX_STAGES];
+    for (int s = 0, acc = 0; s < p; s++) {
+        char name[160];
+        first_layer[s] = acc;
+        acc += layers[s];
+        snprintf(name, sizeof name, "stage %d: %d layers on %s (tp %d x dp %d ranks)", s + 1,
+                 layers[s], x->cl->types[x->stage_type[s]].name, cfg->tp, cfg->dp);
+        trace_meta(&b, "process_name", s + 1, 0, name);
+        for (int k = 0; k < 3; k++)
+            trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
+    }
+    for (int t = 0; t < sg->n_tasks; t++) {
+        const sim_task *tk = &sg->tasks[t];
+        if (!(tk->dur_s > 0.0))
+            continue;
+        int stream = sg->refs[tk->first_stream], s = stream % p, thread = stream / p;
+        char name[160];
+        if (tk->phase == PH_DP) {
+            snprintf(name, sizeof name, "gradient all-reduce");
+        } else if (tk->phase == PH_OPT) {
+            snprintf(name, sizeof name, "optimizer");
+        } else {
+            int vs = tk->label / mi, mb = tk->label % mi, chunk = vs / p;
+            int lpc = layers[s] / v, lo = first_layer[s] + chunk * lpc;
+            if (v > 1) /* chunk c of rank s holds layers of virtual stage c p + s */
+                lo = vs * (x->L / (p * v));
+            if (tk->phase == PH_SEND)
+                snprintf(name, sizeof name, "micro-batch %d %s", mb + 1,
+                         thread == 1 ? "activations" : "gradients");
+            else
+                snprintf(name, sizeof name, "micro-batch %d %s, layers %d-%d", mb + 1,
+                         tk->phase == PH_FWD ? "forward" : "backward", lo + 1, lo + lpc);
+        }
+        trace_event(&b, name, tk->kind == SIM_COMPUTE ? "compute" : "comm", s + 1, thread + 1,
+                    tk->start_s, tk->end_s);
+    }
+    return trace_end(&b);
+}
+
+dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bound_s,
+                   dnp_config3d_result *out, char **trace_json, dnp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const dnp_config3d *cfg = &x->cfg;
+    const int p = cfg->pp, v = cfg->interleave, t = cfg->tp;
+    const int64_t m = x->m;
+    double dp_s[DNP_CONFIG3D_MAX_STAGES], opt_s[DNP_CONFIG3D_MAX_STAGES];
+    double fwd_unit[DNP_CONFIG3D_MAX_STAGES], bwd_unit[DNP_CONFIG3D_MAX_STAGES];
+    double to_next[DNP_CONFIG3D_MAX_STAGES], to_prev[DNP_CONFIG3D_MAX_STAGES];
+    double worst = -1.0, bound = 0.0;
+    out->fits = 1;
+    out->straggler_pace = x->pace_max;
+    for (int s = 0; s < p; s++) {
+        const c3_type *T = &x->ty[x->stage_type[s]];
+        out->stage_layers[s] = layers[s];
+        out->stage_type[s] = x->stage_type[s];
+        const double lpc = (double)layers[s] / v; /* layers per chunk */
+        fwd_unit[s] = lpc * T->layer_f_s;
+        bwd_unit[s] = lpc * T->layer_b_s;
+        /* the gradient all-reduce over the stage's data-parallel group and
+         * the optimizer step of its parameters */
+        double params = stage_params(x, s, layers[s]);
+        int64_t dp_nodes, dp_members;
+        group_shape(cfg->dp, t, T->per_node, &dp_nodes, &dp_members);
+        dp_s[s] = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, T->d, params * T->r.grad_bytes);
+        opt_s[s] = perf_optimizer_time_s(params, x->optimizer, &T->r_state);
+        /* memory: weights, gradients and optimizer state, and the
+         * activations of the chunks in flight (Korthikanti Table 2,
+         * section 4.2.3) */
+        double wb = params * T->bytes_per_param;
+        double ab = T->act_layer_bytes * lpc * chunks_in_flight(x, s);
+        double frac = T->capacity_bytes > 0.0 ? (wb + ab) / T->capacity_bytes : 0.0;
+        if (T->capacity_bytes > 0.0 && wb + ab > T->capacity_bytes)
+            out->fits = 0;
+        if (frac > worst) {
+            worst = frac;
+            out->mem_stage = s;
+            out->mem_weights_bytes = wb;
+            out->mem_activation_bytes = ab;
+            out->mem_bytes = wb + ab;
+            out->mem_capacity_bytes = T->capacity_bytes;
+        }
+        /* every rank runs m x v chunks forward and backward, then its
+         * all-reduce and update: a lower bound on the simulated step */
+        double b = (double)m * v * (fwd_unit[s] + bwd_unit[s]) + dp_s[s] + opt_s[s];
+        bound = b > bound ? b : bound;
+        double tp = (double)m * layers[s] * (T->tp_fwd_s + T->tp_bwd_s + T->recompute_tp_s);
+        out->tp_comm_s = tp > out->tp_comm_s ? tp : out->tp_comm_s;
+        out->dp_comm_s = dp_s[s] > out->dp_comm_s ? dp_s[s] : out->dp_comm_s;
+        out->optimizer_s = opt_s[s] > out->optimizer_s ? opt_s[s] : out->optimizer_s;
+    }
+    *bound_s = bound;
+    out->microbatches = (int)m;
+    if (!simulate)
+        return DNP_OK;
+    for (int s = 0; s < p; s++) {
+        to_next[s] = p > 1 ? message_s(x, s, (s + 1) % p) : 0.0;
+        to_prev[s] = p > 1 ? message_s(x, s, (s + p - 1) % p) : 0.0;
+        if (p > 1 && (v > 1 || s < p - 1))
+            out->p2p_s = to_next[s] > out->p2p_s ? to_next[s] : out->p2p_s;
+    }
+    const c3_type *first = &x->ty[x->stage_type[0]], *lastT = &x->ty[x->stage_type[p - 1]];
     /* the step simulator: per rank a compute stream and a send stream each way */
-    const int V = p * v, units = m * v * 2;
+    const int V = p * v, units = (int)m * v * 2;
+    const int mi = (int)m;
     sim_graph sg;
     sim_init(&sg, 3 * p);
     int *task_f = dnp_malloc((size_t)V * (size_t)m * sizeof *task_f);
@@ -454,10 +715,10 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
     dnp_status st = DNP_ERR_NOMEM;
     if (!task_f || !task_b || !send_f || !send_b || !sched || !next || !last)
         goto done;
-    for (int i = 0; i < V * m; i++)
+    for (int i = 0; i < V * mi; i++)
         task_f[i] = task_b[i] = send_f[i] = send_b[i] = -1;
     for (int s = 0; s < p; s++) {
-        rank_schedule(s, p, v, m, &sched[(size_t)s * (size_t)units]);
+        rank_schedule(s, p, v, mi, &sched[(size_t)s * (size_t)units]);
         last[s] = -1;
     }
     double busy_max = 0.0;
@@ -466,34 +727,36 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
         for (int s = 0; s < p; s++) {
             while (next[s] < units) {
                 const unit *u = &sched[(size_t)s * (size_t)units + (size_t)next[s]];
-                int vs = u->chunk * p + s, at = vs * m + u->mb;
-                double extra_f = (vs == 0 ? pre.fwd_s : 0.0) + (vs == V - 1 ? post.fwd_s : 0.0);
-                double extra_b = (vs == 0 ? pre.bwd_s : 0.0) + (vs == V - 1 ? post.bwd_s : 0.0);
+                int vs = u->chunk * p + s, at = vs * mi + u->mb;
+                double extra_f =
+                    (vs == 0 ? first->pre.fwd_s : 0.0) + (vs == V - 1 ? lastT->post.fwd_s : 0.0);
+                double extra_b =
+                    (vs == 0 ? first->pre.bwd_s : 0.0) + (vs == V - 1 ? lastT->post.bwd_s : 0.0);
                 int cs = s, deps[2], nd = 0;
                 if (u->fwd) {
-                    if (vs > 0 && send_f[at - m] < 0)
+                    if (vs > 0 && send_f[at - mi] < 0)
                         break; /* the input has not been sent yet */
                     if (vs > 0)
-                        deps[nd++] = send_f[at - m];
-                    task_f[at] = sim_add(&sg, SIM_COMPUTE, lpc * layer_f + extra_f, vs, PH_FWD,
+                        deps[nd++] = send_f[at - mi];
+                    task_f[at] = sim_add(&sg, SIM_COMPUTE, fwd_unit[s] + extra_f, at, PH_FWD,
                                          &cs, 1, deps, nd);
                     if (vs < V - 1) {
                         int ls = p + s;
-                        send_f[at] = sim_add(&sg, SIM_COMM, p2p_s, vs, PH_SEND, &ls, 1,
+                        send_f[at] = sim_add(&sg, SIM_COMM, to_next[s], at, PH_SEND, &ls, 1,
                                              &task_f[at], 1);
                     }
                 } else {
-                    if (vs < V - 1 && send_b[at + m] < 0)
+                    if (vs < V - 1 && send_b[at + mi] < 0)
                         break;
                     deps[nd++] = task_f[at];
                     if (vs < V - 1)
-                        deps[nd++] = send_b[at + m];
-                    task_b[at] = sim_add(&sg, SIM_COMPUTE, lpc * layer_b + extra_b, vs, PH_BWD,
+                        deps[nd++] = send_b[at + mi];
+                    task_b[at] = sim_add(&sg, SIM_COMPUTE, bwd_unit[s] + extra_b, at, PH_BWD,
                                          &cs, 1, deps, nd);
                     last[s] = task_b[at];
                     if (vs > 0) {
                         int ls = 2 * p + s;
-                        send_b[at] = sim_add(&sg, SIM_COMM, p2p_s, vs, PH_SEND, &ls, 1,
+                        send_b[at] = sim_add(&sg, SIM_COMM, to_prev[s], at, PH_SEND, &ls, 1,
                                              &task_b[at], 1);
                     }
                 }
@@ -512,8 +775,8 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
      * last backward (not overlapped), then the optimizer step */
     for (int s = 0; s < p; s++) {
         int cs = s;
-        int a = sim_add(&sg, SIM_COMM, dp_s, -1, PH_DP, &cs, 1, &last[s], 1);
-        sim_add(&sg, SIM_COMPUTE, opt_s, -1, PH_OPT, &cs, 1, &a, 1);
+        int a = sim_add(&sg, SIM_COMM, dp_s[s], -1, PH_DP, &cs, 1, &last[s], 1);
+        sim_add(&sg, SIM_COMPUTE, opt_s[s], -1, PH_OPT, &cs, 1, &a, 1);
     }
     if (sg.oom)
         goto done;
@@ -524,19 +787,16 @@ static dnp_status c3_run(const dnp_graph *g, const dnp_cluster *cl, int64_t batc
         double busy = sim_stream_busy_s(&sg, s);
         busy_max = busy > busy_max ? busy : busy_max;
     }
-    out->microbatches = m;
     out->compute_busy_s = busy_max;
-    out->tp_comm_s = (double)m * (L / p) * (tp_fwd_s + tp_bwd_s + recompute_tp_s);
-    out->p2p_s = p > 1 ? p2p_s : 0.0; /* no messages without a pipeline */
-    out->dp_comm_s = dp_s;
-    out->optimizer_s = opt_s;
     out->bubble_s = out->step_time_s - busy_max;
     /* model FLOP: forward, backward and weight gradient of every GEMM,
      * 3 x the forward, recompute not counted (Narayanan et al. 3.5) */
-    double model_flop = 3.0 * (double)(batch / mbs) *
-                        ((double)L * lay.fwd_flop + pre.fwd_flop + post.fwd_flop);
-    out->model_flop = model_flop;
-    out->mfu = model_flop / (out->step_time_s * (double)devices * r.peak_flops);
+    const c3_type *T0 = &x->ty[0];
+    out->model_flop = 3.0 * (double)(x->batch / cfg->microbatch) *
+                      ((double)x->L * T0->lay.fwd_flop + T0->pre.fwd_flop + T0->post.fwd_flop);
+    out->mfu = out->model_flop / (out->step_time_s * x->peak_total_flops);
+    if (trace_json != NULL && (*trace_json = c3_trace(x, layers, &sg)) == NULL)
+        goto done;
     st = DNP_OK;
 done:
     if (st == DNP_ERR_NOMEM)
@@ -556,147 +816,31 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err)
 {
-    return c3_run(g, c, batch, opt, cfg, NULL, 0, NULL, out, err);
+    memset(out, 0, sizeof *out);
+    c3_ctx x;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    double bound;
+    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, &x, err);
+    if (st == DNP_OK)
+        st = c3_layers(&x, layers, err);
+    if (st == DNP_OK)
+        st = c3_eval(&x, layers, 1, &bound, out, NULL, err);
+    return st;
 }
 
-/* ---- the search -------------------------------------------------------- */
-
-typedef struct {
-    dnp_config3d cfg;
-    double bound_s;
-    int order; /* enumeration index: ties keep the first */
-    int cache; /* index into the cost cache */
-} c3_cand;
-
-static int cand_cmp(const void *a, const void *b)
+dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                              const dnp_plan_options *opt, const dnp_config3d *cfg, char **out,
+                              dnp_error *err)
 {
-    const c3_cand *x = a, *y = b;
-    if (x->bound_s != y->bound_s)
-        return x->bound_s < y->bound_s ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order);
-}
-
-#define C3_MAX_MB_CHOICES 6 /* micro-batches of 1, 2, 4, ..., 32 sequences */
-#define C3_MAX_V 8          /* chunks per pipeline rank */
-
-dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                               const dnp_plan_options *opt, dnp_config3d *best,
-                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
-                               dnp_error *err)
-{
-    memset(stats, 0, sizeof *stats);
-    char nm[32];
-    int L = 0;
-    while (snprintf(nm, sizeof nm, "layer%d.add2", L), dnp_graph_find(g, nm) >= 0)
-        L++;
-    int sc = dnp_graph_find(g, "layer0.attn.scores");
-    if (L == 0 || sc < 0 || cl->n_types != 1) {
-        dnp_config3d probe;
-        dnp_config3d_defaults(&probe);
-        probe.tp = (int)(cl->n_types == 1 && cl->counts[0] < 1048576 ? cl->counts[0] : 1);
-        return dnp_config3d_simulate(g, cl, batch, opt, &probe, best_res, err) == DNP_OK
-                   ? DNP_ERR_INTERNAL
-                   : err->status;
-    }
-    const int64_t devices = cl->counts[0];
-    const int64_t per_node = cl->types[0].devices_per_node > 0 ? cl->types[0].devices_per_node : 1;
-    const int64_t heads = dnp_graph_op(g, sc)->out_dims[0];
-    /* cost cache: tensor-parallel degree (powers of two up to a node) x
-     * sequence parallelism x micro-batch size */
-    int n_tp = 0, tps[16];
-    for (int64_t t = 1; t <= per_node && t <= devices && n_tp < 16; t *= 2)
-        if (devices % t == 0 && heads % t == 0)
-            tps[n_tp++] = (int)t;
-    c3_cache *cache = dnp_calloc((size_t)n_tp * 2 * C3_MAX_MB_CHOICES, sizeof *cache);
-    c3_cand *cand = NULL;
-    int n_cand = 0, cap = 0;
-    dnp_status st = DNP_ERR_NOMEM;
-    if (cache == NULL)
-        goto done;
-    int order = 0;
-    for (int it = 0; it < n_tp; it++) {
-        int t = tps[it];
-        for (int p = 1; p <= L && (int64_t)t * p <= devices; p++) {
-            if (L % p != 0 || devices % ((int64_t)t * p) != 0)
-                continue;
-            int64_t dp = devices / ((int64_t)t * p);
-            if (batch % dp != 0)
-                continue;
-            for (int im = 0; im < C3_MAX_MB_CHOICES; im++) {
-                int64_t mb = (int64_t)1 << im;
-                if ((batch / dp) % mb != 0)
-                    continue;
-                int64_t m = batch / dp / mb;
-                for (int v = 1; v <= C3_MAX_V; v++) {
-                    if ((L / p) % v != 0 || (v > 1 && (p < 2 || m % p != 0)))
-                        continue;
-                    for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
-                        for (int sp = 0; sp <= (t > 1); sp++) {
-                            dnp_config3d c = {t, p, (int)dp, mb, v, (dnp_recompute)rc, sp};
-                            int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
-                            dnp_config3d_result r;
-                            double bound = 0.0;
-                            stats->candidates++;
-                            dnp_error e = {0};
-                            if (c3_run(g, cl, batch, opt, &c, &cache[ci], 1, &bound, &r, &e) !=
-                                DNP_OK)
-                                continue;
-                            if (!r.fits) {
-                                if (stats->smallest_mem_bytes == 0.0 ||
-                                    r.mem_bytes < stats->smallest_mem_bytes)
-                                    stats->smallest_mem_bytes = r.mem_bytes;
-                                continue;
-                            }
-                            if (n_cand == cap) {
-                                cap = cap ? 2 * cap : 256;
-                                c3_cand *nc = dnp_realloc(cand, (size_t)cap * sizeof *nc);
-                                if (nc == NULL)
-                                    goto done;
-                                cand = nc;
-                            }
-                            cand[n_cand++] = (c3_cand){c, bound, order++, ci};
-                        }
-                }
-            }
-        }
-    }
-    stats->fitting = n_cand;
-    if (n_cand == 0) {
-        st = DNP_ERR_INPUT;
-        dnp_error_set(err, st,
-                      "no configuration of %s at batch %lld fits in %.3g GB per device on %lld "
-                      "devices: the smallest needs %.3g GB",
-                      dnp_graph_name(g), (long long)batch,
-                      (opt->memory_limit_bytes > 0 ? opt->memory_limit_bytes
-                                                   : cl->types[0].mem_bytes) / 1e9,
-                      (long long)devices, stats->smallest_mem_bytes / 1e9);
-        goto done;
-    }
-    /* branch and bound: simulate in order of the lower bound until the
-     * bound reaches the best simulated step (exact: a step is never below
-     * its bound) */
-    qsort(cand, (size_t)n_cand, sizeof *cand, cand_cmp);
-    double best_s = INFINITY;
-    for (int i = 0; i < n_cand && cand[i].bound_s < best_s; i++) {
-        dnp_config3d_result r;
-        dnp_error e = {0};
-        st = c3_run(g, cl, batch, opt, &cand[i].cfg, &cache[cand[i].cache], 0, NULL, &r, &e);
-        if (st != DNP_OK) {
-            dnp_error_set(err, st, "%s", e.msg);
-            goto done;
-        }
-        stats->simulated++;
-        if (r.step_time_s < best_s) {
-            best_s = r.step_time_s;
-            *best = cand[i].cfg;
-            *best_res = r;
-        }
-    }
-    st = DNP_OK;
-done:
-    if (st == DNP_ERR_NOMEM)
-        dnp_error_set(err, st, "out of memory searching configurations");
-    dnp_free(cache);
-    dnp_free(cand);
+    *out = NULL;
+    c3_ctx x;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    double bound;
+    dnp_config3d_result res;
+    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, &x, err);
+    if (st == DNP_OK)
+        st = c3_layers(&x, layers, err);
+    if (st == DNP_OK)
+        st = c3_eval(&x, layers, 1, &bound, &res, out, err);
     return st;
 }

@@ -5,6 +5,10 @@
 #include "test.h"
 
 #include "dnnpar.h"
+#include "sim/config3d_int.h"
+
+#include <jansson.h>
+#include <string.h>
 
 static int run(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
                dnp_config3d_result *res)
@@ -130,9 +134,26 @@ TEST(config3d_search_is_exact)
                         for (int sp = 0; sp <= (t > 1); sp++) {
                             if (16 % (t * p) != 0)
                                 continue;
-                            dnp_config3d c = {t, p, 16 / (t * p), mb, v, (dnp_recompute)rc, sp};
+                            dnp_config3d c = {.tp = t, .pp = p, .dp = 16 / (t * p), .microbatch = mb,
+                                              .interleave = v, .recompute = (dnp_recompute)rc,
+                                              .seq_par = sp};
                             dnp_config3d_result r;
                             dnp_error e = {0};
+                            if (v == 1) {
+                                /* 1F1B candidates carry the balanced layers per stage */
+                                c3_ctx x;
+                                int layers[DNP_CONFIG3D_MAX_STAGES];
+                                c.n_stage_layers = p;
+                                for (int s = 0; s < p; s++)
+                                    c.stage_layers[s] = 1;
+                                if (c3_prepare(g, &cl, 32, &opt, &c, NULL, &x, &e) != DNP_OK)
+                                    continue;
+                                c3_balance(&x, layers);
+                                for (int s = 0; s < p; s++)
+                                    c.stage_layers[s] = layers[s];
+                            } else if (8 % p != 0) {
+                                continue;
+                            }
                             if (dnp_config3d_simulate(g, &cl, 32, &opt, &c, &r, &e) != DNP_OK ||
                                 !r.fits)
                                 continue;
@@ -145,5 +166,205 @@ TEST(config3d_search_is_exact)
     opt.memory_limit_bytes = 1e6;
     CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "smallest needs") != NULL);
+    dnp_graph_free(g);
+}
+
+TEST(config3d_parse_layers)
+{
+    dnp_config3d c;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_config3d_parse("pp=3,layers=5:6:5", &c, &err), DNP_OK);
+    CHECK(c.n_stage_layers == 3 && c.stage_layers[0] == 5 && c.stage_layers[1] == 6 &&
+          c.stage_layers[2] == 5);
+    static const char *const bad[] = {"layers=", "layers=3::4", "layers=0:4", "layers=4:x",
+                                      "layers=4:"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_config3d_parse(bad[i], &c, &e), DNP_ERR_INPUT);
+        CHECK(strstr(e.msg, "layers") != NULL);
+    }
+    dnp_config3d_result r;
+    /* 16 layers: a list that sums to 15, a list of the wrong length,
+     * uneven stages with interleaving */
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,layers=4:4:4:3", &r), DNP_ERR_INPUT);
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,layers=8:8", &r), DNP_ERR_INPUT);
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,interleave=2,layers=4:4:4:4", &r), DNP_ERR_INPUT);
+    /* an explicit even list is the even split */
+    dnp_config3d_result even, listed;
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4", &even), DNP_OK);
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,layers=4:4:4:4", &listed), DNP_OK);
+    CHECK_NEAR(listed.step_time_s, even.step_time_s, 0.0, 0.0);
+    CHECK(even.stage_layers[0] == 4 && even.stage_layers[3] == 4);
+}
+
+/* Memory per stage: the first stage of 1F1B keeps p micro-batches in
+ * flight, the last one; weights: the embedding on the first stage only. */
+TEST(config3d_stage_memory)
+{
+    dnp_config3d_result r;
+    /* 4 stages, 8 micro-batches of 1 sequence, full recompute: 2 sbh per
+     * layer (Korthikanti Table 2) x 4 layers x 4 in flight on stage 1 */
+    CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,recompute=full", &r), DNP_OK);
+    double sbh = 1.0 * 1024 * 1024;
+    CHECK_EQ_INT(r.mem_stage, 0);
+    CHECK_NEAR(r.mem_activation_bytes, 2.0 * sbh * 4 * 4, 1e-12, 0.0);
+    /* the weights of stage 1: 4 layers of 12 h^2 + 13 h parameters
+     * (gpt block: qkv 3h^2+3h, out h^2+h, fc1 4h^2+4h, fc2 4h^2+h, two layer
+     * norms 4h) plus the token and position embeddings (50257 + 1024) h,
+     * 18 bytes each under Adam with fp16 (docs/device-model.md) */
+    double h = 1024.0;
+    double params = 4 * (12 * h * h + 13 * h) + (50257.0 + 1024.0) * h;
+    CHECK_NEAR(r.mem_weights_bytes, params * 18.0, 1e-9, 0.0);
+}
+
+/* Mixed clusters: stages follow the cluster's types; the balanced split
+ * gives the faster type more layers, and beats the plan that treats every
+ * device as the slowest and the fast devices alone. */
+TEST(config3d_mixed_cluster)
+{
+    dnp_config3d_result r;
+    /* 8 a100 then 8 v100: tp 4, dp 2 makes stage 1 the a100s, stage 2 the v100s */
+    CHECK_EQ_INT(run(GPT, "1xdgx-a100+1xdgx1", 16, "tp=4,pp=2,dp=2,layers=10:6", &r), DNP_OK);
+    CHECK(r.stage_type[0] == 0 && r.stage_type[1] == 1);
+    CHECK(r.stage_layers[0] == 10 && r.stage_layers[1] == 6);
+    /* a stage would straddle the two types: tp 4 x dp 4 = 16 > 8 */
+    CHECK_EQ_INT(run(GPT, "1xdgx-a100+1xdgx1", 16, "tp=4,pp=1,dp=4", &r), DNP_ERR_INPUT);
+
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("llama2-13b", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100+4xdgx1", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 512, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM};
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats stats;
+    CHECK_EQ_INT(dnp_config3d_search(g, &cl, 512, &opt, &best, &res, &stats, &err), DNP_OK);
+    CHECK(res.fits);
+    /* more layers per a100 stage than per v100 stage */
+    int a100_layers = 0, v100_layers = 0, a100_stages = 0, v100_stages = 0;
+    for (int s = 0; s < best.pp; s++) {
+        if (res.stage_type[s] == 0) {
+            a100_layers += res.stage_layers[s];
+            a100_stages++;
+        } else {
+            v100_layers += res.stage_layers[s];
+            v100_stages++;
+        }
+    }
+    CHECK(a100_stages > 0 && v100_stages > 0);
+    CHECK(a100_layers * v100_stages > v100_layers * a100_stages);
+    dnp_config3d_baselines base;
+    CHECK_EQ_INT(dnp_config3d_mixed_baselines(g, &cl, 512, &opt, &base, &err), DNP_OK);
+    CHECK(base.slowest_type == 1 && base.fastest_type == 0);
+    CHECK(base.slowest_ok && base.slowest_on_cluster_ok && base.fastest_ok);
+    CHECK(res.step_time_s < base.slowest_on_cluster.step_time_s);
+    CHECK(res.step_time_s < base.slowest_planned.step_time_s);
+    CHECK(res.step_time_s < base.fastest_res.step_time_s);
+    dnp_graph_free(g);
+}
+
+/* c3_balance by hand: two stages of different speed, no memory limit. */
+TEST(config3d_balance_by_hand)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load(GPT_V64, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100+1xdgx1", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 16, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM, .memory_limit_bytes = 1e15};
+    dnp_config3d c;
+    dnp_config3d_defaults(&c);
+    c.tp = 8;
+    c.pp = 2;
+    c.n_stage_layers = 2;
+    c.stage_layers[0] = c.stage_layers[1] = 1;
+    c3_ctx x;
+    CHECK_EQ_INT(c3_prepare(g, &cl, 16, &opt, &c, NULL, &x, &err), DNP_OK);
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    CHECK_EQ_INT(c3_balance(&x, layers), 1);
+    /* the split minimising max(e0 + n0 t0, e1 + n1 t1) with n0 + n1 = 16,
+     * checked against every split */
+    double t0 = x.ty[0].layer_f_s + x.ty[0].layer_b_s, t1 = x.ty[1].layer_f_s + x.ty[1].layer_b_s;
+    double e0 = x.ty[0].pre.fwd_s + x.ty[0].pre.bwd_s, e1 = x.ty[1].post.fwd_s + x.ty[1].post.bwd_s;
+    double best = INFINITY;
+    int best_n0 = 0;
+    for (int n0 = 1; n0 <= 15; n0++) {
+        double a = e0 + n0 * t0, b = e1 + (16 - n0) * t1, mx = a > b ? a : b;
+        if (mx < best) {
+            best = mx;
+            best_n0 = n0;
+        }
+    }
+    CHECK_EQ_INT(layers[0], best_n0);
+    CHECK_EQ_INT(layers[0] + layers[1], 16);
+    CHECK(t0 < t1 && layers[0] > layers[1]); /* the a100 stage is faster and takes more */
+    /* a memory limit that holds 3 layers on a stage cannot hold 16 */
+    opt.memory_limit_bytes = 18.0 * 3.5 * (12.0 * 1024 * 1024 / 8);
+    CHECK_EQ_INT(c3_prepare(g, &cl, 16, &opt, &c, NULL, &x, &err), DNP_OK);
+    CHECK_EQ_INT(c3_balance(&x, layers), 0);
+    dnp_graph_free(g);
+}
+
+/* The trace of a step: one process per stage, each unit once, the last
+ * event ending at the simulated step. */
+TEST(config3d_trace)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load(GPT_V64, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100+1xdgx1", &cl, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_parse("tp=8,pp=2,layers=10:6", &cfg, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 4, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM};
+    dnp_config3d_result res;
+    char *text = NULL;
+    CHECK_EQ_INT(dnp_config3d_simulate(g, &cl, 4, &opt, &cfg, &res, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_trace(g, &cl, 4, &opt, &cfg, &text, &err), DNP_OK);
+    if (text != NULL) {
+        json_error_t je;
+        json_t *doc = json_loads(text, 0, &je);
+        CHECK(doc != NULL);
+        json_t *ev = json_object_get(doc, "traceEvents");
+        int procs = 0, fwd = 0, bwd = 0, sends = 0;
+        double end_us = 0.0;
+        size_t i;
+        json_t *e;
+        json_array_foreach(ev, i, e) {
+            const char *name = json_string_value(json_object_get(e, "name"));
+            const char *ph = json_string_value(json_object_get(e, "ph"));
+            if (strcmp(ph, "M") == 0) {
+                procs += strcmp(name, "process_name") == 0;
+                continue;
+            }
+            fwd += strstr(name, "forward") != NULL;
+            bwd += strstr(name, "backward") != NULL;
+            sends += strstr(name, "activations") != NULL || strstr(name, "gradients") != NULL;
+            double e_us = json_number_value(json_object_get(e, "ts")) +
+                          json_number_value(json_object_get(e, "dur"));
+            end_us = e_us > end_us ? e_us : end_us;
+        }
+        /* 4 micro-batches x 2 stages forward and backward; one message
+         * each way per micro-batch */
+        CHECK_EQ_INT(procs, 2);
+        CHECK_EQ_INT(fwd, 8);
+        CHECK_EQ_INT(bwd, 8);
+        CHECK_EQ_INT(sends, 8);
+        CHECK_NEAR(end_us, res.step_time_s * 1e6, 1e-6, 0.002);
+        CHECK(strstr(text, "stage 1: 10 layers on a100") != NULL);
+        CHECK(strstr(text, "micro-batch 4 backward, layers 11-16") != NULL);
+        json_decref(doc);
+    }
+    dnp_free(text);
     dnp_graph_free(g);
 }

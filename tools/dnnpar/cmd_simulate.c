@@ -18,7 +18,8 @@ static const char help[] =
     "default to those the strategy was planned with; the model must have the\n"
     "same ops and the cluster the same tree for its levels.\n"
     "--trace FILE writes the step as Chrome trace events (chrome://tracing,\n"
-    "Perfetto): one process per device class, one thread per stream.\n"
+    "Perfetto): one process per device class (with --config, per pipeline\n"
+    "stage), one thread per stream.\n"
     "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
@@ -35,10 +36,9 @@ static const char help[] =
 static int simulate_config(const cli_args *a, const char *cfg_text)
 {
     const char *spec_text = cli_get(a, "cluster"), *b = cli_get(a, "batch");
-    if (a->n_pos != 1 || spec_text == NULL || b == NULL || cli_get(a, "strategy") != NULL ||
-        cli_get(a, "trace") != NULL) {
+    if (a->n_pos != 1 || spec_text == NULL || b == NULL || cli_get(a, "strategy") != NULL) {
         cli_error("simulate", "--config needs one MODEL, --cluster and --batch (and no "
-                              "--strategy or --trace; see dnnpar simulate --help)");
+                              "--strategy; see dnnpar simulate --help)");
         return EXIT_USAGE;
     }
     long long batch = cli_positive("simulate", "batch", b, 1LL << 40);
@@ -72,8 +72,20 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
         dnp_graph_free(g);
         return cli_exit_for(err.status);
     }
-    rc = cli_config3d_report("simulate", g, &cl, batch, &opt, &cfg, &res, NULL,
-                             cli_get(a, "json"));
+    const char *trace = cli_get(a, "trace");
+    if (trace != NULL) {
+        char *text = NULL;
+        if (dnp_config3d_trace(g, &cl, batch, &opt, &cfg, &text, &err) != DNP_OK) {
+            cli_error("simulate", "%s", err.msg);
+            dnp_graph_free(g);
+            return cli_exit_for(err.status);
+        }
+        rc = cli_write_text("simulate", trace, text);
+        dnp_free(text);
+    }
+    if (rc == 0)
+        rc = cli_config3d_report("simulate", g, &cl, batch, &opt, &cfg, &res, NULL,
+                                 cli_get(a, "json"));
     dnp_graph_free(g);
     return rc;
 }

@@ -4,6 +4,65 @@
 
 #include <string.h>
 
+/* The stages as runs of equal (device type, layers): "stages 1-2: 22
+ * layers each on a100; stage 3: 18 layers on v100". */
+static void stage_runs(const dnp_cluster *cl, const dnp_config3d *cfg,
+                       const dnp_config3d_result *res, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int s = 0; s < cfg->pp && n < size;) {
+        int e = s;
+        while (e + 1 < cfg->pp && res->stage_type[e + 1] == res->stage_type[s] &&
+               res->stage_layers[e + 1] == res->stage_layers[s])
+            e++;
+        int w;
+        if (e > s)
+            w = snprintf(buf + n, size - n, "%sstages %d-%d: %d layers each on %s", n ? "; " : "",
+                         s + 1, e + 1, res->stage_layers[s], cl->types[res->stage_type[s]].name);
+        else
+            w = snprintf(buf + n, size - n, "%sstage %d: %d layers on %s", n ? "; " : "", s + 1,
+                         res->stage_layers[s], cl->types[res->stage_type[s]].name);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+        s = e + 1;
+    }
+}
+
+static void config_text(const dnp_config3d *c, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "tp %d, pp %d, dp %d, micro-batch %lld, interleave %d, recompute "
+                     "%s, sequence parallel %s", c->tp, c->pp, c->dp, (long long)c->microbatch,
+                     c->interleave, dnp_recompute_name(c->recompute), c->seq_par ? "on" : "off");
+    for (int s = 0; s < c->n_stage_layers && n > 0 && (size_t)n < size; s++) {
+        int w = snprintf(buf + n, size - (size_t)n, "%s%d", s ? ":" : ", layers ",
+                         c->stage_layers[s]);
+        if (w < 0)
+            break;
+        n += w;
+    }
+}
+
+/* "this plan is 1.67x faster" or "... 1.02x slower" than a baseline. */
+static void print_ratio(double baseline_s, double plan_s)
+{
+    if (baseline_s >= plan_s)
+        printf("this plan is %.2fx faster", baseline_s / plan_s);
+    else
+        printf("this plan is %.2fx slower", plan_s / baseline_s);
+}
+
+static json_t *stages_json(const dnp_cluster *cl, const dnp_config3d *cfg,
+                           const dnp_config3d_result *res)
+{
+    json_t *a = json_array();
+    for (int s = 0; a != NULL && s < cfg->pp; s++)
+        json_array_append_new(a, json_pack("{s:i,s:s}", "layers", res->stage_layers[s], "device",
+                                           cl->types[res->stage_type[s]].name));
+    return a;
+}
+
 int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                         const dnp_plan_options *opt, const dnp_config3d *cfg,
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
@@ -12,6 +71,17 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
     char spec[256];
     dnp_cluster_format(cl, spec, sizeof spec);
     int rc = 0;
+    /* a search on a mixed cluster is compared with the plans that ignore
+     * the mix (docs/config3d.md, "Mixed clusters") */
+    dnp_config3d_baselines base;
+    int have_base = stats != NULL && cl->n_types > 1;
+    if (have_base) {
+        dnp_error err = {0};
+        if (dnp_config3d_mixed_baselines(g, cl, batch, opt, &base, &err) != DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            return cli_exit_for(err.status);
+        }
+    }
     if (json != NULL) {
         json_t *o = json_pack(
             "{s:s,s:s,s:I,s:{s:i,s:i,s:i,s:I,s:i,s:s,s:b},s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,"
@@ -31,6 +101,26 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             json_object_set_new(o, "stragglers",
                                 json_pack("{s:f,s:s}", "pace", res->straggler_pace, "source",
                                           DNP_SPEED_CV_SOURCE));
+        if (o != NULL)
+            json_object_set_new(o, "stages", stages_json(cl, cfg, res));
+        if (o != NULL && have_base) {
+            json_t *b = json_object();
+            if (base.slowest_ok) {
+                json_t *sl = json_pack("{s:s,s:f}", "device", cl->types[base.slowest_type].name,
+                                       "planned_step_time_s", base.slowest_planned.step_time_s);
+                if (sl != NULL && base.slowest_on_cluster_ok)
+                    json_object_set_new(sl, "step_time_s_on_cluster",
+                                        json_real(base.slowest_on_cluster.step_time_s));
+                json_object_set_new(b, "all_as_slowest", sl);
+            }
+            if (base.fastest_ok)
+                json_object_set_new(b, "fastest_alone",
+                                    json_pack("{s:s,s:I,s:f}", "device",
+                                              cl->types[base.fastest_type].name, "devices",
+                                              (json_int_t)cl->counts[base.fastest_type],
+                                              "step_time_s", base.fastest_res.step_time_s));
+            json_object_set_new(o, "baselines", b);
+        }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
                                 json_pack("{s:i,s:i,s:i}", "candidates", stats->candidates,
@@ -54,16 +144,57 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                "recompute %s, sequence parallel %s\n",
                cfg->tp, cfg->pp, cfg->dp, (long long)cfg->microbatch, res->microbatches,
                cfg->interleave, dnp_recompute_name(cfg->recompute), cfg->seq_par ? "on" : "off");
+        if (cfg->n_stage_layers > 0 || cl->n_types > 1) {
+            char runs[1024];
+            stage_runs(cl, cfg, res, runs, sizeof runs);
+            printf("%s\n", runs);
+        }
         printf("precision %s, optimizer %s\n", dnp_precision_name(opt->precision),
                dnp_optimizer_name(opt->optimizer));
         printf("predicted step time %s, MFU %.1f%%: pipeline bubble %s, tensor-parallel "
                "collectives %s per rank\n",
                t1, 100.0 * res->mfu, t2, t3);
         printf("pipeline message %s each, data-parallel all-reduce %s\n", t4, t5);
-        printf("memory per device (first stage) %.1f GB of %.1f GB: weights, gradients and "
-               "optimizer %.1f GB, activations %.1f GB%s\n",
-               res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9, res->mem_weights_bytes / 1e9,
-               res->mem_activation_bytes / 1e9, res->fits ? "" : "  ** DOES NOT FIT **");
+        printf("memory per device (fullest stage %d of %d) %.1f GB of %.1f GB: weights, "
+               "gradients, optimizer %.1f GB, activations %.1f GB%s\n",
+               res->mem_stage + 1, cfg->pp, res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9,
+               res->mem_weights_bytes / 1e9, res->mem_activation_bytes / 1e9,
+               res->fits ? "" : "  ** DOES NOT FIT **");
+        if (have_base) {
+            char ct[256], tb[32], tc[32];
+            printf("compared with plans that ignore the mix (same batch, precision, memory):\n");
+            if (base.slowest_ok) {
+                config_text(&base.slowest_cfg, ct, sizeof ct);
+                cli_fmt_time(base.slowest_planned.step_time_s, tb, sizeof tb);
+                printf("  every device as the slowest type (%s):\n    %s\n    predicted %s there",
+                       cl->types[base.slowest_type].name, ct, tb);
+                if (base.slowest_on_cluster_ok) {
+                    cli_fmt_time(base.slowest_on_cluster.step_time_s, tc, sizeof tc);
+                    printf(", %s on this cluster: ", tc);
+                    print_ratio(base.slowest_on_cluster.step_time_s, res->step_time_s);
+                } else {
+                    printf(" (on this cluster its stages do not map onto the types or do not "
+                           "fit): ");
+                    print_ratio(base.slowest_planned.step_time_s, res->step_time_s);
+                }
+                printf("\n");
+            } else {
+                printf("  every device as the slowest type (%s): no configuration fits\n",
+                       cl->types[base.slowest_type].name);
+            }
+            if (base.fastest_ok) {
+                config_text(&base.fastest_cfg, ct, sizeof ct);
+                cli_fmt_time(base.fastest_res.step_time_s, tb, sizeof tb);
+                printf("  the %lld %s alone:\n    %s\n    predicted %s: ",
+                       (long long)cl->counts[base.fastest_type], cl->types[base.fastest_type].name,
+                       ct, tb);
+                print_ratio(base.fastest_res.step_time_s, res->step_time_s);
+                printf("\n");
+            } else {
+                printf("  the %lld %s alone: no configuration fits\n",
+                       (long long)cl->counts[base.fastest_type], cl->types[base.fastest_type].name);
+            }
+        }
         if (res->straggler_pace > 1.0)
             printf("stragglers: kernel times x%.4f (--no-stragglers ignores it)\n  source: %s\n",
                    res->straggler_pace, DNP_SPEED_CV_SOURCE);

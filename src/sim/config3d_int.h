@@ -1,0 +1,90 @@
+/*
+ * config3d_int.h - the step of a Megatron-LM configuration shared by the
+ * simulator (config3d.c) and the search (config3d_search.c): per device
+ * type layer costs, per stage memory, the lower bound and the schedule
+ * (docs/config3d.md).
+ */
+#ifndef DNNPAR_CONFIG3D_INT_H
+#define DNNPAR_CONFIG3D_INT_H
+
+#include "dnnpar.h"
+#include "perf/device_model.h"
+
+/* Compute of one tensor-parallel rank's share of a part of the model for
+ * one micro-batch. */
+typedef struct {
+    double fwd_s, bwd_s;        /* compute of one micro-batch (bwd: input + weight gradient) */
+    double attn_core_fwd_s;     /* the part selective recompute redoes (scores, softmax, context) */
+    double params;              /* parameters held by one tensor-parallel rank */
+    double fwd_flop;            /* model FLOP of the forward, whole micro-batch, all ranks */
+} c3_part;
+
+/* Layer costs of one (tensor-parallel degree, sequence parallelism,
+ * micro-batch) on every device type of the cluster: [type][0] a layer,
+ * [1] what precedes the layers, [2] what follows them. */
+typedef struct {
+    int valid;
+    c3_part part[DNP_MAX_DEVICE_TYPES][3];
+} c3_cache;
+
+/* One device type under a configuration. */
+typedef struct {
+    const dnp_device_type *d;
+    perf_rates r;                 /* with the type's straggler pace */
+    perf_rates r_state;           /* the weights' and optimizer state's precision (mixed) */
+    int64_t per_node;             /* devices per node (>= 1) */
+    c3_part lay, pre, post;
+    double tp_fwd_s, tp_bwd_s;    /* tensor-parallel collectives of one layer */
+    double recompute_tp_s;        /* those redone by full recompute */
+    double layer_f_s, layer_b_s;  /* one layer, one micro-batch, collectives and recompute in */
+    double act_layer_bytes;       /* activations one layer keeps per micro-batch in flight */
+    double bytes_per_param;       /* weights, gradients, optimizer state */
+    double capacity_bytes;        /* memory limit (0: unknown, unlimited) */
+    int64_t tp_nodes, tp_members; /* the tensor-parallel group's shape */
+} c3_type;
+
+/* A configuration prepared on a cluster: everything but the layers per
+ * stage. */
+typedef struct {
+    const dnp_graph *g;
+    const dnp_cluster *cl;
+    dnp_config3d cfg;
+    int L;                        /* transformer layers */
+    int64_t batch, m;             /* global batch; micro-batches per replica */
+    dnp_optimizer optimizer;
+    double hidden, seq, heads;
+    c3_type ty[DNP_MAX_DEVICE_TYPES];
+    int stage_type[DNP_CONFIG3D_MAX_STAGES];
+    double peak_total_flops;      /* sum over devices of the precision's peak */
+    double pace_max;              /* the largest straggler factor of the types */
+} c3_ctx;
+
+/* Check cfg against g and cl and compute the per-type costs (from `cache`
+ * when valid, else filling it; cache may be NULL).  Does not check the
+ * per-stage layer list beyond its shape.  DNP_ERR_INPUT naming the
+ * mismatch.  O(ops x types). */
+dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                      const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
+                      c3_ctx *x, dnp_error *err);
+
+/* The layers per stage of x's configuration (its list, else even) into
+ * layers[pp].  DNP_ERR_INPUT when they do not cover the model.  O(pp). */
+dnp_status c3_layers(const c3_ctx *x, int *layers, dnp_error *err);
+
+/* Layers per stage for 1F1B that minimise the slowest stage's compute
+ * (layer time x layers + the embedding / output extras) within each
+ * stage's memory: unit jobs on related machines, filled greedily by
+ * earliest finish, which is optimal for that objective.  Returns 0 if the
+ * layers do not fit (layers[] then holds an even split).  O(L x pp). */
+int c3_balance(const c3_ctx *x, int *layers);
+
+/* Memory of every stage and a lower bound on the step (the busiest
+ * rank's compute without waits, its all-reduce and its update) into out
+ * and *bound_s; with simulate, also the step simulator's step and, when
+ * trace_json is not NULL, the step as Chrome trace events (a new text the
+ * caller frees with dnp_free).  O(pp x micro-batches x interleave) when
+ * simulating, O(pp) otherwise. */
+dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bound_s,
+                   dnp_config3d_result *out, char **trace_json, dnp_error *err);
+
+#endif

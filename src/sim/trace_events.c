@@ -1,0 +1,93 @@
+/*
+ * trace_events.c - Chrome trace event text (trace_events.h).
+ */
+#include "sim/trace_events.h"
+
+#include "dnnpar.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+static void put(trace_buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+        va_end(ap);
+        if (w < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)w < b->cap - b->n) {
+            b->n += (size_t)w;
+            return;
+        }
+        size_t cap = b->cap * 2 + (size_t)w + 64;
+        char *p = dnp_realloc(b->s, cap);
+        if (p == NULL) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+}
+
+/* A JSON string literal of s (quotes and escapes by jansson). */
+static void put_str(trace_buf *b, const char *s)
+{
+    json_t *j = json_string(s);
+    char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+    put(b, "%s", t ? t : "\"?\"");
+    dnp_free(t);
+    json_decref(j);
+}
+
+static double us3(double s) { return round(s * 1e9) / 1e3; }
+
+void trace_begin(trace_buf *b)
+{
+    b->s = NULL;
+    b->n = b->cap = 0;
+    b->oom = 0;
+    b->first = 1;
+    put(b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+}
+
+void trace_event(trace_buf *b, const char *name, const char *cat, int pid, int tid,
+                 double start_s, double end_s)
+{
+    double ts = us3(start_s), te = us3(end_s);
+    put(b, "%s\n{\"name\":", b->first ? "" : ",");
+    put_str(b, name);
+    put(b, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", cat,
+        pid, tid, ts, te - ts);
+    b->first = 0;
+}
+
+void trace_meta(trace_buf *b, const char *what, int pid, int tid, const char *name)
+{
+    put(b, "%s\n{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":",
+        b->first ? "" : ",", what, pid, tid);
+    put_str(b, name);
+    put(b, "}}");
+    b->first = 0;
+}
+
+char *trace_end(trace_buf *b)
+{
+    put(b, "\n]}\n");
+    if (b->oom) {
+        dnp_free(b->s);
+        b->s = NULL;
+        return NULL;
+    }
+    char *s = b->s;
+    b->s = NULL;
+    return s;
+}

@@ -1,0 +1,36 @@
+/*
+ * trace_events.h - a growing text of Chrome trace events (the Trace Event
+ * Format read by chrome://tracing and Perfetto), shared by the plan's
+ * trace (trace.c) and a Megatron-LM configuration's (config3d.c).
+ *
+ * Times are microseconds with three decimals.  Each event's end is
+ * rounded, not its duration (dur = round(end) - round(start)), so events
+ * that follow each other on a thread touch exactly.  The text is written
+ * with fixed formats, so the same events give the same bytes.
+ */
+#ifndef DNNPAR_TRACE_EVENTS_H
+#define DNNPAR_TRACE_EVENTS_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+    int oom;
+    int first; /* no event written yet */
+} trace_buf;
+
+/* Start the document ({"displayTimeUnit":"ms","traceEvents":[).  O(1). */
+void trace_begin(trace_buf *b);
+/* A complete event ("ph":"X") named `name` in category `cat` on process
+ * pid, thread tid, from start_s to end_s (seconds).  O(length). */
+void trace_event(trace_buf *b, const char *name, const char *cat, int pid, int tid,
+                 double start_s, double end_s);
+/* A metadata event: `what` is "process_name" or "thread_name".  O(length). */
+void trace_meta(trace_buf *b, const char *what, int pid, int tid, const char *name);
+/* Close the document and hand over its text (NUL-terminated, the caller
+ * frees it with dnp_free), or NULL if an allocation failed (the buffer is
+ * then freed).  O(1). */
+char *trace_end(trace_buf *b);
+
+#endif
