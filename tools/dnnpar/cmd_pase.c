@@ -173,6 +173,9 @@ static int setup_hw(const char *cmd, const cli_args *a, dnp_pase_hw *hw)
 
 /* ---- progress -------------------------------------------------------------- */
 
+/* The commands' names, the progress callback's user pointer. */
+static char plan_name[] = "plan", reproduce_name[] = "reproduce";
+
 /* A progress line on stderr once a search has run for a second, when
  * stderr is a terminal (the tool's convention, docs/cli.md); cleared at
  * the end.  user: the command's name. */
@@ -267,7 +270,7 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     ro->optimum = cli_flag(a, "optimum");
     ro->time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
     ro->progress = on_progress;
-    ro->progress_user = (void *)"plan";
+    ro->progress_user = plan_name;
     return cli_time_limit(cmd, a, &ro->time_limit_s);
 }
 
@@ -320,7 +323,7 @@ int reproduce_pase(int argc, char **argv)
         ((s = cli_get(&a, "threads")) &&
          (threads = cli_positive("reproduce", "threads", s, 256)) < 0))
         return EXIT_USAGE;
-    dnp_pase_repro_options o = {(int)max_p, (int)threads, on_progress, (void *)"reproduce"};
+    dnp_pase_repro_options o = {(int)max_p, (int)threads, on_progress, reproduce_name};
     dnp_pase_repro *r = NULL;
     dnp_error err = {0};
     dnp_status st = dnp_pase_reproduce(&o, &r, &err);
