@@ -1138,7 +1138,8 @@ char *dnp_pase_run_json(const dnp_pase_run *r);
 typedef struct dnp_pase_repro dnp_pase_repro;
 
 typedef struct {
-    int max_p;               /* only device counts up to this (4 .. 64); 0: 64 */
+    int max_p;               /* only device counts p (4, 8, 16, 32, 64) up to this; Table
+                              * II at min(max_p, 32); 0: 64 */
     int threads;             /* 0: the online CPUs, at most 8 */
     dnp_pase_progress_fn progress; /* may be NULL */
     void *progress_user;
