@@ -1026,4 +1026,224 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
                                    int calibrate, dnp_validation **out, dnp_error *err);
 void dnp_validation_free(dnp_validation *v);
 
+/* ------------------------------------------------------------------ */
+/* PaSE: per-op iteration-space strategies (Elango, "PaSE", IPDPS      */
+/* 2021; src/search/pase/, docs/pase.md)                               */
+/* ------------------------------------------------------------------ */
+
+/* PaSE splits every op's iteration space (any dimension, any divisor)
+ * over p identical devices and minimises Eq. 1's F = sum of layer costs
+ * t_l + sum of transfer costs t_x, in FLOP-equivalents: moving w words
+ * costs r x w FLOP with r = peak FLOP/s / (link words/s).  The driver
+ * below is what `dnnpar plan --search pase|mcmc` and `dnnpar reproduce
+ * pase` run: build a problem (model, hardware, batch, cutoff), run a
+ * search and the baselines in the same space, report. */
+
+/* PaSE's hardware: p devices of one peak and one link (Eq. 1's r). */
+typedef struct {
+    int p;                   /* devices */
+    double peak_flops;       /* per device, FLOP/s */
+    double link_bps;         /* per device link, bytes/s */
+    int word_bytes;          /* bytes per word moved (8 in the prototype) */
+    char description[320];   /* one line for reports */
+} dnp_pase_hw;
+
+/* p devices of peak_flops FLOP/s with links of link_bps bytes/s moving
+ * 8-byte words (the prototype's; 10 TFLOP/s and 16 GB/s give its r =
+ * 5000 FLOP per word).  DNP_ERR_INPUT unless 1 <= p <= 65536 and both
+ * figures are positive and finite.  O(1). */
+dnp_status dnp_pase_hw_uniform(int p, double peak_flops, double link_bps, dnp_pase_hw *out,
+                               dnp_error *err);
+/* Cluster c as PaSE sees it: all its devices, the weakest peak and link of
+ * its device types (a mixed cluster is planned for its weakest device,
+ * paper section V) and the widest element type as the word.
+ * DNP_ERR_INPUT for more than 65536 devices or a type without a positive
+ * peak and network bandwidth.  O(device types). */
+dnp_status dnp_pase_hw_from_cluster(const dnp_cluster *c, dnp_pase_hw *out, dnp_error *err);
+/* Eq. 1's r in FLOP per word: peak_flops x word_bytes / link_bps.  O(1). */
+double dnp_pase_hw_r_flop_per_word(const dnp_pase_hw *hw);
+
+/* A model bound to hardware: every op's configurations and layer costs,
+ * every edge's projections (opaque; src/search/pase/pase_setup.c). */
+typedef struct dnp_pase_problem dnp_pase_problem;
+
+typedef struct {
+    int64_t batch;           /* mini-batch; 0: a reference graph's (128 for the CNNs, 64
+                              * for pase-rnnlm and pase-transformer), else 128 */
+    int cutoff;              /* smallest per-device extent of a split dimension; 0: the
+                              * graph's (4; 1 for pase-rnnlm and pase-transformer) */
+    int prototype_edges;     /* 1: an op feeding two inputs of one consumer counts once,
+                              * as in the prototype */
+    double max_memory_bytes; /* refuse configurations and DP tables needing more; 0:
+                              * 2048 MiB */
+    int skip_unknown;        /* ONNX: unknown operators become free element-wise ops */
+} dnp_pase_options;
+
+/* Build the problem of `model`: a PaSE reference graph (pase-alexnet,
+ * pase-inception3, pase-rnnlm, pase-transformer, pase-resnet101), else a
+ * zoo name or model file (dnp_model_load_opts) converted to PaSE's
+ * iteration spaces (docs/pase.md "Converter"); opt may be NULL (all
+ * defaults).  On success *out is the caller's (dnp_pase_problem_free); it
+ * keeps a copy of `model` as the reports' source.  Errors: a loader's
+ * own; "MODEL: reason" for an op without a PaSE iteration space
+ * (DNP_ERR_INPUT); DNP_ERR_INPUT for tables over max_memory_bytes;
+ * DNP_ERR_NOMEM.  O(sum over ops of configurations x rank + sum over
+ * edges of the endpoints' configurations). */
+dnp_status dnp_pase_problem_load(const char *model, const dnp_pase_hw *hw,
+                                 const dnp_pase_options *opt, dnp_pase_problem **out,
+                                 dnp_error *err);
+/* The same from a core graph g (borrowed for the call only; the source is
+ * its name); conversion errors are not prefixed. */
+dnp_status dnp_pase_problem_from_graph(const dnp_graph *g, const dnp_pase_hw *hw,
+                                       const dnp_pase_options *opt, dnp_pase_problem **out,
+                                       dnp_error *err);
+/* Free a problem; NULL is a no-op.  Free its runs first.  O(ops + edges). */
+void dnp_pase_problem_free(dnp_pase_problem *pb);
+/* Its ops (vertices), active edges and mini-batch.  O(1). */
+int dnp_pase_problem_n_ops(const dnp_pase_problem *pb);
+int dnp_pase_problem_n_edges(const dnp_pase_problem *pb);
+int64_t dnp_pase_problem_batch(const dnp_pase_problem *pb);
+
+typedef enum {
+    DNP_PASE_SEARCH_DP = 0,  /* GenerateSeq + FindBestStrategy (Figs. 3, 4): exact */
+    DNP_PASE_SEARCH_BFS,     /* the breadth-first DP (recurrence 2): exact, larger tables */
+    DNP_PASE_SEARCH_MCMC     /* FlexFlow-style MCMC from the expert strategy */
+} dnp_pase_search;
+
+/* Progress of a long search: `what` names the search ("searching", or the
+ * model and p in a reproduction), done of total ops eliminated after
+ * elapsed_s seconds.  Called once a search has run for a second, and with
+ * done == total at its end if it was called before. */
+typedef void (*dnp_pase_progress_fn)(void *user, const char *what, int done, int total,
+                                     double elapsed_s);
+
+typedef struct {
+    dnp_pase_search search;
+    int threads;             /* DP worker threads; 0: the online CPUs, at most 8 */
+    long mcmc_iters;         /* MCMC budget; 0: 250,000 (FlexFlow's) */
+    uint64_t seed;           /* MCMC seed; 0: 1 */
+    int optimum;             /* with MCMC: also run the exact search and compare */
+    double time_limit_s;     /* wall time; 0: none.  MCMC then keeps its best so far; the
+                              * exact search fails with DNP_ERR_INPUT */
+    dnp_pase_progress_fn progress; /* may be NULL */
+    void *progress_user;
+} dnp_pase_run_options;
+
+/* A search's strategy with the baselines in the same space and cost model
+ * (opaque; src/search/pase/pase_run.c). */
+typedef struct dnp_pase_run dnp_pase_run;
+
+/* Run search o->search on pb (o may be NULL: the DP, defaults) and
+ * evaluate the baselines: data parallelism, the expert strategy of the
+ * paper's section IV and, after an exact search, MCMC from the expert.
+ * The run borrows pb: free it before pb.  On success *out is the
+ * caller's (dnp_pase_run_free).  Errors: DNP_ERR_INPUT (DP tables over
+ * the memory limit, time limit of an exact search), DNP_ERR_NOMEM.
+ * O(the search: sum over ops of K_v x prod of K over its dependent set). */
+dnp_status dnp_pase_run_new(const dnp_pase_problem *pb, const dnp_pase_run_options *o,
+                            dnp_pase_run **out, dnp_error *err);
+/* Free a run; NULL is a no-op.  O(1). */
+void dnp_pase_run_free(dnp_pase_run *r);
+
+typedef struct {
+    double cost_flop;        /* F of the strategy found (Eq. 1), FLOP-equivalents */
+    double cost_s;           /* F / peak FLOP/s */
+    double transfer_flop;    /* its transfer part, sum of t_x */
+    double optimum_flop;     /* MCMC with o->optimum: the exact search's F; else -1 */
+    double search_s;         /* wall time of the search (varies run to run) */
+    int n_baselines;         /* 2 after MCMC, 3 after an exact search */
+    int best_baseline;       /* index of the cheapest (the first of ties) */
+    int dp_split_min, dp_split_max; /* batch splits data parallelism uses (< p: idle
+                              * devices) */
+    int time_limit_hit;      /* 1: MCMC (the search or the baseline) stopped at the
+                              * time limit and kept its best so far */
+} dnp_pase_summary;
+/* The run's figures.  O(edges x rank). */
+void dnp_pase_run_summary(const dnp_pase_run *r, dnp_pase_summary *out);
+
+typedef struct {
+    const char *name;        /* "data parallel", "expert (owt)", "mcmc (from the
+                              * expert)"; borrowed from the run */
+    double cost_flop;        /* F, FLOP-equivalents */
+    long iterations;         /* MCMC's, else 0 */
+} dnp_pase_baseline;
+/* Baseline i (0 .. n_baselines - 1); DNP_ERR_INPUT out of range.  O(1). */
+dnp_status dnp_pase_run_baseline(const dnp_pase_run *r, int i, dnp_pase_baseline *out,
+                                 dnp_error *err);
+
+typedef struct {
+    const char *name;        /* borrowed from the problem */
+    const char *kind;        /* "Conv", "FC", ... (the prototype's class names) */
+    char dims[64];           /* iteration-space dimension names, e.g. "bchwrsn" */
+    char config[96];         /* split count per dimension, e.g. "(4,1,1,1,1,1,2)" */
+    double layer_cost_flop;  /* t_l under that configuration */
+} dnp_pase_op;
+/* Op v (0 .. n_ops - 1) of the strategy; DNP_ERR_INPUT out of range.
+ * O(rank). */
+dnp_status dnp_pase_run_op(const dnp_pase_run *r, int v, dnp_pase_op *out, dnp_error *err);
+
+/* The report `dnnpar plan --search pase|mcmc` prints, to f: the model and
+ * hardware, every op's configuration and t_l, F, the baselines and the
+ * table sizes; with timing, the search time (without it, the bytes are the
+ * same on every run).  Write errors stay on f's error flag.  O(ops). */
+void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f);
+/* The same as JSON (docs/formats.md): a new NUL-terminated text the caller
+ * frees with dnp_free; NULL on allocation failure.  Deterministic (no
+ * times).  O(ops). */
+char *dnp_pase_run_json(const dnp_pase_run *r);
+
+/* `dnnpar reproduce pase`: the paper's Table I (search per model and p = 4
+ * .. 64 beside the paper's and the prototype's times and totals) and
+ * Table II (strategies at p = 32) on our implementation (opaque;
+ * src/search/pase/pase_repro.c). */
+typedef struct dnp_pase_repro dnp_pase_repro;
+
+typedef struct {
+    int max_p;               /* only device counts p (4, 8, 16, 32, 64) up to this; Table
+                              * II at min(max_p, 32); 0: 64 */
+    int threads;             /* 0: the online CPUs, at most 8 */
+    dnp_pase_progress_fn progress; /* may be NULL */
+    void *progress_user;
+} dnp_pase_repro_options;
+
+/* Run the evaluation (10 TFLOP/s, 16 GB/s, 8-byte words: r = 5000; each
+ * model at its paper batch); o may be NULL.  On success *out is the
+ * caller's (dnp_pase_repro_free).  Errors: DNP_ERR_INTERNAL naming the
+ * model and p if a reference search fails, DNP_ERR_NOMEM.  O(the searches:
+ * minutes for p = 64). */
+dnp_status dnp_pase_reproduce(const dnp_pase_repro_options *o, dnp_pase_repro **out,
+                              dnp_error *err);
+/* Free it; NULL is a no-op.  O(1). */
+void dnp_pase_repro_free(dnp_pase_repro *r);
+/* Table I's cell of `model` (e.g. "pase-alexnet") at p: our best F and the
+ * prototype's total (-1 if unknown).  DNP_ERR_INPUT if the cell was not
+ * run.  O(cells). */
+dnp_status dnp_pase_repro_cell(const dnp_pase_repro *r, const char *model, int p,
+                               double *cost_flop, double *prototype_flop, dnp_error *err);
+/* The tables as `dnnpar reproduce pase` prints them, to f; with timing,
+ * our search times.  O(ops of the four models). */
+void dnp_pase_repro_print(const dnp_pase_repro *r, int timing, FILE *f);
+/* The same as JSON (no times): new text, dnp_free; NULL on allocation
+ * failure.  O(ops). */
+char *dnp_pase_repro_json(const dnp_pase_repro *r);
+
+/* `dnnpar compare`'s PaSE block: g at `batch` on cluster c as one flat
+ * mesh of all its devices, each counted at the weakest type's peak and
+ * link, moving words of the widest element type, with
+ * PaSE, MCMC (default budget, seed 1), data parallelism and the expert
+ * strategy in that one space, in seconds of the device's peak (F / peak
+ * FLOP/s). */
+typedef struct {
+    double pase_s;           /* the best PaSE strategy */
+    double mcmc_s;           /* MCMC from the expert strategy */
+    double dp_s;             /* data parallelism */
+    double expert_s;         /* the expert strategy */
+    char expert[32];         /* its name, e.g. "owt", "mesh 8x4" */
+    double search_s;         /* wall time of the PaSE search (varies run to run) */
+} dnp_pase_compare_result;
+/* Errors: DNP_ERR_INPUT (unsupported op, too many devices, tables over 2
+ * GiB), DNP_ERR_NOMEM.  O(the search). */
+dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                            dnp_pase_compare_result *out, dnp_error *err);
+
 #endif /* DNNPAR_H */

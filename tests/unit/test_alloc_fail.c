@@ -342,3 +342,57 @@ TEST(alloc_failure_plans)
         dnp_graph_free(g);
     }
 }
+
+/* The public PaSE driver: a problem, a search with its baselines and the
+ * JSON report.  A run that survives a failed allocation must still give
+ * the reference run's F and baselines (want[] < 0: record them). */
+typedef struct {
+    dnp_pase_run_options ro;
+    double want[4]; /* F, then the baselines' F */
+} pase_case;
+
+static dnp_status run_pase(void *arg, dnp_error *err)
+{
+    pase_case *pc = arg;
+    dnp_pase_hw hw;
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *r = NULL;
+    dnp_pase_options po = {16, 0, 0, 0.0, 0};
+    dnp_status s = dnp_pase_hw_uniform(4, 10e12, 16e9, &hw, err);
+    if (s == DNP_OK)
+        s = dnp_pase_problem_load("lenet", &hw, &po, &pb, err);
+    if (s != DNP_OK && pb != NULL)
+        return DNP_ERR_INTERNAL;
+    if (s == DNP_OK && (s = dnp_pase_run_new(pb, &pc->ro, &r, err)) != DNP_OK && r != NULL)
+        return DNP_ERR_INTERNAL;
+    if (s == DNP_OK) {
+        dnp_pase_summary sum;
+        dnp_pase_run_summary(r, &sum);
+        double got[4] = {sum.cost_flop, -1, -1, -1};
+        for (int b = 0; b < sum.n_baselines && b < 3; b++) {
+            dnp_pase_baseline bl;
+            got[b + 1] = dnp_pase_run_baseline(r, b, &bl, err) == DNP_OK ? bl.cost_flop : -2;
+        }
+        if (pc->want[0] < 0) /* the reference run, which fails nothing */
+            memcpy(pc->want, got, sizeof got);
+        if (memcmp(pc->want, got, sizeof got) != 0)
+            s = DNP_ERR_INTERNAL; /* a different answer after a failed allocation */
+        char *text = s == DNP_OK ? dnp_pase_run_json(r) : NULL;
+        if (s == DNP_OK && text == NULL) {
+            s = DNP_ERR_NOMEM;
+            dnp_error_set(err, s, "out of memory writing JSON");
+        }
+        dnp_free(text);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+    return s;
+}
+
+TEST(alloc_failure_pase)
+{
+    pase_case pc = {{DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL}, {-1, -1, -1, -1}};
+    SWEEP("pase lenet p 4", run_pase, &pc, 200, 0);
+    pase_case mc = {{DNP_PASE_SEARCH_MCMC, 1, 2000, 1, 1, 0.0, NULL, NULL}, {-1, -1, -1, -1}};
+    SWEEP("pase mcmc lenet p 4", run_pase, &mc, 200, 0);
+}

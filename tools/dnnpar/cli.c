@@ -72,18 +72,28 @@ static int looks_like_option(const char *a)
     return a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
 }
 
-int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
-              cli_args *out)
+/* The parser behind cli_parse and cli_parse_loose.  loose: options not in
+ * spec, and a valued option missing its value, are recorded (unknown /
+ * missing) for cli_check instead of failing, and --list-options is
+ * recorded instead of answered. */
+static int parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+                 cli_args *out, int loose)
 {
     memset(out, 0, sizeof *out);
     for (int i = first; i < argc; i++)
         if (strcmp(argv[i], "--list-options") == 0) {
+            if (loose) {
+                out->list_options = 1;
+                continue;
+            }
             list_options(spec);
             exit(EXIT_OK);
         }
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         char long_form[16];
+        if (loose && strcmp(a, "--list-options") == 0)
+            continue;
         if (looks_like_option(a) && a[1] != '-') { /* -x: a short option */
             const char *name = NULL;
             for (size_t k = 0; k < sizeof short_opts / sizeof short_opts[0]; k++)
@@ -91,9 +101,19 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
                     (in_list(spec->valued, short_opts[k].name, strlen(short_opts[k].name)) ||
                      in_list(spec->flags, short_opts[k].name, strlen(short_opts[k].name))))
                     name = short_opts[k].name;
-            if (name == NULL) {
+            if (name == NULL && !loose) {
                 unknown_option(cmd, spec, a);
                 return EXIT_USAGE;
+            }
+            if (name == NULL) { /* loose: recorded for cli_check */
+                if (out->n_opt == CLI_MAX_ARGS) {
+                    cli_error(cmd, "too many options");
+                    return EXIT_USAGE;
+                }
+                out->arg[out->n_opt] = a;
+                out->unknown[out->n_opt] = 1;
+                out->key[out->n_opt++] = a;
+                continue;
             }
             snprintf(long_form, sizeof long_form, "--%s", name);
             a = long_form;
@@ -120,12 +140,18 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
             for (const char *const *f = spec->flags; f && *f; f++)
                 if (strcmp(*f, name) == 0)
                     name = *f;
+        out->arg[out->n_opt] = argv[i];
         if (in_list(spec->valued, name, len)) {
             const char *val = eq ? eq + 1 : NULL;
             if (val == NULL) {
                 if (i + 1 >= argc) {
-                    cli_error(cmd, "option %s needs a value", argv[i]);
-                    return EXIT_USAGE;
+                    if (!loose) {
+                        cli_error(cmd, "option %s needs a value", argv[i]);
+                        return EXIT_USAGE;
+                    }
+                    out->missing[out->n_opt] = 1;
+                    out->key[out->n_opt++] = name;
+                    continue;
                 }
                 val = argv[++i];
             }
@@ -134,10 +160,65 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
         } else if (in_list(spec->flags, name, len) && eq == NULL) {
             out->key[out->n_opt] = name;
             out->val[out->n_opt++] = NULL;
+        } else if (loose) {
+            out->unknown[out->n_opt] = 1;
+            out->key[out->n_opt++] = name;
         } else {
             unknown_option(cmd, spec, argv[i]);
             return EXIT_USAGE;
         }
+    }
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+              cli_args *out)
+{
+    return parse(argc, argv, first, spec, cmd, out, 0);
+}
+
+int cli_parse_loose(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+                    cli_args *out)
+{
+    return parse(argc, argv, first, spec, cmd, out, 1);
+}
+
+int cli_check(const cli_args *a, const cli_spec *spec, const char *cmd)
+{
+    if (a->list_options) {
+        list_options(spec);
+        exit(EXIT_OK);
+    }
+    for (int i = 0; i < a->n_opt; i++) {
+        const char *key = a->key[i];
+        size_t len = strcspn(key, "=");
+        int valued = in_list(spec->valued, key, len);
+        int flag = in_list(spec->flags, key, len) && key[len] == '\0';
+        /* the form must match the spec: a value for a valued option, none for a flag */
+        if (a->unknown[i] || (!valued && !flag) || (valued && a->val[i] == NULL && !a->missing[i]) ||
+            (!valued && a->val[i] != NULL)) {
+            unknown_option(cmd, spec, a->arg[i]);
+            return EXIT_USAGE;
+        }
+        if (a->missing[i]) {
+            cli_error(cmd, "option %s needs a value", a->arg[i]);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static int finish(const cli_args *a, const char *cmd, const char *help, int n_pos,
+                  const char *what, int *done)
+{
+    if (cli_flag(a, "help")) {
+        fputs(help, stdout);
+        *done = 1;
+        return EXIT_OK;
+    }
+    if (a->n_pos != n_pos) {
+        cli_error(cmd, "expected %s (see dnnpar %s --help)", what, cmd);
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -149,16 +230,17 @@ int cli_begin(int argc, char **argv, const cli_spec *spec, const char *cmd, cons
     int rc = cli_parse(argc, argv, 2, spec, cmd, a);
     if (rc != 0)
         return rc;
-    if (cli_flag(a, "help")) {
-        fputs(help, stdout);
-        *done = 1;
-        return EXIT_OK;
-    }
-    if (a->n_pos != n_pos) {
-        cli_error(cmd, "expected %s (see dnnpar %s --help)", what, cmd);
-        return EXIT_USAGE;
-    }
-    return 0;
+    return finish(a, cmd, help, n_pos, what, done);
+}
+
+int cli_begin_parsed(const cli_args *a, const cli_spec *spec, const char *cmd, const char *help,
+                     int n_pos, const char *what, int *done)
+{
+    *done = 0;
+    int rc = cli_check(a, spec, cmd);
+    if (rc != 0)
+        return rc;
+    return finish(a, cmd, help, n_pos, what, done);
 }
 
 static int key_is(const char *key, const char *want)

@@ -22,6 +22,10 @@ typedef struct {
     const char *key[CLI_MAX_ARGS];
     const char *val[CLI_MAX_ARGS]; /* NULL for a flag */
     int used[CLI_MAX_ARGS];
+    const char *arg[CLI_MAX_ARGS]; /* the option as written, for messages */
+    int unknown[CLI_MAX_ARGS];     /* cli_parse_loose: not in its spec */
+    int missing[CLI_MAX_ARGS];     /* cli_parse_loose: a valued option without its value */
+    int list_options;              /* cli_parse_loose: --list-options was given */
 } cli_args;
 
 /* Option spec: names of options that take a value and of flags. */
@@ -39,6 +43,19 @@ int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char
  * Returns an exit status; 0 with *done == 0 means go on. */
 int cli_begin(int argc, char **argv, const cli_spec *spec, const char *cmd, const char *help,
               int n_pos, const char *what, cli_args *a, int *done);
+/* A command whose options depend on one of them (plan: --search pase|mcmc
+ * takes PaSE's options): parse argv once against the union of its specs
+ * with cli_parse_loose, which records options outside `spec`, a missing
+ * value and --list-options instead of failing; read the deciding option
+ * with cli_get; then cli_begin_parsed checks the parse against the spec
+ * that applies (cli_check: the first offending option in argv order gets
+ * cli_parse's message; --list-options lists that spec and exits), answers
+ * --help and counts positionals as cli_begin does.  O(options x spec). */
+int cli_parse_loose(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
+                    cli_args *out);
+int cli_check(const cli_args *a, const cli_spec *spec, const char *cmd);
+int cli_begin_parsed(const cli_args *a, const cli_spec *spec, const char *cmd, const char *help,
+                     int n_pos, const char *what, int *done);
 /* The value of --key, or NULL. */
 const char *cli_get(const cli_args *a, const char *key);
 int cli_flag(const cli_args *a, const char *key);
@@ -203,7 +220,10 @@ int cmd_export_cluster(int argc, char **argv); /* cmd_io.c */
 /* Module commands, each in its own file (argv[1] is the command). */
 int cmd_synergy(int argc, char **argv);        /* cmd_synergy.c: dnnpar synergy */
 int cmd_mpt(int argc, char **argv);            /* cmd_mpt.c: dnnpar mpt */
-int cmd_plan_pase(int argc, char **argv);      /* cmd_pase.c: dnnpar plan --search pase|mcmc */
+/* cmd_pase.c: dnnpar plan --search pase|mcmc, from cmd_plan's parse (checked here
+ * against cli_plan_pase_spec, PaSE's options). */
+int cmd_plan_pase(const cli_args *a);
+extern const cli_spec cli_plan_pase_spec;
 /* dnnpar reproduce PAPER: argv[2] is the paper's name. */
 int reproduce_synergyflow(int argc, char **argv); /* cmd_synergy.c */
 int reproduce_mpt(int argc, char **argv);         /* cmd_mpt.c */

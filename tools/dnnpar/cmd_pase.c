@@ -1,23 +1,26 @@
 /*
  * cmd_pase.c - `dnnpar plan MODEL --search pase|mcmc` (PaSE, Elango,
  * IPDPS 2021) and `dnnpar reproduce pase` (the paper's Tables I and II
- * beside ours and the authors' prototype).  The PaSE search lives in
- * src/search/pase (internal header: the public API has no PaSE types).
+ * beside ours and the authors' prototype): argument parsing over
+ * dnnpar.h's dnp_pase_* API, which runs the searches and writes the
+ * reports (src/search/pase/, docs/pase.md).
  */
 #include "cli.h"
-#include "search/pase/pase.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* --max-memory's ceiling, MB: 64 GB.  The search's tables are allocated
  * in full before it runs, so a limit above the machine's memory only
  * turns a clear refusal into a failed allocation; a larger table is
  * better searched with mcmc. */
 #define PASE_MAX_MEMORY_MB 65536LL
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+/* -p's ceiling: the largest device count PaSE's configurations are
+ * enumerated for (dnp_pase_hw_uniform). */
+#define PASE_MAX_P 65536LL
 
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --search pase|mcmc -p P [--batch B]\n"
@@ -91,16 +94,7 @@ static const char repro_help[] =
     "example:\n"
     "  dnnpar reproduce pase --json pase.json\n";
 
-/* ---- hardware and options ------------------------------------------------ */
-
-typedef struct {
-    int p;
-    long long batch;
-    double flops;        /* peak FLOP/s per device */
-    double bw_bps;       /* link bytes/s per device */
-    int word_bytes;
-    char hw[320];        /* one line for the report */
-} pase_hw;
+/* ---- hardware ------------------------------------------------------------ */
 
 static int parse_positive_double(const char *cmd, const char *opt, const char *text, double *out)
 {
@@ -120,28 +114,29 @@ static int parse_p(const char *cmd, const char *text, int *p)
     char *end = NULL;
     errno = 0;
     long long v = strtoll(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < 1 || v > 65536) {
-        cli_error(cmd, "-p must be a device count from 1 to 65536, got '%s'", text);
+    if (errno != 0 || end == text || *end != '\0' || v < 1 || v > PASE_MAX_P) {
+        cli_error(cmd, "-p must be a device count from 1 to %lld, got '%s'", PASE_MAX_P, text);
         return EXIT_USAGE;
     }
     *p = (int)v;
     return 0;
 }
 
-/* -p, --flops/--bw or --cluster.  A mixed cluster counts as its weakest
- * device and link (paper section V); its widest data type sets the word. */
-static int setup_hw(const char *cmd, const cli_args *a, pase_hw *hw)
+/* -p, --flops/--bw (10 TFLOP/s and 16 GB/s by default, the prototype's)
+ * or --cluster. */
+static int setup_hw(const char *cmd, const cli_args *a, dnp_pase_hw *hw)
 {
     const char *cl = cli_get(a, "cluster"), *fs = cli_get(a, "flops"), *bs = cli_get(a, "bw");
     const char *ps = cli_get(a, "p");
-    int rc;
-    hw->p = 0;
-    if (ps != NULL && (rc = parse_p(cmd, ps, &hw->p)) != 0)
+    int rc, p = 0;
+    dnp_error err = {0};
+    if (ps != NULL && (rc = parse_p(cmd, ps, &p)) != 0)
         return rc;
     if (cl != NULL && (fs != NULL || bs != NULL)) {
         cli_error(cmd, "give either --cluster or --flops and --bw, not both");
         return EXIT_USAGE;
     }
+    dnp_status st;
     if (cl == NULL) {
         if ((fs == NULL) != (bs == NULL)) {
             cli_error(cmd, "--flops and --bw go together (peak TFLOP/s and link GB/s)");
@@ -151,802 +146,166 @@ static int setup_hw(const char *cmd, const cli_args *a, pase_hw *hw)
         if (fs != NULL && ((rc = parse_positive_double(cmd, "flops", fs, &tf)) != 0 ||
                            (rc = parse_positive_double(cmd, "bw", bs, &gbps)) != 0))
             return rc;
-        if (hw->p == 0) {
+        if (p == 0) {
             cli_error(cmd, "-p P (devices) is required, or --cluster SPEC");
             return EXIT_USAGE;
         }
-        hw->flops = tf * 1e12;
-        hw->bw_bps = gbps * 1e9;
-        hw->word_bytes = 8;
-        snprintf(hw->hw, sizeof hw->hw, "%d devices of %g TFLOP/s, links of %g GB/s, 8-byte words",
-                 hw->p, tf, gbps);
-        return 0;
+        st = dnp_pase_hw_uniform(p, tf * 1e12, gbps * 1e9, hw, &err);
+    } else {
+        dnp_cluster c;
+        if ((rc = cli_load_cluster(cmd, cl, &c)) != 0)
+            return rc;
+        long long n = dnp_cluster_devices(&c);
+        if (n < 1 || n > PASE_MAX_P) {
+            cli_error(cmd, "cluster '%s' has %lld devices (1 to %lld)", cl, n, PASE_MAX_P);
+            return EXIT_USAGE;
+        }
+        if (p != 0 && p != n) {
+            cli_error(cmd, "-p %d does not match the %lld devices of --cluster %s", p, n, cl);
+            return EXIT_USAGE;
+        }
+        st = dnp_pase_hw_from_cluster(&c, hw, &err);
     }
-    dnp_cluster c;
-    if ((rc = cli_load_cluster(cmd, cl, &c)) != 0)
-        return rc;
-    long long n = dnp_cluster_devices(&c);
-    if (n < 1 || n > 65536) {
-        cli_error(cmd, "cluster '%s' has %lld devices (1 to 65536)", cl, n);
-        return EXIT_USAGE;
-    }
-    if (hw->p != 0 && hw->p != n) {
-        cli_error(cmd, "-p %d does not match the %lld devices of --cluster %s", hw->p, n, cl);
-        return EXIT_USAGE;
-    }
-    hw->p = (int)n;
-    hw->flops = INFINITY;
-    hw->bw_bps = INFINITY;
-    hw->word_bytes = 1;
-    int kinds = 0;
-    for (int t = 0; t < c.n_types; t++) {
-        if (c.counts[t] < 1)
-            continue;
-        kinds++;
-        const dnp_device_type *d = &c.types[t];
-        hw->flops = d->peak_flops < hw->flops ? d->peak_flops : hw->flops;
-        hw->bw_bps = d->net_bw_bps < hw->bw_bps ? d->net_bw_bps : hw->bw_bps;
-        hw->word_bytes = d->bytes_per_elem > hw->word_bytes ? d->bytes_per_elem : hw->word_bytes;
-    }
-    if (!(hw->flops > 0.0) || !(hw->bw_bps > 0.0) || !isfinite(hw->flops) ||
-        !isfinite(hw->bw_bps)) {
-        cli_error(cmd, "cluster '%s' needs a positive peak and network bandwidth", cl);
-        return EXIT_USAGE;
-    }
-    char spec[160];
-    dnp_cluster_format(&c, spec, sizeof spec);
-    snprintf(hw->hw, sizeof hw->hw, "%s: %g TFLOP/s, links of %g GB/s, %d-byte words%s", spec,
-             hw->flops / 1e12, hw->bw_bps / 1e9, hw->word_bytes,
-             kinds > 1 ? " (the weakest device and link, paper section V)" : "");
-    return 0;
-}
-
-/* The model: a PaSE reference graph, else anything the tool loads. */
-static int load_graph(const char *cmd, const char *name, const cli_args *a, long long batch,
-                      pase_graph **out)
-{
-    dnp_error err = {0};
-    if (pase_model_find(name) >= 0) {
-        dnp_status st = pase_model_build(name, batch, out, &err);
-        if (st != DNP_OK)
-            cli_error(cmd, "%s", err.msg);
-        return cli_exit_for(st);
-    }
-    dnp_graph *g = NULL;
-    int rc = cli_load_model(cmd, name, a, &g);
-    if (rc != 0)
-        return rc;
-    dnp_status st = pase_from_graph(g, batch, out, &err);
-    dnp_graph_free(g);
     if (st != DNP_OK)
-        cli_error(cmd, "%s: %s", name, err.msg);
+        cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);
 }
 
-/* ---- progress ------------------------------------------------------------- */
+/* ---- progress -------------------------------------------------------------- */
 
-typedef struct {
-    const char *cmd;
-    const char *what;
-    int tty;
-    double last_s;
-} progress_state;
+/* The commands' names, the progress callback's user pointer. */
+static char plan_name[] = "plan", reproduce_name[] = "reproduce";
 
 /* A progress line on stderr once a search has run for a second, when
  * stderr is a terminal (the tool's convention, docs/cli.md); cleared at
- * the end. */
-static void on_progress(void *user, int done, int total, double elapsed_s)
+ * the end.  user: the command's name. */
+static void on_progress(void *user, const char *what, int done, int total, double elapsed_s)
 {
-    progress_state *ps = user;
-    if (!ps->tty)
+    if (!isatty(STDERR_FILENO))
         return;
     if (done == total)
         fputs("\r\033[K", stderr);
     else
-        fprintf(stderr, "\r\033[Kdnnpar %s: %s: %d/%d ops, %.1f s", ps->cmd, ps->what, done,
-                total, elapsed_s);
-    ps->last_s = elapsed_s;
+        fprintf(stderr, "\r\033[Kdnnpar %s: %s: %d/%d ops, %.1f s", (const char *)user, what,
+                done, total, elapsed_s);
     fflush(stderr);
 }
 
-/* ---- formatting ------------------------------------------------------------- */
-
-static void fmt_dims(const pase_vertex *v, char *buf, size_t n)
+/* Write a report: JSON to `json` if given (json_text, freed here), then
+ * the text on stdout unless the JSON went there. */
+static int write_reports(const char *cmd, const char *json, char *json_text,
+                         void (*print)(const void *, int, FILE *), const void *obj, int timing)
 {
-    size_t k = 0;
-    buf[0] = '\0';
-    for (int d = 0; d < v->rank && k + 5 < n; d++) {
-        int multi = strlen(v->dim[d]) > 1;
-        k += (size_t)snprintf(buf + k, n - k, "%s%s", (multi && d) ? "," : "", v->dim[d]);
-    }
-}
-
-static void fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n)
-{
-    const pase_configs *cf = &pb->cfg[v];
-    size_t k = (size_t)snprintf(buf, n, "(");
-    for (int d = 0; d < cf->rank && k < n; d++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "," : "",
-                              cf->c[(size_t)c * (size_t)cf->rank + (size_t)d]);
-    if (k < n)
-        snprintf(buf + k, n - k, ")");
-}
-
-/* A FLOP figure: an exact integer when it is one (costs of whole
- * operations usually are), else a real. */
-static json_t *flop_json(double x)
-{
-    if (x == floor(x) && fabs(x) < 9007199254740992.0)
-        return json_integer((json_int_t)x);
-    return json_real(x);
-}
-
-static json_t *config_json(const pase_problem *pb, int v, int c)
-{
-    json_t *a = json_array();
-    const pase_configs *cf = &pb->cfg[v];
-    for (int d = 0; d < cf->rank; d++)
-        json_array_append_new(a, json_integer(cf->c[(size_t)c * (size_t)cf->rank + (size_t)d]));
-    return a;
-}
-
-/* Sum of t_x over the active edges. */
-static double transfer_total(const pase_problem *pb, const int *cfg)
-{
-    double f = 0.0;
-    for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
-        f += pase_problem_edge_cost(pb, k, cfg[e->src], cfg[e->dst]);
-    }
-    return f;
-}
-
-/* ---- plan --------------------------------------------------------------- */
-
-typedef struct {
-    const char *name;   /* "data parallel", "expert (owt)", "mcmc" */
-    double cost;        /* F, FLOP */
-    long iters;         /* MCMC iterations, else 0 */
-} baseline;
-
-typedef struct {
-    const char *source;
-    const pase_problem *pb;
-    const pase_hw *hw;
-    const char *search;       /* "pase", "pase-bfs", "mcmc" */
-    const int *cfg;
-    double cost;
-    baseline base[3];
-    int n_base;
-    int best_base;
-    int dp_lo, dp_hi;         /* batch splits of the data-parallel baseline */
-    double optimum;           /* mcmc: PaSE's optimum, or -1 */
-    const pase_result *res;   /* pase: the DP's figures */
-    char expert[40];
-    double time_limit_s;      /* --time-limit */
-    int limit_hit;            /* mcmc: stopped at the time limit (best so far) */
-    int base_limit_hit;       /* pase: the MCMC baseline stopped at the time limit */
-} plan_report;
-
-static json_t *plan_json(const plan_report *r)
-{
-    const pase_problem *pb = r->pb;
-    json_t *ops = json_array();
-    for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        char dims[64];
-        fmt_dims(x, dims, sizeof dims);
-        json_array_append_new(ops, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", x->name, "kind",
-                                             pase_kind_name(x->kind), "dims", dims, "config",
-                                             config_json(pb, v, r->cfg[v]), "layer_cost_flop",
-                                             flop_json(pb->tl[v][r->cfg[v]])));
-    }
-    json_t *bl = json_array();
-    for (int i = 0; i < r->n_base; i++) {
-        json_t *o = json_pack("{s:s,s:o,s:f,s:f}", "name", r->base[i].name, "cost_flop",
-                              flop_json(r->base[i].cost), "cost_s", r->base[i].cost / r->hw->flops,
-                              "ratio_to_search", r->base[i].cost / r->cost);
-        if (r->base[i].iters > 0)
-            json_object_set_new(o, "iterations", json_integer(r->base[i].iters));
-        if (i == 0) { /* data parallel: the batch split it uses */
-            json_object_set_new(o, "batch_split_min", json_integer(r->dp_lo));
-            json_object_set_new(o, "batch_split_max", json_integer(r->dp_hi));
+    int rc = EXIT_OK;
+    if (json != NULL) {
+        if (json_text == NULL) {
+            cli_error(cmd, "out of memory writing JSON");
+            return EXIT_RUNTIME;
         }
-        json_array_append_new(bl, o);
+        rc = cli_write_text(cmd, json, json_text);
+        dnp_free(json_text);
     }
-    json_t *root = json_pack(
-        "{s:s,s:s,s:I,s:i,s:f,s:f,s:i,s:f,s:s,s:i,s:i,s:o,s:f,s:o,s:o,s:o,s:s}", "model",
-        pb->g->name, "source", r->source, "batch", (json_int_t)r->hw->batch, "p", r->hw->p,
-        "peak_flops", r->hw->flops, "link_bytes_per_s", r->hw->bw_bps, "word_bytes",
-        r->hw->word_bytes, "r_flop_per_word", pb->par.r_w, "search", r->search, "ops", pb->n_v,
-        "edges", pb->n_e, "cost_flop", flop_json(r->cost), "cost_s", r->cost / r->hw->flops,
-        "transfer_flop", flop_json(transfer_total(pb, r->cfg)), "strategy", ops, "baselines", bl,
-        "best_baseline", r->base[r->best_base].name);
-    if (r->res != NULL)
-        json_object_set_new(root, "tables",
-                            json_pack("{s:i,s:f,s:f,s:f}", "max_dependent_set", r->res->max_dep,
-                                      "largest_table_rows", r->res->max_rows, "work",
-                                      r->res->work, "estimated_bytes", r->res->table_bytes));
-    if (r->optimum >= 0.0)
-        json_object_set_new(root, "pase_optimum_flop", flop_json(r->optimum));
-    if (r->limit_hit || r->base_limit_hit)
-        json_object_set_new(root, "time_limit",
-                            json_pack("{s:f,s:b,s:s}", "seconds", r->time_limit_s, "reached", 1,
-                                      "result",
-                                      r->limit_hit ? "best plan found so far"
-                                                   : "the MCMC baseline's best so far"));
-    return root;
+    if (rc == EXIT_OK && (json == NULL || strcmp(json, "-") != 0))
+        print(obj, timing, stdout);
+    return rc; /* main checks the final flush of standard output */
 }
 
-/* search_s < 0: no --timing, the search time is left out (docs/cli.md). */
-static void plan_text(const plan_report *r, double search_s)
+static void print_run(const void *r, int timing, FILE *f)
 {
-    const pase_problem *pb = r->pb;
-    char t[32], si[32];
-    printf("model %s: %d ops, %d edges; batch %lld; p = %d\n", pb->g->name, pb->n_v, pb->n_e,
-           r->hw->batch, r->hw->p);
-    printf("hardware: %s: r = %.6g FLOP per word\n", r->hw->hw, pb->par.r_w);
-    if (r->limit_hit)
-        printf("note: time limit reached after %g s: best plan found so far\n",
-               r->time_limit_s);
-    if (r->base_limit_hit)
-        printf("note: time limit reached after %g s in the MCMC baseline: its best so far is "
-               "shown\n",
-               r->time_limit_s);
-    printf("search: %s\n\n",
-           strcmp(r->search, "mcmc") == 0
-               ? "mcmc (FlexFlow-style, from the expert strategy)"
-               : (strcmp(r->search, "pase") == 0 ? "pase (GenerateSeq + FindBestStrategy)"
-                                                 : "pase breadth-first DP (recurrence 2)"));
-    printf("%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
-           "t_l FLOP");
-    for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        char dims[64], cfg[96];
-        fmt_dims(x, dims, sizeof dims);
-        fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
-        cli_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
-        printf("%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind), dims,
-               cfg, si);
-    }
-    double tx = transfer_total(pb, r->cfg);
-    cli_fmt_time(r->cost / r->hw->flops, t, sizeof t);
-    printf("\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost, t,
-           r->cost - tx, tx);
-    if (r->optimum >= 0.0)
-        printf("PaSE's optimum F = %.2f FLOP; MCMC is %.4fx that\n", r->optimum,
-               r->cost / r->optimum);
-    printf("baselines in the same space and cost model:\n");
-    for (int i = 0; i < r->n_base; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "%s", r->base[i].name);
-        cli_fmt_time(r->base[i].cost / r->hw->flops, t, sizeof t);
-        printf("  %-24s %.6e FLOP %12s  %8.4fx", name, r->base[i].cost, t,
-               r->base[i].cost / r->cost);
-        if (r->base[i].iters > 0)
-            printf("  (%ld iterations)", r->base[i].iters);
-        printf("\n");
-    }
-    if (r->dp_lo != r->hw->p || r->dp_hi != r->hw->p) {
-        char ways[48];
-        if (r->dp_lo == r->dp_hi)
-            snprintf(ways, sizeof ways, "%d way%s", r->dp_hi, r->dp_hi == 1 ? "" : "s");
-        else
-            snprintf(ways, sizeof ways, "%d to %d ways", r->dp_lo, r->dp_hi);
-        printf("note: data parallel splits the batch %s, not %d: the largest split of batch "
-               "%lld that is at most p and leaves at least %d samples per device (cutoff); "
-               "%s%d of the %d devices idle\n",
-               ways, r->hw->p, r->hw->batch, pb->g->cutoff,
-               r->dp_lo == r->dp_hi ? "" : "at least ", r->hw->p - r->dp_hi, r->hw->p);
-    }
-    printf("best baseline: %s, %.4fx this strategy's cost\n", r->base[r->best_base].name,
-           r->base[r->best_base].cost / r->cost);
-    if (r->res != NULL)
-        printf("tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
-               "%.1f MB\n",
-               r->res->max_dep, r->res->max_rows, r->res->table_bytes / 1048576.0);
-    if (search_s >= 0.0) {
-        cli_fmt_time(search_s, t, sizeof t);
-        printf("search time: %s\n", t);
-    }
+    dnp_pase_run_print(r, timing, f);
 }
 
-int cmd_plan_pase(int argc, char **argv)
+static void print_repro(const void *r, int timing, FILE *f)
 {
-    static const char *const valued[] = {"search",  "p",          "batch",   "flops",
-                                         "bw",      "cluster",    "json",    "max-memory",
-                                         "threads", "mcmc-iters", "seed",    "cutoff",
-                                         "time-limit", NULL};
-    static const char *const flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
-                                        "optimum", "timing",          NULL};
-    const char *cmd = "plan";
-    /* -p is the one short option: read it as --p */
-    char **av = dnp_malloc((size_t)(argc + 1) * sizeof *av);
-    if (av == NULL) {
-        cli_error(cmd, "out of memory");
-        return EXIT_RUNTIME;
-    }
-    char long_p[] = "--p";
-    for (int i = 0; i < argc; i++)
-        av[i] = strcmp(argv[i], "-p") == 0 ? long_p : argv[i];
-    av[argc] = NULL;
+    dnp_pase_repro_print(r, timing, f);
+}
 
-    cli_spec spec = {valued, flags};
-    cli_args a;
-    int done = 0, rc;
-    pase_graph *g = NULL;
-    pase_problem pb;
-    memset(&pb, 0, sizeof pb);
-    pase_result res;
-    memset(&res, 0, sizeof res);
-    int *cfg = NULL, *tmp = NULL, *mcfg = NULL;
-    int have_pb = 0;
-    rc = cli_begin(argc, av, &spec, cmd, plan_help, 1, "one MODEL", &a, &done);
-    if (rc != 0 || done)
-        goto out;
-    const char *search = cli_get(&a, "search");
+/* ---- plan -------------------------------------------------------------------- */
+
+static const char *const plan_valued[] = {"search",  "p",          "batch",   "flops",
+                                          "bw",      "cluster",    "json",    "max-memory",
+                                          "threads", "mcmc-iters", "seed",    "cutoff",
+                                          "time-limit", NULL};
+static const char *const plan_flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
+                                         "optimum", "timing",          NULL};
+const cli_spec cli_plan_pase_spec = {plan_valued, plan_flags};
+
+/* The search, the hardware, the problem's and the search's options, in
+ * that order. */
+static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
+                        dnp_pase_options *po, dnp_pase_run_options *ro)
+{
+    int rc;
+    const char *s, *search = cli_get(a, "search");
     int mcmc = search != NULL && strcmp(search, "mcmc") == 0;
     if (search == NULL || (!mcmc && strcmp(search, "pase") != 0)) {
         cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar, pase, mcmc)",
                   search ? search : "");
-        rc = EXIT_USAGE;
-        goto out;
+        return EXIT_USAGE;
     }
-    pase_hw hw;
-    if ((rc = setup_hw(cmd, &a, &hw)) != 0)
-        goto out;
-    const char *s;
-    int pm = pase_model_find(a.pos[0]);
-    hw.batch = pm >= 0 ? (long long)pase_model_default_batch(pm) : 128;
-    if ((s = cli_get(&a, "batch")) != NULL &&
-        (hw.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0) {
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    long long max_mb = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
-    if (((s = cli_get(&a, "max-memory")) &&
+    if ((rc = setup_hw(cmd, a, hw)) != 0)
+        return rc;
+    memset(po, 0, sizeof *po);
+    memset(ro, 0, sizeof *ro);
+    long long batch = 0, max_mb = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
+    if (((s = cli_get(a, "batch")) && (batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0) ||
+        ((s = cli_get(a, "max-memory")) &&
          (max_mb = cli_positive(cmd, "max-memory", s, PASE_MAX_MEMORY_MB)) < 0) ||
-        ((s = cli_get(&a, "threads")) && (threads = cli_positive(cmd, "threads", s, 256)) < 0) ||
-        ((s = cli_get(&a, "mcmc-iters")) &&
+        ((s = cli_get(a, "threads")) && (threads = cli_positive(cmd, "threads", s, 256)) < 0) ||
+        ((s = cli_get(a, "mcmc-iters")) &&
          (iters = cli_positive(cmd, "mcmc-iters", s, 1000000000LL)) < 0) ||
-        ((s = cli_get(&a, "seed")) && (seed = cli_positive(cmd, "seed", s, 1LL << 62)) < 0) ||
-        ((s = cli_get(&a, "cutoff")) && (cutoff = cli_positive(cmd, "cutoff", s, 1 << 20)) < 0)) {
-        rc = EXIT_USAGE;
-        goto out;
-    }
-    if ((rc = load_graph(cmd, a.pos[0], &a, hw.batch, &g)) != 0)
-        goto out;
-    if (cutoff > 0)
-        g->cutoff = (int)cutoff;
-    pase_params par = {hw.p, hw.flops * hw.word_bytes / hw.bw_bps,
-                       cli_flag(&a, "prototype-edges"), (double)max_mb * 1048576.0};
+        ((s = cli_get(a, "seed")) && (seed = cli_positive(cmd, "seed", s, 1LL << 62)) < 0) ||
+        ((s = cli_get(a, "cutoff")) && (cutoff = cli_positive(cmd, "cutoff", s, 1 << 20)) < 0))
+        return EXIT_USAGE;
+    po->batch = batch; /* 0: the model's default */
+    po->cutoff = (int)cutoff;
+    po->prototype_edges = cli_flag(a, "prototype-edges");
+    po->max_memory_bytes = (double)max_mb * 1048576.0;
+    po->skip_unknown = cli_flag(a, "skip-unknown");
+    ro->search = mcmc ? DNP_PASE_SEARCH_MCMC
+                      : (cli_flag(a, "bfs") ? DNP_PASE_SEARCH_BFS : DNP_PASE_SEARCH_DP);
+    ro->threads = (int)threads;
+    ro->mcmc_iters = (long)iters;
+    ro->seed = (uint64_t)seed;
+    ro->optimum = cli_flag(a, "optimum");
+    ro->time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
+    ro->progress = on_progress;
+    ro->progress_user = plan_name;
+    return cli_time_limit(cmd, a, &ro->time_limit_s);
+}
+
+int cmd_plan_pase(const cli_args *a)
+{
+    const char *cmd = "plan";
+    int done = 0;
+    int rc = cli_begin_parsed(a, &cli_plan_pase_spec, cmd, plan_help, 1, "one MODEL", &done);
+    if (rc != 0 || done)
+        return rc;
+    dnp_pase_hw hw;
+    dnp_pase_options po;
+    dnp_pase_run_options ro;
+    if ((rc = plan_options(cmd, a, &hw, &po, &ro)) != 0)
+        return rc;
     dnp_error err = {0};
-    dnp_status st = pase_problem_build(g, &par, &pb, &err);
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *run = NULL;
+    dnp_status st = dnp_pase_problem_load(a->pos[0], &hw, &po, &pb, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(pb, &ro, &run, &err);
     if (st != DNP_OK) {
         cli_error(cmd, "%s", err.msg);
         rc = cli_exit_for(st);
-        goto out;
-    }
-    have_pb = 1;
-    cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
-    tmp = dnp_malloc((size_t)pb.n_v * sizeof(int));
-    mcfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
-    if (cfg == NULL || tmp == NULL || mcfg == NULL) {
-        cli_error(cmd, "out of memory");
-        rc = EXIT_RUNTIME;
-        goto out;
-    }
-    progress_state ps = {cmd, "searching", isatty(STDERR_FILENO), 0.0};
-    double limit_s = CLI_TIME_LIMIT_DEFAULT_S;
-    if ((rc = cli_time_limit(cmd, &a, &limit_s)) != 0)
-        goto out;
-    pase_search_opts so = {(int)threads, on_progress, &ps, limit_s};
-    pase_mcmc_opts mo;
-    pase_mcmc_defaults(&mo);
-    int mcmc_limit_hit = 0;
-    mo.time_limit_s = limit_s;
-    mo.time_limit_hit = &mcmc_limit_hit;
-    if (iters > 0) {
-        mo.max_iters = iters;
-        mo.min_iters = iters < mo.min_iters ? iters : mo.min_iters;
-    }
-    mo.seed = (uint64_t)seed;
-
-    plan_report r;
-    memset(&r, 0, sizeof r);
-    r.source = a.pos[0];
-    r.pb = &pb;
-    r.hw = &hw;
-    r.optimum = -1.0;
-    r.time_limit_s = limit_s;
-    /* baselines: data parallelism and the expert strategy */
-    pase_data_parallel(&pb, tmp);
-    r.base[0].name = "data parallel";
-    pase_data_parallel_split(&pb, tmp, &r.dp_lo, &r.dp_hi);
-    r.base[0].cost = pase_objective(&pb, tmp);
-    if ((st = pase_expert(&pb, tmp, r.expert, sizeof r.expert, &err)) != DNP_OK) {
-        cli_error(cmd, "%s", err.msg);
-        rc = cli_exit_for(st);
-        goto out;
-    }
-    char expert_name[64];
-    snprintf(expert_name, sizeof expert_name, "expert (%s)", r.expert);
-    r.base[1].name = expert_name;
-    r.base[1].cost = pase_objective(&pb, tmp);
-    r.n_base = 2;
-    double search_s = 0.0;
-    if (mcmc) {
-        double t0 = cli_now_s();
-        long it = 0;
-        if ((st = pase_mcmc(&pb, tmp, &mo, cfg, &it, &r.cost, &err)) != DNP_OK) {
-            cli_error(cmd, "%s", err.msg);
-            rc = cli_exit_for(st);
-            goto out;
-        }
-        search_s = cli_now_s() - t0;
-        r.limit_hit = mcmc_limit_hit;
-        r.search = "mcmc";
-        r.cfg = cfg;
-        /* The exact search can take far longer than MCMC: only on request. */
-        pase_result opt;
-        if (cli_flag(&a, "optimum")) {
-            if ((st = pase_search(&pb, 0, &so, &opt, &err)) != DNP_OK) {
-                cli_error(cmd, "%s", err.msg);
-                rc = cli_exit_for(st);
-                goto out;
-            }
-            r.optimum = pase_objective(&pb, opt.cfg);
-            pase_result_free(&opt);
-        }
     } else {
-        int bfs = cli_flag(&a, "bfs");
-        if ((st = pase_search(&pb, bfs, &so, &res, &err)) != DNP_OK) {
-            cli_error(cmd, "%s", err.msg);
-            rc = cli_exit_for(st);
-            goto out;
-        }
-        search_s = res.search_s;
-        r.search = bfs ? "pase-bfs" : "pase";
-        r.cfg = res.cfg;
-        r.cost = pase_objective(&pb, res.cfg);
-        r.res = &res;
-        long it = 0;
-        if ((st = pase_mcmc(&pb, tmp, &mo, mcfg, &it, &r.base[2].cost, &err)) != DNP_OK) {
-            cli_error(cmd, "%s", err.msg);
-            rc = cli_exit_for(st);
-            goto out;
-        }
-        r.base_limit_hit = mcmc_limit_hit;
-        r.base[2].name = "mcmc (from the expert)";
-        r.base[2].iters = it;
-        r.n_base = 3;
+        const char *json = cli_get(a, "json");
+        rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL, print_run,
+                           run, cli_flag(a, "timing"));
     }
-    r.best_base = 0;
-    for (int i = 1; i < r.n_base; i++)
-        if (r.base[i].cost < r.base[r.best_base].cost)
-            r.best_base = i;
-    const char *json = cli_get(&a, "json");
-    if (json != NULL && (rc = cli_write_json(cmd, json, plan_json(&r))) != 0)
-        goto out;
-    if (json == NULL || strcmp(json, "-") != 0)
-        plan_text(&r, cli_flag(&a, "timing") ? search_s : -1.0);
-    rc = EXIT_OK; /* main checks the final flush of standard output */
-out:
-    pase_result_free(&res);
-    if (have_pb)
-        pase_problem_free(&pb);
-    pase_graph_free(g);
-    dnp_free(cfg);
-    dnp_free(tmp);
-    dnp_free(mcfg);
-    dnp_free(av);
+    dnp_pase_run_free(run);
+    dnp_pase_problem_free(pb);
     return rc;
 }
 
-/* ---- reproduce ------------------------------------------------------------- */
-
-/* Table I of the paper ("Ours", seconds) and the prototype measured on
- * this kind of machine (reference README and totals.csv; -1 unknown,
- * -2 did not finish in 20 minutes). */
-typedef struct {
-    const char *model;      /* our name */
-    const char *paper;      /* the paper's column */
-    double paper_s[5];      /* p = 4, 8, 16, 32, 64 */
-    double proto_s[5];
-    double proto_cost[5];   /* the prototype's best total, -1 unknown */
-} table1_row;
-
-static const table1_row table1[] = {
-    {"pase-alexnet",
-     "AlexNet",
-     {0.226, 0.253, 0.295, 0.361, 0.475},
-     {0.068, 0.076, 0.087, 0.119, 0.189},
-     {148215719552.0, 97098296512.0, 70320712672.0, 53136349552.0, 41120456048.0}},
-    {"pase-inception3",
-     "InceptionV3",
-     {14.398, 20.018, 39.791, 86.039, 196.253},
-     {3.169, 5.594, -1, -1, 138.0},
-     {986757044608.0, 782140602432.0, -1, -1, -1}},
-    {"pase-rnnlm",
-     "RNNLM",
-     {0.057, 0.086, 0.069, 0.131, 0.215},
-     {0.022, 0.025, 0.030, 0.081, 0.158},
-     {6866837733376.0, 4024963186688.0, 2476066881536.0, 1491938058240.0, 935818633216.0}},
-    {"pase-transformer",
-     "Transformer",
-     {9.752, 28.798, 130.882, 553.022, 1883.187},
-     {5.966, 43.0, 310.0, -2, -1},
-     {2189181321216.0, -1, -1, -1, -1}},
-    {"pase-resnet101", "(ResNet-101)", {-1, -1, -1, -1, -1}, {-1, -1, -1, -1, -2},
-     {-1, -1, -1, -1, -1}},
-};
-
-static const int table_p[5] = {4, 8, 16, 32, 64};
-
-/* The paper's Table II (p = 32), one row per group of ops. */
-typedef struct {
-    const char *model;
-    const char *row;
-    const char *dims;        /* the paper's dimension letters */
-    const char *config;
-    const char *match;       /* op-name patterns, '|'-separated; '*' prefix = substring */
-    int kind;                /* a pase_kind to keep, or -1 for any */
-} table2_row;
-
-static const table2_row table2[] = {
-    {"pase-alexnet", "Conv 1-4", "bchwnrs", "(32,1,1,1,1,1,1)", "conv1|conv2|conv3|conv4", -1},
-    {"pase-alexnet", "Conv 5", "bchwnrs", "(16,2,1,1,1,1,1)", "conv5", -1},
-    {"pase-alexnet", "FC 1, FC 3", "bnc", "(1,4,8)", "fc6|fc8", -1},
-    {"pase-alexnet", "FC 2", "bnc", "(1,8,4)", "fc7", -1},
-    {"pase-alexnet", "Softmax", "bn", "(1,4)", "loss", -1},
-    {"pase-inception3", "Modules A-D", "bchwnrs", "(32,1,1,1,1,1,1)",
-     "*Mixed_5|*Mixed_6|*Mixed_7a", PASE_CONV},
-    {"pase-inception3", "Module E", "bchwnrs", "(16,1,1,1,2,1,1)", "*Mixed_7b|*Mixed_7c",
-     PASE_CONV},
-    {"pase-inception3", "FC", "bnc", "(1,2,16)", "fc", -1},
-    {"pase-inception3", "Softmax", "bn", "(1,2)", "loss", -1},
-    {"pase-rnnlm", "Embedding", "bsdv", "(1,1,1,32)", "embedding", -1},
-    {"pase-rnnlm", "LSTM", "lbsde", "(2,4,1,2,2)", "lstm", -1},
-    {"pase-rnnlm", "FC", "bsvd", "(1,1,32,1)", "fc", -1},
-    {"pase-rnnlm", "Softmax", "bsv", "(1,1,32)", "loss", -1},
-    {"pase-transformer", "Embedding", "bsdv", "(1,1,1,16)", "*embedding", -1},
-    {"pase-transformer", "Multihead attn", "bshck", "(16,1,2,1,1)",
-     "*.qkv|*.logits|*.scores|*.out", PASE_EINSUM},
-    {"pase-transformer", "Feed forward", "bsde", "(16,1,1,2)", "*.ff1|*.ff2", -1},
-    {"pase-transformer", "FC", "bsvd", "(1,1,16,1)", "logits", -1},
-    {"pase-transformer", "Softmax", "bsv", "(1,1,16)", "loss", -1},
-};
-
-static int name_matches(const char *name, const char *patterns)
-{
-    const char *p = patterns;
-    while (*p) {
-        const char *end = strchr(p, '|');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        char pat[64];
-        snprintf(pat, sizeof pat, "%.*s", (int)n, p);
-        if (pat[0] == '*' ? strstr(name, pat + 1) != NULL : strcmp(name, pat) == 0)
-            return 1;
-        p += n;
-        if (*p == '|')
-            p++;
-    }
-    return 0;
-}
-
-typedef struct {
-    int p;
-    double cost;             /* F (duplicate edges as the prototype) */
-    double search_s;         /* ours */
-    double bfs_s;            /* ours, breadth-first; -1 refused by the guard, -2 skipped */
-    double bfs_mb;           /* the tables the breadth-first DP would need */
-    int ok;
-} t1_cell;
-
-/* One Table I cell: the search and the breadth-first DP. */
-static int table1_cell(const char *model, int p, int threads, t1_cell *c)
-{
-    memset(c, 0, sizeof *c);
-    c->p = p;
-    int m = pase_model_find(model);
-    pase_graph *g = NULL;
-    dnp_error err = {0};
-    if (pase_model_build(model, pase_model_default_batch(m), &g, &err) != DNP_OK) {
-        cli_error("reproduce", "%s", err.msg);
-        return EXIT_RUNTIME;
-    }
-    pase_params par = {p, 5000.0, 1, 2048.0 * 1048576.0};
-    pase_problem pb;
-    if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
-        cli_error("reproduce", "%s p %d: %s", model, p, err.msg);
-        pase_graph_free(g);
-        return EXIT_RUNTIME;
-    }
-    char what[64];
-    snprintf(what, sizeof what, "%s, p = %d", model, p);
-    progress_state ps = {"reproduce", what, isatty(STDERR_FILENO), 0.0};
-    pase_search_opts so = {threads, on_progress, &ps, 0.0};
-    pase_result r;
-    int rc = EXIT_OK;
-    if (pase_search(&pb, 0, &so, &r, &err) != DNP_OK) {
-        cli_error("reproduce", "%s p %d: %s", model, p, err.msg);
-        rc = EXIT_RUNTIME;
-    } else {
-        c->cost = pase_objective(&pb, r.cfg);
-        c->search_s = r.search_s;
-        c->ok = 1;
-        pase_result_free(&r);
-        /* the breadth-first DP, where its tables fit and its work is modest */
-        pase_seq s;
-        if (pase_bfs_seq(&pb, &s, &err) == DNP_OK) {
-            double rows = 0, work = 0;
-            double need = pase_dp_estimate(&pb, &s, threads > 0 ? threads : 2, &rows, &work);
-            c->bfs_mb = need / 1048576.0;
-            if (!(need <= par.max_bytes)) {
-                c->bfs_s = -1;
-            } else if (work > 2e8) {
-                c->bfs_s = -2;
-            } else if (pase_dp_run(&pb, &s, &so, &r, &err) == DNP_OK) {
-                c->bfs_s = r.search_s;
-                pase_result_free(&r);
-            } else {
-                c->bfs_s = -1;
-            }
-            pase_seq_free(&s);
-        }
-    }
-    pase_problem_free(&pb);
-    pase_graph_free(g);
-    return rc;
-}
-
-static void fmt_secs(double s, char *buf, size_t n)
-{
-    if (s == -2)
-        snprintf(buf, n, "> 20 min");
-    else if (s < 0)
-        snprintf(buf, n, "-");
-    else
-        cli_fmt_time(s, buf, n);
-}
-
-/* Distinct configurations of a group of ops, most frequent first. */
-typedef struct {
-    char text[160];
-    int count;
-} cfg_count;
-
-static int group_configs(const pase_problem *pb, const int *cfg, const table2_row *t,
-                         cfg_count *out, int max)
-{
-    int n = 0;
-    for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        if ((t->kind >= 0 && (int)x->kind != t->kind) || !name_matches(x->name, t->match))
-            continue;
-        char dims[64], c[80], text[160];
-        fmt_dims(x, dims, sizeof dims);
-        fmt_config(pb, v, cfg[v], c, sizeof c);
-        snprintf(text, sizeof text, "%s %s", dims, c);
-        int k = 0;
-        while (k < n && strcmp(out[k].text, text) != 0)
-            k++;
-        if (k == n && n < max) {
-            snprintf(out[n].text, sizeof out[n].text, "%s", text);
-            out[n++].count = 0;
-        }
-        if (k < n)
-            out[k].count++;
-    }
-    for (int a = 1; a < n; a++) { /* stable: more ops first */
-        cfg_count x = out[a];
-        int b = a - 1;
-        while (b >= 0 && out[b].count < x.count) {
-            out[b + 1] = out[b];
-            b--;
-        }
-        out[b + 1] = x;
-    }
-    return n;
-}
-
-/* The paper's configuration of row t for vertex v, in our dimension
- * order, when the paper's letters are a permutation of ours; 0 if not. */
-static int paper_cfg(const pase_vertex *x, const table2_row *t, int32_t *out)
-{
-    int32_t pc[PASE_MAX_RANK];
-    int np = 0;
-    for (const char *s = t->config; *s && np < PASE_MAX_RANK;) {
-        if (*s >= '0' && *s <= '9')
-            pc[np++] = (int32_t)strtol(s, (char **)&s, 10);
-        else
-            s++;
-    }
-    if ((int)strlen(t->dims) != x->rank || np != x->rank)
-        return 0;
-    for (int d = 0; d < x->rank; d++) {
-        const char *at = strchr(t->dims, x->dim[d][0]);
-        if (at == NULL || strlen(x->dim[d]) != 1)
-            return 0;
-        out[d] = pc[at - t->dims];
-    }
-    return 1;
-}
-
-static int row_matches(const pase_vertex *x, const table2_row *t)
-{
-    return (t->kind < 0 || (int)x->kind == t->kind) && name_matches(x->name, t->match);
-}
-
-/* The paper's row in our dimension order ("" if it does not map). */
-static void paper_in_our_order(const pase_problem *pb, const table2_row *t, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    for (int v = 0; v < pb->n_v; v++) {
-        int32_t c[PASE_MAX_RANK];
-        if (!row_matches(&pb->g->v[v], t) || !paper_cfg(&pb->g->v[v], t, c))
-            continue;
-        size_t k = (size_t)snprintf(buf, n, "(");
-        for (int d = 0; d < pb->g->v[v].rank && k < n; d++)
-            k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "," : "", c[d]);
-        if (k < n)
-            snprintf(buf + k, n - k, ")");
-        return;
-    }
-}
-
-/* The best F with the ops of the paper's rows held at the paper's
- * configurations (every other op free): the same DP with the other
- * configurations of those ops priced out.  -1 if a row does not map onto
- * our dims, -2 if a configuration is not one of ours (cutoff or p). */
-static double paper_constrained_optimum(pase_problem *pb, const char *model, int threads)
-{
-    int n = pb->n_v;
-    double **saved = dnp_calloc((size_t)n, sizeof(double *));
-    double f = 0.0;
-    if (saved == NULL)
-        return -1.0;
-    for (size_t i = 0; i < sizeof table2 / sizeof table2[0] && f == 0.0; i++) {
-        if (strcmp(table2[i].model, model) != 0)
-            continue;
-        for (int v = 0; v < n && f == 0.0; v++) {
-            int32_t c[PASE_MAX_RANK];
-            if (!row_matches(&pb->g->v[v], &table2[i]))
-                continue;
-            int k = -1;
-            if (!paper_cfg(&pb->g->v[v], &table2[i], c))
-                f = -1.0;
-            else if ((k = pase_configs_find(&pb->cfg[v], c)) < 0)
-                f = -2.0;
-            if (k < 0 || saved[v] != NULL)
-                continue;
-            saved[v] = dnp_malloc((size_t)pb->cfg[v].n * sizeof(double));
-            if (saved[v] == NULL) {
-                f = -1.0;
-                break;
-            }
-            memcpy(saved[v], pb->tl[v], (size_t)pb->cfg[v].n * sizeof(double));
-            for (int x = 0; x < pb->cfg[v].n; x++)
-                if (x != k)
-                    pb->tl[v][x] = INFINITY;
-        }
-    }
-    if (f == 0.0) {
-        pase_search_opts so = {threads, NULL, NULL, 0.0};
-        pase_result r;
-        dnp_error err = {0};
-        f = pase_search(pb, 0, &so, &r, &err) == DNP_OK ? r.cost : -1.0;
-        if (f >= 0.0)
-            pase_result_free(&r);
-    }
-    for (int v = 0; v < n; v++)
-        if (saved[v] != NULL) {
-            memcpy(pb->tl[v], saved[v], (size_t)pb->cfg[v].n * sizeof(double));
-            dnp_free(saved[v]);
-        }
-    dnp_free(saved);
-    return f;
-}
+/* ---- reproduce ----------------------------------------------------------------- */
 
 int reproduce_pase(int argc, char **argv)
 {
@@ -964,196 +323,17 @@ int reproduce_pase(int argc, char **argv)
         ((s = cli_get(&a, "threads")) &&
          (threads = cli_positive("reproduce", "threads", s, 256)) < 0))
         return EXIT_USAGE;
+    dnp_pase_repro_options o = {(int)max_p, (int)threads, on_progress, reproduce_name};
+    dnp_pase_repro *r = NULL;
+    dnp_error err = {0};
+    dnp_status st = dnp_pase_reproduce(&o, &r, &err);
+    if (st != DNP_OK) {
+        cli_error("reproduce", "%s", err.msg);
+        return cli_exit_for(st);
+    }
     const char *json = cli_get(&a, "json");
-    int n_models = (int)(sizeof table1 / sizeof table1[0]);
-    t1_cell cells[5][5];
-    memset(cells, 0, sizeof cells);
-    for (int m = 0; m < n_models && rc == 0; m++)
-        for (int k = 0; k < 5 && rc == 0; k++)
-            if (table_p[k] <= max_p)
-                rc = table1_cell(table1[m].model, table_p[k], (int)threads, &cells[m][k]);
-    if (rc != 0)
-        return rc;
-
-    /* Table II: our strategies at p = 32 (both duplicate edges counted) */
-    const int n_t2_models = 4;
-    pase_graph *g2[4] = {0};
-    pase_problem pb2[4];
-    int *cfg2[4] = {0};
-    int have2[4] = {0};
-    memset(pb2, 0, sizeof pb2);
-    int p2 = max_p < 32 ? (int)max_p : 32;
-    for (int m = 0; m < n_t2_models && rc == 0; m++) {
-        dnp_error err = {0};
-        const char *model = table1[m].model;
-        if (pase_model_build(model, pase_model_default_batch(pase_model_find(model)), &g2[m],
-                             &err) != DNP_OK) {
-            cli_error("reproduce", "%s", err.msg);
-            rc = EXIT_RUNTIME;
-            break;
-        }
-        pase_params par = {p2, 5000.0, 0, 2048.0 * 1048576.0};
-        if (pase_problem_build(g2[m], &par, &pb2[m], &err) != DNP_OK) {
-            cli_error("reproduce", "%s", err.msg);
-            rc = EXIT_RUNTIME;
-            break;
-        }
-        have2[m] = 1;
-        pase_search_opts so = {(int)threads, NULL, NULL, 0.0};
-        pase_result r;
-        if (pase_search(&pb2[m], 0, &so, &r, &err) != DNP_OK) {
-            cli_error("reproduce", "%s", err.msg);
-            rc = EXIT_RUNTIME;
-            break;
-        }
-        cfg2[m] = r.cfg;
-    }
-
-    if (rc == 0 && json != NULL) {
-        json_t *t1 = json_array();
-        for (int m = 0; m < n_models; m++)
-            for (int k = 0; k < 5; k++) {
-                const t1_cell *c = &cells[m][k];
-                if (!c->ok)
-                    continue;
-                double pc = table1[m].proto_cost[k];
-                json_t *o = json_pack("{s:s,s:i,s:I,s:o}", "model", table1[m].model, "p", c->p,
-                                      "batch",
-                                      (json_int_t)pase_model_default_batch(
-                                          pase_model_find(table1[m].model)),
-                                      "cost_flop", flop_json(c->cost));
-                json_object_set_new(o, "prototype_cost_flop", pc > 0 ? flop_json(pc) : json_null());
-                json_object_set_new(o, "matches_prototype",
-                                    pc > 0 ? json_boolean(fabs(c->cost - pc) <= 1e-9 * pc)
-                                           : json_null());
-                double ps = table1[m].paper_s[k], qs = table1[m].proto_s[k];
-                json_object_set_new(o, "paper_search_s", ps > 0 ? json_real(ps) : json_null());
-                json_object_set_new(o, "prototype_search_s", qs > 0 ? json_real(qs) : json_null());
-                if (qs == -2)
-                    json_object_set_new(o, "prototype_note",
-                                        json_string("did not finish in 20 minutes"));
-                json_object_set_new(o, "breadth_first",
-                                    json_string(c->bfs_s == -1   ? "over the memory guard"
-                                                : c->bfs_s == -2 ? "skipped (work)"
-                                                                 : "ran"));
-                json_object_set_new(o, "breadth_first_table_mb", json_real(c->bfs_mb));
-                json_array_append_new(t1, o);
-            }
-        json_t *t2 = json_array();
-        for (size_t i = 0; i < sizeof table2 / sizeof table2[0]; i++) {
-            const table2_row *t = &table2[i];
-            int m = pase_model_find(t->model) == 0   ? 0
-                    : pase_model_find(t->model) == 1 ? 1
-                    : pase_model_find(t->model) == 2 ? 2
-                                                     : 3;
-            cfg_count cc[16];
-            int n = group_configs(&pb2[m], cfg2[m], t, cc, 16);
-            json_t *ours = json_array();
-            for (int k = 0; k < n; k++)
-                json_array_append_new(ours, json_pack("{s:s,s:i}", "config", cc[k].text, "ops",
-                                                      cc[k].count));
-            char mine[96];
-            paper_in_our_order(&pb2[m], t, mine, sizeof mine);
-            json_array_append_new(t2, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "model", t->model,
-                                                "row", t->row, "paper_dims", t->dims,
-                                                "paper_config", t->config,
-                                                "paper_config_in_our_order", mine, "ours", ours));
-        }
-        rc = cli_write_json("reproduce", json,
-                            json_pack("{s:i,s:f,s:o,s:i,s:o}", "words_bytes", 8, "r_flop_per_word",
-                                      5000.0, "table1", t1, "table2_p", p2, "table2", t2));
-    }
-    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
-        printf("PaSE (Elango, IPDPS 2021) on dnnpar: 10 TFLOP/s, 16 GB/s, r = 5000 FLOP per "
-               "word; batch 128 (CNNs), 64 (RNNLM, Transformer)\n\n");
-        int timing = cli_flag(&a, "timing");
-        printf("Table I: search time (ours: GenerateSeq + FindBestStrategy; BF: our breadth-first "
-               "DP)\n");
-        printf("and the best cost F beside the prototype's (duplicate edges dropped as it "
-               "does)%s\n\n",
-               timing ? "" : ";\nours and BF show their times with --timing");
-        printf("%-16s %3s %20s %6s %10s %10s %10s %12s\n", "model", "p", "F (FLOP)", "= proto",
-               "ours", "BF", "paper", "prototype");
-        for (int m = 0; m < n_models; m++)
-            for (int k = 0; k < 5; k++) {
-                const t1_cell *c = &cells[m][k];
-                if (!c->ok)
-                    continue;
-                char ours[24], bf[24], paper[24], proto[24];
-                if (timing)
-                    fmt_secs(c->search_s, ours, sizeof ours);
-                else
-                    snprintf(ours, sizeof ours, "ran");
-                if (c->bfs_s == -1)
-                    snprintf(bf, sizeof bf, "guard");
-                else if (c->bfs_s == -2)
-                    snprintf(bf, sizeof bf, "skipped");
-                else if (timing)
-                    fmt_secs(c->bfs_s, bf, sizeof bf);
-                else
-                    snprintf(bf, sizeof bf, "ran");
-                fmt_secs(table1[m].paper_s[k], paper, sizeof paper);
-                fmt_secs(table1[m].proto_s[k], proto, sizeof proto);
-                double pc = table1[m].proto_cost[k];
-                printf("%-16s %3d %20.2f %6s %10s %10s %10s %12s\n", table1[m].model, c->p,
-                       c->cost, pc > 0 ? (fabs(c->cost - pc) <= 1e-9 * pc ? "yes" : "NO") : "-",
-                       ours, bf, paper, proto);
-            }
-        printf("\nBF: 'guard' = its tables exceed the 2 GB memory guard (the paper's OOM);\n"
-               "'skipped' = over 2e8 table entries x configurations of work.\n"
-               "Prototype: measured on this kind of machine, one core (reference README);\n"
-               "'> 20 min' = did not finish in 20 minutes.  Paper: its Table I (its prototype\n"
-               "and machine).  Our search times vary from run to run (--timing prints them);\n"
-               "bench/bench_pase.c has medians.\n");
-        printf("\nTable II: strategies at p = %d (ours count both duplicate edges)\n", p2);
-        const char *last = "";
-        for (size_t i = 0; i < sizeof table2 / sizeof table2[0]; i++) {
-            const table2_row *t = &table2[i];
-            int m = pase_model_find(t->model);
-            if (m < 0 || m > 3)
-                continue;
-            if (strcmp(last, t->model) != 0) {
-                printf("\n%s\n", t->model);
-                last = t->model;
-            }
-            cfg_count cc[16];
-            int n = group_configs(&pb2[m], cfg2[m], t, cc, 16);
-            char mine[96];
-            paper_in_our_order(&pb2[m], t, mine, sizeof mine);
-            int same = mine[0] != '\0' && n == 1 && strstr(cc[0].text, mine) != NULL;
-            printf("  %-15s paper %-7s %-18s", t->row, t->dims, t->config);
-            if (mine[0])
-                printf(" = %s", mine);
-            printf("%s\n", mine[0] == '\0' ? "" : (same ? "  (same)" : "  (differs)"));
-            for (int k = 0; k < n; k++)
-                printf("  %-15s ours  %-30s x%d\n", "", cc[k].text, cc[k].count);
-        }
-        printf("\nThe paper's rows under the prototype's cost model: the best F with those\n"
-               "ops held at the paper's configurations (all other ops free):\n");
-        for (int m = 0; m < n_t2_models; m++) {
-            double opt = pase_objective(&pb2[m], cfg2[m]);
-            double f = paper_constrained_optimum(&pb2[m], table1[m].model, (int)threads);
-            printf("  %-16s optimum %.2f; ", table1[m].model, opt);
-            if (f == -1.0)
-                printf("the paper's dimensions do not map onto ours\n");
-            else if (f == -2.0)
-                printf("a paper configuration is not a valid one here\n");
-            else if (f > opt * (1 + 1e-12))
-                printf("with the paper's rows %.2f (+%.2f%%):\n%18s not optimal under this cost "
-                       "model, so the prototype, which finds\n%18s the optimum, does not report "
-                       "the paper's rows\n",
-                       f, 100.0 * (f / opt - 1.0), "", "");
-            else
-                printf("with the paper's rows %.2f: a tie\n", f);
-        }
-        printf("Where ours differ from the paper but cost the same, the optimum is tied and\n"
-               "the choice is the tie-breaking's (docs/pase.md).\n");
-    }
-    for (int m = 0; m < n_t2_models; m++) {
-        dnp_free(cfg2[m]);
-        if (have2[m])
-            pase_problem_free(&pb2[m]);
-        pase_graph_free(g2[m]);
-    }
+    rc = write_reports("reproduce", json, json != NULL ? dnp_pase_repro_json(r) : NULL,
+                       print_repro, r, cli_flag(&a, "timing"));
+    dnp_pase_repro_free(r);
     return rc;
 }

@@ -1,7 +1,6 @@
 /* cmd_plan.c - `dnnpar plan` and `dnnpar compare`. */
 #include "cli.h"
 #include "report/report.h"
-#include "search/pase/pase.h"
 
 #include <math.h>
 #include <string.h>
@@ -73,37 +72,33 @@ typedef struct {
     int search_3d; /* --search 3d: the fastest Megatron-LM configuration */
 } plan_job;
 
-/* Shared option handling of plan and compare.  Returns an exit status; on
- * 0 the job holds a model and a cluster. */
-static int setup(int argc, char **argv, const char *cmd, const char *help, int with_search,
-                 plan_job *job, int *done)
+static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
+                                          "plot", "dot", "trace", "time-limit",
+                                          CLI_PERF_VALUED, NULL};
+static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
+                                         "time-limit", CLI_PERF_VALUED, NULL};
+static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
+                                         NULL};
+
+/* Shared option handling of plan and compare, on a checked parse `a`.
+ * Returns an exit status; on 0 the job holds a model and a cluster. */
+static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *job)
 {
-    static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
-                                              "plot", "dot", "trace", "time-limit",
-                                              CLI_PERF_VALUED, NULL};
-    static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
-                                             "time-limit", CLI_PERF_VALUED, NULL};
-    static const char *const flags[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
-                                        NULL};
-    cli_spec spec = {with_search ? valued_plan : valued_cmp, flags};
-    cli_args a;
+    int rc;
     memset(job, 0, sizeof *job);
-    int rc = cli_begin(argc, argv, &spec, cmd, help, 1, "one MODEL", &a, done);
-    if (rc != 0 || *done)
-        return rc;
-    job->opt.reference_mode = cli_flag(&a, "reference");
+    job->opt.reference_mode = cli_flag(a, "reference");
     job->opt.scheme = DNP_SCHEME_ACCPAR;
     job->opt.batch = 512;
-    if ((rc = cli_perf_options(cmd, &a, &job->opt)) != 0)
+    if ((rc = cli_perf_options(cmd, a, &job->opt)) != 0)
         return rc;
     job->opt.time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
-    if ((rc = cli_time_limit(cmd, &a, &job->opt.time_limit_s)) != 0)
+    if ((rc = cli_time_limit(cmd, a, &job->opt.time_limit_s)) != 0)
         return rc;
-    job->json = cli_get(&a, "json");
-    job->trace = cli_get(&a, "trace");
-    job->plot = cli_get(&a, "plot");
-    job->dot = cli_get(&a, "dot");
-    if (job->plot != NULL && cli_flag(&a, "reference")) {
+    job->json = cli_get(a, "json");
+    job->trace = cli_get(a, "trace");
+    job->plot = cli_get(a, "plot");
+    job->dot = cli_get(a, "dot");
+    if (job->plot != NULL && cli_flag(a, "reference")) {
         cli_error(cmd, "--plot draws step times, which --reference does not compute");
         return EXIT_USAGE;
     }
@@ -112,14 +107,14 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
         return EXIT_USAGE;
     }
     const char *s;
-    if (with_search && (s = cli_get(&a, "search")) != NULL) {
+    if (with_search && (s = cli_get(a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
         if (strcmp(s, "3d") == 0) {
             job->search_3d = 1;
             sc = DNP_SCHEME_DP;
-            if (cli_get(&a, "optimizer") == NULL)
+            if (cli_get(a, "optimizer") == NULL)
                 job->opt.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's */
-            if (job->plot || job->dot || job->trace || cli_get(&a, "levels") ||
+            if (job->plot || job->dot || job->trace || cli_get(a, "levels") ||
                 job->opt.reference_mode) {
                 cli_error(cmd, "--search 3d takes no --plot, --dot, --trace, --levels or "
                                "--reference");
@@ -133,14 +128,14 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
-    if ((s = cli_get(&a, "batch")) != NULL &&
+    if ((s = cli_get(a, "batch")) != NULL &&
         (job->opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
         return EXIT_USAGE;
     long long levels = job->opt.reference_mode ? 7 : 0;
-    if ((s = cli_get(&a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)
+    if ((s = cli_get(a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)
         return EXIT_USAGE;
     job->opt.levels = (int)levels;
-    const char *spec_text = cli_get(&a, "cluster");
+    const char *spec_text = cli_get(a, "cluster");
     if (job->opt.reference_mode && spec_text == NULL) {
         /* Identical devices; their figures do not enter element counts. */
         char buf[64];
@@ -150,8 +145,8 @@ static int setup(int argc, char **argv, const char *cmd, const char *help, int w
     } else if ((rc = cli_load_cluster(cmd, spec_text, &job->cl)) != 0) {
         return rc;
     }
-    job->source = a.pos[0];
-    return cli_load_model(cmd, a.pos[0], &a, &job->g);
+    job->source = a->pos[0];
+    return cli_load_model(cmd, a->pos[0], a, &job->g);
 }
 
 static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp_plan **out)
@@ -200,28 +195,46 @@ static json_t *reference_json(const dnp_plan *p)
     return rows;
 }
 
-/* 1 if the command line asks for a PaSE-space search (--search pase|mcmc). */
-static int wants_pase(int argc, char **argv)
+/* The options of plan and of plan --search pase|mcmc (cli_plan_pase_spec)
+ * together: the command line is parsed once against both, then checked
+ * against the one its --search selects. */
+#define PLAN_ANY_MAX 64
+static void spec_union(const char *const *x, const char *const *y, const char **out)
 {
-    for (int i = 2; i < argc; i++) {
-        const char *v = NULL;
-        if (strcmp(argv[i], "--search") == 0 && i + 1 < argc)
-            v = argv[i + 1];
-        else if (strncmp(argv[i], "--search=", 9) == 0)
-            v = argv[i] + 9;
-        if (v != NULL && (strcmp(v, "pase") == 0 || strcmp(v, "mcmc") == 0))
-            return 1;
+    int n = 0;
+    for (const char *const *l = x; *l != NULL && n < PLAN_ANY_MAX - 1; l++)
+        out[n++] = *l;
+    for (const char *const *l = y; *l != NULL && n < PLAN_ANY_MAX - 1; l++) {
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(out[k], *l) == 0;
+        if (!seen)
+            out[n++] = *l;
     }
-    return 0;
+    out[n] = NULL;
 }
 
 int cmd_plan(int argc, char **argv)
 {
-    if (wants_pase(argc, argv))
-        return cmd_plan_pase(argc, argv);
+    const char *valued[PLAN_ANY_MAX], *flags[PLAN_ANY_MAX];
+    spec_union(valued_plan, cli_plan_pase_spec.valued, valued);
+    spec_union(flags_plan, cli_plan_pase_spec.flags, flags);
+    cli_spec any = {valued, flags};
+    cli_args args;
+    int rc = cli_parse_loose(argc, argv, 2, &any, "plan", &args);
+    if (rc != 0)
+        return rc;
+    const char *search = cli_get(&args, "search");
+    if (search != NULL && (strcmp(search, "pase") == 0 || strcmp(search, "mcmc") == 0))
+        return cmd_plan_pase(&args);
+    cli_spec plan_spec = {valued_plan, flags_plan};
+    int done;
+    if ((rc = cli_begin_parsed(&args, &plan_spec, "plan", plan_help, 1, "one MODEL", &done)) !=
+            0 ||
+        done)
+        return rc;
     plan_job job;
-    int done, rc = setup(argc, argv, "plan", plan_help, 1, &job, &done);
-    if (rc != 0 || done) {
+    if ((rc = setup(&args, "plan", 1, &job)) != 0) {
         dnp_graph_free(job.g);
         return rc;
     }
@@ -280,32 +293,18 @@ int cmd_plan(int argc, char **argv)
     return rc;
 }
 
-/* The same model in PaSE's space and cost model (Eq. 1): every device one
- * flat mesh of p, the weakest device's FLOP/s and link. */
-static dnp_status pase_block(const plan_job *job, pase_compare_result *r, dnp_error *err)
-{
-    double flops = INFINITY, bw = INFINITY;
-    int bytes = 0;
-    for (int k = 0; k < job->cl.n_types; k++) {
-        flops = fmin(flops, job->cl.types[k].peak_flops);
-        bw = fmin(bw, job->cl.types[k].net_bw_bps);
-        bytes = job->cl.types[k].bytes_per_elem > bytes ? job->cl.types[k].bytes_per_elem : bytes;
-    }
-    int64_t p = dnp_cluster_devices(&job->cl);
-    if (p > 1 << 20) {
-        dnp_error_set(err, DNP_ERR_INPUT, "too many devices for the PaSE space");
-        return DNP_ERR_INPUT;
-    }
-    return pase_compare(job->g, (int)p, job->opt.batch, flops, bw, bytes, r, err);
-}
-
 int cmd_compare(int argc, char **argv)
 {
     static const char *const ref_titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
                                                              "ACCPAR"};
+    cli_spec cmp_spec = {valued_cmp, flags_plan};
+    cli_args args;
+    int done, rc = cli_begin(argc, argv, &cmp_spec, "compare", compare_help, 1, "one MODEL",
+                             &args, &done);
+    if (rc != 0 || done)
+        return rc;
     plan_job job;
-    int done, rc = setup(argc, argv, "compare", compare_help, 0, &job, &done);
-    if (rc != 0 || done) {
+    if ((rc = setup(&args, "compare", 0, &job)) != 0) {
         dnp_graph_free(job.g);
         return rc;
     }
@@ -315,9 +314,11 @@ int cmd_compare(int argc, char **argv)
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
         if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0)
             dnp_plan_get_summary(plans[s], &sum[s]);
-    pase_compare_result pr;
+    /* the same model in PaSE's space and cost model (Eq. 1) */
+    dnp_pase_compare_result pr;
     dnp_error perr = {0};
-    int have_pase = rc == 0 && !job.opt.reference_mode && pase_block(&job, &pr, &perr) == DNP_OK;
+    int have_pase = rc == 0 && !job.opt.reference_mode &&
+                    dnp_pase_compare(job.g, &job.cl, job.opt.batch, &pr, &perr) == DNP_OK;
     if (rc == 0) {
         char spec[256];
         dnp_cluster_format(&job.cl, spec, sizeof spec);

@@ -1,8 +1,8 @@
 /*
  * pase.h - PaSE (Elango, "PaSE: Parallelization Strategies for Efficient
  * DNN Training", IPDPS 2021): strategy search on general computation
- * graphs.  Internal to libdnnpar; the CLI (tools/dnnpar/cmd_pase.c) and
- * `dnnpar compare` use it.
+ * graphs.  Internal to libdnnpar; the public dnp_pase_* API (dnnpar.h)
+ * is built on it in pase_driver.h's files.
  *
  * Pieces, one file each:
  *   pase_graph.c     the PaSE graph: vertices with named iteration spaces,

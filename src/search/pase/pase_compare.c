@@ -68,3 +68,34 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
     pase_graph_free(pg);
     return st;
 }
+
+/* The public form: the cluster as one flat mesh of all its devices, each
+ * counted as the weakest type's peak and link, words of the widest
+ * element (PaSE's section V reading of a mixed cluster). */
+dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                            dnp_pase_compare_result *out, dnp_error *err)
+{
+    double flops = INFINITY, bw = INFINITY;
+    int bytes = 0;
+    for (int k = 0; k < c->n_types; k++) {
+        flops = fmin(flops, c->types[k].peak_flops);
+        bw = fmin(bw, c->types[k].net_bw_bps);
+        bytes = c->types[k].bytes_per_elem > bytes ? c->types[k].bytes_per_elem : bytes;
+    }
+    int64_t p = dnp_cluster_devices(c);
+    if (p > 1 << 20) {
+        dnp_error_set(err, DNP_ERR_INPUT, "too many devices for the PaSE space");
+        return DNP_ERR_INPUT;
+    }
+    pase_compare_result r;
+    dnp_status st = pase_compare(g, (int)p, batch, flops, bw, bytes, &r, err);
+    if (st != DNP_OK)
+        return st;
+    out->pase_s = r.pase_s;
+    out->mcmc_s = r.mcmc_s;
+    out->dp_s = r.dp_s;
+    out->expert_s = r.expert_s;
+    snprintf(out->expert, sizeof out->expert, "%s", r.expert);
+    out->search_s = r.search_s;
+    return DNP_OK;
+}

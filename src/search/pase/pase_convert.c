@@ -44,6 +44,7 @@
  *                free Slice vertex on the output's domain (slice, pad)
  */
 #include "search/pase/pase.h"
+#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -448,6 +449,7 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
         dnp_error_set(err, DNP_ERR_INPUT, "batch must be positive, got %lld", (long long)batch);
         return DNP_ERR_INPUT;
     }
+    unsigned long fails0 = dnp_alloc_failures();
     int n = dnp_graph_n_ops(g);
     conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err};
     x.out = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *x.out);
@@ -488,7 +490,13 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
         if (rule(&x, i, op) < 0) {
             pase_graph_free(x.pg);
             dnp_free(x.out);
-            return DNP_ERR_INPUT;
+            if (dnp_alloc_failures() == fails0)
+                return DNP_ERR_INPUT;
+            /* the builders record a failed allocation as text: report it as such */
+            dnp_error_clear(err);
+            dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'",
+                          dnp_graph_name(g));
+            return DNP_ERR_NOMEM;
         }
     }
     dnp_free(x.out);

@@ -28,6 +28,7 @@
  * combination of its dependent set (docs/pase.md).
  */
 #include "search/pase/pase.h"
+#include "core/alloc.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -590,7 +591,12 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     int n = s->n;
     int threads = o && o->threads > 0 ? o->threads : online_cpus();
     double max_rows = 0.0, work = 0.0;
+    unsigned long fails0 = dnp_alloc_failures();
     double need = pase_dp_estimate(pb, s, threads, &max_rows, &work);
+    if (dnp_alloc_failures() != fails0) { /* not the guard's refusal: no memory to estimate */
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory estimating the PaSE tables");
+        return DNP_ERR_NOMEM;
+    }
     int max_dep = 0, worst = 0;
     for (int i = 0; i < n; i++)
         if (s->dep_start[i + 1] - s->dep_start[i] > max_dep) {

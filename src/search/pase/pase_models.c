@@ -8,6 +8,7 @@
  * converter turns those into these same graphs.
  */
 #include "search/pase/pase.h"
+#include "core/alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -486,7 +487,13 @@ dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, d
         dnp_error_set(err, DNP_ERR_INPUT, "batch must be positive, got %lld", (long long)batch);
         return DNP_ERR_INPUT;
     }
+    unsigned long fails0 = dnp_alloc_failures();
     pase_graph *g = models[i].build(batch);
+    if (g != NULL && g->err[0] != '\0' && dnp_alloc_failures() != fails0) {
+        /* the builders record a failed allocation as text: report it as such */
+        pase_graph_free(g);
+        g = NULL;
+    }
     if (g == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building '%s'", name);
         return DNP_ERR_NOMEM;

@@ -1,0 +1,143 @@
+/*
+ * pase_driver.h - the PaSE experiment driver behind dnnpar.h's dnp_pase_*
+ * API (internal to libdnnpar).  One concern per file:
+ *   pase_hw.c             hardware: p, peak, link, word (Eq. 1's r)
+ *   pase_setup.c          dnp_pase_problem: model -> PaSE graph -> problem
+ *   pase_run.c            dnp_pase_run: a search and the baselines
+ *   pase_run_report.c     its text and JSON reports
+ *   pase_repro.c          dnp_pase_repro: the paper's Tables I and II
+ *   pase_repro_tables.c   the paper's and the prototype's figures
+ *   pase_repro_report.c   their text and JSON reports
+ *   pase_fmt.c            formatting shared by the reports
+ */
+#ifndef DNNPAR_PASE_DRIVER_H
+#define DNNPAR_PASE_DRIVER_H
+
+#include "search/pase/pase.h"
+
+#include <jansson.h>
+
+/* The prototype's memory guard, also --max-memory's default: 2048 MiB. */
+#define PASE_DEFAULT_MAX_BYTES (2048.0 * 1048576.0)
+
+struct dnp_pase_problem {
+    pase_graph *g;           /* owned */
+    pase_problem pb;         /* borrows g */
+    dnp_pase_hw hw;
+    int64_t batch;
+    char *source;            /* the model argument, for the reports (owned) */
+};
+
+/* A baseline's row: name, F and MCMC's iterations (0 otherwise). */
+typedef struct {
+    char name[64];
+    double cost_flop;
+    long iters;
+} pase_baseline_row;
+
+struct dnp_pase_run {
+    const dnp_pase_problem *pp;  /* borrowed */
+    dnp_pase_search search;
+    int *cfg;                    /* per op: configuration index (owned) */
+    double cost_flop;            /* F of cfg */
+    pase_baseline_row base[3];
+    int n_base, best_base;
+    int dp_lo, dp_hi;            /* batch splits of the data-parallel baseline */
+    double optimum_flop;         /* MCMC with the optimum requested, else -1 */
+    int have_tables;             /* exact search: the DP's table figures below */
+    int max_dep;
+    double max_rows, work, table_bytes;
+    double search_s;             /* wall time of the search */
+    double time_limit_s;
+    int limit_hit;               /* MCMC search stopped at the time limit */
+    int base_limit_hit;          /* the MCMC baseline stopped at the time limit */
+};
+
+/* Adapts dnp_pase_progress_fn to the searches' pase_progress_fn: pass a
+ * pase_progress_ctx as the user pointer of pase_progress_thunk. */
+typedef struct {
+    dnp_pase_progress_fn fn;     /* NULL: no progress */
+    void *user;
+    const char *what;
+} pase_progress_ctx;
+void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
+
+/* ---- formatting (pase_fmt.c) ------------------------------------------ */
+
+/* Dimension names of v, e.g. "bchwrsn" (multi-letter names comma-separated). */
+void pase_fmt_dims(const pase_vertex *v, char *buf, size_t n);
+/* Configuration c of vertex v as "(s0,s1,...)". */
+void pase_fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n);
+/* A count with an SI prefix and 3 significant digits ("1.85 G"), and a
+ * time ("12.345 ms"): the CLI's formats (docs/cli.md). */
+void pase_fmt_si(double x, char *buf, size_t n);
+void pase_fmt_time(double s, char *buf, size_t n);
+/* A FLOP figure as JSON: an exact integer when it is one, else a real
+ * (new reference; NULL on allocation failure). */
+json_t *pase_flop_json(double x);
+/* Sum of t_x over the active edges of strategy cfg.  O(E x rank). */
+double pase_transfer_total(const pase_problem *pb, const int *cfg);
+/* json_dumps with the tool's JSON format (2-space indent, keys in order,
+ * 10 significant digits); steals root; NULL on allocation failure. */
+char *pase_json_text(json_t *root);
+
+/* ---- reproduction (pase_repro.c, pase_repro_tables.c) ------------------ */
+
+#define PASE_REPRO_MODELS 5      /* Table I's rows */
+#define PASE_REPRO_PS 5          /* p = 4, 8, 16, 32, 64 */
+#define PASE_REPRO_T2_MODELS 4   /* Table II's models (no ResNet-101) */
+
+/* Table I of the paper ("Ours", seconds) and the prototype measured on
+ * this kind of machine (reference README and totals.csv; -1 unknown, -2
+ * did not finish in 20 minutes). */
+typedef struct {
+    const char *model;           /* our name */
+    const char *paper;           /* the paper's column */
+    double paper_s[PASE_REPRO_PS];
+    double proto_s[PASE_REPRO_PS];
+    double proto_cost[PASE_REPRO_PS]; /* the prototype's best total, -1 unknown */
+} pase_table1_row;
+
+/* The paper's Table II (p = 32), one row per group of ops. */
+typedef struct {
+    const char *model;
+    const char *row;
+    const char *dims;            /* the paper's dimension letters */
+    const char *config;
+    const char *match;           /* op-name patterns, '|'-separated; '*' prefix = substring */
+    int kind;                    /* a pase_kind to keep, or -1 for any */
+} pase_table2_row;
+
+extern const pase_table1_row pase_table1[PASE_REPRO_MODELS];
+extern const int pase_table_p[PASE_REPRO_PS];
+extern const pase_table2_row pase_table2[];
+extern const int pase_table2_rows;
+
+/* 1 if vertex x belongs to Table II row t (kind and name patterns). */
+int pase_table2_matches(const pase_vertex *x, const pase_table2_row *t);
+/* The paper's configuration of row t for vertex x, in our dimension
+ * order, when the paper's letters are a permutation of ours; 0 if not. */
+int pase_table2_config(const pase_vertex *x, const pase_table2_row *t, int32_t *out);
+
+typedef struct {
+    int p;
+    double cost;                 /* F (duplicate edges dropped as the prototype does) */
+    double search_s;             /* ours */
+    double bfs_s;                /* ours, breadth-first; -1 over the guard, -2 skipped */
+    double bfs_mb;               /* the tables the breadth-first DP would need */
+    int ok;
+} pase_t1_cell;
+
+struct dnp_pase_repro {
+    pase_t1_cell cells[PASE_REPRO_MODELS][PASE_REPRO_PS];
+    int p2;                      /* Table II's p: min(max_p, 32) */
+    pase_graph *g2[PASE_REPRO_T2_MODELS];
+    pase_problem pb2[PASE_REPRO_T2_MODELS];
+    int have2[PASE_REPRO_T2_MODELS];
+    int *cfg2[PASE_REPRO_T2_MODELS];    /* our optimum at p2 */
+    double opt2[PASE_REPRO_T2_MODELS];  /* its F */
+    double paper2[PASE_REPRO_T2_MODELS]; /* F with the paper's rows held; -1 the dims do
+                                          * not map, -2 a configuration is not ours */
+};
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * pase_fmt.c - formatting shared by the PaSE reports (pase_run_report.c,
+ * pase_repro_report.c): dimension names, configurations, SI counts,
+ * times and FLOP figures in JSON.
+ */
+#include "search/pase/pase_driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void pase_fmt_dims(const pase_vertex *v, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < v->rank && k + 5 < n; d++) {
+        int multi = strlen(v->dim[d]) > 1;
+        k += (size_t)snprintf(buf + k, n - k, "%s%s", (multi && d) ? "," : "", v->dim[d]);
+    }
+}
+
+void pase_fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n)
+{
+    const pase_configs *cf = &pb->cfg[v];
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int d = 0; d < cf->rank && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "," : "",
+                              cf->c[(size_t)c * (size_t)cf->rank + (size_t)d]);
+    if (k < n)
+        snprintf(buf + k, n - k, ")");
+}
+
+void pase_fmt_si(double x, char *buf, size_t n)
+{
+    static const char *const prefix[] = {" ", " k", " M", " G", " T", " P", " E"};
+    int k = 0;
+    while (x >= 999.5 && k < 6) {
+        x /= 1000.0;
+        k++;
+    }
+    snprintf(buf, n, "%.3g%s", x, prefix[k]);
+}
+
+void pase_fmt_time(double s, char *buf, size_t n)
+{
+    if (s >= 1.0)
+        snprintf(buf, n, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, n, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.3f us", s * 1e6);
+}
+
+json_t *pase_flop_json(double x)
+{
+    /* 2^53: every integer below it is exact in a double */
+    if (x == floor(x) && fabs(x) < 9007199254740992.0)
+        return json_integer((json_int_t)x);
+    return json_real(x);
+}
+
+double pase_transfer_total(const pase_problem *pb, const int *cfg)
+{
+    double f = 0.0;
+    for (int k = 0; k < pb->n_e; k++) {
+        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        f += pase_problem_edge_cost(pb, k, cfg[e->src], cfg[e->dst]);
+    }
+    return f;
+}
+
+char *pase_json_text(json_t *root)
+{
+    if (root == NULL)
+        return NULL;
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    return text;
+}
