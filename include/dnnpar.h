@@ -1089,7 +1089,7 @@ typedef struct {
     int arch;                      /* dnp_synergy_arch to simulate, -1: SF (or SPLIT) */
     int dse;                       /* 1: the design space of every split (Fig. 9) */
     int blocks;                    /* 1: per layer the instruction blocks (Table 3) */
-    int simulate;                  /* 1: simulate `arch` */
+    int simulate;                  /* 1: simulate `arch` (implied by compare and trace_path) */
     int compare;                   /* 1: also MonoArch and ATA-1..5 (ATA only at 64 cores) */
     int training;                  /* 1: FF, BP and GD per instance; 0: inference */
     int in_order;                  /* 1: finish each instance before the next */
@@ -1098,7 +1098,8 @@ typedef struct {
     int batch_size;                /* weights change per batch of a model (50) */
     int max_blocks;                /* merge each layer into at most this many blocks (0: none) */
     int64_t sample;                /* estimate from counts/K and 2 counts/K (1: whole) */
-    const char *trace_path;        /* Chrome trace of the (one) simulation, or NULL */
+    const char *trace_path;        /* Chrome trace of the one simulation (no compare, sample 1),
+                                    * or NULL */
     int64_t trace_max_spans;       /* spans written at most (2000000) */
 } dnp_synergy_options;
 

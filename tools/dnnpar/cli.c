@@ -242,15 +242,14 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
     return rc;
 }
 
-int cli_write_reports(const char *cmd, const void *run, const char *json,
-                         cli_report_fn json_of,
-                         cli_report_fn text_of)
+int cli_write_reports(const char *cmd, const void *obj, const char *json, cli_report_fn json_of,
+                      cli_report_fn text_of)
 {
     dnp_error err = {0};
     char *text = NULL;
     int rc = 0;
     if (json != NULL) {
-        dnp_status st = json_of(run, &text, &err);
+        dnp_status st = json_of(obj, &text, &err);
         if (st != DNP_OK) {
             cli_error(cmd, "%s", err.msg);
             return cli_exit_for(st);
@@ -260,7 +259,7 @@ int cli_write_reports(const char *cmd, const void *run, const char *json,
         text = NULL;
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
-        dnp_status st = text_of(run, &text, &err);
+        dnp_status st = text_of(obj, &text, &err);
         if (st != DNP_OK) {
             cli_error(cmd, "%s", err.msg);
             return cli_exit_for(st);
