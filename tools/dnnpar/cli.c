@@ -324,6 +324,34 @@ int cli_write_json(const char *cmd, const char *path, json_t *root)
     return rc;
 }
 
+int cli_write_reports(const char *cmd, const void *obj, const char *json, cli_report_fn json_of,
+                      cli_report_fn text_of)
+{
+    dnp_error err = {0};
+    char *text = NULL;
+    int rc = 0;
+    if (json != NULL) {
+        dnp_status st = json_of(obj, &text, &err);
+        if (st != DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            return cli_exit_for(st);
+        }
+        rc = cli_write_text(cmd, json, text);
+        dnp_free(text);
+        text = NULL;
+    }
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
+        dnp_status st = text_of(obj, &text, &err);
+        if (st != DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            return cli_exit_for(st);
+        }
+        fputs(text, stdout);
+        dnp_free(text);
+    }
+    return rc;
+}
+
 int cli_write_text(const char *cmd, const char *path, const char *text)
 {
     dnp_error err = {0};
@@ -377,26 +405,9 @@ const char *cli_state_name(int weighted, int state)
     return weighted ? types[state] : layouts[state];
 }
 
-void cli_fmt_si(double x, char *buf, size_t n)
-{
-    static const char *const prefix[] = {" ", " k", " M", " G", " T", " P", " E"};
-    int k = 0;
-    while (x >= 999.5 && k < 6) {
-        x /= 1000.0;
-        k++;
-    }
-    snprintf(buf, n, "%.3g%s", x, prefix[k]);
-}
+void cli_fmt_si(double x, char *buf, size_t n) { dnp_fmt_si(x, buf, n); }
 
-void cli_fmt_time(double s, char *buf, size_t n)
-{
-    if (s >= 1.0)
-        snprintf(buf, n, "%.3f s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, n, "%.3f us", s * 1e6);
-}
+void cli_fmt_time(double s, char *buf, size_t n) { dnp_fmt_time(s, buf, n); }
 
 const char *cli_time_unit(double max_s, double *per_s)
 {

@@ -126,6 +126,16 @@ int cli_exit_for(dnp_status st);
  * Steals the reference to root.  Returns an exit status. */
 int cli_write_json(const char *cmd, const char *path, json_t *root);
 
+/* A library report of an object (run, reproduction) as a new text the
+ * caller frees with dnp_free. */
+typedef dnp_status (*cli_report_fn)(const void *obj, char **out, dnp_error *err);
+/* Write obj's report json_of to `json` ("-" = stdout) if json is not NULL,
+ * first, so that if it fails nothing else is printed; then its report
+ * text_of on standard output unless json is "-".  Prints the error;
+ * returns an exit status.  O(size of the reports). */
+int cli_write_reports(const char *cmd, const void *obj, const char *json, cli_report_fn json_of,
+                      cli_report_fn text_of);
+
 /* Write the plan's simulated step as a Chrome trace to `path` ("-" =
  * stdout).  Returns an exit status. */
 int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p);

@@ -3,7 +3,6 @@
 #include "cmd_export.h"
 
 #include "cli.h"
-#include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +145,7 @@ int cmd_export(int argc, char **argv)
         rc = export_megatron(&a, out_path);
         goto done;
     }
-    int fmt = report_export_from_name(s);
+    int fmt = dnp_export_from_name(s);
     if (fmt < 0) {
         cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra, megatron)", s);
         goto done;
@@ -179,7 +178,7 @@ int cmd_export(int argc, char **argv)
     dnp_error err = {0};
     dnp_status st = dnp_plan_run(g, &cl, &opt, &p, &err);
     if (st == DNP_OK)
-        st = report_export((report_export_format)fmt, g, &cl, &opt, p, &text, &err);
+        st = dnp_export_text((dnp_export_format)fmt, g, &cl, &opt, p, &text, &err);
     if (st == DNP_OK)
         st = dnp_write_file(out_path, text, strlen(text), &err);
     if (st != DNP_OK)

@@ -1,6 +1,5 @@
 /* cmd_info.c - `dnnpar info`: per-layer shapes, FLOPs and parameters. */
 #include "cli.h"
-#include "report/report.h"
 
 #include <string.h>
 
@@ -159,7 +158,7 @@ int cmd_info(int argc, char **argv)
     const char *dot = cli_get(&a, "dot");
     if (rc == 0 && dot != NULL) {
         dnp_error err = {0};
-        dnp_status st = report_dot_write(dot, g, NULL, &err);
+        dnp_status st = dnp_dot_write(dot, g, NULL, &err);
         if (st != DNP_OK)
             cli_error("info", "%s", err.msg);
         rc = cli_exit_for(st);

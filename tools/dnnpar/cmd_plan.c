@@ -1,6 +1,5 @@
 /* cmd_plan.c - `dnnpar plan` and `dnnpar compare`. */
 #include "cli.h"
-#include "report/report.h"
 
 #include <math.h>
 #include <string.h>
@@ -102,7 +101,7 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         cli_error(cmd, "--plot draws step times, which --reference does not compute");
         return EXIT_USAGE;
     }
-    if (job->plot != NULL && report_plot_format(job->plot) < 0) {
+    if (job->plot != NULL && dnp_plot_format(job->plot) < 0) {
         cli_error(cmd, "--plot '%s': the file name must end in .png or .svg", job->plot);
         return EXIT_USAGE;
     }
@@ -266,7 +265,7 @@ int cmd_plan(int argc, char **argv)
             char spec[256];
             dnp_cluster_format(&job.cl, spec, sizeof spec);
             dnp_error err = {0};
-            dnp_status st = report_plot_plan(job.plot, p, dnp_graph_name(job.g), spec,
+            dnp_status st = dnp_plot_plan(job.plot, p, dnp_graph_name(job.g), spec,
                                              dnp_scheme_name(job.opt.scheme), job.opt.batch, &err);
             if (st != DNP_OK)
                 cli_error("plan", "%s", err.msg);
@@ -274,7 +273,7 @@ int cmd_plan(int argc, char **argv)
         }
         if (rc == 0 && job.dot != NULL) {
             dnp_error err = {0};
-            dnp_status st = report_dot_write(job.dot, job.g, p, &err);
+            dnp_status st = dnp_dot_write(job.dot, job.g, p, &err);
             if (st != DNP_OK)
                 cli_error("plan", "%s", err.msg);
             rc = cli_exit_for(st);
@@ -331,7 +330,7 @@ int cmd_compare(int argc, char **argv)
                 speedup[s] = sum[0].step_time_s / sum[s].step_time_s;
             }
             dnp_error err = {0};
-            dnp_status st = report_plot_compare(job.plot, dnp_graph_name(job.g), spec,
+            dnp_status st = dnp_plot_compare(job.plot, dnp_graph_name(job.g), spec,
                                                 DNP_SCHEME_COUNT, names, step_s, speedup, &err);
             if (st != DNP_OK)
                 cli_error("compare", "%s", err.msg);

@@ -1,7 +1,6 @@
 /* cmd_scale.c - `dnnpar scale`: step time, throughput and scaling
  * efficiency of one model as a cluster grows node by node. */
 #include "cli.h"
-#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -91,7 +90,7 @@ int cmd_scale(int argc, char **argv)
     if ((rc = cli_perf_options("scale", &a, &opt)) != 0)
         return rc;
     const char *plot = cli_get(&a, "plot"), *json = cli_get(&a, "json");
-    if (plot != NULL && report_plot_format(plot) < 0) {
+    if (plot != NULL && dnp_plot_format(plot) < 0) {
         cli_error("scale", "--plot '%s': the file name must end in .png or .svg", plot);
         return EXIT_USAGE;
     }
@@ -134,7 +133,7 @@ int cmd_scale(int argc, char **argv)
     if (rc == 0 && plot != NULL) {
         dnp_error err = {0};
         dnp_status st =
-            report_plot_scale(plot, dnp_graph_name(g), node, n, devices, thr, eff, &err);
+            dnp_plot_scale(plot, dnp_graph_name(g), node, n, devices, thr, eff, &err);
         if (st != DNP_OK)
             cli_error("scale", "%s", err.msg);
         rc = cli_exit_for(st);

@@ -3,7 +3,8 @@
  * the communication model (Sec. III-C), dynamic clustering (Sec. IV), the
  * near-data-processing timing (Sec. VI, VII-A) of the six configurations of
  * Table IV, and the data of the paper's Figs. 6, 7, 15, 16 and 17.
- * Internal to src/arch/mpt and its CLI.  Units: bytes, seconds, cycles.
+ * Internal to src/arch/mpt and its tests (the CLI uses dnnpar.h, "MPT").
+ * Units: bytes, seconds, cycles.
  */
 #ifndef DNNPAR_MPT_MODEL_H
 #define DNNPAR_MPT_MODEL_H

@@ -1,7 +1,8 @@
 /*
  * mpt_predict.h - activation prediction from quantized Winograd-domain
  * tiles (the paper's Sec. V, Figs. 10-12) and its measurement on the data
- * we can make.  Internal to src/arch/mpt and its CLI.
+ * we can make.  Internal to src/arch/mpt (the CLI uses
+ * dnnpar.h, "MPT") and its tests.
  */
 #ifndef DNNPAR_MPT_PREDICT_H
 #define DNNPAR_MPT_PREDICT_H

@@ -2,7 +2,8 @@
  * wino.h - Winograd transforms and the Winograd layer of MPT (Hong, Ro and
  * Kim, "Multi-dimensional Parallel Training of Winograd Layer on
  * Memory-Centric Architecture", MICRO 2018; "the paper" below).  Internal to
- * src/arch/mpt and its CLI; numerics only (no timing).
+ * src/arch/mpt (the CLI uses
+ * dnnpar.h, "MPT") and its tests; numerics only (no timing).
  *
  * Conventions
  *   - A 1-D transform F(m, r) computes m outputs of an r-tap correlation from

@@ -1,7 +1,8 @@
 /*
  * synergyflow.h - the SynergyFlow accelerator model (Li et al., TODAES 2018,
- * ../shared/papers/001_208b2faeda869fc4.txt), the module's API for the CLI
- * (tools/dnnpar/cmd_synergy.c) and the tests.
+ * ../shared/papers/001_208b2faeda869fc4.txt), the module's API for the
+ * library (sf_run.c and the reports behind dnnpar.h's "SynergyFlow
+ * accelerator" section, which the CLI uses) and the tests.
  *
  * One accelerator's homogeneous array of N cores (each a Tn x Tn PE mesh)
  * is split into a C-Engine (CONV layers) and an F-Engine (FC layers) that

@@ -1,0 +1,174 @@
+/*
+ * mpt_repro_json.c - the reproduction of the MPT paper's evaluation as
+ * JSON (`dnnpar reproduce mpt --json`): Figs. 6, 7, 12, the real parallel
+ * run, Figs. 15-17, ours beside the paper's, and the sensitivities.  Why
+ * ours differ: docs/mpt.md, "Reproduction".
+ */
+#include "arch/mpt/mpt_api.h"
+
+static json_t *curve_json(const mpt_traffic_curve *c, int dynamic)
+{
+    json_t *p = json_array(), *dp = json_array(), *w = json_array(), *t = json_array(),
+           *d = json_array();
+    for (int k = 0; k < MPT_FIG6_POINTS; k++) {
+        json_array_append_new(p, json_integer(c->p[k]));
+        json_array_append_new(dp, json_real(c->dp[k]));
+        json_array_append_new(w, json_real(c->mpt_weights[k]));
+        json_array_append_new(t, json_real(c->mpt_tiles[k]));
+        json_array_append_new(d, json_real(c->mpt_dynamic[k]));
+    }
+    json_t *o = json_pack("{s:o,s:o,s:o,s:o}", "workers", p, "dp_bytes", dp,
+                          "mpt_weight_bytes", w, "mpt_tile_bytes", t);
+    if (dynamic)
+        json_object_set_new(o, "mpt_dynamic_bytes", d);
+    else
+        json_decref(d);
+    return o;
+}
+
+static json_t *speedups_json(const double *v)
+{
+    json_t *o = json_object();
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+        json_object_set_new(o, mpt_config_name((mpt_config)c), json_real(v[c]));
+    return o;
+}
+
+static json_t *layerwise_json(const mpt_layerwise *lw)
+{
+    json_t *layers = json_object();
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, lw->kernel, &l, NULL);
+        json_t *cfg = json_object();
+        double base = lw->t[i][MPT_W_DP].fwd_s;
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+            char grid[16];
+            mpt_grid_text(lw->t[i][c].ng, lw->t[i][c].nc, grid, sizeof grid);
+            json_object_set_new(cfg, mpt_config_name((mpt_config)c),
+                                json_pack("{s:f,s:f,s:f,s:s}", "forward_norm",
+                                          lw->t[i][c].fwd_s / base, "backward_norm",
+                                          lw->t[i][c].bwd_s / base, "speedup_over_w_dp",
+                                          lw->speedup[i][c], "grid", grid));
+        }
+        json_object_set_new(layers, l.name, cfg);
+    }
+    return json_pack("{s:i,s:o,s:o}", "kernel", lw->kernel, "layers", layers,
+                     "mean_speedup_over_w_dp", speedups_json(lw->mean_speedup));
+}
+
+static json_t *wholenet_json(const mpt_wholenet *wn)
+{
+    json_t *nets = json_object();
+    for (int k = 0; k < MPT_FIG17_NETS; k++)
+        json_object_set_new(nets, wn->names[k],
+                            json_pack("{s:o,s:o}", "speedup_over_one_worker",
+                                      speedups_json(wn->over_single[k]), "speedup_over_w_dp",
+                                      speedups_json(wn->over_wdp[k])));
+    return json_pack("{s:o,s:o,s:o}", "networks", nets, "mean_speedup_over_one_worker",
+                     speedups_json(wn->mean_over_single), "mean_speedup_over_w_dp",
+                     speedups_json(wn->mean_over_wdp));
+}
+
+static json_t *pred_json(const dnp_mpt_repro *p)
+{
+    json_t *arr = json_array();
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++) {
+            const mpt_predict_measure *m = &p->pred[b][k];
+            json_array_append_new(
+                arr, json_pack("{s:f,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "bias_sigmas",
+                               p->pred_bias[b], "regions", m->regions, "tile_actual",
+                               m->tile_actual, "tile_predicted", m->tile_predicted,
+                               "line_actual", m->line_actual, "line_predicted",
+                               m->line_predicted, "zero_values_2d", m->zero_values_2d,
+                               "zero_lines_1d", m->zero_lines_1d, "false_negatives",
+                               (json_int_t)m->false_negatives));
+        }
+    return json_pack("{s:s,s:o,s:{s:f,s:f,s:f,s:f}}", "data",
+                     "synthetic: smooth random images, one He-initialised 3x3 conv + ReLU, "
+                     "then the measured 3x3 layer (32 -> 32 channels, 16x16, batch 4), "
+                     "F(2x2,3x3); no ImageNet, CIFAR or trained weights",
+                     "measurements", arr, "paper", "gather_cut_2d", 0.340, "gather_cut_1d",
+                     0.781, "scatter_cut_2d", 0.393, "scatter_cut_1d", 0.647);
+}
+
+static json_t *run_json(const dnp_mpt_repro *p)
+{
+    static const char *const names[3] = {"4x2", "16x2", "16x2+predict"};
+    json_t *o = json_object();
+    for (int k = 0; k < 3; k++) {
+        const mpt_selfcheck *r = &p->run[k];
+        json_object_set_new(
+            o, names[k],
+            json_pack("{s:b,s:b,s:f,s:f,s:f,s:f,s:f,s:I,s:I}", "equals_single_worker", r->equal,
+                      "one_d", r->stats.one_d, "scatter_bytes_per_worker",
+                      r->stats.scatter_bytes_max, "gather_bytes_per_worker",
+                      r->stats.gather_bytes_max, "ring_bytes_per_worker", r->stats.ring_bytes_max,
+                      "formula_scatter_bytes", r->formula_scatter, "formula_gather_bytes",
+                      r->formula_gather, "units_predicted_inactive",
+                      (json_int_t)r->stats.predicted_inactive, "units_actual_inactive",
+                      (json_int_t)r->stats.actual_inactive));
+    }
+    return o;
+}
+
+json_t *mpt_repro_json(const dnp_mpt_repro *p)
+{
+    json_t *fig15 = layerwise_json(&p->lw[0]);
+    json_object_set_new(fig15, "paper",
+                        json_pack("{s:f,s:f,s:f}", "w_mp+*_mean", PAPER_FIG15_MPPS,
+                                  "w_mp+_mid", PAPER_FIG15_MID, "w_mp+_late", PAPER_FIG15_LATE));
+    json_object_set_new(fig15, "w_mp+_mid", json_real(mpt_class_mean(&p->lw[0], "mid", MPT_W_MP_P)));
+    json_object_set_new(fig15, "w_mp+_late",
+                        json_real(mpt_class_mean(&p->lw[0], "late", MPT_W_MP_P)));
+    json_t *use = json_object(), *use_mono = json_object();
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        json_object_set_new(use, l.name, json_real(p->lw[0].t[i][MPT_W_DP].array_use));
+        json_object_set_new(use_mono, l.name, json_real(p->lw_mono.t[i][MPT_W_DP].array_use));
+    }
+    json_object_set_new(fig15, "w_dp_array_use", use);
+    json_object_set_new(fig15, "w_dp_array_use_monolithic", use_mono);
+    json_t *fig17 = wholenet_json(&p->wn);
+    json_object_set_new(fig17, "paper",
+                        json_pack("{s:f,s:f,s:o}", "w_dp_over_one_worker",
+                                  PAPER_FIG17_WDP_SINGLE, "w_mp+*_over_one_worker",
+                                  PAPER_FIG17_MPPS_SINGLE, "over_w_dp",
+                                  json_pack("{s:f,s:f,s:f}", "w_mp+", 1.4, "w_mp*", 2.2,
+                                            "w_mp+*", 2.7)));
+    json_t *fig7 = curve_json(&p->fig7, 1);
+    json_object_set_new(fig7, "paper_dynamic_gain_at_256", json_real(PAPER_FIG7_DYN));
+    json_t *root = json_pack(
+        "{s:{s:o,s:o},s:o,s:o,s:o,s:o,s:{s:o,s:o,s:f},s:o,s:{s:f,s:f}}", "fig6", "mid-1",
+        curve_json(&p->fig6[0], 0), "late-2", curve_json(&p->fig6[1], 0), "fig7", fig7,
+        "fig12", pred_json(p), "parallel_run", run_json(p), "fig15", fig15, "fig16", "3x3",
+        speedups_json(p->lw[0].mean_speedup), "5x5", speedups_json(p->lw[1].mean_speedup),
+        "paper_w_mp+*_5x5", PAPER_FIG16_5X5, "fig17", fig17, "dynamic_by_communication_paper_criterion",
+        "fig15_w_mp+*_mean", p->lw_comm.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
+        p->wn_comm.mean_over_wdp[MPT_W_MP_PS]);
+    json_object_set_new(root, "prediction_shares", mpt_shares_json(&p->measured));
+    json_t *links = json_array();
+    for (int k = 0; k < 5; k++)
+        json_array_append_new(links, json_pack("{s:f,s:f,s:f}", "link_bandwidth_scale",
+                                               mpt_link_scales[k], "fig15_w_mp+*_over_w_dp",
+                                               p->link_fig15[k], "fig17_w_mp+*_over_w_dp",
+                                               p->link_fig17[k]));
+    json_object_set_new(root, "link_sensitivity", links);
+    mpt_cuts pc = mpt_cuts_paper();
+    json_object_set_new(root, "with_paper_prediction_shares",
+                        json_pack("{s:o,s:f,s:f}", "shares", mpt_shares_json(&pc),
+                                  "fig15_w_mp+*_mean", p->lw_paper.mean_speedup[MPT_W_MP_PS],
+                                  "fig17_w_mp+*_over_w_dp",
+                                  p->wn_paper.mean_over_wdp[MPT_W_MP_PS]));
+    json_object_set_new(root, "monolithic_array",
+                        json_pack("{s:f,s:f,s:f,s:f}", "fig15_w_mp+*_mean",
+                                  p->lw_mono.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
+                                  p->wn_mono.mean_over_wdp[MPT_W_MP_PS],
+                                  "fig17_w_dp_over_one_worker",
+                                  p->wn_mono.mean_over_single[MPT_W_DP],
+                                  "fig17_w_mp+*_over_one_worker",
+                                  p->wn_mono.mean_over_single[MPT_W_MP_PS]));
+    return root;
+}

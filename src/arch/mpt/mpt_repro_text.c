@@ -1,0 +1,210 @@
+/*
+ * mpt_repro_text.c - the reproduction of the MPT paper's evaluation as
+ * text (`dnnpar reproduce mpt`): Figs. 6, 7, 12, the real parallel run,
+ * Figs. 15-17 beside the paper's figures, and the sensitivities.  Why ours
+ * differ: docs/mpt.md, "Reproduction".
+ */
+#include "arch/mpt/mpt_api.h"
+
+#include <string.h>
+
+static void curve_text(const char *name, const mpt_traffic_curve *c, int dynamic, rbuf *tb)
+{
+    rbuf_printf(tb, "  %-10s %6s %12s %12s %12s %12s%s\n", name, "p", "DP", "MPT weights", "MPT tiles",
+           "MPT total", dynamic ? "  MPT dynamic" : "");
+    for (int k = 0; k < MPT_FIG6_POINTS; k++) {
+        char a[24], b[24], d[24], e[24], f[24];
+        mpt_fmt_bytes(c->dp[k], a, sizeof a);
+        mpt_fmt_bytes(c->mpt_weights[k], b, sizeof b);
+        mpt_fmt_bytes(c->mpt_tiles[k], d, sizeof d);
+        mpt_fmt_bytes(c->mpt_weights[k] + c->mpt_tiles[k], e, sizeof e);
+        rbuf_printf(tb, "  %-10s %6d %12s %12s %12s %12s", "", c->p[k], a, b, d, e);
+        if (dynamic) {
+            mpt_fmt_bytes(c->mpt_dynamic[k], f, sizeof f);
+            rbuf_printf(tb, " %12s", f);
+        }
+        rbuf_printf(tb, "\n");
+    }
+}
+
+/* One row of speedups; zeros (figures the paper does not give) print "-". */
+static void speedup_row(const char *label, const double *v, rbuf *tb)
+{
+    rbuf_printf(tb, "  %-10s", label);
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+        if (v[c] > 0)
+            rbuf_printf(tb, " %7.2fx", v[c]);
+        else
+            rbuf_printf(tb, " %8s", "-");
+    }
+    rbuf_printf(tb, "\n");
+}
+
+static void config_header(const char *first, rbuf *tb)
+{
+    rbuf_printf(tb, "  %-10s", first);
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+        rbuf_printf(tb, " %8s", mpt_config_name((mpt_config)c));
+    rbuf_printf(tb, "\n");
+}
+
+void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
+{
+    rbuf_printf(tb, "MPT reproduction (Hong, Ro and Kim, MICRO 2018) on our model; why the numbers "
+           "differ: docs/mpt.md\n\n");
+    rbuf_printf(tb, "Fig. 6: bytes each worker sends per iteration, batch 256, F(2x2,3x3), "
+           "Ng = Nc = sqrt(p)\n");
+    curve_text("mid-1", &p->fig6[0], 0, tb);
+    curve_text("late-2", &p->fig6[1], 0, tb);
+    rbuf_printf(tb, "  paper: MPT cuts weight traffic for both; tiles dominate Mid-1, are a small part "
+           "of Late-2 at large p\n\n");
+    rbuf_printf(tb, "Fig. 7: FractalNet (modified join), every layer; DP for layers Winograd cannot "
+           "serve\n");
+    curve_text("fractalnet", &p->fig7, 1, tb);
+    double gain = (p->fig7.mpt_weights[3] + p->fig7.mpt_tiles[3]) / p->fig7.mpt_dynamic[3];
+    rbuf_printf(tb, "  dynamic clustering at p = 256: %.2fx less traffic (paper %.1fx); MPT above DP "
+           "at p = 4: %s (paper: yes)\n\n",
+           gain, PAPER_FIG7_DYN,
+           p->fig7.mpt_weights[0] + p->fig7.mpt_tiles[0] > p->fig7.dp[0] ? "yes" : "no");
+    rbuf_printf(tb, "Fig. 12 / Sec. V-B: activation prediction, F(2x2,3x3), measured on synthetic data "
+           "(no ImageNet, CIFAR or\n  trained weights: smooth random images -> He-initialised "
+           "3x3 conv + ReLU -> the 32 -> 32 channel 16x16 layer)\n");
+    rbuf_printf(tb, "  %-8s %-7s %23s %23s %10s %10s %6s\n", "bias", "regions",
+           "tiles inactive act/pred", "lines inactive act/pred", "zero vals", "zero lines",
+           "FN");
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < 3; k++) {
+            const mpt_predict_measure *m = &p->pred[b][k];
+            char bias[16];
+            if (p->pred_bias[b] == 0)
+                snprintf(bias, sizeof bias, "0");
+            else
+                snprintf(bias, sizeof bias, "-%.1f sd", p->pred_bias[b]);
+            rbuf_printf(tb, "  %-8s %-7d %11.3f / %-9.3f %11.3f / %-9.3f %10.3f %10.3f %6lld\n", bias,
+                   m->regions, m->tile_actual, m->tile_predicted, m->line_actual,
+                   m->line_predicted, m->zero_values_2d, m->zero_lines_1d, m->false_negatives);
+        }
+    const mpt_predict_measure *m0 = &p->pred[0][2];
+    rbuf_printf(tb, "  net gather cut with 4 regions, bias 0: 2D %.1f%% (6-bit codes cost 18.8%%), 1D "
+           "%.1f%% (5-bit: 15.6%%); paper 34.0%%, 78.1%%\n",
+           100 * (m0->tile_predicted - 6.0 / 32), 100 * (m0->line_predicted - 5.0 / 32));
+    rbuf_printf(tb, "  zero-skipping on the scatter: %.1f%% of values, %.1f%% of lines; paper 39.3%%, "
+           "64.7%%\n\n",
+           100 * m0->zero_values_2d, 100 * m0->zero_lines_1d);
+    rbuf_printf(tb, "Intra-tile x data-parallel run (real numerics, 4 threads): 16 -> 16 channels, 8x8, "
+           "batch 8, F(2x2,3x3)\n");
+    static const char *const runs[3] = {"4x2", "16x2", "16x2 +pred"};
+    rbuf_printf(tb, "  %-11s %-6s %-5s %14s %14s %14s %14s %10s\n", "grid", "equal", "mode",
+           "scatter B/wkr", "III-C formula", "gather B/wkr", "III-C formula", "ring B/wkr");
+    for (int k = 0; k < 3; k++) {
+        const mpt_selfcheck *r = &p->run[k];
+        rbuf_printf(tb, "  %-11s %-6s %-5s %14.0f %14.0f %14.0f %14.0f %10.0f\n", runs[k],
+               r->equal ? "yes" : "NO", r->stats.one_d ? "1D" : "2D", r->stats.scatter_bytes_max,
+               r->formula_scatter, r->stats.gather_bytes_max, r->formula_gather,
+               r->stats.ring_bytes_max);
+    }
+    rbuf_printf(tb, "  with prediction: %lld of %lld tiles predicted inactive (actual %lld); "
+           "prediction codes and maps are in the gather bytes\n\n",
+           p->run[2].stats.predicted_inactive, p->run[2].stats.gather_units,
+           p->run[2].stats.actual_inactive);
+    rbuf_printf(tb, "Figs. 15-17 use our measured prediction shares (the 4-region, bias 0 row above):\n  ");
+    mpt_shares_text(&p->measured, tb);
+    rbuf_printf(tb, "Fig. 15: Table II layers, 256 workers, batch 256; forward / backward time "
+           "normalised to w_dp forward\n");
+    config_header("layer", tb);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        double base = p->lw[0].t[i][MPT_W_DP].fwd_s;
+        rbuf_printf(tb, "  %-10s", l.name);
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+            rbuf_printf(tb, " %3.2f/%-4.2f", p->lw[0].t[i][c].fwd_s / base,
+                   p->lw[0].t[i][c].bwd_s / base);
+        rbuf_printf(tb, "\n");
+    }
+    rbuf_printf(tb, "  speedup over w_dp (forward + backward):\n");
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        speedup_row(l.name, p->lw[0].speedup[i], tb);
+    }
+    speedup_row("mean", p->lw[0].mean_speedup, tb);
+    mpt_hw hw32 = mpt_hw_paper(0);
+    int sub = hw32.array_dim / hw32.array_split;
+    rbuf_printf(tb, "  array use of w_dp (F(4x4,3x3), one sample per worker; %dx%d sub-arrays):", sub,
+           sub);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        rbuf_printf(tb, " %s %.0f%%", l.name, 100 * p->lw[0].t[i][MPT_W_DP].array_use);
+    }
+    rbuf_printf(tb, "\n  (one monolithic %dx%d array:", hw32.array_dim, hw32.array_dim);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        rbuf_printf(tb, " %s %.0f%%", l.name, 100 * p->lw_mono.t[i][MPT_W_DP].array_use);
+    }
+    rbuf_printf(tb, ")\n");
+    rbuf_printf(tb, "  dynamic grids (w_mp+*):");
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        rbuf_printf(tb, " %s %dx%d", l.name, p->lw[0].t[i][MPT_W_MP_PS].ng,
+               p->lw[0].t[i][MPT_W_MP_PS].nc);
+    }
+    rbuf_printf(tb, "\n  w_mp+* mean %.2fx (paper %.2fx); w_mp+ Mid %.2fx (paper %.2fx), Late %.2fx "
+           "(paper %.2fx)\n\n",
+           p->lw[0].mean_speedup[MPT_W_MP_PS], PAPER_FIG15_MPPS,
+           mpt_class_mean(&p->lw[0], "mid", MPT_W_MP_P), PAPER_FIG15_MID,
+           mpt_class_mean(&p->lw[0], "late", MPT_W_MP_P), PAPER_FIG15_LATE);
+    rbuf_printf(tb, "Fig. 16: mean speedup over w_dp of the five layers, F(2x2,5x5) for 5x5\n");
+    config_header("kernel", tb);
+    speedup_row("3x3", p->lw[0].mean_speedup, tb);
+    speedup_row("5x5", p->lw[1].mean_speedup, tb);
+    rbuf_printf(tb, "  w_mp+* %.2fx and %.2fx (paper %.2fx and %.2fx)\n\n",
+           p->lw[0].mean_speedup[MPT_W_MP_PS], p->lw[1].mean_speedup[MPT_W_MP_PS],
+           PAPER_FIG15_MPPS, PAPER_FIG16_5X5);
+    rbuf_printf(tb, "Fig. 17: whole networks, batch 256, 256 FP16 workers (96x96 arrays); speedup over "
+           "one worker (w_dp)\n");
+    config_header("network", tb);
+    for (int k = 0; k < MPT_FIG17_NETS; k++)
+        speedup_row(p->wn.names[k], p->wn.over_single[k], tb);
+    speedup_row("mean", p->wn.mean_over_single, tb);
+    rbuf_printf(tb, "  speedup over w_dp on 256 workers:\n");
+    for (int k = 0; k < MPT_FIG17_NETS; k++)
+        speedup_row(p->wn.names[k], p->wn.over_wdp[k], tb);
+    speedup_row("mean", p->wn.mean_over_wdp, tb);
+    speedup_row("paper", mpt_paper_fig17_wdp, tb);
+    rbuf_printf(tb, "  over one worker: w_dp %.1fx (paper %.0fx), w_mp+* %.1fx (paper %.0fx)\n\n",
+           p->wn.mean_over_single[MPT_W_DP], PAPER_FIG17_WDP_SINGLE,
+           p->wn.mean_over_single[MPT_W_MP_PS], PAPER_FIG17_MPPS_SINGLE);
+    rbuf_printf(tb, "Sensitivity (w_mp+* over w_dp: Fig. 15 mean, Fig. 17 mean):\n");
+    rbuf_printf(tb, "  as above (our measured shares, dynamic by total time)           %.2fx  %.2fx\n",
+           p->lw[0].mean_speedup[MPT_W_MP_PS], p->wn.mean_over_wdp[MPT_W_MP_PS]);
+    rbuf_printf(tb, "  dynamic clustering by communication only (the paper's Sec. IV)  %.2fx  %.2fx\n",
+           p->lw_comm.mean_speedup[MPT_W_MP_PS], p->wn_comm.mean_over_wdp[MPT_W_MP_PS]);
+    rbuf_printf(tb, "  the paper's prediction shares (input from the paper's measured\n"
+           "    result, Sec. V-B; extrapolated to the backward gather)          %.2fx  %.2fx\n",
+           p->lw_paper.mean_speedup[MPT_W_MP_PS], p->wn_paper.mean_over_wdp[MPT_W_MP_PS]);
+    rbuf_printf(tb, "  one monolithic array per worker (not split into sub-arrays)      %.2fx  %.2fx\n"
+           "    (there w_dp scales %.1fx over one worker, w_mp+* %.1fx)\n",
+           p->lw_mono.mean_speedup[MPT_W_MP_PS], p->wn_mono.mean_over_wdp[MPT_W_MP_PS],
+           p->wn_mono.mean_over_single[MPT_W_DP], p->wn_mono.mean_over_single[MPT_W_MP_PS]);
+    rbuf_printf(tb, "\nCommunication sensitivity: every link's bandwidth scaled (w_mp+* over w_dp)\n");
+    rbuf_printf(tb, "  %-22s", "links x");
+    for (int k = 0; k < 5; k++)
+        rbuf_printf(tb, " %7.2f", mpt_link_scales[k]);
+    rbuf_printf(tb, "\n  %-22s", "Fig. 15 mean (FP32)");
+    for (int k = 0; k < 5; k++)
+        rbuf_printf(tb, " %6.2fx", p->link_fig15[k]);
+    rbuf_printf(tb, "\n  %-22s", "Fig. 17 mean (FP16)");
+    for (int k = 0; k < 5; k++)
+        rbuf_printf(tb, " %6.2fx", p->link_fig17[k]);
+    int rises = p->link_fig15[4] > p->link_fig15[2] || p->link_fig17[4] > p->link_fig17[2];
+    rbuf_printf(tb, "\n  MPT saves communication, so its gain should fall as links get faster; %s\n",
+           rises ? "it rises a little:\n  MPT's tile transfer needs the links more than "
+                   "w_dp's all-reduce, and with fast links w_dp\n  is bound by DRAM (each "
+                   "worker reads all the weights every phase, MPT 1/Ng of them),\n  "
+                   "docs/mpt.md"
+                 : "it does");
+}

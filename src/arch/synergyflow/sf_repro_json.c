@@ -1,0 +1,106 @@
+/*
+ * sf_repro_json.c - the reproduction of the SynergyFlow paper's evaluation
+ * as JSON (`dnnpar reproduce synergyflow --json`): Table 6, Figs. 9,
+ * 13(a), 15, 16, 17, Table 7 and section 4.1.2, ours beside the paper's.
+ * Why ours differ: docs/synergyflow.md, "Reproduction".
+ */
+#include "arch/synergyflow/sf_api.h"
+
+#include <math.h>
+
+static double pct(double a, double b) { return 100.0 * (a / b - 1.0); }
+
+/* Architectures of Fig. 17 in print order. */
+static const sf_arch fig17_archs[6] = {SF_ARCH_SF,   SF_ARCH_ATA1, SF_ARCH_ATA2,
+                                       SF_ARCH_ATA3, SF_ARCH_ATA4, SF_ARCH_ATA5};
+
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+json_t *sf_repro_json(const sf_repro *r)
+{
+    json_t *rows = json_array(), *bw = json_array();
+    for (int b = 0; b < SF_REPRO_N_BW; b++)
+        json_array_append_new(bw, json_real(r->bw_gbps[b]));
+    double m13 = 0, m16 = 0;
+    int n = sf_table6_count();
+    for (int i = 0; i < n; i++) {
+        const sf_table6_row *t = sf_table6_at(i);
+        const sf_repro_row *w = &r->row[i];
+        json_t *fig17 = json_object(), *sfg = json_array(), *mog = json_array(),
+               *split = json_array(), *fixg = json_array();
+        for (int k = 0; k < 6; k++)
+            json_object_set_new(fig17, sf_arch_name(fig17_archs[k]),
+                                json_real(w->inf_gops[fig17_archs[k]]));
+        int best = 1;
+        for (int k = 1; k < 6; k++)
+            best &= w->inf_gops[SF_ARCH_SF] >= w->inf_gops[fig17_archs[k]];
+        for (int b = 0; b < SF_REPRO_N_BW; b++) {
+            json_array_append_new(sfg, json_real(w->bw_sf_gops[b]));
+            json_array_append_new(fixg, json_real(w->bw_sf_fixed_gops[b]));
+            json_array_append_new(mog, json_real(w->bw_mono_gops[b]));
+            json_array_append_new(split, json_pack("[i,i]", w->bw_nc[b], w->bw_nf[b]));
+        }
+        double g13 = pct(w->inf_gops[SF_ARCH_SF], w->inf_gops[SF_ARCH_MONO]);
+        double g16 = pct(w->train_ooo_gops, w->train_inorder_gops);
+        m13 += g13 / n;
+        m16 += g16 / n;
+        json_t *row = json_pack("{s:s,s:s}", "name", t->name, "workload", t->spec);
+        json_object_set_new(row, "table6",
+                            json_pack("{s:o,s:f,s:f,s:i,s:i,s:[i,i],s:[i,i],s:[i,i],s:b}", "r_ctf",
+                                      sf_json_real_or_null(w->ch.r_ctf), "paper_r_ctf", t->paper_r_ctf,
+                                      "k_mean", w->ch.k_mean, "k", w->ch.k, "paper_k", t->paper_k,
+                                      "split", w->alloc.nc, w->alloc.nf, "paper_split", t->paper_nc,
+                                      t->paper_nf, "split_from_paper_r_k", w->alloc_paper_rk.nc,
+                                      w->alloc_paper_rk.nf, "split_matches",
+                                      w->alloc.nc == t->paper_nc && w->alloc.nf == t->paper_nf));
+        json_object_set_new(row, "fig9",
+                            json_pack("{s:[i,i],s:f,s:f,s:f}", "best_split", w->dse_best_nc,
+                                      w->dse_best_nf, "best_gops", w->dse_best_gops,
+                                      "analytic_gops", w->dse_analytic_gops, "analytic_over_best",
+                                      w->dse_analytic_gops / w->dse_best_gops));
+        json_object_set_new(row, "fig13a",
+                            json_pack("{s:f,s:f,s:f,s:o}", "sf_gops", w->inf_gops[SF_ARCH_SF],
+                                      "mono_gops", w->inf_gops[SF_ARCH_MONO], "gain_pct", g13,
+                                      "paper_gain_pct", num_or_null(t->paper_fig13a_pct)));
+        json_object_set_new(
+            row, "fig15",
+            json_pack(
+                "{s:o,s:o,s:o,s:o,s:f,s:f,s:f,s:f}", "sf_gops", sfg, "sf_table6_split_gops",
+                fixg, "mono_gops", mog, "sf_split", split, "sf_knee95_gbps",
+                sf_knee_gbps(r->bw_gbps, w->bw_sf_gops, SF_REPRO_N_BW, 0.95), "mono_knee95_gbps",
+                sf_knee_gbps(r->bw_gbps, w->bw_mono_gops, SF_REPRO_N_BW, 0.95), "sf_knee98_gbps",
+                sf_knee_gbps(r->bw_gbps, w->bw_sf_gops, SF_REPRO_N_BW, 0.98), "mono_knee98_gbps",
+                sf_knee_gbps(r->bw_gbps, w->bw_mono_gops, SF_REPRO_N_BW, 0.98)));
+        json_object_set_new(row, "fig16",
+                            json_pack("{s:f,s:f,s:f,s:o}", "ooo_gops", w->train_ooo_gops,
+                                      "in_order_gops", w->train_inorder_gops, "gain_pct", g16,
+                                      "paper_gain_pct", num_or_null(t->paper_fig16_pct)));
+        json_object_set_new(row, "fig17",
+                            json_pack("{s:o,s:b,s:f}", "gops", fig17, "sf_best", best,
+                                      "ata2_vs_sf_pct",
+                                      pct(w->inf_gops[SF_ARCH_ATA2], w->inf_gops[SF_ARCH_SF])));
+        json_object_set_new(row, "table7",
+                            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "inference_s",
+                                      w->inf_time_s, "inference_gops", w->inf_gops[SF_ARCH_SF],
+                                      "paper_inference_s", t->paper_inf_s, "paper_inference_gibops",
+                                      t->paper_inf_gops, "training_s", w->train_time_s,
+                                      "training_gops", w->train_ooo_gops, "paper_training_s",
+                                      t->paper_train_s, "paper_training_gibops", t->paper_train_gops,
+                                      "paper_gpu_inference_gops", t->paper_gpu_inf_gops,
+                                      "paper_gpu_training_gops", t->paper_gpu_train_gops));
+        json_object_set_new(row, "sec412",
+                            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "priority_gops",
+                                      w->prio1_gops, "round_robin_gops", w->rr1_gops,
+                                      "priority_gain_pct", pct(w->prio1_gops, w->rr1_gops),
+                                      "merged_priority_gops", w->inf_gops[SF_ARCH_SF],
+                                      "merged_round_robin_gops", w->rr_gops,
+                                      "merged_priority_gain_pct",
+                                      pct(w->inf_gops[SF_ARCH_SF], w->rr_gops)));
+        json_array_append_new(rows, row);
+    }
+    return json_pack("{s:s,s:i,s:i,s:o,s:o,s:{s:f,s:f,s:f,s:f}}", "platform", "P395-AB",
+                     "max_blocks_per_layer", SF_REPRO_MAX_BLOCKS, "training_epochs",
+                     SF_REPRO_EPOCHS, "fig15_bw_gbps", bw, "workloads", rows, "means",
+                     "fig13a_gain_pct", m13, "paper_fig13a_gain_pct", 33.78, "fig16_gain_pct", m16,
+                     "paper_fig16_gain_pct", 41.2);
+}
