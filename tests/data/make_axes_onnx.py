@@ -16,7 +16,14 @@
 #   (axis 1) dynamic and named `batch`; opset 17 (LayerNormalization).
 #   Weights are shape-only graph inputs (export_params=False).
 #
-# Both are exported as training graphs (no constant folding, dropout kept)
+# - convnext_mini_b1: convnext_mini with the batch fixed at 1 in the file
+#   (no symbolic axis) and weights shape-only: a batch of 1 has no extent,
+#   so the importer places it by the unit axes (docs/onnx.md).
+# - reshape_splits_batch: Linear(8, 8) on a fixed batch of 4, then
+#   reshape(2, -1): the batch is split over two axes, which the importer
+#   refuses (a per-sample count would be meaningless).
+#
+# All are exported as training graphs (no constant folding, dropout kept)
 # so that PyTorch's inference fast path of TransformerEncoderLayer is not
 # taken.  Needs Debian's python3-torch 1.13 (torchvision is not used); run
 # with /usr/bin/python3 from the repository root.  Prints each model's
@@ -73,6 +80,23 @@ torch.onnx.export(convnext, torch.randn(2, 3, 64, 96), 'tests/data/convnext_mini
                   dynamic_axes={'image': {0: 'batch'}},
                   training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
 print('convnext_mini parameters', count(convnext))
+torch.onnx.export(convnext, torch.randn(1, 3, 64, 96), 'tests/data/convnext_mini_b1.onnx',
+                  export_params=False, opset_version=13, input_names=['image'],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+
+
+class SplitsBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return self.fc(x).reshape(2, -1)
+
+
+torch.onnx.export(SplitsBatch(), torch.randn(4, 8), 'tests/data/reshape_splits_batch.onnx',
+                  export_params=False, opset_version=13, input_names=['x'],
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
 
 layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=256, dropout=0.1,
                                    batch_first=False)
