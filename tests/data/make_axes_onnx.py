@@ -22,6 +22,10 @@
 # - reshape_splits_batch: Linear(8, 8) on a fixed batch of 4, then
 #   reshape(2, -1): the batch is split over two axes, which the importer
 #   refuses (a per-sample count would be meaningless).
+# - fc_on_heads: a (batch, 12, 64) input reshaped to (batch, 12, 4, 16) and
+#   a Linear(16, 8) on it: a 4-D tensor that is neither an image nor
+#   channel-last, whose producer is viewed C x H x W, so the importer
+#   re-views it before the Linear (a free reshape op).
 #
 # All are exported as training graphs (no constant folding, dropout kept)
 # so that PyTorch's inference fast path of TransformerEncoderLayer is not
@@ -94,6 +98,19 @@ class SplitsBatch(nn.Module):
         return self.fc(x).reshape(2, -1)
 
 
+class FcOnHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(x.reshape(x.shape[0], 12, 4, 16))
+
+
+torch.onnx.export(FcOnHeads(), torch.randn(2, 12, 64), 'tests/data/fc_on_heads.onnx',
+                  export_params=False, opset_version=13, input_names=['x'],
+                  dynamic_axes={'x': {0: 'batch'}},
+                  training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
 torch.onnx.export(SplitsBatch(), torch.randn(4, 8), 'tests/data/reshape_splits_batch.onnx',
                   export_params=False, opset_version=13, input_names=['x'],
                   training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)

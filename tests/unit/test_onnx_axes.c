@@ -149,3 +149,28 @@ TEST(onnx_axes_batch_split_is_an_error)
     CHECK(g == NULL);
     CHECK(strstr(err.msg, "'/Reshape'") != NULL && strstr(err.msg, "splits it") != NULL);
 }
+
+/* fc_on_heads: (batch, 12, 64) reshaped to (batch, 12, 4, 16), then
+ * Linear(16, 8): MACs per sample = 12 x 4 positions x 16 x 8 = 6,144
+ * (the C x H x W reading of the 4-D tensor gave 12 x 12 x 4 x 8 = 4,608);
+ * parameters 16 x 8 + 8 = 136.  The reshape's output is viewed C x H x W,
+ * so a free reshape op re-views it as c = 16 for the Linear. */
+TEST(onnx_axes_fc_on_a_4d_tensor_is_reviewed)
+{
+    dnp_graph *g = load("fc_on_heads.onnx");
+    CHECK(g != NULL);
+    if (g == NULL)
+        return;
+    dnp_graph_totals t;
+    dnp_graph_totals_get(g, 1, &t);
+    CHECK_EQ_INT(t.macs_per_sample, 6144LL);
+    CHECK_EQ_INT(t.params, 136LL);
+    CHECK_EQ_INT(dnp_graph_n_ops(g), 5);
+    const dnp_op *view = dnp_graph_op(g, 2), *fc = dnp_graph_op(g, 3);
+    CHECK(view->kind == DNP_OP_RESHAPE && fc->kind == DNP_OP_FC);
+    CHECK_EQ_INT(view->out.c, 16);
+    CHECK_EQ_INT(view->out.h, 48);
+    CHECK_EQ_INT(fc->in.c, 16);
+    CHECK_EQ_INT(fc->out.c, 8);
+    dnp_graph_free(g);
+}
