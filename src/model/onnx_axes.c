@@ -152,12 +152,17 @@ int ax_reshape(const ot_tensor *in, ot_tensor *out, int64_t batch)
     strides_of(out, T);
     out->bax = -1;
     out->bstride = 1;
+    /* an empty tensor has no element order to follow the batch by */
+    if (in->bax >= 0 && (ot_numel(in) <= 0 || ot_numel(out) <= 0)) {
+        memset(out->role, OT_ROLE_NONE, sizeof out->role);
+        return batch > 1 ? -1 : 0;
+    }
     if (in->bax >= 0) {
         /* the batch digit: stride S, extent `batch`, among the elements */
         int64_t S = in->bstride * U[in->bax];
         for (int j = 0; j < out->rank && out->bax < 0; j++) {
             int64_t top = T[j] * out->dims[j];
-            if (batch > 1 && out->dims[j] > 1 && T[j] <= S && S % T[j] == 0 &&
+            if (batch > 1 && out->dims[j] > 1 && T[j] > 0 && T[j] <= S && S % T[j] == 0 &&
                 S * batch <= top && top % (S * batch) == 0)
                 out->bax = j, out->bstride = S / T[j];
         }
@@ -168,7 +173,7 @@ int ax_reshape(const ot_tensor *in, ot_tensor *out, int64_t batch)
                 if (out->dims[j] == 1 && T[j] == S)
                     out->bax = j;
             for (int j = 0; j < out->rank && out->bax < 0; j++)
-                if (T[j] <= S && S < T[j] * out->dims[j] && S % T[j] == 0)
+                if (T[j] > 0 && T[j] <= S && S < T[j] * out->dims[j] && S % T[j] == 0)
                     out->bax = j, out->bstride = S / T[j];
         } else if (out->bax < 0) {
             return -1;
