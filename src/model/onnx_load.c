@@ -11,8 +11,10 @@
  * Which graph inputs are data: all inputs that are not initializers when
  * the file has initializers; otherwise (weights exported as shape-only
  * graph inputs) the inputs of integer type or with a symbolic dimension,
- * or else the first input.  The batch is the first axis of the first data
- * input (1 if symbolic); IR shapes are per sample (docs/onnx.md).
+ * or else the first input.  The batch axis of a data input is its symbolic
+ * dimension named like a batch, else its only symbolic dimension, else its
+ * first axis; it is followed through every operator (onnx_axes.c) and IR
+ * shapes are per sample whatever the layout (docs/onnx.md, "Axes").
  *
  * Parameters are counted per use: exporters deduplicate identical initial
  * weights (PyTorch shares one tensor among the copies of a Transformer
@@ -23,6 +25,7 @@
 #include "core/alloc.h"
 #include "core/checked.h"
 #include "model/onnx_tensors.h"
+#include "model/onnx_axes.h"
 
 #include "onnx.pb-c.h"
 
@@ -36,6 +39,11 @@
  * window attribute (kernel, stride, pad, dilation). */
 #define DIM_MAX (INT64_C(1) << 40)
 #define WINDOW_ATTR_MAX (INT64_C(1) << 20)
+/* Extent given to a symbolic batch axis while shapes are inferred
+ * (docs/onnx.md, "Axes").  Any value above 1 gives the batch a place among
+ * the elements that a Reshape's strides reveal (a batch of 1 has none); it
+ * never reaches a result, which is per sample. */
+#define SYMBOLIC_BATCH 7
 
 
 typedef struct {
@@ -44,7 +52,8 @@ typedef struct {
     const dnp_load_options *opt;
     dnp_graph *g;
     ot_table tab;
-    int64_t batch;    /* B0: the batch axis of the file's data inputs */
+    int64_t batch;    /* the extent of the batch axis of the file's data inputs
+                       * (SYMBOLIC_BATCH when symbolic) */
     int batch_symbolic;
     dnp_error *err;
     const Onnx__NodeProto *node; /* node being imported, for messages */
@@ -194,27 +203,35 @@ static int from_tensor_proto(importer *im, ot_tensor *t, const Onnx__TensorProto
     return 0;
 }
 
-/* The IR's per-sample view of an activation: NCHW images keep C x H x W;
- * other tensors are c = last axis, h = the rest per sample. */
-static dnp_shape view_of(const importer *im, const ot_tensor *t, dnp_op_attrs *a)
+/* How an activation is viewed as the IR's c x h x w (dnp_shape). */
+enum { VIEW_AUTO, VIEW_NCHW, VIEW_LAST };
+
+/* The IR's per-sample view of an activation (the batch taken out where
+ * onnx_axes.c tracked it): an image N x C x H x W keeps C x H x W; any
+ * other tensor, channel-last images included, is c = its last axis (the
+ * features a layer contracts or produces), h = the other per-sample axes.
+ * VIEW_NCHW / VIEW_LAST force one of the two.  Fills a's out_dims with
+ * the per-sample axes. */
+static dnp_shape view_of(const importer *im, const ot_tensor *t, dnp_op_attrs *a, int mode)
 {
     dnp_shape s = {1, 1, 1};
-    int64_t n = ot_numel(t);
-    int batched = t->rank >= 1 && t->dims[0] == im->batch;
-    if (t->rank == 4 && batched) {
-        s = (dnp_shape){t->dims[1], t->dims[2], t->dims[3]};
+    int64_t pd[OT_MAX_RANK];
+    signed char pr[OT_MAX_RANK];
+    int r = ax_per_sample(t, im->batch, pd, pr);
+    int64_t n = 1;
+    for (int i = 0; i < r; i++)
+        n *= pd[i];
+    int nchw = mode == VIEW_NCHW || (mode == VIEW_AUTO && ax_is_nchw(t, im->batch));
+    if (n > 0 && nchw && r == 3) {
+        s = (dnp_shape){pd[0], pd[1], pd[2]};
     } else if (n > 0) {
-        int64_t per = (n % im->batch == 0) ? n / im->batch : n;
-        int64_t c = t->rank >= 1 ? t->dims[t->rank - 1] : 1;
-        if (c <= 0 || per % c != 0)
-            c = per;
-        s = (dnp_shape){c, per / c, 1};
+        int64_t c = r >= 1 ? pd[r - 1] : 1;
+        s = (dnp_shape){c, n / c, 1};
     }
     if (a != NULL) {
-        int first = batched ? 1 : 0;
         a->out_rank = 0;
-        for (int i = first; i < t->rank && a->out_rank < DNP_MAX_RANK; i++)
-            a->out_dims[a->out_rank++] = t->dims[i];
+        for (int i = 0; i < r && a->out_rank < DNP_MAX_RANK; i++)
+            a->out_dims[a->out_rank++] = pd[i];
     }
     return s;
 }
@@ -267,8 +284,8 @@ static int set_out(importer *im, size_t k, const ot_tensor *val)
 
 /* Append an IR op for the current node producing activation `out` from
  * the activation inputs listed; binds output 0. */
-static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
-                ot_tensor *out, dnp_op_attrs *a)
+static int emit_view(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
+                     ot_tensor *out, dnp_op_attrs *a, int mode)
 {
     int small[16], *inputs = small; /* the heap only for a wide Concat */
     if (n_ins > 16 && (inputs = dnp_calloc((size_t)n_ins, sizeof *inputs)) == NULL) {
@@ -281,7 +298,7 @@ static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int
     if (a == NULL)
         a = &local;
     a->src_type = im->node->op_type;
-    dnp_shape s = view_of(im, out, a);
+    dnp_shape s = view_of(im, out, a, mode);
     char name[64];
     const char *nn = im->node->name;
     if (nn == NULL || nn[0] == '\0' || strlen(nn) >= sizeof name ||
@@ -299,6 +316,57 @@ static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int
     out->op = op;
     out->n_vals = 0;
     return set_out(im, 0, out);
+}
+
+static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
+                ot_tensor *out, dnp_op_attrs *a)
+{
+    return emit_view(im, kind, ins, n_ins, out, a, VIEW_AUTO);
+}
+
+/* Make the IR op that produces activation x show it in the view `mode`
+ * (a conv reads C x H x W, an FC at every position reads c = the
+ * contracted last axis): when the producer's view differs, a free reshape
+ * op re-views it, and x (and the table's entry) then refer to that op. */
+static int ensure_view(importer *im, ot_tensor *x, int mode)
+{
+    dnp_shape want = view_of(im, x, NULL, mode), have = dnp_graph_op(im->g, x->op)->out;
+    if (have.c == want.c && have.h == want.h && have.w == want.w)
+        return 0;
+    char name[64];
+    snprintf(name, sizeof name, "%s_view_%d", im->node->op_type, im->n_ops_named++);
+    dnp_op_attrs a = {0};
+    a.src_type = "Reshape";
+    view_of(im, x, &a, mode);
+    int op = dnp_graph_append(im->g, name, DNP_OP_RESHAPE, 1, &x->op, want, &a);
+    if (op < 0)
+        return node_fail(im, "%s", dnp_graph_error(im->g));
+    x->op = op;
+    ot_tensor *t = ot_find(&im->tab, x->name);
+    if (t != NULL && t->kind == OT_ACT)
+        t->op = op;
+    return 0;
+}
+
+/* A batch of 1 fixed in the file may have been squeezed away or be hard to
+ * place: an op that needs the batch alone on axis 0 takes a unit axis 0
+ * as the batch (exact, since one sample is the whole tensor).  Otherwise
+ * the batch must be alone on axis 0. */
+static int need_batch_first(importer *im, ot_tensor *x, const char *what)
+{
+    if (x->bax == 0 && ax_batch_alone(x, im->batch))
+        return 0;
+    if (im->batch == 1 && x->rank >= 1 && x->dims[0] == 1 && x->bax < 0) {
+        x->bax = 0, x->bstride = 1, x->role[0] = OT_ROLE_BATCH;
+        return 0;
+    }
+    if (x->bax < 0)
+        return node_fail(im, "%s needs the batch on axis 0; its input '%s' has no batch axis",
+                         what, qname(im, x->name));
+    return node_fail(im, "%s needs the batch alone on axis 0; its input '%s' has it %s axis %d",
+                     what, qname(im, x->name),
+                     ax_batch_alone(x, im->batch) ? "on" : "merged with another factor in",
+                     x->bax);
 }
 
 /* ---------------------------------------------------------------- */
@@ -355,6 +423,8 @@ static int window(importer *im, const ot_tensor *x, const int64_t *kernel, ot_te
             return node_fail(im, "pad %lld must be in 0 .. 2^40", (long long)pads[i]);
     *out = *x;
     out->dims[1] = out_c;
+    out->role[1] = OT_ROLE_CHANNEL;
+    out->role[2] = out->role[3] = OT_ROLE_SPATIAL;
     for (int i = 0; i < 2; i++) {
         out->dims[2 + i] =
             dim_out(x->dims[2 + i], kernel[i], strides[i], pads[i], pads[i + 2], dil[i], ceil_mode);
@@ -389,12 +459,13 @@ static int h_conv(importer *im)
     int64_t kernel[2] = {w.dims[2], w.dims[3]};
     attr_ints(im->node, "kernel_shape", kernel, 2);
     dnp_op_attrs a = {0};
-    if (window(im, &x, kernel, &out, &a, w.dims[0]) != 0)
+    if (need_batch_first(im, &x, "a convolution") != 0 ||
+        window(im, &x, kernel, &out, &a, w.dims[0]) != 0 || ensure_view(im, &x, VIEW_NCHW) != 0)
         return -1;
     a.groups = (int)group;
     a.bias = in_t(im, 2) != NULL;
     const ot_tensor *ins[1] = {&x};
-    return emit(im, DNP_OP_CONV, ins, 1, &out, &a);
+    return emit_view(im, DNP_OP_CONV, ins, 1, &out, &a, VIEW_NCHW);
 }
 
 static int h_pool(importer *im, dnp_op_kind kind, int global)
@@ -404,10 +475,16 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
         return -1;
     if (x.rank != 4)
         return node_fail(im, "expects a 4-D N x C x H x W input, got %d axes", x.rank);
+    if (x.kind != OT_ACT)
+        return node_fail(im, "pools a tensor that does not depend on the model's inputs");
+    if (need_batch_first(im, &x, "a pooling") != 0 || ensure_view(im, &x, VIEW_NCHW) != 0)
+        return -1;
     dnp_op_attrs a = {0};
     if (global) {
         out = x;
         out.dims[2] = out.dims[3] = 1;
+        out.role[1] = OT_ROLE_CHANNEL;
+        out.role[2] = out.role[3] = OT_ROLE_SPATIAL;
         if (x.dims[2] > INT32_MAX || x.dims[3] > INT32_MAX)
             return node_fail(im, "a global pool over %lldx%lld is too large",
                              (long long)x.dims[2], (long long)x.dims[3]);
@@ -421,7 +498,7 @@ static int h_pool(importer *im, dnp_op_kind kind, int global)
             return -1;
     }
     const ot_tensor *ins[1] = {&x};
-    return emit(im, kind, ins, 1, &out, &a);
+    return emit_view(im, kind, ins, 1, &out, &a, VIEW_NCHW);
 }
 
 /* Weight operand of a product as (K, N), from a 2-D parameter tensor. */
@@ -447,15 +524,21 @@ static int h_gemm(importer *im)
     if (k != a.dims[1])
         return node_fail(im, "inner dimensions %lld and %lld differ", (long long)a.dims[1],
                          (long long)k);
+    if (a.bax == 1)
+        return node_fail(im, "contracts over the batch axis of '%s'", qname(im, a.name));
     out = a;
     out.dims[1] = n;
+    out.role[1] = OT_ROLE_FEATURE;
     dnp_op_attrs at = {0};
     at.bias = in_t(im, 2) != NULL;
-    /* rows that are not the batch (e.g. sequence x batch flattened) are
-     * positions the same weight is applied at */
-    at.keep_positions = a.dims[0] != im->batch;
+    /* rows that are not the batch alone (e.g. sequence x batch flattened)
+     * are positions the same weight is applied at */
+    at.keep_positions = !(a.bax == 0 && ax_batch_alone(&a, im->batch)) &&
+                        !(a.bax < 0 && a.dims[0] == 1);
+    if (ensure_view(im, &a, VIEW_LAST) != 0)
+        return -1;
     const ot_tensor *ins[1] = {&a};
-    return emit(im, DNP_OP_FC, ins, 1, &out, &at);
+    return emit_view(im, DNP_OP_FC, ins, 1, &out, &at, VIEW_LAST);
 }
 
 static int h_matmul(importer *im)
@@ -476,6 +559,8 @@ static int h_matmul(importer *im)
     if (a.kind != OT_ACT)
         return node_fail(im, "a constant left operand times an activation is not supported");
     int64_t k = a.dims[a.rank - 1];
+    if (a.bax == a.rank - 1 || (b.kind == OT_ACT && b.rank >= 2 && b.bax == b.rank - 2))
+        return node_fail(im, "contracts over the batch axis");
     if (b.kind != OT_ACT) {
         /* activation x weight: an FC at every position (a 1x1 conv) */
         int64_t kk = 0, n = 0;
@@ -484,12 +569,17 @@ static int h_matmul(importer *im)
         if (kk != k)
             return node_fail(im, "inner dimensions %lld and %lld differ", (long long)k,
                              (long long)kk);
+        /* MACs = (output elements per sample) x K, whatever the layout:
+         * positions x K x n (graph.c), read through the c = last axis view */
         out = a;
         out.dims[out.rank - 1] = n;
+        out.role[out.rank - 1] = OT_ROLE_FEATURE;
         dnp_op_attrs at = {0};
         at.keep_positions = 1;
+        if (ensure_view(im, &a, VIEW_LAST) != 0)
+            return -1;
         const ot_tensor *ins[1] = {&a};
-        return emit(im, DNP_OP_FC, ins, 1, &out, &at);
+        return emit_view(im, DNP_OP_FC, ins, 1, &out, &at, VIEW_LAST);
     }
     /* activation x activation: batched product with broadcast batch axes */
     if (a.rank < 2 || b.rank < 2 || b.dims[b.rank - 2] != k)
@@ -501,9 +591,20 @@ static int h_matmul(importer *im)
     int r = ot_broadcast(&a_lead, &b_lead, out.dims);
     if (r < 0 || r + 2 > OT_MAX_RANK)
         return node_fail(im, "batch axes do not broadcast");
+    /* named axes: the broadcast leading axes, rows of a, columns of b */
+    a_lead.bax = a.bax < a.rank - 2 ? a.bax : -1;
+    b_lead.bax = b.bax < b.rank - 2 ? b.bax : -1;
+    out.rank = r;
+    ax_broadcast(&a_lead, &b_lead, &out);
     out.rank = r + 2;
     out.dims[r] = a.dims[a.rank - 2];
     out.dims[r + 1] = b.dims[b.rank - 1];
+    out.role[r] = a.role[a.rank - 2];
+    out.role[r + 1] = b.role[b.rank - 1];
+    if (out.bax < 0 && a.bax == a.rank - 2)
+        out.bax = r, out.bstride = a.bstride;
+    if (out.bax < 0 && b.bax == b.rank - 1)
+        out.bax = r + 1, out.bstride = b.bstride;
     dnp_op_attrs at = {0};
     at.contract = k;
     const ot_tensor *ins[2] = {&a, &b};
@@ -568,6 +669,7 @@ static int h_binary(importer *im)
             fold_binary(op, &a, &b, &out);
         return set_out(im, 0, &out);
     }
+    ax_broadcast(&a, &b, &out);
     dnp_op_attrs at = {0};
     if (a.kind == OT_ACT && b.kind == OT_ACT) {
         const ot_tensor *ins[2] = {&a, &b};
@@ -686,6 +788,10 @@ static int h_reshape(importer *im)
         return node_fail(im, "%lld elements cannot take a shape of %lld", (long long)n,
                          (long long)known);
     }
+    if (x.kind == OT_ACT && ax_reshape(&x, &out, im->batch) != 0)
+        return node_fail(im, "the batch (axis %d of '%s') does not fall inside one axis of the "
+                             "result: the reshape splits it",
+                         x.bax, qname(im, x.name));
     return move_op(im, &x, &out);
 }
 
@@ -698,12 +804,16 @@ static int h_transpose(importer *im)
     int k = attr_ints(im->node, "perm", perm, OT_MAX_RANK);
     out = x;
     out.n_vals = 0;
+    int src[OT_MAX_RANK], seen[OT_MAX_RANK] = {0};
     for (int i = 0; i < x.rank; i++) {
         int64_t p = k == x.rank ? perm[i] : x.rank - 1 - i;
-        if (p < 0 || p >= x.rank)
-            return node_fail(im, "perm entry %lld out of range", (long long)p);
+        if (p < 0 || p >= x.rank || seen[p]++)
+            return node_fail(im, "perm entry %lld out of range or repeated", (long long)p);
         out.dims[i] = x.dims[p];
+        src[i] = (int)p;
     }
+    if (x.kind == OT_ACT)
+        ax_remap(&x, src, &out);
     return move_op(im, &x, &out);
 }
 
@@ -741,9 +851,14 @@ static int h_squeeze(importer *im, int unsqueeze)
                 return node_fail(im, "axis %lld out of range or repeated", (long long)axes[i]);
             mark[ax] = 1;
         }
-        for (int i = 0, j = 0; i < r; i++)
+        int src[OT_MAX_RANK];
+        for (int i = 0, j = 0; i < r; i++) {
+            src[i] = mark[i] ? -1 : j;
             out.dims[i] = mark[i] ? 1 : x.dims[j++];
+        }
         out.rank = r;
+        if (x.kind == OT_ACT)
+            ax_remap(&x, src, &out);
     } else {
         for (int i = 0; i < n_axes; i++) {
             int ax = ot_axis(axes[i], x.rank);
@@ -751,10 +866,17 @@ static int h_squeeze(importer *im, int unsqueeze)
                 return node_fail(im, "axis %lld is not a unit axis", (long long)axes[i]);
             mark[ax] = 1;
         }
+        int src[OT_MAX_RANK];
         out.rank = 0;
         for (int i = 0; i < x.rank; i++)
-            if (!(n_axes == 0 ? x.dims[i] == 1 : mark[i]))
+            if (!(n_axes == 0 ? x.dims[i] == 1 : mark[i])) {
+                src[out.rank] = i;
                 out.dims[out.rank++] = x.dims[i];
+            }
+        /* only a batch of 1 can be squeezed away (then one sample is the
+         * whole tensor) */
+        if (x.kind == OT_ACT && ax_remap(&x, src, &out) != 0 && im->batch != 1)
+            return node_fail(im, "squeezes the batch axis away");
     }
     return move_op(im, &x, &out); /* values are kept: the element order does not change */
 }
@@ -778,6 +900,8 @@ static int h_flatten(importer *im)
     out.dims[1] = rest;
     if (x.kind != OT_ACT)
         return set_out(im, 0, &out);
+    if (ax_reshape(&x, &out, im->batch) != 0)
+        return node_fail(im, "the batch axis cannot be followed through the flatten");
     const ot_tensor *ins[1] = {&x};
     return emit(im, DNP_OP_FLATTEN, ins, 1, &out, NULL);
 }
@@ -826,6 +950,11 @@ static int h_concat(importer *im)
             out.n_vals += t->n_vals;
         }
         if (t->kind == OT_ACT) {
+            if (t->bax == ax) {
+                node_fail(im, "concatenates along the batch axis (%d of '%s')", ax,
+                          qname(im, t->name));
+                goto done;
+            }
             ins[n_act] = t;
             n_act++;
         }
@@ -836,6 +965,10 @@ static int h_concat(importer *im)
             out.n_vals = 0;
         rc = set_out(im, 0, &out);
     } else {
+        /* named axes of the first activation input */
+        memcpy(out.role, ins[0]->role, sizeof out.role);
+        out.bax = ins[0]->bax;
+        out.bstride = ins[0]->bstride;
         rc = emit(im, DNP_OP_CONCAT, ins, n_act, &out, NULL);
     }
 done:
@@ -867,6 +1000,12 @@ static int h_gather(importer *im)
         /* a table indexed by the data: an embedding */
         if (ax != 0 || data.rank != 2)
             return node_fail(im, "an embedding needs a 2-D table gathered on axis 0");
+        /* the ids' axes, then the table's feature axis */
+        int src[OT_MAX_RANK];
+        for (int i = 0; i < out.rank; i++)
+            src[i] = i < idx.rank ? i : -1;
+        ax_remap(&idx, src, &out);
+        out.role[out.rank - 1] = OT_ROLE_FEATURE;
         dnp_op_attrs at = {0};
         at.param_elems = ot_numel(&data);
         const ot_tensor *ins[1] = {&idx};
@@ -887,6 +1026,13 @@ static int h_gather(importer *im)
     }
     if (idx.kind == OT_ACT)
         return node_fail(im, "gathering an activation by an activation is not supported");
+    if (ax == data.bax)
+        return node_fail(im, "gathers along the batch axis (%d of '%s')", ax,
+                         qname(im, data.name));
+    int src[OT_MAX_RANK];
+    for (int i = 0, j = 0; i < out.rank; i++)
+        src[i] = i < ax ? i : (i < ax + idx.rank ? -1 : ax + 1 + j++);
+    ax_remap(&data, src, &out);
     return move_op(im, &data, &out);
 }
 
@@ -943,6 +1089,8 @@ static int h_slice(importer *im)
         }
         if (a == 0)
             first = s, step0 = steps[i];
+        if (x.kind == OT_ACT && a == x.bax && out.dims[a] != d)
+            return node_fail(im, "slices the batch axis (%d of '%s')", a, qname(im, x.name));
     }
     if (ot_numel(&out) <= 0)
         return node_fail(im, "the slice is empty");
@@ -980,6 +1128,8 @@ static int h_split(importer *im)
     }
     if ((size_t)k != n->n_output)
         return node_fail(im, "%d parts for %zu outputs", k, n->n_output);
+    if (x.kind == OT_ACT && ax == x.bax)
+        return node_fail(im, "splits the batch axis (%d of '%s')", ax, qname(im, x.name));
     for (int i = 0; i < k; i++) {
         ot_tensor out = x;
         out.dims[ax] = parts[i];
@@ -993,7 +1143,7 @@ static int h_split(importer *im)
         }
         /* one data-movement op per output */
         int op = dnp_graph_append(im->g, n->output[i], DNP_OP_RESHAPE, 1, &x.op,
-                                  view_of(im, &out, NULL), NULL);
+                                  view_of(im, &out, NULL, VIEW_AUTO), NULL);
         if (op < 0)
             return node_fail(im, "%s", dnp_graph_error(im->g));
         out.kind = OT_ACT;
@@ -1024,6 +1174,8 @@ static int h_pad(importer *im)
             return node_fail(im, "padding axis %d overflows", i);
         if (out.dims[i] <= 0)
             return node_fail(im, "padding removes axis %d", i);
+        if (x.kind == OT_ACT && i == x.bax && out.dims[i] != x.dims[i])
+            return node_fail(im, "pads the batch axis (%d of '%s')", i, qname(im, x.name));
     }
     return move_op(im, &x, &out);
 }
@@ -1047,15 +1199,20 @@ static int h_reduce(importer *im)
     out = x;
     out.rank = 0;
     out.n_vals = 0;
+    int src[OT_MAX_RANK];
     for (int i = 0; i < x.rank; i++) {
         int reduced = n_axes == 0 || mark[i];
-        if (!reduced)
-            out.dims[out.rank++] = x.dims[i];
-        else if (keep)
-            out.dims[out.rank++] = 1;
+        if (x.kind == OT_ACT && reduced && i == x.bax && x.dims[i] > 1)
+            return node_fail(im, "reduces over the batch axis (%d of '%s')", i,
+                             qname(im, x.name));
+        if (!reduced || keep) {
+            src[out.rank] = i; /* a kept reduced axis keeps its name */
+            out.dims[out.rank++] = reduced ? 1 : x.dims[i];
+        }
     }
     if (x.kind != OT_ACT)
         return set_out(im, 0, &out);
+    ax_remap(&x, src, &out);
     const ot_tensor *ins[1] = {&x};
     return emit(im, DNP_OP_REDUCE, ins, 1, &out, NULL);
 }
@@ -1280,8 +1437,28 @@ static int import_node(importer *im)
 /* Graph inputs                                                      */
 /* ---------------------------------------------------------------- */
 
+/* Is a symbolic dimension's name one of a batch ("batch", "batch_size",
+ * "N", "B", "bs"; case-insensitive, "batch" anywhere in it)? */
+static int names_batch(const char *p)
+{
+    if (p == NULL)
+        return 0;
+    char low[64];
+    size_t n = 0;
+    for (; p[n] != '\0' && n < sizeof low - 1; n++)
+        low[n] = (char)(p[n] >= 'A' && p[n] <= 'Z' ? p[n] - 'A' + 'a' : p[n]);
+    low[n] = '\0';
+    return strstr(low, "batch") != NULL || strcmp(low, "n") == 0 || strcmp(low, "b") == 0 ||
+           strcmp(low, "bs") == 0;
+}
+
+/* The shape of graph input v into t (-1 for a symbolic dimension), whether
+ * any dimension is symbolic, whether it holds integers, and its batch axis
+ * (docs/onnx.md, "Axes"): the symbolic dimension named like a batch, else
+ * the only symbolic dimension, else axis 0 (-1 for a scalar); -2 when
+ * several are symbolic and none is named like a batch. */
 static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tensor *t,
-                            int *symbolic, int *is_int)
+                            int *symbolic, int *is_int, int *bax)
 {
     *symbolic = 0;
     *is_int = 0;
@@ -1307,9 +1484,22 @@ static int value_info_shape(importer *im, const Onnx__ValueInfoProto *v, ot_tens
             t->dims[i] = d->dim_value;
         } else {
             t->dims[i] = -1;
-            *symbolic = 1;
+            *symbolic += 1;
         }
     }
+    int named = -1, first_sym = -1;
+    for (int i = 0; i < t->rank; i++)
+        if (t->dims[i] < 0) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            if (first_sym < 0)
+                first_sym = i;
+            if (named < 0 && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                names_batch(d->dim_param))
+                named = i;
+        }
+    *bax = named >= 0 ? named : (first_sym >= 0 ? first_sym : (t->rank >= 1 ? 0 : -1));
+    if (named < 0 && *symbolic > 1)
+        *bax = -2;
     return 0;
 }
 
@@ -1333,8 +1523,8 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
             if (v->name == NULL || ot_find(&im->tab, v->name) != NULL)
                 continue;
             ot_tensor t = {0};
-            int symbolic, is_int;
-            if (value_info_shape(im, v, &t, &symbolic, &is_int) != 0)
+            int symbolic, is_int, bax;
+            if (value_info_shape(im, v, &t, &symbolic, &is_int, &bax) != 0)
                 return -1;
             int data = has_inits || is_int || symbolic || (pass == 1 && !data_found);
             if (!data && pass == 0)
@@ -1352,21 +1542,31 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                                          qname(im, v->name));
                 continue;
             }
+            if (bax == -2)
+                return node_fail(im, "data input '%s' has %d symbolic axes and none is named like "
+                                     "a batch ('batch', 'N'): only the batch axis may be symbolic",
+                                 qname(im, v->name), symbolic);
             if (!data_found) {
-                im->batch = (slot->rank >= 1 && slot->dims[0] > 0) ? slot->dims[0] : 1;
-                im->batch_symbolic = slot->rank >= 1 && slot->dims[0] <= 0;
+                im->batch_symbolic = bax >= 0 && slot->dims[bax] <= 0;
+                im->batch = bax < 0 ? 1 : (im->batch_symbolic ? SYMBOLIC_BATCH : slot->dims[bax]);
                 data_found = 1;
             }
             for (int k = 0; k < slot->rank; k++)
                 if (slot->dims[k] < 0) {
-                    if (k > 0)
+                    if (k != bax)
                         return node_fail(im, "data input '%s' has a symbolic axis %d: only the "
                                              "batch axis may be symbolic",
                                          qname(im, v->name), k);
                     slot->dims[k] = im->batch;
                 }
+            if (bax >= 0 && slot->dims[bax] != im->batch)
+                return node_fail(im, "data input '%s' has %lld on its batch axis %d, the first "
+                                     "data input a batch of %lld",
+                                 qname(im, v->name), (long long)slot->dims[bax], bax,
+                                 (long long)im->batch);
+            ax_input(slot, bax, is_int);
             dnp_op_attrs a = {0};
-            dnp_shape s = view_of(im, slot, &a);
+            dnp_shape s = view_of(im, slot, &a, VIEW_AUTO);
             int op = dnp_graph_input(im->g, v->name, s.c, s.h, s.w);
             if (op < 0)
                 return node_fail(im, "%s", dnp_graph_error(im->g));

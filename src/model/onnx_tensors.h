@@ -21,6 +21,19 @@ typedef enum {
     OT_CONST  /* a constant (Constant node, integer initializer, shape arithmetic) */
 } ot_kind;
 
+/* What an axis of an activation means (docs/onnx.md, "Axes"), tracked by
+ * src/model/onnx_axes.c.  OT_ROLE_NONE: not inferable (an inserted unit
+ * axis, a mix). */
+typedef enum {
+    OT_ROLE_NONE = 0,
+    OT_ROLE_BATCH,    /* the batch itself (the axis is exactly the batch) */
+    OT_ROLE_CHANNEL,  /* channels of an image (C of NCHW / NHWC) */
+    OT_ROLE_SPATIAL,  /* height or width of an image */
+    OT_ROLE_SEQUENCE, /* positions of a sequence */
+    OT_ROLE_FEATURE,  /* features a layer contracts or produces */
+    OT_ROLE_HEAD      /* attention heads (the outer piece of a split feature axis) */
+} ot_role;
+
 typedef struct {
     const char *name; /* borrowed from the protobuf message */
     ot_kind kind;
@@ -31,6 +44,15 @@ typedef struct {
     int64_t vals[OT_MAX_VALUES];
     int has_f;        /* a known floating-point scalar */
     double f;
+    /* OT_ACT only: named axes and where the batch is.  Axis `bax` holds
+     * the batch, alone (dims[bax] == the batch, role OT_ROLE_BATCH) or as
+     * a factor of a merged axis (e.g. sequence x batch), where it has
+     * stride `bstride` inside the axis and role[bax] names the other
+     * factor.  bax = -1: no batch axis (a rank-0 data input, or a batch of
+     * 1 squeezed away); the whole tensor is then one sample. */
+    signed char role[OT_MAX_RANK];
+    int bax;
+    int64_t bstride;
 } ot_tensor;
 
 typedef struct {

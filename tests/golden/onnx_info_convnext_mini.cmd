@@ -1,0 +1,1 @@
+dnnpar info tests/data/convnext_mini.onnx

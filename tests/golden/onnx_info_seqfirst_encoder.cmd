@@ -1,0 +1,1 @@
+dnnpar info tests/data/seqfirst_encoder.onnx | head -n 30
