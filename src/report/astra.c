@@ -146,9 +146,11 @@ static int popcount_u(unsigned x)
  * at least one network dimension (ties: DATA, MODEL, HYBRID_DATA_MODEL,
  * HYBRID_MODEL_DATA); -1 if the layer has no collective (any policy
  * runs it).  O(1). */
-static int choose_policy(const record *r, int levels)
+static int choose_policy(const record *r, int levels, int depth)
 {
     unsigned all = levels > 0 ? (levels >= 32 ? ~0u : (1u << levels) - 1u) : 0u;
+    /* Levels below a shallower leaf do not exist for its device. */
+    unsigned own = depth > 0 ? (depth >= 32 ? ~0u : (1u << depth) - 1u) : 0u;
     unsigned data = r->need_mask[PH_WG];
     unsigned model = r->need_mask[PH_FWD] | r->need_mask[PH_IG];
     if (data == 0u && model == 0u)
@@ -159,7 +161,9 @@ static int choose_policy(const record *r, int levels)
         unsigned m = all & ~d;
         if ((data != 0u && d == 0u) || (model != 0u && m == 0u))
             continue;
-        int miss = popcount_u((d ^ data) & all);
+        if ((data != 0u && (d & own) == 0u) || (model != 0u && (m & own) == 0u))
+            continue;
+        int miss = popcount_u((d ^ data) & own);
         if (miss < best_miss) {
             best_miss = miss;
             best = pol;
@@ -210,11 +214,12 @@ static void put_levels(rbuf *b, unsigned mask)
 /* Append the note of each collective of r: bytes, the plan's levels and,
  * if ASTRA-sim's policy runs it over other levels, which.  Returns 1 if
  * any collective is approximated. */
-static int put_collective_notes(rbuf *b, const record *r, int levels)
+static int put_collective_notes(rbuf *b, const record *r, int levels, int depth)
 {
     unsigned all = levels > 0 ? (levels >= 32 ? ~0u : (1u << levels) - 1u) : 0u;
+    unsigned own = depth > 0 ? (depth >= 32 ? ~0u : (1u << depth) - 1u) : 0u;
     unsigned data = policy_data_levels(r->policy, levels);
-    unsigned runs[3] = {all & ~data, all & ~data, data};
+    unsigned runs[3] = {all & ~data & own, all & ~data & own, data & own};
     int approx = 0, any = 0;
     for (int ph = 0; ph < 3; ph++) {
         long long bytes = llround(r->comm_bytes[ph]);
@@ -262,7 +267,7 @@ static int put_layer_note(rbuf *b, const dnp_plan *p, const dnp_graph *g, const 
     if (l->depth == 0)
         rbuf_puts(b, " - (a single device)");
     rbuf_printf(b, "; %s", policy_names[r->policy]);
-    int approx = put_collective_notes(b, r, levels);
+    int approx = put_collective_notes(b, r, levels, l->depth);
     rbuf_puts(b, "\n");
     return approx;
 }
@@ -336,8 +341,10 @@ static int put_network_notes(rbuf *b, const dnp_plan *p, const dnp_cluster *cl, 
         int64_t nd[2] = {0, 0};
         int one[2];
         double bw_bps = 0.0;
-        if (report_level_split(p, cl, k, 0u, nd, one) == 0)
-            bw_bps = level_link_bps(cl, nd[0] + nd[1]);
+        /* The first path that reaches level k (path 0 may end above it). */
+        for (int j = 0; j < n_leaves && bw_bps == 0.0; j++)
+            if (lv[j].depth > k && report_level_split(p, cl, k, lv[j].bits, nd, one) == 0)
+                bw_bps = level_link_bps(cl, nd[0] + nd[1]);
         /* ASTRA-sim's analytical backend reads GiB/s (main.cc: x 2^30 / 1e9
          * to B/ns). */
         rbuf_printf(b, " %.6g", bw_bps / 1073741824.0);
@@ -346,7 +353,13 @@ static int put_network_notes(rbuf *b, const dnp_plan *p, const dnp_cluster *cl, 
     for (int i = 0; i < n_leaves; i++) {
         const leaf *l = &lv[i];
         for (int k = 0; k < l->depth; k++) {
-            if (((l->bits >> k) & ((1u << k) - 1u)) != 0u)
+            /* The group split at level k is named by the path's first k
+             * branches: report it for the first leaf under it only. */
+            unsigned prefix = l->bits & ((1u << k) - 1u);
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = lv[j].depth > k && (lv[j].bits & ((1u << k) - 1u)) == prefix;
+            if (seen)
                 continue;
             int64_t nd[2];
             int one[2];
@@ -442,7 +455,7 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
             r->compute_s[PH_WG] = t * (c.grad_flop / flop);
         }
         layer_collectives(p, &c, bpe, r, &leaves[r->leaf]);
-        r->policy = choose_policy(r, levels);
+        r->policy = choose_policy(r, levels, leaves[r->leaf].depth);
     }
     /* Layers without a collective take the first policy of a layer with
      * one (any policy runs them the same), so that a uniform plan keeps one
