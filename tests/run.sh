@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the unit tests, the golden CLI tests, the determinism test
-# (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the install test (tests/install/run.sh) and the
+# (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the ASTRA-sim run
+# (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the install test (tests/install/run.sh) and the
 # docs checks (tests/docs/check.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
 #
@@ -125,6 +126,17 @@ if [ -n "$line" ]; then
     failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 else
     echo "torch test crashed"; failed=$((failed + 1))
+fi
+# ASTRA-sim 1.0 runs every zoo model's astra export (tests/astra/run.sh;
+# skipped, with the reason printed, unless ASTRA_SIM_BIN names its binary).
+astra_out=$(bash tests/astra/run.sh "$bdir" 2>&1)
+printf '%s\n' "$astra_out"
+line=$(printf '%s\n' "$astra_out" | grep '^astra: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^astra: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "astra test crashed"; failed=$((failed + 1))
 fi
 # Exit statuses: 2 for input problems, 1 for runtime failures (tests/exitcodes.sh).
 ec_out=$(bash tests/exitcodes.sh "$bdir" 2>&1)

@@ -311,6 +311,11 @@ static void astra_totals(const char *text, int n_expect, double *compute_ns, dou
                          &sz[2], &upd, par);
         CHECK_EQ_INT(got, customized ? 13 : 12);
         CHECK_EQ_INT(reserved, -1);
+        /* ASTRA-sim's event queue rejects a delay of 0 (EventQueue.cc). */
+        CHECK_EQ_INT(upd, 1);
+        if (customized)
+            CHECK(strcmp(par, "DATA") == 0 || strcmp(par, "MODEL") == 0 ||
+                  strcmp(par, "HYBRID_DATA_MODEL") == 0 || strcmp(par, "HYBRID_MODEL_DATA") == 0);
         for (int ph = 0; ph < 3; ph++) {
             CHECK(strcmp(ty[ph], sz[ph] > 0 ? "ALLREDUCE" : "NONE") == 0);
             compute_ns[ph] += (double)c[ph];
@@ -332,8 +337,32 @@ TEST(report_export_astra)
     dnp_graph *g;
     dnp_cluster cl;
     dnp_plan_options opt;
-    /* Data parallel on 4 devices: each layer's weight gradient is
-     * exchanged at both levels, A(W) bytes each; compute matches the plan. */
+    /* Data parallel on 4 and 8 devices (2 and 3 levels): each layer's
+     * weight gradient is one all-reduce of A(W) over all replicas, whatever
+     * the number of levels; compute matches the plan. */
+    static const char *const dp_specs[2] = {"4xtpu-v3", "8xtpu-v3"};
+    for (int s = 0; s < 2; s++) {
+        dnp_plan *q = make_plan("alexnet", dp_specs[s], DNP_SCHEME_DP, 512, &g, &cl, &opt);
+        char *u = q ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, q) : NULL;
+        if (u != NULL) {
+            double c[3], b[3];
+            astra_totals(u, 8, c, b);
+            double wbytes = 0.0;
+            for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+                dnp_op_cost oc;
+                dnp_op_cost_get(g, i, 512, &oc);
+                wbytes += (double)oc.weight_elems * 2 /* bfloat16 */;
+            }
+            CHECK_NEAR(b[2], wbytes, 1e-12, 8);
+            CHECK_EQ_INT(b[0] + b[1], 0);
+            /* conv1: A(W) = 64 x 3 x 11 x 11 weights (Table 4 counts no biases), bfloat16. */
+            CHECK(strstr(u, "\nconv1 -1 ") != NULL &&
+                  strstr(strstr(u, "\nconv1 -1 "), " ALLREDUCE 46464 1\n") != NULL);
+        }
+        dnp_free(u);
+        dnp_plan_free(q);
+        dnp_graph_free(g);
+    }
     dnp_plan *p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_DP, 512, &g, &cl, &opt);
     char *t = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
@@ -343,7 +372,7 @@ TEST(report_export_astra)
         for (int i = 0; i < dnp_graph_n_ops(g); i++) {
             dnp_op_cost oc;
             dnp_op_cost_get(g, i, 512, &oc);
-            wbytes += 2.0 * (double)oc.weight_elems * 2 /* bfloat16 */;
+            wbytes += (double)oc.weight_elems * 2 /* bfloat16 */;
         }
         for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
             double cs, ms;
@@ -378,6 +407,46 @@ TEST(report_export_astra)
         CHECK(strstr(t, "busiest") == NULL);
         CHECK(strncmp(t, "HYBRID_CUSTOMIZED\n", 18) == 0);
         CHECK(strstr(t, "(second group at h0)") != NULL);
+    }
+    dnp_free(t);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    /* AccPar on 4 devices, fc6 (9216 -> 4096, batch 512) Type-II at h0 and
+     * Type-III at h1, worked by hand: each device holds half the inputs
+     * (h0) and half the outputs (h1).  Forward: the output partial sums
+     * 512 x 4096 x 1/2 x 2 B = 2,097,152 B; input gradient: the input-error
+     * partial sums 512 x 9216 x 1/2 x 2 B = 4,718,592 B; no weight
+     * gradient all-reduce (no Type-I level), so the policy is MODEL. */
+    p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_ACCPAR, 512, &g, &cl, &opt);
+    t = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    if (t != NULL) {
+        int v = -1;
+        for (int i = 0; i < dnp_plan_n_nodes(p); i++)
+            if (strcmp(dnp_plan_node_name(p, i), "fc6") == 0)
+                v = i;
+        CHECK(v >= 0);
+        if (v >= 0) {
+            CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v), DNP_TYPE_II);
+            CHECK_EQ_INT(dnp_plan_type(p, 1, 0, v), DNP_TYPE_III);
+        }
+        const char *fc6 = strstr(t, "\nfc6 -1 ");
+        CHECK(fc6 != NULL);
+        if (fc6 != NULL) {
+            long long c[3], sz[3], upd;
+            char ty[3][32], par[32];
+            CHECK_EQ_INT(sscanf(fc6, " fc6 -1 %lld %31s %lld %lld %31s %lld %lld %31s %lld %lld %31s",
+                                &c[0], ty[0], &sz[0], &c[1], ty[1], &sz[1], &c[2], ty[2], &sz[2],
+                                &upd, par),
+                         11);
+            CHECK_EQ_INT(sz[0], 2097152);
+            CHECK_EQ_INT(sz[1], 4718592);
+            CHECK_EQ_INT(sz[2], 0);
+            CHECK(strcmp(par, "MODEL") == 0);
+        }
+        /* Types II and III on different levels: ASTRA-sim's MODEL runs both
+         * over every level, which the notes flag. */
+        CHECK(strstr(t, "forward ALLREDUCE 2097152 B over h0 (APPROXIMATED: ASTRA-sim runs it "
+                        "over h0 h1)") != NULL);
     }
     dnp_free(t);
     dnp_plan_free(p);
