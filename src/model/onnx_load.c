@@ -1523,7 +1523,7 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
             if (v->name == NULL || ot_find(&im->tab, v->name) != NULL)
                 continue;
             ot_tensor t = {0};
-            int symbolic, is_int, bax;
+            int symbolic = 0, is_int = 0, bax = -1;
             if (value_info_shape(im, v, &t, &symbolic, &is_int, &bax) != 0)
                 return -1;
             int data = has_inits || is_int || symbolic || (pass == 1 && !data_found);
