@@ -217,7 +217,10 @@ uninstall:
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
 	rm -rf $(DESTDIR)$(DATADIR)/dnnpar/python
 
-test: deps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
+# The release build (make run's) is built too: -O2 enables warnings
+# (-Wmaybe-uninitialized) the test build's flags do not, and -Werror must
+# hold for both.
+test: deps all $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
       $(call INSTALL_FILES,$(TB))
 	@bash tests/run.sh $(TB)
 
