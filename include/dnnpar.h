@@ -773,6 +773,10 @@ typedef struct {
     int interleave;          /* model chunks per pipeline rank (1: 1F1B, > 1: interleaved) */
     dnp_recompute recompute;
     int seq_par;             /* 1: sequence parallelism */
+    int zero;                /* ZeRO stage over the data-parallel group (Rajbhandari et al.
+                              * 2020): 0 none, 1 optimizer state, 2 + gradients, 3 + weights */
+    int gpipe;               /* 1: GPipe's schedule (every forward, then every backward;
+                              * Huang et al. 2019), 0: 1F1B / interleaved */
     /* Transformer layers per pipeline stage (uneven stages, 1F1B only):
      * n_stage_layers = 0 splits the layers evenly; otherwise it equals pp,
      * every entry is >= 1 and they sum to the model's layers. */
@@ -784,9 +788,10 @@ typedef struct {
  * parallelism.  O(1). */
 void dnp_config3d_defaults(dnp_config3d *c);
 /* Parse "tp=8,pp=8,dp=1,microbatch=1,interleave=3,recompute=selective,
- * seq_par=1,layers=14:18:18:14" (any subset, any order; the rest default;
- * `layers` lists the layers of each pipeline stage, separated by ':').
- * DNP_ERR_INPUT naming the bad item.  O(length). */
+ * seq_par=1,zero=1,schedule=1f1b,layers=14:18:18:14" (any subset, any
+ * order; the rest default; `layers` lists the layers of each pipeline
+ * stage, separated by ':'; schedule is 1f1b or gpipe).  DNP_ERR_INPUT
+ * naming the bad item.  O(length). */
 dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *err);
 
 typedef struct {

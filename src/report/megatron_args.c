@@ -61,6 +61,13 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                       dnp_graph_name(g));
         return DNP_ERR_INPUT;
     }
+    if (cfg->zero >= 2 || cfg->gpipe) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "--format megatron: Megatron-LM has no %s (ZeRO-1 maps to "
+                      "--use-distributed-optimizer; use DeepSpeed or FSDP for ZeRO-2/3)",
+                      cfg->gpipe ? "GPipe schedule" : "ZeRO-2/3 option in this export");
+        return DNP_ERR_INPUT;
+    }
     rbuf b;
     rbuf_init(&b);
     char spec[256];
@@ -119,6 +126,8 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
     }
     if (cfg->seq_par)
         rbuf_puts(&b, "--sequence-parallel\n");
+    if (cfg->zero == 1) /* optimizer state sharded over data parallelism */
+        rbuf_puts(&b, "--use-distributed-optimizer\n");
     rbuf_printf(&b, "--micro-batch-size %lld\n--global-batch-size %lld\n",
                 (long long)cfg->microbatch, (long long)batch);
     if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)

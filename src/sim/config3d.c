@@ -91,6 +91,13 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                     break;
                 q = e + 1;
             }
+        } else if (strcmp(key, "schedule") == 0) {
+            if (strcmp(val, "1f1b") != 0 && strcmp(val, "gpipe") != 0) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "config '%s': schedule '%s' (known: 1f1b, gpipe)", text, val);
+                return DNP_ERR_INPUT;
+            }
+            c.gpipe = strcmp(val, "gpipe") == 0;
         } else if (strcmp(key, "recompute") == 0) {
             int r = dnp_recompute_from_name(val);
             if (r < 0) {
@@ -116,11 +123,14 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                 c.interleave = (int)v;
             else if (strcmp(key, "seq_par") == 0 && ok && v <= 1)
                 c.seq_par = (int)v;
+            else if (strcmp(key, "zero") == 0 && ok && v <= 3)
+                c.zero = (int)v;
             else {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "config '%s': bad item '%s=%s' (keys: tp, pp, dp, microbatch, "
-                              "interleave: integers >= 1; seq_par: 0 or 1; recompute: none, "
-                              "selective, full; layers: per-stage counts as 14:18:18:14)",
+                              "interleave: integers >= 1; seq_par: 0 or 1; zero: 0 to 3; "
+                              "recompute: none, selective, full; schedule: 1f1b, gpipe; "
+                              "layers: per-stage counts as 14:18:18:14)",
                               text, key, val);
                 return DNP_ERR_INPUT;
             }
@@ -231,17 +241,20 @@ static void unit_of(int k, int fwd, int p, int v, unit *u)
     u->mb = (k / (p * v)) * p + k % p;
 }
 
-/* Warm-up forwards of rank s (above), at most every unit. */
-static int64_t warmup_units(int s, int p, int v, int64_t m)
+/* Warm-up forwards of rank s (above), at most every unit; GPipe runs
+ * every forward before the first backward (Huang et al., "GPipe", 2019). */
+static int64_t warmup_units(int s, int p, int v, int64_t m, int gpipe)
 {
     int64_t warm = v == 1 ? p - s - 1 : 2 * (int64_t)(p - s - 1) + (int64_t)(v - 1) * p;
+    if (gpipe)
+        warm = m * v;
     return warm < m * v ? warm : m * v;
 }
 
-static int rank_schedule(int s, int p, int v, int m, unit *out)
+static int rank_schedule(int s, int p, int v, int m, int gpipe, unit *out)
 {
     int total = m * v;
-    int warm = (int)warmup_units(s, p, v, m);
+    int warm = (int)warmup_units(s, p, v, m, gpipe);
     int n = 0, f = 0, b = 0;
     for (; f < warm; f++)
         unit_of(f, 1, p, v, &out[n++]);
@@ -381,6 +394,10 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       v != 1 ? ", and uneven stages need interleave 1" : "");
         return DNP_ERR_INPUT;
     }
+    if (cfg->gpipe && v != 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config: the GPipe schedule needs interleave 1");
+        return DNP_ERR_INPUT;
+    }
     x->m = m64;
     /* stages onto device types: stage s holds ranks [s t dp, (s+1) t dp) */
     const int64_t width = (int64_t)t * cfg->dp;
@@ -409,7 +426,13 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         const dnp_device_type *d = &cl->types[i];
         T->d = d;
         perf_rates_get(d, opt->precision, &T->r);
-        T->r.pace = opt->no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, (double)cl->counts[i]);
+        if (cache != NULL && cache->valid)
+            T->r.pace = cache->pace[i]; /* the quadrature is most of a candidate's cost */
+        else
+            T->r.pace =
+                opt->no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, (double)cl->counts[i]);
+        if (cache != NULL)
+            cache->pace[i] = T->r.pace;
         if (T->r.pace > x->pace_max)
             x->pace_max = T->r.pace;
         x->peak_total_flops += (double)cl->counts[i] * T->r.peak_flops;
@@ -461,17 +484,67 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         else
             T->act_layer_bytes = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
                                               : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
-        /* Megatron-LM's --fp16 / --bf16 train in mixed precision: fp32
-         * master weights, gradients and optimizer state beside the 16-bit
-         * copy (Micikevicius et al., "Mixed Precision Training", ICLR 2018;
-         * Megatron-LM megatron/core/optimizer), i.e. the amp accounting of
-         * docs/device-model.md: 18 bytes per parameter under Adam */
+        /* Megatron-LM's --fp16 / --bf16 train in mixed precision: the
+         * optimizer updates fp32 master weights and state beside the 16-bit
+         * copy (Micikevicius et al., "Mixed Precision Training", ICLR 2018),
+         * so its update moves the amp traffic of docs/device-model.md */
         T->r_state = T->r;
         if (T->r.master_bytes < 4.0) {
             perf_rates_get(d, DNP_PREC_AMP, &T->r_state);
             T->r_state.pace = T->r.pace;
         }
-        T->bytes_per_param = perf_bytes_per_param(opt->optimizer, &T->r_state);
+        /* bytes per parameter in three classes, as Megatron-LM keeps them
+         * (docs/source/distrib_optimizer.md, "Data flow"): the weights the
+         * kernels read W, the gradient buffer the all-reduce moves G, and
+         * the optimizer's own O (the fp32 master, an fp32 gradient copy
+         * under fp16, the state tensors): fp16 2 + 2 + 16 = 20, bf16
+         * 2 + 4 + 12 = 18 (gradients accumulated and reduced in fp32),
+         * fp32 4 + 4 + 8 = 16 under Adam.  ZeRO shards them over the
+         * data-parallel group by stage (Rajbhandari et al., "ZeRO", SC'20,
+         * section 5: P_os, P_os+g, P_os+g+p; stage 1 is Megatron's
+         * distributed optimizer, 4 + 16/d and 6 + 12/d bytes) */
+        perf_rates r32;
+        perf_rates_get(d, DNP_PREC_FP32, &r32);
+        double n_state = (perf_bytes_per_param(opt->optimizer, &r32) - 8.0) / 4.0;
+        int fp16 = opt->precision == DNP_PREC_FP16 || opt->precision == DNP_PREC_AMP ||
+                   (opt->precision == DNP_PREC_DEFAULT && strcmp(d->dtype, "fp16") == 0);
+        double own;
+        if (T->r.master_bytes < 4) { /* a 16-bit training precision: mixed */
+            T->weight_bytes_pp = 2.0;
+            T->grad_bytes_pp = fp16 ? 2.0 : 4.0;
+            own = 4.0 + (fp16 ? 4.0 : 0.0) + 4.0 * n_state;
+        } else {
+            T->weight_bytes_pp = 4.0;
+            T->grad_bytes_pp = 4.0;
+            own = 4.0 * n_state;
+        }
+        double dpn = (double)cfg->dp;
+        T->bytes_per_param = T->weight_bytes_pp + T->grad_bytes_pp + own;
+        if (cfg->zero == 1)
+            T->bytes_per_param = T->weight_bytes_pp + T->grad_bytes_pp + own / dpn;
+        else if (cfg->zero == 2)
+            T->bytes_per_param = T->weight_bytes_pp + (T->grad_bytes_pp + own) / dpn;
+        else if (cfg->zero == 3)
+            T->bytes_per_param = (T->weight_bytes_pp + T->grad_bytes_pp + own) / dpn;
+        /* ZeRO-2 reduce-scatters each layer's gradients as its backward
+         * produces them (every micro-batch), ZeRO-3 also all-gathers each
+         * layer's weights before its forward and its backward; both are
+         * prefetched / bucketed so that they overlap the layer's compute
+         * (DeepSpeed overlap_comm, FSDP backward prefetch): a layer takes
+         * the longer of its compute and its traffic */
+        int64_t dpg_nodes, dpg_members;
+        group_shape(cfg->dp, t, T->per_node, &dpg_nodes, &dpg_members);
+        if (cfg->zero >= 2 && cfg->dp > 1) {
+            double rs = coll_s(DNP_COLL_REDUCE_SCATTER, dpg_nodes, dpg_members, d,
+                               T->lay.params * T->grad_bytes_pp);
+            double ag = cfg->zero == 3 ? coll_s(DNP_COLL_ALLGATHER, dpg_nodes, dpg_members, d,
+                                                T->lay.params * T->weight_bytes_pp)
+                                       : 0.0;
+            T->zero_layer_f_s = ag;
+            T->zero_layer_b_s = ag + rs;
+            T->layer_f_s = fmax(T->layer_f_s, T->zero_layer_f_s);
+            T->layer_b_s = fmax(T->layer_b_s, T->zero_layer_b_s);
+        }
         T->capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
     }
     if (cache != NULL)
@@ -513,7 +586,7 @@ static double stage_params(const c3_ctx *x, int s, int n)
  * Korthikanti's p (1 + (p - 1) / (p v)) layers' worth, section 4.2.3). */
 static double chunks_in_flight(const c3_ctx *x, int s)
 {
-    int64_t w = warmup_units(s, x->cfg.pp, x->cfg.interleave, x->m) + 1;
+    int64_t w = warmup_units(s, x->cfg.pp, x->cfg.interleave, x->m, x->cfg.gpipe) + 1;
     int64_t all = x->m * x->cfg.interleave;
     return (double)(w < all ? w : all);
 }
@@ -661,10 +734,38 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         /* the gradient all-reduce over the stage's data-parallel group and
          * the optimizer step of its parameters */
         double params = stage_params(x, s, layers[s]);
-        int64_t dp_nodes, dp_members;
-        group_shape(cfg->dp, t, T->per_node, &dp_nodes, &dp_members);
-        dp_s[s] = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, T->d, params * T->r.grad_bytes);
-        opt_s[s] = perf_optimizer_time_s(params, x->optimizer, &T->r_state);
+        if (s > 0 && x->stage_type[s] == x->stage_type[s - 1] &&
+            params == stage_params(x, s - 1, layers[s - 1])) {
+            /* the same type and parameters as the previous stage: the same
+             * end of step (most stages; saves the collective estimates) */
+            dp_s[s] = dp_s[s - 1];
+            opt_s[s] = opt_s[s - 1];
+        } else {
+            int64_t dp_nodes, dp_members;
+            group_shape(cfg->dp, t, T->per_node, &dp_nodes, &dp_members);
+        /* without ZeRO one all-reduce of the gradients; ZeRO-1 reduce-
+         * scatters them and all-gathers the updated weights (the same
+         * volume; Megatron-LM's distributed optimizer); ZeRO-2 has
+         * reduce-scattered them layer by layer already, ZeRO-3 also needs
+         * no weights gathered (ZeRO section 7); with ZeRO each rank updates
+         * 1/dp of the parameters */
+        const double dpn = (double)cfg->dp;
+        if (cfg->zero == 0)
+            dp_s[s] = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, T->d,
+                             params * T->grad_bytes_pp);
+        else if (cfg->zero == 1)
+            dp_s[s] = coll_s(DNP_COLL_REDUCE_SCATTER, dp_nodes, dp_members, T->d,
+                             params * T->grad_bytes_pp) +
+                      coll_s(DNP_COLL_ALLGATHER, dp_nodes, dp_members, T->d,
+                             params * T->weight_bytes_pp);
+        else if (cfg->zero == 2)
+            dp_s[s] = coll_s(DNP_COLL_ALLGATHER, dp_nodes, dp_members, T->d,
+                             params * T->weight_bytes_pp);
+        else
+            dp_s[s] = 0.0;
+        opt_s[s] = perf_optimizer_time_s(cfg->zero > 0 ? params / dpn : params, x->optimizer,
+                                         &T->r_state);
+        }
         /* memory: weights, gradients and optimizer state, and the
          * activations of the chunks in flight (Korthikanti Table 2,
          * section 4.2.3) */
@@ -718,7 +819,7 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     for (int i = 0; i < V * mi; i++)
         task_f[i] = task_b[i] = send_f[i] = send_b[i] = -1;
     for (int s = 0; s < p; s++) {
-        rank_schedule(s, p, v, mi, &sched[(size_t)s * (size_t)units]);
+        rank_schedule(s, p, v, mi, cfg->gpipe, &sched[(size_t)s * (size_t)units]);
         last[s] = -1;
     }
     double busy_max = 0.0;

@@ -25,6 +25,7 @@ typedef struct {
 typedef struct {
     int valid;
     c3_part part[DNP_MAX_DEVICE_TYPES][3];
+    double pace[DNP_MAX_DEVICE_TYPES]; /* each type's straggler factor */
 } c3_cache;
 
 /* One device type under a configuration. */
@@ -38,7 +39,11 @@ typedef struct {
     double recompute_tp_s;        /* those redone by full recompute */
     double layer_f_s, layer_b_s;  /* one layer, one micro-batch, collectives and recompute in */
     double act_layer_bytes;       /* activations one layer keeps per micro-batch in flight */
-    double bytes_per_param;       /* weights, gradients, optimizer state */
+    double bytes_per_param;       /* weights, gradients, optimizer state held (after ZeRO) */
+    double weight_bytes_pp;       /* per parameter: the weights the kernels read */
+    double grad_bytes_pp;         /* per parameter: its gradient */
+    double zero_layer_f_s;        /* ZeRO-2/3 traffic of one layer, forward and backward */
+    double zero_layer_b_s;
     double capacity_bytes;        /* memory limit (0: unknown, unlimited) */
     int64_t tp_nodes, tp_members; /* the tensor-parallel group's shape */
 } c3_type;

@@ -138,7 +138,8 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
                     if (v > 1 && (L % p != 0 || (L / p) % v != 0 || p < 2 || m % p != 0))
                         continue;
                     for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
-                        for (int sp = 0; sp <= (t > 1); sp++) {
+                        for (int sp = 0; sp <= (t > 1); sp++)
+                        for (int z = 0; z <= (dp > 1 ? 1 : 0); z++) {
                             dnp_config3d c;
                             dnp_config3d_defaults(&c);
                             c.tp = t;
@@ -148,6 +149,7 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
                             c.interleave = v;
                             c.recompute = (dnp_recompute)rc;
                             c.seq_par = sp;
+                            c.zero = z;
                             int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
                             stats->candidates++;
                             if (!cand_prepare(g, cl, batch, opt, &c, &cache[ci], x, layers))

@@ -131,12 +131,13 @@ TEST(config3d_search_is_exact)
             for (int mb = 1; mb <= 32; mb *= 2)
                 for (int v = 1; v <= 8; v++)
                     for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
-                        for (int sp = 0; sp <= (t > 1); sp++) {
-                            if (16 % (t * p) != 0)
+                        for (int sp = 0; sp <= (t > 1); sp++)
+                        for (int z = 0; z <= 1; z++) {
+                            if (16 % (t * p) != 0 || (z == 1 && 16 / (t * p) == 1))
                                 continue;
                             dnp_config3d c = {.tp = t, .pp = p, .dp = 16 / (t * p), .microbatch = mb,
                                               .interleave = v, .recompute = (dnp_recompute)rc,
-                                              .seq_par = sp};
+                                              .seq_par = sp, .zero = z};
                             dnp_config3d_result r;
                             dnp_error e = {0};
                             if (v == 1) {
@@ -211,10 +212,53 @@ TEST(config3d_stage_memory)
     /* the weights of stage 1: 4 layers of 12 h^2 + 13 h parameters
      * (gpt block: qkv 3h^2+3h, out h^2+h, fc1 4h^2+4h, fc2 4h^2+h, two layer
      * norms 4h) plus the token and position embeddings (50257 + 1024) h,
-     * 18 bytes each under Adam with fp16 (docs/device-model.md) */
+     * 20 bytes each under Adam with fp16 (Megatron-LM: fp16 weights and
+     * gradients, fp32 master, fp32 gradient copy, two fp32 moments) */
     double h = 1024.0;
     double params = 4 * (12 * h * h + 13 * h) + (50257.0 + 1024.0) * h;
-    CHECK_NEAR(r.mem_weights_bytes, params * 18.0, 1e-9, 0.0);
+    CHECK_NEAR(r.mem_weights_bytes, params * 20.0, 1e-9, 0.0);
+    /* ZeRO over dp 2 (Rajbhandari et al. section 5; Megatron-LM's
+     * distributed optimizer table: 4 + 16/d for fp16, 6 + 12/d for bf16):
+     * stage 1 4 + 16/2 = 12, stage 2 2 + 18/2 = 11, stage 3 20/2 = 10 */
+    dnp_config3d_result z1, z2, z3, gp;
+    CHECK_EQ_INT(run(GPT, "8xa100", 8, "pp=4,dp=2,recompute=full,zero=1", &z1), DNP_OK);
+    CHECK_EQ_INT(run(GPT, "8xa100", 8, "pp=4,dp=2,recompute=full,zero=2", &z2), DNP_OK);
+    CHECK_EQ_INT(run(GPT, "8xa100", 8, "pp=4,dp=2,recompute=full,zero=3", &z3), DNP_OK);
+    CHECK_NEAR(z1.mem_weights_bytes, params * 12.0, 1e-9, 0.0);
+    CHECK_NEAR(z2.mem_weights_bytes, params * 11.0, 1e-9, 0.0);
+    CHECK_NEAR(z3.mem_weights_bytes, params * 10.0, 1e-9, 0.0);
+    /* GPipe keeps every micro-batch in flight: 4 per replica at batch 8, dp 2 */
+    CHECK_EQ_INT(run(GPT, "8xa100", 8, "pp=4,dp=2,recompute=full,schedule=gpipe", &gp), DNP_OK);
+    CHECK_NEAR(gp.mem_activation_bytes, 2.0 * sbh * 4 * 4, 1e-12, 0.0);
+    CHECK_EQ_INT(run(GPT, "4xa100", 16, "pp=4,recompute=full,schedule=gpipe", &gp), DNP_OK);
+    CHECK_NEAR(gp.mem_activation_bytes, 2.0 * sbh * 4 * 16, 1e-12, 0.0);
+}
+
+/* ZeRO's traffic: stage 1 moves the all-reduce's volume as a reduce-
+ * scatter and an all-gather, and updates 1/dp of the parameters; stages 2
+ * and 3 move theirs layer by layer; GPipe's bubble equals 1F1B's. */
+TEST(config3d_zero_and_gpipe)
+{
+    dnp_config3d_result z0, z1, z3, f1, gp;
+    CHECK_EQ_INT(run(GPT_V64, "2xdgx-a100", 64, "tp=8,dp=2,microbatch=4", &z0), DNP_OK);
+    CHECK_EQ_INT(run(GPT_V64, "2xdgx-a100", 64, "tp=8,dp=2,microbatch=4,zero=1", &z1), DNP_OK);
+    CHECK_EQ_INT(run(GPT_V64, "2xdgx-a100", 64, "tp=8,dp=2,microbatch=4,zero=3", &z3), DNP_OK);
+    CHECK(z1.optimizer_s < 0.6 * z0.optimizer_s);
+    /* RS + AG of 2-byte gradients and weights: a ring all-reduce's two
+     * halves (docs/collectives.md), the same time within the latency terms */
+    CHECK_NEAR(z1.dp_comm_s, z0.dp_comm_s, 0.02, 0.0);
+    CHECK_NEAR(z3.dp_comm_s, 0.0, 0.0, 0.0);
+    CHECK(z3.mem_weights_bytes < z1.mem_weights_bytes);
+    CHECK_EQ_INT(run(GPT_V64, "1xdgx-a100", 64, "pp=8", &f1), DNP_OK);
+    CHECK_EQ_INT(run(GPT_V64, "1xdgx-a100", 64, "pp=8,schedule=gpipe", &gp), DNP_OK);
+    CHECK_NEAR(gp.step_time_s, f1.step_time_s, 0.01, 0.0);
+    CHECK(gp.mem_activation_bytes > 4.0 * f1.mem_activation_bytes);
+    dnp_config3d c;
+    dnp_error e = {0};
+    CHECK_EQ_INT(dnp_config3d_parse("zero=4", &c, &e), DNP_ERR_INPUT);
+    CHECK_EQ_INT(dnp_config3d_parse("schedule=zb", &c, &e), DNP_ERR_INPUT);
+    CHECK_EQ_INT(run(GPT_V64, "1xdgx-a100", 64, "pp=4,dp=2,interleave=2,schedule=gpipe", &gp),
+                 DNP_ERR_INPUT);
 }
 
 /* Mixed clusters: stages follow the cluster's types; the balanced split

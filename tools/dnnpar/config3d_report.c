@@ -33,8 +33,9 @@ static void stage_runs(const dnp_cluster *cl, const dnp_config3d *cfg,
 static void config_text(const dnp_config3d *c, char *buf, size_t size)
 {
     int n = snprintf(buf, size, "tp %d, pp %d, dp %d, micro-batch %lld, interleave %d, recompute "
-                     "%s, sequence parallel %s", c->tp, c->pp, c->dp, (long long)c->microbatch,
-                     c->interleave, dnp_recompute_name(c->recompute), c->seq_par ? "on" : "off");
+                     "%s, sequence parallel %s%s", c->tp, c->pp, c->dp, (long long)c->microbatch,
+                     c->interleave, dnp_recompute_name(c->recompute), c->seq_par ? "on" : "off",
+                     c->zero == 1 ? ", ZeRO-1" : "");
     for (int s = 0; s < c->n_stage_layers && n > 0 && (size_t)n < size; s++) {
         int w = snprintf(buf + n, size - (size_t)n, "%s%d", s ? ":" : ", layers ",
                          c->stage_layers[s]);
@@ -101,8 +102,12 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             json_object_set_new(o, "stragglers",
                                 json_pack("{s:f,s:s}", "pace", res->straggler_pace, "source",
                                           DNP_SPEED_CV_SOURCE));
-        if (o != NULL)
+        if (o != NULL) {
+            json_t *c = json_object_get(o, "config");
+            json_object_set_new(c, "zero", json_integer(cfg->zero));
+            json_object_set_new(c, "schedule", json_string(cfg->gpipe ? "gpipe" : "1f1b"));
             json_object_set_new(o, "stages", stages_json(cl, cfg, res));
+        }
         if (o != NULL && have_base) {
             json_t *b = json_object();
             if (base.slowest_ok) {
@@ -141,9 +146,14 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                    "rest bounded out); the fastest:\n",
                    stats->candidates, stats->fitting, stats->simulated);
         printf("config tp %d, pp %d, dp %d, micro-batch %lld (%d per replica), interleave %d, "
-               "recompute %s, sequence parallel %s\n",
+               "recompute %s, sequence parallel %s",
                cfg->tp, cfg->pp, cfg->dp, (long long)cfg->microbatch, res->microbatches,
                cfg->interleave, dnp_recompute_name(cfg->recompute), cfg->seq_par ? "on" : "off");
+        if (cfg->zero > 0)
+            printf(", ZeRO-%d", cfg->zero);
+        if (cfg->gpipe)
+            printf(", GPipe schedule");
+        printf("\n");
         if (cfg->n_stage_layers > 0 || cl->n_types > 1) {
             char runs[1024];
             stage_runs(cl, cfg, res, runs, sizeof runs);
@@ -154,7 +164,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         printf("predicted step time %s, MFU %.1f%%: pipeline bubble %s, tensor-parallel "
                "collectives %s per rank\n",
                t1, 100.0 * res->mfu, t2, t3);
-        printf("pipeline message %s each, data-parallel all-reduce %s\n", t4, t5);
+        printf("pipeline message %s each, data-parallel gradient sync %s\n", t4, t5);
         printf("memory per device (fullest stage %d of %d) %.1f GB of %.1f GB: weights, "
                "gradients, optimizer %.1f GB, activations %.1f GB%s\n",
                res->mem_stage + 1, cfg->pp, res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9,
