@@ -13,7 +13,8 @@
 # per model: dnnpar's predicted step time next to ASTRA-sim's T.
 #
 # Environment: ASTRA_SIM_BIN (required to run), ASTRA_CLUSTER (default
-# 8xtpu-v3), ASTRA_MODELS (default: every zoo model), ASTRA_ARGS (more
+# 8xtpu-v3), ASTRA_MODELS (default: every zoo model), ASTRA_TIMEOUT (seconds per
+# model, default 600), ASTRA_ARGS (more
 # export options, e.g. "--search dp --batch 128"), ASTRA_KEEP=DIR keeps the
 # exports, configurations and logs in DIR.
 set -u
@@ -95,7 +96,7 @@ for m in $models; do
         echo "FAIL astra $m: the export has no network note"; failed=$((failed + 1)); continue
     fi
     mkdir -p "$work/$m.res"
-    timeout 600 "$astra" --network-configuration="$work/$m.net.json" \
+    timeout "${ASTRA_TIMEOUT:-600}" "$astra" --network-configuration="$work/$m.net.json" \
         --system-configuration="$work/$m.sys.txt" --workload-configuration="$exp" \
         --path="$work/$m.res/" --num-passes 1 --num-queues-per-dim 1 --comm-scale 1 \
         --compute-scale 1 --injection-scale 1 --rendezvous-protocol false \
