@@ -585,9 +585,12 @@ int dnp_scheme_from_name(const char *s); /* -1 if unknown */
 typedef enum {
     DNP_COST_DEFAULT = 0,  /* roofline devices, collectives on link tiers, step simulator */
     DNP_COST_ACCPAR_PAPER, /* the AccPar paper's accounting (docs/time-model.md) */
+    DNP_COST_PASE_PAPER,   /* the PaSE prototype's Eq. 1 in FLOP-equivalents (docs/pase.md);
+                            * PaSE-space searches only: dnp_plan_run treats it as an error */
     DNP_COST_COUNT
 } dnp_cost_model;
-const char *dnp_cost_model_name(dnp_cost_model m); /* "default", "accpar-paper" */
+/* "default", "accpar-paper", "pase-paper" */
+const char *dnp_cost_model_name(dnp_cost_model m);
 int dnp_cost_model_from_name(const char *s);       /* -1 if unknown */
 
 typedef enum {

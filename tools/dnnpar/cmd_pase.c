@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "search/pase/pase.h"
+#include "search/pase/pase_perf.h"
 
 #include <errno.h>
 
@@ -24,7 +25,9 @@ static const char plan_help[] =
     "                   [--flops TF --bw GBps | --cluster SPEC] [--json FILE]\n"
     "                   [--max-memory MB] [--threads N] [--prototype-edges] [--bfs]\n"
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
-    "                   [--time-limit S]\n"
+    "                   [--time-limit S] [--cost-model default|pase-paper]\n"
+    "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
+    "                   [--no-stragglers]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -46,8 +49,16 @@ static const char plan_help[] =
     "  --flops TF         peak TFLOP/s per device (default 10)\n"
     "  --bw GBps          link bandwidth per device in GB/s, 8-byte words (default\n"
     "                     16; with 10 TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
-    "  --cluster SPEC     the devices' figures instead (words of their data type); a\n"
-    "                     mixed cluster counts as its weakest peak and link (paper V)\n"
+    "  --cluster SPEC     the devices' figures instead; with several device types the\n"
+    "                     batch is split across the types (PaSE inside each) and\n"
+    "                     compared with PaSE on the weakest device and link\n"
+    "  --cost-model M     default: t_l and t_x in seconds on the shared performance\n"
+    "                     model (roofline, collectives on link tiers, device memory);\n"
+    "                     pase-paper: the prototype's Eq. 1 in FLOP-equivalents\n"
+    "  --precision P      fp32, tf32, fp16, bf16, amp (default: the devices' dtype)\n"
+    "  --optimizer O      momentum (default), sgd, adam: optimizer state in memory\n"
+    "  --memory-limit SIZE  memory per device (default: the device's capacity)\n"
+    "  --no-stragglers    ignore the devices' speed spread\n"
     "  --max-memory MB    refuse a search whose tables need more (default 2048, at\n"
     "                     most 65536)\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
@@ -100,6 +111,8 @@ typedef struct {
     double bw_bps;       /* link bytes/s per device */
     int word_bytes;
     char hw[320];        /* one line for the report */
+    int kinds;           /* device types with devices (0 without --cluster) */
+    dnp_cluster cl;      /* --cluster */
 } pase_hw;
 
 static int parse_positive_double(const char *cmd, const char *opt, const char *text, double *out)
@@ -136,6 +149,7 @@ static int setup_hw(const char *cmd, const cli_args *a, pase_hw *hw)
     const char *ps = cli_get(a, "p");
     int rc;
     hw->p = 0;
+    hw->kinds = 0;
     if (ps != NULL && (rc = parse_p(cmd, ps, &hw->p)) != 0)
         return rc;
     if (cl != NULL && (fs != NULL || bs != NULL)) {
@@ -179,6 +193,7 @@ static int setup_hw(const char *cmd, const cli_args *a, pase_hw *hw)
     hw->bw_bps = INFINITY;
     hw->word_bytes = 1;
     int kinds = 0;
+    hw->cl = c;
     for (int t = 0; t < c.n_types; t++) {
         if (c.counts[t] < 1)
             continue;
@@ -193,6 +208,7 @@ static int setup_hw(const char *cmd, const cli_args *a, pase_hw *hw)
         cli_error(cmd, "cluster '%s' needs a positive peak and network bandwidth", cl);
         return EXIT_USAGE;
     }
+    hw->kinds = kinds;
     char spec[160];
     dnp_cluster_format(&c, spec, sizeof spec);
     snprintf(hw->hw, sizeof hw->hw, "%s: %g TFLOP/s, links of %g GB/s, %d-byte words%s", spec,
@@ -326,7 +342,50 @@ typedef struct {
     double time_limit_s;      /* --time-limit */
     int limit_hit;            /* mcmc: stopped at the time limit (best so far) */
     int base_limit_hit;       /* pase: the MCMC baseline stopped at the time limit */
+    const pase_fit_result *fit; /* shared model, pase: memory figures, or NULL */
+    const pase_hetero_result *het; /* shared model, mixed cluster: the type split, or NULL */
+    int used;                 /* devices the busiest op of the strategy uses */
 } plan_report;
+
+/* A cost in the problem's unit: seconds (shared model) or FLOP. */
+static void fmt_cost(const pase_problem *pb, double x, char *buf, size_t n)
+{
+    if (pb->perf != NULL)
+        cli_fmt_time(x, buf, n);
+    else
+        cli_fmt_si(x, buf, n);
+}
+
+/* The devices idle all step, warned on stderr and in the report. */
+static void idle_warning(FILE *f, int used, int p, const char *what)
+{
+    if (used < p)
+        fprintf(f, "warning: %s uses at most %d of the %d devices: %d idle all step\n", what,
+                used, p, p - used);
+}
+
+static json_t *hetero_json(const plan_report *r)
+{
+    const pase_hetero_result *h = r->het;
+    json_t *groups = json_array();
+    for (int t = 0; t < h->n_groups; t++) {
+        const pase_hetero_group *gr = &h->grp[t];
+        json_t *ops = json_array();
+        for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++)
+            json_array_append_new(ops, json_pack("{s:s,s:s}", "name", gr->g->v[v].name, "config",
+                                                 gr->cfg_text[v]));
+        json_array_append_new(
+            groups, json_pack("{s:s,s:i,s:I,s:f,s:f,s:i,s:o}", "device",
+                              r->hw->cl.types[gr->type].name, "devices", gr->n_dev, "batch",
+                              (json_int_t)gr->batch, "time_s", gr->time_s, "mem_bytes",
+                              gr->mem_bytes, "devices_used", gr->batch > 0 ? gr->devices_used : 0,
+                              "strategy", ops));
+    }
+    return json_pack("{s:f,s:f,s:f,s:i,s:b,s:o,s:s}", "step_s", h->step_s, "sync_s", h->sync_s,
+                     "grad_bytes", h->param_bytes, "candidates", h->candidates,
+                     "exhaustive", h->exhaustive, "groups", groups, "chosen",
+                     h->step_s < r->cost ? "type split" : "weakest device");
+}
 
 static json_t *plan_json(const plan_report *r)
 {
@@ -338,14 +397,20 @@ static json_t *plan_json(const plan_report *r)
         fmt_dims(x, dims, sizeof dims);
         json_array_append_new(ops, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", x->name, "kind",
                                              pase_kind_name(x->kind), "dims", dims, "config",
-                                             config_json(pb, v, r->cfg[v]), "layer_cost_flop",
-                                             flop_json(pb->tl[v][r->cfg[v]])));
+                                             config_json(pb, v, r->cfg[v]),
+                                             pb->perf ? "layer_cost_s" : "layer_cost_flop",
+                                             pb->perf ? json_real(pb->tl[v][r->cfg[v]])
+                                                      : flop_json(pb->tl[v][r->cfg[v]])));
     }
     json_t *bl = json_array();
     for (int i = 0; i < r->n_base; i++) {
-        json_t *o = json_pack("{s:s,s:o,s:f,s:f}", "name", r->base[i].name, "cost_flop",
-                              flop_json(r->base[i].cost), "cost_s", r->base[i].cost / r->hw->flops,
-                              "ratio_to_search", r->base[i].cost / r->cost);
+        json_t *o = pb->perf ? json_pack("{s:s,s:f,s:f}", "name", r->base[i].name, "cost_s",
+                                         r->base[i].cost, "ratio_to_search",
+                                         r->base[i].cost / r->cost)
+                             : json_pack("{s:s,s:o,s:f,s:f}", "name", r->base[i].name, "cost_flop",
+                                         flop_json(r->base[i].cost), "cost_s",
+                                         r->base[i].cost / r->hw->flops, "ratio_to_search",
+                                         r->base[i].cost / r->cost);
         if (r->base[i].iters > 0)
             json_object_set_new(o, "iterations", json_integer(r->base[i].iters));
         if (i == 0) { /* data parallel: the batch split it uses */
@@ -362,6 +427,24 @@ static json_t *plan_json(const plan_report *r)
         "edges", pb->n_e, "cost_flop", flop_json(r->cost), "cost_s", r->cost / r->hw->flops,
         "transfer_flop", flop_json(transfer_total(pb, r->cfg)), "strategy", ops, "baselines", bl,
         "best_baseline", r->base[r->best_base].name);
+    if (pb->perf != NULL) {
+        /* the shared model: costs are seconds, not FLOP */
+        json_object_del(root, "cost_flop");
+        json_object_del(root, "transfer_flop");
+        json_object_del(root, "r_flop_per_word");
+        json_object_set_new(root, "cost_model", json_string("default"));
+        json_object_set_new(root, "cost_s", json_real(r->cost));
+        json_object_set_new(root, "transfer_s", json_real(transfer_total(pb, r->cfg)));
+        json_object_set_new(root, "devices_used", json_integer(r->used));
+        if (r->fit != NULL)
+            json_object_set_new(root, "memory",
+                                json_pack("{s:f,s:f,s:f,s:b}", "per_device_bytes",
+                                          r->fit->mem_bytes, "least_bytes", r->fit->min_mem_bytes,
+                                          "limit_bytes", pb->perf->mem_limit_bytes, "budgeted",
+                                          r->fit->budgeted));
+        if (r->het != NULL)
+            json_object_set_new(root, "heterogeneous", hetero_json(r));
+    }
     if (r->res != NULL)
         json_object_set_new(root, "tables",
                             json_pack("{s:i,s:f,s:f,s:f}", "max_dependent_set", r->res->max_dep,
@@ -385,7 +468,12 @@ static void plan_text(const plan_report *r, double search_s)
     char t[32], si[32];
     printf("model %s: %d ops, %d edges; batch %lld; p = %d\n", pb->g->name, pb->n_v, pb->n_e,
            r->hw->batch, r->hw->p);
-    printf("hardware: %s: r = %.6g FLOP per word\n", r->hw->hw, pb->par.r_w);
+    if (pb->perf != NULL)
+        printf("hardware: %s\ncost model: default (seconds: roofline at %s, collectives on the "
+               "link tiers; docs/pase.md)\n",
+               r->hw->hw, dnp_precision_name(pb->perf->r.precision));
+    else
+        printf("hardware: %s: r = %.6g FLOP per word\n", r->hw->hw, pb->par.r_w);
     if (r->limit_hit)
         printf("note: time limit reached after %g s: best plan found so far\n",
                r->time_limit_s);
@@ -399,20 +487,34 @@ static void plan_text(const plan_report *r, double search_s)
                : (strcmp(r->search, "pase") == 0 ? "pase (GenerateSeq + FindBestStrategy)"
                                                  : "pase breadth-first DP (recurrence 2)"));
     printf("%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
-           "t_l FLOP");
+           pb->perf ? "t_l" : "t_l FLOP");
     for (int v = 0; v < pb->n_v; v++) {
         const pase_vertex *x = &pb->g->v[v];
         char dims[64], cfg[96];
         fmt_dims(x, dims, sizeof dims);
         fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
-        cli_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
+        fmt_cost(pb, pb->tl[v][r->cfg[v]], si, sizeof si);
         printf("%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind), dims,
                cfg, si);
     }
     double tx = transfer_total(pb, r->cfg);
-    cli_fmt_time(r->cost / r->hw->flops, t, sizeof t);
-    printf("\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost, t,
-           r->cost - tx, tx);
+    if (pb->perf != NULL) {
+        char l[32], x[32];
+        cli_fmt_time(r->cost, t, sizeof t);
+        cli_fmt_time(r->cost - tx, l, sizeof l);
+        cli_fmt_time(tx, x, sizeof x);
+        printf("\nstep time (sum of t_l and t_x) = %s: layers %s, transfers %s\n", t, l, x);
+        if (r->fit != NULL && pb->perf->mem_limit_bytes > 0.0)
+            printf("memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s\n",
+                   r->fit->mem_bytes / 1e9, pb->perf->mem_limit_bytes / 1e9,
+                   r->fit->min_mem_bytes / 1e9,
+                   r->fit->budgeted ? "; the optimum did not fit: searched with per-op budgets"
+                                    : "");
+    } else {
+        cli_fmt_time(r->cost / r->hw->flops, t, sizeof t);
+        printf("\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost, t,
+               r->cost - tx, tx);
+    }
     if (r->optimum >= 0.0)
         printf("PaSE's optimum F = %.2f FLOP; MCMC is %.4fx that\n", r->optimum,
                r->cost / r->optimum);
@@ -420,9 +522,14 @@ static void plan_text(const plan_report *r, double search_s)
     for (int i = 0; i < r->n_base; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s", r->base[i].name);
-        cli_fmt_time(r->base[i].cost / r->hw->flops, t, sizeof t);
-        printf("  %-24s %.6e FLOP %12s  %8.4fx", name, r->base[i].cost, t,
-               r->base[i].cost / r->cost);
+        if (pb->perf != NULL) {
+            cli_fmt_time(r->base[i].cost, t, sizeof t);
+            printf("  %-24s %12s  %8.4fx", name, t, r->base[i].cost / r->cost);
+        } else {
+            cli_fmt_time(r->base[i].cost / r->hw->flops, t, sizeof t);
+            printf("  %-24s %.6e FLOP %12s  %8.4fx", name, r->base[i].cost, t,
+                   r->base[i].cost / r->cost);
+        }
         if (r->base[i].iters > 0)
             printf("  (%ld iterations)", r->base[i].iters);
         printf("\n");
@@ -441,6 +548,52 @@ static void plan_text(const plan_report *r, double search_s)
     }
     printf("best baseline: %s, %.4fx this strategy's cost\n", r->base[r->best_base].name,
            r->base[r->best_base].cost / r->cost);
+    if (pb->perf != NULL)
+        idle_warning(stdout, r->used, r->hw->p,
+                     r->het != NULL ? "the weakest-device plan" : "the plan");
+    if (r->het != NULL) {
+        const pase_hetero_result *h = r->het;
+        char a[32], b[32];
+        cli_fmt_time(h->step_s, a, sizeof a);
+        cli_fmt_time(h->sync_s, b, sizeof b);
+        printf("\nbatch split across the device types (PaSE inside each type, %d splits "
+               "evaluated%s):\n",
+               h->candidates, h->exhaustive ? ", every integer split" : "");
+        for (int g = 0; g < h->n_groups; g++) {
+            const pase_hetero_group *gr = &h->grp[g];
+            char tg[32];
+            cli_fmt_time(gr->time_s, tg, sizeof tg);
+            printf("  %3dx %-12s batch %5lld  %12s  %.3g GB per device\n", gr->n_dev,
+                   r->hw->cl.types[gr->type].name, (long long)gr->batch, tg, gr->mem_bytes / 1e9);
+        }
+        printf("  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
+        printf("step time with the type split: %s, %.4fx the weakest-device plan\n", a,
+               h->step_s / r->cost);
+        int first = -1;
+        for (int g = 0; g < h->n_groups; g++)
+            if (h->grp[g].g != NULL && first < 0)
+                first = g;
+        if (first >= 0) {
+            printf("%4s  %-34s", "#", "op");
+            for (int g = 0; g < h->n_groups; g++)
+                printf(" %-24.24s", r->hw->cl.types[h->grp[g].type].name);
+            printf("\n");
+            for (int v = 0; v < h->grp[first].g->n_v; v++) {
+                printf("%4d  %-34.34s", v, h->grp[first].g->v[v].name);
+                for (int g = 0; g < h->n_groups; g++)
+                    printf(" %-24s", h->grp[g].g != NULL ? h->grp[g].cfg_text[v] : "idle");
+                printf("\n");
+            }
+        }
+        for (int g = 0; g < h->n_groups; g++) {
+            char what[96];
+            snprintf(what, sizeof what, "the %s group",
+                     r->hw->cl.types[h->grp[g].type].name);
+            idle_warning(stdout, h->grp[g].batch > 0 ? h->grp[g].devices_used : 0,
+                         h->grp[g].n_dev, what);
+        }
+        printf("chosen: %s\n", h->step_s < r->cost ? "the type split" : "the weakest-device plan");
+    }
     if (r->res != NULL)
         printf("tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
                "%.1f MB\n",
@@ -451,14 +604,111 @@ static void plan_text(const plan_report *r, double search_s)
     }
 }
 
+/* The model at any batch, for the type split's groups. */
+typedef struct {
+    const char *name;
+    const dnp_graph *core; /* NULL for a PaSE reference graph */
+    int cutoff;            /* --cutoff, 0 = the graph's */
+} graph_source;
+
+static dnp_status build_at(void *user, int64_t batch, pase_graph **out, dnp_error *err)
+{
+    const graph_source *src = user;
+    dnp_status st = src->core == NULL ? pase_model_build(src->name, batch, out, err)
+                                      : pase_from_graph(src->core, batch, out, err);
+    if (st == DNP_OK && src->cutoff > 0)
+        (*out)->cutoff = src->cutoff;
+    return st;
+}
+
+/* --cost-model, --precision, --optimizer, --memory-limit, --no-stragglers. */
+static int parse_model_options(const char *cmd, const cli_args *a, int *paper,
+                               pase_hetero_opts *ho)
+{
+    const char *s;
+    *paper = 0;
+    if ((s = cli_get(a, "cost-model")) != NULL) {
+        int m = dnp_cost_model_from_name(s);
+        if (m != DNP_COST_DEFAULT && m != DNP_COST_PASE_PAPER) {
+            cli_error(cmd, "unknown cost model '%s' for the PaSE search (known: default, "
+                           "pase-paper)",
+                      s);
+            return EXIT_USAGE;
+        }
+        *paper = m == DNP_COST_PASE_PAPER;
+    }
+    if ((s = cli_get(a, "precision")) != NULL) {
+        int p = dnp_precision_from_name(s);
+        if (p < 0) {
+            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
+            return EXIT_USAGE;
+        }
+        ho->precision = (dnp_precision)p;
+    }
+    if ((s = cli_get(a, "optimizer")) != NULL) {
+        int o = dnp_optimizer_from_name(s);
+        if (o < 0) {
+            cli_error(cmd, "unknown optimizer '%s' (known: momentum, sgd, adam)", s);
+            return EXIT_USAGE;
+        }
+        ho->optimizer = (dnp_optimizer)o;
+    }
+    if ((s = cli_get(a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &ho->mem_limit_bytes) != 0)
+        return EXIT_USAGE;
+    ho->no_stragglers = cli_flag(a, "no-stragglers");
+    if (*paper && (cli_get(a, "precision") || cli_get(a, "optimizer") ||
+                   cli_get(a, "memory-limit") || ho->no_stragglers)) {
+        cli_error(cmd, "--precision, --optimizer, --memory-limit and --no-stragglers belong to "
+                       "the default cost model, not pase-paper");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The shared model of the devices: one type, the weakest of several, or
+ * a bare device of --flops / --bw (fp32, memory traffic and capacity
+ * unknown, so neither is charged). */
+static int setup_perf(const char *cmd, const pase_hw *hw, const pase_hetero_opts *ho,
+                      pase_perf *perf)
+{
+    dnp_error err = {0};
+    dnp_status st;
+    if (hw->kinds > 1) {
+        st = pase_perf_init_weakest(&hw->cl, ho->precision, ho->optimizer, ho->mem_limit_bytes,
+                                    ho->no_stragglers, perf, &err);
+    } else if (hw->kinds == 1) {
+        int t = 0;
+        while (hw->cl.counts[t] < 1)
+            t++;
+        st = pase_perf_init(&hw->cl.types[t], hw->p, ho->precision, ho->optimizer,
+                            ho->mem_limit_bytes, ho->no_stragglers, perf, &err);
+    } else {
+        dnp_device_type d;
+        memset(&d, 0, sizeof d);
+        snprintf(d.name, sizeof d.name, "custom");
+        d.peak_flops = hw->flops;
+        d.net_bw_bps = d.inter_bw_bps = hw->bw_bps;
+        d.bytes_per_elem = 4;
+        snprintf(d.dtype, sizeof d.dtype, "fp32");
+        d.devices_per_node = 1;
+        st = pase_perf_init(&d, hw->p, ho->precision, ho->optimizer, ho->mem_limit_bytes,
+                            ho->no_stragglers, perf, &err);
+    }
+    if (st != DNP_OK)
+        cli_error(cmd, "%s", err.msg);
+    return cli_exit_for(st);
+}
+
 int cmd_plan_pase(int argc, char **argv)
 {
     static const char *const valued[] = {"search",  "p",          "batch",   "flops",
                                          "bw",      "cluster",    "json",    "max-memory",
                                          "threads", "mcmc-iters", "seed",    "cutoff",
-                                         "time-limit", NULL};
+                                         "time-limit", "cost-model", "precision", "optimizer",
+                                         "memory-limit", NULL};
     static const char *const flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
-                                        "optimum", "timing",          NULL};
+                                        "optimum", "timing",          "no-stragglers", NULL};
     const char *cmd = "plan";
     /* -p is the one short option: read it as --p */
     char **av = dnp_malloc((size_t)(argc + 1) * sizeof *av);
@@ -481,6 +731,15 @@ int cmd_plan_pase(int argc, char **argv)
     memset(&res, 0, sizeof res);
     int *cfg = NULL, *tmp = NULL, *mcfg = NULL;
     int have_pb = 0;
+    pase_fit_result fit;
+    memset(&fit, 0, sizeof fit);
+    pase_hetero_result het;
+    memset(&het, 0, sizeof het);
+    dnp_graph *core = NULL;
+    pase_perf perf;
+    pase_hetero_opts ho;
+    memset(&ho, 0, sizeof ho);
+    int paper = 0;
     rc = cli_begin(argc, av, &spec, cmd, plan_help, 1, "one MODEL", &a, &done);
     if (rc != 0 || done)
         goto out;
@@ -514,6 +773,10 @@ int cmd_plan_pase(int argc, char **argv)
         rc = EXIT_USAGE;
         goto out;
     }
+    if ((rc = parse_model_options(cmd, &a, &paper, &ho)) != 0)
+        goto out;
+    if (!paper && (rc = setup_perf(cmd, &hw, &ho, &perf)) != 0)
+        goto out;
     if ((rc = load_graph(cmd, a.pos[0], &a, hw.batch, &g)) != 0)
         goto out;
     if (cutoff > 0)
@@ -521,7 +784,7 @@ int cmd_plan_pase(int argc, char **argv)
     pase_params par = {hw.p, hw.flops * hw.word_bytes / hw.bw_bps,
                        cli_flag(&a, "prototype-edges"), (double)max_mb * 1048576.0};
     dnp_error err = {0};
-    dnp_status st = pase_problem_build(g, &par, &pb, &err);
+    dnp_status st = pase_problem_build_perf(g, &par, paper ? NULL : &perf, &pb, &err);
     if (st != DNP_OK) {
         cli_error(cmd, "%s", err.msg);
         rc = cli_exit_for(st);
@@ -600,7 +863,18 @@ int cmd_plan_pase(int argc, char **argv)
         }
     } else {
         int bfs = cli_flag(&a, "bfs");
-        if ((st = pase_search(&pb, bfs, &so, &res, &err)) != DNP_OK) {
+        if (!paper && !bfs) { /* the shared model: within the device memory */
+            st = pase_fit_search(&pb, &so, &fit, &err);
+            if (st == DNP_OK) {
+                res = fit.res;
+                res.cfg = fit.cfg;
+                fit.cfg = NULL;
+                r.fit = &fit;
+            }
+        } else {
+            st = pase_search(&pb, bfs, &so, &res, &err);
+        }
+        if (st != DNP_OK) {
             cli_error(cmd, "%s", err.msg);
             rc = cli_exit_for(st);
             goto out;
@@ -621,6 +895,36 @@ int cmd_plan_pase(int argc, char **argv)
         r.base[2].iters = it;
         r.n_base = 3;
     }
+    r.used = pase_devices_used(&pb, r.cfg);
+    if (!paper && !mcmc && hw.kinds > 1 && !cli_flag(&a, "bfs")) {
+        /* several device types: split the batch across them (pase_hetero.c) */
+        if (pase_model_find(a.pos[0]) < 0 && (rc = cli_load_model(cmd, a.pos[0], &a, &core)) != 0)
+            goto out;
+        graph_source src = {a.pos[0], core, (int)cutoff};
+        ho.max_table_bytes = (double)max_mb * 1048576.0;
+        ho.prototype_edges = cli_flag(&a, "prototype-edges");
+        ho.search = &so;
+        if ((st = pase_hetero_search(&hw.cl, hw.batch, build_at, &src, &ho, &het, &err)) !=
+            DNP_OK) {
+            cli_error(cmd, "%s", err.msg);
+            rc = cli_exit_for(st);
+            goto out;
+        }
+        r.het = &het;
+        search_s += het.search_s;
+    }
+    if (!paper) { /* idle devices: on stderr too (docs/pase.md) */
+        const pase_hetero_result *h = r.het;
+        int chosen_split = h != NULL && h->step_s < r.cost;
+        if (!chosen_split)
+            idle_warning(stderr, r.used, hw.p, "the plan");
+        for (int i = 0; chosen_split && i < h->n_groups; i++) {
+            char what[96];
+            snprintf(what, sizeof what, "the %s group", hw.cl.types[h->grp[i].type].name);
+            idle_warning(stderr, h->grp[i].batch > 0 ? h->grp[i].devices_used : 0,
+                         h->grp[i].n_dev, what);
+        }
+    }
     r.best_base = 0;
     for (int i = 1; i < r.n_base; i++)
         if (r.base[i].cost < r.base[r.best_base].cost)
@@ -633,6 +937,9 @@ int cmd_plan_pase(int argc, char **argv)
     rc = EXIT_OK; /* main checks the final flush of standard output */
 out:
     pase_result_free(&res);
+    pase_fit_result_free(&fit);
+    pase_hetero_result_free(&het);
+    dnp_graph_free(core);
     if (have_pb)
         pase_problem_free(&pb);
     pase_graph_free(g);
