@@ -259,3 +259,26 @@ TEST(pase_perf_hetero_two_types)
     CHECK(h.grp[0].batch > h.grp[1].batch && h.grp[1].batch > 0);
     pase_hetero_result_free(&h);
 }
+
+/* --cost-model pase-paper is a name of the shared option, and dnp_plan_run
+ * (AccPar's searches) refuses it with an error instead of planning. */
+TEST(pase_paper_cost_model_name)
+{
+    CHECK_EQ_INT(dnp_cost_model_from_name("pase-paper"), DNP_COST_PASE_PAPER);
+    CHECK_STR(dnp_cost_model_name(DNP_COST_PASE_PAPER), "pase-paper");
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("lenet", &g, &err) == DNP_OK);
+    dnp_cluster c;
+    CHECK(dnp_cluster_parse("2xa100", &c, &err) == DNP_OK);
+    dnp_plan_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.scheme = DNP_SCHEME_ACCPAR;
+    opt.batch = 32;
+    opt.cost_model = DNP_COST_PASE_PAPER;
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &c, &opt, &p, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "pase-paper") != NULL);
+    CHECK(p == NULL);
+    dnp_graph_free(g);
+}
