@@ -585,9 +585,12 @@ int dnp_scheme_from_name(const char *s); /* -1 if unknown */
 typedef enum {
     DNP_COST_DEFAULT = 0,  /* roofline devices, collectives on link tiers, step simulator */
     DNP_COST_ACCPAR_PAPER, /* the AccPar paper's accounting (docs/time-model.md) */
+    DNP_COST_PASE_PAPER,   /* the PaSE prototype's Eq. 1 in FLOP-equivalents (docs/pase.md);
+                            * PaSE-space searches only: dnp_plan_run treats it as an error */
     DNP_COST_COUNT
 } dnp_cost_model;
-const char *dnp_cost_model_name(dnp_cost_model m); /* "default", "accpar-paper" */
+/* "default", "accpar-paper", "pase-paper" */
+const char *dnp_cost_model_name(dnp_cost_model m);
 int dnp_cost_model_from_name(const char *s);       /* -1 if unknown */
 
 typedef enum {
@@ -1038,11 +1041,20 @@ void dnp_validation_free(dnp_validation *v);
 
 /* PaSE splits every op's iteration space (any dimension, any divisor)
  * over p identical devices and minimises Eq. 1's F = sum of layer costs
- * t_l + sum of transfer costs t_x, in FLOP-equivalents: moving w words
- * costs r x w FLOP with r = peak FLOP/s / (link words/s).  The driver
- * below is what `dnnpar plan --search pase|mcmc` and `dnnpar reproduce
- * pase` run: build a problem (model, hardware, batch, cutoff), run a
- * search and the baselines in the same space, report. */
+ * t_l + sum of transfer costs t_x.  Two cost models (dnp_pase_options):
+ *   DNP_COST_DEFAULT     t_l and t_x in seconds on the shared performance
+ *                        model: roofline kernels of the device model,
+ *                        collectives on the link tiers a split spans, the
+ *                        device memory (configurations over it pruned); a
+ *                        cluster of several device types also gets a batch
+ *                        split across the types (docs/pase.md "Shared
+ *                        model", "Heterogeneous clusters")
+ *   DNP_COST_PASE_PAPER  the prototype's Eq. 1 in FLOP-equivalents: moving
+ *                        w words costs r x w FLOP with r = peak FLOP/s /
+ *                        (link words/s); `reproduce pase` and `compare` use it
+ * The driver below is what `dnnpar plan --search pase|mcmc` and `dnnpar
+ * reproduce pase` run: build a problem (model, hardware, batch, cutoff,
+ * cost model), run a search and the baselines in the same space, report. */
 
 /* PaSE's hardware: p devices of one peak and one link (Eq. 1's r). */
 typedef struct {
@@ -1051,6 +1063,10 @@ typedef struct {
     double link_bps;         /* per device link, bytes/s */
     int word_bytes;          /* bytes per word moved (8 in the prototype) */
     char description[320];   /* one line for reports */
+    int device_types;        /* types with devices: 0 from dnp_pase_hw_uniform (the default
+                              * cost model then sees one bare fp32 device of that peak and
+                              * link, memory unknown), else 1 or more */
+    dnp_cluster cluster;     /* dnp_pase_hw_from_cluster's c (a copy); zero otherwise */
 } dnp_pase_hw;
 
 /* p devices of peak_flops FLOP/s with links of link_bps bytes/s moving
@@ -1082,23 +1098,38 @@ typedef struct {
     double max_memory_bytes; /* refuse configurations and DP tables needing more; 0:
                               * 2048 MiB */
     int skip_unknown;        /* ONNX: unknown operators become free element-wise ops */
+    dnp_cost_model cost_model; /* DNP_COST_DEFAULT (0): seconds on the shared model;
+                              * DNP_COST_PASE_PAPER: Eq. 1 in FLOP-equivalents; any other:
+                              * DNP_ERR_INPUT */
+    /* The default cost model only (DNP_ERR_INPUT with pase-paper unless zero): */
+    dnp_precision precision; /* 0: the devices' dtype */
+    dnp_optimizer optimizer; /* the optimizer state each device holds; 0: momentum */
+    double memory_limit_bytes; /* per device; 0: the device's capacity (none for the bare
+                              * device of dnp_pase_hw_uniform) */
+    int no_stragglers;       /* 1: ignore the devices' speed spread */
 } dnp_pase_options;
 
 /* Build the problem of `model`: a PaSE reference graph (pase-alexnet,
  * pase-inception3, pase-rnnlm, pase-transformer, pase-resnet101), else a
  * zoo name or model file (dnp_model_load_opts) converted to PaSE's
  * iteration spaces (docs/pase.md "Converter"); opt may be NULL (all
- * defaults).  On success *out is the caller's (dnp_pase_problem_free); it
- * keeps a copy of `model` as the reports' source.  Errors: a loader's
- * own; "MODEL: reason" for an op without a PaSE iteration space
- * (DNP_ERR_INPUT); DNP_ERR_INPUT for tables over max_memory_bytes;
- * DNP_ERR_NOMEM.  O(sum over ops of configurations x rank + sum over
- * edges of the endpoints' configurations). */
+ * defaults: the default cost model).  On success *out is the caller's
+ * (dnp_pase_problem_free); it keeps a copy of `model` as the reports'
+ * source and the loaded model (the type split rebuilds it at other
+ * batches).  The default cost model plans for hw's one device type, or
+ * for the field-wise weakest of several (docs/pase.md).  Errors: a
+ * loader's own; "MODEL: reason" for an op without a PaSE iteration space
+ * (DNP_ERR_INPUT); DNP_ERR_INPUT for tables over max_memory_bytes, an
+ * unknown cost model, default-model options under pase-paper, a device
+ * type without a positive peak; DNP_ERR_NOMEM.  O(sum over ops of
+ * configurations x rank + sum over edges of the endpoints'
+ * configurations). */
 dnp_status dnp_pase_problem_load(const char *model, const dnp_pase_hw *hw,
                                  const dnp_pase_options *opt, dnp_pase_problem **out,
                                  dnp_error *err);
-/* The same from a core graph g (borrowed for the call only; the source is
- * its name); conversion errors are not prefixed. */
+/* The same from a core graph g (borrowed: it must outlive the problem,
+ * whose type split rebuilds it at other batches; the source is its name);
+ * conversion errors are not prefixed. */
 dnp_status dnp_pase_problem_from_graph(const dnp_graph *g, const dnp_pase_hw *hw,
                                        const dnp_pase_options *opt, dnp_pase_problem **out,
                                        dnp_error *err);
@@ -1141,20 +1172,34 @@ typedef struct dnp_pase_run dnp_pase_run;
 /* Run search o->search on pb (o may be NULL: the DP, defaults) and
  * evaluate the baselines: data parallelism, the expert strategy of the
  * paper's section IV and, after an exact search, MCMC from the expert.
- * The run borrows pb: free it before pb.  On success *out is the
- * caller's (dnp_pase_run_free).  Errors: DNP_ERR_INPUT (DP tables over
- * the memory limit, time limit of an exact search), DNP_ERR_NOMEM.
- * O(the search: sum over ops of K_v x prod of K over its dependent set). */
+ * Under the default cost model the DP keeps the plan within the device
+ * memory (docs/pase.md "Memory": configurations over the limit pruned,
+ * per-op budgets if the optimum does not fit; the breadth-first DP and
+ * MCMC do not prune), and on a cluster of several device types the DP
+ * also splits the batch across the types, PaSE inside each
+ * (dnp_pase_run_type_split).  The run borrows pb (read only: runs on one
+ * problem may proceed in parallel): free it before pb.  On success *out
+ * is the caller's (dnp_pase_run_free).  Errors: DNP_ERR_INPUT (DP tables
+ * over the memory limit, time limit of an exact search, no strategy or no
+ * type split fits in the device memory, naming the figures),
+ * DNP_ERR_NOMEM.  O(the search: sum over ops of K_v x prod of K over its
+ * dependent set; the type split: one per share evaluated and type). */
 dnp_status dnp_pase_run_new(const dnp_pase_problem *pb, const dnp_pase_run_options *o,
                             dnp_pase_run **out, dnp_error *err);
 /* Free a run; NULL is a no-op.  O(1). */
 void dnp_pase_run_free(dnp_pase_run *r);
 
+/* Costs: a *_flop figure is Eq. 1's FLOP-equivalents under pase-paper and
+ * -1 under the default cost model; a *_s figure is seconds under both
+ * (pase-paper: the FLOP figure / peak FLOP/s). */
 typedef struct {
-    double cost_flop;        /* F of the strategy found (Eq. 1), FLOP-equivalents */
-    double cost_s;           /* F / peak FLOP/s */
+    dnp_cost_model cost_model; /* the problem's */
+    double cost_flop;        /* F of the strategy found (Eq. 1) */
+    double cost_s;           /* F in seconds: the step time under the default model */
     double transfer_flop;    /* its transfer part, sum of t_x */
+    double transfer_s;
     double optimum_flop;     /* MCMC with o->optimum: the exact search's F; else -1 */
+    double optimum_s;        /* the same in seconds; else -1 */
     double search_s;         /* wall time of the search (varies run to run) */
     int n_baselines;         /* 2 after MCMC, 3 after an exact search */
     int best_baseline;       /* index of the cheapest (the first of ties) */
@@ -1162,6 +1207,14 @@ typedef struct {
                               * devices) */
     int time_limit_hit;      /* 1: MCMC (the search or the baseline) stopped at the
                               * time limit and kept its best so far */
+    int devices_used;        /* the most devices any op of the strategy uses (the rest
+                              * idle all step) */
+    /* The default model's DP (else -1, -1, 0, 0): */
+    double mem_bytes;        /* the plan's per-device footprint */
+    double min_mem_bytes;    /* the least footprint of any strategy */
+    double mem_limit_bytes;  /* the limit it was planned for; 0: none */
+    int mem_budgeted;        /* 1: the optimum did not fit; per-op budgets were used */
+    int has_type_split;      /* 1: a batch split across device types was searched */
 } dnp_pase_summary;
 /* The run's figures.  O(edges x rank). */
 void dnp_pase_run_summary(const dnp_pase_run *r, dnp_pase_summary *out);
@@ -1169,7 +1222,8 @@ void dnp_pase_run_summary(const dnp_pase_run *r, dnp_pase_summary *out);
 typedef struct {
     const char *name;        /* "data parallel", "expert (owt)", "mcmc (from the
                               * expert)"; borrowed from the run */
-    double cost_flop;        /* F, FLOP-equivalents */
+    double cost_flop;        /* F, FLOP-equivalents (pase-paper; -1 under the default) */
+    double cost_s;           /* F in seconds */
     long iterations;         /* MCMC's, else 0 */
 } dnp_pase_baseline;
 /* Baseline i (0 .. n_baselines - 1); DNP_ERR_INPUT out of range.  O(1). */
@@ -1181,16 +1235,54 @@ typedef struct {
     const char *kind;        /* "Conv", "FC", ... (the prototype's class names) */
     char dims[64];           /* iteration-space dimension names, e.g. "bchwrsn" */
     char config[96];         /* split count per dimension, e.g. "(4,1,1,1,1,1,2)" */
-    double layer_cost_flop;  /* t_l under that configuration */
+    double layer_cost_flop;  /* t_l under that configuration (pase-paper; -1 under the
+                              * default model) */
+    double layer_cost_s;     /* t_l in seconds */
 } dnp_pase_op;
 /* Op v (0 .. n_ops - 1) of the strategy; DNP_ERR_INPUT out of range.
  * O(rank). */
 dnp_status dnp_pase_run_op(const dnp_pase_run *r, int v, dnp_pase_op *out, dnp_error *err);
 
+/* The batch split across device types of a default-model DP run on a
+ * cluster of several types (docs/pase.md "Heterogeneous clusters"): one
+ * group per type with devices, step = max over groups of their PaSE
+ * optimum at their share + the gradient all-reduce across the groups. */
+typedef struct {
+    char device[32];         /* the type's name */
+    int devices;
+    int64_t batch;           /* its share (0: the group idles) */
+    double time_s;           /* its PaSE optimum at that share */
+    double mem_bytes;        /* that plan's per-device footprint */
+    int devices_used;        /* the most devices an op of that plan uses (0 if idle) */
+} dnp_pase_type_group;
+typedef struct {
+    int n_groups;
+    dnp_pase_type_group group[DNP_MAX_DEVICE_TYPES];
+    double sync_s;           /* the gradient all-reduce across the groups */
+    double grad_bytes;       /* the gradient bytes it sums */
+    double step_s;           /* the step with the split */
+    int candidates;          /* splits evaluated */
+    int exhaustive;          /* 1: every integer split was */
+    int chosen;              /* 1: faster than the plan on the weakest device */
+} dnp_pase_type_split;
+/* The run's type split; DNP_ERR_INPUT if it has none.  O(types). */
+dnp_status dnp_pase_run_type_split(const dnp_pase_run *r, dnp_pase_type_split *out,
+                                   dnp_error *err);
+/* The configuration of op v (0 .. n_ops - 1) in group g's plan, "(b,c,...)",
+ * borrowed from the run; NULL out of range or for an idle group.  O(1). */
+const char *dnp_pase_run_type_config(const dnp_pase_run *r, int g, int v);
+
+/* Under the default cost model: a warning line on f for the chosen plan's
+ * devices idle all step (the weakest-device plan, or each group of the
+ * chosen type split), as the report also shows; the CLI writes them to
+ * stderr.  Returns the lines written.  O(groups). */
+int dnp_pase_run_warn(const dnp_pase_run *r, FILE *f);
+
 /* The report `dnnpar plan --search pase|mcmc` prints, to f: the model and
- * hardware, every op's configuration and t_l, F, the baselines and the
- * table sizes; with timing, the search time (without it, the bytes are the
- * same on every run).  Write errors stay on f's error flag.  O(ops). */
+ * hardware (and cost model), every op's configuration and t_l, F or the
+ * step time, the memory, the baselines, idle devices, the type split and
+ * the table sizes; with timing, the search time (without it, the bytes are
+ * the same on every run).  Write errors stay on f's error flag.  O(ops). */
 void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f);
 /* The same as JSON (docs/formats.md): a new NUL-terminated text the caller
  * frees with dnp_free; NULL on allocation failure.  Deterministic (no

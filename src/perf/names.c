@@ -15,6 +15,7 @@ static const char *const precision_names[DNP_PREC_COUNT] = {
 static const char *const cost_model_names[DNP_COST_COUNT] = {
     [DNP_COST_DEFAULT] = "default",
     [DNP_COST_ACCPAR_PAPER] = "accpar-paper",
+    [DNP_COST_PASE_PAPER] = "pase-paper",
 };
 
 static const char *const optimizer_names[DNP_OPTIM_COUNT] = {

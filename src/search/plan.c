@@ -1001,6 +1001,10 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
         dnp_error_set(err, DNP_ERR_INPUT, "unknown search scheme %d", (int)opt->scheme);
         return DNP_ERR_INPUT;
     }
+    if (opt->cost_model == DNP_COST_PASE_PAPER) { /* Eq. 1 of PaSE: its own search only */
+        dnp_error_set(err, DNP_ERR_INPUT, "cost model 'pase-paper' applies to the PaSE search");
+        return DNP_ERR_INPUT;
+    }
     int64_t n_dev = dnp_cluster_devices(c);
     if (n_dev < 1) {
         dnp_error_set(err, DNP_ERR_INPUT, "the cluster has no devices");

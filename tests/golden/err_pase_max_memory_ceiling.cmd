@@ -1,1 +1,1 @@
-dnnpar plan lenet --search pase -p 4 --max-memory 65537 2>&1
+dnnpar plan lenet --search pase --cost-model pase-paper -p 4 --max-memory 65537 2>&1

@@ -1,1 +1,1 @@
-dnnpar plan lenet --search pase -p 4 --time-limit 1e-9
+dnnpar plan lenet --search pase --cost-model pase-paper -p 4 --time-limit 1e-9

@@ -1,1 +1,1 @@
-dnnpar plan lenet --search pase -p 0 2>&1
+dnnpar plan lenet --search pase --cost-model pase-paper -p 0 2>&1

@@ -1,1 +1,1 @@
-dnnpar plan lenet --search pase --help
+dnnpar plan lenet --search pase --cost-model pase-paper --help

@@ -1,1 +1,1 @@
-dnnpar plan pase-alexnet --search pase -p 8 --batch 4 2>&1
+dnnpar plan pase-alexnet --search pase --cost-model pase-paper -p 8 --batch 4 2>&1

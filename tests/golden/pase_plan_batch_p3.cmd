@@ -1,1 +1,1 @@
-dnnpar plan lenet --search pase -p 3 2>&1
+dnnpar plan lenet --search pase --cost-model pase-paper -p 3 2>&1

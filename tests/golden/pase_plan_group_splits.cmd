@@ -1,1 +1,1 @@
-dnnpar plan tests/data/mobilenet_v2_train.onnx --search pase -p 64 --batch 128 | grep -E '^(model|cost)|GroupConv'; dnnpar plan tests/data/shufflenet_v2_x1_0_train.onnx --search pase -p 64 --batch 128 | grep -E '^(model|cost)|GroupConv'
+dnnpar plan tests/data/mobilenet_v2_train.onnx --search pase --cost-model pase-paper -p 64 --batch 128 | grep -E '^(model|cost)|GroupConv'; dnnpar plan tests/data/shufflenet_v2_x1_0_train.onnx --search pase --cost-model pase-paper -p 64 --batch 128 | grep -E '^(model|cost)|GroupConv'

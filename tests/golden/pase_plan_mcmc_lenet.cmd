@@ -1,1 +1,1 @@
-dnnpar plan lenet --search mcmc -p 4 --mcmc-iters 3000 --seed 7 --optimum
+dnnpar plan lenet --search mcmc --cost-model pase-paper -p 4 --mcmc-iters 3000 --seed 7 --optimum

@@ -1,1 +1,1 @@
-dnnpar plan pase-rnnlm --search pase -p 8 --json -
+dnnpar plan pase-rnnlm --search pase --cost-model pase-paper -p 8 --json -

@@ -1,1 +1,1 @@
-dnnpar plan pase-transformer --search pase -p 4 --prototype-edges | grep -E '^(model|hardware|cost|tables|best)'; dnnpar plan pase-transformer --search pase -p 4 | grep -E '^(model|cost)'
+dnnpar plan pase-transformer --search pase --cost-model pase-paper -p 4 --prototype-edges | grep -E '^(model|hardware|cost|tables|best)'; dnnpar plan pase-transformer --search pase --cost-model pase-paper -p 4 | grep -E '^(model|cost)'

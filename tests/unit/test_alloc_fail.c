@@ -348,7 +348,9 @@ TEST(alloc_failure_plans)
  * the reference run's F and baselines (want[] < 0: record them). */
 typedef struct {
     dnp_pase_run_options ro;
-    double want[4]; /* F, then the baselines' F */
+    double want[4];      /* F, then the baselines' F (seconds: the default cost model) */
+    const char *cluster; /* NULL: 4 bare devices (dnp_pase_hw_uniform) */
+    int64_t batch;
 } pase_case;
 
 static dnp_status run_pase(void *arg, dnp_error *err)
@@ -357,8 +359,12 @@ static dnp_status run_pase(void *arg, dnp_error *err)
     dnp_pase_hw hw;
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *r = NULL;
-    dnp_pase_options po = {16, 0, 0, 0.0, 0};
-    dnp_status s = dnp_pase_hw_uniform(4, 10e12, 16e9, &hw, err);
+    dnp_pase_options po = {.batch = pc->batch}; /* the default (seconds) cost model */
+    dnp_cluster cl;
+    dnp_status s = pc->cluster == NULL ? dnp_pase_hw_uniform(4, 10e12, 16e9, &hw, err)
+                                       : dnp_cluster_parse(pc->cluster, &cl, err);
+    if (s == DNP_OK && pc->cluster != NULL)
+        s = dnp_pase_hw_from_cluster(&cl, &hw, err);
     if (s == DNP_OK)
         s = dnp_pase_problem_load("lenet", &hw, &po, &pb, err);
     if (s != DNP_OK && pb != NULL)
@@ -368,10 +374,10 @@ static dnp_status run_pase(void *arg, dnp_error *err)
     if (s == DNP_OK) {
         dnp_pase_summary sum;
         dnp_pase_run_summary(r, &sum);
-        double got[4] = {sum.cost_flop, -1, -1, -1};
+        double got[4] = {sum.cost_s, -1, -1, -1};
         for (int b = 0; b < sum.n_baselines && b < 3; b++) {
             dnp_pase_baseline bl;
-            got[b + 1] = dnp_pase_run_baseline(r, b, &bl, err) == DNP_OK ? bl.cost_flop : -2;
+            got[b + 1] = dnp_pase_run_baseline(r, b, &bl, err) == DNP_OK ? bl.cost_s : -2;
         }
         if (pc->want[0] < 0) /* the reference run, which fails nothing */
             memcpy(pc->want, got, sizeof got);
@@ -391,8 +397,16 @@ static dnp_status run_pase(void *arg, dnp_error *err)
 
 TEST(alloc_failure_pase)
 {
-    pase_case pc = {{DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL}, {-1, -1, -1, -1}};
+    pase_case pc = {
+        {DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL}, {-1, -1, -1, -1}, NULL, 16};
     SWEEP("pase lenet p 4", run_pase, &pc, 200, 0);
-    pase_case mc = {{DNP_PASE_SEARCH_MCMC, 1, 2000, 1, 1, 0.0, NULL, NULL}, {-1, -1, -1, -1}};
+    pase_case mc = {
+        {DNP_PASE_SEARCH_MCMC, 1, 2000, 1, 1, 0.0, NULL, NULL}, {-1, -1, -1, -1}, NULL, 16};
     SWEEP("pase mcmc lenet p 4", run_pase, &mc, 200, 0);
+    /* the shared model's memory fit (a device capacity) and type split */
+    pase_case hc = {{DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL},
+                    {-1, -1, -1, -1},
+                    "1xa100+1xv100",
+                    8};
+    SWEEP("pase lenet type split", run_pase, &hc, 200, 0);
 }

@@ -1,9 +1,13 @@
 /* test_pase_api.c - the public PaSE driver (dnnpar.h, dnp_pase_*): the
- * same F as the internal path, reports and getters consistent with the
- * strategy, MCMC against the optimum, the prototype's totals through
- * dnp_pase_reproduce, and errors that name what is wrong. */
+ * same F as the internal path under both cost models (pase-paper: the
+ * prototype's totals; default: the seconds of the shared model with its
+ * precision, optimizer, memory limit and straggler options), reports and
+ * getters consistent with the strategy, MCMC against the optimum, memory
+ * pruning and the type split of a mixed cluster, the prototype's totals
+ * through dnp_pase_reproduce, and errors that name what is wrong. */
 #include "dnnpar.h"
 #include "search/pase/pase.h"
+#include "search/pase/pase_perf.h"
 #include "test.h"
 
 #include <jansson.h>
@@ -55,7 +59,7 @@ TEST(pase_api_same_f_as_internal)
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
         dnp_pase_hw hw = proto_hw(ps[i]);
         CHECK_NEAR(dnp_pase_hw_r_flop_per_word(&hw), 5000.0, 1e-15, 0);
-        dnp_pase_options po = {64, 0, 0, 0.0, 0};
+        dnp_pase_options po = {.batch = 64, .cost_model = DNP_COST_PASE_PAPER};
         dnp_pase_run_options ro;
         memset(&ro, 0, sizeof ro);
         ro.threads = 1;
@@ -100,7 +104,8 @@ TEST(pase_api_same_f_as_internal)
 TEST(pase_api_reference_total)
 {
     dnp_pase_hw hw = proto_hw(8);
-    dnp_pase_options po = {0, 0, 1, 0.0, 0}; /* batch 0: the paper's 128 */
+    /* batch 0: the paper's 128 */
+    dnp_pase_options po = {.prototype_edges = 1, .cost_model = DNP_COST_PASE_PAPER};
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *r = NULL;
     dnp_error err = {0};
@@ -145,7 +150,8 @@ TEST(pase_api_mcmc_optimum)
     dnp_pase_hw hw = proto_hw(4);
     dnp_pase_problem *pb = NULL;
     dnp_error err = {0};
-    CHECK(dnp_pase_problem_load("lenet", &hw, NULL, &pb, &err) == DNP_OK);
+    dnp_pase_options po = {.cost_model = DNP_COST_PASE_PAPER};
+    CHECK(dnp_pase_problem_load("lenet", &hw, &po, &pb, &err) == DNP_OK);
     if (pb == NULL)
         return;
     dnp_pase_run_options ro;
@@ -223,7 +229,7 @@ TEST(pase_api_errors)
     CHECK(pb == NULL && strstr(err.msg, "no-such-model") != NULL);
     /* DenseNet's dependent sets are far over the guard: refused before
      * any table is built, naming the op and the limit */
-    dnp_pase_options po = {64, 0, 0, 0.0, 0};
+    dnp_pase_options po = {.batch = 64, .cost_model = DNP_COST_PASE_PAPER};
     dnp_pase_run *r = NULL;
     dnp_error_clear(&err);
     CHECK(dnp_pase_problem_load("pase-densenet121", &hw, &po, &pb, &err) == DNP_OK);
@@ -310,4 +316,273 @@ TEST(pase_api_compare)
     CHECK_STR(pub.expert, in.expert);
     CHECK(pub.pase_s <= pub.dp_s && pub.pase_s <= pub.expert_s && pub.pase_s <= pub.mcmc_s);
     dnp_graph_free(g);
+}
+
+/* ---- the default cost model: seconds on the shared performance model ---- */
+
+/* The step time of zoo model `name` at batch on the one device type of
+ * cluster `spec` through the internal path: pase_perf_init ->
+ * pase_from_graph -> pase_problem_build_perf -> pase_fit_search (the
+ * memory limit of pase_perf.h).  -1 on failure. */
+static double internal_s(const char *name, int64_t batch, const char *spec, dnp_precision prec,
+                         dnp_optimizer o, double mem_limit_bytes, int no_stragglers)
+{
+    dnp_graph *g = NULL;
+    pase_graph *pg = NULL;
+    dnp_cluster c;
+    dnp_error err = {0};
+    pase_perf m;
+    double t = -1.0;
+    if (dnp_cluster_parse(spec, &c, &err) != DNP_OK ||
+        pase_perf_init(&c.types[0], (int)c.counts[0], prec, o, mem_limit_bytes, no_stragglers,
+                       &m, &err) != DNP_OK ||
+        dnp_model_load(name, &g, &err) != DNP_OK ||
+        pase_from_graph(g, batch, &pg, &err) != DNP_OK) {
+        printf("  %s\n", err.msg);
+        dnp_graph_free(g);
+        return t;
+    }
+    pase_params par = {(int)c.counts[0], 1.0, 0, 2048.0 * 1048576.0};
+    pase_problem pb;
+    if (pase_problem_build_perf(pg, &par, &m, &pb, &err) == DNP_OK) {
+        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_fit_result r;
+        if (pase_fit_search(&pb, &so, &r, &err) == DNP_OK) {
+            t = r.cost;
+            pase_fit_result_free(&r);
+        }
+        pase_problem_free(&pb);
+    }
+    pase_graph_free(pg);
+    dnp_graph_free(g);
+    return t;
+}
+
+/* A problem of `model` on cluster `spec` under po, and its DP run. */
+static dnp_status load_run(const char *model, const char *spec, const dnp_pase_options *po,
+                           dnp_pase_problem **pb, dnp_pase_run **r, dnp_error *err)
+{
+    dnp_cluster c;
+    dnp_pase_hw hw;
+    dnp_pase_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.threads = 1;
+    *pb = NULL;
+    *r = NULL;
+    dnp_status st = dnp_cluster_parse(spec, &c, err);
+    if (st == DNP_OK)
+        st = dnp_pase_hw_from_cluster(&c, &hw, err);
+    if (st == DNP_OK)
+        st = dnp_pase_problem_load(model, &hw, po, pb, err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(*pb, &ro, r, err);
+    return st;
+}
+
+/* The public API's step time equals the internal path's for the default
+ * options and for each of precision, optimizer, memory limit and
+ * stragglers; t_l + t_x add up to it; no baseline beats it; the FLOP
+ * figures are -1 and the JSON carries seconds. */
+TEST(pase_api_seconds_same_as_internal)
+{
+    static const struct {
+        dnp_precision prec;
+        dnp_optimizer opt;
+        double mem_bytes;
+        int no_stragglers;
+    } cases[] = {{DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, 0.0, 0},
+                 {DNP_PREC_FP32, DNP_OPTIM_MOMENTUM, 0.0, 0},
+                 {DNP_PREC_DEFAULT, DNP_OPTIM_ADAM, 1e9, 0},
+                 {DNP_PREC_FP16, DNP_OPTIM_SGD, 0.0, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dnp_pase_options po = {.batch = 64,
+                               .precision = cases[i].prec,
+                               .optimizer = cases[i].opt,
+                               .memory_limit_bytes = cases[i].mem_bytes,
+                               .no_stragglers = cases[i].no_stragglers};
+        dnp_pase_problem *pb;
+        dnp_pase_run *r;
+        dnp_error err = {0};
+        CHECK(load_run("lenet", "4xv100", &po, &pb, &r, &err) == DNP_OK);
+        if (r == NULL) {
+            printf("  %s\n", err.msg);
+            dnp_pase_problem_free(pb);
+            continue;
+        }
+        dnp_pase_summary s;
+        dnp_pase_run_summary(r, &s);
+        CHECK(s.cost_model == DNP_COST_DEFAULT);
+        CHECK_NEAR(s.cost_s,
+                   internal_s("lenet", 64, "4xv100", cases[i].prec, cases[i].opt,
+                              cases[i].mem_bytes, cases[i].no_stragglers),
+                   1e-12, 0);
+        CHECK(s.cost_flop == -1.0 && s.transfer_flop == -1.0 && s.optimum_s == -1.0);
+        double tl = 0.0;
+        for (int v = 0; v < dnp_pase_problem_n_ops(pb); v++) {
+            dnp_pase_op op;
+            CHECK(dnp_pase_run_op(r, v, &op, &err) == DNP_OK);
+            CHECK(op.layer_cost_flop == -1.0 && op.layer_cost_s >= 0.0);
+            tl += op.layer_cost_s;
+        }
+        CHECK_NEAR(tl + s.transfer_s, s.cost_s, 1e-9, 0);
+        for (int b = 0; b < s.n_baselines; b++) {
+            dnp_pase_baseline bl;
+            CHECK(dnp_pase_run_baseline(r, b, &bl, &err) == DNP_OK);
+            CHECK(bl.cost_flop == -1.0 && bl.cost_s >= s.cost_s * (1 - 1e-12));
+        }
+        /* memory: within the limit (the V100's 16 GB when none is given) */
+        double limit = cases[i].mem_bytes > 0.0 ? cases[i].mem_bytes : 16e9;
+        CHECK_NEAR(s.mem_limit_bytes, limit, 1e-12, 0);
+        CHECK(s.min_mem_bytes > 0.0 && s.min_mem_bytes <= s.mem_bytes && s.mem_bytes <= limit);
+        CHECK(s.devices_used >= 1 && s.devices_used <= 4 && !s.has_type_split);
+        char *text = dnp_pase_run_json(r);
+        CHECK(text != NULL && strstr(text, "\"cost_model\": \"default\"") != NULL &&
+              strstr(text, "\"cost_flop\"") == NULL && strstr(text, "\"layer_cost_s\"") != NULL);
+        dnp_free(text);
+        dnp_pase_run_free(r);
+        dnp_pase_problem_free(pb);
+    }
+}
+
+/* --flops/--bw hardware under the default model: one bare fp32 device of
+ * that peak and link, no memory capacity (nothing pruned). */
+TEST(pase_api_seconds_bare_device)
+{
+    dnp_pase_hw hw = proto_hw(2);
+    CHECK_EQ_INT(hw.device_types, 0);
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *r = NULL;
+    dnp_error err = {0};
+    dnp_pase_options po = {.batch = 32};
+    CHECK(dnp_pase_problem_load("lenet", &hw, &po, &pb, &err) == DNP_OK);
+    CHECK(pb != NULL && dnp_pase_run_new(pb, NULL, &r, &err) == DNP_OK);
+    if (r != NULL) {
+        dnp_device_type d;
+        memset(&d, 0, sizeof d);
+        strcpy(d.name, "custom");
+        d.peak_flops = 10e12;
+        d.net_bw_bps = d.inter_bw_bps = 16e9;
+        d.bytes_per_elem = 4;
+        strcpy(d.dtype, "fp32");
+        d.devices_per_node = 1;
+        pase_perf m;
+        CHECK(pase_perf_init(&d, 2, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, 0.0, 0, &m, &err) ==
+              DNP_OK);
+        dnp_graph *g = NULL;
+        pase_graph *pg = NULL;
+        CHECK(dnp_model_load("lenet", &g, &err) == DNP_OK);
+        CHECK(pase_from_graph(g, 32, &pg, &err) == DNP_OK);
+        pase_params par = {2, 1.0, 0, 2048.0 * 1048576.0};
+        pase_problem in;
+        CHECK(pase_problem_build_perf(pg, &par, &m, &in, &err) == DNP_OK);
+        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_result res;
+        CHECK(pase_search(&in, 0, &so, &res, &err) == DNP_OK);
+        dnp_pase_summary s;
+        dnp_pase_run_summary(r, &s);
+        CHECK_NEAR(s.cost_s, res.cost, 1e-12, 0);
+        CHECK(s.mem_limit_bytes == 0.0 && !s.mem_budgeted);
+        pase_result_free(&res);
+        pase_problem_free(&in);
+        pase_graph_free(pg);
+        dnp_graph_free(g);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
+
+/* Memory through the API (golden pase_perf_memory): AlexNet on 8 A100 in
+ * 20 MB fits nowhere; in 80 MB the optimum does not fit and the budgeted
+ * plan is within the limit. */
+TEST(pase_api_memory_limit)
+{
+    dnp_pase_options po = {.memory_limit_bytes = 20e6};
+    dnp_pase_problem *pb;
+    dnp_pase_run *r;
+    dnp_error err = {0};
+    CHECK(load_run("pase-alexnet", "8xa100", &po, &pb, &r, &err) == DNP_ERR_INPUT);
+    CHECK(r == NULL && strstr(err.msg, "no strategy fits in 0.02 GB") != NULL);
+    dnp_pase_problem_free(pb);
+    po.memory_limit_bytes = 80e6;
+    dnp_error_clear(&err);
+    CHECK(load_run("pase-alexnet", "8xa100", &po, &pb, &r, &err) == DNP_OK);
+    if (r != NULL) {
+        dnp_pase_summary s;
+        dnp_pase_run_summary(r, &s);
+        CHECK(s.mem_budgeted == 1 && s.mem_bytes <= 80e6 && s.mem_limit_bytes == 80e6);
+        CHECK_NEAR(s.cost_s, internal_s("pase-alexnet", 128, "8xa100", DNP_PREC_DEFAULT,
+                                        DNP_OPTIM_MOMENTUM, 80e6, 0),
+                   1e-12, 0);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
+
+/* The type split through the API (golden pase_perf_hetero_lenet): the
+ * shares add up to the batch, the step is the slowest group plus the
+ * cross-type all-reduce, the choice and the warnings follow. */
+TEST(pase_api_type_split)
+{
+    dnp_pase_problem *pb;
+    dnp_pase_run *r;
+    dnp_error err = {0};
+    CHECK(load_run("lenet", "2xa100+2xv100", NULL, &pb, &r, &err) == DNP_OK);
+    if (r == NULL) {
+        printf("  %s\n", err.msg);
+        dnp_pase_problem_free(pb);
+        return;
+    }
+    dnp_pase_summary s;
+    dnp_pase_run_summary(r, &s);
+    CHECK(s.has_type_split);
+    dnp_pase_type_split t;
+    CHECK(dnp_pase_run_type_split(r, &t, &err) == DNP_OK);
+    CHECK_EQ_INT(t.n_groups, 2);
+    CHECK_STR(t.group[0].device, "a100");
+    CHECK_STR(t.group[1].device, "v100");
+    CHECK_EQ_INT(t.group[0].batch + t.group[1].batch, 128);
+    CHECK_EQ_INT(t.group[0].batch, 81);
+    double slow = t.group[0].time_s > t.group[1].time_s ? t.group[0].time_s : t.group[1].time_s;
+    CHECK_NEAR(t.step_s, slow + t.sync_s, 1e-12, 0);
+    CHECK(t.chosen == (t.step_s < s.cost_s) && t.chosen);
+    CHECK(dnp_pase_run_type_config(r, 0, 0) != NULL);
+    CHECK(dnp_pase_run_type_config(r, 0, dnp_pase_problem_n_ops(pb)) == NULL);
+    CHECK(dnp_pase_run_type_config(r, 2, 0) == NULL);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f != NULL) {
+        CHECK_EQ_INT(dnp_pase_run_warn(r, f), 2); /* each group uses 1 of its 2 devices */
+        fclose(f);
+    }
+    char *text = dnp_pase_run_json(r);
+    CHECK(text != NULL && strstr(text, "\"heterogeneous\"") != NULL &&
+          strstr(text, "\"chosen\": \"type split\"") != NULL);
+    dnp_free(text);
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+    /* pase-paper has no type split and no warnings */
+    dnp_pase_options po = {.cost_model = DNP_COST_PASE_PAPER};
+    CHECK(load_run("lenet", "2xa100+2xv100", &po, &pb, &r, &err) == DNP_OK);
+    if (r != NULL) {
+        CHECK(dnp_pase_run_type_split(r, &t, &err) == DNP_ERR_INPUT);
+        CHECK_EQ_INT(dnp_pase_run_warn(r, stderr), 0);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
+
+/* The options the cost model does not take are refused with a message. */
+TEST(pase_api_cost_model_errors)
+{
+    dnp_pase_hw hw = proto_hw(2);
+    dnp_pase_problem *pb = NULL;
+    dnp_error err = {0};
+    dnp_pase_options po = {.cost_model = DNP_COST_ACCPAR_PAPER};
+    CHECK(dnp_pase_problem_load("lenet", &hw, &po, &pb, &err) == DNP_ERR_INPUT);
+    CHECK(pb == NULL && strstr(err.msg, "not one of PaSE's") != NULL);
+    po.cost_model = DNP_COST_PASE_PAPER;
+    po.precision = DNP_PREC_FP16;
+    dnp_error_clear(&err);
+    CHECK(dnp_pase_problem_load("lenet", &hw, &po, &pb, &err) == DNP_ERR_INPUT);
+    CHECK(pb == NULL && strstr(err.msg, "not pase-paper") != NULL);
 }

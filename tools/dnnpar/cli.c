@@ -461,6 +461,10 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
             cli_error(cmd, "unknown cost model '%s' (known: default, accpar-paper)", s);
             return EXIT_USAGE;
         }
+        if (m == DNP_COST_PASE_PAPER) {
+            cli_error(cmd, "cost model 'pase-paper' applies to --search pase and mcmc only");
+            return EXIT_USAGE;
+        }
         opt->cost_model = (dnp_cost_model)m;
     }
     if ((s = cli_get(a, "optimizer")) != NULL) {

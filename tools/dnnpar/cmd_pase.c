@@ -27,7 +27,9 @@ static const char plan_help[] =
     "                   [--flops TF --bw GBps | --cluster SPEC] [--json FILE]\n"
     "                   [--max-memory MB] [--threads N] [--prototype-edges] [--bfs]\n"
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
-    "                   [--time-limit S]\n"
+    "                   [--time-limit S] [--cost-model default|pase-paper]\n"
+    "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
+    "                   [--no-stragglers]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -49,8 +51,16 @@ static const char plan_help[] =
     "  --flops TF         peak TFLOP/s per device (default 10)\n"
     "  --bw GBps          link bandwidth per device in GB/s, 8-byte words (default\n"
     "                     16; with 10 TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
-    "  --cluster SPEC     the devices' figures instead (words of their data type); a\n"
-    "                     mixed cluster counts as its weakest peak and link (paper V)\n"
+    "  --cluster SPEC     the devices' figures instead; with several device types the\n"
+    "                     batch is split across the types (PaSE inside each) and\n"
+    "                     compared with PaSE on the weakest device and link\n"
+    "  --cost-model M     default: t_l and t_x in seconds on the shared performance\n"
+    "                     model (roofline, collectives on link tiers, device memory);\n"
+    "                     pase-paper: the prototype's Eq. 1 in FLOP-equivalents\n"
+    "  --precision P      fp32, tf32, fp16, bf16, amp (default: the devices' dtype)\n"
+    "  --optimizer O      momentum (default), sgd, adam: optimizer state in memory\n"
+    "  --memory-limit SIZE  memory per device (default: the device's capacity)\n"
+    "  --no-stragglers    ignore the devices' speed spread\n"
     "  --max-memory MB    refuse a search whose tables need more (default 2048, at\n"
     "                     most 65536)\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
@@ -225,10 +235,57 @@ static void print_repro(const void *r, int timing, FILE *f)
 static const char *const plan_valued[] = {"search",  "p",          "batch",   "flops",
                                           "bw",      "cluster",    "json",    "max-memory",
                                           "threads", "mcmc-iters", "seed",    "cutoff",
-                                          "time-limit", NULL};
+                                          "time-limit", "cost-model", "precision", "optimizer",
+                                          "memory-limit", NULL};
 static const char *const plan_flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
-                                         "optimum", "timing",          NULL};
+                                         "optimum", "timing",          "no-stragglers", NULL};
 const cli_spec cli_plan_pase_spec = {plan_valued, plan_flags};
+
+/* --cost-model, --precision, --optimizer, --memory-limit, --no-stragglers
+ * into po (docs/pase.md "Shared model"). */
+static int model_options(const char *cmd, const cli_args *a, dnp_pase_options *po)
+{
+    const char *s;
+    po->cost_model = DNP_COST_DEFAULT;
+    if ((s = cli_get(a, "cost-model")) != NULL) {
+        int m = dnp_cost_model_from_name(s);
+        if (m != DNP_COST_DEFAULT && m != DNP_COST_PASE_PAPER) {
+            cli_error(cmd, "unknown cost model '%s' for the PaSE search (known: default, "
+                           "pase-paper)",
+                      s);
+            return EXIT_USAGE;
+        }
+        po->cost_model = (dnp_cost_model)m;
+    }
+    if ((s = cli_get(a, "precision")) != NULL) {
+        int p = dnp_precision_from_name(s);
+        if (p < 0) {
+            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
+            return EXIT_USAGE;
+        }
+        po->precision = (dnp_precision)p;
+    }
+    if ((s = cli_get(a, "optimizer")) != NULL) {
+        int o = dnp_optimizer_from_name(s);
+        if (o < 0) {
+            cli_error(cmd, "unknown optimizer '%s' (known: momentum, sgd, adam)", s);
+            return EXIT_USAGE;
+        }
+        po->optimizer = (dnp_optimizer)o;
+    }
+    if ((s = cli_get(a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &po->memory_limit_bytes) != 0)
+        return EXIT_USAGE;
+    po->no_stragglers = cli_flag(a, "no-stragglers");
+    if (po->cost_model == DNP_COST_PASE_PAPER &&
+        (cli_get(a, "precision") || cli_get(a, "optimizer") || cli_get(a, "memory-limit") ||
+         po->no_stragglers)) {
+        cli_error(cmd, "--precision, --optimizer, --memory-limit and --no-stragglers belong to "
+                       "the default cost model, not pase-paper");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
 
 /* The search, the hardware, the problem's and the search's options, in
  * that order. */
@@ -262,6 +319,8 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     po->prototype_edges = cli_flag(a, "prototype-edges");
     po->max_memory_bytes = (double)max_mb * 1048576.0;
     po->skip_unknown = cli_flag(a, "skip-unknown");
+    if ((rc = model_options(cmd, a, po)) != 0)
+        return rc;
     ro->search = mcmc ? DNP_PASE_SEARCH_MCMC
                       : (cli_flag(a, "bfs") ? DNP_PASE_SEARCH_BFS : DNP_PASE_SEARCH_DP);
     ro->threads = (int)threads;
@@ -296,6 +355,7 @@ int cmd_plan_pase(const cli_args *a)
         cli_error(cmd, "%s", err.msg);
         rc = cli_exit_for(st);
     } else {
+        dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
         const char *json = cli_get(a, "json");
         rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL, print_run,
                            run, cli_flag(a, "timing"));

@@ -261,6 +261,11 @@ int pase_configs_find(const pase_configs *c, const int32_t *cfg);
 /* Layer cost t_l (FLOP) of v under configuration cfg, for r_w FLOP per
  * word (README "Layer costs"; Eq. 1).  O(rank). */
 double pase_layer_cost(const pase_vertex *v, const int32_t *cfg, double r_w);
+/* The words a device needs of a block a_dst (p_dst devices) that it does
+ * not hold of a block a_src (p_src devices): README "Transfer cost"'s need,
+ * without the factor 2.  O(rank). */
+double pase_need_words(int rank, const double *a_src, const double *a_dst, double p_src,
+                       double p_dst);
 /* Project a configuration of an edge endpoint onto the edge's tensor:
  * split[t] = product of cfg over map[t].  O(rank * endpoint rank). */
 void pase_project(const pase_edge *e, int dst_side, const int32_t *cfg, int32_t *split);
@@ -277,6 +282,10 @@ double pase_transfer_parts(int rank, const double *a_src, const double *a_dst, d
 /* ------------------------------------------------------------------ */
 /* Problem: a graph bound to p devices and the hardware ratio           */
 /* ------------------------------------------------------------------ */
+
+/* The shared performance model's view of one device type (pase_perf.h);
+ * NULL in pase_params selects the prototype's accounting. */
+typedef struct pase_perf pase_perf;
 
 typedef struct {
     int p;                   /* devices */
@@ -307,6 +316,11 @@ typedef struct {
     int *inc_start, *inc;    /* active edges incident to each vertex */
     int *nb_start, *nb;      /* distinct undirected neighbours, ascending */
     double build_s;          /* wall time of pase_problem_build */
+    const pase_perf *perf;   /* NULL: Eq. 1 in FLOP-equivalents (--cost-model pase-paper);
+                              * else t_l and t_x in seconds on this device type and its
+                              * link tiers (pase_problem_build_perf; borrowed) */
+    double **mem;            /* perf only: per vertex, per configuration, the bytes
+                              * one device holds for it (pase_perf_mem_bytes); else NULL */
 } pase_problem;
 
 /* Bind g to par: enumerate every vertex's configurations (their count
@@ -316,8 +330,18 @@ typedef struct {
  * O(sum_v K_v * rank + sum_e (K_u + K_v) * rank). */
 dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *pb,
                               dnp_error *err);
+/* The same on the shared performance model (pase_perf.h): t_l and t_x in
+ * seconds on perf's device and links (par->r_w unused), and every
+ * configuration's per-device bytes in pb->mem.  perf is borrowed and must
+ * outlive the problem.  Same errors and complexity, plus O(E) per t_l. */
+dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
+                                   const pase_perf *perf, pase_problem *pb, dnp_error *err);
 /* Free what pase_problem_build allocated; NULL is a no-op.  O(V + E). */
 void pase_problem_free(pase_problem *pb);
+/* t_x from the parts of pase_transfer_parts, in the problem's unit: FLOP
+ * with r_w (perf NULL) or seconds on perf's link tiers.  O(rank). */
+double pase_problem_transfer(const pase_problem *pb, int rank, const double *a_src,
+                             const double *a_dst, double p_src, double p_dst);
 /* t_x of active edge k for configuration indices cu (of its src) and cv
  * (of its dst).  O(rank). */
 double pase_problem_edge_cost(const pase_problem *pb, int k, int cu, int cv);

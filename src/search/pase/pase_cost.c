@@ -64,7 +64,7 @@ static double volume(const pase_vertex *v, const int32_t *c)
 
 /* The words a device needs of a target block that it does not hold of a
  * source block (README "Transfer cost": need, without the factor 2). */
-static double need_words(int rank, const double *a_src, const double *a_dst, double p_src,
+double pase_need_words(int rank, const double *a_src, const double *a_dst, double p_src,
                          double p_dst)
 {
     double area = 1.0, inter = 1.0;
@@ -86,7 +86,7 @@ static double lstm(const pase_vertex *v, const int32_t *c, double r_w)
     double N = (double)v->dom[3], K = (double)v->dom[4];
     double t = gemm(L / c[0], S * B, 4.0 * N, 2.0 * K, (double)c[1] * c[2], c[3], c[4], 3, r_w);
     double a_out[2] = {B / c[2], N / c[3]}, a_in[2] = {B / c[2], K / c[4]};
-    double words = need_words(2, a_out, a_in, (double)c[2] * c[3], (double)c[2] * c[4]);
+    double words = pase_need_words(2, a_out, a_in, (double)c[2] * c[3], (double)c[2] * c[4]);
     return t + (L * S) * (r_w * words);
 }
 
@@ -206,7 +206,7 @@ void pase_project(const pase_edge *e, int dst_side, const int32_t *cfg, int32_t 
 double pase_transfer_parts(int rank, const double *a_src, const double *a_dst, double p_src,
                            double p_dst, double r_w)
 {
-    return r_w * (need_words(rank, a_src, a_dst, p_src, p_dst) * 2.0);
+    return r_w * (pase_need_words(rank, a_src, a_dst, p_src, p_dst) * 2.0);
 }
 
 double pase_transfer_cost(int rank, const int64_t *shape, const int32_t *src_split,
@@ -219,5 +219,5 @@ double pase_transfer_cost(int rank, const int64_t *shape, const int32_t *src_spl
         p_s *= src_split[i];
         p_g *= dst_split[i];
     }
-    return r_w * (need_words(rank, a_s, a_g, p_s, p_g) * 2.0);
+    return r_w * (pase_need_words(rank, a_s, a_g, p_s, p_g) * 2.0);
 }

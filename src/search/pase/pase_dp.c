@@ -343,9 +343,9 @@ static dnp_status edge_matrix(const pase_problem *pb, int v, int u, double *em)
             return DNP_ERR_NOMEM;
         for (int a = 0; a < s->n_proj; a++)
             for (int b = 0; b < d->n_proj; b++)
-                P[(size_t)a * (size_t)d->n_proj + (size_t)b] = pase_transfer_parts(
-                    r, s->part + (size_t)a * (size_t)r, d->part + (size_t)b * (size_t)r,
-                    s->procs[a], d->procs[b], pb->par.r_w);
+                P[(size_t)a * (size_t)d->n_proj + (size_t)b] = pase_problem_transfer(
+                    pb, r, s->part + (size_t)a * (size_t)r, d->part + (size_t)b * (size_t)r,
+                    s->procs[a], d->procs[b]);
         for (int cu = 0; cu < Ku; cu++) {
             double *row = em + (size_t)cu * (size_t)Kv;
             if (e->src == v) {

@@ -2,8 +2,11 @@
  * pase_driver.h - the PaSE experiment driver behind dnnpar.h's dnp_pase_*
  * API (internal to libdnnpar).  One concern per file:
  *   pase_hw.c             hardware: p, peak, link, word (Eq. 1's r)
- *   pase_setup.c          dnp_pase_problem: model -> PaSE graph -> problem
- *   pase_run.c            dnp_pase_run: a search and the baselines
+ *   pase_setup.c          dnp_pase_problem: model -> PaSE graph -> problem, on the
+ *                         shared model (pase_perf.h) or the prototype's Eq. 1
+ *   pase_run.c            dnp_pase_run: a search, the baselines, the memory fit and
+ *                         the type split of a mixed cluster
+ *   pase_run_split.c      the type split's getters and idle-device warnings
  *   pase_run_report.c     its text and JSON reports
  *   pase_repro.c          dnp_pase_repro: the paper's Tables I and II
  *   pase_repro_tables.c   the paper's and the prototype's figures
@@ -14,6 +17,7 @@
 #define DNNPAR_PASE_DRIVER_H
 
 #include "search/pase/pase.h"
+#include "search/pase/pase_perf.h"
 
 #include <jansson.h>
 
@@ -22,16 +26,26 @@
 
 struct dnp_pase_problem {
     pase_graph *g;           /* owned */
-    pase_problem pb;         /* borrows g */
+    pase_problem pb;         /* borrows g, and perf under the default cost model */
     dnp_pase_hw hw;
     int64_t batch;
     char *source;            /* the model argument, for the reports (owned) */
+    dnp_pase_options opt;    /* as given (zero for NULL) */
+    pase_perf perf;          /* the default cost model's device (pb.perf points here) */
+    const dnp_graph *core;   /* the model before conversion, NULL for a reference graph:
+                              * the type split converts it at other batches */
+    dnp_graph *core_owned;   /* core when loaded here (owned), else NULL */
 };
 
-/* A baseline's row: name, F and MCMC's iterations (0 otherwise). */
+/* 1 if the problem's costs are seconds on the shared model, 0 if Eq. 1's
+ * FLOP-equivalents (pase-paper). */
+#define PASE_SECONDS(pp) ((pp)->pb.perf != NULL)
+
+/* A baseline's row: name, cost (the problem's unit: seconds or FLOP) and
+ * MCMC's iterations (0 otherwise). */
 typedef struct {
     char name[64];
-    double cost_flop;
+    double cost;
     long iters;
 } pase_baseline_row;
 
@@ -39,11 +53,17 @@ struct dnp_pase_run {
     const dnp_pase_problem *pp;  /* borrowed */
     dnp_pase_search search;
     int *cfg;                    /* per op: configuration index (owned) */
-    double cost_flop;            /* F of cfg */
+    double cost;                 /* F of cfg, the problem's unit */
     pase_baseline_row base[3];
     int n_base, best_base;
     int dp_lo, dp_hi;            /* batch splits of the data-parallel baseline */
-    double optimum_flop;         /* MCMC with the optimum requested, else -1 */
+    double optimum;              /* MCMC with the optimum requested, else -1 */
+    int used;                    /* pase_devices_used of cfg */
+    int have_fit;                /* default model, DP: the memory figures below */
+    double mem_bytes, min_mem_bytes;
+    int budgeted;
+    int have_het;                /* default model, DP, several types: het below */
+    pase_hetero_result het;      /* owned */
     int have_tables;             /* exact search: the DP's table figures below */
     int max_dep;
     double max_rows, work, table_bytes;
@@ -61,6 +81,18 @@ typedef struct {
     const char *what;
 } pase_progress_ctx;
 void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
+
+/* The graph of problem pp's model at another batch (a pase_graph_builder
+ * for pase_hetero_search; user is the problem).  O(the conversion). */
+dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **out,
+                                dnp_error *err);
+
+/* 1 if the chosen plan of a run is its type split (step faster than the
+ * weakest-device plan).  O(1). */
+int pase_run_split_chosen(const dnp_pase_run *r);
+/* The idle-device warning of `what` on f if used < p; returns 1 if
+ * written.  O(1). */
+int pase_idle_warning(FILE *f, int used, int p, const char *what);
 
 /* ---- formatting (pase_fmt.c) ------------------------------------------ */
 

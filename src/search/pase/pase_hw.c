@@ -1,12 +1,14 @@
 /*
  * pase_hw.c - PaSE's hardware: p devices of one peak FLOP/s and one link,
  * and Eq. 1's r (FLOP per word moved).  A mixed cluster counts as its
- * weakest device and link (paper section V).
+ * weakest device and link (paper section V); its types are kept for the
+ * shared model (pase_setup.c) and the type split (pase_run.c).
  */
 #include "search/pase/pase_driver.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The largest device count PaSE's configurations are enumerated for. */
 #define PASE_MAX_DEVICES 65536
@@ -27,6 +29,7 @@ dnp_status dnp_pase_hw_uniform(int p, double peak_flops, double link_bps, dnp_pa
         return DNP_ERR_INPUT;
     }
     dnp_pase_hw hw;
+    memset(&hw, 0, sizeof hw); /* no cluster: device_types 0 */
     hw.p = p;
     hw.peak_flops = peak_flops;
     hw.link_bps = link_bps;
@@ -49,6 +52,7 @@ dnp_status dnp_pase_hw_from_cluster(const dnp_cluster *c, dnp_pase_hw *out, dnp_
         return DNP_ERR_INPUT;
     }
     dnp_pase_hw hw;
+    memset(&hw, 0, sizeof hw);
     hw.p = (int)n;
     hw.peak_flops = INFINITY;
     hw.link_bps = INFINITY;
@@ -73,6 +77,8 @@ dnp_status dnp_pase_hw_from_cluster(const dnp_cluster *c, dnp_pase_hw *out, dnp_
              "%s: %g TFLOP/s, links of %g GB/s, %d-byte words%s", spec, hw.peak_flops / 1e12,
              hw.link_bps / 1e9, hw.word_bytes,
              kinds > 1 ? " (the weakest device and link, paper section V)" : "");
+    hw.device_types = kinds;
+    hw.cluster = *c; /* the default cost model's devices and links */
     *out = hw;
     return DNP_OK;
 }

@@ -6,6 +6,7 @@
  * and the objective F of Eq. 1.
  */
 #include "search/pase/pase.h"
+#include "search/pase/pase_perf.h"
 
 #include <limits.h>
 #include <math.h>
@@ -99,6 +100,8 @@ void pase_problem_free(pase_problem *pb)
             pase_configs_free(&pb->cfg[v]);
         if (pb->tl)
             dnp_free(pb->tl[v]);
+        if (pb->mem)
+            dnp_free(pb->mem[v]);
     }
     for (int k = 0; k < pb->n_e; k++) {
         if (pb->src)
@@ -108,6 +111,7 @@ void pase_problem_free(pase_problem *pb)
     }
     dnp_free(pb->cfg);
     dnp_free(pb->tl);
+    dnp_free(pb->mem);
     dnp_free(pb->edge);
     dnp_free(pb->src);
     dnp_free(pb->dst);
@@ -190,6 +194,12 @@ static dnp_status build_adjacency(pase_problem *pb)
 dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *out,
                               dnp_error *err)
 {
+    return pase_problem_build_perf(g, par, NULL, out, err);
+}
+
+dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
+                                   const pase_perf *perf, pase_problem *out, dnp_error *err)
+{
     double t0 = now_s();
     pase_problem pb;
     memset(&pb, 0, sizeof pb);
@@ -199,7 +209,7 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
                       par->p);
         return DNP_ERR_INPUT;
     }
-    if (!(par->r_w > 0.0) || !isfinite(par->r_w)) {
+    if (perf == NULL && (!(par->r_w > 0.0) || !isfinite(par->r_w))) {
         dnp_error_set(err, DNP_ERR_INPUT, "the FLOP-per-word ratio r must be positive");
         return DNP_ERR_INPUT;
     }
@@ -226,6 +236,7 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
     }
     pb.g = g;
     pb.par = *par;
+    pb.perf = perf;
     pb.n_v = g->n_v;
     dnp_status st = DNP_ERR_NOMEM;
     pb.cfg = dnp_calloc((size_t)g->n_v, sizeof *pb.cfg);
@@ -233,12 +244,25 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
     pb.edge = dnp_malloc((size_t)(g->n_e + 1) * sizeof(int));
     if (pb.cfg == NULL || pb.tl == NULL || pb.edge == NULL)
         goto fail;
+    if (perf != NULL && (pb.mem = dnp_calloc((size_t)g->n_v, sizeof *pb.mem)) == NULL)
+        goto fail;
     for (int v = 0; v < g->n_v; v++) {
         if (pase_configs_build(&g->v[v], par->p, g->cutoff, &pb.cfg[v]) != DNP_OK)
             goto fail;
         pb.tl[v] = dnp_malloc((size_t)pb.cfg[v].n * sizeof(double));
         if (pb.tl[v] == NULL)
             goto fail;
+        if (perf != NULL) { /* the shared model (pase_perf.c): seconds, bytes */
+            pb.mem[v] = dnp_malloc((size_t)pb.cfg[v].n * sizeof(double));
+            if (pb.mem[v] == NULL)
+                goto fail;
+            for (int c = 0; c < pb.cfg[v].n; c++) {
+                const int32_t *cc = pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank;
+                pb.tl[v][c] = pase_perf_layer_s(perf, g, v, cc);
+                pb.mem[v][c] = pase_perf_mem_bytes(perf, g, v, cc);
+            }
+            continue;
+        }
         for (int c = 0; c < pb.cfg[v].n; c++)
             pb.tl[v][c] =
                 pase_layer_cost(&g->v[v], pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank, par->r_w);
@@ -265,13 +289,21 @@ fail:
     return st;
 }
 
+double pase_problem_transfer(const pase_problem *pb, int rank, const double *a_src,
+                             const double *a_dst, double p_src, double p_dst)
+{
+    if (pb->perf != NULL)
+        return pase_perf_transfer_s(pb->perf, rank, a_src, a_dst, p_src, p_dst);
+    return pase_transfer_parts(rank, a_src, a_dst, p_src, p_dst, pb->par.r_w);
+}
+
 double pase_problem_edge_cost(const pase_problem *pb, int k, int cu, int cv)
 {
     const pase_side *s = &pb->src[k], *d = &pb->dst[k];
     int r = pb->g->e[pb->edge[k]].rank;
     int ps = s->proj_of[cu], pd = d->proj_of[cv];
-    return pase_transfer_parts(r, s->part + (size_t)ps * (size_t)r, d->part + (size_t)pd * (size_t)r,
-                               s->procs[ps], d->procs[pd], pb->par.r_w);
+    return pase_problem_transfer(pb, r, s->part + (size_t)ps * (size_t)r,
+                                 d->part + (size_t)pd * (size_t)r, s->procs[ps], d->procs[pd]);
 }
 
 double pase_objective(const pase_problem *pb, const int *cfg)

@@ -1,8 +1,12 @@
 /*
  * pase_run.c - dnp_pase_run: one search in PaSE's space (the DP of Figs.
  * 3-4, the breadth-first DP of recurrence 2, or MCMC) with the baselines
- * in the same space and cost model (Eq. 1): data parallelism, the expert
- * strategy of the paper's section IV and MCMC from the expert.
+ * in the same space and cost model (Eq. 1, or its terms in seconds on the
+ * shared model): data parallelism, the expert strategy of the paper's
+ * section IV and MCMC from the expert.  Under the shared model the DP
+ * keeps the plan within the device memory (pase_fit.c) and, on several
+ * device types, the batch is also split across the types (pase_hetero.c;
+ * docs/pase.md "Heterogeneous clusters").
  */
 #include "search/pase/pase_driver.h"
 
@@ -24,22 +28,57 @@ void pase_progress_thunk(void *user, int done, int total, double elapsed_s)
         c->fn(c->user, c->what, done, total, elapsed_s);
 }
 
-/* The exact search (bfs: breadth-first) into r: strategy, F and tables. */
+/* The exact search (bfs: breadth-first) into r: strategy, F and tables.
+ * The shared model's DP keeps within the device memory (pase_fit.c). */
 static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_search_opts *so,
                             dnp_pase_run *r, dnp_error *err)
 {
     pase_result res;
-    dnp_status st = pase_search(&pp->pb, bfs, so, &res, err);
-    if (st != DNP_OK)
+    dnp_status st;
+    if (PASE_SECONDS(pp) && !bfs) {
+        pase_fit_result fit;
+        if ((st = pase_fit_search(&pp->pb, so, &fit, err)) != DNP_OK)
+            return st;
+        res = fit.res;
+        res.cfg = fit.cfg; /* taken over below */
+        r->have_fit = 1;
+        r->mem_bytes = fit.mem_bytes;
+        r->min_mem_bytes = fit.min_mem_bytes;
+        r->budgeted = fit.budgeted;
+    } else if ((st = pase_search(&pp->pb, bfs, so, &res, err)) != DNP_OK) {
         return st;
+    }
     r->cfg = res.cfg; /* taken over */
     r->search_s = res.search_s;
-    r->cost_flop = pase_objective(&pp->pb, res.cfg);
+    r->cost = pase_objective(&pp->pb, res.cfg);
     r->have_tables = 1;
     r->max_dep = res.max_dep;
     r->max_rows = res.max_rows;
     r->work = res.work;
     r->table_bytes = res.table_bytes;
+    return DNP_OK;
+}
+
+/* Several device types: the batch split across them, PaSE inside each
+ * (pase_hetero.c), searched with the run's options. */
+static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *so,
+                            dnp_pase_run *r, dnp_error *err)
+{
+    pase_hetero_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.precision = pp->opt.precision;
+    ho.optimizer = pp->opt.optimizer;
+    ho.mem_limit_bytes = pp->opt.memory_limit_bytes;
+    ho.no_stragglers = pp->opt.no_stragglers;
+    ho.max_table_bytes = pp->pb.par.max_bytes;
+    ho.prototype_edges = pp->opt.prototype_edges;
+    ho.search = so;
+    dnp_status st = pase_hetero_search(&pp->hw.cluster, pp->batch, pase_problem_rebuild,
+                                       pp, &ho, &r->het, err);
+    if (st != DNP_OK)
+        return st;
+    r->have_het = 1;
+    r->search_s += r->het.search_s;
     return DNP_OK;
 }
 
@@ -66,17 +105,17 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     pase_data_parallel(pb, tmp);
     snprintf(r->base[0].name, sizeof r->base[0].name, "data parallel");
     pase_data_parallel_split(pb, tmp, &r->dp_lo, &r->dp_hi);
-    r->base[0].cost_flop = pase_objective(pb, tmp);
+    r->base[0].cost = pase_objective(pb, tmp);
     char expert[40];
     dnp_status st = pase_expert(pb, tmp, expert, sizeof expert, err);
     if (st != DNP_OK)
         return st;
     snprintf(r->base[1].name, sizeof r->base[1].name, "expert (%s)", expert);
-    r->base[1].cost_flop = pase_objective(pb, tmp);
+    r->base[1].cost = pase_objective(pb, tmp);
     r->n_base = 2;
     if (o->search == DNP_PASE_SEARCH_MCMC) {
         double t0 = now_s();
-        if ((st = pase_mcmc(pb, tmp, &mo, mcfg, NULL, &r->cost_flop, err)) != DNP_OK)
+        if ((st = pase_mcmc(pb, tmp, &mo, mcfg, NULL, &r->cost, err)) != DNP_OK)
             return st;
         r->search_s = now_s() - t0;
         r->limit_hit = mcmc_limit_hit;
@@ -86,7 +125,7 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
             pase_result opt;
             if ((st = pase_search(pb, 0, &so, &opt, err)) != DNP_OK)
                 return st;
-            r->optimum_flop = pase_objective(pb, opt.cfg);
+            r->optimum = pase_objective(pb, opt.cfg);
             pase_result_free(&opt);
         }
         return DNP_OK;
@@ -94,12 +133,14 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     if ((st = run_exact(pp, o->search == DNP_PASE_SEARCH_BFS, &so, r, err)) != DNP_OK)
         return st;
     long it = 0;
-    if ((st = pase_mcmc(pb, tmp, &mo, mcfg, &it, &r->base[2].cost_flop, err)) != DNP_OK)
+    if ((st = pase_mcmc(pb, tmp, &mo, mcfg, &it, &r->base[2].cost, err)) != DNP_OK)
         return st;
     r->base_limit_hit = mcmc_limit_hit;
     snprintf(r->base[2].name, sizeof r->base[2].name, "mcmc (from the expert)");
     r->base[2].iters = it;
     r->n_base = 3;
+    if (PASE_SECONDS(pp) && o->search == DNP_PASE_SEARCH_DP && pp->hw.device_types > 1)
+        return run_split(pp, &so, r, err);
     return DNP_OK;
 }
 
@@ -127,21 +168,24 @@ dnp_status dnp_pase_run_new(const dnp_pase_problem *pp, const dnp_pase_run_optio
     }
     r->pp = pp;
     r->search = o->search;
-    r->optimum_flop = -1.0;
+    r->optimum = -1.0;
     r->time_limit_s = o->time_limit_s;
     if ((st = run(pp, o, r, tmp, mcfg, err)) != DNP_OK)
         goto done;
     if (r->cfg == mcfg)
         mcfg = NULL; /* the run owns it */
+    r->used = pase_devices_used(&pp->pb, r->cfg);
     r->best_base = 0;
     for (int i = 1; i < r->n_base; i++)
-        if (r->base[i].cost_flop < r->base[r->best_base].cost_flop)
+        if (r->base[i].cost < r->base[r->best_base].cost)
             r->best_base = i;
     *out = r;
     r = NULL;
 done:
     if (r != NULL && r->cfg != mcfg)
         dnp_free(r->cfg);
+    if (r != NULL)
+        pase_hetero_result_free(&r->het);
     dnp_free(r);
     dnp_free(tmp);
     dnp_free(mcfg);
@@ -153,23 +197,47 @@ void dnp_pase_run_free(dnp_pase_run *r)
     if (r == NULL)
         return;
     dnp_free(r->cfg);
+    pase_hetero_result_free(&r->het);
     dnp_free(r);
+}
+
+/* A cost of the problem's unit as FLOP (-1 under the shared model) and
+ * seconds (Eq. 1's F / peak FLOP/s under pase-paper). */
+static double as_flop(const dnp_pase_problem *pp, double x)
+{
+    return PASE_SECONDS(pp) ? -1.0 : x;
+}
+
+static double as_s(const dnp_pase_problem *pp, double x)
+{
+    return PASE_SECONDS(pp) ? x : x / pp->hw.peak_flops;
 }
 
 void dnp_pase_run_summary(const dnp_pase_run *r, dnp_pase_summary *out)
 {
+    const dnp_pase_problem *pp = r->pp;
     dnp_pase_summary s;
     memset(&s, 0, sizeof s);
-    s.cost_flop = r->cost_flop;
-    s.cost_s = r->cost_flop / r->pp->hw.peak_flops;
-    s.transfer_flop = pase_transfer_total(&r->pp->pb, r->cfg);
-    s.optimum_flop = r->optimum_flop;
+    double tx = pase_transfer_total(&pp->pb, r->cfg);
+    s.cost_model = pp->opt.cost_model;
+    s.cost_flop = as_flop(pp, r->cost);
+    s.cost_s = as_s(pp, r->cost);
+    s.transfer_flop = as_flop(pp, tx);
+    s.transfer_s = as_s(pp, tx);
+    s.optimum_flop = r->optimum >= 0.0 ? as_flop(pp, r->optimum) : -1.0;
+    s.optimum_s = r->optimum >= 0.0 ? as_s(pp, r->optimum) : -1.0;
     s.search_s = r->search_s;
     s.n_baselines = r->n_base;
     s.best_baseline = r->best_base;
     s.dp_split_min = r->dp_lo;
     s.dp_split_max = r->dp_hi;
     s.time_limit_hit = r->limit_hit || r->base_limit_hit;
+    s.devices_used = r->used;
+    s.mem_bytes = r->have_fit ? r->mem_bytes : -1.0;
+    s.min_mem_bytes = r->have_fit ? r->min_mem_bytes : -1.0;
+    s.mem_limit_bytes = r->have_fit ? pp->perf.mem_limit_bytes : 0.0;
+    s.mem_budgeted = r->have_fit && r->budgeted;
+    s.has_type_split = r->have_het;
     *out = s;
 }
 
@@ -182,7 +250,8 @@ dnp_status dnp_pase_run_baseline(const dnp_pase_run *r, int i, dnp_pase_baseline
         return DNP_ERR_INPUT;
     }
     out->name = r->base[i].name;
-    out->cost_flop = r->base[i].cost_flop;
+    out->cost_flop = as_flop(r->pp, r->base[i].cost);
+    out->cost_s = as_s(r->pp, r->base[i].cost);
     out->iterations = r->base[i].iters;
     return DNP_OK;
 }
@@ -199,6 +268,7 @@ dnp_status dnp_pase_run_op(const dnp_pase_run *r, int v, dnp_pase_op *out, dnp_e
     out->kind = pase_kind_name(x->kind);
     pase_fmt_dims(x, out->dims, sizeof out->dims);
     pase_fmt_config(pb, v, r->cfg[v], out->config, sizeof out->config);
-    out->layer_cost_flop = pb->tl[v][r->cfg[v]];
+    out->layer_cost_flop = as_flop(r->pp, pb->tl[v][r->cfg[v]]);
+    out->layer_cost_s = as_s(r->pp, pb->tl[v][r->cfg[v]]);
     return DNP_OK;
 }

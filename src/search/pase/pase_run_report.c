@@ -1,7 +1,8 @@
 /*
  * pase_run_report.c - the reports of a dnp_pase_run (`dnnpar plan
  * --search pase|mcmc`): text (every op's configuration and t_l, F and its
- * split, the baselines, the tables) and JSON (docs/formats.md).
+ * split, the baselines, the tables; under the shared model the step time,
+ * memory, idle devices and the type split) and JSON (docs/formats.md).
  */
 #include "search/pase/pase_driver.h"
 
@@ -21,26 +22,76 @@ static json_t *config_json(const pase_problem *pb, int v, int c)
     return a;
 }
 
+/* The type split as JSON (the "heterogeneous" object; docs/pase.md). */
+static json_t *split_json(const dnp_pase_run *r)
+{
+    const pase_hetero_result *h = &r->het;
+    json_t *groups = json_array();
+    for (int t = 0; t < h->n_groups; t++) {
+        const pase_hetero_group *gr = &h->grp[t];
+        json_t *ops = json_array();
+        for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++)
+            json_array_append_new(ops, json_pack("{s:s,s:s}", "name", gr->g->v[v].name, "config",
+                                                 gr->cfg_text[v]));
+        json_array_append_new(
+            groups, json_pack("{s:s,s:i,s:I,s:f,s:f,s:i,s:o}", "device",
+                              r->pp->hw.cluster.types[gr->type].name, "devices", gr->n_dev,
+                              "batch", (json_int_t)gr->batch, "time_s", gr->time_s, "mem_bytes",
+                              gr->mem_bytes, "devices_used", gr->batch > 0 ? gr->devices_used : 0,
+                              "strategy", ops));
+    }
+    return json_pack("{s:f,s:f,s:f,s:i,s:b,s:o,s:s}", "step_s", h->step_s, "sync_s", h->sync_s,
+                     "grad_bytes", h->param_bytes, "candidates", h->candidates, "exhaustive",
+                     h->exhaustive, "groups", groups, "chosen",
+                     pase_run_split_chosen(r) ? "type split" : "weakest device");
+}
+
+/* The shared model's fields: costs in seconds replace the FLOP figures;
+ * the devices used, the memory and the type split. */
+static void seconds_json(const dnp_pase_run *r, json_t *root)
+{
+    const pase_problem *pb = &r->pp->pb;
+    json_object_del(root, "cost_flop");
+    json_object_del(root, "transfer_flop");
+    json_object_del(root, "r_flop_per_word");
+    json_object_set_new(root, "cost_model", json_string("default"));
+    json_object_set_new(root, "cost_s", json_real(r->cost));
+    json_object_set_new(root, "transfer_s", json_real(pase_transfer_total(pb, r->cfg)));
+    json_object_set_new(root, "devices_used", json_integer(r->used));
+    if (r->have_fit)
+        json_object_set_new(root, "memory",
+                            json_pack("{s:f,s:f,s:f,s:b}", "per_device_bytes", r->mem_bytes,
+                                      "least_bytes", r->min_mem_bytes, "limit_bytes",
+                                      pb->perf->mem_limit_bytes, "budgeted", r->budgeted));
+    if (r->have_het)
+        json_object_set_new(root, "heterogeneous", split_json(r));
+}
+
 char *dnp_pase_run_json(const dnp_pase_run *r)
 {
     const pase_problem *pb = &r->pp->pb;
     const dnp_pase_hw *hw = &r->pp->hw;
+    int sec = PASE_SECONDS(r->pp);
     json_t *ops = json_array();
     for (int v = 0; v < pb->n_v; v++) {
         const pase_vertex *x = &pb->g->v[v];
         char dims[64];
         pase_fmt_dims(x, dims, sizeof dims);
+        double tl = pb->tl[v][r->cfg[v]];
         json_array_append_new(ops, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", x->name, "kind",
                                              pase_kind_name(x->kind), "dims", dims, "config",
-                                             config_json(pb, v, r->cfg[v]), "layer_cost_flop",
-                                             pase_flop_json(pb->tl[v][r->cfg[v]])));
+                                             config_json(pb, v, r->cfg[v]),
+                                             sec ? "layer_cost_s" : "layer_cost_flop",
+                                             sec ? json_real(tl) : pase_flop_json(tl)));
     }
     json_t *bl = json_array();
     for (int i = 0; i < r->n_base; i++) {
         const pase_baseline_row *b = &r->base[i];
-        json_t *o = json_pack("{s:s,s:o,s:f,s:f}", "name", b->name, "cost_flop",
-                              pase_flop_json(b->cost_flop), "cost_s", b->cost_flop / hw->peak_flops,
-                              "ratio_to_search", b->cost_flop / r->cost_flop);
+        json_t *o = sec ? json_pack("{s:s,s:f,s:f}", "name", b->name, "cost_s", b->cost,
+                                    "ratio_to_search", b->cost / r->cost)
+                        : json_pack("{s:s,s:o,s:f,s:f}", "name", b->name, "cost_flop",
+                                    pase_flop_json(b->cost), "cost_s", b->cost / hw->peak_flops,
+                                    "ratio_to_search", b->cost / r->cost);
         if (b->iters > 0)
             json_object_set_new(o, "iterations", json_integer(b->iters));
         if (i == 0) { /* data parallel: the batch split it uses */
@@ -54,17 +105,20 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
         pb->g->name, "source", r->pp->source, "batch", (json_int_t)r->pp->batch, "p", hw->p,
         "peak_flops", hw->peak_flops, "link_bytes_per_s", hw->link_bps, "word_bytes",
         hw->word_bytes, "r_flop_per_word", pb->par.r_w, "search", search_name(r->search), "ops",
-        pb->n_v, "edges", pb->n_e, "cost_flop", pase_flop_json(r->cost_flop), "cost_s",
-        r->cost_flop / hw->peak_flops, "transfer_flop",
+        pb->n_v, "edges", pb->n_e, "cost_flop", pase_flop_json(r->cost), "cost_s",
+        r->cost / hw->peak_flops, "transfer_flop",
         pase_flop_json(pase_transfer_total(pb, r->cfg)), "strategy", ops, "baselines", bl,
         "best_baseline", r->base[r->best_base].name);
+    if (root != NULL && sec)
+        seconds_json(r, root);
     if (root != NULL && r->have_tables)
         json_object_set_new(root, "tables",
                             json_pack("{s:i,s:f,s:f,s:f}", "max_dependent_set", r->max_dep,
                                       "largest_table_rows", r->max_rows, "work", r->work,
                                       "estimated_bytes", r->table_bytes));
-    if (root != NULL && r->optimum_flop >= 0.0)
-        json_object_set_new(root, "pase_optimum_flop", pase_flop_json(r->optimum_flop));
+    if (root != NULL && r->optimum >= 0.0)
+        json_object_set_new(root, sec ? "pase_optimum_s" : "pase_optimum_flop",
+                            sec ? json_real(r->optimum) : pase_flop_json(r->optimum));
     if (root != NULL && (r->limit_hit || r->base_limit_hit))
         json_object_set_new(root, "time_limit",
                             json_pack("{s:f,s:b,s:s}", "seconds", r->time_limit_s, "reached", 1,
@@ -93,14 +147,101 @@ static void dp_note(const dnp_pase_run *r, FILE *f)
             r->dp_lo == r->dp_hi ? "" : "at least ", hw->p - r->dp_hi, hw->p);
 }
 
+/* The type split's block: the groups, the cross-type all-reduce, the step,
+ * every op's configuration per group, idle devices and the choice. */
+static void split_text(const dnp_pase_run *r, FILE *f)
+{
+    const pase_hetero_result *h = &r->het;
+    const dnp_cluster *cl = &r->pp->hw.cluster;
+    char a[32], b[32];
+    pase_fmt_time(h->step_s, a, sizeof a);
+    pase_fmt_time(h->sync_s, b, sizeof b);
+    fprintf(f,
+            "\nbatch split across the device types (PaSE inside each type, %d splits "
+            "evaluated%s):\n",
+            h->candidates, h->exhaustive ? ", every integer split" : "");
+    for (int g = 0; g < h->n_groups; g++) {
+        const pase_hetero_group *gr = &h->grp[g];
+        char tg[32];
+        pase_fmt_time(gr->time_s, tg, sizeof tg);
+        fprintf(f, "  %3dx %-12s batch %5lld  %12s  %.3g GB per device\n", gr->n_dev,
+                cl->types[gr->type].name, (long long)gr->batch, tg, gr->mem_bytes / 1e9);
+    }
+    fprintf(f, "  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
+    fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan\n", a,
+            h->step_s / r->cost);
+    int first = -1;
+    for (int g = 0; g < h->n_groups && first < 0; g++)
+        if (h->grp[g].g != NULL)
+            first = g;
+    if (first >= 0) {
+        fprintf(f, "%4s  %-34s", "#", "op");
+        for (int g = 0; g < h->n_groups; g++)
+            fprintf(f, " %-24.24s", cl->types[h->grp[g].type].name);
+        fprintf(f, "\n");
+        for (int v = 0; v < h->grp[first].g->n_v; v++) {
+            fprintf(f, "%4d  %-34.34s", v, h->grp[first].g->v[v].name);
+            for (int g = 0; g < h->n_groups; g++)
+                fprintf(f, " %-24s", h->grp[g].g != NULL ? h->grp[g].cfg_text[v] : "idle");
+            fprintf(f, "\n");
+        }
+    }
+    for (int g = 0; g < h->n_groups; g++) {
+        char what[96];
+        snprintf(what, sizeof what, "the %s group", cl->types[h->grp[g].type].name);
+        pase_idle_warning(f, h->grp[g].batch > 0 ? h->grp[g].devices_used : 0, h->grp[g].n_dev,
+                          what);
+    }
+    fprintf(f, "chosen: %s\n",
+            pase_run_split_chosen(r) ? "the type split" : "the weakest-device plan");
+}
+
+/* The cost line(s): F in FLOP-equivalents, or the step time in seconds
+ * with the memory the plan holds per device. */
+static void cost_text(const dnp_pase_run *r, FILE *f)
+{
+    const pase_problem *pb = &r->pp->pb;
+    double tx = pase_transfer_total(pb, r->cfg);
+    char t[32];
+    if (!PASE_SECONDS(r->pp)) {
+        pase_fmt_time(r->cost / r->pp->hw.peak_flops, t, sizeof t);
+        fprintf(f, "\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost,
+                t, r->cost - tx, tx);
+        if (r->optimum >= 0.0)
+            fprintf(f, "PaSE's optimum F = %.2f FLOP; MCMC is %.4fx that\n", r->optimum,
+                    r->cost / r->optimum);
+        return;
+    }
+    char l[32], x[32];
+    pase_fmt_time(r->cost, t, sizeof t);
+    pase_fmt_time(r->cost - tx, l, sizeof l);
+    pase_fmt_time(tx, x, sizeof x);
+    fprintf(f, "\nstep time (sum of t_l and t_x) = %s: layers %s, transfers %s\n", t, l, x);
+    if (r->have_fit && pb->perf->mem_limit_bytes > 0.0)
+        fprintf(f, "memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s\n",
+                r->mem_bytes / 1e9, pb->perf->mem_limit_bytes / 1e9, r->min_mem_bytes / 1e9,
+                r->budgeted ? "; the optimum did not fit: searched with per-op budgets" : "");
+    if (r->optimum >= 0.0) {
+        pase_fmt_time(r->optimum, t, sizeof t);
+        fprintf(f, "PaSE's optimum = %s; MCMC is %.4fx that\n", t, r->cost / r->optimum);
+    }
+}
+
 void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
 {
     const pase_problem *pb = &r->pp->pb;
     const dnp_pase_hw *hw = &r->pp->hw;
+    int sec = PASE_SECONDS(r->pp);
     char t[32], si[32];
     fprintf(f, "model %s: %d ops, %d edges; batch %lld; p = %d\n", pb->g->name, pb->n_v, pb->n_e,
             (long long)r->pp->batch, hw->p);
-    fprintf(f, "hardware: %s: r = %.6g FLOP per word\n", hw->description, pb->par.r_w);
+    if (sec)
+        fprintf(f,
+                "hardware: %s\ncost model: default (seconds: roofline at %s, collectives on "
+                "the link tiers; docs/pase.md)\n",
+                hw->description, dnp_precision_name(pb->perf->r.precision));
+    else
+        fprintf(f, "hardware: %s: r = %.6g FLOP per word\n", hw->description, pb->par.r_w);
     if (r->limit_hit)
         fprintf(f, "note: time limit reached after %g s: best plan found so far\n",
                 r->time_limit_s);
@@ -115,36 +256,42 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 : (r->search == DNP_PASE_SEARCH_DP ? "pase (GenerateSeq + FindBestStrategy)"
                                                    : "pase breadth-first DP (recurrence 2)"));
     fprintf(f, "%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
-            "t_l FLOP");
+            sec ? "t_l" : "t_l FLOP");
     for (int v = 0; v < pb->n_v; v++) {
         const pase_vertex *x = &pb->g->v[v];
         char dims[64], cfg[96];
         pase_fmt_dims(x, dims, sizeof dims);
         pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
-        pase_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
+        if (sec)
+            pase_fmt_time(pb->tl[v][r->cfg[v]], si, sizeof si);
+        else
+            pase_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
         fprintf(f, "%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind),
                 dims, cfg, si);
     }
-    double tx = pase_transfer_total(pb, r->cfg);
-    pase_fmt_time(r->cost_flop / hw->peak_flops, t, sizeof t);
-    fprintf(f, "\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost_flop,
-            t, r->cost_flop - tx, tx);
-    if (r->optimum_flop >= 0.0)
-        fprintf(f, "PaSE's optimum F = %.2f FLOP; MCMC is %.4fx that\n", r->optimum_flop,
-                r->cost_flop / r->optimum_flop);
+    cost_text(r, f);
     fprintf(f, "baselines in the same space and cost model:\n");
     for (int i = 0; i < r->n_base; i++) {
         const pase_baseline_row *b = &r->base[i];
-        pase_fmt_time(b->cost_flop / hw->peak_flops, t, sizeof t);
-        fprintf(f, "  %-24s %.6e FLOP %12s  %8.4fx", b->name, b->cost_flop, t,
-                b->cost_flop / r->cost_flop);
+        if (sec) {
+            pase_fmt_time(b->cost, t, sizeof t);
+            fprintf(f, "  %-24s %12s  %8.4fx", b->name, t, b->cost / r->cost);
+        } else {
+            pase_fmt_time(b->cost / hw->peak_flops, t, sizeof t);
+            fprintf(f, "  %-24s %.6e FLOP %12s  %8.4fx", b->name, b->cost, t, b->cost / r->cost);
+        }
         if (b->iters > 0)
             fprintf(f, "  (%ld iterations)", b->iters);
         fprintf(f, "\n");
     }
     dp_note(r, f);
     fprintf(f, "best baseline: %s, %.4fx this strategy's cost\n", r->base[r->best_base].name,
-            r->base[r->best_base].cost_flop / r->cost_flop);
+            r->base[r->best_base].cost / r->cost);
+    if (sec)
+        pase_idle_warning(f, r->used, hw->p,
+                          r->have_het ? "the weakest-device plan" : "the plan");
+    if (r->have_het)
+        split_text(r, f);
     if (r->have_tables)
         fprintf(f,
                 "tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "

@@ -1,0 +1,452 @@
+/*
+ * pase_hetero.c - PaSE on a cluster of several device types (issue 10
+ * item 4; docs/pase.md "Heterogeneous clusters").
+ *
+ * The space: the mini-batch is split across the device types, b_t samples
+ * to type t (AccPar's Type-I split between the groups with uneven shares,
+ * section 3.2 and Eq. 10), and inside each group a homogeneous PaSE
+ * strategy over its n_t devices and links, found by the exact DP
+ * (pase_fit_search) on the graph at batch b_t, each group charged its own
+ * device's time (pase_perf.c).  The groups then hold partial weight
+ * gradients, summed by one all-reduce across the groups on the slowest
+ * inter-node tier:
+ *     step(b) = max_t T_t(b_t) + AR(grad bytes / min_t n_t, groups)
+ * (each of the smallest group's devices carries 1 / n_t of the gradient
+ * across; docs/pase.md).  Eq. 10 balances the groups' times (alpha T_i =
+ * beta T_j); as in the AccPar search (src/search/plan.c search_ratio) the
+ * share is the minimiser of the predicted step over candidates around
+ * that balance, since the all-reduce does not shrink with the share.
+ */
+#include "search/pase/pase_perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    const dnp_cluster *c;
+    int64_t batch;
+    pase_graph_builder build;
+    const void *user;
+    const pase_hetero_opts *o;
+    int k;                                   /* groups (types with devices) */
+    int type[DNP_MAX_DEVICE_TYPES];
+    int n_dev[DNP_MAX_DEVICE_TYPES];
+    pase_perf perf[DNP_MAX_DEVICE_TYPES];
+    double *memo[DNP_MAX_DEVICE_TYPES];      /* T_t(b), NAN until computed */
+    double param_elems;                      /* weights of the model (batch-free) */
+    dnp_comm_group cross;                    /* one member per group, slowest inter tier */
+    double grad_bytes;                       /* widest gradient element of the types */
+    int candidates;
+} hctx;
+
+/* One group's PaSE plan at batch b.  want != NULL: keep the plan in it.
+ * A group whose plan does not fit in memory costs INFINITY. */
+static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want, double *time_s,
+                             dnp_error *err)
+{
+    *time_s = 0.0;
+    if (b <= 0)
+        return DNP_OK;
+    if (want == NULL && !isnan(h->memo[t][b])) {
+        *time_s = h->memo[t][b];
+        return DNP_OK;
+    }
+    pase_graph *g = NULL;
+    dnp_status st = h->build(h->user, b, &g, err);
+    if (st != DNP_OK)
+        return st;
+    pase_params par = {h->n_dev[t], 1.0, h->o->prototype_edges, h->o->max_table_bytes};
+    pase_problem pb;
+    if ((st = pase_problem_build_perf(g, &par, &h->perf[t], &pb, err)) != DNP_OK) {
+        pase_graph_free(g);
+        return st;
+    }
+    pase_fit_result fr;
+    dnp_error ferr = {0};
+    st = pase_fit_search(&pb, h->o->search, &fr, &ferr);
+    if (st == DNP_ERR_INPUT && ferr.msg[0] != '\0' && strstr(ferr.msg, "no strategy fits")) {
+        *time_s = INFINITY; /* this share does not fit: another may */
+        st = DNP_OK;
+        if (want != NULL) {
+            want->time_s = INFINITY;
+        }
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+        h->memo[t][b] = INFINITY;
+        return st;
+    }
+    if (st != DNP_OK) {
+        if (err != NULL)
+            *err = ferr;
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+        return st;
+    }
+    *time_s = fr.cost;
+    h->memo[t][b] = fr.cost;
+    h->candidates++;
+    if (want != NULL) {
+        want->time_s = fr.cost;
+        want->mem_bytes = fr.mem_bytes;
+        want->devices_used = fr.devices_used;
+        want->cfg = fr.cfg;
+        fr.cfg = NULL;
+        want->cfg_text = dnp_calloc((size_t)(pb.n_v > 0 ? pb.n_v : 1), sizeof *want->cfg_text);
+        if (want->cfg_text == NULL) {
+            st = DNP_ERR_NOMEM;
+        } else {
+            for (int v = 0; v < pb.n_v; v++) {
+                const pase_configs *cf = &pb.cfg[v];
+                size_t n = sizeof want->cfg_text[v], k = (size_t)snprintf(want->cfg_text[v], n, "(");
+                for (int d = 0; d < cf->rank && k < n; d++)
+                    k += (size_t)snprintf(want->cfg_text[v] + k, n - k, "%s%d", d ? "," : "",
+                                          cf->c[(size_t)want->cfg[v] * (size_t)cf->rank + (size_t)d]);
+                if (k < n)
+                    snprintf(want->cfg_text[v] + k, n - k, ")");
+            }
+        }
+        want->g = g;
+        g = NULL;
+    }
+    pase_fit_result_free(&fr);
+    pase_problem_free(&pb);
+    pase_graph_free(g);
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory keeping a group's plan");
+    return st;
+}
+
+/* The cross-group all-reduce of the weight gradients (see the top). */
+static double sync_s(const hctx *h, const int64_t *b)
+{
+    int active = 0, min_n = 0;
+    for (int t = 0; t < h->k; t++)
+        if (b[t] > 0) {
+            active++;
+            min_n = (min_n == 0 || h->n_dev[t] < min_n) ? h->n_dev[t] : min_n;
+        }
+    if (active < 2 || h->param_elems <= 0.0)
+        return 0.0;
+    dnp_comm_group g = h->cross;
+    g.n_nodes = active;
+    g.per_node = 1;
+    dnp_coll_cost cc;
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, h->param_elems * h->grad_bytes / min_n, &cc);
+    return cc.time_s;
+}
+
+static dnp_status step_of(hctx *h, const int64_t *b, double *step, dnp_error *err)
+{
+    double worst = 0.0;
+    for (int t = 0; t < h->k; t++) {
+        double ts;
+        dnp_status st = group_plan(h, t, b[t], NULL, &ts, err);
+        if (st != DNP_OK)
+            return st;
+        worst = ts > worst ? ts : worst;
+    }
+    *step = worst + sync_s(h, b);
+    return DNP_OK;
+}
+
+/* Largest-remainder rounding of real shares w (summing to anything > 0)
+ * to integers summing to the batch. */
+static void round_shares(const hctx *h, const double *w, int64_t *b)
+{
+    double sum = 0.0, rem[DNP_MAX_DEVICE_TYPES];
+    for (int t = 0; t < h->k; t++)
+        sum += w[t];
+    int64_t given = 0;
+    for (int t = 0; t < h->k; t++) {
+        double x = (double)h->batch * w[t] / sum;
+        b[t] = (int64_t)floor(x);
+        rem[t] = x - (double)b[t];
+        given += b[t];
+    }
+    while (given < h->batch) {
+        int best = 0;
+        for (int t = 1; t < h->k; t++)
+            if (rem[t] > rem[best])
+                best = t;
+        b[best]++;
+        rem[best] = -1.0;
+        given++;
+    }
+}
+
+/* Try split b; keep it if strictly better (ties: the first tried). */
+static dnp_status try_split(hctx *h, const int64_t *b, int64_t *best, double *best_s,
+                            dnp_error *err)
+{
+    double s;
+    dnp_status st = step_of(h, b, &s, err);
+    if (st == DNP_OK && s < *best_s) {
+        *best_s = s;
+        memcpy(best, b, (size_t)h->k * sizeof *b);
+    }
+    return st;
+}
+
+/* Two groups: b_0 over a grid of at most 32 steps (every integer when the
+ * batch is at most 32), then a pattern search around the best, step
+ * halving to 1.  More groups: the Eq. 10 fixed point, then moves of
+ * samples between pairs of groups, halving. */
+static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exhaustive,
+                                dnp_error *err)
+{
+    dnp_status st;
+    int64_t b[DNP_MAX_DEVICE_TYPES];
+    double w[DNP_MAX_DEVICE_TYPES];
+    *best_s = INFINITY;
+    /* Eq. 10's balance for linear times: shares proportional to speed
+     * (devices x peak x compute efficiency) */
+    for (int t = 0; t < h->k; t++)
+        w[t] = h->n_dev[t] * h->perf[t].r.peak_flops * h->perf[t].r.compute_eff;
+    round_shares(h, w, b);
+    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+        return st;
+    /* Eq. 10 fixed point: alpha T(alpha) balanced, shares ~ share / time */
+    for (int it = 0; it < 4; it++) {
+        double times[DNP_MAX_DEVICE_TYPES];
+        int ok = 1;
+        for (int t = 0; t < h->k; t++) {
+            if ((st = group_plan(h, t, best[t], NULL, &times[t], err)) != DNP_OK)
+                return st;
+            if (best[t] > 0 && !(times[t] > 0.0 && isfinite(times[t])))
+                ok = 0;
+            w[t] = best[t] > 0 && ok ? (double)best[t] / times[t] : 0.0;
+        }
+        if (!ok)
+            break;
+        round_shares(h, w, b);
+        double before = *best_s;
+        if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+            return st;
+        if (!(*best_s < before))
+            break;
+    }
+    *exhaustive = 0;
+    if (h->k == 2) {
+        int64_t steps = h->batch < 32 ? h->batch : 32;
+        *exhaustive = steps == h->batch;
+        for (int64_t i = 0; i <= steps; i++) {
+            b[0] = (h->batch * i + steps / 2) / steps;
+            b[1] = h->batch - b[0];
+            if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+                return st;
+        }
+        for (int64_t d = (h->batch / steps + 1) / 2; d >= 1 && !*exhaustive; d /= 2) {
+            int moved = 1;
+            while (moved) {
+                moved = 0;
+                for (int sgn = -1; sgn <= 1; sgn += 2) {
+                    b[0] = best[0] + sgn * d;
+                    b[1] = h->batch - b[0];
+                    if (b[0] < 0 || b[1] < 0)
+                        continue;
+                    double before = *best_s;
+                    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+                        return st;
+                    moved |= *best_s < before;
+                }
+            }
+        }
+        return DNP_OK;
+    }
+    for (int64_t d = h->batch / 8 > 1 ? h->batch / 8 : 1; d >= 1; d /= 2) {
+        int moved = 1;
+        while (moved) {
+            moved = 0;
+            for (int i = 0; i < h->k; i++)
+                for (int j = 0; j < h->k; j++) {
+                    if (i == j || best[i] < d)
+                        continue;
+                    memcpy(b, best, (size_t)h->k * sizeof *b);
+                    b[i] -= d;
+                    b[j] += d;
+                    double before = *best_s;
+                    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+                        return st;
+                    moved |= *best_s < before;
+                }
+        }
+    }
+    return DNP_OK;
+}
+
+dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
+                              const void *user, const pase_hetero_opts *o,
+                              pase_hetero_result *out, dnp_error *err)
+{
+    double t0 = now_s();
+    memset(out, 0, sizeof *out);
+    hctx h;
+    memset(&h, 0, sizeof h);
+    h.c = c;
+    h.batch = batch;
+    h.build = build;
+    h.user = user;
+    h.o = o;
+    dnp_status st = DNP_OK;
+    dnp_cluster active;
+    memset(&active, 0, sizeof active);
+    for (int t = 0; t < c->n_types; t++) {
+        if (c->counts[t] < 1)
+            continue;
+        if (c->counts[t] > 65536) {
+            dnp_error_set(err, DNP_ERR_INPUT, "device type '%s' has %lld devices (at most 65536)",
+                          c->types[t].name, (long long)c->counts[t]);
+            return DNP_ERR_INPUT;
+        }
+        h.type[h.k] = t;
+        h.n_dev[h.k] = (int)c->counts[t];
+        st = pase_perf_init(&c->types[t], h.n_dev[h.k], o->precision, o->optimizer,
+                            o->mem_limit_bytes, o->no_stragglers, &h.perf[h.k], err);
+        if (st != DNP_OK)
+            return st;
+        if (h.perf[h.k].r.grad_bytes > h.grad_bytes)
+            h.grad_bytes = h.perf[h.k].r.grad_bytes;
+        active.types[active.n_types] = c->types[t];
+        active.counts[active.n_types++] = c->counts[t];
+        h.k++;
+    }
+    if (h.k < 2 || batch < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the heterogeneous search needs two device types and a batch >= 1");
+        return DNP_ERR_INPUT;
+    }
+    /* the slowest inter tier of the types (dnp_cluster_comm_group) */
+    dnp_cluster_comm_group(&active, &h.cross);
+    for (int t = 0; t < h.k; t++) {
+        h.memo[t] = dnp_malloc((size_t)(batch + 1) * sizeof(double));
+        if (h.memo[t] == NULL) {
+            st = DNP_ERR_NOMEM;
+            dnp_error_set(err, st, "out of memory for the share search");
+            goto done;
+        }
+        for (int64_t b = 0; b <= batch; b++)
+            h.memo[t][b] = NAN;
+    }
+    {
+        pase_graph *g = NULL;
+        if ((st = build(user, batch, &g, err)) != DNP_OK)
+            goto done;
+        for (int v = 0; v < g->n_v; v++)
+            h.param_elems += pase_perf_param_elems(g, v);
+        pase_graph_free(g);
+    }
+    int64_t best[DNP_MAX_DEVICE_TYPES] = {0};
+    double best_s;
+    if ((st = search_shares(&h, best, &best_s, &out->exhaustive, err)) != DNP_OK)
+        goto done;
+    if (!isfinite(best_s)) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st,
+                      "no split of batch %lld across the device types fits in their memory",
+                      (long long)batch);
+        goto done;
+    }
+    out->n_groups = h.k;
+    for (int t = 0; t < h.k; t++) {
+        pase_hetero_group *gr = &out->grp[t];
+        gr->type = h.type[t];
+        gr->n_dev = h.n_dev[t];
+        gr->batch = best[t];
+        double ts;
+        if ((st = group_plan(&h, t, best[t], best[t] > 0 ? gr : NULL, &ts, err)) != DNP_OK)
+            goto done;
+        gr->time_s = ts;
+    }
+    out->sync_s = sync_s(&h, best);
+    out->param_bytes = h.param_elems * h.grad_bytes;
+    out->step_s = best_s;
+    out->candidates = h.candidates;
+done:
+    for (int t = 0; t < h.k; t++)
+        dnp_free(h.memo[t]);
+    out->search_s = now_s() - t0;
+    if (st != DNP_OK)
+        pase_hetero_result_free(out);
+    return st;
+}
+
+void pase_hetero_result_free(pase_hetero_result *r)
+{
+    if (r == NULL)
+        return;
+    for (int t = 0; t < DNP_MAX_DEVICE_TYPES; t++) {
+        pase_graph_free(r->grp[t].g);
+        dnp_free(r->grp[t].cfg);
+        dnp_free(r->grp[t].cfg_text);
+        r->grp[t].g = NULL;
+        r->grp[t].cfg = NULL;
+        r->grp[t].cfg_text = NULL;
+    }
+}
+
+dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_optimizer o,
+                                  double mem_limit_bytes, int no_stragglers, pase_perf *out,
+                                  dnp_error *err)
+{
+    int64_t p = dnp_cluster_devices(c);
+    int first = -1;
+    for (int t = 0; t < c->n_types && first < 0; t++)
+        if (c->counts[t] > 0)
+            first = t;
+    if (first < 0 || p < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the cluster has no devices");
+        return DNP_ERR_INPUT;
+    }
+    dnp_status st = pase_perf_init(&c->types[first], (int)p, prec, o, mem_limit_bytes,
+                                   no_stragglers, out, err);
+    if (st != DNP_OK)
+        return st;
+    for (int t = first + 1; t < c->n_types; t++) {
+        if (c->counts[t] < 1)
+            continue;
+        pase_perf m;
+        if ((st = pase_perf_init(&c->types[t], (int)p, prec, o, mem_limit_bytes, no_stragglers,
+                                 &m, err)) != DNP_OK)
+            return st;
+        perf_rates *r = &out->r;
+        /* the least achieved rates, the largest overheads and elements */
+        if (m.r.peak_flops * m.r.compute_eff < r->peak_flops * r->compute_eff) {
+            r->peak_flops = m.r.peak_flops;
+            r->compute_eff = m.r.compute_eff;
+        }
+        r->vector_flops = m.r.vector_flops < r->vector_flops ? m.r.vector_flops : r->vector_flops;
+        if (m.r.mem_bw_bps * m.r.mem_eff < r->mem_bw_bps * r->mem_eff) {
+            r->mem_bw_bps = m.r.mem_bw_bps;
+            r->mem_eff = m.r.mem_eff;
+        }
+        r->kernel_overhead_s =
+            m.r.kernel_overhead_s > r->kernel_overhead_s ? m.r.kernel_overhead_s : r->kernel_overhead_s;
+        r->pace = m.r.pace > r->pace ? m.r.pace : r->pace;
+        r->act_bytes = m.r.act_bytes > r->act_bytes ? m.r.act_bytes : r->act_bytes;
+        r->param_bytes = m.r.param_bytes > r->param_bytes ? m.r.param_bytes : r->param_bytes;
+        r->grad_bytes = m.r.grad_bytes > r->grad_bytes ? m.r.grad_bytes : r->grad_bytes;
+        r->master_bytes = m.r.master_bytes > r->master_bytes ? m.r.master_bytes : r->master_bytes;
+        out->bytes_per_param =
+            m.bytes_per_param > out->bytes_per_param ? m.bytes_per_param : out->bytes_per_param;
+        if (m.mem_limit_bytes < out->mem_limit_bytes)
+            out->mem_limit_bytes = m.mem_limit_bytes;
+    }
+    /* links: the slowest of each tier (dnp_cluster_comm_group) */
+    dnp_cluster_comm_group(c, &out->tiers);
+    out->per_node = (int)out->tiers.per_node;
+    if (out->tiers.intra_bw_bps <= 0.0)
+        out->per_node = 1;
+    out->tiers.per_node = out->per_node;
+    pase_perf_set_lines(out);
+    snprintf(out->dev.name, sizeof out->dev.name, "weakest");
+    return DNP_OK;
+}

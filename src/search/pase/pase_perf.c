@@ -1,0 +1,498 @@
+/*
+ * pase_perf.c - PaSE's t_l and t_x in seconds on the shared performance
+ * model (docs/pase.md "Shared model"; issue 10 item 3).
+ *
+ * The iteration space, the configurations and the structure of every cost
+ * are the README's ("Layer costs", "Transfer cost"); what changes is the
+ * price of each term:
+ *   - computation: each pass of the op's shard is a kernel on the device's
+ *     roofline, max(FLOP / (peak x compute_eff), bytes / (mem_bw x
+ *     mem_eff)) x pace + kernel overhead (docs/device-model.md "The
+ *     roofline"), at the rates of perf_rates_get for the precision;
+ *   - each README AR(w, q) term: an all-reduce of w elements over the q
+ *     devices of the split dimensions, dnp_coll_estimate on the tiers the
+ *     group spans (docs/collectives.md);
+ *   - t_x: the README's need (words a device lacks), forward and backward,
+ *     one message each on the tier the two layouts span.
+ * Device placement: devices are numbered in the configuration's dimension
+ * order, the first dimension slowest (docs/pase.md), so a node holds the
+ * trailing dimensions' splits first.
+ */
+#include "search/pase/pase_perf.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BIT(d) (1u << (unsigned)(d))
+
+/* One message of `bytes` between two devices of one node (intra = 1) or
+ * of two nodes, as the collective model prices a p2p (docs/collectives.md
+ * "Point-to-point"), read off as its line t = latency + bytes / bandwidth. */
+static void p2p_line(const dnp_comm_group *tiers, int intra, double *lat_s, double *bw_bps)
+{
+    dnp_comm_group g = *tiers;
+    g.n_nodes = intra ? 1 : 2;
+    g.per_node = intra ? 2 : 1;
+    dnp_coll_cost c1, c2;
+    const double s1 = 1e6, s2 = 2e6; /* bytes: two points of the line */
+    dnp_coll_estimate(DNP_COLL_P2P, &g, s1, &c1);
+    dnp_coll_estimate(DNP_COLL_P2P, &g, s2, &c2);
+    if (!isfinite(c1.time_s) || !isfinite(c2.time_s) || !(c2.time_s > c1.time_s)) {
+        *lat_s = 0.0;
+        *bw_bps = 0.0; /* unavailable tier */
+        return;
+    }
+    *bw_bps = (s2 - s1) / (c2.time_s - c1.time_s);
+    *lat_s = c1.time_s - s1 / *bw_bps;
+    if (*lat_s < 0.0)
+        *lat_s = 0.0;
+}
+
+dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, dnp_optimizer o,
+                          double mem_limit_bytes, int no_stragglers, pase_perf *out,
+                          dnp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!(d->peak_flops > 0.0) || !isfinite(d->peak_flops)) {
+        dnp_error_set(err, DNP_ERR_INPUT, "device '%s' needs a positive peak FLOP/s", d->name);
+        return DNP_ERR_INPUT;
+    }
+    out->dev = *d;
+    perf_rates_get(d, prec, &out->r);
+    /* docs/device-model.md "Stragglers": a synchronous step over p devices
+     * waits for the slowest. */
+    out->r.pace = no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, p > 1 ? p : 1);
+    out->bytes_per_param = perf_bytes_per_param(o, &out->r);
+    out->mem_limit_bytes = mem_limit_bytes > 0.0 ? mem_limit_bytes : d->mem_bytes;
+    dnp_cluster one;
+    memset(&one, 0, sizeof one);
+    one.n_types = 1;
+    one.types[0] = *d;
+    one.counts[0] = p > 1 ? p : 1;
+    dnp_cluster_comm_group(&one, &out->tiers);
+    out->per_node = d->devices_per_node > 1 ? d->devices_per_node : 1;
+    if (out->tiers.intra_bw_bps <= 0.0)
+        out->per_node = 1; /* no intra tier: every device its own node */
+    out->tiers.per_node = out->per_node;
+    pase_perf_set_lines(out);
+    return DNP_OK;
+}
+
+void pase_perf_set_lines(pase_perf *m)
+{
+    m->intra_lat_s = m->intra_bw_bps = 0.0;
+    if (m->per_node > 1)
+        p2p_line(&m->tiers, 1, &m->intra_lat_s, &m->intra_bw_bps);
+    p2p_line(&m->tiers, 0, &m->inter_lat_s, &m->inter_bw_bps);
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+/* One kernel: docs/device-model.md "The roofline", t = max(FLOP / rate,
+ * bytes / (mem_bw x mem_eff)) x pace + kernel_overhead_s; traffic uncosted
+ * when the device has no memory bandwidth. */
+static double kernel_s(const pase_perf *m, double flop, double rate_flops, double bytes)
+{
+    double t = flop / rate_flops;
+    if (m->r.mem_bw_bps > 0.0) {
+        double tm = bytes / (m->r.mem_bw_bps * m->r.mem_eff);
+        t = tm > t ? tm : t;
+    }
+    return t * m->r.pace + m->r.kernel_overhead_s;
+}
+
+/* A tensor-core kernel (conv, matmul) and a vector one (element-wise). */
+static double tensor_kernel_s(const pase_perf *m, double flop, double bytes)
+{
+    return kernel_s(m, flop, m->r.peak_flops * m->r.compute_eff, bytes);
+}
+
+static double vector_kernel_s(const pase_perf *m, double flop, double bytes)
+{
+    return kernel_s(m, flop, m->r.vector_flops, bytes);
+}
+
+/* A fused point-wise op (ReLU-like) on n elements: docs/device-model.md's
+ * ReLU row, forward read X write Y (2n A), backward read Y, dY write dX
+ * (3n A), one FLOP per element each. */
+static double pointwise_s(const pase_perf *m, double n)
+{
+    double a = m->r.act_bytes;
+    return vector_kernel_s(m, n, 2.0 * n * a) + vector_kernel_s(m, n, 3.0 * n * a);
+}
+
+/* ---- collectives --------------------------------------------------------- */
+
+/* The group of devices that differ only in the dimensions of `mask`, under
+ * the placement "first dimension slowest": dimension d's devices sit
+ * stride_d = prod_{e > d} c_e apart, so min(c_d, ceil(per_node / stride_d))
+ * of them share a node; the group spans ceil(q / members per node) nodes
+ * (exact when the splits and the node size are powers of two). */
+static void group_of(const pase_perf *m, int rank, const int32_t *c, unsigned mask,
+                     dnp_comm_group *g, double *q_out)
+{
+    double q = 1.0, per = 1.0, stride = 1.0;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (mask & BIT(d)) {
+            q *= c[d];
+            double fit = ceil((double)m->per_node / stride);
+            per *= c[d] < fit ? c[d] : fit;
+        }
+        stride *= c[d];
+    }
+    *g = m->tiers;
+    g->per_node = (int64_t)per;
+    g->n_nodes = (int64_t)ceil(q / per);
+    *q_out = q;
+}
+
+/* README "Layer costs"' AR(w, q): an all-reduce of `elems` elements of
+ * `elem_bytes` over the devices of the split dimensions in mask. */
+static double allreduce_s(const pase_perf *m, int rank, const int32_t *c, unsigned mask,
+                          double elems, double elem_bytes)
+{
+    dnp_comm_group g;
+    double q;
+    group_of(m, rank, c, mask, &g, &q);
+    if (q <= 1.0 || elems <= 0.0)
+        return 0.0;
+    dnp_coll_cost cc;
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, elems * elem_bytes, &cc);
+    return cc.time_s;
+}
+
+/* One message of `bytes` on the tier that `devices` consecutive devices
+ * span (intra when they fit in one node). */
+static double message_s(const pase_perf *m, double devices, double bytes)
+{
+    if (bytes <= 0.0)
+        return 0.0;
+    int intra = m->per_node > 1 && devices <= m->per_node;
+    double lat = intra ? m->intra_lat_s : m->inter_lat_s;
+    double bw = intra ? m->intra_bw_bps : m->inter_bw_bps;
+    return bw > 0.0 ? lat + bytes / bw : INFINITY;
+}
+
+/* ---- t_l per kind ----------------------------------------------------------- */
+
+/* 1 if input `port` of v has no producing edge (a graph input). */
+static int port_is_input(const pase_graph *g, int v, int port)
+{
+    for (int i = 0; i < g->n_e; i++)
+        if (g->e[i].dst == v && g->e[i].dst_port == port)
+            return 0;
+    return 1;
+}
+
+/* 1 if v holds trainable weights: conv, grouped conv, FC, LSTM; an einsum
+ * whose second operand is a graph input (a weight: the Transformer's
+ * projections, the embedding table; docs/pase.md "Shared model"). */
+static int has_weights(const pase_graph *g, int v)
+{
+    switch (g->v[v].kind) {
+    case PASE_CONV:
+    case PASE_GROUP_CONV:
+    case PASE_FC:
+    case PASE_LSTM:
+        return 1;
+    case PASE_EINSUM:
+        return port_is_input(g, v, 1);
+    default:
+        return 0;
+    }
+}
+
+typedef struct {
+    double nb, m, n, k;             /* per-device GEMM: batch count and sizes */
+    unsigned mask_m, mask_n, mask_k; /* the dimensions of each role */
+} gemm_shape;
+
+/* README "Layer costs", GEMM roles: m = M / c_M etc. (as pase_cost.c). */
+static void gemm_of(const pase_vertex *v, const int32_t *c, gemm_shape *s)
+{
+    double M = 1, N = 1, K = 1, cm = 1, cn = 1, ck = 1;
+    memset(s, 0, sizeof *s);
+    s->nb = 1.0;
+    for (int d = 0; d < v->rank; d++) {
+        unsigned b = BIT(d);
+        if (v->gemm_b & b)
+            s->nb *= (double)v->dom[d] / c[d];
+        else if (v->gemm_m & b)
+            M *= (double)v->dom[d], cm *= c[d], s->mask_m |= b;
+        else if (v->gemm_n & b)
+            N *= (double)v->dom[d], cn *= c[d], s->mask_n |= b;
+        else if (v->gemm_k & b)
+            K *= (double)v->dom[d], ck *= c[d], s->mask_k |= b;
+    }
+    s->m = M / cm;
+    s->n = N / cn;
+    s->k = K / ck;
+}
+
+/* The three GEMM passes of a shard (docs/device-model.md "Per-op traffic",
+ * conv / FC rows): 2 nb m n k FLOP each (a multiply-add is 2 FLOP; README's
+ * 3mnk counts multiply-adds of the three passes); forward reads X (m k) and
+ * W (n k), writes Y (m n); the input gradient reads dY, W, writes dX; the
+ * weight gradient reads X, dY, writes dW.  `kernels` launches per pass. */
+static double gemm_compute_s(const pase_perf *m, const gemm_shape *s, double kernels)
+{
+    double A = m->r.act_bytes, P = m->r.param_bytes, G = m->r.grad_bytes;
+    double flop = 2.0 * s->nb * s->m * s->n * s->k;
+    double x = s->nb * s->m * s->k, y = s->nb * s->m * s->n, w = s->nb * s->n * s->k;
+    double over = (kernels - 1.0) * m->r.kernel_overhead_s * 3.0;
+    return tensor_kernel_s(m, flop, (x + y) * A + w * P) +
+           tensor_kernel_s(m, flop, (x + y) * A + w * P) +
+           tensor_kernel_s(m, flop, (x + y) * A + w * G) + over;
+}
+
+/* README's GEMM: comp + AR(mn, c_K) + AR(mk, c_N) + AR(nk, c_M), each
+ * times nb: the forward output's partial sums over the K splits, the
+ * input gradient's over the N splits, the weight gradient's over the M
+ * splits (gradient bytes). */
+static double gemm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c,
+                          const gemm_shape *s)
+{
+    double A = m->r.act_bytes, G = m->r.grad_bytes;
+    return allreduce_s(m, v->rank, c, s->mask_k, s->nb * s->m * s->n, A) +
+           allreduce_s(m, v->rank, c, s->mask_n, s->nb * s->m * s->k, A) +
+           allreduce_s(m, v->rank, c, s->mask_m, s->nb * s->n * s->k, G);
+}
+
+static double gemm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    gemm_shape s;
+    gemm_of(v, c, &s);
+    double t = gemm_compute_s(m, &s, 1.0) + gemm_comm_s(m, v, c, &s);
+    for (int i = 0; i < v->pw; i++)
+        t += pointwise_s(m, s.nb * s.m * s.n);
+    return t;
+}
+
+/* README's LSTM: the GEMM on (L, S B, 4N, 2K) with 3 point-wise ops, plus
+ * per layer and time step the exchange of the hidden state from a (B/c_B,
+ * N/c_N) block to a (B/c_B, K/c_K) one.  The recurrence launches its
+ * kernels once per time step (S launches per pass). */
+static double lstm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    double L = (double)v->dom[0], S = (double)v->dom[1], B = (double)v->dom[2];
+    double N = (double)v->dom[3], K = (double)v->dom[4];
+    gemm_shape s = {L / c[0], S * B / ((double)c[1] * c[2]), 4.0 * N / c[3], 2.0 * K / c[4],
+                    BIT(1) | BIT(2), BIT(3), BIT(4)};
+    double t = gemm_compute_s(m, &s, S) + gemm_comm_s(m, v, c, &s);
+    for (int i = 0; i < 3; i++)
+        t += pointwise_s(m, s.nb * s.m * s.n);
+    double a_out[2] = {B / c[2], N / c[3]}, a_in[2] = {B / c[2], K / c[4]};
+    double p_out = (double)c[2] * c[3], p_in = (double)c[2] * c[4];
+    double words = pase_need_words(2, a_out, a_in, p_out, p_in);
+    t += (L * S) * message_s(m, p_out > p_in ? p_out : p_in, words * m->r.act_bytes);
+    return t;
+}
+
+static double volume(const pase_vertex *v, const int32_t *c)
+{
+    double e = 1.0;
+    for (int d = 0; d < v->rank; d++)
+        e *= (double)v->dom[d] / c[d];
+    return e;
+}
+
+/* Devices of the configuration (product of its splits). */
+static double devices_of(const pase_vertex *v, const int32_t *c)
+{
+    double q = 1.0;
+    for (int d = 0; d < v->rank; d++)
+        q *= c[d];
+    return q;
+}
+
+/* README pooling: the window over the input block (forward read input,
+ * write E; backward read dY, write the input gradient: docs/device-model.md
+ * avg pool row), plus the ghost (halo) region when h or w is split,
+ * received in the forward pass and its gradient returned in the backward. */
+static double pool_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    double A = m->r.act_bytes, E = volume(v, c);
+    double bc = ((double)v->dom[0] / c[0]) * ((double)v->dom[1] / c[1]);
+    double h = (double)v->in_h / c[2], w = (double)v->in_w / c[3];
+    double in = bc * h * w;
+    double flop = E * v->win_r * v->win_s;
+    double t = vector_kernel_s(m, flop, (in + E) * A) + vector_kernel_s(m, flop, (in + E) * A);
+    double hg = h + (c[2] > 1 ? v->win_r : 0), wg = w + (c[3] > 1 ? v->win_s : 0);
+    double ghost = (hg * wg - h * w) * bc;
+    t += 2.0 * message_s(m, devices_of(v, c), ghost * A);
+    return t;
+}
+
+/* README norm over axis a: 16E FLOP (forward 8E, backward 8E), the batch
+ * norm kernels of docs/device-model.md (statistics + normalise: 3E A;
+ * input gradient 3E A; parameter gradient 2E A), plus 4 AR(E / (d_a/c_a),
+ * c_a) and 4 AR(d_a/c_a, prod_{i != a} c_i). */
+static double norm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    double A = m->r.act_bytes, E = volume(v, c);
+    int a = v->axis;
+    double per_a = (double)v->dom[a] / c[a];
+    double t = vector_kernel_s(m, 4.0 * E, E * A) + vector_kernel_s(m, 4.0 * E, 2.0 * E * A) +
+               vector_kernel_s(m, 6.0 * E, 3.0 * E * A) + vector_kernel_s(m, 2.0 * E, 2.0 * E * A);
+    unsigned others = 0;
+    for (int d = 0; d < v->rank; d++)
+        if (d != a)
+            others |= BIT(d);
+    t += 4.0 * allreduce_s(m, v->rank, c, BIT(a), E / per_a, A);
+    t += 4.0 * allreduce_s(m, v->rank, c, others, per_a, A);
+    return t;
+}
+
+/* README softmax over axis a: 4E + E d_a FLOP; forward read X write Y,
+ * backward read Y, dY write dX (docs/device-model.md softmax row); the
+ * three all-reduces over c_a of rows, rows d_a and rows elements. */
+static double softmax_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    double A = m->r.act_bytes, E = volume(v, c);
+    int a = v->axis;
+    double rows = E / ((double)v->dom[a] / c[a]);
+    double flop = 4.0 * E + E * (double)v->dom[a];
+    double t = vector_kernel_s(m, flop / 2, 2.0 * E * A) + vector_kernel_s(m, flop / 2, 3.0 * E * A);
+    t += 2.0 * allreduce_s(m, v->rank, c, BIT(a), rows, A);
+    t += allreduce_s(m, v->rank, c, BIT(a), rows * (double)v->dom[a], A);
+    return t;
+}
+
+/* README softmax cross-entropy: 4E + 2 beta FLOP (forward read E write
+ * beta, backward read E write E); with the classes split, 2 beta words
+ * exchanged: two all-reduces of beta elements over c_last. */
+static double sce_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+{
+    double A = m->r.act_bytes, E = volume(v, c);
+    int last = v->rank - 1;
+    double beta = E / ((double)v->dom[last] / c[last]);
+    double t = vector_kernel_s(m, 2.0 * E + beta, (E + beta) * A) +
+               vector_kernel_s(m, 2.0 * E + beta, 2.0 * E * A);
+    t += 2.0 * allreduce_s(m, v->rank, c, BIT(last), beta, A);
+    return t;
+}
+
+double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+{
+    const pase_vertex *v = &g->v[vi];
+    double A = m->r.act_bytes;
+    switch (v->kind) {
+    case PASE_CONV:
+    case PASE_GROUP_CONV:
+    case PASE_FC:
+    case PASE_EINSUM:
+        return gemm_s(m, v, c);
+    case PASE_LSTM:
+        return lstm_s(m, v, c);
+    case PASE_POOL:
+        return pool_s(m, v, c);
+    case PASE_ELEMWISE: { /* README (1 + pw) E: an add (read 2E, write E; backward
+                           * the same traffic) and its fused point-wise ops */
+        double E = volume(v, c);
+        double t = vector_kernel_s(m, E, 3.0 * E * A) + vector_kernel_s(m, E, 3.0 * E * A);
+        for (int i = 0; i < v->pw; i++)
+            t += pointwise_s(m, E);
+        return t;
+    }
+    case PASE_NORM:
+        return norm_s(m, v, c);
+    case PASE_REDUCE_MEAN: { /* README AR(E, prod of the reduced splits); forward
+                              * read E, backward write E */
+        double E = volume(v, c);
+        unsigned axes = 0;
+        for (int d = 0; d < v->rank; d++)
+            if (v->axes & BIT(d))
+                axes |= BIT(d);
+        return vector_kernel_s(m, E, E * A) + vector_kernel_s(m, 0.0, E * A) +
+               allreduce_s(m, v->rank, c, axes, E, A);
+    }
+    case PASE_SOFTMAX:
+        return softmax_s(m, v, c);
+    case PASE_SCE:
+        return sce_s(m, v, c);
+    case PASE_CONCAT:
+    case PASE_SPLIT:
+    case PASE_STACK:
+    case PASE_UNSTACK:
+    case PASE_RAVEL:
+    case PASE_UNRAVEL:
+    case PASE_TRANSPOSE:
+    case PASE_SLICE:
+    case PASE_KIND_COUNT:
+        break; /* free, as in the README: their data moves on the edges (t_x) */
+    }
+    return 0.0;
+}
+
+double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
+                            const double *a_dst, double p_src, double p_dst)
+{
+    double words = pase_need_words(rank, a_src, a_dst, p_src, p_dst);
+    if (words <= 0.0)
+        return 0.0;
+    double devices = p_src > p_dst ? p_src : p_dst;
+    /* README "Transfer cost": the factor 2 is the forward tensor and its
+     * gradient in the backward pass, one message each. */
+    return 2.0 * message_s(m, devices, words * m->r.act_bytes);
+}
+
+double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+{
+    const pase_vertex *v = &g->v[vi];
+    double bytes = 0.0;
+    if (has_weights(g, vi)) {
+        double w;
+        if (v->kind == PASE_LSTM) /* (L / c_l) layers of (4N / c_d) x (2K / c_e) */
+            w = ((double)v->dom[0] / c[0]) * (4.0 * (double)v->dom[3] / c[3]) *
+                (2.0 * (double)v->dom[4] / c[4]);
+        else {
+            gemm_shape s;
+            gemm_of(v, c, &s);
+            w = s.nb * s.n * s.k;
+        }
+        bytes += w * m->bytes_per_param;
+    }
+    /* the op's inputs, kept for backward (docs/device-model.md "Memory":
+     * conv, FC, matmul, element-wise, norm and pooling save their inputs) */
+    for (int i = 0; i < g->n_e; i++) {
+        const pase_edge *e = &g->e[i];
+        if (e->dst != vi)
+            continue;
+        int32_t split[PASE_MAX_RANK];
+        pase_project(e, 1, c, split);
+        double block = 1.0;
+        for (int t = 0; t < e->rank; t++)
+            block *= (double)e->shape[t] / split[t];
+        bytes += block * m->r.act_bytes;
+    }
+    return bytes;
+}
+
+double pase_perf_param_elems(const pase_graph *g, int vi)
+{
+    const pase_vertex *v = &g->v[vi];
+    if (!has_weights(g, vi))
+        return 0.0;
+    int32_t ones[PASE_MAX_RANK];
+    for (int d = 0; d < PASE_MAX_RANK; d++)
+        ones[d] = 1;
+    if (v->kind == PASE_LSTM)
+        return (double)v->dom[0] * 4.0 * (double)v->dom[3] * 2.0 * (double)v->dom[4];
+    gemm_shape s;
+    gemm_of(v, ones, &s);
+    return s.nb * s.n * s.k;
+}
+
+int pase_devices_used(const pase_problem *pb, const int *cfg)
+{
+    int most = 1;
+    for (int v = 0; v < pb->n_v; v++) {
+        const pase_configs *cf = &pb->cfg[v];
+        long long q = 1;
+        for (int d = 0; d < cf->rank; d++)
+            q *= cf->c[(size_t)cfg[v] * (size_t)cf->rank + (size_t)d];
+        if (q > most)
+            most = (int)q;
+    }
+    return most;
+}

@@ -1,0 +1,167 @@
+/*
+ * pase_perf.h - PaSE's search on the shared performance model (issue 10
+ * item 3, docs/pase.md "Shared model"): t_l and t_x in seconds from the
+ * device model's roofline (src/perf/device_model.h), the collective model
+ * over the link tiers a group spans (src/net/collective.c) and the
+ * per-device memory a configuration holds.  Internal to libdnnpar.
+ *
+ * Pieces:
+ *   pase_perf.c     the seconds model of one device type (t_l, t_x, memory)
+ *   pase_fit.c      the search under a device memory limit
+ *   pase_hetero.c   several device types: a batch split across the types
+ *                   (AccPar Eq. 10's balance, searched), PaSE inside each
+ */
+#ifndef DNNPAR_PASE_PERF_H
+#define DNNPAR_PASE_PERF_H
+
+#include "perf/device_model.h"
+#include "search/pase/pase.h"
+
+struct pase_perf {
+    dnp_device_type dev;      /* the device type (a copy) */
+    perf_rates r;             /* its rates at the precision (perf_rates_get), pace set */
+    double bytes_per_param;   /* master + gradient + optimizer state (perf_bytes_per_param) */
+    double mem_limit_bytes;   /* per device; 0 = no memory pruning */
+    dnp_comm_group tiers;     /* link tiers of a group of these devices (n_nodes, per_node
+                               * overwritten per collective) */
+    int per_node;             /* devices per node, 1 for bare devices */
+    double intra_lat_s, intra_bw_bps; /* one message inside a node (the p2p model's line) */
+    double inter_lat_s, inter_bw_bps; /* one message between nodes */
+};
+
+/* The model of p devices of type d training at precision prec with
+ * optimizer o: rates from perf_rates_get with the straggler pace of p
+ * devices (perf_straggler_pace, unless no_stragglers), link tiers as
+ * dnp_cluster_comm_group gives them for a cluster of p such devices, the
+ * point-to-point line (latency, bandwidth) of each tier read off
+ * dnp_coll_estimate.  mem_limit_bytes: the per-device limit (0 = the
+ * device's mem_bytes; a device without a capacity is not pruned).
+ * DNP_ERR_INPUT if d has no positive peak.  O(1). */
+dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, dnp_optimizer o,
+                          double mem_limit_bytes, int no_stragglers, pase_perf *out,
+                          dnp_error *err);
+
+/* t_l in seconds of vertex v of g under configuration cfg on one device
+ * of m: forward, input-gradient and weight-gradient kernels of the shard
+ * (roofline + kernel overhead) plus the collectives the configuration
+ * implies (README "Layer costs"' AR terms, each an all-reduce over the
+ * devices of the split dimensions, priced by dnp_coll_estimate on the
+ * tiers that group spans).  O(rank) plus O(1) per collective. */
+double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
+
+/* t_x in seconds of a re-layout (README "Transfer cost"'s need, forward
+ * and backward): 2 x (latency + need x activation bytes / bandwidth) on the
+ * intra tier when both layouts' devices fit in one node, else the inter
+ * tier; 0 when nothing moves.  O(rank). */
+double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
+                            const double *a_dst, double p_src, double p_dst);
+
+/* Bytes one device holds for vertex v under cfg: its shard of the
+ * weights x bytes_per_param (weights, gradient, optimizer state) plus its
+ * blocks of the op's input tensors kept for backward.  O(rank + in-edges). */
+double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
+
+/* The weight elements of vertex v, unsplit (0 for ops without weights).
+ * O(rank + in-edges). */
+double pase_perf_param_elems(const pase_graph *g, int v);
+
+/* The devices the busiest vertex of strategy cfg uses (max over vertices
+ * of the product of its splits): p minus it are idle all step.  O(V rank). */
+int pase_devices_used(const pase_problem *pb, const int *cfg);
+
+/* ---- the search under a memory limit (pase_fit.c) ------------------ */
+
+typedef struct {
+    double cost;             /* the strategy's objective (seconds under a perf model) */
+    int *cfg;                /* per vertex (owned) */
+    double mem_bytes;        /* per-device footprint: sum of the chosen rows of pb->mem */
+    double min_mem_bytes;    /* the least footprint of any strategy (sum of row minima) */
+    int budgeted;            /* 1: the optimum did not fit and per-op budgets were used */
+    int devices_used;        /* pase_devices_used */
+    pase_result res;         /* the last DP's figures (cfg owned here, not in res) */
+} pase_fit_result;
+
+/* GenerateSeq + FindBestStrategy on pb (built with a perf model) under
+ * the model's memory limit L (docs/pase.md "Memory"): configurations whose
+ * own footprint exceeds L are pruned; if no strategy fits (the sum of the
+ * per-op minima exceeds L) DNP_ERR_INPUT says so with both figures; if the
+ * optimum's footprint exceeds L, the DP is rerun with every op held to the
+ * budget min_mem_v x L / sum_u min_mem_u, which guarantees a fitting plan
+ * (not necessarily the best fitting one).  pb is read only (the pruning
+ * works on a copy of its t_l); out->cost is on pb's own t_l.  With no
+ * limit it is pase_search.  On failure out holds nothing to free.
+ * O(1 or 2 searches + sum_v K_v). */
+dnp_status pase_fit_search(const pase_problem *pb, const pase_search_opts *o,
+                           pase_fit_result *out, dnp_error *err);
+void pase_fit_result_free(pase_fit_result *r); /* NULL-safe.  O(1). */
+
+/* ---- heterogeneous clusters (pase_hetero.c) ------------------------- */
+
+/* Build the PaSE graph of the model for a mini-batch (the graph's batch
+ * dimension is part of every domain).  Returns DNP_OK and *out owned by
+ * the caller, or an error. */
+typedef dnp_status (*pase_graph_builder)(const void *user, int64_t batch, pase_graph **out,
+                                         dnp_error *err);
+
+typedef struct {
+    dnp_precision precision;
+    dnp_optimizer optimizer;
+    double mem_limit_bytes;  /* 0 = each device's capacity */
+    int no_stragglers;
+    double max_table_bytes;  /* the DP's table guard (pase_params.max_bytes) */
+    int prototype_edges;
+    const pase_search_opts *search;
+} pase_hetero_opts;
+
+typedef struct {
+    int type;                /* index into the cluster's types */
+    int n_dev;
+    int64_t batch;           /* its share of the mini-batch (0: idle group) */
+    double time_s;           /* its PaSE optimum at that share, seconds */
+    double mem_bytes;        /* its plan's per-device footprint */
+    int devices_used;
+    pase_graph *g;           /* the graph at that share (owned; NULL if batch 0) */
+    int *cfg;                /* per vertex of g (owned) */
+    char (*cfg_text)[48];    /* per vertex: "(b,c,...)" (owned) */
+} pase_hetero_group;
+
+typedef struct {
+    int n_groups;
+    pase_hetero_group grp[DNP_MAX_DEVICE_TYPES];
+    double sync_s;           /* the cross-group gradient all-reduce */
+    double param_bytes;      /* gradient bytes it sums */
+    double step_s;           /* max over groups of time_s, plus sync_s */
+    int candidates;          /* batch splits evaluated */
+    int exhaustive;          /* 1: every integer split was evaluated (two types) */
+    double search_s;         /* wall time */
+} pase_hetero_result;
+
+/* Split the mini-batch across the cluster's device types (one group per
+ * type, its devices and links), PaSE with pase_fit_search inside each
+ * group at its share, and the groups' weight gradients all-reduced across
+ * the groups on the slowest inter-node tier (docs/pase.md "Heterogeneous
+ * clusters").  The shares start at AccPar Eq. 10's balance (proportional
+ * to each group's speed) and are searched: with two types every integer
+ * split when the batch is at most 512, else a grid of 64 and refinement;
+ * with more types the Eq. 10 fixed point (shares proportional to
+ * share / time) and coordinate refinement.  Shares giving a group nothing
+ * are candidates (the group idles).  DNP_ERR_INPUT if no split fits in
+ * memory.  O(candidates x groups x one PaSE search). */
+dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
+                              const void *user, const pase_hetero_opts *o,
+                              pase_hetero_result *out, dnp_error *err);
+void pase_hetero_result_free(pase_hetero_result *r); /* NULL-safe.  O(groups x V). */
+
+/* The model of the field-wise weakest device and link of c, the device
+ * PaSE plans for when a mixed cluster is treated as one homogeneous field
+ * (the paper's section V): for p = all of c's devices, the least achieved
+ * tensor and vector rates and memory bandwidth of any type at prec, the
+ * largest element sizes, overheads and straggler pace, the smallest memory,
+ * the slowest of each link tier (dnp_cluster_comm_group).  O(types). */
+dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_optimizer o,
+                                  double mem_limit_bytes, int no_stragglers, pase_perf *out,
+                                  dnp_error *err);
+/* Recompute the point-to-point lines of m's tiers (after editing them).  O(1). */
+void pase_perf_set_lines(pase_perf *m);
+
+#endif

@@ -1,0 +1,1 @@
+dnnpar plan pase-alexnet --search pase --cluster 8xa100

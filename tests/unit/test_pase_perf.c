@@ -1,0 +1,284 @@
+/* test_pase_perf.c - PaSE on the shared performance model (issue 10 items
+ * 3-5): t_l and t_x in seconds worked by hand on a device with round
+ * figures, the DP equal to exhaustive enumeration under the seconds
+ * model, memory pruning on a model that does not fit, and the batch split
+ * across two device types equal to a brute force over every split. */
+#include "search/pase/pase_perf.h"
+#include "test.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A bare fp32 device with round figures: 100 TFLOP/s at 50 % (50e12
+ * FLOP/s achieved), 1e12 B/s memory at 100 %, 1 us per kernel, links of
+ * 10 GB/s with 2 us latency, 1 GB of memory, no speed spread. */
+static void round_device(dnp_device_type *d, double peak_flops)
+{
+    memset(d, 0, sizeof *d);
+    strcpy(d->name, "round");
+    d->peak_flops = d->peak_fp32_flops = peak_flops;
+    d->compute_eff = 0.5;
+    d->mem_bw_bps = 1e12;
+    d->mem_eff = 1.0;
+    d->kernel_overhead_s = 1e-6;
+    d->net_bw_bps = d->inter_bw_bps = 10e9;
+    d->inter_lat_s = 2e-6;
+    d->mem_bytes = 1e9;
+    d->bytes_per_elem = 4;
+    strcpy(d->dtype, "fp32");
+    d->devices_per_node = 1;
+}
+
+/* FC 1024 -> 1024 on a batch of 64 (domain b n c), two FCs chained. */
+static pase_graph *two_fcs(int64_t batch)
+{
+    pase_graph *g = pase_graph_new("fc2", 4);
+    const int64_t in[2] = {batch, 1024};
+    pase_tensor x = pase_input(2, in, "bc"), a, b;
+    pase_fc(g, "fc1", &x, 1024, 0, &a);
+    pase_fc(g, "fc2", &a, 1024, 0, &b);
+    return g;
+}
+
+TEST(pase_perf_fc_by_hand)
+{
+    dnp_device_type d;
+    round_device(&d, 100e12);
+    pase_perf m;
+    dnp_error err = {0};
+    CHECK(pase_perf_init(&d, 2, DNP_PREC_DEFAULT, DNP_OPTIM_SGD, 0.0, 0, &m, &err) == DNP_OK);
+    pase_graph *g = two_fcs(64);
+    CHECK_STR(g->err, "");
+    /* (1,1,1): m = 64, n = k = 1024.  Each pass: 2 x 64 x 1024 x 1024 =
+     * 134,217,728 FLOP / 50e12 = 2.684 us; bytes (X + Y) 4 + W 4 =
+     * (65,536 + 65,536) 4 + 1,048,576 x 4 = 4,718,592 B / 1e12 = 4.719 us
+     * (memory-bound), + 1 us: 5.718592 us, x 3 passes = 17.155776 us. */
+    const int32_t one[3] = {1, 1, 1};
+    CHECK_NEAR(pase_perf_layer_s(&m, g, 0, one), 17.155776e-6, 1e-9, 0.0);
+    /* (1,1,2), c (K) split 2 ways: k = 512, bytes (32,768 + 65,536) 4 +
+     * 524,288 x 4 = 2,490,368 B: 2.490368 us (FLOP 1.342 us), + 1 us, x 3
+     * = 10.471104 us; plus the forward output's all-reduce over the 2 K
+     * devices (README AR(mn, c_K)): 65,536 x 4 = 262,144 B, ring on bare
+     * devices (docs/collectives.md): 2 (p - 1) a_e + 2 (p - 1) / p S / B_e
+     * = 4 us + 26.2144 us = 30.2144 us.  Total 40.685504 us. */
+    const int32_t k2[3] = {1, 1, 2};
+    CHECK_NEAR(pase_perf_layer_s(&m, g, 0, k2), 40.685504e-6, 1e-9, 0.0);
+    /* t_x of fc1 -> fc2 from one device to the batch split 2 ways: each of
+     * the 2 needing devices lacks its whole (32, 1024) block (README
+     * "Transfer cost": P_g > P_s), 32,768 x 4 = 131,072 B, one message
+     * each way: 2 x (2 us + 131,072 / 10e9) = 2 x 15.1072 us. */
+    const double a_src[2] = {64, 1024}, a_dst[2] = {32, 1024};
+    CHECK_NEAR(pase_perf_transfer_s(&m, 2, a_src, a_dst, 1, 2), 30.2144e-6, 1e-9, 0.0);
+    CHECK(pase_perf_transfer_s(&m, 2, a_dst, a_dst, 2, 2) == 0.0);
+    /* memory of fc2 at (1,1,2): weights 1024 x 512 x 8 B (sgd: master +
+     * grad) = 4,194,304 B + its saved input block (64, 512) x 4 = 131,072
+     * B; fc1's input is a graph input (the data), not counted */
+    CHECK_NEAR(pase_perf_mem_bytes(&m, g, 1, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
+    CHECK_NEAR(pase_perf_mem_bytes(&m, g, 0, k2), 4194304.0, 1e-12, 0.0);
+    pase_graph_free(g);
+}
+
+/* A conv on the same device: 3x3, 64 -> 64 channels, 14x14 output, batch
+ * 32, domain (b c h w r s n). */
+TEST(pase_perf_conv_by_hand)
+{
+    dnp_device_type d;
+    round_device(&d, 100e12);
+    pase_perf m;
+    dnp_error err = {0};
+    CHECK(pase_perf_init(&d, 4, DNP_PREC_DEFAULT, DNP_OPTIM_SGD, 0.0, 0, &m, &err) == DNP_OK);
+    pase_graph *g = pase_graph_new("conv", 4);
+    const int64_t in[4] = {32, 64, 14, 14};
+    pase_tensor x = pase_input(4, in, "bchw"), y;
+    pase_conv(g, "conv", &x, 64, 3, 3, 1, 1, 1, 1, 0, &y);
+    CHECK_STR(g->err, "");
+    CHECK_EQ_INT(g->v[0].rank, 7);
+    /* (4,1,1,1,1,1,1): M = b h w = 32 x 196 = 6,272, per device m = 1,568,
+     * n = 64, k = c r s = 576.  FLOP per pass 2 x 1,568 x 64 x 576 =
+     * 115,605,504 / 50e12 = 2.31211008 us; bytes (m k + m n) 4 + n k 4 =
+     * (903,168 + 100,352) 4 + 36,864 x 4 = 4,161,536 B = 4.161536 us
+     * (memory-bound) + 1 us = 5.161536 us, x 3 = 15.484608 us; the weight
+     * gradient's all-reduce over the 4 batch devices: 36,864 x 4 = 147,456
+     * B, ring 2 x 3 x 2 us + 2 x 3 / 4 x 147,456 / 10e9 = 12 + 22.1184 =
+     * 34.1184 us (the double binary tree, 2 log2(4) x 2 us + 2 S / B = 37.49
+     * us, is slower).  Total 49.603008 us. */
+    const int32_t b4[7] = {4, 1, 1, 1, 1, 1, 1};
+    CHECK_NEAR(pase_perf_layer_s(&m, g, 0, b4), 49.603008e-6, 1e-9, 0.0);
+    pase_graph_free(g);
+}
+
+/* The DP under the seconds model equals exhaustive enumeration. */
+TEST(pase_perf_dp_equals_exhaustive)
+{
+    dnp_device_type d;
+    round_device(&d, 100e12);
+    for (int p = 2; p <= 8; p *= 2) {
+        pase_perf m;
+        dnp_error err = {0};
+        CHECK(pase_perf_init(&d, p, DNP_PREC_DEFAULT, DNP_OPTIM_SGD, 0.0, 0, &m, &err) ==
+              DNP_OK);
+        pase_graph *g = pase_graph_new("chain", 4);
+        const int64_t in[4] = {16, 8, 8, 8};
+        pase_tensor x = pase_input(4, in, "bchw"), a, b, c, f, l;
+        pase_conv(g, "c1", &x, 16, 3, 3, 1, 1, 1, 1, 1, &a);
+        pase_conv(g, "c2", &a, 16, 3, 3, 1, 1, 1, 1, 1, &b);
+        const pase_tensor *ab[2] = {&a, &b};
+        pase_elementwise(g, "add", 2, ab, 1, &c);
+        pase_tensor flat;
+        int64_t fs[2] = {16, 16 * 8 * 8};
+        pase_ravel(g, "ravel", &c, &flat);
+        (void)fs;
+        pase_unravel(g, "unravel", &flat, 2, fs, "bc", &f);
+        pase_fc(g, "fc", &f, 32, 0, &l);
+        CHECK_STR(g->err, "");
+        pase_params par = {p, 1.0, 0, 1e9};
+        pase_problem pb;
+        CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
+        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_result res;
+        CHECK(pase_search(&pb, 0, &so, &res, &err) == DNP_OK);
+        int cfg[8];
+        double best = pase_exhaustive(&pb, 1e8, cfg);
+        CHECK(best > 0.0);
+        CHECK_NEAR(res.cost, best, 1e-12, 0.0);
+        CHECK_NEAR(pase_objective(&pb, res.cfg), best, 1e-12, 0.0);
+        pase_result_free(&res);
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+    }
+}
+
+static dnp_status build_fcs(const void *user, int64_t batch, pase_graph **out, dnp_error *err)
+{
+    (void)user;
+    (void)err;
+    *out = two_fcs(batch);
+    return *out != NULL ? DNP_OK : DNP_ERR_NOMEM;
+}
+
+/* Memory: AlexNet on 8 A100 in 20 MB fits nowhere (exit 2, the least
+ * footprint named); in 80 MB the unconstrained optimum does not fit and
+ * the budgeted search returns a plan within the limit. */
+TEST(pase_perf_memory_pruning)
+{
+    dnp_device_type d;
+    dnp_error err = {0};
+    CHECK(dnp_device_preset("a100", &d, &err) == DNP_OK);
+    pase_graph *g = NULL;
+    CHECK(pase_model_build("pase-alexnet", 128, &g, &err) == DNP_OK);
+    const double limits[3] = {20e6, 80e6, 0.0};
+    for (int i = 0; i < 3; i++) {
+        pase_perf m;
+        CHECK(pase_perf_init(&d, 8, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, limits[i], 0, &m,
+                             &err) == DNP_OK);
+        pase_params par = {8, 1.0, 0, 1e9};
+        pase_problem pb;
+        CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
+        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_fit_result fr;
+        dnp_error e2 = {0};
+        dnp_status st = pase_fit_search(&pb, &so, &fr, &e2);
+        if (i == 0) {
+            CHECK(st == DNP_ERR_INPUT);
+            CHECK(strstr(e2.msg, "no strategy fits") != NULL);
+        } else {
+            CHECK(st == DNP_OK);
+            CHECK(fr.mem_bytes <= m.mem_limit_bytes);
+            CHECK(fr.mem_bytes >= fr.min_mem_bytes);
+            CHECK_EQ_INT(fr.budgeted, i == 1); /* 40 GB: the optimum fits */
+            pase_fit_result_free(&fr);
+        }
+        pase_problem_free(&pb);
+    }
+    pase_graph_free(g);
+}
+
+/* Two device types, one twice as fast, compute-bound (memory traffic
+ * uncosted, no kernel overhead) on fast links: the split found equals the
+ * best of every integer split (batch 32: the grid is every split), and
+ * its step is the slower group's PaSE optimum plus the cross-type
+ * all-reduce of the 2 x 1024 x 1024 x 4 B gradients over 1 device pair
+ * without latency: ring S / B_e = 83.9 ns. */
+TEST(pase_perf_hetero_two_types)
+{
+    dnp_cluster c;
+    memset(&c, 0, sizeof c);
+    c.n_types = 2;
+    round_device(&c.types[0], 200e12);
+    strcpy(c.types[0].name, "fast");
+    round_device(&c.types[1], 100e12);
+    strcpy(c.types[1].name, "slow");
+    for (int k = 0; k < 2; k++) {
+        c.types[k].mem_bw_bps = 0.0;
+        c.types[k].kernel_overhead_s = 1e-30; /* 0 would be the model default */
+        c.types[k].net_bw_bps = c.types[k].inter_bw_bps = 100e12;
+        c.types[k].inter_lat_s = 0.0;
+    }
+    c.counts[0] = c.counts[1] = 1;
+    pase_search_opts so = {1, NULL, NULL, 0.0};
+    pase_hetero_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.max_table_bytes = 1e9;
+    ho.search = &so;
+    pase_hetero_result h;
+    dnp_error err = {0};
+    CHECK(pase_hetero_search(&c, 32, build_fcs, NULL, &ho, &h, &err) == DNP_OK);
+    CHECK_EQ_INT(h.n_groups, 2);
+    CHECK(h.exhaustive);
+    CHECK_EQ_INT((int)(h.grp[0].batch + h.grp[1].batch), 32);
+    double sync = 2.0 * 1024 * 1024 * 4 / 100e12;
+    CHECK_NEAR(h.sync_s, sync, 1e-9, 0.0);
+    double worst = h.grp[0].time_s > h.grp[1].time_s ? h.grp[0].time_s : h.grp[1].time_s;
+    CHECK_NEAR(h.step_s, worst + h.sync_s, 1e-12, 0.0);
+    /* brute force: every split, each group on one device (a single FC pair
+     * on one device: configuration all ones) */
+    double best = INFINITY;
+    for (int b0 = 0; b0 <= 32; b0++) {
+        double t[2] = {0, 0};
+        for (int k = 0; k < 2; k++) {
+            int b = k == 0 ? b0 : 32 - b0;
+            if (b == 0)
+                continue;
+            pase_perf m;
+            CHECK(pase_perf_init(&c.types[k], 1, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, 0.0, 0, &m,
+                                 &err) == DNP_OK);
+            pase_graph *g = two_fcs(b);
+            pase_params par = {1, 1.0, 0, 1e9};
+            pase_problem pb;
+            CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
+            int zero[2] = {0, 0};
+            t[k] = pase_objective(&pb, zero);
+            pase_problem_free(&pb);
+            pase_graph_free(g);
+        }
+        double s = (t[0] > t[1] ? t[0] : t[1]) + (b0 > 0 && b0 < 32 ? sync : 0.0);
+        best = s < best ? s : best;
+    }
+    CHECK_NEAR(h.step_s, best, 1e-12, 0.0);
+    /* both types work, the fast one on more of the batch (Eq. 10) */
+    CHECK(h.grp[0].batch > h.grp[1].batch && h.grp[1].batch > 0);
+    pase_hetero_result_free(&h);
+}
+
+/* --cost-model pase-paper is a name of the shared option, and dnp_plan_run
+ * (AccPar's searches) refuses it with an error instead of planning. */
+TEST(pase_paper_cost_model_name)
+{
+    CHECK_EQ_INT(dnp_cost_model_from_name("pase-paper"), DNP_COST_PASE_PAPER);
+    CHECK_STR(dnp_cost_model_name(DNP_COST_PASE_PAPER), "pase-paper");
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("lenet", &g, &err) == DNP_OK);
+    dnp_cluster c;
+    CHECK(dnp_cluster_parse("2xa100", &c, &err) == DNP_OK);
+    dnp_plan_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.scheme = DNP_SCHEME_ACCPAR;
+    opt.batch = 32;
+    opt.cost_model = DNP_COST_PASE_PAPER;
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &c, &opt, &p, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "pase-paper") != NULL);
+    CHECK(p == NULL);
+    dnp_graph_free(g);
+}
