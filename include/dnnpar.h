@@ -1289,6 +1289,24 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f);
  * times).  O(ops). */
 char *dnp_pase_run_json(const dnp_pase_run *r);
 
+/* Run r's strategy as a dnnpar strategy (docs/formats.md "Strategy", the
+ * file `plan --json` writes and `simulate --strategy`, `export --strategy`
+ * read) for model g (the core graph r's problem was converted from; its
+ * source text model_source, NULL for its name) on cluster c at `batch`:
+ * per level of c's binary device tree (log2 p levels, even halves) each
+ * weighted op's type (I batch, II input, III output) and each join's
+ * ("batch", "channel").  Exact for configurations that split only those
+ * dimensions, in powers of two, over every device.  An op that leaves
+ * devices idle gets its batch split over them (Type-I / "batch" on the
+ * levels it does not use): *filled_ops counts those ops, whose plan
+ * therefore differs from PaSE's.  Other splits are refused (DNP_ERR_INPUT
+ * naming the op), as is a p that is not a power of two.  *out is a new
+ * NUL-terminated JSON text the caller frees with dnp_free.
+ * O(ops x levels). */
+dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
+                                 const char *model_source, const dnp_cluster *c, int64_t batch,
+                                 char **out, int *filled_ops, dnp_error *err);
+
 /* `dnnpar reproduce pase`: the paper's Table I (search per model and p = 4
  * .. 64 beside the paper's and the prototype's times and totals) and
  * Table II (strategies at p = 32) on our implementation (opaque;

@@ -10,7 +10,7 @@
 static const char help[] =
     "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
-    "                     [--config CFG] [--precision P]\n"
+    "                     [--config CFG] [--precision P] [--strategy FILE]\n"
     "                     [--skip-unknown] [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
@@ -34,6 +34,8 @@ static const char help[] =
     "                 recompute=..,seq_par=.. (default: the --search 3d result)\n"
     "  --precision P  megatron: fp16, bf16, ... (default: the device's dtype)\n"
     "  --search S     accpar (default), dp, owt or hypar\n"
+    "  --strategy FILE  export this plan (plan --json, or plan --search pase\n"
+    "                 --strategy-json) instead of searching\n"
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
@@ -97,8 +99,9 @@ static int export_megatron(const cli_args *a, const char *out_path)
 
 int cmd_export(int argc, char **argv)
 {
-    static const char *const valued[] = {"cluster", "format", "search",    "levels", "batch",
-                                         "output",  "config", "precision", NULL};
+    static const char *const valued[] = {"cluster", "format",    "search",   "levels",
+                                         "batch",   "output",    "config",   "precision",
+                                         "strategy", NULL};
     static const char *const flags[] = {"help", "skip-unknown", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -176,7 +179,27 @@ int cmd_export(int argc, char **argv)
     if ((rc = cli_load_model(cmd, a.pos[0], &a, &g)) != 0)
         goto done;
     dnp_error err = {0};
-    dnp_status st = dnp_plan_run(g, &cl, &opt, &p, &err);
+    dnp_status st;
+    const char *strat = cli_get(&a, "strategy");
+    if (strat != NULL) {
+        /* a plan from any search, PaSE's included (docs/pase.md, "As a
+         * dnnpar strategy"); its batch unless --batch is given */
+        dnp_strategy *sg = NULL;
+        if (cli_get(&a, "search") != NULL || cli_get(&a, "levels") != NULL) {
+            cli_error(cmd, "--strategy gives the plan: no --search or --levels with it");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        st = dnp_strategy_read(strat, &sg, &err);
+        if (st == DNP_OK) {
+            if (cli_get(&a, "batch") == NULL)
+                opt.batch = dnp_strategy_batch(sg);
+            st = dnp_plan_run_strategy(g, &cl, &opt, sg, &p, &err);
+        }
+        dnp_strategy_free(sg);
+    } else {
+        st = dnp_plan_run(g, &cl, &opt, &p, &err);
+    }
     if (st == DNP_OK)
         st = dnp_export_text((dnp_export_format)fmt, g, &cl, &opt, p, &text, &err);
     if (st == DNP_OK)

@@ -29,7 +29,7 @@ static const char plan_help[] =
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
     "                   [--time-limit S] [--cost-model default|pase-paper]\n"
     "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
-    "                   [--no-stragglers]\n"
+    "                   [--no-stragglers] [--strategy-json FILE]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -73,12 +73,13 @@ static const char plan_help[] =
     "  --seed S           MCMC seed (default 1)\n"
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
-    "  --timing           also print the search's wall-clock time (varies run to run;\n"
-    "                     without it the output is byte-identical across runs)\n"
+    "  --timing           also print the search's wall-clock time (varies run to run)\n"
     "  --time-limit S     wall-time limit in seconds (default 600): MCMC then returns\n"
     "                     its best so far and says so; the exact search stops with\n"
     "                     exit status 2\n"
     "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
+    "  --strategy-json FILE  also write it as a dnnpar strategy (simulate --strategy,\n"
+    "                     export --strategy); needs --cluster of 2^k devices\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"
@@ -236,7 +237,7 @@ static const char *const plan_valued[] = {"search",  "p",          "batch",   "f
                                           "bw",      "cluster",    "json",    "max-memory",
                                           "threads", "mcmc-iters", "seed",    "cutoff",
                                           "time-limit", "cost-model", "precision", "optimizer",
-                                          "memory-limit", NULL};
+                                          "memory-limit", "strategy-json", NULL};
 static const char *const plan_flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
                                          "optimum", "timing",          "no-stragglers", NULL};
 const cli_spec cli_plan_pase_spec = {plan_valued, plan_flags};
@@ -333,6 +334,46 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     return cli_time_limit(cmd, a, &ro->time_limit_s);
 }
 
+/* --strategy-json FILE: the run's strategy as a dnnpar strategy for the
+ * core graph of MODEL on the cluster (docs/pase.md, "As a dnnpar
+ * strategy"), for simulate --strategy, export --strategy and the plots. */
+static int write_strategy(const char *cmd, const cli_args *a, const dnp_pase_hw *hw,
+                          const dnp_pase_problem *pb, const dnp_pase_run *run, const char *path)
+{
+    const char *spec = cli_get(a, "cluster");
+    if (spec == NULL) {
+        cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
+        return EXIT_USAGE;
+    }
+    (void)hw;
+    dnp_cluster cl;
+    dnp_graph *g = NULL;
+    int rc;
+    if ((rc = cli_load_cluster(cmd, spec, &cl)) != 0)
+        return rc;
+    if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
+        return rc;
+    char *text = NULL;
+    int filled = 0;
+    dnp_error err = {0};
+    if (dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb), &text, &filled,
+                              &err) != DNP_OK) {
+        cli_error(cmd, "%s", err.msg);
+        rc = cli_exit_for(err.status);
+    } else {
+        rc = cli_write_text(cmd, path, text);
+        if (rc == 0 && filled > 0)
+            fprintf(stderr,
+                    "dnnpar %s: note: %d op%s of the PaSE strategy leave%s devices "
+                    "idle; the dnnpar strategy written splits their batch over them instead "
+                    "(docs/pase.md, \"As a dnnpar strategy\")\n",
+                    cmd, filled, filled == 1 ? "" : "s", filled == 1 ? "s" : "");
+    }
+    dnp_free(text);
+    dnp_graph_free(g);
+    return rc;
+}
+
 int cmd_plan_pase(const cli_args *a)
 {
     const char *cmd = "plan";
@@ -356,9 +397,12 @@ int cmd_plan_pase(const cli_args *a)
         rc = cli_exit_for(st);
     } else {
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
-        const char *json = cli_get(a, "json");
-        rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL, print_run,
-                           run, cli_flag(a, "timing"));
+        const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
+        if (strat != NULL)
+            rc = write_strategy(cmd, a, &hw, pb, run, strat);
+        if (rc == 0)
+            rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL,
+                               print_run, run, cli_flag(a, "timing"));
     }
     dnp_pase_run_free(run);
     dnp_pase_problem_free(pb);

@@ -8,6 +8,7 @@
 static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
+    "                       [--plot FILE.png|FILE.svg] [--dot FILE]\n"
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
@@ -19,7 +20,8 @@ static const char help[] =
     "same ops and the cluster the same tree for its levels.\n"
     "--trace FILE writes the step as Chrome trace events (chrome://tracing,\n"
     "Perfetto): one process per device class (with --config, per pipeline\n"
-    "stage), one thread per stream.\n"
+    "stage), one thread per stream.  --plot and --dot draw the strategy as\n"
+    "plan does (any plan: PaSE's too, from plan --search pase --strategy-json).\n"
     "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
@@ -93,7 +95,7 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
 int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
-                                         "config", CLI_PERF_VALUED, NULL};
+                                         "config",   "plot",    "dot",   CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -167,8 +169,25 @@ int cmd_simulate(int argc, char **argv)
             rc = cli_write_trace("simulate", trace, p);
         if (rc == 0 && json != NULL)
             rc = cli_write_json("simulate", json, cli_plan_json(p, &info));
+        const char *plot = cli_get(&a, "plot"), *dot = cli_get(&a, "dot");
+        if (rc == 0 && plot != NULL) {
+            char cspec[256];
+            dnp_cluster_format(&cl, cspec, sizeof cspec);
+            dnp_error perr = {0};
+            dnp_status st = dnp_plot_plan(plot, p, dnp_graph_name(g), cspec, "given", batch, &perr);
+            if (st != DNP_OK)
+                cli_error("simulate", "%s", perr.msg);
+            rc = cli_exit_for(st);
+        }
+        if (rc == 0 && dot != NULL) {
+            dnp_error derr = {0};
+            dnp_status st = dnp_dot_write(dot, g, p, &derr);
+            if (st != DNP_OK)
+                cli_error("simulate", "%s", derr.msg);
+            rc = cli_exit_for(st);
+        }
         if (rc == 0 && (json == NULL || strcmp(json, "-") != 0) &&
-            (trace == NULL || strcmp(trace, "-") != 0))
+            (trace == NULL || strcmp(trace, "-") != 0) && (dot == NULL || strcmp(dot, "-") != 0))
             cli_plan_text(p, &info);
     }
     dnp_plan_free(p);

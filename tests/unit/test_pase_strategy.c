@@ -1,0 +1,116 @@
+/* test_pase_strategy.c - a PaSE strategy as a dnnpar strategy
+ * (src/search/pase/pase_strategy.c, docs/pase.md "As a dnnpar strategy"):
+ * the levels each configuration becomes, read back and planned by the
+ * strategy evaluator, and the refusals.  Public API only. */
+#include "dnnpar.h"
+#include "test.h"
+
+#include <string.h>
+
+/* PaSE on `model` over `spec` with the prototype's accounting (exact,
+ * deterministic), and its dnnpar strategy. */
+static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm, char **text,
+                         int *filled, dnp_graph **g, dnp_cluster *cl, dnp_error *err)
+{
+    dnp_pase_hw hw;
+    dnp_pase_options po;
+    memset(&po, 0, sizeof po);
+    po.cost_model = cm;
+    po.max_memory_bytes = 256.0 * 1048576.0;
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *run = NULL;
+    int st = dnp_cluster_parse(spec, cl, err);
+    if (st == DNP_OK)
+        st = dnp_pase_hw_from_cluster(cl, &hw, err);
+    if (st == DNP_OK)
+        st = dnp_pase_problem_load(model, &hw, &po, &pb, err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(pb, NULL, &run, err);
+    if (st == DNP_OK)
+        st = dnp_model_load(model, g, err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_strategy(run, *g, model, cl, dnp_pase_problem_batch(pb), text, filled,
+                                   err);
+    dnp_pase_run_free(run);
+    dnp_pase_problem_free(pb);
+    return st;
+}
+
+TEST(pase_strategy_levels_and_plan)
+{
+    char *text = NULL;
+    int filled = -1;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_PASE_PAPER, &text, &filled, &g, &cl,
+                               &err),
+                 DNP_OK);
+    if (text == NULL) {
+        dnp_graph_free(g);
+        return;
+    }
+    CHECK_EQ_INT(filled, 0);
+    /* The prototype's optimum on 8 devices (the report of `plan alexnet
+     * --search pase --cost-model pase-paper -p 8`): the convs split the batch
+     * 8 ways (I on all 3 levels), fc6 and fc8 are (b, n, c) = (1, 2, 4):
+     * III on level 0 (n, the second dimension), then II, II (c); fc7 is
+     * (1, 4, 2): III, III, II. */
+    dnp_strategy *s = NULL;
+    CHECK_EQ_INT(dnp_strategy_read_buffer(text, strlen(text), "pase", &s, &err), DNP_OK);
+    dnp_plan *p = NULL;
+    dnp_plan_options opt = {.batch = dnp_strategy_batch(s)};
+    if (s != NULL)
+        CHECK_EQ_INT(dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err), DNP_OK);
+    if (p != NULL) {
+        static const char *const names[] = {"conv1", "conv5", "fc6", "fc7", "fc8"};
+        static const int want[5][3] = {{DNP_TYPE_I, DNP_TYPE_I, DNP_TYPE_I},
+                                       {DNP_TYPE_I, DNP_TYPE_I, DNP_TYPE_I},
+                                       {DNP_TYPE_III, DNP_TYPE_II, DNP_TYPE_II},
+                                       {DNP_TYPE_III, DNP_TYPE_III, DNP_TYPE_II},
+                                       {DNP_TYPE_III, DNP_TYPE_II, DNP_TYPE_II}};
+        for (int k = 0; k < 5; k++) {
+            int node = -1;
+            for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+                if (strcmp(dnp_plan_node_name(p, v), names[k]) == 0)
+                    node = v;
+            CHECK(node >= 0);
+            for (int level = 0; level < 3 && node >= 0; level++)
+                CHECK_EQ_INT(dnp_plan_type(p, level, 0, node), want[k][level]);
+        }
+        dnp_plan_summary sum;
+        dnp_plan_get_summary(p, &sum);
+        CHECK(sum.step_time_s > 0.0);
+        CHECK_EQ_INT(dnp_strategy_batch(s), 128);
+    }
+    dnp_plan_free(p);
+    dnp_strategy_free(s);
+    dnp_free(text);
+    dnp_graph_free(g);
+}
+
+TEST(pase_strategy_refusals_and_fill)
+{
+    char *text = NULL;
+    int filled = -1;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    /* 6 devices: no binary device tree */
+    CHECK_EQ_INT(pase_strategy("alexnet", "6xa100", DNP_COST_PASE_PAPER, &text, &filled, &g, &cl,
+                               &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "power-of-two") != NULL);
+    dnp_graph_free(g);
+    g = NULL;
+    /* the shared model leaves fc8 on 4 of 8 devices: its batch is split
+     * over the other levels and counted */
+    dnp_error e2 = {0};
+    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_DEFAULT, &text, &filled, &g, &cl,
+                               &e2),
+                 DNP_OK);
+    CHECK(filled >= 1);
+    CHECK(text != NULL && strstr(text, "\"search\": \"pase\"") != NULL);
+    dnp_free(text);
+    dnp_graph_free(g);
+}
