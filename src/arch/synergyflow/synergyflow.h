@@ -99,6 +99,11 @@ typedef struct {
  * Errors (DNP_ERR_INPUT) quote the spec and the offending part.
  * O(size of the models). */
 dnp_status sf_workload_parse(const char *spec, sf_workload *out, dnp_error *err);
+/* The same, reading model files with `opt` (NULL: the defaults), e.g.
+ * ONNX's skip_unknown.  A model file's CONV and FC layers become the
+ * model's layers; every other operator carries no CONV/FC work. */
+dnp_status sf_workload_parse_opts(const char *spec, const dnp_load_options *opt,
+                                  sf_workload *out, dnp_error *err);
 
 /* The CONV and FC layers of graph g as one model with `instances`.  On
  * success *out owns its layer array.  O(ops of g). */
