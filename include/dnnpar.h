@@ -1497,6 +1497,8 @@ typedef struct {
     const char *trace_path;        /* Chrome trace of the one simulation (no compare, sample 1),
                                     * or NULL */
     int64_t trace_max_spans;       /* spans written at most (2000000) */
+    int skip_unknown;              /* ONNX workloads: unknown operators become free
+                                    * element-wise ops (dnp_load_options) */
 } dnp_synergy_options;
 
 /* The defaults above: the P395-AB platform, Eq. 9's split, nothing but the

@@ -554,3 +554,48 @@ TEST(synergy_table7_gops_are_binary)
         CHECK_NEAR(t->paper_train_gops * gi * t->paper_train_s / (3.0 * 10.0 * ops), 1.0, 0.01, 0);
     }
 }
+
+/* Bring your own model: an ONNX file's CONV and FC layers become the
+ * workload's layers (Table 1's parameters), grouped convolutions keep
+ * their input maps per group; an unknown operator is an error naming the
+ * node unless skip_unknown makes it a free element-wise op. */
+TEST(synergy_workload_from_onnx)
+{
+    sf_workload w;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_workload_parse("tests/data/mobilenet_v2_train.onnx:10", &w, &err), DNP_OK);
+    CHECK_EQ_INT(w.n_models, 1);
+    CHECK_EQ_INT(w.models[0].instances, 10);
+    const sf_model *m = &w.models[0];
+    CHECK_EQ_INT(m->n_layers, 53); /* 52 convolutions and the classifier */
+    const sf_layer *c0 = &m->layers[0], *dw = &m->layers[1], *fc = &m->layers[52];
+    /* features.0: 3 -> 32 maps, 3x3 stride 2, 224 -> 112 */
+    CHECK_EQ_INT(c0->kind, SF_CONV);
+    CHECK_EQ_INT(c0->m, 32);
+    CHECK_EQ_INT(c0->n, 3);
+    CHECK_EQ_INT(c0->r, 112);
+    CHECK_EQ_INT(c0->kh, 3);
+    CHECK_EQ_INT(c0->sh, 2);
+    CHECK_EQ_INT(c0->macs, 32LL * 3 * 112 * 112 * 9);
+    /* features.1's depthwise 3x3: 32 groups of one map each */
+    CHECK_EQ_INT(dw->groups, 32);
+    CHECK_EQ_INT(dw->n, 1);
+    CHECK_EQ_INT(dw->macs, 32LL * 1 * 112 * 112 * 9);
+    CHECK_EQ_INT(fc->kind, SF_FC);
+    CHECK_EQ_INT(fc->m, 1000);
+    CHECK_EQ_INT(fc->n, 1280);
+    sf_workload_free(&w);
+
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_workload_parse("tests/data/unsupported_op.onnx", &w, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "node 'r1'") != NULL && strstr(err.msg, "'Rela'") != NULL);
+    dnp_load_options skip = {1};
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_workload_parse_opts("tests/data/unsupported_op.onnx:4", &skip, &w, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(w.models[0].n_layers, 2);
+    CHECK_EQ_INT(w.models[0].layers[0].macs, 4LL * 3 * 8 * 8 * 9);
+    CHECK_EQ_INT(w.models[0].layers[1].macs, 10LL * 64);
+    sf_workload_free(&w);
+}

@@ -593,3 +593,40 @@ TEST(synergy_trace_touching_spans_do_not_overlap)
     CHECK_EQ_INT(llround(dur[1] * 1000), 2);
     json_decref(root);
 }
+
+/* Model names come from file names: the trace escapes them, so a name
+ * with a quote, a backslash and a tab still gives valid JSON whose span
+ * names read back as the name. */
+TEST(synergy_trace_escapes_model_names)
+{
+    sf_layer l = fc(8, 8);
+    sf_workload w = one_model(&l, 1, 2);
+    snprintf(w.models[0].name, sizeof w.models[0].name, "a\"b\\c\td");
+    sf_platform p = unit_platform(1);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f == NULL)
+        return;
+    sf_trace *t = sf_trace_new(f, &w, 0, 1000);
+    sf_sim_config c = split_config(0, 1, 0, 1);
+    c.sink = sf_trace_sink(t);
+    sf_sim_result r;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_simulate(&w, &p, &c, &r, &err), DNP_OK);
+    CHECK_EQ_INT(sf_trace_finish(t), 0);
+    sf_trace_free(t);
+    rewind(f);
+    json_error_t je;
+    json_t *root = json_loadf(f, 0, &je);
+    CHECK(root != NULL);
+    int named = 0;
+    json_t *ev = json_object_get(root, "traceEvents");
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        const char *name = json_string_value(json_object_get(json_array_get(ev, i), "name"));
+        named += name != NULL && strncmp(name, "a\"b\\c\td#", 8) == 0;
+    }
+    CHECK(named >= 2);
+    json_decref(root);
+    fclose(f);
+}

@@ -27,8 +27,10 @@ static const char help[] =
     "instruction-block granularity.  Units and assumptions: docs/synergyflow.md.\n"
     "\n"
     "WORKLOAD is MODEL[:COUNT]('+'MODEL[:COUNT])* with zoo models (dnnpar models)\n"
-    "and instance counts, e.g. alexnet-2012:100 or vgg11:100+dbn-m:20000, or a\n"
-    "mix of Table 6: batch1, batch2, batch3.  Table 6's AlexNet is alexnet-2012.\n"
+    "or model files (dnnpar model JSON, ONNX: their CONV and FC layers) and\n"
+    "instance counts, e.g. alexnet-2012:100, vgg11:100+dbn-m:20000 or net.onnx:50,\n"
+    "or a mix of Table 6: batch1, batch2, batch3.  Table 6's AlexNet is alexnet-2012.\n"
+    "  --skip-unknown   ONNX: unknown operators become free element-wise ops\n"
     "\n"
     "platform (default: the paper's P395-AB FPGA):\n"
     "  --cores N        cores (64)             --tn T      PE array T x T per core (4)\n"
@@ -250,7 +252,7 @@ int cmd_synergy(int argc, char **argv)
         "nf",    "arch", "epochs", "batch-size", "max-blocks", "sample", "trace", "trace-max-spans", "json", NULL};
     static const char *const flags[] = {"help",     "dse",         "blocks",
                                         "simulate", "compare",     "training",
-                                        "in-order", "round-robin", NULL};
+                                        "in-order", "round-robin", "skip-unknown", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
     int done, rc = cli_begin(argc, argv, &spec, CMD, help, 1, "one WORKLOAD", &a, &done);
@@ -260,6 +262,7 @@ int cmd_synergy(int argc, char **argv)
     dnp_synergy_options_default(&o);
     o.workload = a.pos[0];
     o.dse = cli_flag(&a, "dse");
+    o.skip_unknown = cli_flag(&a, "skip-unknown");
     o.blocks = cli_flag(&a, "blocks");
     if (read_platform(&a, &o.platform) != 0 || read_split(&a, &o) != 0 ||
         read_simulation(&a, &o) != 0)

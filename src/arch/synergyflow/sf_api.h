@@ -25,6 +25,7 @@ typedef struct {
     long long sample;          /* as printed (%lld) */
     long long trace_max_spans;
     char *trace; /* trace path (owned), or NULL */
+    dnp_load_options load; /* how model files of the workload are read */
 } sf_run_opts;
 
 /* One simulation of an analysis. */

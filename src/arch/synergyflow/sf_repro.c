@@ -2,7 +2,7 @@
  * sf_repro.c - the paper's evaluation (section 6) on our model: Table 6
  * with what the paper reports, the steady-state estimate that scales a
  * simulated sample to the Table 6 counts, and the experiments behind
- * Figs. 9, 13(a), 15, 16, 17 and Table 7.
+ * Figs. 9, 13(a), 13(b), 14 (energy, relative), 15, 16, 17 and Tables 7, 8.
  */
 #include "arch/synergyflow/synergyflow.h"
 
@@ -171,6 +171,92 @@ static dnp_status run_arch(const sf_workload *w, int64_t k, const sf_platform *p
     return run_arch_blocks(w, k, p, arch, a, training, ooo, rr, SF_REPRO_MAX_BLOCKS, r, err);
 }
 
+/* A copy of w keeping only the layers of `kind` (layer = -1) or only layer
+ * `layer` of every model (a model left without layers is dropped).
+ * *out owns its arrays.  O(layers). */
+static dnp_status workload_subset(const sf_workload *w, int kind, int layer, sf_workload *out,
+                                  dnp_error *err)
+{
+    sf_workload c;
+    memset(&c, 0, sizeof c);
+    for (int i = 0; i < w->n_models; i++) {
+        const sf_model *m = &w->models[i];
+        sf_layer *keep = dnp_malloc((size_t)m->n_layers * sizeof *keep);
+        if (keep == NULL) {
+            dnp_error_set(err, DNP_ERR_NOMEM, "out of memory copying a workload");
+            sf_workload_free(&c);
+            return DNP_ERR_NOMEM;
+        }
+        int n = 0;
+        for (int l = 0; l < m->n_layers; l++)
+            if (layer >= 0 ? l == layer : (int)m->layers[l].kind == kind)
+                keep[n++] = m->layers[l];
+        if (n == 0) {
+            dnp_free(keep);
+            continue;
+        }
+        sf_model *o = &c.models[c.n_models++];
+        *o = *m;
+        o->n_layers = n;
+        o->layers = keep;
+    }
+    snprintf(c.spec, sizeof c.spec, "%s", w->spec);
+    *out = c;
+    return DNP_OK;
+}
+
+double sf_degradation_ratio(double conv_only_gops, double nn_gops)
+{
+    return 1.0 - nn_gops / conv_only_gops;
+}
+
+double sf_energy_relative(double time_s, double bytes, double ops, double ref_time_s,
+                          double ref_bytes, double ref_ops, double time_share, double dram_share)
+{
+    /* E / E_ref with E = P_t T + e_B bytes + e_op ops and the reference's
+     * shares time_share = P_t T_ref / E_ref, dram_share = e_B bytes_ref /
+     * E_ref: each term scales with its own quantity. */
+    return time_share * time_s / ref_time_s + dram_share * bytes / ref_bytes +
+           (1.0 - time_share - dram_share) * ops / ref_ops;
+}
+
+/* Fig. 13(b): every layer of the first model of w alone, on MonoArch and
+ * on the engine of split a.  O(simulations of the layers). */
+static dnp_status fig13b_layers(const sf_workload *w, int64_t k, const sf_platform *p,
+                                const sf_alloc *a, sf_repro *res, dnp_error *err)
+{
+    const sf_model *m = &w->models[0];
+    res->n_fig13b = 0;
+    for (int l = 0; l < m->n_layers && l < SF_REPRO_MAX_LAYERS; l++) {
+        sf_workload one;
+        dnp_status st = workload_subset(w, -1, l, &one, err);
+        if (st != DNP_OK)
+            return st;
+        sf_repro_layer *o = &res->fig13b[res->n_fig13b++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", m->layers[l].name);
+        o->kind = m->layers[l].kind;
+        o->ops = 2.0 * (double)m->layers[l].macs; /* Eqs. 3, 5 */
+        o->sf_cores = o->kind == SF_CONV ? a->nc : a->nf;
+        sf_sim_result r;
+        st = run_arch(&one, k, p, SF_ARCH_MONO, a, 0, 1, 0, &r, err);
+        if (st == DNP_OK) {
+            o->mono_gops = r.gops;
+            o->mono_pe_util = r.pe_util;
+            o->mono_bw_util = r.bw_util;
+            st = run_arch(&one, k, p, SF_ARCH_SF, a, 0, 1, 0, &r, err);
+        }
+        sf_workload_free(&one);
+        if (st != DNP_OK)
+            return st;
+        o->sf_gops = r.gops;
+        /* r.pe_util is over all N cores; the engine has sf_cores of them. */
+        o->sf_pe_util = r.pe_util * p->cores / o->sf_cores;
+        o->sf_bw_util = r.bw_util;
+    }
+    return DNP_OK;
+}
+
 static dnp_status repro_row(const sf_table6_row *t, const sf_platform *p0, sf_repro_row *row,
                             dnp_error *err)
 {
@@ -199,8 +285,26 @@ static dnp_status repro_row(const sf_table6_row *t, const sf_platform *p0, sf_re
             DNP_OK)
             goto done;
         row->inf_gops[a] = r.gops;
-        if (a == SF_ARCH_SF)
+        if (a == SF_ARCH_SF) {
             row->inf_time_s = r.time_s;
+            row->inf_bytes_sf = r.bytes;
+            row->inf_ops = r.ops;
+        } else if (a == SF_ARCH_MONO) {
+            row->inf_time_mono_s = r.time_s;
+            row->inf_bytes_mono = r.bytes;
+        }
+    }
+    /* Table 8: the CONV layers alone on all N cores. */
+    row->conv_only_gops = NAN;
+    if (row->ch.conv_ops > 0) {
+        sf_workload wc;
+        if ((st = workload_subset(&w, SF_CONV, -1, &wc, err)) != DNP_OK)
+            goto done;
+        st = run_arch(&wc, t->unit_inference, p0, SF_ARCH_MONO, &row->alloc, 0, 1, 0, &r, err);
+        sf_workload_free(&wc);
+        if (st != DNP_OK)
+            goto done;
+        row->conv_only_gops = r.gops;
     }
     /* Section 4.1.2: the FSM's priority against round-robin. */
     if ((st = run_arch(&w, t->unit_inference, p0, SF_ARCH_SF, &row->alloc, 0, 1, 1, &r, err)) !=
@@ -274,6 +378,15 @@ dnp_status sf_repro_run(sf_repro *out, dnp_error *err)
         if (st != DNP_OK)
             return st;
     }
+    /* Fig. 13(b): AlexNet (row 0) layer by layer on its Table 6 split. */
+    sf_workload w;
+    dnp_status st = sf_workload_parse(table6[0].spec, &w, err);
+    if (st != DNP_OK)
+        return st;
+    st = fig13b_layers(&w, table6[0].unit_inference, &p, &res.row[0].alloc, &res, err);
+    sf_workload_free(&w);
+    if (st != DNP_OK)
+        return st;
     *out = res;
     return DNP_OK;
 }

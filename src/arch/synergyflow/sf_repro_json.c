@@ -1,8 +1,8 @@
 /*
  * sf_repro_json.c - the reproduction of the SynergyFlow paper's evaluation
  * as JSON (`dnnpar reproduce synergyflow --json`): Table 6, Figs. 9,
- * 13(a), 15, 16, 17, Table 7 and section 4.1.2, ours beside the paper's.
- * Why ours differ: docs/synergyflow.md, "Reproduction".
+ * 13(a), 13(b), 14, 15, 16, 17, Tables 7, 8 and section 4.1.2, ours beside
+ * the paper's.  Why ours differ: docs/synergyflow.md, "Reproduction".
  */
 #include "arch/synergyflow/sf_api.h"
 
@@ -21,7 +21,7 @@ json_t *sf_repro_json(const sf_repro *r)
     json_t *rows = json_array(), *bw = json_array();
     for (int b = 0; b < SF_REPRO_N_BW; b++)
         json_array_append_new(bw, json_real(r->bw_gbps[b]));
-    double m13 = 0, m16 = 0;
+    double m13 = 0, m16 = 0, m14 = 0;
     int n = sf_table6_count();
     for (int i = 0; i < n; i++) {
         const sf_table6_row *t = sf_table6_at(i);
@@ -80,7 +80,10 @@ json_t *sf_repro_json(const sf_repro *r)
                                       "ata2_vs_sf_pct",
                                       pct(w->inf_gops[SF_ARCH_ATA2], w->inf_gops[SF_ARCH_SF])));
         json_object_set_new(row, "table7",
-                            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "inference_s",
+                            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+                                      "inference_time_over_paper", w->inf_time_s / t->paper_inf_s,
+                                      "training_time_over_paper",
+                                      w->train_time_s / t->paper_train_s, "inference_s",
                                       w->inf_time_s, "inference_gops", w->inf_gops[SF_ARCH_SF],
                                       "paper_inference_s", t->paper_inf_s, "paper_inference_gibops",
                                       t->paper_inf_gops, "training_s", w->train_time_s,
@@ -96,11 +99,49 @@ json_t *sf_repro_json(const sf_repro *r)
                                       "merged_round_robin_gops", w->rr_gops,
                                       "merged_priority_gain_pct",
                                       pct(w->inf_gops[SF_ARCH_SF], w->rr_gops)));
+        double e1 = sf_energy_relative(w->inf_time_s, w->inf_bytes_sf, w->inf_ops,
+                                       w->inf_time_mono_s, w->inf_bytes_mono, w->inf_ops, 1.0, 0.0);
+        double e5 = sf_energy_relative(w->inf_time_s, w->inf_bytes_sf, w->inf_ops,
+                                       w->inf_time_mono_s, w->inf_bytes_mono, w->inf_ops, 0.5, 0.5);
+        m14 += (1 - e1) / n;
+        json_object_set_new(
+            row, "fig14",
+            json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "time_sf_over_mono",
+                      w->inf_time_s / w->inf_time_mono_s, "bytes_sf_over_mono",
+                      w->inf_bytes_sf / w->inf_bytes_mono, "saving_pct_time_share_1",
+                      100 * (1 - e1), "saving_pct_time_share_half_dram_half", 100 * (1 - e5),
+                      "dram_j_horowitz_lo", 8.0 * w->inf_bytes_sf * SF_DRAM_J_PER_BIT_LO,
+                      "dram_j_horowitz_hi", 8.0 * w->inf_bytes_sf * SF_DRAM_J_PER_BIT_HI));
+        if (!isnan(w->conv_only_gops))
+            json_object_set_new(
+                row, "table8",
+                json_pack("{s:f,s:f,s:f,s:f}", "conv_only_gops", w->conv_only_gops,
+                          "sf_degradation_pct",
+                          100 * sf_degradation_ratio(w->conv_only_gops, w->inf_gops[SF_ARCH_SF]),
+                          "mono_degradation_pct",
+                          100 * sf_degradation_ratio(w->conv_only_gops, w->inf_gops[SF_ARCH_MONO]),
+                          "conv_only_gibops", w->conv_only_gops * 1e9 / 1073741824.0));
         json_array_append_new(rows, row);
     }
-    return json_pack("{s:s,s:i,s:i,s:o,s:o,s:{s:f,s:f,s:f,s:f}}", "platform", "P395-AB",
-                     "max_blocks_per_layer", SF_REPRO_MAX_BLOCKS, "training_epochs",
-                     SF_REPRO_EPOCHS, "fig15_bw_gbps", bw, "workloads", rows, "means",
-                     "fig13a_gain_pct", m13, "paper_fig13a_gain_pct", 33.78, "fig16_gain_pct", m16,
-                     "paper_fig16_gain_pct", 41.2);
+    json_t *layers = json_array();
+    for (int i = 0; i < r->n_fig13b; i++) {
+        const sf_repro_layer *l = &r->fig13b[i];
+        json_array_append_new(
+            layers, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:i,s:f,s:f,s:f}", "layer", l->name, "kind",
+                              l->kind == SF_CONV ? "conv" : "fc", "ops_per_instance", l->ops,
+                              "mono_gops", l->mono_gops, "mono_pe_util", l->mono_pe_util,
+                              "mono_bw_util", l->mono_bw_util, "sf_cores", l->sf_cores, "sf_gops",
+                              l->sf_gops, "sf_pe_util", l->sf_pe_util, "sf_bw_util", l->sf_bw_util));
+    }
+    /* Table 8 "Ours" and Fig. 14 as the paper reports them (measured). */
+    json_t *paper = json_pack(
+        "{s:{s:f,s:f,s:f,s:f,s:f},s:{s:f,s:f}}", "table8_gibops", "conv_only", 198.3,
+        "vgg11_nn", 194.7, "alexnet_nn", 188.5, "vgg11_degradation_pct", 1.8,
+        "alexnet_degradation_pct", 5.0, "fig14", "mean_saving_pct", 23.1, "max_saving_pct", 40.2);
+    return json_pack("{s:s,s:i,s:i,s:o,s:o,s:o,s:o,s:{s:f,s:f,s:f,s:f,s:f}}", "platform",
+                     "P395-AB", "max_blocks_per_layer", SF_REPRO_MAX_BLOCKS, "training_epochs",
+                     SF_REPRO_EPOCHS, "fig15_bw_gbps", bw, "workloads", rows, "fig13b_alexnet",
+                     layers, "paper_measured", paper, "means", "fig13a_gain_pct", m13,
+                     "paper_fig13a_gain_pct", 33.78, "fig16_gain_pct", m16, "paper_fig16_gain_pct",
+                     41.2, "fig14_saving_pct_time_share_1", 100 * m14);
 }

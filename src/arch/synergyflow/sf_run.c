@@ -110,6 +110,7 @@ static dnp_status opts_from_public(const dnp_synergy_options *in, sf_run_opts *o
     o->sim.max_blocks = in->max_blocks;
     o->sample = in->sample;
     o->trace_max_spans = in->trace_max_spans;
+    o->load.skip_unknown = in->skip_unknown;
     o->spec = dnp_strdup(in->workload);
     o->trace = in->trace_path ? dnp_strdup(in->trace_path) : NULL;
     if (o->spec == NULL || (in->trace_path != NULL && o->trace == NULL)) {
@@ -191,7 +192,7 @@ static dnp_status simulate_one(const sf_run_opts *o, sf_analysis *an, sf_arch ar
 
 static dnp_status analyse(const sf_run_opts *o, sf_analysis *an, dnp_error *err)
 {
-    dnp_status st = sf_workload_parse(o->spec, &an->w, err);
+    dnp_status st = sf_workload_parse_opts(o->spec, &o->load, &an->w, err);
     if (st == DNP_OK)
         st = sf_characterise(&an->w, &o->p, &an->ch, err);
     for (int m = 0; st == DNP_OK && m < an->w.n_models; m++) {

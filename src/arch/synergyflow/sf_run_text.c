@@ -18,23 +18,52 @@ static void print_platform(const sf_platform *p, rbuf *tb)
            p->tr, p->tc, p->tnn);
 }
 
+/* Column width for names: at least `min`, the longest name, at most `max`. */
+static int name_width(const sf_workload *w, int layers, int min, int max)
+{
+    int wd = min;
+    for (int m = 0; m < w->n_models; m++) {
+        const sf_model *md = &w->models[m];
+        if (!layers && (int)strlen(md->name) > wd)
+            wd = (int)strlen(md->name);
+        for (int i = 0; layers && i < md->n_layers; i++)
+            if ((int)strlen(md->layers[i].name) > wd)
+                wd = (int)strlen(md->layers[i].name);
+    }
+    return wd < max ? wd : max;
+}
+
+/* s cut in the middle to at most `width` characters ("~" marks the cut):
+ * ONNX names share long prefixes and differ in the middle and the end. */
+static const char *fit_name(const char *s, int width, char *buf, size_t n)
+{
+    int len = (int)strlen(s);
+    if (len <= width || width < 5 || (size_t)width >= n)
+        return s;
+    int head = (width - 1) / 2, tail = width - 1 - head;
+    snprintf(buf, n, "%.*s~%s", head, s, s + len - tail);
+    return buf;
+}
+
 static void print_layers(const sf_analysis *an, rbuf *tb)
 {
+    int mw = name_width(&an->w, 0, 14, 32), lw = name_width(&an->w, 1, 10, 40);
     rbuf_printf(tb, "\nper instance (Eqs. 1, 3-5; FF; DRAM traffic under the Fig. 8 tiling, SI "
            "prefixes):\n");
-    rbuf_printf(tb, "  %-14s %-10s %-4s %6s %6s %9s %5s %2s %11s %10s %9s\n", "model", "layer", "kind", "M",
-           "N", "R x C", "K", "S", "ops", "DRAM", "CTC op/B");
+    rbuf_printf(tb, "  %-*s %-*s %-4s %6s %6s %9s %5s %2s %11s %10s %9s\n", mw, "model", lw, "layer",
+           "kind", "M", "N", "R x C", "K", "S", "ops", "DRAM", "CTC op/B");
     for (int m = 0; m < an->w.n_models; m++) {
         const sf_model *md = &an->w.models[m];
         for (int i = 0; i < md->n_layers; i++) {
             const sf_layer *l = &md->layers[i];
             const sf_layer_char *c = &an->lc[m][i];
-            char rc[24], ops[16], mem[16];
+            char rc[24], ops[16], mem[16], mb[64], lb[64];
             snprintf(rc, sizeof rc, "%lldx%lld", (long long)l->r, (long long)l->c);
             dnp_fmt_si(c->ops, ops, sizeof ops);
             dnp_fmt_si(c->mem_bytes, mem, sizeof mem);
-            rbuf_printf(tb, "  %-14s %-10s %-4s %6lld %6lld %9s %5d %2d %11s %9sB %9.2f\n",
-                   i == 0 ? md->name : "", l->name, l->kind == SF_CONV ? "conv" : "fc",
+            rbuf_printf(tb, "  %-*s %-*s %-4s %6lld %6lld %9s %5d %2d %11s %9sB %9.2f\n", mw,
+                   i == 0 ? fit_name(md->name, mw, mb, sizeof mb) : "", lw,
+                   fit_name(l->name, lw, lb, sizeof lb), l->kind == SF_CONV ? "conv" : "fc",
                    (long long)l->m, (long long)l->n, l->kind == SF_CONV ? rc : "-", l->kh, l->sh,
                    ops, mem, c->ctc_ops_per_byte);
         }

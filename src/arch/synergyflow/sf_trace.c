@@ -33,14 +33,36 @@ struct sf_trace {
     sf_sim_sink sink;
 };
 
+/* s as the inside of a JSON string (model names come from file names):
+ * '"' and '\\' escaped, control characters as \\u00XX; cut to fit n. */
+static const char *json_inside(const char *s, char *buf, size_t n)
+{
+    size_t k = 0;
+    for (; *s != '\0' && k + 7 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            buf[k++] = '\\';
+            buf[k++] = (char)c;
+        } else if (c < 0x20) {
+            k += (size_t)snprintf(buf + k, n - k, "\\u%04x", c);
+        } else {
+            buf[k++] = (char)c;
+        }
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 static void write_event(sf_trace *t, int track, const span *s)
 {
     if (t->written >= t->max_events) {
         t->dropped++;
         return;
     }
-    const char *model =
-        (s->model >= 0 && s->model < t->w->n_models) ? t->w->models[s->model].name : "?";
+    char esc[160];
+    const char *model = (s->model >= 0 && s->model < t->w->n_models)
+                            ? json_inside(t->w->models[s->model].name, esc, sizeof esc)
+                            : "?";
     /* Start and end are rounded to the nanosecond and the duration is their
      * difference, so spans that touch in the simulation touch in the file
      * (rounding start and duration apart made 1 ns overlaps). */

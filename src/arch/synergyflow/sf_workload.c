@@ -144,7 +144,7 @@ static int names_model(const char *s, size_t len)
  * ':' when only digits follow it or what precedes it names a model (zoo
  * name or existing file), so other paths with ':' in them still load. */
 static dnp_status add_item(sf_workload *w, const char *spec, const char *item, size_t len,
-                           dnp_error *err)
+                           const dnp_load_options *opt, dnp_error *err)
 {
     const char *colon = NULL;
     for (size_t i = len; i-- > 0;)
@@ -187,7 +187,7 @@ static dnp_status add_item(sf_workload *w, const char *spec, const char *item, s
     dnp_graph *g = NULL;
     dnp_error zerr;
     dnp_error_clear(&zerr);
-    dnp_status st = dnp_model_load(name, &g, &zerr);
+    dnp_status st = dnp_model_load_opts(name, opt, &g, &zerr);
     if (st != DNP_OK) {
         dnp_error_set(err, st, "workload '%s': %s", spec, zerr.msg);
         return st;
@@ -202,8 +202,14 @@ static dnp_status add_item(sf_workload *w, const char *spec, const char *item, s
     return DNP_OK;
 }
 
-/* Presets first (case-insensitive), then '+'-separated items. */
 dnp_status sf_workload_parse(const char *spec, sf_workload *out, dnp_error *err)
+{
+    return sf_workload_parse_opts(spec, NULL, out, err);
+}
+
+/* Presets first (case-insensitive), then '+'-separated items. */
+dnp_status sf_workload_parse_opts(const char *spec, const dnp_load_options *opt,
+                                  sf_workload *out, dnp_error *err)
 {
     if (spec == NULL || spec[0] == '\0') {
         dnp_error_set(err, DNP_ERR_INPUT, "empty workload (e.g. batch1 or alexnet-2012:100)");
@@ -220,7 +226,7 @@ dnp_status sf_workload_parse(const char *spec, sf_workload *out, dnp_error *err)
     for (;;) {
         const char *plus = strchr(p, '+');
         size_t len = plus ? (size_t)(plus - p) : strlen(p);
-        st = add_item(&w, spec, p, len, err);
+        st = add_item(&w, spec, p, len, opt, err);
         if (st != DNP_OK || plus == NULL)
             break;
         p = plus + 1;

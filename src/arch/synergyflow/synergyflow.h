@@ -99,6 +99,11 @@ typedef struct {
  * Errors (DNP_ERR_INPUT) quote the spec and the offending part.
  * O(size of the models). */
 dnp_status sf_workload_parse(const char *spec, sf_workload *out, dnp_error *err);
+/* The same, reading model files with `opt` (NULL: the defaults), e.g.
+ * ONNX's skip_unknown.  A model file's CONV and FC layers become the
+ * model's layers; every other operator carries no CONV/FC work. */
+dnp_status sf_workload_parse_opts(const char *spec, const dnp_load_options *opt,
+                                  sf_workload *out, dnp_error *err);
 
 /* The CONV and FC layers of graph g as one model with `instances`.  On
  * success *out owns its layer array.  O(ops of g). */
@@ -447,12 +452,58 @@ typedef struct {
     int bw_nc[SF_REPRO_N_BW], bw_nf[SF_REPRO_N_BW]; /* SynergyFlow's split at each bandwidth */
     double train_ooo_gops, train_inorder_gops;      /* Fig. 16 (training) */
     double train_time_s; /* SynergyFlow OoO, 10 epochs of the counts (Table 7) */
+    /* Table 8: the workload's CONV layers alone on all N cores (MonoArch is
+     * "all the cores acting as the C-Engine", section 6.1), inference of the
+     * Table 6 counts; NAN without CONV layers. */
+    double conv_only_gops;
+    /* Fig. 14 (energy): inference time and DRAM bytes of SynergyFlow and
+     * MonoArch, and the operations (the same on both). */
+    double inf_time_mono_s, inf_bytes_sf, inf_bytes_mono, inf_ops;
 } sf_repro_row;
+
+/* Fig. 13(b): one AlexNet layer run alone (Table 6's 100 instances,
+ * inference), on MonoArch (all N cores, the whole channel) and on the
+ * SynergyFlow engine Table 6's split gives it (N_c or N_f cores, the whole
+ * channel: the other engine idle). */
+typedef struct {
+    char name[64];
+    sf_layer_kind kind;
+    double ops; /* per instance, 2 x MACs (Eqs. 3, 5) */
+    double mono_gops, mono_pe_util, mono_bw_util;
+    int sf_cores;                          /* cores of the layer's engine */
+    double sf_gops, sf_pe_util, sf_bw_util; /* PE utilisation over the engine's cores */
+} sf_repro_layer;
+
+#define SF_REPRO_MAX_LAYERS 16
 
 typedef struct {
     double bw_gbps[SF_REPRO_N_BW];
     sf_repro_row row[6];
+    int n_fig13b;                                /* AlexNet's CONV and FC layers */
+    sf_repro_layer fig13b[SF_REPRO_MAX_LAYERS]; /* in network order */
 } sf_repro;
+
+/* Eq. 11, as the paper's Table 8 evaluates it: 1 - Perf_NN / Perf_CONV
+ * (the conversion prints the fraction upside down: 1 - 194.7/198.3 = 1.8%,
+ * Table 8's VGG11 entry).  O(1). */
+double sf_degradation_ratio(double conv_only_gops, double nn_gops);
+
+/* Energy of a run relative to a reference run of the same work (Fig. 14),
+ * with E = P_t T + e_B bytes + e_op ops (docs/synergyflow.md, "Energy"):
+ * time_share is the reference's energy share that is proportional to time
+ * (FPGA static power, clocks, DRAM background and refresh), dram_share the
+ * share proportional to DRAM bytes, the rest proportional to operations.
+ * Returns E / E_ref.  O(1). */
+double sf_energy_relative(double time_s, double bytes, double ops, double ref_time_s,
+                          double ref_bytes, double ref_ops, double time_share,
+                          double dram_share);
+
+/* DRAM access energy, joules per bit: Horowitz, "Computing's energy
+ * problem (and what we can do about it)", ISSCC 2014, energy table: a
+ * 64-bit DRAM access costs 1.3-2.6 nJ, i.e. 20.3-40.6 pJ/bit.  The paper
+ * gives no DDR3 or FPGA power (Table 5 lists resources only). */
+#define SF_DRAM_J_PER_BIT_LO (1.3e-9 / 64.0)
+#define SF_DRAM_J_PER_BIT_HI (2.6e-9 / 64.0)
 
 /* Run the paper's evaluation (section 6) on the P395-AB preset: every
  * Table 6 workload characterised, allocated and simulated (inference on
