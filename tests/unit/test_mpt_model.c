@@ -480,3 +480,33 @@ TEST(mpt_hw_read_json_file)
     dnp_error_clear(&err);
     CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_IO);
 }
+
+/* The energy model (mpt_energy.c) worked by hand on a made-up layer time:
+ * 1e9 MACs in FP32 -> 1e9 x (0.9 + 3.7) pJ = 4.6 mJ; 1 us of DRAM at
+ * 320 GB/s = 320 kB = 2.56e6 bit x 3.7 pJ = 9.472 uJ; links: forward 2 us
+ * moving tiles on half of 4 x 30 GB/s = 480 Gb/s, backward 3 us on all:
+ * 2e-6 x 480e9 + 3e-6 x 960e9 = 3.84e6 bit-s.  FP16 uses 0.4 + 1.1 pJ;
+ * w_dp's forward (no tile transfer) has its links off. */
+TEST(mpt_energy_hand_worked)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    mpt_layer_time t;
+    memset(&t, 0, sizeof t);
+    t.mac_count = 1e9;
+    t.dram_s = 1e-6;
+    t.fwd_s = 2e-6;
+    t.bwd_s = 3e-6;
+    t.tile_bytes = 1;
+    t.weight_bytes = 1;
+    mpt_energy e;
+    mpt_layer_energy(&t, &hw, &e);
+    CHECK_NEAR(e.compute_j, 4.6e-3, 1e-12, 0);
+    CHECK_NEAR(e.dram_j, 9.472e-6, 1e-12, 0);
+    CHECK_NEAR(e.link_bit_s, 3.84e6, 1e-12, 0);
+    t.tile_bytes = 0;
+    mpt_layer_energy(&t, &hw, &e);
+    CHECK_NEAR(e.link_bit_s, 2.88e6, 1e-12, 0);
+    mpt_hw h16 = mpt_hw_paper(1);
+    mpt_layer_energy(&t, &h16, &e);
+    CHECK_NEAR(e.compute_j, 1.5e-3, 1e-12, 0);
+}

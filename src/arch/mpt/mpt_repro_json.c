@@ -72,6 +72,33 @@ static json_t *wholenet_json(const mpt_wholenet *wn)
                      speedups_json(wn->mean_over_wdp));
 }
 
+/* Fig. 15's energy panel (mpt_energy.c; docs/mpt.md, "Energy"). */
+static json_t *energy_json(const mpt_layerwise *lw)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    json_t *layers = json_object();
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        json_t *o = json_object();
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+            mpt_energy e;
+            mpt_layer_energy(&lw->t[i][c], &hw, &e);
+            json_object_set_new(o, mpt_config_name((mpt_config)c),
+                                json_pack("{s:f,s:f,s:f}", "compute_j_per_worker", e.compute_j,
+                                          "dram_j_per_worker", e.dram_j,
+                                          "link_bit_s_per_worker", e.link_bit_s));
+        }
+        json_object_set_new(layers, l.name, o);
+    }
+    return json_pack("{s:s,s:o}", "model",
+                     "modelled: compute 0.9 / 3.7 pJ per FP32 add / multiply (Horowitz, ISSCC "
+                     "2014, as the paper's Sec. VII-A); HMC DRAM 3.7 pJ/bit (Jeddeloh and Keeth, "
+                     "VLSI 2012); links as capacity switched on x time (the paper gives no SerDes "
+                     "pJ/bit): compare relatively",
+                     "layers", layers);
+}
+
 static json_t *measure_json(const mpt_predict_measure *m, double bias_sigmas)
 {
     json_t *o = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "regions", m->regions,
@@ -146,6 +173,7 @@ json_t *mpt_repro_json(const dnp_mpt_repro *p)
         json_object_set_new(use_mono, l.name, json_real(p->lw_mono.t[i][MPT_W_DP].array_use));
     }
     json_object_set_new(fig15, "w_dp_array_use", use);
+    json_object_set_new(fig15, "energy", energy_json(&p->lw[0]));
     json_object_set_new(fig15, "w_dp_array_use_monolithic", use_mono);
     json_t *fig17 = wholenet_json(&p->wn);
     json_object_set_new(fig17, "paper",

@@ -48,6 +48,41 @@ static void config_header(const char *first, rbuf *tb)
     rbuf_printf(tb, "\n");
 }
 
+/* Fig. 15's energy panel as our model gives it (mpt_energy.c): compute +
+ * DRAM in joules from cited constants, links as capacity x time; both
+ * relative to w_dp's, per layer (docs/mpt.md, "Energy"). */
+static void energy_text(const mpt_layerwise *lw, rbuf *tb)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    rbuf_printf(tb, "Fig. 15 energy (modelled: compute at 0.9 / 3.7 pJ per FP32 add / multiply, "
+           "Horowitz; HMC DRAM 3.7 pJ/bit,\n  Jeddeloh and Keeth; links as capacity on x time: the "
+           "paper gives no pJ/bit): compute+DRAM / links vs w_dp\n");
+    config_header("layer", tb);
+    double mean[2][MPT_CONFIG_COUNT] = {{0}};
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        mpt_energy base;
+        mpt_layer_energy(&lw->t[i][MPT_W_DP], &hw, &base);
+        rbuf_printf(tb, "  %-10s", l.name);
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+            mpt_energy e;
+            mpt_layer_energy(&lw->t[i][c], &hw, &e);
+            double cd = (e.compute_j + e.dram_j) / (base.compute_j + base.dram_j);
+            double ln = e.link_bit_s / base.link_bit_s;
+            mean[0][c] += cd / MPT_TABLE2_LAYERS;
+            mean[1][c] += ln / MPT_TABLE2_LAYERS;
+            rbuf_printf(tb, " %3.2f/%-4.2f", cd, ln);
+        }
+        rbuf_printf(tb, "   w_dp %.0f uJ\n", 1e6 * (base.compute_j + base.dram_j));
+    }
+    rbuf_printf(tb, "  %-10s", "mean");
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+        rbuf_printf(tb, " %3.2f/%-4.2f", mean[0][c], mean[1][c]);
+    rbuf_printf(tb, "\n  (right: w_dp's compute + DRAM per worker and iteration; paper: w_mp+* up to "
+           "3.0x less energy on Late layers)\n\n");
+}
+
 void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
 {
     rbuf_printf(tb, "MPT reproduction (Hong, Ro and Kim, MICRO 2018) on our model; why the numbers "
@@ -165,6 +200,7 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
            p->lw[0].mean_speedup[MPT_W_MP_PS], PAPER_FIG15_MPPS,
            mpt_class_mean(&p->lw[0], "mid", MPT_W_MP_P), PAPER_FIG15_MID,
            mpt_class_mean(&p->lw[0], "late", MPT_W_MP_P), PAPER_FIG15_LATE);
+    energy_text(&p->lw[0], tb);
     rbuf_printf(tb, "Fig. 16: mean speedup over w_dp of the five layers, F(2x2,5x5) for 5x5\n");
     config_header("kernel", tb);
     speedup_row("3x3", p->lw[0].mean_speedup, tb);
