@@ -1621,7 +1621,7 @@ typedef struct dnp_mpt_run dnp_mpt_run;
  * *out owns the run (dnp_mpt_run_free).  Errors: DNP_ERR_INPUT naming the
  * option, layer or model ("--config '3x5': ...", "layer 'late-2': ...",
  * "unknown layer or model ..."), DNP_ERR_IO, DNP_ERR_NOMEM.  Measuring our
- * prediction shares (the default) runs a small synthetic network first.
+ * prediction shares (the default) measures a small trained network (act_digits.c) first.
  * O(configurations x layers x group choices). */
 dnp_status dnp_mpt_evaluate(const dnp_mpt_options *o, dnp_mpt_run **out, dnp_error *err);
 void dnp_mpt_run_free(dnp_mpt_run *r);

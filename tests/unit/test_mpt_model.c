@@ -202,29 +202,38 @@ static double net_total(const mpt_net *net, const mpt_sys *sys, mpt_config cfg)
 /* Dynamic clustering (by total time, the default) never picks a plan
  * slower than every fixed grid it considered, nor slower than w_dp (whose
  * grid, 1 x P on all four rings, is one of the choices): on every Table II
- * layer (3x3 and 5x5, FP32) and every Fig. 17 network (FP16), with and
- * without prediction.  Before the fix (communication-only criterion, one
- * group on half the links) Mid-1 ran at 0.77x w_dp. */
+ * layer (3x3 and 5x5, FP32; on 256 and on 16 workers), every Fig. 17
+ * network and VGG19 (FP16, 256 workers; VGG19 also FP32 and 16 workers),
+ * with and without prediction.  Before the fix (communication-only
+ * criterion, one group on half the links) issue 13 measured Mid-1 0.77x,
+ * Mid-2 0.76x, VGG19 0.72x and 16 workers 0.57x of w_dp. */
 TEST(mpt_dynamic_clustering_never_slower_than_a_fixed_grid)
 {
-    mpt_sys fp32 = mpt_sys_paper(), fp16 = mpt_sys_paper();
+    enum { N_NETS = MPT_TABLE2_LAYERS * 4 + 6 };
+    mpt_sys fp32 = mpt_sys_paper(), fp16 = mpt_sys_paper(), few = mpt_sys_paper();
     fp16.hw = mpt_hw_paper(1);
-    mpt_net nets[MPT_TABLE2_LAYERS * 2 + 3];
-    const mpt_sys *syss[MPT_TABLE2_LAYERS * 2 + 3];
+    few.workers = 16; /* batch 256: 16 samples per worker; grids 1, 4, 16 */
+    mpt_net nets[N_NETS];
+    const mpt_sys *syss[N_NETS];
     int n = 0;
     for (int k = 0; k < MPT_TABLE2_LAYERS; k++)
-        for (int kernel = 3; kernel <= 5; kernel += 2) {
-            mpt_layer l;
-            dnp_error err = {0};
-            CHECK(mpt_table2_layer(k, kernel, &l, NULL));
-            CHECK_EQ_INT(mpt_net_single(&l, &nets[n], &err), DNP_OK);
-            syss[n++] = &fp32;
-        }
-    static const char *const names[3] = {"wrn-40-10", "resnet34", "fractalnet"};
-    for (int k = 0; k < 3; k++)
+        for (int kernel = 3; kernel <= 5; kernel += 2)
+            for (int w = 0; w < 2; w++) {
+                mpt_layer l;
+                dnp_error err = {0};
+                CHECK(mpt_table2_layer(k, kernel, &l, NULL));
+                CHECK_EQ_INT(mpt_net_single(&l, &nets[n], &err), DNP_OK);
+                syss[n++] = w ? &few : &fp32;
+            }
+    static const char *const names[4] = {"wrn-40-10", "resnet34", "fractalnet", "vgg19"};
+    for (int k = 0; k < 4; k++)
         if (build_net(names[k], &nets[n]))
             syss[n++] = &fp16;
-    CHECK_EQ_INT(n, MPT_TABLE2_LAYERS * 2 + 3);
+    if (build_net("vgg19", &nets[n]))
+        syss[n++] = &fp32;
+    if (build_net("vgg19", &nets[n]))
+        syss[n++] = &few;
+    CHECK_EQ_INT(n, N_NETS);
     for (int i = 0; i < n; i++)
         for (int pred = 0; pred < 2; pred++) {
             mpt_sys s = *syss[i];
@@ -470,4 +479,34 @@ TEST(mpt_hw_read_json_file)
     CHECK(hw.array_dim == before.array_dim); /* unchanged on error, though "array" came first */
     dnp_error_clear(&err);
     CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_IO);
+}
+
+/* The energy model (mpt_energy.c) worked by hand on a made-up layer time:
+ * 1e9 MACs in FP32 -> 1e9 x (0.9 + 3.7) pJ = 4.6 mJ; 1 us of DRAM at
+ * 320 GB/s = 320 kB = 2.56e6 bit x 3.7 pJ = 9.472 uJ; links: forward 2 us
+ * moving tiles on half of 4 x 30 GB/s = 480 Gb/s, backward 3 us on all:
+ * 2e-6 x 480e9 + 3e-6 x 960e9 = 3.84e6 bit-s.  FP16 uses 0.4 + 1.1 pJ;
+ * w_dp's forward (no tile transfer) has its links off. */
+TEST(mpt_energy_hand_worked)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    mpt_layer_time t;
+    memset(&t, 0, sizeof t);
+    t.mac_count = 1e9;
+    t.dram_s = 1e-6;
+    t.fwd_s = 2e-6;
+    t.bwd_s = 3e-6;
+    t.tile_bytes = 1;
+    t.weight_bytes = 1;
+    mpt_energy e;
+    mpt_layer_energy(&t, &hw, &e);
+    CHECK_NEAR(e.compute_j, 4.6e-3, 1e-12, 0);
+    CHECK_NEAR(e.dram_j, 9.472e-6, 1e-12, 0);
+    CHECK_NEAR(e.link_bit_s, 3.84e6, 1e-12, 0);
+    t.tile_bytes = 0;
+    mpt_layer_energy(&t, &hw, &e);
+    CHECK_NEAR(e.link_bit_s, 2.88e6, 1e-12, 0);
+    mpt_hw h16 = mpt_hw_paper(1);
+    mpt_layer_energy(&t, &h16, &e);
+    CHECK_NEAR(e.compute_j, 1.5e-3, 1e-12, 0);
 }

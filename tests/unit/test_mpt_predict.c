@@ -296,16 +296,51 @@ TEST(mpt_predict_measurement)
     CHECK(r[2].zero_values_2d > 0.0 && r[2].zero_values_2d < 1.0);
 }
 
-/* Our shares (the default of `dnnpar mpt`) come from the default
- * measurement and say so; an all-zero input tile has all its lines and
- * values zero, so the backward-gather shares are ordered; the paper's
- * shares are Sec. V-B's figures and are marked as the paper's. */
-TEST(mpt_prediction_shares_sources)
+/* The trained layer act_digits.c holds (scripts/mpt-digits-train.py):
+ * 64 held-out digits of 8x8 pixels in 0..16 (the UCI data's range), 1 ->
+ * 32 -> 32 channels, a trained network (test accuracy recorded, above
+ * chance); its measurement has no false negative, predicts something,
+ * and every share lies in [0, 1] in the orders that must hold (predicted
+ * <= actual inactive units; an all-zero tile has all-zero lines). */
+TEST(mpt_digits_layer_measured)
 {
-    mpt_measure_setup ms = mpt_measure_default();
+    const mpt_trained_layer *t = mpt_digits_layer();
+    CHECK_EQ_INT(t->batch, 64);
+    CHECK_EQ_INT(t->size, 8);
+    CHECK_EQ_INT(t->first_c, 1);
+    CHECK_EQ_INT(t->in_c, 32);
+    CHECK_EQ_INT(t->out_c, 32);
+    CHECK(t->test_accuracy > 0.9 && t->test_accuracy <= 1.0);
+    int max_px = 0;
+    for (int k = 0; k < t->batch * t->size * t->size; k++)
+        max_px = t->img[k] > max_px ? t->img[k] : max_px;
+    CHECK_EQ_INT(max_px, 16);
     mpt_predict_measure r[3];
     dnp_error err = {0};
-    CHECK_EQ_INT(mpt_predict_measure_run(&ms, r, &err), DNP_OK);
+    CHECK_EQ_INT(mpt_predict_measure_trained(t, r, &err), DNP_OK);
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(r[k].regions, 1 << k);
+        CHECK(r[k].false_negatives == 0);
+        CHECK(r[k].tile_predicted > 0 && r[k].tile_predicted <= r[k].tile_actual);
+        CHECK(r[k].line_predicted > 0 && r[k].line_predicted <= r[k].line_actual);
+        CHECK(r[k].zero_tiles_2d <= r[k].zero_lines_1d);
+    }
+    /* the values docs/mpt.md and the goldens quote (4 regions) */
+    CHECK_NEAR(r[2].tile_actual, 0.269, 0, 0.0005);
+    CHECK_NEAR(r[2].tile_predicted, 0.183, 0, 0.0005);
+    CHECK_NEAR(r[2].line_predicted, 0.345, 0, 0.0005);
+    CHECK_NEAR(r[2].zero_values_2d, 0.142, 0, 0.0005);
+}
+
+/* Our shares (the default of `dnnpar mpt`) come from the measurement on
+ * the trained digits layer and say so; an all-zero input tile has all its
+ * lines and values zero, so the backward-gather shares are ordered; the
+ * paper's shares are Sec. V-B's figures and are marked as the paper's. */
+TEST(mpt_prediction_shares_sources)
+{
+    mpt_predict_measure r[3];
+    dnp_error err = {0};
+    CHECK_EQ_INT(mpt_predict_measure_trained(mpt_digits_layer(), r, &err), DNP_OK);
     mpt_cuts ours, want = mpt_cuts_measured(&r[2]);
     CHECK_EQ_INT(mpt_cuts_ours(&ours, &err), DNP_OK);
     CHECK_EQ_INT(ours.from_paper, 0);

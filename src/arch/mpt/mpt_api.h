@@ -44,7 +44,8 @@ extern const double mpt_link_scales[MPT_N_LINK_SCALES];
 /* The reproduction's figures. */
 struct dnp_mpt_repro {
     mpt_traffic_curve fig6[2], fig7;
-    mpt_predict_measure pred[2][3]; /* output bias 0 and -0.5 sigma; 1, 2, 4 regions */
+    mpt_predict_measure digits[3];  /* the CNN trained on digits (the default); 1, 2, 4 regions */
+    mpt_predict_measure pred[2][3]; /* synthetic: output bias 0 and -0.5 sigma; 1, 2, 4 regions */
     double pred_bias[2];
     mpt_selfcheck run[3];           /* 4x2, 16x2, 16x2 with prediction */
     mpt_layerwise lw[2];            /* 3x3, 5x5 */

@@ -221,6 +221,18 @@ typedef struct {
     double array_use;           /* mac_count / (array cycles x S^2): the array's use */
 } mpt_layer_time;
 
+/* Energy of one layer's iteration on one worker (mpt_energy.c, docs/mpt.md
+ * "Energy"): the array's multiply-adds and the DRAM traffic in joules from
+ * cited constants; the links as capacity switched on x time (bit-seconds),
+ * whose joules would need a SerDes energy per bit the paper does not give.
+ * O(1). */
+typedef struct {
+    double compute_j;  /* mac_count x (add + multiply), Horowitz 2014 */
+    double dram_j;     /* DRAM bits x 3.7 pJ/bit, Jeddeloh and Keeth 2012 */
+    double link_bit_s; /* link capacity on (bit/s) x time on (s) */
+} mpt_energy;
+void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out);
+
 /* Systolic cycles of an M x K by K x N product on an S x S array (operands
  * assigned to the cheaper orientation).  O(1). */
 double mpt_systolic_cycles(double m, double k, double n, int s);

@@ -35,7 +35,7 @@ const char *mpt_shares_source(const mpt_cuts *c)
 {
     return c->from_paper ? "paper: input from the paper's measured result (Sec. V-B; the "
                            "backward gather extrapolated from its forward shares)"
-                         : "ours: measured by dnnpar on synthetic data (docs/mpt.md, "
+                         : "ours: measured on a CNN trained on digits (docs/mpt.md, "
                            "'Activation prediction')";
 }
 

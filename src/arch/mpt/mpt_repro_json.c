@@ -6,6 +6,8 @@
  */
 #include "arch/mpt/mpt_api.h"
 
+#include <math.h>
+
 static json_t *curve_json(const mpt_traffic_curve *c, int dynamic)
 {
     json_t *p = json_array(), *dp = json_array(), *w = json_array(), *t = json_array(),
@@ -70,27 +72,68 @@ static json_t *wholenet_json(const mpt_wholenet *wn)
                      speedups_json(wn->mean_over_wdp));
 }
 
+/* Fig. 15's energy panel (mpt_energy.c; docs/mpt.md, "Energy"). */
+static json_t *energy_json(const mpt_layerwise *lw)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    json_t *layers = json_object();
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        json_t *o = json_object();
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+            mpt_energy e;
+            mpt_layer_energy(&lw->t[i][c], &hw, &e);
+            json_object_set_new(o, mpt_config_name((mpt_config)c),
+                                json_pack("{s:f,s:f,s:f}", "compute_j_per_worker", e.compute_j,
+                                          "dram_j_per_worker", e.dram_j,
+                                          "link_bit_s_per_worker", e.link_bit_s));
+        }
+        json_object_set_new(layers, l.name, o);
+    }
+    return json_pack("{s:s,s:o}", "model",
+                     "modelled: compute 0.9 / 3.7 pJ per FP32 add / multiply (Horowitz, ISSCC "
+                     "2014, as the paper's Sec. VII-A); HMC DRAM 3.7 pJ/bit (Jeddeloh and Keeth, "
+                     "VLSI 2012); links as capacity switched on x time (the paper gives no SerDes "
+                     "pJ/bit): compare relatively",
+                     "layers", layers);
+}
+
+static json_t *measure_json(const mpt_predict_measure *m, double bias_sigmas)
+{
+    json_t *o = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "regions", m->regions,
+                          "tile_actual", m->tile_actual, "tile_predicted", m->tile_predicted,
+                          "line_actual", m->line_actual, "line_predicted", m->line_predicted,
+                          "zero_values_2d", m->zero_values_2d, "zero_lines_1d",
+                          m->zero_lines_1d, "zero_tiles_2d", m->zero_tiles_2d,
+                          "false_negatives", (json_int_t)m->false_negatives);
+    if (!isnan(bias_sigmas))
+        json_object_set_new(o, "bias_sigmas", json_real(bias_sigmas));
+    return o;
+}
+
 static json_t *pred_json(const dnp_mpt_repro *p)
 {
-    json_t *arr = json_array();
+    json_t *synth = json_array(), *digits = json_array();
     for (int b = 0; b < 2; b++)
-        for (int k = 0; k < 3; k++) {
-            const mpt_predict_measure *m = &p->pred[b][k];
-            json_array_append_new(
-                arr, json_pack("{s:f,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:I}", "bias_sigmas",
-                               p->pred_bias[b], "regions", m->regions, "tile_actual",
-                               m->tile_actual, "tile_predicted", m->tile_predicted,
-                               "line_actual", m->line_actual, "line_predicted",
-                               m->line_predicted, "zero_values_2d", m->zero_values_2d,
-                               "zero_lines_1d", m->zero_lines_1d, "false_negatives",
-                               (json_int_t)m->false_negatives));
-        }
-    return json_pack("{s:s,s:o,s:{s:f,s:f,s:f,s:f}}", "data",
-                     "synthetic: smooth random images, one He-initialised 3x3 conv + ReLU, "
-                     "then the measured 3x3 layer (32 -> 32 channels, 16x16, batch 4), "
-                     "F(2x2,3x3); no ImageNet, CIFAR or trained weights",
-                     "measurements", arr, "paper", "gather_cut_2d", 0.340, "gather_cut_1d",
-                     0.781, "scatter_cut_2d", 0.393, "scatter_cut_1d", 0.647);
+        for (int k = 0; k < 3; k++)
+            json_array_append_new(synth, measure_json(&p->pred[b][k], p->pred_bias[b]));
+    for (int k = 0; k < 3; k++)
+        json_array_append_new(digits, measure_json(&p->digits[k], NAN));
+    const mpt_trained_layer *dg = mpt_digits_layer();
+    return json_pack(
+        "{s:{s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:o},s:{s:s,s:o},s:{s:f,s:f,s:f,s:f}}", "trained",
+        "data",
+        "conv2 (3x3, bias, ReLU) of a CNN trained on the UCI handwritten digits shipped by "
+        "Debian's python3-sklearn (scripts/mpt-digits-train.py), held-out images; the default "
+        "shares",
+        "images", dg->batch, "size", dg->size, "in_channels", dg->in_c, "out_channels",
+        dg->out_c, "epochs", dg->epochs, "test_accuracy", dg->test_accuracy, "measurements",
+        digits, "synthetic", "data",
+        "smooth random images, one He-initialised 3x3 conv + ReLU, then the measured 3x3 layer "
+        "(32 -> 32 channels, 16x16, batch 4)",
+        "measurements", synth, "paper", "gather_cut_2d", 0.340, "gather_cut_1d", 0.781,
+        "scatter_cut_2d", 0.393, "scatter_cut_1d", 0.647);
 }
 
 static json_t *run_json(const dnp_mpt_repro *p)
@@ -130,6 +173,7 @@ json_t *mpt_repro_json(const dnp_mpt_repro *p)
         json_object_set_new(use_mono, l.name, json_real(p->lw_mono.t[i][MPT_W_DP].array_use));
     }
     json_object_set_new(fig15, "w_dp_array_use", use);
+    json_object_set_new(fig15, "energy", energy_json(&p->lw[0]));
     json_object_set_new(fig15, "w_dp_array_use_monolithic", use_mono);
     json_t *fig17 = wholenet_json(&p->wn);
     json_object_set_new(fig17, "paper",

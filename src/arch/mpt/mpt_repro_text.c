@@ -48,6 +48,41 @@ static void config_header(const char *first, rbuf *tb)
     rbuf_printf(tb, "\n");
 }
 
+/* Fig. 15's energy panel as our model gives it (mpt_energy.c): compute +
+ * DRAM in joules from cited constants, links as capacity x time; both
+ * relative to w_dp's, per layer (docs/mpt.md, "Energy"). */
+static void energy_text(const mpt_layerwise *lw, rbuf *tb)
+{
+    mpt_hw hw = mpt_hw_paper(0);
+    rbuf_printf(tb, "Fig. 15 energy (modelled: compute at 0.9 / 3.7 pJ per FP32 add / multiply, "
+           "Horowitz; HMC DRAM 3.7 pJ/bit,\n  Jeddeloh and Keeth; links as capacity on x time: the "
+           "paper gives no pJ/bit): compute+DRAM / links vs w_dp\n");
+    config_header("layer", tb);
+    double mean[2][MPT_CONFIG_COUNT] = {{0}};
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        mpt_energy base;
+        mpt_layer_energy(&lw->t[i][MPT_W_DP], &hw, &base);
+        rbuf_printf(tb, "  %-10s", l.name);
+        for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
+            mpt_energy e;
+            mpt_layer_energy(&lw->t[i][c], &hw, &e);
+            double cd = (e.compute_j + e.dram_j) / (base.compute_j + base.dram_j);
+            double ln = e.link_bit_s / base.link_bit_s;
+            mean[0][c] += cd / MPT_TABLE2_LAYERS;
+            mean[1][c] += ln / MPT_TABLE2_LAYERS;
+            rbuf_printf(tb, " %3.2f/%-4.2f", cd, ln);
+        }
+        rbuf_printf(tb, "   w_dp %.0f uJ\n", 1e6 * (base.compute_j + base.dram_j));
+    }
+    rbuf_printf(tb, "  %-10s", "mean");
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+        rbuf_printf(tb, " %3.2f/%-4.2f", mean[0][c], mean[1][c]);
+    rbuf_printf(tb, "\n  (right: w_dp's compute + DRAM per worker and iteration; paper: w_mp+* up to "
+           "3.0x less energy on Late layers)\n\n");
+}
+
 void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
 {
     rbuf_printf(tb, "MPT reproduction (Hong, Ro and Kim, MICRO 2018) on our model; why the numbers "
@@ -66,31 +101,39 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
            "at p = 4: %s (paper: yes)\n\n",
            gain, PAPER_FIG7_DYN,
            p->fig7.mpt_weights[0] + p->fig7.mpt_tiles[0] > p->fig7.dp[0] ? "yes" : "no");
-    rbuf_printf(tb, "Fig. 12 / Sec. V-B: activation prediction, F(2x2,3x3), measured on synthetic data "
-           "(no ImageNet, CIFAR or\n  trained weights: smooth random images -> He-initialised "
-           "3x3 conv + ReLU -> the 32 -> 32 channel 16x16 layer)\n");
-    rbuf_printf(tb, "  %-8s %-7s %23s %23s %10s %10s %6s\n", "bias", "regions",
+    const mpt_trained_layer *dg = mpt_digits_layer();
+    rbuf_printf(tb, "Fig. 12 / Sec. V-B: activation prediction, F(2x2,3x3).  No ImageNet, CIFAR or "
+           "the paper's weights here;\n  measured on (a) conv2 of a CNN trained %d epochs on the "
+           "handwritten digits Debian's python3-sklearn\n  ships (%d held-out 8x8 images, %d -> %d "
+           "channels, test accuracy %.1f%%; the default shares) and (b) synthetic\n  data (smooth "
+           "random images -> He-initialised 3x3 conv + ReLU -> the 32 -> 32 channel 16x16 layer)\n",
+           dg->epochs, dg->batch, dg->in_c, dg->out_c, 100 * dg->test_accuracy);
+    rbuf_printf(tb, "  %-12s %-7s %23s %23s %10s %10s %6s\n", "data, bias", "regions",
            "tiles inactive act/pred", "lines inactive act/pred", "zero vals", "zero lines",
            "FN");
-    for (int b = 0; b < 2; b++)
+    for (int b = -1; b < 2; b++)
         for (int k = 0; k < 3; k++) {
-            const mpt_predict_measure *m = &p->pred[b][k];
-            char bias[16];
-            if (p->pred_bias[b] == 0)
-                snprintf(bias, sizeof bias, "0");
+            const mpt_predict_measure *m = b < 0 ? &p->digits[k] : &p->pred[b][k];
+            char bias[24];
+            if (b < 0)
+                snprintf(bias, sizeof bias, "digits");
+            else if (p->pred_bias[b] == 0)
+                snprintf(bias, sizeof bias, "synth, 0");
             else
-                snprintf(bias, sizeof bias, "-%.1f sd", p->pred_bias[b]);
-            rbuf_printf(tb, "  %-8s %-7d %11.3f / %-9.3f %11.3f / %-9.3f %10.3f %10.3f %6lld\n", bias,
-                   m->regions, m->tile_actual, m->tile_predicted, m->line_actual,
+                snprintf(bias, sizeof bias, "synth, -%.1f", p->pred_bias[b]);
+            rbuf_printf(tb, "  %-12s %-7d %11.3f / %-9.3f %11.3f / %-9.3f %10.3f %10.3f %6lld\n",
+                   bias, m->regions, m->tile_actual, m->tile_predicted, m->line_actual,
                    m->line_predicted, m->zero_values_2d, m->zero_lines_1d, m->false_negatives);
         }
-    const mpt_predict_measure *m0 = &p->pred[0][2];
-    rbuf_printf(tb, "  net gather cut with 4 regions, bias 0: 2D %.1f%% (6-bit codes cost 18.8%%), 1D "
-           "%.1f%% (5-bit: 15.6%%); paper 34.0%%, 78.1%%\n",
-           100 * (m0->tile_predicted - 6.0 / 32), 100 * (m0->line_predicted - 5.0 / 32));
-    rbuf_printf(tb, "  zero-skipping on the scatter: %.1f%% of values, %.1f%% of lines; paper 39.3%%, "
-           "64.7%%\n\n",
-           100 * m0->zero_values_2d, 100 * m0->zero_lines_1d);
+    for (int d = 0; d < 2; d++) {
+        const mpt_predict_measure *m0 = d == 0 ? &p->digits[2] : &p->pred[0][2];
+        rbuf_printf(tb, "  %s, 4 regions: net gather cut 2D %.1f%% (6-bit codes cost 18.8%%), 1D "
+               "%.1f%% (5-bit: 15.6%%); paper 34.0%%, 78.1%%\n", d == 0 ? "digits" : "synth 0",
+               100 * (m0->tile_predicted - 6.0 / 32), 100 * (m0->line_predicted - 5.0 / 32));
+        rbuf_printf(tb, "    zero-skipping on the scatter: %.1f%% of values, %.1f%% of lines; paper "
+               "39.3%%, 64.7%%\n", 100 * m0->zero_values_2d, 100 * m0->zero_lines_1d);
+    }
+    rbuf_printf(tb, "\n");
     rbuf_printf(tb, "Intra-tile x data-parallel run (real numerics, 4 threads): 16 -> 16 channels, 8x8, "
            "batch 8, F(2x2,3x3)\n");
     static const char *const runs[3] = {"4x2", "16x2", "16x2 +pred"};
@@ -107,7 +150,7 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
            "prediction codes and maps are in the gather bytes\n\n",
            p->run[2].stats.predicted_inactive, p->run[2].stats.gather_units,
            p->run[2].stats.actual_inactive);
-    rbuf_printf(tb, "Figs. 15-17 use our measured prediction shares (the 4-region, bias 0 row above):\n  ");
+    rbuf_printf(tb, "Figs. 15-17 use our measured prediction shares (the 4-region digits row above):\n  ");
     mpt_shares_text(&p->measured, tb);
     rbuf_printf(tb, "Fig. 15: Table II layers, 256 workers, batch 256; forward / backward time "
            "normalised to w_dp forward\n");
@@ -157,6 +200,7 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
            p->lw[0].mean_speedup[MPT_W_MP_PS], PAPER_FIG15_MPPS,
            mpt_class_mean(&p->lw[0], "mid", MPT_W_MP_P), PAPER_FIG15_MID,
            mpt_class_mean(&p->lw[0], "late", MPT_W_MP_P), PAPER_FIG15_LATE);
+    energy_text(&p->lw[0], tb);
     rbuf_printf(tb, "Fig. 16: mean speedup over w_dp of the five layers, F(2x2,5x5) for 5x5\n");
     config_header("kernel", tb);
     speedup_row("3x3", p->lw[0].mean_speedup, tb);

@@ -1,0 +1,34 @@
+/*
+ * mpt_energy.c - energy of one layer's iteration on one worker (the
+ * paper's Fig. 15 energy panel, Sec. VII-B "Energy Consumption"), from the
+ * timing model's counts.  Constants, each cited (docs/mpt.md, "Energy"):
+ *   FP32 add 0.9 pJ, multiply 3.7 pJ: Horowitz, ISSCC 2014, as the paper's
+ *     Sec. VII-A uses them; FP16 add 0.4 pJ, multiply 1.1 pJ: the same
+ *     table (45 nm);
+ *   HMC DRAM access 3.7 pJ/bit: Jeddeloh and Keeth, "Hybrid Memory Cube new
+ *     DRAM architecture increases density and performance", VLSI 2012
+ *     (the DRAM layers; their logic layer is not counted).
+ * SerDes links: the paper uses a link model ([45]) whose per-bit energy it
+ * does not state; a SerDes burns about the same power idle as busy (the
+ * paper's Sec. VII-B; Ahn et al., DAC 2014), so link energy is
+ * proportional to the link capacity switched on times the time it is on.
+ * We report that capacity x time (bit-seconds) and compare it relatively,
+ * never as joules.
+ */
+#include "arch/mpt/mpt_model.h"
+
+void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out)
+{
+    int fp16 = hw->elem_bytes == 2;
+    double add_j = fp16 ? 0.4e-12 : 0.9e-12; /* Horowitz 2014 */
+    double mul_j = fp16 ? 1.1e-12 : 3.7e-12; /* Horowitz 2014 */
+    double dram_j_per_bit = 3.7e-12;         /* Jeddeloh and Keeth 2012, HMC DRAM */
+    out->compute_j = t->mac_count * (add_j + mul_j);
+    out->dram_j = t->dram_s * hw->dram_bps * 8 * dram_j_per_bit;
+    /* Links on (the paper turns unused links off, Sec. VII-B): forward,
+     * the butterfly's half of the I/O when tiles move; backward, every
+     * full link (rings, or rings plus butterfly) when gradients move. */
+    double io_bps = 8 * hw->full_links * hw->full_link_bps;
+    out->link_bit_s = (t->tile_bytes > 0 ? t->fwd_s * io_bps / 2 : 0) +
+                      (t->weight_bytes > 0 || t->tile_bytes > 0 ? t->bwd_s * io_bps : 0);
+}
