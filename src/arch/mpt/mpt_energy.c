@@ -22,7 +22,8 @@ void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out
     int fp16 = hw->elem_bytes == 2;
     double add_j = fp16 ? 0.4e-12 : 0.9e-12; /* Horowitz 2014 */
     double mul_j = fp16 ? 1.1e-12 : 3.7e-12; /* Horowitz 2014 */
-    double dram_j_per_bit = 3.7e-12;         /* Jeddeloh and Keeth 2012, HMC DRAM */
+    double dram_j_per_bit = 3.7e-12;         /* Jeddeloh and Keeth 2012, HMC DRAM; not yet
+                                              * checked against the publication (docs/mpt.md) */
     out->compute_j = t->mac_count * (add_j + mul_j);
     out->dram_j = t->dram_s * hw->dram_bps * 8 * dram_j_per_bit;
     /* Links on (the paper turns unused links off, Sec. VII-B): forward,
