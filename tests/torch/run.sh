@@ -40,6 +40,23 @@ run_case() {
         fi
         files+=("$work/$name-$s.json")
     done
+    # PaSE's searches, written as dnnpar strategies (docs/pase.md, "As a dnnpar
+    # strategy"; the prototype's accounting: deterministic, no idle devices on
+    # these cases); binary device trees only, and MCMC only where every
+    # batch split it may draw is a power of two (a batch of 2^k)
+    if [ $((ranks & (ranks - 1))) -eq 0 ]; then
+        local searches=pase
+        [ $((batch & (batch - 1))) -eq 0 ] && searches="pase mcmc"
+        for s in $searches; do
+            if ! "$bin" plan "$model" --cluster "$cluster" --search $s --cost-model pase-paper \
+                    --batch "$batch" --strategy-json "$work/$name-$s.json" > /dev/null \
+                    2> "$work/$name-$s.err"; then
+                bad "$name: plan --search $s --strategy-json failed"; cat "$work/$name-$s.err"
+                return
+            fi
+            files+=("$work/$name-$s.json")
+        done
+    fi
     "$bin" run-torch "$model" "${files[@]}" --ranks "$ranks" --steps 2 \
         --json "$work/$name.out.json" > "$work/$name.txt" 2> "$work/$name.err"
     local rc=$?
@@ -78,9 +95,10 @@ lv = [l for p in d["paths"] for l in p["levels"]]
 def equal(l):
     a, b = [sum(int(t.split("x")[0]) for t in g.split("+")) for g in l["groups"].split(" | ")]
     return abs(l["ratio"] - a / (a + b)) < 1e-9
-ok = {"uneven": any(not equal(l) for l in lv), "levels2": d["levels"] >= 2,
-      "II": any("II" in l["types"].values() for l in lv),
-      "III": any("III" in l["types"].values() for l in lv)}[w]
+checks = {"uneven": lambda: any(not equal(l) for l in lv), "levels2": lambda: d["levels"] >= 2,
+          "II": lambda: any("II" in l["types"].values() for l in lv),
+          "III": lambda: any("III" in l["types"].values() for l in lv)}
+ok = checks[w]()
 sys.exit(0 if ok else 1)
 PY
 }
@@ -95,9 +113,11 @@ run_case alex4 "$M" 8 2xtpu-v2+2xtpu-v3 4
 # Residual blocks (joins, fan-out); the hand-written strategy has every join
 # layout (batch, channel, replicated) and every type at ratio 3/8 on two levels.
 run_case res4 tests/torch/resnet-tiny.json 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
+# GPUs with fast links: PaSE splits fc1's input dimension four ways (Type-II)
+run_case lenet4g lenet 16 4xa100 4
 for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
             "alex4-accpar uneven" "alex4-accpar levels2" "alex4-accpar III" \
-            "alex4-hypar II" "lenet4-hypar levels2"; do
+            "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II"; do
     set -- $want
     if [ -f "$work/$1.json" ] && has "$work/$1.json" "$2"; then ok
     else bad "plan $1 has no $2 (the case no longer covers it)"; fi
