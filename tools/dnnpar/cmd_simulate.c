@@ -163,7 +163,11 @@ int cmd_simulate(int argc, char **argv)
         }
     }
     if (rc == 0) {
-        cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, "given"};
+        /* "given (pase)": the strategy's own search, as its file names it */
+        char given[64];
+        const char *from = dnp_strategy_option(s, "search");
+        snprintf(given, sizeof given, from != NULL ? "given (%.40s)" : "given", from);
+        cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, given};
         const char *json = cli_get(&a, "json"), *trace = cli_get(&a, "trace");
         if (trace != NULL)
             rc = cli_write_trace("simulate", trace, p);
@@ -174,7 +178,7 @@ int cmd_simulate(int argc, char **argv)
             char cspec[256];
             dnp_cluster_format(&cl, cspec, sizeof cspec);
             dnp_error perr = {0};
-            dnp_status st = dnp_plot_plan(plot, p, dnp_graph_name(g), cspec, "given", batch, &perr);
+            dnp_status st = dnp_plot_plan(plot, p, dnp_graph_name(g), cspec, given, batch, &perr);
             if (st != DNP_OK)
                 cli_error("simulate", "%s", perr.msg);
             rc = cli_exit_for(st);
