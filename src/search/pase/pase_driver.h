@@ -100,10 +100,6 @@ int pase_idle_warning(FILE *f, int used, int p, const char *what);
 void pase_fmt_dims(const pase_vertex *v, char *buf, size_t n);
 /* Configuration c of vertex v as "(s0,s1,...)". */
 void pase_fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n);
-/* A count with an SI prefix and 3 significant digits ("1.85 G"), and a
- * time ("12.345 ms"): the CLI's formats (docs/cli.md). */
-void pase_fmt_si(double x, char *buf, size_t n);
-void pase_fmt_time(double s, char *buf, size_t n);
 /* A FLOP figure as JSON: an exact integer when it is one, else a real
  * (new reference; NULL on allocation failure). */
 json_t *pase_flop_json(double x);

@@ -30,27 +30,6 @@ void pase_fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n)
         snprintf(buf + k, n - k, ")");
 }
 
-void pase_fmt_si(double x, char *buf, size_t n)
-{
-    static const char *const prefix[] = {" ", " k", " M", " G", " T", " P", " E"};
-    int k = 0;
-    while (x >= 999.5 && k < 6) {
-        x /= 1000.0;
-        k++;
-    }
-    snprintf(buf, n, "%.3g%s", x, prefix[k]);
-}
-
-void pase_fmt_time(double s, char *buf, size_t n)
-{
-    if (s >= 1.0)
-        snprintf(buf, n, "%.3f s", s);
-    else if (s >= 1e-3)
-        snprintf(buf, n, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, n, "%.3f us", s * 1e6);
-}
-
 json_t *pase_flop_json(double x)
 {
     /* 2^53: every integer below it is exact in a double */

@@ -17,7 +17,7 @@ static void fmt_secs(double s, char *buf, size_t n)
     else if (s < 0)
         snprintf(buf, n, "-");
     else
-        pase_fmt_time(s, buf, n);
+        dnp_fmt_time(s, buf, n);
 }
 
 /* Index of a Table II model among Table I's first rows, or -1. */

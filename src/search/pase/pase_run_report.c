@@ -154,8 +154,8 @@ static void split_text(const dnp_pase_run *r, FILE *f)
     const pase_hetero_result *h = &r->het;
     const dnp_cluster *cl = &r->pp->hw.cluster;
     char a[32], b[32];
-    pase_fmt_time(h->step_s, a, sizeof a);
-    pase_fmt_time(h->sync_s, b, sizeof b);
+    dnp_fmt_time(h->step_s, a, sizeof a);
+    dnp_fmt_time(h->sync_s, b, sizeof b);
     fprintf(f,
             "\nbatch split across the device types (PaSE inside each type, %d splits "
             "evaluated%s):\n",
@@ -163,7 +163,7 @@ static void split_text(const dnp_pase_run *r, FILE *f)
     for (int g = 0; g < h->n_groups; g++) {
         const pase_hetero_group *gr = &h->grp[g];
         char tg[32];
-        pase_fmt_time(gr->time_s, tg, sizeof tg);
+        dnp_fmt_time(gr->time_s, tg, sizeof tg);
         fprintf(f, "  %3dx %-12s batch %5lld  %12s  %.3g GB per device\n", gr->n_dev,
                 cl->types[gr->type].name, (long long)gr->batch, tg, gr->mem_bytes / 1e9);
     }
@@ -204,7 +204,7 @@ static void cost_text(const dnp_pase_run *r, FILE *f)
     double tx = pase_transfer_total(pb, r->cfg);
     char t[32];
     if (!PASE_SECONDS(r->pp)) {
-        pase_fmt_time(r->cost / r->pp->hw.peak_flops, t, sizeof t);
+        dnp_fmt_time(r->cost / r->pp->hw.peak_flops, t, sizeof t);
         fprintf(f, "\ncost F = %.2f FLOP (%s at peak): layers %.4g, transfers %.4g\n", r->cost,
                 t, r->cost - tx, tx);
         if (r->optimum >= 0.0)
@@ -213,16 +213,16 @@ static void cost_text(const dnp_pase_run *r, FILE *f)
         return;
     }
     char l[32], x[32];
-    pase_fmt_time(r->cost, t, sizeof t);
-    pase_fmt_time(r->cost - tx, l, sizeof l);
-    pase_fmt_time(tx, x, sizeof x);
+    dnp_fmt_time(r->cost, t, sizeof t);
+    dnp_fmt_time(r->cost - tx, l, sizeof l);
+    dnp_fmt_time(tx, x, sizeof x);
     fprintf(f, "\nstep time (sum of t_l and t_x) = %s: layers %s, transfers %s\n", t, l, x);
     if (r->have_fit && pb->perf->mem_limit_bytes > 0.0)
         fprintf(f, "memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s\n",
                 r->mem_bytes / 1e9, pb->perf->mem_limit_bytes / 1e9, r->min_mem_bytes / 1e9,
                 r->budgeted ? "; the optimum did not fit: searched with per-op budgets" : "");
     if (r->optimum >= 0.0) {
-        pase_fmt_time(r->optimum, t, sizeof t);
+        dnp_fmt_time(r->optimum, t, sizeof t);
         fprintf(f, "PaSE's optimum = %s; MCMC is %.4fx that\n", t, r->cost / r->optimum);
     }
 }
@@ -263,9 +263,9 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
         pase_fmt_dims(x, dims, sizeof dims);
         pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
         if (sec)
-            pase_fmt_time(pb->tl[v][r->cfg[v]], si, sizeof si);
+            dnp_fmt_time(pb->tl[v][r->cfg[v]], si, sizeof si);
         else
-            pase_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
+            dnp_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
         fprintf(f, "%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind),
                 dims, cfg, si);
     }
@@ -274,10 +274,10 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
     for (int i = 0; i < r->n_base; i++) {
         const pase_baseline_row *b = &r->base[i];
         if (sec) {
-            pase_fmt_time(b->cost, t, sizeof t);
+            dnp_fmt_time(b->cost, t, sizeof t);
             fprintf(f, "  %-24s %12s  %8.4fx", b->name, t, b->cost / r->cost);
         } else {
-            pase_fmt_time(b->cost / hw->peak_flops, t, sizeof t);
+            dnp_fmt_time(b->cost / hw->peak_flops, t, sizeof t);
             fprintf(f, "  %-24s %.6e FLOP %12s  %8.4fx", b->name, b->cost, t, b->cost / r->cost);
         }
         if (b->iters > 0)
@@ -298,7 +298,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 "%.1f MB\n",
                 r->max_dep, r->max_rows, r->table_bytes / 1048576.0);
     if (timing) {
-        pase_fmt_time(r->search_s, t, sizeof t);
+        dnp_fmt_time(r->search_s, t, sizeof t);
         fprintf(f, "search time: %s\n", t);
     }
 }
