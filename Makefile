@@ -37,10 +37,13 @@ DEPFLAGS := -MMD -MP
 B  ?= build
 TB ?= build-test
 
-REL_FLAGS  := -O2 -g
+# Only what include/dnnpar.h declares is exported (its visibility pragma);
+# every other library symbol is hidden (docs/library.md).
+VIS_FLAGS  := -fvisibility=hidden
+REL_FLAGS  := -O2 -g $(VIS_FLAGS)
 # -fPIC: the test build also links a shared library (the install test).
 SAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all
-TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fPIC $(SAN_FLAGS)
+TEST_FLAGS := -O1 -g -fno-omit-frame-pointer -fPIC $(VIS_FLAGS) $(SAN_FLAGS)
 
 # Fuzz targets (tests/fuzz/fuzz_NAME.c), their corpora in tests/fuzz/corpus/NAME/.
 FUZZ_TARGETS := model_json cluster_json strategy_json onnx accpar_text cluster_spec validate_csv
@@ -49,7 +52,8 @@ FUZZ_CC ?= clang-14
 SECONDS ?= 60
 # clang's warnings differ from gcc's; the -Werror gate is the gcc builds.
 FUZZ_WARN := $(filter-out -Werror,$(WARN))
-FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer $(VIS_FLAGS) \
+                  -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined
 
 # Installation (GNU conventions); the soname carries the major version.
@@ -84,9 +88,16 @@ $(B)/obj/%.o: %.c $(B)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) $(DEPFLAGS) -c $< -o $@
 
+# The static library is one prelinked object whose hidden symbols are made
+# local: a program linking it sees only the dnp_ API, as with the shared
+# library (docs/library.md).  The test build keeps a plain archive: the
+# unit tests call internal functions.
 $(B)/libdnnpar.a: $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 	@mkdir -p $(B)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ $(B)/libdnnpar.o
+	ld -r -o $(B)/libdnnpar.o $^
+	objcopy --localize-hidden $(B)/libdnnpar.o
+	ar rcs $@ $(B)/libdnnpar.o
 
 $(B)/dnnpar: $(CLI_SRC:%.c=$(B)/obj/%.o) $(B)/libdnnpar.a
 	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
@@ -222,7 +233,7 @@ uninstall:
 # hold for both.
 test: deps all $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
       $(call INSTALL_FILES,$(TB))
-	@bash tests/run.sh $(TB)
+	@bash tests/run.sh $(TB) $(B)
 
 # tests/unit/test_alloc_fail.c with every allocation of every run failed
 # in turn (make test samples them).

@@ -21,6 +21,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Symbol visibility.  The library is compiled with -fvisibility=hidden:
+ * only what this header declares is exported (from the shared library,
+ * and from the static one, whose internal symbols are made local when it
+ * is built), so every exported symbol carries the dnp_ prefix and no
+ * internal name can clash with a program's own (docs/library.md). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define DNP_VERSION "0.1.0"
 
 /* ------------------------------------------------------------------ */
@@ -1658,5 +1667,9 @@ void dnp_mpt_repro_free(dnp_mpt_repro *r);
  * dnp_mpt_text.  O(figures). */
 dnp_status dnp_mpt_repro_text(const dnp_mpt_repro *r, char **out, dnp_error *err);
 dnp_status dnp_mpt_repro_json(const dnp_mpt_repro *r, char **out, dnp_error *err);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif /* DNNPAR_H */

@@ -56,6 +56,19 @@ if [ -z "$bad_inc" ]; then passed=$((passed + 1))
 else echo "FAIL check thin-cli: the CLI includes internal headers (use dnnpar.h; exceptions: $cli_include_exceptions):"
      printf '%s' "$bad_inc" | head; failed=$((failed + 1)); fi
 
+rel_dir=${2:-build}
+# Exported symbols (issue 10): the release static library (make all, a
+# prerequisite of make test) and the test build's shared library export
+# only dnp_ names, the API of include/dnnpar.h (docs/library.md); the CLI,
+# linked against the release archive, proves it needs nothing else.
+bad_sym=$( { nm -g --defined-only "$rel_dir/libdnnpar.a" | awk 'NF == 3 {print $3}'
+             nm -D --defined-only "$bdir"/libdnnpar.so.*.*.* | awk 'NF == 3 {print $3}'; } |
+           grep -v '^dnp_' | sort -u)
+n_sym=$(nm -g --defined-only "$rel_dir/libdnnpar.a" | awk 'NF == 3' | wc -l)
+if [ -z "$bad_sym" ] && [ "$n_sym" -gt 100 ]; then passed=$((passed + 1))
+else echo "FAIL check exported-symbols: $n_sym exported; not dnp_:"
+     printf '%s\n' "$bad_sym" | head; failed=$((failed + 1)); fi
+
 # Fuzz corpus replay: every file of tests/fuzz/corpus/NAME/ through target
 # NAME's LLVMFuzzerTestOneInput (tests/fuzz/replay.c), one test per file.
 for corpus in tests/fuzz/corpus/*/; do
