@@ -69,6 +69,11 @@ if [ -z "$bad_sym" ] && [ "$n_sym" -gt 100 ]; then passed=$((passed + 1))
 else echo "FAIL check exported-symbols: $n_sym exported; not dnp_:"
      printf '%s\n' "$bad_sym" | head; failed=$((failed + 1)); fi
 
+# The benchmarks compile and link against the release objects (make bench
+# runs them; make test only builds them so they cannot rot).
+if bout=$(BENCH_BUILD_ONLY=1 bash bench/run.sh 2>&1); then passed=$((passed + 1))
+else echo "FAIL check bench-build:"; printf '%s\n' "$bout" | tail -5; failed=$((failed + 1)); fi
+
 # Fuzz corpus replay: every file of tests/fuzz/corpus/NAME/ through target
 # NAME's LLVMFuzzerTestOneInput (tests/fuzz/replay.c), one test per file.
 for corpus in tests/fuzz/corpus/*/; do
