@@ -121,9 +121,9 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             }
         }
         if (sc < 0) {
-            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar, pase, mcmc, 3d)",
-                      s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"accpar", "dp",   "owt", "hypar",
+                                                "pase",   "mcmc", "3d",  NULL};
+            return cli_unknown_name(cmd, "search", s, known);
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
