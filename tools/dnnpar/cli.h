@@ -178,7 +178,8 @@ const char *cli_time_unit(double max_s, double *per_s);
  * 'r' per column and must outlive the table); NULL on allocation failure.
  * cli_table_add copies a row (NULL cells print empty); 0 or -1.
  * cli_table_print writes the rows, columns two blanks apart (one if the
- * table is wider than max_width characters) and no trailing blanks; if it
+ * table is wider than max_width characters) and no trailing blanks (a row's
+ * trailing empty cells print nothing); if it
  * is still too wide, column shrink_col (-1: none) is narrowed to fit, its longer cells cut in the
  * middle with '~'.  Returns 1 if a cell was cut (print a legend), else 0.
  * O(cells). */
