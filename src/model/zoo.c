@@ -6,10 +6,12 @@
 #include "model/zoo.h"
 #include "model/zoo_transformer.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* Builder state: the graph under construction and a scratch buffer for
  * formatted op names (the graph copies each name). */
@@ -342,16 +344,13 @@ static int ends_with(const char *s, const char *suffix)
     return n > k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-/* Load a model: a zoo name (case-insensitive), or a path ending in ".txt"
- * (AccPar text format), ".onnx" (ONNX) or ".json" (dnnpar model JSON; "-"
- * reads it from standard input).
- * Anything else is DNP_ERR_INPUT with the list of zoo names.  On success
- * *out owns a new graph.  O(size of model). */
 /* What a model file holds, from its first bytes: JSON (the first
  * non-blank byte is '{'), ONNX (a protobuf: the first byte is a field tag,
- * not text) or text (the AccPar layer format).  MODEL_NONE if the file
- * cannot be opened or is empty: the extension decides. */
-typedef enum { MODEL_NONE, MODEL_JSON, MODEL_ONNX, MODEL_TEXT } model_kind;
+ * not text) or text (the AccPar layer format); MODEL_EMPTY if it holds
+ * only blanks; MODEL_NONE if it cannot be opened or read (the extension
+ * decides).
+ * O(leading blanks). */
+typedef enum { MODEL_NONE, MODEL_EMPTY, MODEL_JSON, MODEL_ONNX, MODEL_TEXT } model_kind;
 
 static model_kind sniff_model_file(const char *path)
 {
@@ -361,14 +360,25 @@ static model_kind sniff_model_file(const char *path)
     int c;
     while ((c = fgetc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
         ;
+    int failed = ferror(f); /* a directory, or a read error: the loader says which */
     fclose(f);
-    if (c == EOF)
+    if (failed)
         return MODEL_NONE;
+    if (c == EOF)
+        return MODEL_EMPTY;
     if (c == '{')
         return MODEL_JSON;
     return (c < 0x20 || c >= 0x7f) ? MODEL_ONNX : MODEL_TEXT;
 }
 
+/* Load a model: a zoo name (case-insensitive), "-" (dnnpar model JSON on
+ * standard input) or a model file, recognised by its content whatever its
+ * name (sniff_model_file): dnnpar JSON, ONNX or AccPar layer text; an empty
+ * file is an error naming it; only an unreadable file falls back to its
+ * extension (.onnx, .json, .txt), whose loader names the problem.  A path (with a '/') that cannot
+ * be opened is "cannot open"; any other unknown name is DNP_ERR_INPUT with
+ * the nearest zoo name and the list of them.  On success *out owns a new
+ * graph.  O(size of model). */
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err)
 {
@@ -381,6 +391,13 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
      * that is not JSON and for files that cannot be read (the loader then
      * names the problem). */
     model_kind kind = name_or_path != NULL ? sniff_model_file(name_or_path) : MODEL_NONE;
+    if (kind == MODEL_EMPTY) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "model file %s is empty (a model file holds ONNX, dnnpar JSON or AccPar "
+                      "layer text)",
+                      name_or_path);
+        return DNP_ERR_INPUT;
+    }
     if (kind == MODEL_JSON)
         return dnp_model_read_json(name_or_path, out, err);
     if (kind == MODEL_ONNX)
@@ -391,6 +408,26 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
         return dnp_model_read_json(name_or_path, out, err);
     if (kind == MODEL_TEXT || (name_or_path != NULL && ends_with(name_or_path, ".txt")))
         return dnp_load_accpar_text(name_or_path, out, err);
+    /* A file that cannot be read, or a path (it has a '/') that is not
+     * there: say why, not "unknown model". */
+    struct stat sb;
+    if (name_or_path != NULL && kind == MODEL_NONE) {
+        int exists = stat(name_or_path, &sb) == 0;
+        if (exists && S_ISDIR(sb.st_mode)) {
+            dnp_error_set(err, DNP_ERR_INPUT, "%s is a directory, not a model file",
+                          name_or_path);
+            return DNP_ERR_INPUT;
+        }
+        if (exists || strchr(name_or_path, '/') != NULL) {
+            FILE *f = fopen(name_or_path, "rb");
+            int e = errno;
+            if (f != NULL)
+                fclose(f);
+            dnp_error_set(err, DNP_ERR_INPUT, "cannot read %s: %s", name_or_path,
+                          f != NULL ? "read error" : strerror(e));
+            return DNP_ERR_INPUT;
+        }
+    }
     char known[512], hint[96] = "";
     zoo_list(known, sizeof known);
     const char *names[64];
@@ -399,9 +436,9 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
         names[i] = dnp_zoo_name(i);
     const char *near = name_or_path ? dnp_suggest(name_or_path, names, (size_t)n) : NULL;
     if (near != NULL)
-        snprintf(hint, sizeof hint, "did you mean '%s'? ", near);
+        snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
     dnp_error_set(err, DNP_ERR_INPUT,
-                  "unknown model '%s'; %s(known: %s; or a model file: ONNX, dnnpar JSON or "
+                  "unknown model '%s'%s (known: %s; or a model file: ONNX, dnnpar JSON or "
                   "AccPar .txt)",
                   name_or_path ? name_or_path : "(null)", hint, known);
     return DNP_ERR_INPUT;

@@ -99,16 +99,95 @@ static int fold_chains(const dnp_graph *g, const int *node_of_op, int *head)
     return 0;
 }
 
+/* Ranks a column holds at most: a deep model is drawn in side-by-side
+ * columns of this many ranks instead of one tall one (docs/reports.md,
+ * "DOT"; issue 15: bert-base was 13,000 px tall). */
+#define DOT_COLUMN_RANKS 24
+
+/* rank[i] for every drawn node i (head[i] == i): its longest path from a
+ * node without drawn inputs, counted in drawn edges; returns the number of
+ * ranks (1 + the largest).  Inputs precede their consumers, so one pass in
+ * op order suffices.  O(ops + edges). */
+static int node_ranks(const dnp_graph *g, const int *head, int *rank)
+{
+    int n_ops = dnp_graph_n_ops(g), n_ranks = 1;
+    for (int i = 0; i < n_ops; i++) {
+        rank[i] = 0;
+        if (head[i] != i)
+            continue;
+        const dnp_op *op = dnp_graph_op(g, i);
+        for (int k = 0; k < op->n_inputs; k++) {
+            int src = op->inputs[k];
+            if (src >= 0 && src < i && rank[head[src]] + 1 > rank[i])
+                rank[i] = rank[head[src]] + 1;
+        }
+        if (rank[i] + 1 > n_ranks)
+            n_ranks = rank[i] + 1;
+    }
+    return n_ranks;
+}
+
+/* The columns: for n_ranks ranks, ceil(n_ranks / DOT_COLUMN_RANKS) columns
+ * of equal height (the last may be shorter); *per_col ranks each.  One
+ * column (no layout) for a model that fits.  O(1). */
+static int column_count(int n_ranks, int *per_col)
+{
+    int n_cols = (n_ranks + DOT_COLUMN_RANKS - 1) / DOT_COLUMN_RANKS;
+    if (n_cols < 1)
+        n_cols = 1;
+    *per_col = (n_ranks + n_cols - 1) / n_cols;
+    return n_cols;
+}
+
+/* The invisible scaffold of a multi-column drawing: per column a chain of
+ * per_col anchor points (a<col>_<rank>), the first anchors of all columns
+ * on one rank and ordered left to right, and every drawn node on the rank
+ * of its anchor (rank=same).  Edges between columns are then drawn without
+ * constraining the ranks (put_edges).  O(ops + ranks). */
+static void put_columns(rbuf *b, const dnp_graph *g, const int *head, const int *rank,
+                        int n_ranks, int n_cols, int per_col)
+{
+    rbuf_puts(b, "  node [shape=point, width=0, height=0, style=invis, label=\"\"];\n");
+    for (int c = 0; c < n_cols; c++) {
+        int top = c * per_col, bottom = top + per_col < n_ranks ? top + per_col : n_ranks;
+        rbuf_printf(b, "  a%d_%d", c, top);
+        for (int r = top + 1; r < bottom; r++)
+            rbuf_printf(b, " -> a%d_%d", c, r);
+        rbuf_puts(b, bottom - top > 1 ? " [style=invis];\n" : ";\n");
+    }
+    rbuf_puts(b, "  { rank=same;");
+    for (int c = 0; c < n_cols; c++)
+        rbuf_printf(b, " a%d_%d;", c, c * per_col);
+    rbuf_puts(b, " }\n ");
+    for (int c = 0; c < n_cols; c++)
+        rbuf_printf(b, "%s a%d_%d", c ? " ->" : "", c, c * per_col);
+    rbuf_puts(b, " [style=invis, weight=0];\n");
+    int n_ops = dnp_graph_n_ops(g);
+    for (int i = 0; i < n_ops; i++)
+        if (head[i] == i)
+            rbuf_printf(b, "  { rank=same; a%d_%d; n%d; }\n", rank[i] / per_col, rank[i], i);
+    /* each column an invisible cluster: its nodes stay side by side */
+    for (int c = 0; c < n_cols; c++) {
+        rbuf_printf(b, "  subgraph cluster_column%d { style=invis;", c);
+        for (int i = 0; i < n_ops; i++)
+            if (head[i] == i && rank[i] / per_col == c)
+                rbuf_printf(b, " n%d;", i);
+        rbuf_puts(b, " }\n");
+    }
+}
+
 char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
 {
     int n_ops = dnp_graph_n_ops(g);
     int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
     int *head = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *head);
     int *tail = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *tail);
-    if (node_of_op == NULL || head == NULL || tail == NULL) {
+    int *rank = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *rank);
+    if (node_of_op == NULL || head == NULL || tail == NULL || rank == NULL) {
         dnp_free(node_of_op);
         dnp_free(head);
         dnp_free(tail);
+        dnp_free(rank);
         return NULL;
     }
     for (int i = 0; i < n_ops; i++)
@@ -130,8 +209,11 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
         dnp_free(node_of_op);
         dnp_free(head);
         dnp_free(tail);
+        dnp_free(rank);
         return NULL;
     }
+    int per_col = 1, n_ranks = node_ranks(g, head, rank);
+    int n_cols = column_count(n_ranks, &per_col);
     /* tail[h]: the last op folded into node h (its output leaves the node) */
     for (int i = 0; i < n_ops; i++)
         tail[i] = i;
@@ -142,19 +224,25 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
     rbuf_init(&b);
     rbuf_puts(&b, "digraph \"");
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
-    rbuf_puts(&b, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, "
-                  "labelloc=t, label=\"");
+    /* The title is one label in several quoted pieces joined by '+' (DOT's
+     * string concatenation), one a line, so the file's lines stay short. */
+    rbuf_puts(&b, "\" {\n  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=12, labelloc=t, "
+                  "ranksep=0.25, nodesep=0.2,");
+    if (n_cols > 1) /* ranks across the column clusters (put_columns) */
+        rbuf_puts(&b, " newrank=true,");
+    rbuf_puts(&b, "\n         label=\"");
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
-    rbuf_puts(&b, ": op name, kind (+ point-wise ops folded into it), output shape per sample; "
-                  "edges: tensor shape per sample");
+    rbuf_puts(&b, ": op name, kind (+ point-wise ops folded into it), output shape per sample\"\n"
+                  "             + \"\\nedges: tensor shape per sample");
     if (p != NULL) {
-        rbuf_printf(&b, "\\nfill: partition type at level h0; last line: type at h0..h%d",
+        rbuf_printf(&b, "\"\n             + \"\\nfill: partition type at level h0; last line: "
+                        "type at h0..h%d",
                     levels - 1);
         if (n_paths > 1)
-            rbuf_puts(&b, " on the first path (the halves of a heterogeneous level decide "
-                          "differently below it: see dnnpar plan)");
+            rbuf_puts(&b, " on the first path\"\n             + \" (the halves of a heterogeneous "
+                          "level decide differently below it: see dnnpar plan)");
     }
-    rbuf_puts(&b, "\", ranksep=0.25, nodesep=0.2];\n"
+    rbuf_puts(&b, "\"];\n"
                   "  node [shape=box, style=\"rounded,filled\", fillcolor=\"white\", "
                   "fontname=\"Helvetica\", fontsize=10];\n"
                   "  edge [fontname=\"Helvetica\", fontsize=8, color=\"#555555\"];\n");
@@ -203,17 +291,24 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
             const dnp_op *src = dnp_graph_op(g, op->inputs[k]);
             if (src == NULL)
                 continue;
-            rbuf_printf(&b, "  n%d -> n%d [label=\"", head[op->inputs[k]], i);
+            int from = head[op->inputs[k]];
+            rbuf_printf(&b, "  n%d -> n%d [label=\"", from, i);
             put_shape(&b, src);
-            rbuf_puts(&b, "\"];\n");
+            /* an edge between columns does not pull the ranks (put_columns) */
+            rbuf_puts(&b, n_cols > 1 && rank[from] / per_col != rank[i] / per_col
+                              ? "\", constraint=false];\n"
+                              : "\"];\n");
         }
     }
     if (p != NULL && levels > 0)
         put_legend(&b);
+    if (n_cols > 1)
+        put_columns(&b, g, head, rank, n_ranks, n_cols, per_col);
     rbuf_puts(&b, "}\n");
     dnp_free(node_of_op);
     dnp_free(head);
     dnp_free(tail);
+    dnp_free(rank);
     return rbuf_take(&b);
 }
 

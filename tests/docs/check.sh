@@ -5,12 +5,15 @@
 #   options   every option each command accepts is named in its --help and
 #             in its section of docs/cli.md (or docs/cli.md's conventions,
 #             which apply to every command), and every command has a section;
-#   examples  every command line in a README.md or docs/*.md code block that
-#             starts with `dnnpar `, `build/dnnpar ` or `./build/dnnpar ` runs
-#             with exit status 0 (synopses with [ ] or CAPITAL placeholders
-#             and the lines in SKIP below are not run).
-# usage: tests/docs/check.sh PATH/TO/dnnpar.  Prints PASS/FAIL lines; the
-# exit status is the number of failed checks.
+#   examples  every command line in a README.md or docs/*.md fenced code
+#             block that starts with `dnnpar `, `build/dnnpar `,
+#             `./build/dnnpar ` (each optionally after a `$ ` prompt) runs
+#             with exit status 0, each one test; synopses (with [ ] or
+#             CAPITAL placeholders) and the lines in SKIP are skipped, each
+#             skip printed with its reason.
+# usage: tests/docs/check.sh PATH/TO/dnnpar.  Prints PASS/FAIL/SKIP lines and
+# last "docs: N passed, N failed (...)"; the exit status is the number of
+# failed checks.
 set -u
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$(dirname "$0")/../.."
@@ -65,7 +68,8 @@ else echo "FAIL docs-options:$missing"; fails=$((fails + 1)); fi
 
 # ---- examples ------------------------------------------------------------
 export ASAN_OPTIONS=${ASAN_OPTIONS%:detect_leaks=0}
-# Lines not run, each with its reason (matched as fixed strings).
+# Lines not run, each with its reason (matched as fixed strings); every
+# skip is printed with its reason.
 SKIP=(
     "make run|rebuilds and runs the full AccPar reproduction (make run itself)"
     "reproduce accpar|the full AccPar reproduction (minutes under the sanitizers)"
@@ -73,34 +77,45 @@ SKIP=(
     "reproduce synergyflow|SynergyFlow's full evaluation (minutes under the sanitizers)"
     "reproduce mpt|MPT's full evaluation (minutes under the sanitizers)"
 )
+"${DNNPAR_PYTHON:-/usr/bin/python3}" -c 'import torch' >/dev/null 2>&1 ||  # run-torch's interpreter
+    SKIP+=("run-torch|needs torch (Debian's python3-torch is not installed)")
 skip_reason() {
+    local s
     for s in "${SKIP[@]}"; do
         [[ $1 == *"${s%%|*}"* ]] && { echo "${s#*|}"; return; }
     done
+    if [[ $1 == *"["* ]]; then echo "a synopsis (optional parts in [ ]), not an example"; return; fi
+    local ph
+    ph=$(grep -oE '(^| )[A-Z][A-Z_]+([ |,.]|$)' <<<"$1" | head -n1 | tr -d ' |,.')
+    [ -n "$ph" ] && echo "a synopsis (placeholder $ph), not an example"
 }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo/build" "$work/bin"
 ln -s "$bin" "$work/bin/dnnpar"; ln -s "$bin" "$work/repo/build/dnnpar"
 for d in docs tests scripts bench; do ln -s "$root/$d" "$work/repo/$d"; done
 ln -s "$(cd "$root/.." && pwd)/shared" "$work/shared"
-ran=0; skipped=0; bad=""
+# Each example is its own test, run in order in one scratch directory
+# ($work/repo: files an example writes, such as plan.json, are there for
+# the next one, and nothing lands in the repository).
+ran=0; skipped=0; efail=0
 while IFS=$'\t' read -r file line; do
     cmdline=${line%%#*}                          # drop a trailing comment
-    cmdline=$(sed 's/ *$//' <<<"$cmdline")
-    if [[ $cmdline == *"["* ]] || grep -qE '(^| )[A-Z][A-Z_]+([ |,.]|$)' <<<"$cmdline"; then
-        continue                                  # a synopsis, not an example
-    fi
+    cmdline=$(sed -e 's/ *$//' -e 's/^\$ *//' <<<"$cmdline")
     why=$(skip_reason "$cmdline")
-    if [ -n "$why" ]; then skipped=$((skipped + 1)); continue; fi
+    if [ -n "$why" ]; then
+        skipped=$((skipped + 1)); echo "SKIP docs-example $file: '$cmdline': $why"; continue
+    fi
     ran=$((ran + 1))
-    if ! (cd "$work/repo" && PATH="$work/bin:$PATH" bash -c "$cmdline" >"$work/out" 2>&1); then
-        bad="$bad
-  $file: '$cmdline' failed: $(head -c 300 "$work/out")"
+    if (cd "$work/repo" && PATH="$work/bin:$PATH" bash -c "$cmdline" >"$work/out" 2>&1); then
+        echo "PASS docs-example $file: '$cmdline'"
+    else
+        efail=$((efail + 1))
+        echo "FAIL docs-example $file: '$cmdline': $(head -c 300 "$work/out")"
     fi
 done < <(for f in README.md docs/*.md; do
              awk -v F="$f" '/^```/ { c = !c; next }
-                 c && /^ *((\.\/)?(build\/)?dnnpar |make run)/ { sub(/^ */, ""); print F "\t" $0 }' "$f"
+                 c && /^ *(\$ +)?((\.\/)?(build\/)?dnnpar |make run)/ { sub(/^ */, ""); print F "\t" $0 }' "$f"
          done)
-if [ -z "$bad" ]; then echo "PASS docs-examples ($ran run, $skipped skipped: see SKIP in $0)"
-else echo "FAIL docs-examples:$bad"; fails=$((fails + 1)); fi
-exit $fails
+[ "$ran" -gt 0 ] || { echo "FAIL docs-examples: no example found"; efail=$((efail + 1)); }
+echo "docs: $((ran - efail + 1 - fails)) passed, $((efail + fails)) failed ($ran examples run, $skipped skipped)"
+exit $((efail + fails))

@@ -478,7 +478,9 @@ TEST(mpt_hw_read_json_file)
     CHECK(strstr(err.msg, "\"clock_ghz\"") != NULL);
     CHECK(hw.array_dim == before.array_dim); /* unchanged on error, though "array" came first */
     dnp_error_clear(&err);
-    CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_IO);
+    /* a missing file is an input problem (exit 2), named in the message */
+    CHECK(mpt_hw_read_json("tests/data/does-not-exist.json", &hw, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "tests/data/does-not-exist.json") != NULL);
 }
 
 /* The energy model (mpt_energy.c) worked by hand on a made-up layer time:

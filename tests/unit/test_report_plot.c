@@ -416,3 +416,125 @@ TEST(report_plot_plan_many_paths)
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
+
+/* Width and height in pixels of a PNG (its IHDR chunk); 0 if unreadable. */
+static void png_size(const char *path, long *w, long *h)
+{
+    long n;
+    unsigned char *s = (unsigned char *)slurp(path, &n);
+    *w = *h = 0;
+    if (s != NULL && n >= 24) {
+        *w = (long)s[16] << 24 | (long)s[17] << 16 | (long)s[18] << 8 | s[19];
+        *h = (long)s[20] << 24 | (long)s[21] << 16 | (long)s[22] << 8 | s[23];
+    }
+    dnp_free(s);
+}
+
+/* Deep models are drawn in columns of at most 24 ranks (docs/reports.md,
+ * "DOT"; issue 15: bert-base was 877 x 12,863 px).  The DOT text's node
+ * ranks (its "{ rank=same; aC_R; nI; }" lines) are checked against ranks
+ * computed here independently, by relaxing longest paths over the drawn
+ * edges until nothing changes: every node on its rank, every column at
+ * most 24 ranks and all of equal height, edges inside a column going
+ * down, edges between columns not constraining the layout; the render is
+ * wider than tall.  A model of at most 24 ranks has no columns. */
+TEST(report_dot_columns)
+{
+    dnp_error err = {0};
+    dnp_graph *g = NULL;
+    CHECK_EQ_INT(dnp_model_load("bert-base", &g, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    char *s = report_dot_text(g, NULL);
+    CHECK(s != NULL);
+    int n_ops = dnp_graph_n_ops(g);
+    int *want = dnp_calloc((size_t)n_ops, sizeof *want);
+    int *got = dnp_calloc((size_t)n_ops, sizeof *got);
+    int *col = dnp_calloc((size_t)n_ops, sizeof *col);
+    int *drawn = dnp_calloc((size_t)n_ops, sizeof *drawn);
+    int *from = dnp_calloc((size_t)n_ops * 4, sizeof *from);
+    int *to = dnp_calloc((size_t)n_ops * 4, sizeof *to);
+    int *free_edge = dnp_calloc((size_t)n_ops * 4, sizeof *free_edge);
+    if (s == NULL || want == NULL || got == NULL || col == NULL || drawn == NULL ||
+        from == NULL || to == NULL || free_edge == NULL)
+        goto done;
+    int n_edges = 0, max_col = 0, placed = 0, n_drawn = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(s, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        int a, b, c, r;
+        if (sscanf(line, "  n%d -> n%d", &a, &b) == 2 && a >= 0 && a < n_ops && b >= 0 &&
+            b < n_ops && n_edges < 4 * n_ops) {
+            from[n_edges] = a;
+            to[n_edges] = b;
+            free_edge[n_edges++] = strstr(line, "constraint=false") != NULL;
+        } else if (sscanf(line, "  n%d [label=", &a) == 1 && a >= 0 && a < n_ops) {
+            drawn[a] = 1;
+            n_drawn++;
+        } else if (sscanf(line, "  { rank=same; a%d_%d; n%d; }", &c, &r, &a) == 3 && a >= 0 &&
+                   a < n_ops) {
+            got[a] = r;
+            col[a] = c;
+            max_col = c > max_col ? c : max_col;
+            placed++;
+        }
+    }
+    /* independent ranks: longest paths by relaxation to a fixed point */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int e = 0; e < n_edges; e++)
+            if (want[to[e]] < want[from[e]] + 1) {
+                want[to[e]] = want[from[e]] + 1;
+                changed = 1;
+            }
+    }
+    int n_ranks = 0;
+    for (int i = 0; i < n_ops; i++)
+        if (drawn[i] && want[i] + 1 > n_ranks)
+            n_ranks = want[i] + 1;
+    int n_cols = (n_ranks + 23) / 24, per_col = (n_ranks + n_cols - 1) / n_cols;
+    CHECK(n_ranks > 100); /* 12 encoder layers: a deep drawing */
+    CHECK_EQ_INT(placed, n_drawn);
+    CHECK_EQ_INT(max_col + 1, n_cols);
+    CHECK(per_col <= 24);
+    int bad_rank = 0, bad_col = 0, bad_edge = 0;
+    for (int i = 0; i < n_ops; i++)
+        if (drawn[i]) {
+            bad_rank += got[i] != want[i];
+            bad_col += col[i] != want[i] / per_col;
+        }
+    for (int e = 0; e < n_edges; e++) {
+        int same = col[from[e]] == col[to[e]];
+        bad_edge += same ? free_edge[e] || got[to[e]] <= got[from[e]] : !free_edge[e];
+    }
+    CHECK_EQ_INT(bad_rank, 0);
+    CHECK_EQ_INT(bad_col, 0);
+    CHECK_EQ_INT(bad_edge, 0);
+    /* rendered: columns side by side, not one tall column */
+    char dir[64], path[128], png[128];
+    scratch_new(dir);
+    snprintf(path, sizeof path, "%s/bert.dot", dir);
+    snprintf(png, sizeof png, "%s/bert.png", dir);
+    CHECK_EQ_INT(report_dot_write(path, g, NULL, &err), DNP_OK);
+    CHECK_EQ_INT(render_dot(path, png), 0);
+    long w, h;
+    png_size(png, &w, &h);
+    CHECK(h > 0 && h < 3000 && w > h);
+    /* LeNet: 12 ranks, one column, no scaffold */
+    dnp_graph *lenet = NULL;
+    CHECK_EQ_INT(dnp_model_load("lenet", &lenet, &err), DNP_OK);
+    char *t = lenet != NULL ? report_dot_text(lenet, NULL) : NULL;
+    CHECK(t != NULL && strstr(t, "rank=same") == NULL && strstr(t, "constraint=false") == NULL);
+    dnp_free(t);
+    dnp_graph_free(lenet);
+    scratch_done(dir);
+done:
+    dnp_free(want);
+    dnp_free(got);
+    dnp_free(col);
+    dnp_free(drawn);
+    dnp_free(from);
+    dnp_free(to);
+    dnp_free(free_edge);
+    dnp_free(s);
+    dnp_graph_free(g);
+}

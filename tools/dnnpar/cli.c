@@ -20,6 +20,82 @@ void cli_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int cli_unknown_name(const char *cmd, const char *what, const char *value,
+                     const char *const *known)
+{
+    size_t n = 0;
+    while (known[n] != NULL)
+        n++;
+    char list[512];
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", known[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    const char *near = dnp_suggest(value, known, n);
+    if (near != NULL)
+        cli_error(cmd, "unknown %s '%s'; did you mean '%s'? (known: %s)", what, value, near,
+                  list);
+    else
+        cli_error(cmd, "unknown %s '%s' (known: %s)", what, value, list);
+    return EXIT_USAGE;
+}
+
+/* Columns a string takes: its bytes less UTF-8 continuation bytes. */
+static int text_cols(const char *s, size_t n)
+{
+    int c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return c;
+}
+
+void cli_wrap(FILE *f, int col, const char *cont, const char *text)
+{
+    int cont_cols = text_cols(cont, strlen(cont));
+    int at_start = 1; /* nothing of the text on this line yet */
+    const char *p = text;
+    while (*p != '\0') {
+        size_t blanks = strspn(p, " ");
+        const char *w = p + blanks;
+        if (*w == '\0')
+            break;
+        if (*w == '\n') { /* a line break of the text's own starts over */
+            fputc('\n', f);
+            col = 0;
+            at_start = 1;
+            p = w + 1;
+            continue;
+        }
+        size_t wlen = strcspn(w, " \n");
+        int need = text_cols(w, wlen) + (int)blanks; /* blanks kept as written */
+        if (!at_start && col + need > CLI_MAX_WIDTH) {
+            fprintf(f, "\n%s", cont);
+            col = cont_cols;
+            need = text_cols(w, wlen);
+            blanks = 0;
+        }
+        fprintf(f, "%*s%.*s", (int)blanks, "", (int)wlen, w);
+        col += need;
+        at_start = 0;
+        p = w + wlen;
+    }
+    fputc('\n', f);
+}
+
+void cli_wrapf(FILE *f, int col, const char *cont, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    cli_wrap(f, col, cont, buf);
+}
+
 static int in_list(const char *const *list, const char *s, size_t len)
 {
     for (; list && *list; list++)
@@ -450,16 +526,16 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     if ((s = cli_get(a, "precision")) != NULL) {
         int p = dnp_precision_from_name(s);
         if (p < 0 || p == DNP_PREC_DEFAULT) {
-            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+            return cli_unknown_name(cmd, "precision", s, known);
         }
         opt->precision = (dnp_precision)p;
     }
     if ((s = cli_get(a, "cost-model")) != NULL) {
         int m = dnp_cost_model_from_name(s);
         if (m < 0) {
-            cli_error(cmd, "unknown cost model '%s' (known: default, accpar-paper)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"default", "accpar-paper", NULL};
+            return cli_unknown_name(cmd, "cost model", s, known);
         }
         if (m == DNP_COST_PASE_PAPER) {
             cli_error(cmd, "cost model 'pase-paper' applies to --search pase and mcmc only");
@@ -470,8 +546,8 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     if ((s = cli_get(a, "optimizer")) != NULL) {
         int o = dnp_optimizer_from_name(s);
         if (o < 0) {
-            cli_error(cmd, "unknown optimizer '%s' (known: momentum, sgd, adam)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"momentum", "sgd", "adam", NULL};
+            return cli_unknown_name(cmd, "optimizer", s, known);
         }
         opt->optimizer = (dnp_optimizer)o;
     }

@@ -154,6 +154,12 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
  * error.  Returns an exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 
+/* "unknown WHAT 'VALUE'; did you mean 'X'? (known: A, B, ...)" on stderr,
+ * the suggestion the nearest name of `known` (NULL-terminated) when one is
+ * close (dnp_suggest), else none.  Returns EXIT_USAGE.  O(names x len^2). */
+int cli_unknown_name(const char *cmd, const char *what, const char *value,
+                     const char *const *known);
+
 /* Type or layout letter of a plan node state: I, II, III or B, C, R. */
 const char *cli_state_name(int weighted, int state);
 
@@ -172,7 +178,8 @@ const char *cli_time_unit(double max_s, double *per_s);
  * 'r' per column and must outlive the table); NULL on allocation failure.
  * cli_table_add copies a row (NULL cells print empty); 0 or -1.
  * cli_table_print writes the rows, columns two blanks apart (one if the
- * table is wider than max_width characters) and no trailing blanks; if it
+ * table is wider than max_width characters) and no trailing blanks (a row's
+ * trailing empty cells print nothing); if it
  * is still too wide, column shrink_col (-1: none) is narrowed to fit, its longer cells cut in the
  * middle with '~'.  Returns 1 if a cell was cut (print a legend), else 0.
  * O(cells). */
@@ -183,6 +190,18 @@ int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col);
 void cli_table_free(cli_table *t);
 /* Tables are at most this wide by default (issue 15). */
 #define CLI_MAX_WIDTH 119
+
+/* Text broken at blanks into lines of at most CLI_MAX_WIDTH columns (issue
+ * 15: widths under 120 by default), written to f and ended with a newline.
+ * `col` is how many columns the current line already holds (what was printed
+ * before the text); each continuation line starts with `cont` (e.g. "  ", or
+ * "#   " in a commented header).  A word longer than a line is not cut; a
+ * '\n' in the text starts a new line at column 0 (its blanks kept).
+ * UTF-8 continuation bytes take no column.  cli_wrapf formats first (at
+ * most 4 KB).  O(length). */
+void cli_wrap(FILE *f, int col, const char *cont, const char *text);
+void cli_wrapf(FILE *f, int col, const char *cont, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* What a plan report names besides the plan itself. */
 typedef struct {

@@ -98,11 +98,14 @@ int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col)
         width[shrink_col] = w;
     }
     for (int r = 0; r < t->n_rows; r++) {
-        for (int k = 0; k < n_cols; k++) {
+        char **row = t->cells + (size_t)r * (size_t)t->n_cols;
+        int last = n_cols - 1; /* trailing empty cells print nothing, not blanks */
+        while (last > 0 && row[last][0] == '\0')
+            last--;
+        for (int k = 0; k <= last; k++) {
             if (k > 0)
                 fprintf(f, "%*s", sep, "");
-            put_cell(f, t->cells[(size_t)r * (size_t)t->n_cols + (size_t)k], width[k],
-                     t->align[k] == 'r' ? 'r' : 'l', k == n_cols - 1);
+            put_cell(f, row[k], width[k], t->align[k] == 'r' ? 'r' : 'l', k == last);
         }
         fputc('\n', f);
     }

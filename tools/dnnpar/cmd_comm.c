@@ -114,9 +114,9 @@ static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_g
     char spec[1024];
     dnp_cluster_format(cl, spec, sizeof spec);
     long long members = (long long)(g->n_nodes * g->per_node);
-    printf("# %s on %s: %lld member%s = %lld node%s x %lld per node\n", dnp_coll_name(op), spec,
-           members, members == 1 ? "" : "s", (long long)g->n_nodes, g->n_nodes == 1 ? "" : "s",
-           (long long)g->per_node);
+    cli_wrapf(stdout, 0, "#   ", "# %s on %s: %lld member%s = %lld node%s x %lld per node",
+              dnp_coll_name(op), spec, members, members == 1 ? "" : "s", (long long)g->n_nodes,
+              g->n_nodes == 1 ? "" : "s", (long long)g->per_node);
     if (g->per_node > 1)
         printf("# intra: %s, %.6g GB/s per device per direction, %.6g us\n",
                topo_name(g->intra_topo), g->intra_bw_bps / 1e9, g->intra_lat_s * 1e6);
@@ -143,9 +143,9 @@ int cmd_comm(int argc, char **argv)
         return rc;
     int op = dnp_coll_from_name(a.pos[0]);
     if (op < 0) {
-        cli_error("comm", "unknown collective '%s' (known: allreduce, reducescatter, "
-                          "allgather, alltoall, broadcast, p2p)", a.pos[0]);
-        return EXIT_USAGE;
+        static const char *const known[] = {"allreduce", "reducescatter", "allgather",
+                                            "alltoall",  "broadcast",     "p2p",       NULL};
+        return cli_unknown_name("comm", "collective", a.pos[0], known);
     }
     const char *bytes_text = cli_get(&a, "bytes");
     if (bytes_text == NULL) {

@@ -121,9 +121,9 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             }
         }
         if (sc < 0) {
-            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar, pase, mcmc, 3d)",
-                      s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"accpar", "dp",   "owt", "hypar",
+                                                "pase",   "mcmc", "3d",  NULL};
+            return cli_unknown_name(cmd, "search", s, known);
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
@@ -292,6 +292,96 @@ int cmd_plan(int argc, char **argv)
     return rc;
 }
 
+/* The largest of n values. */
+static double max_of(const double *x, int n)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++)
+        m = x[i] > m ? x[i] : m;
+    return m;
+}
+
+/* compare's table of the four schemes: columns sized to their content
+ * (cli_table), each time column in one unit named in its header (the one
+ * its largest value reads best in, cli_time_unit), memory in GB (10^9 B).
+ * A last column says when a plan does not fit, is another scheme's
+ * assignment or stopped at the time limit.  O(schemes). */
+static void compare_table(const dnp_plan_summary *sum, int paper)
+{
+    double step[DNP_SCHEME_COUNT], comp[DNP_SCHEME_COUNT], comm[DNP_SCHEME_COUNT];
+    for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+        step[s] = sum[s].step_time_s;
+        comp[s] = sum[s].compute_s;
+        comm[s] = sum[s].comm_s;
+    }
+    double f_step, f_comp, f_comm;
+    char h_step[32], h_comp[32], h_comm[40];
+    snprintf(h_step, sizeof h_step, "step time (%s)",
+             cli_time_unit(max_of(step, DNP_SCHEME_COUNT), &f_step));
+    snprintf(h_comp, sizeof h_comp, "compute (%s)",
+             cli_time_unit(max_of(comp, DNP_SCHEME_COUNT), &f_comp));
+    snprintf(h_comm, sizeof h_comm, "%s (%s)", paper ? "communication" : "exposed comm",
+             cli_time_unit(max_of(comm, DNP_SCHEME_COUNT), &f_comm));
+    const char *header[7] = {"scheme", h_step, h_comp, h_comm, "memory/dev (GB)", "speedup", ""};
+    cli_table *t = cli_table_new(7, "lrrrrrl", header);
+    for (int s = 0; s < DNP_SCHEME_COUNT && t != NULL; s++) {
+        char a[32], b[32], c[32], m[32], x[32], note[160] = "";
+        snprintf(a, sizeof a, "%.3f", step[s] * f_step);
+        snprintf(b, sizeof b, "%.3f", comp[s] * f_comp);
+        snprintf(c, sizeof c, "%.3f", comm[s] * f_comm);
+        snprintf(m, sizeof m, "%.2f", sum[s].mem_bytes_max / 1e9);
+        snprintf(x, sizeof x, "%.2fx", sum[0].step_time_s / sum[s].step_time_s);
+        if (!sum[s].mem_fits && !paper)
+            snprintf(note, sizeof note, "does not fit");
+        if (s == DNP_SCHEME_ACCPAR && sum[s].chosen_scheme != DNP_SCHEME_ACCPAR)
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%s(%s's assignment)",
+                     note[0] ? "; " : "", dnp_scheme_name(sum[s].chosen_scheme));
+        if (sum[s].time_limit_hit)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     "%s(time limit reached after %g s: best plan found so far)",
+                     note[0] ? "; " : "", sum[s].time_limit_s);
+        const char *row[7] = {dnp_scheme_name((dnp_scheme)s), a, b, c, m, x, note};
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+    }
+    if (t == NULL) {
+        cli_error("compare", "out of memory printing the table");
+        return;
+    }
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+}
+
+/* compare's table in PaSE's space: cost (one unit for the column) and
+ * speedup over dp per search, and the expert strategy's name.  O(1). */
+static void pase_space_table(const dnp_pase_compare_result *pr)
+{
+    const char *names[4] = {"dp", "expert", "mcmc", "pase"};
+    double cost[4] = {pr->dp_s, pr->expert_s, pr->mcmc_s, pr->pase_s}, f;
+    char h_cost[32];
+    snprintf(h_cost, sizeof h_cost, "cost (%s)", cli_time_unit(max_of(cost, 4), &f));
+    const char *header[4] = {"search", h_cost, "speedup", "strategy"};
+    cli_table *t = cli_table_new(4, "lrrl", header);
+    for (int s = 0; s < 4 && t != NULL; s++) {
+        char a[32], x[32];
+        snprintf(a, sizeof a, "%.3f", cost[s] * f);
+        snprintf(x, sizeof x, "%.2fx", pr->dp_s / cost[s]);
+        const char *row[4] = {names[s], a, x, s == 1 ? pr->expert : ""};
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+    }
+    if (t == NULL) {
+        cli_error("compare", "out of memory printing the table");
+        return;
+    }
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+}
+
 int cmd_compare(int argc, char **argv)
 {
     static const char *const ref_titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
@@ -396,24 +486,7 @@ int cmd_compare(int argc, char **argv)
                 printf("cost model: %s\n\n",
                        paper ? "the AccPar paper's accounting"
                              : "default (roofline devices, collectives, step simulator)");
-                printf("%-8s %12s %12s %14s %12s %9s\n", "scheme", "step time", "compute",
-                       paper ? "communication" : "exposed comm", "memory/dev", "speedup");
-                for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-                    char a[32], b[32], c[32];
-                    cli_fmt_time(sum[s].step_time_s, a, sizeof a);
-                    cli_fmt_time(sum[s].compute_s, b, sizeof b);
-                    cli_fmt_time(sum[s].comm_s, c, sizeof c);
-                    printf("%-8s %12s %12s %14s %9.2f GB %8.2fx%s", dnp_scheme_name((dnp_scheme)s),
-                           a, b, c, sum[s].mem_bytes_max / 1e9,
-                           sum[0].step_time_s / sum[s].step_time_s,
-                           sum[s].mem_fits || paper ? "" : "  does not fit");
-                    if (s == DNP_SCHEME_ACCPAR && sum[s].chosen_scheme != DNP_SCHEME_ACCPAR)
-                        printf("  (%s's assignment)", dnp_scheme_name(sum[s].chosen_scheme));
-                    if (sum[s].time_limit_hit)
-                        printf("  (time limit reached after %g s: best plan found so far)",
-                               sum[s].time_limit_s);
-                    printf("\n");
-                }
+                compare_table(sum, paper);
                 char note[320];
                 cli_straggler_note(&sum[0], note, sizeof note);
                 if (note[0] != '\0')
@@ -422,14 +495,7 @@ int cmd_compare(int argc, char **argv)
                        "FLOP-equivalents; all devices one flat mesh,\nthe weakest device's "
                        "FLOP/s and link; not comparable with the step times above):\n");
                 if (have_pase) {
-                    const char *names[4] = {"dp", "expert", "mcmc", "pase"};
-                    double cost[4] = {pr.dp_s, pr.expert_s, pr.mcmc_s, pr.pase_s};
-                    for (int s = 0; s < 4; s++) {
-                        char a[32];
-                        cli_fmt_time(cost[s], a, sizeof a);
-                        printf("%-8s %14s %44.2fx%s%s\n", names[s], a, pr.dp_s / cost[s],
-                               s == 1 ? "  " : "", s == 1 ? pr.expert : "");
-                    }
+                    pase_space_table(&pr);
                 } else {
                     printf("  not available: %s\n", perr.msg);
                 }

@@ -82,8 +82,8 @@ int cmd_scale(int argc, char **argv)
     if ((s = cli_get(&a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
         if (sc < 0) {
-            cli_error("scale", "unknown search '%s' (known: accpar, dp, owt, hypar)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"accpar", "dp", "owt", "hypar", NULL};
+            return cli_unknown_name("scale", "search", s, known);
         }
         opt.scheme = (dnp_scheme)sc;
     }
@@ -156,9 +156,11 @@ int cmd_scale(int argc, char **argv)
         rc = cli_write_json("scale", json, root);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
-        printf("model %s on %s nodes, %lld samples per device, search %s, precision %s\n\n",
-               dnp_graph_name(g), node, per_dev, dnp_scheme_name(opt.scheme),
-               dnp_precision_name(opt.precision));
+        cli_wrapf(stdout, 0, "  ",
+                  "model %s on %s nodes, %lld samples per device, search %s, precision %s",
+                  dnp_graph_name(g), node, per_dev, dnp_scheme_name(opt.scheme),
+                  dnp_precision_name(opt.precision));
+        printf("\n");
         /* One unit per column (the largest value's). */
         double max_step = 0.0, max_exp = 0.0, f_step, f_exp;
         for (int i = 0; i < n; i++) {

@@ -74,12 +74,15 @@ static void to_text(const dnp_validation *v, int calibrate)
             printf("  none: no calibrate row could be predicted\n");
         for (int f = 0; f < v->n_fits; f++) {
             const dnp_calibration *c = &v->fits[f];
-            printf("  %-24s %-10s %-5s compute_eff %.4f (%d row%s)", c->stack, c->device,
-                   c->precision, c->compute_eff, c->n_rows, c->n_rows == 1 ? "" : "s");
+            char bound[128] = "";
             if (c->compute_eff > 0.999)
-                printf(" at its bound: slower than measured even at peak (rms log error %.3f)",
-                       c->rms_log_error);
-            printf("\n");
+                snprintf(bound, sizeof bound,
+                         " at its bound: slower than measured even at peak (rms log error "
+                         "%.3f)",
+                         c->rms_log_error);
+            cli_wrapf(stdout, 0, "    ", "  %-24s %-10s %-5s compute_eff %.4f (%d row%s)%s",
+                      c->stack, c->device, c->precision, c->compute_eff, c->n_rows,
+                      c->n_rows == 1 ? "" : "s", bound);
         }
     } else {
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
@@ -95,7 +98,11 @@ static void to_text(const dnp_validation *v, int calibrate)
             printf("%-22s %-9s %12s %12s %+8.1f%% %10.4fx\n", r->id, r->role, a, b, r->error_pct,
                    r->straggler_pace);
         } else {
-            printf("%-22s %-9s %12s %12s %9s  %s\n", r->id, r->role, "-", b, "-", r->note);
+            /* the note wraps under itself (column 70) */
+            int col = printf("%-22s %-9s %12s %12s %9s  ", r->id, r->role, "-", b, "-");
+            char cont[128];
+            snprintf(cont, sizeof cont, "%*s", col > 0 && col < 100 ? col : 2, "");
+            cli_wrap(stdout, col > 0 ? col : 0, cont, r->note);
         }
     }
     printf("\nvalidate rows: %d predicted", v->n_validate);

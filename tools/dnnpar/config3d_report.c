@@ -145,15 +145,15 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             printf("search 3d: %d configurations, %d within the memory limit, %d simulated (the "
                    "rest bounded out); the fastest:\n",
                    stats->candidates, stats->fitting, stats->simulated);
-        printf("config tp %d, pp %d, dp %d, micro-batch %lld (%d per replica), interleave %d, "
-               "recompute %s, sequence parallel %s",
-               cfg->tp, cfg->pp, cfg->dp, (long long)cfg->microbatch, res->microbatches,
-               cfg->interleave, dnp_recompute_name(cfg->recompute), cfg->seq_par ? "on" : "off");
+        char zero[24] = "";
         if (cfg->zero > 0)
-            printf(", ZeRO-%d", cfg->zero);
-        if (cfg->gpipe)
-            printf(", GPipe schedule");
-        printf("\n");
+            snprintf(zero, sizeof zero, ", ZeRO-%d", cfg->zero);
+        cli_wrapf(stdout, 0, "  ",
+                  "config tp %d, pp %d, dp %d, micro-batch %lld (%d per replica), interleave "
+                  "%d, recompute %s, sequence parallel %s%s%s",
+                  cfg->tp, cfg->pp, cfg->dp, (long long)cfg->microbatch, res->microbatches,
+                  cfg->interleave, dnp_recompute_name(cfg->recompute),
+                  cfg->seq_par ? "on" : "off", zero, cfg->gpipe ? ", GPipe schedule" : "");
         if (cfg->n_stage_layers > 0 || cl->n_types > 1) {
             char runs[1024];
             stage_runs(cl, cfg, res, runs, sizeof runs);

@@ -120,18 +120,22 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
            spec, info->search);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
     if (!s.exact)
-        printf("note: %d tensors are live at once, too many for the exact layer-wise DP; each "
-               "level was solved by local search from the data-parallel and OWT assignments\n",
-               s.frontier_width);
+        cli_wrapf(stdout, 0, "  ",
+                  "note: %d tensors are live at once, too many for the exact layer-wise DP; "
+                  "each level was solved by local search from the data-parallel and OWT "
+                  "assignments",
+                  s.frontier_width);
     if (s.time_limit_hit)
-        printf("note: time limit reached after %g s: best plan found so far (the remaining "
-               "splits took the equal ratio; baselines not compared)\n",
-               s.time_limit_s);
+        cli_wrapf(stdout, 0, "  ",
+                  "note: time limit reached after %g s: best plan found so far (the remaining "
+                  "splits took the equal ratio; baselines not compared)",
+                  s.time_limit_s);
     if (s.ratio_level_only)
-        printf("note: a ratio search judging each candidate by its planned subtree was "
-               "estimated over budget for this many devices; every split ratio was chosen by "
-               "the level objective alone (%.0f level solves; docs/time-model.md)\n",
-               s.ratio_est_solves);
+        cli_wrapf(stdout, 0, "  ",
+                  "note: a ratio search judging each candidate by its planned subtree was "
+                  "estimated over budget for this many devices; every split ratio was chosen "
+                  "by the level objective alone (%.0f level solves; docs/time-model.md)",
+                  s.ratio_est_solves);
     if (s.cost_model == DNP_COST_ACCPAR_PAPER) {
         printf("cost model: the AccPar paper's accounting (docs/time-model.md)\n");
         printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
@@ -152,11 +156,12 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         char note[320];
         cli_straggler_note(&s, note, sizeof note);
         if (note[0] != '\0')
-            printf("%s\n", note);
+            cli_wrap(stdout, 0, "  ", note);
         if (s.chosen_scheme != DNP_SCHEME_ACCPAR && strcmp(info->search, "accpar") == 0)
-            printf("note: the %s assignment, which AccPar's space contains, simulates faster "
-                   "than the hierarchical search's own plan; it is reported\n",
-                   dnp_scheme_name(s.chosen_scheme));
+            cli_wrapf(stdout, 0, "  ",
+                      "note: the %s assignment, which AccPar's space contains, simulates "
+                      "faster than the hierarchical search's own plan; it is reported",
+                      dnp_scheme_name(s.chosen_scheme));
     }
 
     unsigned paths[16];

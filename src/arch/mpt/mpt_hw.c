@@ -109,7 +109,9 @@ dnp_status mpt_hw_read_json(const char *path, mpt_hw *hw, dnp_error *err)
     json_error_t jerr;
     json_t *root = json_load_file(path, 0, &jerr);
     if (root == NULL) {
-        dnp_status st = jerr.line < 0 ? DNP_ERR_IO : DNP_ERR_INPUT;
+        /* A missing or unreadable input file is an input problem (exit 2,
+         * docs/cli.md), like every other loader's. */
+        dnp_status st = DNP_ERR_INPUT;
         if (jerr.line < 0)
             dnp_error_set(err, st, "%s", jerr.text);
         else

@@ -8,6 +8,7 @@
 #include "arch/mpt/mpt_api.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,11 +238,21 @@ static dnp_status load_target(const char *name, dnp_mpt_run *r, dnp_error *err)
     if (st == DNP_OK)
         st = mpt_net_from_graph(g, &r->net, &e);
     dnp_graph_free(g);
-    if (st == DNP_ERR_INPUT && strncmp(e.msg, "unknown model", 13) == 0)
+    if (st == DNP_ERR_INPUT && strncmp(e.msg, "unknown model", 13) == 0) {
+        /* The nearest Table II layer name, else the zoo's suggestion. */
+        static const char *const layers[] = {"early", "mid-1", "late-1", "mid-2", "late-2"};
+        const char *near = dnp_suggest(name, layers, sizeof layers / sizeof layers[0]);
+        const char *zoo_hint = strstr(e.msg, "did you mean '");
+        char hint[96] = "";
+        if (near != NULL)
+            snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+        else if (zoo_hint != NULL)
+            snprintf(hint, sizeof hint, "; %.*s", (int)strcspn(zoo_hint, "?") + 1, zoo_hint);
         dnp_error_set(err, st,
-                      "unknown layer or model '%s' (Table II layers: early, mid-1, late-1, "
+                      "unknown layer or model '%s'%s (Table II layers: early, mid-1, late-1, "
                       "mid-2, late-2; models: see dnnpar models)",
-                      name);
+                      name, hint);
+    }
     else if (st != DNP_OK)
         dnp_error_set(err, st, "%s", e.msg);
     return st;
