@@ -1,1 +1,1 @@
-dnnpar synergy tests/data/conv_only.json:10 --simulate | tail -n 6
+dnnpar synergy tests/data/conv_only.json:10 --simulate | tail -n 7

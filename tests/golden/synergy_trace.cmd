@@ -1,1 +1,1 @@
-dnnpar synergy dbn-m:2 --simulate --trace $TMPDIR_GOLD/t.json | tail -3 | sed "s|$TMPDIR_GOLD|TMP|"; head -c 300 $TMPDIR_GOLD/t.json; echo; grep -c "\"ph\":\"X\"" $TMPDIR_GOLD/t.json; tail -c 80 $TMPDIR_GOLD/t.json; ls $TMPDIR_GOLD
+dnnpar synergy dbn-m:2 --simulate --trace $TMPDIR_GOLD/t.json | tail -4 | sed "s|$TMPDIR_GOLD|TMP|"; head -c 300 $TMPDIR_GOLD/t.json; echo; grep -c "\"ph\":\"X\"" $TMPDIR_GOLD/t.json; tail -c 80 $TMPDIR_GOLD/t.json; ls $TMPDIR_GOLD

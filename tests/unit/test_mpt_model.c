@@ -512,3 +512,77 @@ TEST(mpt_energy_hand_worked)
     mpt_layer_energy(&t, &h16, &e);
     CHECK_NEAR(e.compute_j, 1.5e-3, 1e-12, 0);
 }
+
+/* One data-parallel FP16 step of zoo model `name` on `spec` at `batch`,
+ * planned here independently of mpt_dgx1.c. */
+static double dgx1_dp_step(const char *name, const char *spec, int64_t batch, int *fits)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster c;
+    dnp_error err = {0};
+    dnp_plan *p = NULL;
+    dnp_plan_options opt = {0};
+    opt.scheme = DNP_SCHEME_DP;
+    opt.batch = batch;
+    opt.precision = DNP_PREC_FP16;
+    opt.keep_over_memory = 1;
+    CHECK_EQ_INT(dnp_zoo_build(name, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse(spec, &c, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_plan_run(g, &c, &opt, &p, &err), DNP_OK);
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    *fits = s.mem_fits;
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    return s.step_time_s;
+}
+
+/* Figs. 17-18's DGX-1 bars (modelled estimate, dnnpar V100 model): with
+ * NDP times set by hand (1, 2, 3 ms), every ratio is the GPU step of an
+ * independent dp plan over them; 8 GPUs scale sublinearly over one; the
+ * Fig. 18 batch is the best-throughput one of 2K/3K/4K that fits in 16 GB
+ * (checked against every candidate), and FractalNet at 4096 does not fit. */
+TEST(mpt_dgx1_modelled_estimate)
+{
+    mpt_wholenet wn;
+    memset(&wn, 0, sizeof wn);
+    static const char *const names[MPT_FIG17_NETS] = {"wrn-40-10", "resnet34", "fractalnet"};
+    for (int k = 0; k < MPT_FIG17_NETS; k++) {
+        wn.names[k] = names[k];
+        wn.t[k][MPT_W_MP_PS].total_s = 1e-3 * (k + 1);
+        wn.t[k][MPT_W_DP].total_s = 5e-3;
+    }
+    mpt_dgx1 d;
+    dnp_error err = {0};
+    CHECK_EQ_INT(mpt_dgx1_run(&wn, &d, &err), DNP_OK);
+    double mean = 0, mean_big = 0;
+    for (int k = 0; k < MPT_FIG17_NETS; k++) {
+        int fits = 0;
+        double one = dgx1_dp_step(names[k], "1xv100", 256, &fits);
+        double eight = dgx1_dp_step(names[k], "1xdgx1", 256, &fits);
+        CHECK_NEAR(d.v100_s[k], one, 1e-12, 0);
+        CHECK_NEAR(d.dgx1_s[k], eight, 1e-12, 0);
+        CHECK(d.gpu_scaling[k] > 1 && d.gpu_scaling[k] < 8);
+        CHECK_NEAR(d.over_dgx1[k], eight / (1e-3 * (k + 1)), 1e-9, 0);
+        mean += d.over_dgx1[k] / MPT_FIG17_NETS;
+        int64_t best = 0;
+        double best_sps = 0, best_s = 0;
+        for (int b = 0; b < MPT_DGX1_BIG_BATCHES; b++) {
+            int64_t n = mpt_dgx1_big_batches[b];
+            double t = dgx1_dp_step(names[k], "1xdgx1", n, &fits);
+            if (k == 2 && n == 4096)
+                CHECK(!fits); /* 22.8 GB per V100 */
+            if (fits && (double)n / t > best_sps) {
+                best = n;
+                best_sps = (double)n / t;
+                best_s = t;
+            }
+        }
+        CHECK_EQ_INT((int)d.big_batch[k], (int)best);
+        CHECK_NEAR(d.over_big[k], (256 / (1e-3 * (k + 1))) / (best / best_s), 1e-9, 0);
+        mean_big += d.over_big[k] / MPT_FIG17_NETS;
+    }
+    CHECK_EQ_INT(d.n_big, MPT_FIG17_NETS);
+    CHECK_NEAR(d.mean_over_dgx1, mean, 1e-9, 0);
+    CHECK_NEAR(d.mean_over_big, mean_big, 1e-9, 0);
+}

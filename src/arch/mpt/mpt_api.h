@@ -57,6 +57,7 @@ struct dnp_mpt_repro {
     double link_fig15[MPT_N_LINK_SCALES], link_fig17[MPT_N_LINK_SCALES]; /* w_mp+* over w_dp */
     mpt_layerwise lw_mono;          /* 3x3 on one monolithic array (hw.array_split = 1) */
     mpt_wholenet wn_mono;
+    mpt_dgx1 dgx1;                  /* Figs. 17-18's DGX-1 bars, modelled on dnnpar's V100 model */
 };
 
 /* ---- formatting shared by the reports (mpt_report_fmt.c) ---------------- */

@@ -5,9 +5,14 @@
  *   FP32 add 0.9 pJ, multiply 3.7 pJ: Horowitz, ISSCC 2014, as the paper's
  *     Sec. VII-A uses them; FP16 add 0.4 pJ, multiply 1.1 pJ: the same
  *     table (45 nm);
- *   HMC DRAM access 3.7 pJ/bit: Jeddeloh and Keeth, "Hybrid Memory Cube new
- *     DRAM architecture increases density and performance", VLSI 2012
- *     (the DRAM layers; their logic layer is not counted).
+ *   HMC DRAM access 3.7 pJ/bit: attributed to Jeddeloh and Keeth, "Hybrid
+ *     Memory Cube new DRAM architecture increases density and performance",
+ *     VLSI 2012 (the DRAM layers; their logic layer is not counted).  NOT
+ *     VERIFIED: we could not obtain that paper.  The nearest citable figure
+ *     is whole-cube: Intel's IDF 2011 HMC prototype moved 128 GB/s at 8 W
+ *     (reported by clubic.com, Sept. 2011), 62 mW per GB/s = 7.8 pJ/bit
+ *     for DRAM, logic and I/O together, so 3.7 pJ/bit for the DRAM layers
+ *     alone is the right magnitude but unconfirmed (docs/mpt.md, "Energy").
  * SerDes links: the paper uses a link model ([45]) whose per-bit energy it
  * does not state; a SerDes burns about the same power idle as busy (the
  * paper's Sec. VII-B; Ahn et al., DAC 2014), so link energy is
@@ -22,8 +27,8 @@ void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out
     int fp16 = hw->elem_bytes == 2;
     double add_j = fp16 ? 0.4e-12 : 0.9e-12; /* Horowitz 2014 */
     double mul_j = fp16 ? 1.1e-12 : 3.7e-12; /* Horowitz 2014 */
-    double dram_j_per_bit = 3.7e-12;         /* Jeddeloh and Keeth 2012, HMC DRAM; not yet
-                                              * checked against the publication (docs/mpt.md) */
+    double dram_j_per_bit = 3.7e-12;         /* Jeddeloh and Keeth 2012, HMC DRAM; not
+                                              * verified against the publication (above) */
     out->compute_j = t->mac_count * (add_j + mul_j);
     out->dram_j = t->dram_s * hw->dram_bps * 8 * dram_j_per_bit;
     /* Links on (the paper turns unused links off, Sec. VII-B): forward,

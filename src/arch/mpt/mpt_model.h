@@ -333,4 +333,36 @@ typedef struct {
 
 dnp_status mpt_wholenet_run(const mpt_sys *sys, mpt_wholenet *out, dnp_error *err);
 
+/* Figs. 17 and 18's DGX-1 bars as a modelled estimate (mpt_dgx1.c): the
+ * GPU side is dnnpar's own V100 model ("1xv100" and the "1xdgx1" node
+ * preset), data parallel in FP16; the NDP side is w_mp+* of wn.
+ * "modelled estimate, dnnpar V100 model" wherever it is reported. */
+#define MPT_DGX1_BATCH 256       /* Fig. 17: fixed total batch 256 */
+#define MPT_DGX1_BIG_BATCHES 3   /* Fig. 18: the GPU's best batch of 2K-4K */
+extern const int64_t mpt_dgx1_big_batches[MPT_DGX1_BIG_BATCHES];
+/* Paper figures quoted in Sec. VII-C (inputs for comparison only). */
+#define MPT_PAPER_DGX1_SPEEDUP 21.6   /* w_mp+* on 256 NDP over 8 GPUs, batch 256 */
+#define MPT_PAPER_DGX1_PER_WATT 9.5   /* Fig. 18(b), mean */
+#define MPT_PAPER_POWER_LO_W 1800.0   /* 8 GPUs ~ 256 NDP workers: 1800-2600 W */
+#define MPT_PAPER_POWER_HI_W 2600.0
+/* NVIDIA Tesla V100 datasheet: V100 SXM2 board power 300 W (8 = 2400 W). */
+#define MPT_V100_SXM2_TDP_W 300.0
+typedef struct {
+    double v100_s[MPT_FIG17_NETS];   /* one V100, batch 256, step seconds */
+    int v100_fits[MPT_FIG17_NETS];   /* 1: fits in its 16 GB */
+    double dgx1_s[MPT_FIG17_NETS];   /* 8 V100 (dgx1), batch 256 */
+    double gpu_scaling[MPT_FIG17_NETS]; /* v100_s / dgx1_s */
+    double ndp_s[MPT_FIG17_NETS];    /* w_mp+*, 256 NDP workers, batch 256 */
+    double ndp_wdp_s[MPT_FIG17_NETS];/* w_dp on the same */
+    double over_dgx1[MPT_FIG17_NETS], mean_over_dgx1; /* Fig. 17: NDP w_mp+* over DGX-1 */
+    int64_t big_batch[MPT_FIG17_NETS]; /* Fig. 18: GPU batch with the best samples/s (0: none fits) */
+    double big_s[MPT_FIG17_NETS];
+    double over_big[MPT_FIG17_NETS], mean_over_big; /* NDP samples/s over DGX-1's at big_batch */
+    int n_big;                       /* networks with a big batch that fits */
+} mpt_dgx1;
+
+/* The comparison for the networks of wn (its names are zoo names).
+ * O(networks x batches x one dp plan). */
+dnp_status mpt_dgx1_run(const mpt_wholenet *wn, mpt_dgx1 *out, dnp_error *err);
+
 #endif

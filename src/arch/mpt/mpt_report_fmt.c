@@ -50,10 +50,11 @@ json_t *mpt_shares_json(const mpt_cuts *c)
 
 void mpt_shares_text(const mpt_cuts *c, rbuf *tb)
 {
-    rbuf_printf(tb, "prediction shares (w_mp+, w_mp+*) - %s:\n  gather 2D %.1f%%, 1D %.1f%%; "
+    rbuf_printf(tb, "prediction shares (w_mp+, w_mp+*) -%s%s:\n  gather 2D %.1f%%, 1D %.1f%%; "
            "backward gather 2D %.1f%%, 1D %.1f%%; scatter 2D %.1f%%, 1D %.1f%%\n\n",
-           mpt_shares_source(c), 100 * c->gather_2d, 100 * c->gather_1d, 100 * c->gather_bwd_2d,
-           100 * c->gather_bwd_1d, 100 * c->scatter_2d, 100 * c->scatter_1d);
+           c->from_paper ? "\n  " : " ", mpt_shares_source(c), 100 * c->gather_2d,
+           100 * c->gather_1d, 100 * c->gather_bwd_2d, 100 * c->gather_bwd_1d, 100 * c->scatter_2d,
+           100 * c->scatter_1d);
 }
 
 /* Mean of w_mp+ over the Mid (or Late) layers of Table II. */

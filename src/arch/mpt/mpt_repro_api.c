@@ -58,6 +58,8 @@ static dnp_status repro_run(dnp_mpt_repro *p, dnp_error *err)
     fp16.hw = mpt_hw_paper(1); /* footnote 16: FP16, 96x96 for whole CNNs */
     if (st == DNP_OK)
         st = mpt_wholenet_run(&fp16, &p->wn, err);
+    if (st == DNP_OK)
+        st = mpt_dgx1_run(&p->wn, &p->dgx1, err);
     fp16.dyn_by_comm = 1;
     if (st == DNP_OK)
         st = mpt_wholenet_run(&fp16, &p->wn_comm, err);

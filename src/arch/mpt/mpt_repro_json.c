@@ -156,6 +156,34 @@ static json_t *run_json(const dnp_mpt_repro *p)
     return o;
 }
 
+/* Figs. 17-18's DGX-1 bars (mpt_dgx1.c): a modelled estimate. */
+static json_t *dgx1_json(const mpt_dgx1 *d, const mpt_wholenet *wn)
+{
+    json_t *nets = json_array();
+    for (int k = 0; k < MPT_FIG17_NETS; k++)
+        json_array_append_new(
+            nets, json_pack("{s:s,s:f,s:b,s:f,s:f,s:f,s:f,s:I,s:f,s:f}", "network", wn->names[k],
+                            "one_v100_step_s", d->v100_s[k], "one_v100_fits", d->v100_fits[k],
+                            "dgx1_step_s", d->dgx1_s[k], "dgx1_over_one_v100",
+                            d->gpu_scaling[k], "ndp_w_mp+*_step_s", d->ndp_s[k],
+                            "ndp_over_dgx1_batch_256", d->over_dgx1[k], "fig18_gpu_batch",
+                            (json_int_t)d->big_batch[k], "fig18_dgx1_step_s", d->big_s[k],
+                            "fig18_ndp_over_dgx1", d->over_big[k]));
+    double lo = MPT_PAPER_POWER_LO_W / MPT_PAPER_POWER_HI_W;
+    return json_pack(
+        "{s:s,s:s,s:o,s:f,s:f,s:{s:f,s:f,s:f,s:s},s:{s:f,s:f,s:f,s:f,s:f}}", "label",
+        "modelled estimate, dnnpar V100 model", "gpu_side",
+        "dnnpar node preset dgx1 (8 x v100), data parallel, fp16, default performance model",
+        "networks", nets, "mean_ndp_over_dgx1_batch_256", d->mean_over_dgx1,
+        "mean_fig18_ndp_over_dgx1", d->mean_over_big, "per_watt", "at_equal_power",
+        d->mean_over_big, "over_power_range_low", d->mean_over_big * lo,
+        "over_power_range_high", d->mean_over_big / lo, "power_source",
+        "input from the paper (Sec. VII-C): both systems 1800-2600 W", "paper",
+        "ndp_over_8_gpus_batch_256", MPT_PAPER_DGX1_SPEEDUP, "per_watt_mean",
+        MPT_PAPER_DGX1_PER_WATT, "power_low_w", MPT_PAPER_POWER_LO_W, "power_high_w",
+        MPT_PAPER_POWER_HI_W, "v100_board_power_w_datasheet", MPT_V100_SXM2_TDP_W);
+}
+
 json_t *mpt_repro_json(const dnp_mpt_repro *p)
 {
     json_t *fig15 = layerwise_json(&p->lw[0]);
@@ -193,6 +221,7 @@ json_t *mpt_repro_json(const dnp_mpt_repro *p)
         "fig15_w_mp+*_mean", p->lw_comm.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",
         p->wn_comm.mean_over_wdp[MPT_W_MP_PS]);
     json_object_set_new(root, "prediction_shares", mpt_shares_json(&p->measured));
+    json_object_set_new(root, "dgx1", dgx1_json(&p->dgx1, &p->wn));
     json_t *links = json_array();
     for (int k = 0; k < 5; k++)
         json_array_append_new(links, json_pack("{s:f,s:f,s:f}", "link_bandwidth_scale",

@@ -55,8 +55,8 @@ static void energy_text(const mpt_layerwise *lw, rbuf *tb)
 {
     mpt_hw hw = mpt_hw_paper(0);
     rbuf_printf(tb, "Fig. 15 energy (modelled: compute at 0.9 / 3.7 pJ per FP32 add / multiply, "
-           "Horowitz; HMC DRAM 3.7 pJ/bit,\n  Jeddeloh and Keeth; links as capacity on x time: the "
-           "paper gives no pJ/bit): compute+DRAM / links vs w_dp\n");
+           "Horowitz; HMC DRAM 3.7 pJ/bit,\n  Jeddeloh and Keeth, not verified (docs/mpt.md); links "
+           "as capacity on x time: the paper gives\n  no pJ/bit): compute+DRAM / links vs w_dp\n");
     config_header("layer", tb);
     double mean[2][MPT_CONFIG_COUNT] = {{0}};
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
@@ -83,10 +83,45 @@ static void energy_text(const mpt_layerwise *lw, rbuf *tb)
            "3.0x less energy on Late layers)\n\n");
 }
 
+/* Figs. 17-18's DGX-1 bars: a modelled estimate on dnnpar's V100 model. */
+static void dgx1_text(const mpt_dgx1 *d, const mpt_wholenet *wn, rbuf *tb)
+{
+    rbuf_printf(tb, "Figs. 17-18, DGX-1 bars - modelled estimate, dnnpar V100 model (the paper measured "
+           "a DGX-1;\n  we have none): 8 V100 (node preset dgx1, NVLink 2 ring), data parallel, FP16, "
+           "step simulator;\n  NDP = w_mp+* on 256 workers above.  Step times per iteration; "
+           "NDP/DGX-1 = samples/s ratio\n");
+    rbuf_printf(tb, "  %-11s %9s %9s %6s %9s %9s | %6s %9s %9s\n", "network", "1 V100", "DGX-1",
+           "x8", "NDP", "NDP/DGX-1", "batch", "DGX-1", "NDP/DGX-1");
+    for (int k = 0; k < MPT_FIG17_NETS; k++) {
+        rbuf_printf(tb, "  %-11s %6.1f ms %6.1f ms %5.2fx %6.2f ms %8.1fx |", wn->names[k],
+               1e3 * d->v100_s[k], 1e3 * d->dgx1_s[k], d->gpu_scaling[k], 1e3 * d->ndp_s[k],
+               d->over_dgx1[k]);
+        if (d->big_batch[k] > 0)
+            rbuf_printf(tb, " %6lld %6.0f ms %8.1fx\n", (long long)d->big_batch[k],
+                   1e3 * d->big_s[k], d->over_big[k]);
+        else
+            rbuf_printf(tb, " %6s %9s %9s\n", "-", "-", "-");
+    }
+    rbuf_printf(tb, "  mean%53.1fx |%26.1fx\n", d->mean_over_dgx1, d->mean_over_big);
+    rbuf_printf(tb, "  paper: NDP w_mp+* %.1fx over 8 GPUs at batch 256; Fig. 18: GPU batch 2K-4K, "
+           "9.5x per watt\n", MPT_PAPER_DGX1_SPEEDUP);
+    double lo = MPT_PAPER_POWER_LO_W / MPT_PAPER_POWER_HI_W;
+    rbuf_printf(tb, "  per watt (Fig. 18(b)): both systems draw %.0f-%.0f W (input from the paper, "
+           "Sec. VII-C; 8 x %.0f W\n  V100 board power = %.0f W, V100 datasheet), so NDP/DGX-1 per "
+           "watt = %.1fx at equal power,\n  %.1fx - %.1fx over that range (paper %.1fx)\n\n",
+           MPT_PAPER_POWER_LO_W, MPT_PAPER_POWER_HI_W, MPT_V100_SXM2_TDP_W,
+           8 * MPT_V100_SXM2_TDP_W, d->mean_over_big, d->mean_over_big * lo,
+           d->mean_over_big / lo, MPT_PAPER_DGX1_PER_WATT);
+}
+
 void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
 {
     rbuf_printf(tb, "MPT reproduction (Hong, Ro and Kim, MICRO 2018) on our model; why the numbers "
-           "differ: docs/mpt.md\n\n");
+           "differ: docs/mpt.md\n");
+    rbuf_printf(tb, "Sources: every figure is computed by our model unless it is marked 'paper' (the "
+           "paper's published\n  value, for comparison) or 'input from the paper' (a paper figure "
+           "the model uses); the NDP hardware\n  is the paper's (Table III, Sec. VI, VII-A: input "
+           "from the paper); the DGX-1 bars are a modelled estimate\n\n");
     rbuf_printf(tb, "Fig. 6: bytes each worker sends per iteration, batch 256, F(2x2,3x3), "
            "Ng = Nc = sqrt(p)\n");
     curve_text("mid-1", &p->fig6[0], 0, tb);
@@ -174,8 +209,8 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
     speedup_row("mean", p->lw[0].mean_speedup, tb);
     mpt_hw hw32 = mpt_hw_paper(0);
     int sub = hw32.array_dim / hw32.array_split;
-    rbuf_printf(tb, "  array use of w_dp (F(4x4,3x3), one sample per worker; %dx%d sub-arrays):", sub,
-           sub);
+    rbuf_printf(tb, "  array use of w_dp (F(4x4,3x3), one sample per worker; %dx%d sub-arrays):\n   ",
+           sub, sub);
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
         mpt_layer l;
         mpt_table2_layer(i, 3, &l, NULL);
@@ -222,6 +257,7 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
     rbuf_printf(tb, "  over one worker: w_dp %.1fx (paper %.0fx), w_mp+* %.1fx (paper %.0fx)\n\n",
            p->wn.mean_over_single[MPT_W_DP], PAPER_FIG17_WDP_SINGLE,
            p->wn.mean_over_single[MPT_W_MP_PS], PAPER_FIG17_MPPS_SINGLE);
+    dgx1_text(&p->dgx1, &p->wn, tb);
     rbuf_printf(tb, "Sensitivity (w_mp+* over w_dp: Fig. 15 mean, Fig. 17 mean):\n");
     rbuf_printf(tb, "  as above (our measured shares, dynamic by total time)           %.2fx  %.2fx\n",
            p->lw[0].mean_speedup[MPT_W_MP_PS], p->wn.mean_over_wdp[MPT_W_MP_PS]);

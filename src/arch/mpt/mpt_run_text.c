@@ -13,7 +13,7 @@ static void hw_text(const mpt_hw *h, rbuf *tb)
     if (mpt_hw_is_paper(h))
         return;
     rbuf_printf(tb, "hardware (user-set, not the paper's): %dx%d array split up to %dx%d, %g GHz, DRAM "
-           "%g GB/s, %d full links of %g GB/s, narrow links %g GB/s, buffers %g / %g KB, hop "
+           "%g GB/s,\n  %d full links of %g GB/s, narrow links %g GB/s, buffers %g / %g KB, hop "
            "%g ns\n",
            h->array_dim, h->array_dim, h->array_split, h->array_split, h->clock_hz / 1e9,
            h->dram_bps / 1e9, h->full_links, h->full_link_bps / 1e9, h->narrow_link_bps / 1e9,
@@ -100,8 +100,8 @@ static void model_text(const dnp_mpt_run *r, rbuf *tb)
         wino += r->net.layers[i].wino && !r->net.layers[i].fc;
         joins += r->net.layers[i].join_size > 1;
     }
-    rbuf_printf(tb, "mpt %s: %d conv/FC layers, %d served by the Winograd layer (stride 1, 3x3 or 5x5), "
-           "%d in Winograd-domain joins; batch %.0f, %d workers, %s %dx%d array\n\n",
+    rbuf_printf(tb, "mpt %s: %d conv/FC layers, %d served by the Winograd layer (stride 1, 3x3 or 5x5),\n"
+           "  %d in Winograd-domain joins; batch %.0f, %d workers, %s %dx%d array\n\n",
            r->net.name, r->net.n, wino, joins, o->sys.batch, o->sys.workers,
            o->sys.hw.elem_bytes == 2 ? "FP16" : "FP32", o->sys.hw.array_dim,
            o->sys.hw.array_dim);
@@ -129,10 +129,11 @@ static void model_text(const dnp_mpt_run *r, rbuf *tb)
         mpt_fmt_us(t->fwd_s, f, sizeof f);
         mpt_fmt_us(t->bwd_s, b, sizeof b);
         mpt_fmt_us(d->fwd_s + d->bwd_s, dt, sizeof dt);
-        rbuf_printf(tb, "%-28s %-6s %-14s %-8s %-11s %11s %11s %11s%s\n", l->name,
-               l->fc ? "fc" : (l->join_size > 1 ? "conv+j" : "conv"), shape, grid, tf, f, b, dt,
-               l->wino && !l->fc ? "" : "  (direct, data parallel)");
+        rbuf_printf(tb, "%-28s %-6s %-14s %-8s %-11s %11s %11s %11s\n", l->name,
+               l->fc ? "fc" : (l->join_size > 1 ? "conv+j" : "conv"), shape, grid, tf, f, b, dt);
     }
+    rbuf_printf(tb, "(transform 'direct': a layer Winograd cannot serve, direct and data parallel in "
+           "every configuration)\n");
 }
 
 void mpt_run_text(const dnp_mpt_run *r, rbuf *tb)

@@ -11,7 +11,8 @@
 
 /*
  * Table 6 (workloads, R_ctf, K, split), the numbers the text quotes for
- * Fig. 13(a) (section 6.2.1) and Fig. 16 (section 6.2.4), and Table 7.
+ * Fig. 13(a) (section 6.2.1) and Fig. 16 (section 6.2.4), and Table 7
+ * (SynergyFlow's and the GPU's times and GOPS).
  * Sample units: inference divides the counts by unit_inference (one VGG11
  * or AlexNet instance per unit); training runs 10 epochs as 10x the
  * counts divided by unit_training: one batch of 50 for the single models
@@ -21,17 +22,17 @@
  */
 static const sf_table6_row table6[] = {
     {"AlexNet", "alexnet-2012:100", 5.68, 5, 54, 10, 100, 20, 67.41, 63.5, 0.39, 188.52, 12.22,
-     179.09, 144.20, 123.14},
+     179.09, 144.20, 123.14, 0.51, 17.77},
     {"VGG11", "vgg11:100", 60.08, 3, 62, 2, 100, 20, 7.02, NAN, 7.22, 194.70, 233.03, 181.07,
-     337.51, 297.44},
+     337.51, 297.44, 4.17, 141.86},
     {"DBN-M", "dbn-m:10000", 0.0, 0, 0, 11, 500, 2000, NAN, NAN, 0.91, 33.94, 28.21, 32.92, 31.00,
-     26.00},
+     26.00, 1.00, 35.72},
     {"Batch1", "vgg11:100+alexnet-2012:2000", 10.87, 4, 58, 6, 100, 1000, NAN, NAN, 14.93, 191.96,
-     481.46, 178.52, 200.61, 172.87},
+     481.46, 178.52, 200.61, 172.87, 14.28, 497.19},
     {"Batch2", "alexnet-2012:100+dbn-m:5000", 2.35, 5, 26, 11, 100, 1000, 33.50, NAN, 0.83, 106.93,
-     26.67, 99.45, 87.96, 74.44},
+     26.67, 99.45, 87.96, 74.44, 1.01, 35.63},
     {"Batch3", "vgg11:100+dbn-m:20000", 16.29, 3, 60, 4, 100, 1000, NAN, NAN, 7.46, 196.72, 240.80,
-     182.95, 238.21, 206.53},
+     182.95, 238.21, 206.53, 6.16, 213.30},
 };
 
 int sf_table6_count(void) { return (int)(sizeof table6 / sizeof table6[0]); }

@@ -115,11 +115,48 @@ static void table8_text(const sf_repro *r, rbuf *tb)
                 sf_peak_ops_per_s(&p, p.cores) / 1073741824.0);
 }
 
+/* Fig. 18: energy against the GPU (sf_energy_gpu.c). */
+static void fig18_text(const sf_repro *r, rbuf *tb)
+{
+    sf_fig18 f;
+    sf_fig18_compute(r, &f);
+    sf_platform p;
+    sf_platform_p395ab(&p);
+    int n = sf_table6_count();
+    rbuf_printf(tb, "\nFig. 18: energy against the K20M GPU.  E = P x T; T ours (Table 7) and the GPU's (Table 7,\n"
+                    "  input from the paper); neither power is published, so P_SF/P_GPU = %.3f is derived from\n"
+                    "  the paper's quoted inference reductions (AlexNet 86.7%% -> %.3f, VGG11 69.3%% -> %.3f)\n",
+                f.rho, f.rho_alexnet, f.rho_vgg11);
+    rbuf_printf(tb, "  %-7s %9s %9s %9s   %9s %9s %9s\n", "", "inf. GPU s", "saving", "eff. x",
+                "train GPU", "saving", "eff. x");
+    for (int i = 0; i < n; i++) {
+        const sf_table6_row *t = sf_table6_at(i);
+        rbuf_printf(tb, "  %-7s %9.2f %8.1f%% %8.1fx   %9.2f %8.1f%% %8.1fx\n", t->name,
+                    t->paper_gpu_inf_s, f.inf_saving_pct[i], f.inf_eff[i], t->paper_gpu_train_s,
+                    f.train_saving_pct[i], f.train_eff[i]);
+    }
+    rbuf_printf(tb, "  %-7s %9s %8.1f%% %8.1fx   %9s %8.1f%% %8.1fx\n", "mean", "",
+                f.mean_inf_saving_pct, f.mean_inf_eff, "", f.mean_train_saving_pct, f.mean_train_eff);
+    rbuf_printf(tb, "  paper: inference %.1f%% (mean), %.1fx; training %.1f%%, %.1fx (AlexNet %.1fx, VGG %.1fx);\n"
+                    "  its training quotes imply P_SF/P_GPU %.3f (AlexNet) and %.3f (VGG), not one ratio\n",
+                SF_PAPER_FIG18_INF_PCT, SF_PAPER_FIG18_EFF_INF, SF_PAPER_FIG18_TRAIN_PCT,
+                SF_PAPER_FIG18_EFF_TRAIN, SF_PAPER_FIG18_EFF_TRAIN_ALEX, SF_PAPER_FIG18_EFF_TRAIN_VGG,
+                f.rho_train_alexnet, f.rho_train_vgg11);
+    rbuf_printf(tb, "  absolute check: at the K20's %.0f W board power (NVIDIA BD-06455-001) SynergyFlow draws\n"
+                    "  %.1f W; its %d DDR3 modules %.1f W at %.1f GiB/s (Micron MT18JDF51272AZ IDD3N/IDD4R:\n"
+                    "  %.2f W background, %.1f pJ/bit read), the rest FPGA and board, not published\n",
+                SF_K20_BOARD_W, f.sf_w_at_k20_board, SF_DDR3_MODULES, f.ddr3_w_at_full_bw,
+                p.bw_bps / SF_GB_BYTES, f.ddr3_background_w, 1e12 * f.ddr3_read_j_per_bit);
+}
+
 void sf_repro_text(const sf_repro *r, rbuf *tb)
 {
     int n = sf_table6_count();
     rbuf_printf(tb, "SynergyFlow reproduction on the P395-AB preset (N = 64, Tn = 4, 34.2 GiB/s, "
-           "100 MHz, 16 bits; GiB = 2^30 bytes, GOPS = 1e9 op/s)\n\n");
+           "100 MHz, 16 bits;\n  GiB = 2^30 bytes, GOPS = 1e9 op/s).  Sources: every figure is computed "
+           "by our model unless\n  it is in a 'paper' column or line (the paper's published value, "
+           "for comparison) or marked\n  'input from the paper' (a paper figure our model uses); the "
+           "platform is the paper's (section 6.1)\n\n");
     rbuf_printf(tb, "Table 6: workload characterisation and the analytical split (Eq. 9)\n");
     rbuf_printf(tb, "  %-7s %8s %8s %6s %3s %10s %10s %14s\n", "", "R_ctf", "paper", "K", "pK", "split",
            "paper", "from paper R,K");
@@ -175,7 +212,7 @@ void sf_repro_text(const sf_repro *r, rbuf *tb)
         }
     }
     rbuf_printf(tb, "  paper: SynergyFlow flat above a knee that differs per workload; MonoArch degrades "
-           "steadily and needs up to 140 GiB/s on Batch3\n");
+           "steadily\n  and needs up to 140 GiB/s on Batch3\n");
     rbuf_printf(tb, "\nFig. 16: out-of-order layer scheduling, training (%d epochs)\n", SF_REPRO_EPOCHS);
     rbuf_printf(tb, "  %-7s %10s %10s %9s %9s\n", "", "OoO GOPS", "in-order", "gain", "paper");
     double m16 = 0;
@@ -229,6 +266,7 @@ void sf_repro_text(const sf_repro *r, rbuf *tb)
            "  (in 10^9 units every ratio would be 0.931 = 10^9/2^30, the unit, not a discrepancy),\n"
            "  with a one-channel VGG11 (its R_ctf 60.08 says so too); ours is the three-channel one\n");
     table8_text(r, tb);
+    fig18_text(r, tb);
     rbuf_printf(tb, "\nSection 4.1.2: C-Engine priority (Fig. 12 FSM) against round-robin, inference,\n"
            "  at one instruction block per engine step (the simulator's resolution)\n");
     for (int i = 0; i < n; i++) {

@@ -47,7 +47,9 @@ static const char *fit_name(const char *s, int width, char *buf, size_t n)
 
 static void print_layers(const sf_analysis *an, rbuf *tb)
 {
-    int mw = name_width(&an->w, 0, 14, 32), lw = name_width(&an->w, 1, 10, 40);
+    /* The other columns take 74 characters (with the indent and the spaces
+     * after the names); the names get what keeps a row under 120. */
+    int mw = name_width(&an->w, 0, 14, 32), lw = name_width(&an->w, 1, 10, 45 - mw);
     rbuf_printf(tb, "\nper instance (Eqs. 1, 3-5; FF; DRAM traffic under the Fig. 8 tiling, SI "
            "prefixes):\n");
     rbuf_printf(tb, "  %-*s %-*s %-4s %6s %6s %9s %5s %2s %11s %10s %9s\n", mw, "model", lw, "layer",
@@ -156,7 +158,8 @@ static void print_sims(const sf_run_opts *o, const sf_analysis *an, rbuf *tb)
     if (c->max_blocks)
         rbuf_printf(tb, " (at most %d per layer)", c->max_blocks);
     if (o->sample > 1)
-        rbuf_printf(tb, "; estimated from samples of 1/%lld and 2/%lld of the counts", o->sample, o->sample);
+        rbuf_printf(tb, ";\n  estimated from samples of 1/%lld and 2/%lld of the counts", o->sample,
+                    o->sample);
     rbuf_printf(tb, "\n  %-6s %4s %4s %12s %8s %7s %7s %8s %8s %9s\n", "arch", "N_c", "N_f", "time", "GOPS",
            "PE", "BW", "C busy", "F busy", "preempt");
     for (int i = 0; i < an->n_runs; i++) {
@@ -178,7 +181,7 @@ static void print_sims(const sf_run_opts *o, const sf_analysis *an, rbuf *tb)
             rbuf_printf(tb, "%8s %9s\n", "-", "-");
     }
     const sf_sim_result *r = &an->runs[an->n_runs - 1].r;
-    rbuf_printf(tb, "  %s: %lld instances, %lld events; DRAM idle / C-Engine / F-Engine %.1f%% / %.1f%% / "
+    rbuf_printf(tb, "  %s: %lld instances, %lld events;\n  DRAM idle / C-Engine / F-Engine %.1f%% / %.1f%% / "
            "%.1f%% of the time (FSM S0 / S1 / S2)\n",
            sf_arch_name(an->runs[an->n_runs - 1].arch), (long long)r->instances,
            (long long)r->events, 100 * r->fsm_s[0] / r->time_s, 100 * r->fsm_s[1] / r->time_s,
@@ -203,7 +206,7 @@ static int layer_cores(const sf_run_opts *o, const sf_analysis *an, const sf_lay
 static void print_blocks(const sf_run_opts *o, const sf_analysis *an, rbuf *tb)
 {
     rbuf_printf(tb, "\ninstruction blocks (section 5; FF at the split; memory instructions as in Table "
-           "3: mode, external and local-store address, length, stride, repetition, in words):\n");
+           "3:\n  mode, external and local-store address, length, stride, repetition, in words):\n");
     rbuf_printf(tb, "    %-2s %10s %6s %6s %8s %6s\n", "", "external", "LS", "length", "stride", "rep.");
     for (int m = 0; m < an->w.n_models; m++) {
         const sf_model *md = &an->w.models[m];

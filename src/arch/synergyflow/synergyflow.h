@@ -423,6 +423,7 @@ typedef struct {
     /* Table 7: SynergyFlow inference and training (10 epochs) time and GOPS. */
     double paper_inf_s, paper_inf_gops, paper_train_s, paper_train_gops;
     double paper_gpu_inf_gops, paper_gpu_train_gops;
+    double paper_gpu_inf_s, paper_gpu_train_s; /* Table 7: the K20M's times (measured, paper) */
 } sf_table6_row;
 
 /* The six rows of Table 6 in the paper's order; NULL out of range.  O(1). */
@@ -512,5 +513,50 @@ double sf_energy_relative(double time_s, double bytes, double ops, double ref_ti
  * sample units with SF_REPRO_MAX_BLOCKS.  Deterministic.  About 10^7
  * simulated events. */
 dnp_status sf_repro_run(sf_repro *out, dnp_error *err);
+
+/* ---- Fig. 18: energy against the GPU (sf_energy_gpu.c) -------------------- */
+
+/* NVIDIA Tesla K20 GPU Accelerator board specification BD-06455-001_v05:
+ * board power 225 W, idle 25 W (the paper's K20M is this board). */
+#define SF_K20_BOARD_W 225.0
+/* DDR3, Micron MT18JDF51272AZ (4 GB DDR3 UDIMM) datasheet, Table 11, at
+ * DDR3-1600 (the nearest Micron datasheet we can cite; the P395-AB's own
+ * 8 GB modules are not named): IDD3N (active standby) 990 mA, IDD4R (burst
+ * read) 1512 mA per module at VDD 1.5 V, 64-bit bus at 1600 MT/s.  Power as
+ * Micron TN-41-01 computes it from IDD currents: background IDD3N x VDD;
+ * reading adds (IDD4R - IDD3N) x VDD at the module's full bandwidth. */
+#define SF_DDR3_VDD_V 1.5
+#define SF_DDR3_IDD3N_A 0.990
+#define SF_DDR3_IDD4R_A 1.512
+#define SF_DDR3_MODULE_BPS (1600e6 * 8.0) /* bytes/s: 1600 MT/s x 8 bytes */
+#define SF_DDR3_MODULES 4                 /* section 6.1: 4 x 8 GB DDR3 */
+
+/* Fig. 18 as far as published constants allow.  The paper publishes
+ * neither its FPGA's power nor the K20M's measured power, only the energy
+ * reductions it quotes; their ratio P_SF / P_GPU follows from a quoted
+ * reduction and Table 7's times: 1 - E_SF/E_GPU = 1 - rho t_SF / t_GPU. */
+typedef struct {
+    double rho_alexnet, rho_vgg11, rho;       /* from the inference quotes; rho their mean */
+    double rho_train_alexnet, rho_train_vgg11;/* what the training quotes (9.8x, 1.9x) imply */
+    double inf_saving_pct[6], train_saving_pct[6]; /* ours: 1 - rho t_ours / t_GPU */
+    double inf_eff[6], train_eff[6];          /* Fig. 18(b): t_GPU / (rho t_ours) */
+    double mean_inf_saving_pct, mean_train_saving_pct, mean_inf_eff, mean_train_eff;
+    double sf_w_at_k20_board;                 /* rho x 225 W */
+    double ddr3_background_w, ddr3_read_j_per_bit, ddr3_w_at_full_bw; /* Micron figures */
+} sf_fig18;
+
+/* Paper quotes (section 6.2.6), percent or x. */
+#define SF_PAPER_FIG18_ALEX_INF_PCT 86.7
+#define SF_PAPER_FIG18_VGG_INF_PCT 69.3  /* the text says VGG16; Table 7 has VGG11 */
+#define SF_PAPER_FIG18_INF_PCT 81.2      /* "up to 81.2%" - read as the mean (86.7 is higher) */
+#define SF_PAPER_FIG18_TRAIN_PCT 82.7
+#define SF_PAPER_FIG18_EFF_INF 6.1
+#define SF_PAPER_FIG18_EFF_TRAIN 7.4
+#define SF_PAPER_FIG18_EFF_TRAIN_ALEX 9.8
+#define SF_PAPER_FIG18_EFF_TRAIN_VGG 1.9
+
+/* Fig. 18 from our Table 7 times (r), the paper's GPU times and quotes.
+ * O(workloads). */
+void sf_fig18_compute(const sf_repro *r, sf_fig18 *out);
 
 #endif
