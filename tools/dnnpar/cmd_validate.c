@@ -87,19 +87,33 @@ static void to_text(const dnp_validation *v, int calibrate)
     } else {
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
     }
-    printf("\n%-22s %-9s %12s %12s %9s %11s\n", "id", "role", "predicted", "measured", "error",
+    /* One unit for both time columns, named in their headers: the one the
+     * largest time of the predicted rows reads best in (cli_time_unit), so
+     * predicted and measured compare digit by digit. */
+    double max_s = 0.0, per_s;
+    for (int i = 0; i < v->n_rows; i++) {
+        const dnp_validation_row *r = &v->rows[i];
+        if (!isfinite(r->predicted_step_s))
+            continue;
+        max_s = r->predicted_step_s > max_s ? r->predicted_step_s : max_s;
+        max_s = r->measured_step_s > max_s ? r->measured_step_s : max_s;
+    }
+    const char *unit = cli_time_unit(max_s, &per_s);
+    char h_pred[32], h_meas[32];
+    snprintf(h_pred, sizeof h_pred, "predicted (%s)", unit);
+    snprintf(h_meas, sizeof h_meas, "measured (%s)", unit);
+    printf("\n%-22s %-9s %14s %14s %9s %11s\n", "id", "role", h_pred, h_meas, "error",
            "stragglers");
     for (int i = 0; i < v->n_rows; i++) {
         const dnp_validation_row *r = &v->rows[i];
-        char a[32], b[32];
-        cli_fmt_time(r->measured_step_s, b, sizeof b);
+        char b[32];
+        snprintf(b, sizeof b, "%.3f", r->measured_step_s * per_s);
         if (isfinite(r->predicted_step_s)) {
-            cli_fmt_time(r->predicted_step_s, a, sizeof a);
-            printf("%-22s %-9s %12s %12s %+8.1f%% %10.4fx\n", r->id, r->role, a, b, r->error_pct,
-                   r->straggler_pace);
+            printf("%-22s %-9s %14.3f %14s %+8.1f%% %10.4fx\n", r->id, r->role,
+                   r->predicted_step_s * per_s, b, r->error_pct, r->straggler_pace);
         } else {
-            /* the note wraps under itself (column 70) */
-            int col = printf("%-22s %-9s %12s %12s %9s  ", r->id, r->role, "-", b, "-");
+            /* the note wraps under itself (column 74) */
+            int col = printf("%-22s %-9s %14s %14s %9s  ", r->id, r->role, "-", b, "-");
             char cont[128];
             snprintf(cont, sizeof cont, "%*s", col > 0 && col < 100 ? col : 2, "");
             cli_wrap(stdout, col > 0 ? col : 0, cont, r->note);
