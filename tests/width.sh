@@ -19,6 +19,7 @@ MAX=119
 
 EXEMPT=(
     "mpt_reproduce_json|JSON: a string value is one line"
+    "reproduce_synergyflow_json|JSON: a string value is one line"
     "info_alexnet_json|JSON: a string value is one line"
     "compare_resnet18_json|JSON: a string value is one line"
     "export_alexnet_astra|ASTRA-sim workload: one layer record a line (its comments name the layer's collectives)"
@@ -29,22 +30,11 @@ EXEMPT=(
 PENDING=(
     export_resnet18_hetero_dtensor
     export_resnet18_hetero_jax
-    mpt_array128
-    mpt_fractalnet_fp16
-    mpt_hardware_file
-    mpt_late2_paper_shares
-    mpt_reproduce
-    mpt_wrn_json_file
     pase_perf_memory
     pase_plan_batch_100_p8
     pase_plan_batch_4_p8
     pase_plan_batch_p3
     pase_plan_cluster_hetero
-    reproduce_synergyflow
-    synergy_blocks_lenet
-    synergy_compare_batch3
-    synergy_onnx_mobilenet
-    synergy_split_json_file
 )
 
 # The widest line of golden $1 that is not an error line.
