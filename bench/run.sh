@@ -3,10 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
+# The benchmarks time internals (pase_search, pgraph_build, ...), which the
+# release libdnnpar.a keeps local (docs/library.md): link them against an
+# archive of the same release objects with the symbols left global.
+rm -f build/bench/libdnnpar-internal.a
+ar rcs build/bench/libdnnpar-internal.a $(find build/obj -name '*.o' | sort)
 for src in bench/bench_*.c; do
     exe=build/bench/$(basename "${src%.c}")
     ${CC:-cc} -std=c11 -O2 -g -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc \
-        -Wall -Wextra -Werror "$src" build/libdnnpar.a $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lprotobuf-c -lm -o "$exe"
+        -Wall -Wextra -Werror "$src" build/bench/libdnnpar-internal.a $(pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lprotobuf-c -lm -o "$exe"
     echo "== $exe"
     "$exe"
 done
