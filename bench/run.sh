@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: build the benchmarks against the release objects and run them.
-# BENCH_BUILD_ONLY=1 (make bench-build, run by make test): build, do not run.
+# BENCH_BUILD_ONLY=1 (run by make test, check bench-build): build, do not run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/bench

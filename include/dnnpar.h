@@ -177,6 +177,11 @@ typedef enum {
     DNP_OP_ELTWISE,   /* any other element-wise op (sigmoid, gelu, mul, sub, bias add, ...) */
     DNP_OP_RESHAPE,   /* data movement without arithmetic: reshape, transpose, slice, pad */
     DNP_OP_REDUCE,    /* reduction over some axes (mean) */
+    /* Ops on named axes (src/model/graph_named.h, docs/models.md "Named axes") */
+    DNP_OP_EINSUM,    /* contraction with named loop dims (equation), optional weight operand */
+    DNP_OP_LSTM,      /* stacked LSTM over a (batch, sequence, feature) tensor */
+    DNP_OP_STACK,     /* n equal tensors stacked along a new axis */
+    DNP_OP_SELECT,    /* one slice of an axis (the axis disappears) */
     DNP_OP_KIND_COUNT
 } dnp_op_kind;
 
@@ -212,6 +217,16 @@ typedef struct {
     char src_type[24];    /* operator it was imported from ("Gelu"), "" if built-in */
     int out_rank;         /* real per-sample axes of the output, 0 = the c x h x w view */
     int64_t out_dims[DNP_MAX_RANK];
+    /* Named axes ("" / 0 on the c x h x w view; src/model/graph_named.h) */
+    char axes[DNP_MAX_RANK + 2]; /* the output's axes, one letter each, 'b' the batch (the
+                                  * per-sample ones are out_dims in this order) */
+    char loops[DNP_MAX_RANK + 4];/* iteration-space dim names ("" = the kind's default) */
+    char equation[40];    /* einsum "ble,shek->sbhlk"; one input: the second operand is
+                           * a weight whose extents the input and output give */
+    int axis;             /* stack, select: the axis (index into axes) */
+    int index;            /* select: the slice taken */
+    int layers;           /* lstm: stacked layers */
+    char model_axis;      /* loop dim expert strategies split for model parallelism (0: default) */
 } dnp_op;
 
 /* Attributes for dnp_graph_append (zero-initialise and set what applies). */
@@ -223,6 +238,10 @@ typedef struct {
     const char *src_type;
     int out_rank;
     int64_t out_dims[DNP_MAX_RANK];
+    /* named axes: as the dnp_op fields of the same names */
+    const char *axes, *loops, *equation;
+    int axis, index, layers;
+    char model_axis;
 } dnp_op_attrs;
 
 typedef struct dnp_graph dnp_graph;

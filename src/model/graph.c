@@ -4,6 +4,7 @@
  */
 #include "dnnpar.h"
 #include "model/graph_internal.h"
+#include "model/graph_named.h"
 #include "core/checked.h"
 
 #include <math.h>
@@ -32,6 +33,7 @@ static const char *const kind_names[DNP_OP_KIND_COUNT] = {
     "input", "conv", "fc", "maxpool", "avgpool", "relu", "add",
     "concat", "batchnorm", "lrn", "flatten", "softmax", "dropout", "matmul",
     "embedding", "layernorm", "eltwise", "reshape", "reduce",
+    "einsum", "lstm", "stack", "select",
 };
 
 const char *dnp_op_kind_name(dnp_op_kind k)
@@ -169,6 +171,16 @@ static int fail(dnp_graph *g, const char *fmt, ...)
     return -1;
 }
 
+int graph_fail(dnp_graph *g, const char *msg)
+{
+    return fail(g, "%s", msg);
+}
+
+dnp_op *graph_op_mut(dnp_graph *g, int i)
+{
+    return (i >= 0 && i < g->n_ops) ? &g->ops[i] : NULL;
+}
+
 /* Append an op after checking its name and inputs; returns its index or -1. */
 static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs,
                   const int *inputs)
@@ -236,6 +248,8 @@ static int op_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
             dnp_mul3_i64(d_in, op->out.c, k_area, &w) || dnp_mul_i64(w, hw_out, macs))
             return -1;
         *weight_elems = w;
+    } else if (graph_named_kind(op->kind)) {
+        return graph_named_sizes(op, weight_elems, macs);
     } else if (op->kind == DNP_OP_MATMUL) {
         int64_t out_per;
         if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per) ||
@@ -314,6 +328,13 @@ int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inp
             op->out_rank = attrs->out_rank;
             memcpy(op->out_dims, attrs->out_dims, sizeof op->out_dims);
         }
+        snprintf(op->axes, sizeof op->axes, "%s", attrs->axes ? attrs->axes : "");
+        snprintf(op->loops, sizeof op->loops, "%s", attrs->loops ? attrs->loops : "");
+        snprintf(op->equation, sizeof op->equation, "%s", attrs->equation ? attrs->equation : "");
+        op->axis = attrs->axis;
+        op->index = attrs->index;
+        op->layers = attrs->layers;
+        op->model_axis = attrs->model_axis;
     }
     return finish(g, i);
 }
@@ -688,6 +709,12 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
     case DNP_OP_SOFTMAX:
         out->fwd_flop = 3.0 * outv;
         out->bwd_flop = 3.0 * outv;
+        break;
+    case DNP_OP_EINSUM:
+    case DNP_OP_LSTM:
+    case DNP_OP_STACK:
+    case DNP_OP_SELECT:
+        graph_named_cost(g, op, batch, out);
         break;
     case DNP_OP_INPUT:
     case DNP_OP_CONCAT:

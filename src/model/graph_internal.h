@@ -9,4 +9,11 @@
  * amortised without timing it.  O(1). */
 long graph_name_probes(const dnp_graph *g);
 
+/* Record msg as g's builder error if it has none yet; returns -1.  For
+ * the builders of other files (graph_named.c).  O(1). */
+int graph_fail(dnp_graph *g, const char *msg);
+/* Op i of g, writable (builders annotating the op they just appended);
+ * NULL out of range.  Valid until the graph grows.  O(1). */
+dnp_op *graph_op_mut(dnp_graph *g, int i);
+
 #endif

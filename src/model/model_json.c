@@ -7,6 +7,7 @@
 #include "dnnpar.h"
 #include "core/alloc.h"
 #include "core/input.h"
+#include "model/graph_named.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -58,6 +59,23 @@ char *dnp_model_to_json(const dnp_graph *g)
             for (int k = 0; k < op->out_rank; k++)
                 json_array_append_new(d, json_integer((json_int_t)op->out_dims[k]));
             json_object_set_new(o, "dims", d);
+        }
+        /* named axes (docs/formats.md): only where set */
+        if (op->axes[0] != '\0')
+            json_object_set_new(o, "axes", json_string(op->axes));
+        if (op->loops[0] != '\0')
+            json_object_set_new(o, "loops", json_string(op->loops));
+        if (op->equation[0] != '\0')
+            json_object_set_new(o, "equation", json_string(op->equation));
+        if (op->kind == DNP_OP_STACK || op->kind == DNP_OP_SELECT)
+            json_object_set_new(o, "axis", json_integer(op->axis));
+        if (op->kind == DNP_OP_SELECT)
+            json_object_set_new(o, "index", json_integer(op->index));
+        if (op->kind == DNP_OP_LSTM)
+            json_object_set_new(o, "layers", json_integer(op->layers));
+        if (op->model_axis != 0) {
+            char m[2] = {op->model_axis, '\0'};
+            json_object_set_new(o, "model_axis", json_string(m));
         }
         json_array_append_new(ops, o);
     }
@@ -252,6 +270,20 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
         }
         a.out_rank = (int)json_array_size(d);
     }
+    long long axis, index, layers;
+    const json_t *jm = json_object_get(o, "model_axis");
+    const char *ma = json_string_value(jm);
+    if (get_int(o, "axis", 0, DNP_MAX_RANK, 0, &axis) ||
+        get_int(o, "index", 0, 1 << 20, 0, &index) || get_int(o, "layers", 0, 1 << 10, 0, &layers) ||
+        (jm != NULL && (ma == NULL || strlen(ma) != 1)))
+        return bad(r, idx, name, "axis, index, layers or model_axis out of range");
+    a.axes = json_string_value(json_object_get(o, "axes"));
+    a.loops = json_string_value(json_object_get(o, "loops"));
+    a.equation = json_string_value(json_object_get(o, "equation"));
+    a.axis = (int)axis;
+    a.index = (int)index;
+    a.layers = (int)layers;
+    a.model_axis = ma != NULL ? ma[0] : 0;
     dnp_shape s = {dims[0], dims[1], dims[2]};
     int n_in = (int)json_array_size(ins);
     if (kind == DNP_OP_INPUT && n_in != 0)
@@ -268,7 +300,8 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
     if (i < 0)
         return bad(r, idx, name, dnp_graph_error(g));
     char why[200] = "";
-    if (edge_problem(g, i, why, sizeof why) != NULL)
+    if (edge_problem(g, i, why, sizeof why) != NULL ||
+        graph_named_check(g, i, why, sizeof why) != 0)
         return bad(r, idx, name, why);
     return DNP_OK;
 }

@@ -191,6 +191,28 @@ static double inputs_elems_per_sample(const dnp_graph *g, const dnp_op *op)
     return n;
 }
 
+/* The kind whose kernels and saved tensors an op of a named-axes kind
+ * has (docs/models.md "Named axes"): an einsum with a weight is a
+ * weighted GEMM as FC (read X and W, write Y; dX and dW), one of two
+ * activations a matmul; an LSTM's gate products are a weighted GEMM over
+ * its weights (its gates and states are added by the memory model); a
+ * stack copies as concat; a select is a view. */
+static dnp_op_kind kernel_kind(const dnp_op *op)
+{
+    switch (op->kind) {
+    case DNP_OP_EINSUM:
+        return op->n_inputs == 1 ? DNP_OP_FC : DNP_OP_MATMUL;
+    case DNP_OP_LSTM:
+        return DNP_OP_FC;
+    case DNP_OP_STACK:
+        return DNP_OP_CONCAT;
+    case DNP_OP_SELECT:
+        return DNP_OP_FLATTEN;
+    default:
+        return op->kind;
+    }
+}
+
 /* RESHAPE ops imported from operators PyTorch materialises as a copy
  * (a transposed or padded tensor fed to the next kernel); every other
  * reshape, slice or flatten is a view. */
@@ -218,7 +240,7 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
     const double N = (double)c.out_elems * e;  /* output elements held */
     const double Nin = (double)c.in_elems * e; /* first-input elements held */
 
-    switch (op->kind) {
+    switch (kernel_kind(op)) {
     case DNP_OP_CONV:
     case DNP_OP_FC: {
         const double s = fb * fi * fo;
@@ -351,6 +373,10 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
         break;
     case DNP_OP_FLATTEN:
     case DNP_OP_INPUT:
+    case DNP_OP_EINSUM: /* mapped by kernel_kind */
+    case DNP_OP_LSTM:
+    case DNP_OP_STACK:
+    case DNP_OP_SELECT:
     case DNP_OP_KIND_COUNT:
         break;
     }
@@ -386,7 +412,10 @@ void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double
 
     /* What autograd saves (PyTorch tools/autograd/derivatives.yaml: the
      * tensors each backward formula names). */
-    switch (op->kind) {
+    if (op->kind == DNP_OP_LSTM) /* per layer and position: 4 gates, c and h (the
+                                  * cuDNN reserve space's content) */
+        priv_b = 6.0 * N * (double)op->layers * A;
+    switch (kernel_kind(op)) {
     case DNP_OP_CONV:
     case DNP_OP_FC:
         /* weights are parameters; the input is needed for dW */
@@ -440,13 +469,18 @@ void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double
     case DNP_OP_FLATTEN:
     case DNP_OP_RESHAPE:
     case DNP_OP_INPUT:
+    case DNP_OP_EINSUM: /* mapped by kernel_kind */
+    case DNP_OP_LSTM:
+    case DNP_OP_STACK:
+    case DNP_OP_SELECT:
     case DNP_OP_KIND_COUNT:
         break; /* only shapes */
     }
     out->saved_input_bytes = in_b;
     out->saved_output_bytes = out_b;
     out->saved_act_bytes = in_b + out_b + priv_b;
-    int view = op->kind == DNP_OP_FLATTEN || (op->kind == DNP_OP_RESHAPE && !reshape_copies(op));
+    int view = op->kind == DNP_OP_FLATTEN || op->kind == DNP_OP_SELECT ||
+               (op->kind == DNP_OP_RESHAPE && !reshape_copies(op));
     out->out_act_bytes = view ? 0.0 : N * A;
 }
 

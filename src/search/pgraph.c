@@ -1,5 +1,6 @@
 /* pgraph.c - build the search graph from the IR (see pgraph.h). */
 #include "search/pgraph.h"
+#include "model/graph_named.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ static int producer_node(const dnp_graph *g, const int *node_of_op, int i)
 
 dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error *err)
 {
+    dnp_status refused = graph_named_refuse(g, "the layer-wise planner (accpar, dp, owt, hypar)",
+                                            err);
+    if (refused != DNP_OK)
+        return refused;
     int n_ops = dnp_graph_n_ops(g);
     pgraph out = {0};
     int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);

@@ -4,6 +4,7 @@
 #include "test.h"
 
 #include "dnnpar.h"
+#include "model/graph_named.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -284,6 +285,15 @@ TEST(json_model_round_trip)
             char *b = dnp_model_to_json(h);
             CHECK(b != NULL && strcmp(a, b) == 0);
             dnp_free(b);
+            if (graph_named_refuse(g, "", &err) != DNP_OK) { /* test_graph_named.c */
+                dnp_error_clear(&err);
+                CHECK(graph_named_refuse(h, "", &err) == DNP_ERR_INPUT);
+                dnp_error_clear(&err);
+                dnp_free(a);
+                dnp_graph_free(g);
+                dnp_graph_free(h);
+                continue;
+            }
             /* the large transformers do not fit 4 TPUs: plans over memory
              * are kept (flagged) so that every model is compared */
             dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 32, .levels = 0,

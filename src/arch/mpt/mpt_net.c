@@ -5,6 +5,7 @@
  * (FractalNet's modified join, Fig. 14).
  */
 #include "arch/mpt/mpt_model.h"
+#include "model/graph_named.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,9 @@ static int mark_joins(const dnp_graph *g, const consumers *c, const int *layer_o
 
 dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
 {
+    dnp_status refused = graph_named_refuse(g, "MPT", err);
+    if (refused != DNP_OK)
+        return refused;
     int n_ops = dnp_graph_n_ops(g), n = 0;
     for (int i = 0; i < n_ops; i++)
         n += dnp_op_is_weighted(dnp_graph_op(g, i)->kind);

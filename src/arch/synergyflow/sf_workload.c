@@ -4,6 +4,7 @@
  * the Table 6 batches.
  */
 #include "arch/synergyflow/synergyflow.h"
+#include "model/graph_named.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -55,6 +56,9 @@ static void layer_from_fc(const dnp_op *op, sf_layer *l)
 /* Copies the CONV and FC layers of g in graph order.  O(ops). */
 dnp_status sf_model_from_graph(const dnp_graph *g, int64_t instances, sf_model *out, dnp_error *err)
 {
+    dnp_status refused = graph_named_refuse(g, "SynergyFlow", err);
+    if (refused != DNP_OK)
+        return refused;
     int n_ops = dnp_graph_n_ops(g), n = 0;
     for (int i = 0; i < n_ops; i++)
         n += dnp_op_is_weighted(dnp_graph_op(g, i)->kind);

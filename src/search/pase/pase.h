@@ -18,9 +18,9 @@
  *   pase_dp.c        FindBestStrategy (Fig. 4, recurrence 4) and the
  *                    breadth-first DP (recurrence 2) on flat tables
  *   pase_exhaustive.c, pase_baselines.c, pase_mcmc.c   oracle and baselines
- *   pase_models.c    the prototype's five reference graphs
- *   pase_convert.c   core dnp_graph -> PaSE graph
- *   pase_zoo.c       zoo entries (core IR) of the PaSE variants
+ *   pase_convert.c   core dnp_graph -> PaSE graph (the only way one is made)
+ *   pase_zoo.c       zoo entries (core IR) of the prototype's five graphs and
+ *                    their PaSE graphs (pase_model_*)
  *   pase_compare.c   one call for `dnnpar compare`
  *
  * Units: costs are FLOP-equivalents; communication of w words costs
@@ -476,9 +476,10 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
 /* Models and conversion                                               */
 /* ------------------------------------------------------------------ */
 
-/* The prototype's reference graphs, built as it builds them (README "The
- * built-in models"): "pase-alexnet", "pase-inception3", "pase-rnnlm",
- * "pase-transformer", "pase-resnet101". */
+/* The prototype's reference graphs (README "The built-in models"):
+ * "pase-alexnet", "pase-inception3", "pase-rnnlm", "pase-transformer",
+ * "pase-resnet101": the zoo's core-IR models converted by pase_from_graph,
+ * with the README's cutoff (pase_zoo.c). */
 /* Their count, and model i's name and one-line description (NULL out of
  * range).  O(1). */
 int pase_model_count(void);
@@ -491,8 +492,8 @@ int pase_model_find(const char *name);
 /* Build model `name` for `batch`.  O(size of model). */
 dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, dnp_error *err);
 /* Variants for the benchmarks: a transformer with `layers` encoder and
- * decoder layers, a ResNet with bottleneck blocks blocks[0..3].  NULL on
- * allocation failure; a builder error is in g->err.  O(size of model). */
+ * decoder layers, a ResNet with bottleneck blocks blocks[0..3], built in
+ * the core IR and converted.  NULL on any failure.  O(size of model). */
 pase_graph *pase_build_transformer(int64_t batch, int layers);
 pase_graph *pase_build_resnet(int64_t batch, const int blocks[4]);
 

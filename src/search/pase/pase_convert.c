@@ -2,8 +2,8 @@
  * pase_convert.c - a core dnp_graph as a PaSE graph, one rule per op kind
  * (the table `rules` below; a kind without a rule is a clear error).
  * Activations are (b, c, h, w) tensors; the rules follow the prototype's
- * modelling so that the zoo's pase-* models convert to exactly the graphs
- * of pase_models.c:
+ * modelling so that the zoo's pase-* models convert to exactly the
+ * prototype's graphs:
  *
  *   input        a graph input (no vertex, no edge: nothing to transfer)
  *   conv         Conv (b, c, h_out, w_out, r, s, n); a grouped or depthwise
@@ -42,9 +42,34 @@
  *   reshape      nothing if the view is unchanged (a transpose), Ravel +
  *                Unravel if the size is (the prototype's Reshape), else a
  *                free Slice vertex on the output's domain (slice, pad)
+ *
+ * Ops on named axes (src/model/graph_named.h) keep their tensors' real
+ * axes, with the batch wherever 'b' is, and map one to one onto the
+ * prototype's builders (so pase-rnnlm and pase-transformer convert to its
+ * RNNLM and Transformer):
+ *   input        a graph input of the named shape
+ *   embedding    Embedding (one-hot x table einsum; vocabulary letter =
+ *                the op's last loop letter, width letter = its last axis)
+ *   lstm         LSTM (l, s, b, d, e)
+ *   fc           FC over the last axis at every position
+ *   einsum       Einsum of the equation; one input: the second operand is
+ *                a weight (a graph input of the letters' extents)
+ *   select       the selects of one tensor along one axis are one Unstack
+ *                vertex, named as the first select less its last
+ *                ".suffix"; each select is one of its outputs
+ *   stack        Stack
+ *   softmax      SoftmaxCrossEntropy if nothing reads it (the loss), else
+ *                Softmax over the last axis
+ *   layernorm    Norm over the last axis
+ *   add, eltwise Elementwise of two inputs; relu, dropout and one-input
+ *                eltwise fused as above
+ * The op's loop names (op->loops, one letter per domain dim) rename the
+ * vertex's dims, and its model axis (op->model_axis) names the dim expert
+ * strategies split (the prototype sets both by hand on a few ops).
  */
 #include "search/pase/pase.h"
 #include "core/alloc.h"
+#include "model/graph_named.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +81,8 @@ typedef struct {
     pase_graph *pg;
     pase_tensor *out; /* per core op: its output as a (b, c, h, w) tensor */
     dnp_error *err;
+    int *unstack;     /* per core op: the Unstack vertex of its selects, -1 if none */
+    char *consumed;   /* per core op: 1 if a later op reads it */
 } conv_ctx;
 
 typedef int (*conv_rule)(conv_ctx *x, int i, const dnp_op *op);
@@ -419,6 +446,186 @@ static int rule_reshape(conv_ctx *x, int i, const dnp_op *op)
     return custom(x, i, op, PASE_SLICE, 4, out, "bchw", 1, in, maps, 4, out, maps[0], &v);
 }
 
+
+/* ---- ops on named axes -------------------------------------------------- */
+
+static int named_input(conv_ctx *x, int i, const dnp_op *op)
+{
+    char axes[DNP_MAX_RANK + 2];
+    int64_t ext[DNP_MAX_RANK + 1];
+    int rank = graph_named_shape(op, x->batch, axes, ext);
+    x->out[i] = pase_input(rank, ext, axes);
+    return 0;
+}
+
+static int named_embedding(conv_ctx *x, int i, const dnp_op *op)
+{
+    size_t nl = strlen(op->loops), na = strlen(op->axes);
+    int64_t width = op->out.c, vocab = width > 0 ? op->param_elems / width : 0;
+    if (nl < 1 || na < 1 || vocab < 1)
+        return fail(x, op, "a named embedding needs its table and its loop letters");
+    return built(x, pase_embedding(x->pg, op->name, in_of(x, op, 0), vocab, width,
+                                   op->loops[nl - 1], op->axes[na - 1], &x->out[i]));
+}
+
+static int named_lstm(conv_ctx *x, int i, const dnp_op *op)
+{
+    return built(x, pase_lstm(x->pg, op->name, in_of(x, op, 0), op->out.c, op->layers,
+                              &x->out[i]));
+}
+
+static int named_fc(conv_ctx *x, int i, const dnp_op *op)
+{
+    return built(x, pase_fc(x->pg, op->name, in_of(x, op, 0), op->out.c, 0, &x->out[i]));
+}
+
+/* Split "A,B->O" (graph_named.c checked it when the op was built). */
+static int split_eq(const char *eq, char *sa, char *sb, char *so)
+{
+    const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
+    if (comma == NULL || arrow == NULL || comma > arrow || comma - eq > PASE_MAX_RANK ||
+        arrow - comma - 1 > PASE_MAX_RANK || strlen(arrow + 2) > PASE_MAX_RANK)
+        return -1;
+    snprintf(sa, PASE_MAX_RANK + 1, "%.*s", (int)(comma - eq), eq);
+    snprintf(sb, PASE_MAX_RANK + 1, "%.*s", (int)(arrow - comma - 1), comma + 1);
+    snprintf(so, PASE_MAX_RANK + 1, "%s", arrow + 2);
+    return 0;
+}
+
+static int named_einsum(conv_ctx *x, int i, const dnp_op *op)
+{
+    char sa[PASE_MAX_RANK + 1], sb[PASE_MAX_RANK + 1], so[PASE_MAX_RANK + 1];
+    if (split_eq(op->equation, sa, sb, so) < 0)
+        return fail(x, op, "malformed einsum equation");
+    const pase_tensor *a = in_of(x, op, 0);
+    if (op->n_inputs == 2)
+        return built(x, pase_einsum(x->pg, op->name, op->equation, a, in_of(x, op, 1), 0,
+                                    &x->out[i]));
+    /* the weight: each letter's extent from the activation or the output */
+    char axes[DNP_MAX_RANK + 2];
+    int64_t ext[DNP_MAX_RANK + 1], shape[PASE_MAX_RANK];
+    graph_named_shape(op, x->batch, axes, ext);
+    int rank = (int)strlen(sb);
+    for (int d = 0; d < rank; d++) {
+        const char *pa = strchr(sa, sb[d]), *po = strchr(so, sb[d]);
+        if (pa != NULL && pa - sa < a->rank)
+            shape[d] = a->shape[pa - sa];
+        else if (po != NULL)
+            shape[d] = ext[po - so];
+        else
+            return fail(x, op, "a weight letter has no extent");
+    }
+    pase_tensor w = pase_input(rank, shape, sb);
+    return built(x, pase_einsum(x->pg, op->name, op->equation, a, &w, 0, &x->out[i]));
+}
+
+/* Output `index` of Unstack vertex id on tensor t along axis (as
+ * pase_unstack makes it). */
+static pase_tensor unstack_part(const pase_graph *pg, int id, const pase_tensor *t, int axis,
+                                int index)
+{
+    pase_tensor o;
+    memset(&o, 0, sizeof o);
+    o.vertex = id;
+    o.port = index;
+    o.rank = t->rank - 1;
+    for (int d = 0, k = 0; d < t->rank; d++)
+        if (d != axis) {
+            o.shape[k] = t->shape[d];
+            o.map[k] = 1u << (unsigned)d;
+            memcpy(o.dim[k], pg->v[id].dim[d], sizeof o.dim[k]);
+            k++;
+        }
+    return o;
+}
+
+static int named_select(conv_ctx *x, int i, const dnp_op *op)
+{
+    int src = op->inputs[0];
+    const pase_tensor *t = in_of(x, op, 0);
+    if (op->axis < 0 || op->axis >= t->rank || op->index < 0 || op->index >= t->shape[op->axis])
+        return fail(x, op, "select outside its input");
+    int id = x->unstack[src];
+    if (id < 0) {
+        if (t->shape[op->axis] > 64)
+            return fail(x, op, "selects of an axis longer than 64");
+        char base[PASE_NAME_LEN];
+        snprintf(base, sizeof base, "%s", op->name);
+        char *dot = strrchr(base, '.');
+        if (dot != NULL && dot != base)
+            *dot = '\0';
+        pase_tensor parts[64];
+        id = pase_unstack(x->pg, base, t, op->axis, parts);
+        if (built(x, id) < 0)
+            return -1;
+        x->unstack[src] = id;
+    } else if (x->pg->v[id].axis != op->axis) {
+        return fail(x, op, "selects of one tensor along two axes");
+    }
+    x->out[i] = unstack_part(x->pg, id, t, op->axis, op->index);
+    return 0;
+}
+
+static int named_stack(conv_ctx *x, int i, const dnp_op *op)
+{
+    const pase_tensor *in[8];
+    if (op->n_inputs < 1 || op->n_inputs > 8)
+        return fail(x, op, "a stack of other than 1 to 8 tensors");
+    for (int k = 0; k < op->n_inputs; k++)
+        in[k] = in_of(x, op, k);
+    return built(x, pase_stack(x->pg, op->name, op->n_inputs, in, op->axis, &x->out[i]));
+}
+
+static int named_softmax(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (!x->consumed[i]) /* the loss */
+        return built(x, pase_sce(x->pg, op->name, in_of(x, op, 0), &x->out[i]));
+    return built(x, pase_softmax(x->pg, op->name, in_of(x, op, 0), -1, &x->out[i]));
+}
+
+static int named_layernorm(conv_ctx *x, int i, const dnp_op *op)
+{
+    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), -1, &x->out[i]));
+}
+
+static int named_eltwise(conv_ctx *x, int i, const dnp_op *op)
+{
+    if (op->n_inputs == 1)
+        return rule_pointwise(x, i, op);
+    if (op->n_inputs != 2)
+        return fail(x, op, "element-wise op of more than two inputs");
+    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    return built(x, pase_elementwise(x->pg, op->name, 2, in, 0, &x->out[i]));
+}
+
+static const struct {
+    dnp_op_kind kind;
+    conv_rule rule;
+} named_rules[] = {
+    {DNP_OP_INPUT, named_input},       {DNP_OP_EMBEDDING, named_embedding},
+    {DNP_OP_LSTM, named_lstm},         {DNP_OP_FC, named_fc},
+    {DNP_OP_EINSUM, named_einsum},     {DNP_OP_SELECT, named_select},
+    {DNP_OP_STACK, named_stack},       {DNP_OP_SOFTMAX, named_softmax},
+    {DNP_OP_LAYERNORM, named_layernorm}, {DNP_OP_ADD, rule_add},
+    {DNP_OP_ELTWISE, named_eltwise},   {DNP_OP_RELU, rule_pointwise},
+    {DNP_OP_DROPOUT, rule_pointwise},
+};
+
+/* The loop names and model axis of op on the vertex it just made. */
+static void annotate(conv_ctx *x, const dnp_op *op, int n_v_before)
+{
+    if (x->pg->n_v != n_v_before + 1)
+        return; /* fused, or a later select of an Unstack */
+    pase_vertex *v = &x->pg->v[n_v_before];
+    if (op->loops[0] != '\0' && (int)strlen(op->loops) == v->rank)
+        for (int d = 0; d < v->rank; d++)
+            snprintf(v->dim[d], sizeof v->dim[d], "%c", op->loops[d]);
+    if (op->model_axis != 0)
+        for (int d = 0; d < v->rank; d++)
+            if (v->dim[d][0] == op->model_axis && v->dim[d][1] == '\0')
+                v->model_dim = d;
+}
+
 static const struct {
     dnp_op_kind kind;
     conv_rule rule;
@@ -435,12 +642,55 @@ static const struct {
     {DNP_OP_REDUCE, rule_reduce},
 };
 
-static conv_rule find_rule(dnp_op_kind k)
+static conv_rule find_rule(const dnp_op *op)
 {
+    if (graph_named_op(op)) {
+        for (size_t r = 0; r < sizeof named_rules / sizeof named_rules[0]; r++)
+            if (named_rules[r].kind == op->kind)
+                return named_rules[r].rule;
+        return NULL;
+    }
     for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-        if (rules[r].kind == k)
+        if (rules[r].kind == op->kind)
             return rules[r].rule;
     return NULL;
+}
+
+static void ctx_free(conv_ctx *x)
+{
+    dnp_free(x->out);
+    dnp_free(x->unstack);
+    dnp_free(x->consumed);
+}
+
+/* Refuse op i: with no rule, or reading a tensor of the other form. */
+static int check_op(conv_ctx *x, int i, const dnp_op *op, conv_rule *rule)
+{
+    int named = graph_named_op(op);
+    *rule = find_rule(op);
+    if (*rule == NULL) {
+        char known[320] = "";
+        size_t n = named ? sizeof named_rules / sizeof named_rules[0]
+                         : sizeof rules / sizeof rules[0];
+        for (size_t r = 0; r < n; r++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", r ? ", " : "",
+                     dnp_op_kind_name(named ? named_rules[r].kind : rules[r].kind));
+        dnp_error_set(x->err, DNP_ERR_INPUT,
+                      "op '%s' of kind '%s'%s has no PaSE iteration space (supported: %s)",
+                      op->name, dnp_op_kind_name(op->kind), named ? " on named axes" : "",
+                      known);
+        return -1;
+    }
+    for (int k = 0; k < op->n_inputs; k++) {
+        if (op->inputs[k] < 0 || op->inputs[k] >= i)
+            return fail(x, op, "an input is not an earlier op");
+        if (graph_named_op(dnp_graph_op(x->g, op->inputs[k])) != named)
+            return fail(x, op, named ? "reads a tensor without named axes"
+                                     : "reads a tensor with named axes");
+    }
+    if (op->kind != DNP_OP_INPUT && op->kind != DNP_OP_EMBEDDING && op->n_inputs < 1)
+        return fail(x, op, "no input");
+    return 0;
 }
 
 dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, dnp_error *err)
@@ -451,45 +701,36 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
     }
     unsigned long fails0 = dnp_alloc_failures();
     int n = dnp_graph_n_ops(g);
-    conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err};
-    x.out = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *x.out);
-    if (x.pg == NULL || x.out == NULL) {
+    size_t n_alloc = (size_t)(n > 0 ? n : 1);
+    conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err, NULL, NULL};
+    x.out = dnp_calloc(n_alloc, sizeof *x.out);
+    x.unstack = dnp_malloc(n_alloc * sizeof *x.unstack);
+    x.consumed = dnp_calloc(n_alloc, 1);
+    if (x.pg == NULL || x.out == NULL || x.unstack == NULL || x.consumed == NULL) {
         pase_graph_free(x.pg);
-        dnp_free(x.out);
+        ctx_free(&x);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
         return DNP_ERR_NOMEM;
     }
     for (int i = 0; i < n; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        conv_rule rule = find_rule(op->kind);
-        if (rule == NULL) {
-            char known[256] = "";
-            for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         r ? ", " : "", dnp_op_kind_name(rules[r].kind));
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "op '%s' of kind '%s' has no PaSE iteration space (supported: %s)",
-                          op->name, dnp_op_kind_name(op->kind), known);
-            pase_graph_free(x.pg);
-            dnp_free(x.out);
-            return DNP_ERR_INPUT;
-        }
+        x.unstack[i] = -1;
         for (int k = 0; k < op->n_inputs; k++)
-            if (op->inputs[k] < 0 || op->inputs[k] >= i) {
-                fail(&x, op, "an input is not an earlier op");
-                pase_graph_free(x.pg);
-                dnp_free(x.out);
-                return DNP_ERR_INPUT;
-            }
-        if (op->kind != DNP_OP_INPUT && op->kind != DNP_OP_EMBEDDING && op->n_inputs < 1) {
-            fail(&x, op, "no input");
+            if (op->inputs[k] >= 0 && op->inputs[k] < n)
+                x.consumed[op->inputs[k]] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        conv_rule rule = NULL;
+        if (check_op(&x, i, op, &rule) < 0) {
             pase_graph_free(x.pg);
-            dnp_free(x.out);
+            ctx_free(&x);
             return DNP_ERR_INPUT;
         }
+        int n_v = x.pg->n_v;
         if (rule(&x, i, op) < 0) {
             pase_graph_free(x.pg);
-            dnp_free(x.out);
+            ctx_free(&x);
             if (dnp_alloc_failures() == fails0)
                 return DNP_ERR_INPUT;
             /* the builders record a failed allocation as text: report it as such */
@@ -498,8 +739,10 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
                           dnp_graph_name(g));
             return DNP_ERR_NOMEM;
         }
+        if (graph_named_op(op))
+            annotate(&x, op, n_v);
     }
-    dnp_free(x.out);
+    ctx_free(&x);
     if (x.pg->n_v == 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no ops to partition", dnp_graph_name(g));
         pase_graph_free(x.pg);

@@ -1,14 +1,21 @@
 /*
- * pase_zoo.c - the zoo entries of the PaSE module: the PaSE prototype's
- * graphs that the core IR can express (AlexNet, Inception-v3, ResNet-101
- * exactly as the prototype builds them; pase_convert.c turns them into
- * the graphs of pase_models.c), and DenseNet-121, the dense graph the
- * paper names as its limitation (section V).  RNNLM and the Transformer
- * need ops the core IR lacks; they live in pase_models.c only.
+ * pase_zoo.c - the zoo entries of the PaSE module: the five graphs of the
+ * PaSE prototype (AlexNet, Inception-v3, ResNet-101, RNNLM, Transformer;
+ * reference README "The built-in models"), built op for op in the order
+ * the prototype adds them so that pase_convert.c turns each into exactly
+ * the prototype's graph (vertex ids equal its node ids), and DenseNet-121,
+ * the dense graph the paper names as its limitation (section V).  RNNLM
+ * and the Transformer use the ops on named axes (src/model/graph_named.h).
+ * Also the PaSE-graph view of the five (pase_model_*, pase.h) and the
+ * benchmark variants (pase_build_transformer, pase_build_resnet).
  */
 #include "model/zoo.h"
+#include "model/graph_named.h"
+#include "search/pase/pase.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 /* ---- AlexNet (the prototype's: 227x227, relu fused, fc8 of 1024) ------- */
 
@@ -199,9 +206,8 @@ static int conv_bn(zoo_builder *b, const char *p, const char *conv, const char *
     return dnp_graph_unary(b->g, zoo_fmt(b->name, "%s.%s", p, bn), DNP_OP_BATCHNORM, x);
 }
 
-static int build_pase_resnet101(dnp_graph *g)
+static int build_resnet_blocks(dnp_graph *g, const int blocks[4])
 {
-    static const int blocks[4] = {3, 4, 23, 3};
     zoo_builder b = {g, ""};
     int x = dnp_graph_input(g, "data", 3, 227, 227);
     x = conv_bn(&b, "stem", "conv1", "bn1", x, 64, 7, 2, 3);
@@ -232,6 +238,132 @@ static int build_pase_resnet101(dnp_graph *g)
     x = dnp_graph_fc(g, "fc", x, 1000, 1);
     return dnp_graph_unary(g, "loss", DNP_OP_SOFTMAX, x);
 }
+
+static int build_pase_resnet101(dnp_graph *g)
+{
+    static const int blocks[4] = {3, 4, 23, 3};
+    return build_resnet_blocks(g, blocks);
+}
+
+/* ---- RNNLM (embedding 100000 x 2048, 2-layer LSTM, projection, loss) --- */
+
+static int build_pase_rnnlm(dnp_graph *g)
+{
+    const int64_t seq[1] = {256};
+    int x = graph_named_input(g, "ids", "bs", seq);
+    x = graph_named_embedding(g, "embedding", x, 100000, 2048, 'v', 'd');
+    x = graph_named_lstm(g, "lstm", x, 2048, 2);
+    /* the projection's and the loss's dims named as the paper's Table II */
+    x = graph_named_fc(g, "fc", x, 100000, 'v', 0);
+    x = graph_named_like(g, "loss", DNP_OP_SOFTMAX, 1, &x, 0);
+    return graph_named_annotate(g, x, "bsv", 0);
+}
+
+/* ---- Transformer (6 + 6 layers, d_model 512, 8 heads, vocabulary 50000) -- */
+
+enum { TF_SEQ = 256, TF_MODEL = 512, TF_HEADS = 8, TF_DK = 64, TF_FF = 2048, TF_VOCAB = 50000 };
+
+/* Multi-head attention: Q, K, V from one stacked weight (s = 3), split by
+ * three selects (one unstack vertex in PaSE's graph), scores, softmax over
+ * the keys, values, output projection.  Self attention: 'ble,shek->sbhlk'
+ * on x; cross attention: 'sble,shek->sbhlk' on stacked (query, key, value).
+ * The heads h are what expert strategies split (the prototype's model dim). */
+static int attention(zoo_builder *b, const char *p, int x, int stacked)
+{
+    dnp_graph *g = b->g;
+    static const int64_t shk[3] = {3, TF_HEADS, TF_DK};
+    int qkv = graph_named_einsum(g, zoo_fmt(b->name, "%s.qkv", p),
+                                 stacked ? "sble,shek->sbhlk" : "ble,shek->sbhlk", x, -1, "shk",
+                                 shk);
+    int part[3];
+    for (int k = 0; k < 3; k++) {
+        part[k] = graph_named_select(g, zoo_fmt(b->name, "%s.unstack.%d", p, k), qkv, 0, k);
+        graph_named_annotate(g, part[k], NULL, 'h');
+    }
+    int logits = graph_named_einsum(g, zoo_fmt(b->name, "%s.logits", p), "bhlk,bhmk->bhlm",
+                                    part[0], part[1], NULL, NULL);
+    int w = graph_named_like(g, zoo_fmt(b->name, "%s.softmax", p), DNP_OP_SOFTMAX, 1, &logits, 0);
+    graph_named_annotate(g, w, NULL, 'h');
+    int sc = graph_named_einsum(g, zoo_fmt(b->name, "%s.scores", p), "bhlm,bhmk->bhlk", w,
+                                part[2], NULL, NULL);
+    static const int64_t e[1] = {TF_MODEL};
+    return graph_named_einsum(g, zoo_fmt(b->name, "%s.out", p), "bhlk,hek->ble", sc, -1, "e", e);
+}
+
+static int tf_add(zoo_builder *b, const char *name, int x, int y)
+{
+    const int in[2] = {x, y};
+    return graph_named_like(b->g, name, DNP_OP_ADD, 2, in, 0);
+}
+
+static int tf_norm(zoo_builder *b, const char *name, int x)
+{
+    return graph_named_like(b->g, name, DNP_OP_LAYERNORM, 1, &x, 2 * TF_MODEL);
+}
+
+/* Position-wise feed-forward: ff1 with its bias and ReLU (the prototype's
+ * two fused point-wise ops), ff2. */
+static int feed_forward(zoo_builder *b, const char *p, int x)
+{
+    static const int64_t f[1] = {TF_FF}, e[1] = {TF_MODEL};
+    dnp_graph *g = b->g;
+    int h = graph_named_einsum(g, zoo_fmt(b->name, "%s.ff1", p), "ble,ef->blf", x, -1, "f", f);
+    h = graph_named_like(g, zoo_fmt(b->name, "%s.ff1.bias", p), DNP_OP_ELTWISE, 1, &h, TF_FF);
+    h = graph_named_like(g, zoo_fmt(b->name, "%s.ff1.relu", p), DNP_OP_RELU, 1, &h, 0);
+    return graph_named_einsum(g, zoo_fmt(b->name, "%s.ff2", p), "blf,fe->ble", h, -1, "e", e);
+}
+
+/* Token embedding of (b, l) ids plus a (b, l, e) positional encoding, both
+ * graph inputs as in the prototype. */
+static int embed(zoo_builder *b, const char *p)
+{
+    static const int64_t l[1] = {TF_SEQ}, le[2] = {TF_SEQ, TF_MODEL};
+    dnp_graph *g = b->g;
+    int ids = graph_named_input(g, zoo_fmt(b->name, "%s.ids", p), "bl", l);
+    int pe = graph_named_input(g, zoo_fmt(b->name, "%s.pe", p), "ble", le);
+    int e = graph_named_embedding(g, zoo_fmt(b->name, "%s.embedding", p), ids, TF_VOCAB,
+                                  TF_MODEL, 'v', 'e');
+    return tf_add(b, zoo_fmt(b->name, "%s.posenc", p), e, pe);
+}
+
+/* Post-norm encoder and decoder of `layers` layers each. */
+static int build_transformer_layers(dnp_graph *g, int layers)
+{
+    zoo_builder b = {g, ""};
+    char p[24], q[48];
+    int x = embed(&b, "enc"), t;
+    for (int l = 0; l < layers; l++) {
+        snprintf(p, sizeof p, "enc%d", l % 10000);
+        t = attention(&b, p, x, 0);
+        x = tf_add(&b, zoo_fmt(b.name, "%s.add1", p), x, t);
+        x = tf_norm(&b, zoo_fmt(b.name, "%s.norm1", p), x);
+        t = feed_forward(&b, p, x);
+        x = tf_add(&b, zoo_fmt(b.name, "%s.add2", p), x, t);
+        x = tf_norm(&b, zoo_fmt(b.name, "%s.norm2", p), x);
+    }
+    int enc = x;
+    x = embed(&b, "dec");
+    for (int l = 0; l < layers; l++) {
+        snprintf(p, sizeof p, "dec%d", l % 10000);
+        t = attention(&b, p, x, 0);
+        x = tf_add(&b, zoo_fmt(b.name, "%s.add1", p), x, t);
+        x = tf_norm(&b, zoo_fmt(b.name, "%s.norm1", p), x);
+        snprintf(q, sizeof q, "%s.x", p);
+        const int qkv[3] = {x, enc, enc};
+        int y = graph_named_stack(g, zoo_fmt(b.name, "%s.stack", q), 3, qkv, 0, 's');
+        t = attention(&b, q, y, 1);
+        x = tf_add(&b, zoo_fmt(b.name, "%s.add2", p), x, t);
+        x = tf_norm(&b, zoo_fmt(b.name, "%s.norm2", p), x);
+        t = feed_forward(&b, p, x);
+        x = tf_add(&b, zoo_fmt(b.name, "%s.add3", p), x, t);
+        x = tf_norm(&b, zoo_fmt(b.name, "%s.norm3", p), x);
+    }
+    static const int64_t v[1] = {TF_VOCAB};
+    x = graph_named_einsum(g, "logits", "ble,ev->blv", x, -1, "v", v);
+    return graph_named_like(g, "loss", DNP_OP_SOFTMAX, 1, &x, 0);
+}
+
+static int build_pase_transformer(dnp_graph *g) { return build_transformer_layers(g, 6); }
 
 /* ---- DenseNet-121 (torchvision): every layer reads all earlier ones ---- */
 
@@ -292,6 +424,12 @@ static const zoo_model pase_zoo[] = {
      build_pase_inception3},
     {"pase-resnet101", "ResNet-101 as the PaSE prototype builds it: 227x227, v1.5, loss",
      build_pase_resnet101},
+    {"pase-rnnlm",
+     "RNNLM of the PaSE prototype: ids of 256, embedding 100000x2048, 2-layer LSTM, loss",
+     build_pase_rnnlm},
+    {"pase-transformer",
+     "Transformer of the PaSE prototype: 6+6 layers, d_model 512, 8 heads, vocabulary 50000",
+     build_pase_transformer},
     {"pase-densenet121",
      "DenseNet-121 (torchvision, 224x224): the dense graph PaSE cannot search (paper sec. V)",
      build_pase_densenet121},
@@ -301,4 +439,116 @@ const zoo_model *zoo_models_pase(int *count)
 {
     *count = (int)(sizeof pase_zoo / sizeof pase_zoo[0]);
     return pase_zoo;
+}
+
+/* ---- the prototype's graphs as PaSE graphs ---------------------------- */
+
+typedef struct {
+    const char *name;
+    int64_t batch; /* the paper's: 128 for the CNNs, 64 for RNNLM and Transformer */
+    int cutoff;    /* README: minimum per-device extent 4, 1 for RNNLM and Transformer */
+} pase_ref_model;
+
+static const pase_ref_model ref_models[] = {
+    {"pase-alexnet", 128, 4},   {"pase-inception3", 128, 4}, {"pase-rnnlm", 64, 1},
+    {"pase-transformer", 64, 1}, {"pase-resnet101", 128, 4},
+};
+
+int pase_model_count(void) { return (int)(sizeof ref_models / sizeof ref_models[0]); }
+
+const char *pase_model_name(int i)
+{
+    return i >= 0 && i < pase_model_count() ? ref_models[i].name : NULL;
+}
+
+const char *pase_model_description(int i)
+{
+    const char *name = pase_model_name(i);
+    for (size_t k = 0; name != NULL && k < sizeof pase_zoo / sizeof pase_zoo[0]; k++)
+        if (strcmp(pase_zoo[k].name, name) == 0)
+            return pase_zoo[k].description;
+    return NULL;
+}
+
+int64_t pase_model_default_batch(int i)
+{
+    return i >= 0 && i < pase_model_count() ? ref_models[i].batch : 0;
+}
+
+int pase_model_find(const char *name)
+{
+    for (int i = 0; name && i < pase_model_count(); i++)
+        if (strcasecmp(name, ref_models[i].name) == 0)
+            return i;
+    return -1;
+}
+
+/* Build a core graph with `build`, convert it for batch, set the cutoff. */
+static dnp_status convert_built(const char *name, int (*build)(dnp_graph *, const void *),
+                                const void *arg, int64_t batch, int cutoff, pase_graph **out,
+                                dnp_error *err)
+{
+    dnp_graph *g = dnp_graph_new(name);
+    if (g == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building '%s'", name);
+        return DNP_ERR_NOMEM;
+    }
+    if (build(g, arg) < 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: %s", name, dnp_graph_error(g));
+        dnp_graph_free(g);
+        return DNP_ERR_INPUT;
+    }
+    dnp_status st = pase_from_graph(g, batch, out, err);
+    dnp_graph_free(g);
+    if (st == DNP_OK)
+        (*out)->cutoff = cutoff;
+    return st;
+}
+
+static int build_zoo_entry(dnp_graph *g, const void *arg)
+{
+    return ((const zoo_model *)arg)->build(g);
+}
+
+dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, dnp_error *err)
+{
+    int i = pase_model_find(name);
+    if (i < 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown PaSE model '%s'", name ? name : "");
+        return DNP_ERR_INPUT;
+    }
+    for (size_t k = 0; k < sizeof pase_zoo / sizeof pase_zoo[0]; k++)
+        if (strcmp(pase_zoo[k].name, ref_models[i].name) == 0)
+            return convert_built(ref_models[i].name, build_zoo_entry, &pase_zoo[k], batch,
+                                 ref_models[i].cutoff, out, err);
+    dnp_error_set(err, DNP_ERR_INPUT, "PaSE model '%s' is not in the zoo", name);
+    return DNP_ERR_INPUT;
+}
+
+static int build_tf_arg(dnp_graph *g, const void *arg)
+{
+    return build_transformer_layers(g, *(const int *)arg);
+}
+
+static int build_resnet_arg(dnp_graph *g, const void *arg)
+{
+    return build_resnet_blocks(g, (const int *)arg);
+}
+
+pase_graph *pase_build_transformer(int64_t batch, int layers)
+{
+    pase_graph *g = NULL;
+    dnp_error err = {0};
+    if (convert_built("pase-transformer", build_tf_arg, &layers, batch, 1, &g, &err) != DNP_OK)
+        return NULL;
+    return g;
+}
+
+pase_graph *pase_build_resnet(int64_t batch, const int blocks[4])
+{
+    pase_graph *g = NULL;
+    dnp_error err = {0};
+    if (convert_built("pase-resnet", build_resnet_arg, blocks, batch, 4, &g, &err) != DNP_OK)
+        return NULL;
+    return g;
 }

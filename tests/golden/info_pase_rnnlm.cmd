@@ -1,0 +1,1 @@
+dnnpar info pase-rnnlm --batch 64

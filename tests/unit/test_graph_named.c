@@ -1,0 +1,226 @@
+/* test_graph_named.c - ops on named axes (src/model/graph_named.c): sizes
+ * and costs by hand count, the conversion to PaSE's graph on small
+ * hand-worked graphs, the prototype's RNNLM and Transformer as zoo models,
+ * JSON round trips, builder and loader errors, and the refusal of the
+ * layer-wise planner. */
+#include "model/graph_named.h"
+#include "search/pase/pase.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* einsum 'ble,ef->blf' with l 4, e 3, f 5 at batch 2: 4*5*3 = 60 MACs per
+ * sample, a 3x5 weight; M = 120 products: forward 2M - A(out) = 240 - 40,
+ * input error 2M - A(in) = 240 - 24, weight gradient 2M - A(W) = 240 - 15. */
+TEST(named_einsum_cost_by_hand)
+{
+    dnp_graph *g = dnp_graph_new("t");
+    static const int64_t le[2] = {4, 3}, f[1] = {5};
+    int x = graph_named_input(g, "x", "ble", le);
+    int y = graph_named_einsum(g, "ff", "ble,ef->blf", x, -1, "f", f);
+    CHECK(y == 1);
+    const dnp_op *op = dnp_graph_op(g, y);
+    CHECK_STR(op->axes, "blf");
+    CHECK_STR(op->loops, "blfe");
+    CHECK_EQ_INT(op->out.c, 5);
+    CHECK_EQ_INT(op->out.h, 4);
+    dnp_op_cost c;
+    dnp_op_cost_get(g, y, 2, &c);
+    CHECK_EQ_INT(c.macs_per_sample, 60);
+    CHECK_EQ_INT(c.params, 15);
+    CHECK_NEAR(c.fwd_flop, 200.0, 0, 0);
+    CHECK_NEAR(c.bwd_flop, 216.0, 0, 0);
+    CHECK_NEAR(c.grad_flop, 225.0, 0, 0);
+    /* two activations: 'blf,bmf->blm' (m = l = 4): 4*4*5 = 80 MACs */
+    int z = graph_named_einsum(g, "mm", "blf,bmf->blm", y, y, NULL, NULL);
+    CHECK(z == 2);
+    dnp_op_cost_get(g, z, 1, &c);
+    CHECK_EQ_INT(c.macs_per_sample, 80);
+    CHECK_EQ_INT(c.params, 0);
+    /* M = 80: forward 160 - 16; input errors 4M - (20 + 20) */
+    CHECK_NEAR(c.fwd_flop, 144.0, 0, 0);
+    CHECK_NEAR(c.bwd_flop, 280.0, 0, 0);
+    CHECK(dnp_graph_error(g)[0] == '\0');
+    dnp_graph_free(g);
+}
+
+/* 2 layers of 2 units over (b, 3, 2): per layer 4 gates x 2 units x (2 + 2)
+ * inputs = 32 weights; 64 in all, 64 x 3 positions = 192 MACs per sample,
+ * 96 parameters with b_ih and b_hh (8 per layer and unit). */
+TEST(named_lstm_cost_by_hand)
+{
+    dnp_graph *g = dnp_graph_new("t");
+    static const int64_t sd[2] = {3, 2};
+    int x = graph_named_input(g, "x", "bsd", sd);
+    int y = graph_named_lstm(g, "lstm", x, 2, 2);
+    CHECK(y == 1);
+    dnp_op_cost c;
+    dnp_op_cost_get(g, y, 1, &c);
+    CHECK_EQ_INT(c.macs_per_sample, 192);
+    CHECK_EQ_INT(c.weight_elems, 64);
+    CHECK_EQ_INT(c.params, 96);
+    /* 2M + cells (2 x 4u + 9u): cells = 3 positions x 2 layers = 6, u = 2 */
+    CHECK_NEAR(c.fwd_flop, 384.0 + 6.0 * 34.0, 0, 0);
+    dnp_graph_free(g);
+}
+
+TEST(named_builder_errors)
+{
+    dnp_graph *g = dnp_graph_new("t");
+    static const int64_t le[2] = {4, 3};
+    int x = graph_named_input(g, "x", "ble", le);
+    CHECK(graph_named_einsum(g, "bad", "ble,ef->blf", x, -1, NULL, NULL) < 0);
+    CHECK(strstr(dnp_graph_error(g), "letter 'f' has no extent") != NULL);
+    dnp_graph *h = dnp_graph_new("t");
+    x = graph_named_input(h, "x", "ble", le);
+    CHECK(graph_named_select(h, "s", x, 0, 0) < 0); /* the batch */
+    CHECK(strstr(dnp_graph_error(h), "select 's'") != NULL);
+    dnp_graph *k = dnp_graph_new("t");
+    CHECK(graph_named_input(k, "x", "le", le) < 0);
+    CHECK(strstr(dnp_graph_error(k), "no batch axis 'b'") != NULL);
+    dnp_graph_free(g);
+    dnp_graph_free(h);
+    dnp_graph_free(k);
+}
+
+/* stack(x, x) along a new axis 's', then both slices: one Stack vertex and
+ * one Unstack vertex with two outputs; the einsum reads slice 1. */
+TEST(named_convert_stack_select)
+{
+    dnp_graph *g = dnp_graph_new("t");
+    static const int64_t le[2] = {4, 6}, f[1] = {8};
+    int x = graph_named_input(g, "x", "ble", le);
+    const int two[2] = {x, x};
+    int s = graph_named_stack(g, "st", 2, two, 0, 's');
+    int a = graph_named_select(g, "un.0", s, 0, 0);
+    int b = graph_named_select(g, "un.1", s, 0, 1);
+    graph_named_annotate(g, a, NULL, 'e'); /* the select that makes the vertex */
+    int y = graph_named_einsum(g, "proj", "ble,ef->blf", b, -1, "f", f);
+    int z = graph_named_like(g, "out", DNP_OP_SOFTMAX, 1, &y, 0);
+    CHECK(a >= 0 && z >= 0);
+    pase_graph *pg = NULL;
+    dnp_error err = {0};
+    CHECK(pase_from_graph(g, 16, &pg, &err) == DNP_OK);
+    if (pg != NULL) {
+        CHECK_EQ_INT(pg->n_v, 4); /* stack, unstack, einsum, loss */
+        CHECK_EQ_INT(pg->v[0].kind, PASE_STACK);
+        CHECK_EQ_INT(pg->v[1].kind, PASE_UNSTACK);
+        CHECK_STR(pg->v[1].name, "un");
+        CHECK_EQ_INT(pg->v[1].model_dim, 3); /* dims s b l e: 'e' */
+        CHECK_EQ_INT(pg->v[2].kind, PASE_EINSUM);
+        CHECK_EQ_INT(pg->v[2].dom[0], 16);
+        CHECK_EQ_INT(pg->v[2].dom[3], 6);
+        CHECK_EQ_INT(pg->v[3].kind, PASE_SCE); /* nothing reads it: the loss */
+        /* stack <- x twice (graph input: no edge); unstack <- stack;
+         * einsum <- unstack port 1; loss <- einsum */
+        CHECK_EQ_INT(pg->n_e, 3);
+        CHECK_EQ_INT(pg->e[1].src, 1);
+        CHECK_EQ_INT(pg->e[1].src_port, 1);
+    }
+    pase_graph_free(pg);
+    dnp_graph_free(g);
+}
+
+/* The prototype's sequence models as zoo models: sizes, Table II's names,
+ * the expert's model dims. */
+TEST(named_pase_reference_models)
+{
+    pase_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(pase_model_build("pase-rnnlm", 64, &g, &err) == DNP_OK);
+    if (g != NULL) {
+        CHECK_EQ_INT(g->n_v, 4);
+        CHECK_EQ_INT(g->n_e, 3);
+        CHECK_EQ_INT(g->cutoff, 1);
+        CHECK_EQ_INT(g->v[1].kind, PASE_LSTM);
+        CHECK_STR(g->v[2].dim[2], "v"); /* fc: b s v d */
+        CHECK_STR(g->v[2].dim[3], "d");
+        CHECK_EQ_INT(g->v[2].dom[2], 100000);
+        CHECK_STR(g->v[3].dim[2], "v");
+    }
+    pase_graph_free(g);
+    g = NULL;
+    CHECK(pase_model_build("pase-transformer", 64, &g, &err) == DNP_OK);
+    if (g != NULL) {
+        CHECK_EQ_INT(g->n_v, 204);
+        CHECK_EQ_INT(g->cutoff, 1);
+        CHECK_STR(g->v[2].name, "enc0.qkv");
+        CHECK_STR(g->v[3].name, "enc0.unstack");
+        CHECK_EQ_INT(g->v[3].model_dim, 2); /* s b h l k */
+        CHECK_EQ_INT(g->v[5].kind, PASE_SOFTMAX);
+        CHECK_EQ_INT(g->v[5].model_dim, 1); /* b h l m */
+        int ff1 = -1;
+        for (int v = 0; v < g->n_v && ff1 < 0; v++)
+            if (strcmp(g->v[v].name, "enc0.ff1") == 0)
+                ff1 = v;
+        CHECK(ff1 >= 0 && g->v[ff1].pw == 2); /* bias and ReLU fused */
+        CHECK_EQ_INT(g->v[g->n_v - 1].kind, PASE_SCE);
+    }
+    pase_graph_free(g);
+}
+
+/* Write the Transformer as JSON, read it back: the same text and the same
+ * PaSE graph. */
+TEST(named_json_round_trip)
+{
+    dnp_graph *g = NULL, *h = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("pase-transformer", &g, &err) == DNP_OK);
+    char *a = dnp_model_to_json(g);
+    CHECK(a != NULL && strstr(a, "\"equation\": \"ble,shek->sbhlk\"") != NULL);
+    CHECK(dnp_model_read_json_buffer(a, strlen(a), "t.json", &h, &err) == DNP_OK);
+    if (h != NULL) {
+        char *b = dnp_model_to_json(h);
+        CHECK(b != NULL && strcmp(a, b) == 0);
+        dnp_free(b);
+        pase_graph *x = NULL, *y = NULL;
+        CHECK(pase_from_graph(g, 8, &x, &err) == DNP_OK);
+        CHECK(pase_from_graph(h, 8, &y, &err) == DNP_OK);
+        if (x && y) {
+            CHECK(x->n_v == y->n_v && x->n_e == y->n_e);
+            int same = 1;
+            for (int v = 0; same && v < x->n_v; v++)
+                same = memcmp(&x->v[v], &y->v[v], sizeof x->v[v]) == 0;
+            for (int e = 0; same && e < x->n_e; e++)
+                same = memcmp(&x->e[e], &y->e[e], sizeof x->e[e]) == 0;
+            CHECK(same);
+        }
+        pase_graph_free(x);
+        pase_graph_free(y);
+    }
+    dnp_free(a);
+    dnp_graph_free(g);
+    dnp_graph_free(h);
+    /* a select whose axes do not fit its input */
+    static const char bad[] =
+        "{\"format\": \"dnnpar-model\", \"version\": 1, \"name\": \"m\", \"ops\": ["
+        "{\"name\": \"x\", \"kind\": \"input\", \"inputs\": [], \"out\": [6, 4, 1],"
+        " \"dims\": [4, 6], \"axes\": \"ble\"},"
+        "{\"name\": \"s\", \"kind\": \"select\", \"inputs\": [\"x\"], \"out\": [6, 1, 1],"
+        " \"dims\": [6], \"axes\": \"be\", \"axis\": 0}]}";
+    h = NULL;
+    dnp_error e2 = {0};
+    CHECK(dnp_model_read_json_buffer(bad, strlen(bad), "bad.json", &h, &e2) == DNP_ERR_INPUT);
+    CHECK(strstr(e2.msg, "'s'") != NULL && strstr(e2.msg, "axes 'be'") != NULL);
+    dnp_graph_free(h);
+}
+
+/* The layer-wise planner refuses the kinds it cannot plan, naming the op. */
+TEST(named_layerwise_refuses)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("pase-rnnlm", &g, &err) == DNP_OK);
+    dnp_cluster cl;
+    CHECK(dnp_cluster_parse("4xv100", &cl, &err) == DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8};
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
+    CHECK(p == NULL);
+    CHECK(strstr(err.msg, "op 'lstm' (lstm, on named axes)") != NULL);
+    CHECK(strstr(err.msg, "--search pase") != NULL);
+    dnp_graph_free(g);
+}
