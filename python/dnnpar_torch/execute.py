@@ -8,6 +8,8 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+from .batchnorm import batchnorm_on_rank, bn_holder_sets, reference_bn
+from .concat import concat_on_rank
 from .model import Model, elems
 from .shards import (TYPE_II, TYPE_III, Device, InputError, holder_groups,
                      route_layout, route_partial_sums, shard)
@@ -58,7 +60,7 @@ class Run:
         on every device: their owner may not split its output channels."""
         m = self.model
         for o in m.ops:
-            if o.kind not in ("softmax",):
+            if o.kind not in ("softmax", "layernorm", "lrn"):
                 continue
             v = m.owner[o.name]
             if v is None:
@@ -90,6 +92,8 @@ def init_params(model):
         src = model.by_name[o.inputs[0]]
         if o.kind == "conv":
             shape = (o.out[0], src.out[0], o.kernel[0], o.kernel[1])
+        elif o.keep_positions:  # the same weights at every position
+            shape = (o.out[0], src.out[0])
         else:
             shape = (o.out[0], elems(src.out))
         fan_in = elems(shape[1:])
@@ -124,13 +128,46 @@ def local_op(o, x, nb):
         return x
     if o.kind == "softmax":
         return F.softmax(x, dim=1)
+    if o.kind == "layernorm":
+        return layer_norm(x)
+    if o.kind == "lrn":
+        # Across o.kernel[0] channels with AlexNet's constants (Krizhevsky
+        # et al. 2012, section 3.3: k 2, alpha 1e-4, beta 0.75), which the
+        # model JSON does not carry; torch divides alpha by the size.
+        n = o.kernel[0]
+        x3 = x.unsqueeze(2) if x.dim() == 2 else x
+        return F.local_response_norm(x3, n, alpha=1e-4 * n, beta=0.75, k=2.0).reshape(x.shape)
+    if o.kind == "eltwise":
+        return ELTWISE_FN[o.src_type](x)
     raise InputError("op '%s': kind %s" % (o.name, o.kind))
 
 
+ELTWISE_FN = {"Gelu": F.gelu, "Relu": F.relu, "Tanh": torch.tanh, "Sigmoid": torch.sigmoid,
+              "SiLU": F.silu, "Erf": torch.erf}
+
+
+def layer_norm(x):
+    """Layer norm (no scale and shift) over the features (channels, dim 1)
+    of each position: [samples, features, h, w] or [samples, features]."""
+    if x.dim() == 2:
+        return F.layer_norm(x, (x.shape[1],))
+    return F.layer_norm(x.permute(0, 2, 3, 1), (x.shape[1],)).permute(0, 3, 1, 2)
+
+
 def planned_op(o, x, w, b):
+    """A conv, an FC on the flattened input, or a per-position FC
+    (keep_positions) on [samples, features, h, w] as a 1x1 convolution."""
     if o.kind == "conv":
         return F.conv2d(x, w, b, tuple(o.stride), tuple(o.pad))
+    if o.keep_positions:
+        return F.conv2d(x, w.reshape(w.shape + (1, 1)), b)
     return F.linear(x, w, b)
+
+
+def per_position_linear(x, w, b):
+    """The reference's per-position FC: F.linear over the features of every
+    position (an implementation independent of the ranks' 1x1 convolution)."""
+    return F.linear(x.permute(0, 2, 3, 1), w, b).permute(0, 3, 1, 2)
 
 
 def loss_of(model, y, target, batch, b0=0, u0=0):
@@ -162,11 +199,18 @@ def reference(run):
             xin = t[o.inputs[0]]
             if o.kind == "add":
                 y = sum(t[x] for x in o.inputs[1:]) + xin
+            elif o.kind == "concat":
+                y = torch.cat([t[x] for x in o.inputs], dim=1)
+            elif o.kind == "batchnorm":
+                y = reference_bn(xin)
             elif o.kind in ("conv", "fc"):
                 w, b = params[m.node_of[o.name]]
-                if o.kind == "fc":
-                    xin = xin.reshape(run.batch, -1)
-                y = planned_op(o, xin, w, b)
+                if o.kind == "fc" and o.keep_positions:
+                    y = per_position_linear(xin, w, b)
+                else:
+                    if o.kind == "fc":
+                        xin = xin.reshape(run.batch, -1)
+                    y = planned_op(o, xin, w, b)
             else:
                 y = local_op(o, xin, run.batch)
             want = (run.batch,) + tuple(o.out) if y.dim() == 4 else (run.batch, elems(o.out))
@@ -337,6 +381,7 @@ def holder_sets(run):
         if o.bias:
             for hs, _ in holder_groups(outs, ins, bias=True):
                 sets.add(hs)
+    sets.update(bn_holder_sets(run))
     return sorted(sets)
 
 
@@ -357,7 +402,8 @@ def sync_grads(run, comm, params):
         _, iv, ov = run.shards[me][v]
         info = run.model.info[v]
         per = (info["in_shape"][0] // info["in_units"]) * o.kernel[0] * o.kernel[1] \
-            if o.kind == "conv" else info["in_cell"]
+            if o.kind == "conv" else info["in_shape"][0] // info["in_units"] \
+            if o.keep_positions else info["in_cell"]
         gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
         for hs, pieces in grouped(holder_groups(outs, ins)):
             if me in hs:
@@ -401,7 +447,8 @@ def local_params(run, full, d):
             continue
         _, iv, ov = run.shards[d][v]
         info = run.model.info[v]
-        per = w.shape[1] // info["in_units"] if w.dim() == 4 else info["in_cell"]
+        per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
+            run.model.planned[v].keep_positions else info["in_cell"]
         wl = w[ov[0]:ov[1], iv[0] * per:iv[1] * per].clone().requires_grad_(True)
         bl = None
         if b is not None and iv[0] <= 0 < iv[1]:
@@ -445,6 +492,10 @@ def worker_run(run, rank, groups):
                 shape = (nb, nu) + tuple(o.out[1:]) if xin.dim() == 4 else \
                     (nb, nu * m.info[v]["in_cell"])
                 t[o.name] = (ycells.reshape(shape), (bv, iv))
+            elif o.kind == "concat":
+                t[o.name] = concat_on_rank(run, comm, o, t)
+            elif o.kind == "batchnorm":
+                t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg), reg)
             elif o.kind in ("conv", "fc"):
                 v = m.node_of[o.name]
                 info = m.info[v]
@@ -452,7 +503,7 @@ def worker_run(run, rank, groups):
                 nb, nu = bv[1] - bv[0], iv[1] - iv[0]
                 xv = input_cells(o.inputs[0], v, bv, iv)
                 shp = info["in_shape"]
-                if o.kind == "conv":
+                if o.kind == "conv" or o.keep_positions:
                     xv = xv.reshape(nb, nu * shp[0] // info["in_units"], shp[1], shp[2])
                 else:
                     xv = xv.reshape(nb, nu * info["in_cell"])
@@ -460,8 +511,12 @@ def worker_run(run, rank, groups):
                 if xv.numel() and w.numel():
                     y = planned_op(o, xv, w, b)
                 else:
-                    hw = o.out[1:] if o.kind == "conv" else ()
-                    y = torch.zeros((nb, ov[1] - ov[0]) + tuple(hw)) + 0.0 * xv.sum()
+                    hw = o.out[1:] if o.kind == "conv" or o.keep_positions else ()
+                    # (tied to the weights too: a rank holding no input
+                    # unit must still run the backward exchanges of the
+                    # layers that read this output)
+                    y = torch.zeros((nb, ov[1] - ov[0]) + tuple(hw)) + 0.0 * xv.sum() \
+                        + 0.0 * w.sum()
                     if b is not None:
                         y = y + b.reshape((1, -1) + (1,) * len(hw))
                 ycells = y.reshape(nb, ov[1] - ov[0], elems(o.out[1:]))

@@ -10,11 +10,18 @@ import json
 from .shards import InputError
 
 PLANNED = ("conv", "fc")
-JOINS = ("add",)
+JOINS = ("add", "concat")
 # Ops executed on a shard as they are: element-wise or per channel.
-LOCAL = ("relu", "maxpool", "avgpool", "flatten", "dropout")
-# Ops that need every channel of a sample (the whole row).
-ROW = ("softmax",)
+LOCAL = ("relu", "maxpool", "avgpool", "flatten", "dropout", "eltwise")
+# Ops that need every channel of a sample (the whole row): a softmax over
+# the channels, a layer norm over the features of each position.
+ROW = ("softmax", "layernorm", "lrn")
+# Ops whose statistics span the batch: an all-reduce over the ranks holding
+# each channel (batchnorm.py).
+STATS = ("batchnorm",)
+# The single-input element-wise functions an `eltwise` op may name
+# (src_type, as ONNX and the zoo's transformers write it).
+ELTWISE = ("Gelu", "Relu", "Tanh", "Sigmoid", "SiLU", "Erf")
 
 
 class Op:
@@ -30,6 +37,8 @@ class Op:
         self.groups = d.get("groups", 1)
         self.bias = bool(d.get("bias", False))
         self.keep_positions = bool(d.get("keep_positions", False))
+        self.param_elems = int(d.get("param_elems", 0))
+        self.src_type = d.get("src_type", "")
 
 
 class Model:
@@ -52,10 +61,11 @@ class Model:
                 if o.inputs:
                     raise InputError("%s has inputs" % where)
                 continue
-            if o.kind not in PLANNED + JOINS + LOCAL + ROW:
+            if o.kind not in PLANNED + JOINS + LOCAL + ROW + STATS:
                 raise InputError("%s: the torch executor cannot run this kind "
                                  "(it runs conv, fc, add, relu, maxpool, avgpool, flatten, "
-                                 "dropout, softmax)" % where)
+                                 "dropout, softmax, layernorm, lrn, eltwise, batchnorm)"
+                                 % where)
             if (len(o.inputs) != 1) != (o.kind in JOINS):
                 raise InputError("%s: %d inputs" % (where, len(o.inputs)))
             for x in o.inputs:
@@ -63,8 +73,7 @@ class Model:
                     raise InputError("%s: input '%s' is not an earlier op" % (where, x))
             if o.kind == "conv" and o.groups != 1:
                 raise InputError("%s: grouped convolutions are not executable yet" % where)
-            if o.kind == "fc" and o.keep_positions:
-                raise InputError("%s: per-position FC layers are not executable yet" % where)
+            check_unplanned_params(o, where)
         inputs = [o for o in self.ops if o.kind == "input"]
         if len(inputs) != 1:
             raise InputError("%s: the torch executor needs exactly one input op, found %d"
@@ -86,6 +95,9 @@ class Model:
                 self.owner[o.name], self.units[o.name] = self.owner[src], self.units[src]
         self.info = []
         for o in self.planned:
+            if o.kind == "concat":
+                self.info.append(concat_info(self, path, o))
+                continue
             if o.kind in JOINS:
                 for x in o.inputs:
                     src = self.by_name[x]
@@ -106,7 +118,49 @@ class Model:
             self.info.append({"join": False, "in_units": in_units, "out_units": o.out[0],
                               "in_cell": in_elems // in_units,
                               "in_shape": src.out, "producer": self.owner[src.name]})
+        for o in self.ops:
+            if o.kind == "batchnorm" and o.out[0] % self.units[o.name]:
+                raise InputError("%s: op '%s' (batchnorm): its %d channels are not made of "
+                                 "the %d channel units of its input's producer"
+                                 % (path, o.name, o.out[0], self.units[o.name]))
         self.output = self.ops[-1]
+
+
+def concat_info(m, path, o):
+    """A concat's planning facts: its inputs' channels follow one another
+    (spans), each input made of whole channels of the concat's height and
+    width; its units are its channels, each with h x w elements."""
+    spans, at = [], 0
+    for x in o.inputs:
+        src = m.by_name[x]
+        if tuple(src.out[1:]) != tuple(o.out[1:]) or m.units[x] != src.out[0]:
+            raise InputError("%s: op '%s' (concat): input '%s' of shape %s is not whole "
+                             "channels of its height and width %s (only a concat along the "
+                             "channels is executable)" % (path, o.name, x, list(src.out),
+                                                          list(o.out[1:])))
+        spans.append((at, at + src.out[0]))
+        at += src.out[0]
+    if at != o.out[0]:
+        raise InputError("%s: op '%s' (concat): its inputs have %d channels, it has %d"
+                         % (path, o.name, at, o.out[0]))
+    return {"join": True, "concat": spans, "in_units": o.out[0], "out_units": o.out[0],
+            "in_cell": elems(o.out) // o.out[0], "in_shape": o.out,
+            "producers": [m.owner[x] for x in o.inputs]}
+
+
+def check_unplanned_params(o, where):
+    """Ops other than conv / fc that the executor runs must have no
+    parameters: dnnpar plans (and its executed accounting syncs) only the
+    weights of conv and FC layers, so a layer norm's scale and shift or an
+    element-wise bias would be trained without a gradient all-reduce the
+    prediction counts."""
+    if o.kind in ("layernorm", "eltwise", "batchnorm") and o.param_elems:
+        raise InputError("%s: has %d parameters (param_elems); dnnpar's executed accounting "
+                         "syncs the gradients of conv and FC weights only, so only a %s "
+                         "without parameters is executable" % (where, o.param_elems, o.kind))
+    if o.kind == "eltwise" and o.src_type not in ELTWISE:
+        raise InputError("%s: element-wise function '%s' is not executable (src_type must be "
+                         "one of %s)" % (where, o.src_type, ", ".join(ELTWISE)))
 
 
 def self_names(doc, i):

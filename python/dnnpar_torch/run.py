@@ -71,7 +71,8 @@ def check(run, ref_losses, ref_params, results):
                 continue
             _, iv, ov = run.shards[d][v]
             info = m.info[v]
-            per = w.shape[1] // info["in_units"] if w.dim() == 4 else info["in_cell"]
+            per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
+                m.planned[v].keep_positions else info["in_cell"]
             ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
             if ws.numel():
                 scale = max(float(w.abs().max()), 1e-30)

@@ -353,15 +353,26 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     ni->join = !pg->nodes[v].weighted;
     if (ni->join) {
         int64_t e = op->out.c * op->out.h * op->out.w;
-        int ok = op->kind == DNP_OP_ADD && op->out.c > 0;
+        int concat = op->kind == DNP_OP_CONCAT;
+        int ok = (op->kind == DNP_OP_ADD || concat) && op->out.c > 0;
+        int64_t channels = 0;
         for (int k = 0; ok && k < op->n_inputs; k++) {
             const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
-            ok = in->out.c * in->out.h * in->out.w == e && origin(C->g, op, k)->out.c == op->out.c;
+            if (concat) /* whole channels of one height and width, in order */
+                ok = in->out.h == op->out.h && in->out.w == op->out.w &&
+                     origin(C->g, op, k)->out.c == in->out.c;
+            else
+                ok = in->out.c * in->out.h * in->out.w == e &&
+                     origin(C->g, op, k)->out.c == op->out.c;
+            channels += in->out.c;
         }
+        if (ok && concat)
+            ok = channels == op->out.c;
         if (!ok) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': of the joins only an add of tensors of one shape and the "
-                          "same channels is covered by the executed accounting",
+                          "same channels, and a concat of whole channels of one height and "
+                          "width, are covered by the executed accounting",
                           name);
             return DNP_ERR_INPUT;
         }
@@ -372,9 +383,9 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         return DNP_OK;
     }
     if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->groups > 1 ||
-        op->keep_positions || op->n_inputs != 1) {
+        op->n_inputs != 1) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "op '%s': only dense conv and FC layers (no groups, no per-position FC) "
+                      "op '%s': only dense conv and FC layers (no groups) "
                       "are covered by the executed accounting",
                       name);
         return DNP_ERR_INPUT;
@@ -385,7 +396,11 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     ni->out_units = op->out.c;
     int64_t in_elems = op->in.c * op->in.h * op->in.w; /* one sample of the tensor read */
     int bad = ni->in_units <= 0 || in_elems % ni->in_units != 0;
-    if (!bad && op->kind == DNP_OP_CONV)
+    /* A per-position FC (keep_positions: the same weights at every position,
+     * Megatron-LM's linear layers) is a 1x1 conv over the positions: its
+     * units are whole blocks of features, each with every position. */
+    int by_channel = op->kind == DNP_OP_CONV || op->keep_positions;
+    if (!bad && by_channel)
         bad = op->in.c % ni->in_units != 0;
     if (bad) {
         dnp_error_set(err, DNP_ERR_INPUT,
@@ -396,10 +411,25 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     }
     ni->in_cell = in_elems / ni->in_units;
     /* Weights per (output unit, input unit): a conv's kernel times the
-     * input channels of a unit; an FC's features of a unit. */
+     * input channels of a unit (a per-position FC: a 1x1 kernel); an FC's
+     * features of a unit. */
     ni->w_cell = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw * (op->in.c / ni->in_units)
+                 : op->keep_positions    ? op->in.c / ni->in_units
                                          : ni->in_cell;
     return DNP_OK;
+}
+
+/* The channels of a concat's input k (numbered from 0 in that input) that
+ * its channel range u takes: the inputs' channels follow one another in
+ * the output; an empty range where u takes none. */
+static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
+{
+    int64_t lo = 0;
+    for (int j = 0; j < k; j++)
+        lo += dnp_graph_op(g, op->inputs[j])->out.c;
+    int64_t hi = lo + dnp_graph_op(g, op->inputs[k])->out.c;
+    int64_t a = u.lo > lo ? u.lo : lo, b = u.hi < hi ? u.hi : hi;
+    return b > a ? (ivl){a - lo, b - lo} : (ivl){0, 0};
 }
 
 /* Layout changes into planned node v (forward: each producer's output as
@@ -413,8 +443,14 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
     const pgraph *pg = &p->pg;
     const int N = C->n;
     const int64_t cell_bytes = ni->in_cell * C->bpe;
+    int k = -1; /* the input of v's op that edge e carries */
     for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
         int u = pg->edges[e].u;
+        /* pgraph_build adds one edge per input in order, except for the
+         * inputs that come from the model input (an op without inputs). */
+        do
+            k++;
+        while (k + 1 < ni->op->n_inputs && origin(C->g, ni->op, k)->n_inputs == 0);
         node_info nu;
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)
@@ -424,6 +460,8 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
                   &ub[3 * d + 1], &ub[3 * d + 2]);
             have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
             need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
+            if (ni->op->kind == DNP_OP_CONCAT)
+                need[d].u = concat_part(C->g, ni->op, k, need[d].u);
         }
         if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
                                err)) != DNP_OK)
@@ -439,6 +477,60 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
     return DNP_OK;
 }
 
+/* Batch normalization's statistics (training mode, over the whole batch;
+ * Ioffe and Szegedy 2015, Algorithm 1): a batchnorm reads its owner node
+ * u's output in u's layout, so the devices holding a channel unit hold a
+ * share of its samples each (some pieces twice, where u's output is
+ * replicated).  Per channel unit, forward, the sum and the sum of squares
+ * over every sample, and backward the sums of the output error and of the
+ * error times the normalized input (Algorithm 1's backward), are
+ * all-reduced over the devices holding that unit, each piece counted by one
+ * holder: 2 + 2 values per statistic channel, in groups of the same
+ * holders.  stats_per_unit: batchnorm channels per unit of u (a flatten
+ * between them makes a unit several features).  Not modelled by the step
+ * simulator. */
+static dnp_status bn_stats(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    for (int i = 0; i < dnp_graph_n_ops(C->g); i++) {
+        const dnp_op *op = dnp_graph_op(C->g, i);
+        int u = owner[i];
+        if (op->kind != DNP_OP_BATCHNORM || u < 0)
+            continue; /* the model input's chain is whole on every device */
+        node_info nu;
+        dnp_status st = node_info_get(C, u, &nu, err);
+        if (st != DNP_OK)
+            return st;
+        if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s' (batchnorm): its %lld channels are not made of the %lld "
+                          "channel units of '%s'",
+                          op->name, (long long)op->out.c, (long long)nu.out_units,
+                          p->node_names[u]);
+            return DNP_ERR_INPUT;
+        }
+        int64_t stat_bytes = 4 * (op->out.c / nu.out_units) * C->bpe;
+        for (int d = 0; d < C->n; d++) {
+            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
+                  &ob[3 * d + 1], &ob[3 * d + 2]);
+            tmp[d] = ob[3 * d + 2];
+        }
+        int nc = make_cuts(C->cuts_u, tmp, C->n);
+        for (int j = 0; j + 1 < nc; j++) {
+            ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+            int holders = 0;
+            for (int d = 0; d < C->n; d++)
+                holders += inside(au, tmp[d]);
+            if (holders < 2)
+                continue;
+            for (int d = 0; d < C->n; d++)
+                if (inside(au, tmp[d]))
+                    C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * stat_bytes;
+        }
+    }
+    return DNP_OK;
+}
+
 static dnp_status account(ctx *C, dnp_error *err)
 {
     const dnp_plan *p = C->p;
@@ -449,8 +541,10 @@ static dnp_status account(ctx *C, dnp_error *err)
     ivl *ob = dnp_calloc((size_t)N * 3, sizeof *ob);      /* per device: samples, in, out of v */
     ivl *ub = dnp_calloc((size_t)N * 3, sizeof *ub);      /* the same for v's producer */
     ivl *tmp = dnp_calloc((size_t)N * 2, sizeof *tmp);
+    int n_ops = dnp_graph_n_ops(C->g);
+    int *owner = dnp_calloc((size_t)(n_ops > 0 ? n_ops : 1), sizeof *owner);
     dnp_status st = DNP_ERR_NOMEM;
-    if (!have || !need || !ob || !ub || !tmp) {
+    if (!have || !need || !ob || !ub || !tmp || !owner) {
         dnp_error_set(err, st, "out of memory accounting the plan's communication");
         goto done;
     }
@@ -482,6 +576,9 @@ static dnp_status account(ctx *C, dnp_error *err)
         if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)
             goto done;
     }
+    pgraph_owners(&p->pg, C->g, owner, NULL);
+    if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK)
+        goto done;
     /* Totals (dnnpar.h): point-to-point, then each group size's ring
      * all-reduce, 2 (p-1)/p of the buffer sent and received per member
      * (docs/collectives.md). */
@@ -507,6 +604,7 @@ done:
     dnp_free(ob);
     dnp_free(ub);
     dnp_free(tmp);
+    dnp_free(owner);
     return st;
 }
 

@@ -2,7 +2,10 @@
 # torch/run.sh [BUILD_DIR] - issue 14: dnnpar strategies executed on
 # torch.distributed (gloo, CPU processes) by `dnnpar run-torch`.  LeNet (zoo)
 # and alexnet-small.json (AccPar's AlexNet pattern, small) on 2, 3 and 4 ranks,
-# and resnet-tiny.json (residual adds) on 4, under dp, owt, hypar and accpar
+# and resnet-tiny.json (residual adds) on 4, concat-tiny.json (concats) on
+# 2, 3 and 4, mlp-block.json (transformer MLP blocks, Megatron-LM tensor
+# parallelism by hand) on 2, 3 and 4, resnet-bn.json (batch norm) on 2, 3 and
+# 4 and LeNet with LRNs on 2 and 3, under dp, owt, hypar and accpar
 # (and a hand-written strategy for the joins), planned here by the binary under test on
 # heterogeneous clusters (uneven ratios, two levels, Type-II and Type-III
 # layers, a rank holding no sample).  Each case must report numerics_ok
@@ -57,6 +60,13 @@ run_case() {
             files+=("$work/$name-$s.json")
         done
     fi
+    run_files "$name" "$model" "$ranks" "${files[@]}"
+}
+
+# run_files NAME MODEL RANKS STRATEGY...: run the strategies in one launch and
+# check every run's numerics, bytes and ranks.
+run_files() {
+    local name=$1 model=$2 ranks=$3 files=("${@:4}")
     "$bin" run-torch "$model" "${files[@]}" --ranks "$ranks" --steps 2 \
         --json "$work/$name.out.json" > "$work/$name.txt" 2> "$work/$name.err"
     local rc=$?
@@ -67,7 +77,7 @@ run_case() {
 import json, sys
 doc = json.load(open(sys.argv[1]))
 bad = []
-for r in doc["runs"]:
+for r in doc.get("runs", [doc]):  # one strategy: the run itself
     s = r["strategy"].rsplit("/", 1)[-1]
     if not r["numerics_ok"]:
         bad.append("%s: weights %.3g, loss %.3g" % (s, r["max_rel_weight_diff"], r["max_rel_loss_diff"]))
@@ -115,6 +125,39 @@ run_case alex4 "$M" 8 2xtpu-v2+2xtpu-v3 4
 run_case res4 tests/torch/resnet-tiny.json 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
 # GPUs with fast links: PaSE splits fc1's input dimension four ways (Type-II)
 run_case lenet4g lenet 16 4xa100 4
+# Concats (Inception / DenseNet joins: with the model input, of two branches,
+# of a pooled concat and a conv); the hand-written strategy has every concat
+# layout and every type at ratio 3/8 on two levels.
+C=tests/torch/concat-tiny.json
+run_case cat2 "$C" 8 1xtpu-v2+1xtpu-v3 2
+run_case cat3 "$C" 8 1xtpu-v2+2xtpu-v3 3
+run_case cat4 "$C" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/concat-tiny-mixed.json
+# Transformer MLP blocks (layer norm, per-position FC, GELU, residual add)
+# under Megatron-LM tensor parallelism (column-parallel Type-III, then
+# row-parallel Type-II): on 2 ranks, at an uneven ratio between one rank and a
+# data-parallel pair, and tensor x data parallel both ways round on 4.
+# Batch norm (statistics over the whole batch, all-reduced over the ranks
+# holding each channel): on the input, after every conv and on flattened
+# features of resnet-tiny; the hand-written strategy of resnet-tiny (every type
+# and join layout, replicated and empty shards) on 4.
+R=tests/torch/resnet-bn.json
+run_case bn2 "$R" 8 1xtpu-v2+1xtpu-v3 2
+run_case bn3 "$R" 8 1xtpu-v2+2xtpu-v3 3
+run_case bn4 "$R" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
+# LRN (across channels): LeNet with its ReLUs made LRNs; dp over 1 | 2 devices
+# (4 | 8 samples) on 3, and on 2 a conv1 split by its one input channel (Type-II: a
+# rank holding no input unit, which must still run the backward exchanges).
+"$bin" export-model lenet | sed 's/"kind": "relu"/"kind": "lrn", "kernel": [5, 1]/' \
+    > "$work/lrn.json"
+"$bin" plan "$work/lrn.json" --cluster 1xtpu-v2+2xtpu-v3 --search dp --batch 12 \
+    --json "$work/lrn-dp3.json" > /dev/null
+sed 's/"conv1": "I"/"conv1": "II"/' tests/torch/lenet-dp2.json > "$work/lrn-ii2.json"
+run_files lrn3 "$work/lrn.json" 3 "$work/lrn-dp3.json"
+run_files lrn2 "$work/lrn.json" 2 "$work/lrn-ii2.json"
+T=tests/torch/mlp-block.json
+run_case mlp2 "$T" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/mlp-tp2.json
+run_case mlp3 "$T" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/mlp-tp3.json
+run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch/mlp-tp-dp4.json
 for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
             "alex4-accpar uneven" "alex4-accpar levels2" "alex4-accpar III" \
             "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II"; do
@@ -130,17 +173,36 @@ done
 DNNPAR_PYTHON=/nonexistent/python3 "$bin" run-torch lenet "$work/dp4.json" --ranks 4 \
     > /dev/null 2> "$work/e2"
 [ $? -eq 2 ] && grep -q "python3-torch" "$work/e2" && ok || bad "no python: $(cat "$work/e2")"
-# What the executor cannot run is named (exit status 2), before any rank starts.
-"$bin" export-model lenet | sed 's/"kind": "relu"/"kind": "batchnorm"/' > "$work/bn.json"
-"$bin" plan "$work/bn.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/bn-dp.json" \
+# What the executor cannot run is named (exit status 2), before any rank starts:
+# a kind it does not know, a batch norm with scale and shift.
+"$bin" export-model lenet | sed 's/"kind": "relu"/"kind": "reduce"/' > "$work/red.json"
+"$bin" plan "$work/red.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/red-dp.json" \
     > /dev/null
-"$bin" run-torch "$work/bn.json" "$work/bn-dp.json" --ranks 2 > /dev/null 2> "$work/e3"
-[ $? -eq 2 ] && grep -q "op 'relu1' (batchnorm): the torch executor cannot run" "$work/e3" &&
-    ok || bad "batchnorm: $(cat "$work/e3")"
+"$bin" run-torch "$work/red.json" "$work/red-dp.json" --ranks 2 > /dev/null 2> "$work/e3"
+[ $? -eq 2 ] && grep -q "op 'relu1' (reduce): the torch executor cannot run" "$work/e3" &&
+    ok || bad "reduce: $(cat "$work/e3")"
+sed 's/"kind": "batchnorm",/"kind": "batchnorm", "param_elems": 32,/' "$R" > "$work/bnp.json"
+"$bin" plan "$work/bnp.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/bnp-dp.json" \
+    > /dev/null
+"$bin" run-torch "$work/bnp.json" "$work/bnp-dp.json" --ranks 2 > /dev/null 2> "$work/e7"
+[ $? -eq 2 ] && grep -q "op 'bn_data' (batchnorm): has 32 parameters" "$work/e7" &&
+    ok || bad "batchnorm parameters: $(cat "$work/e7")"
 # A softmax over the channels fc3 splits (Type-III) would need a collective
 # dnnpar does not model.
 sed 's/"fc3": "I"/"fc3": "III"/' tests/torch/lenet-dp2.json > "$work/sm.json"
 "$bin" run-torch lenet "$work/sm.json" --ranks 2 > /dev/null 2> "$work/e4"
 [ $? -eq 2 ] && grep -q "op 'softmax' (softmax) needs every channel of a sample, but 'fc3'" \
     "$work/e4" && ok || bad "softmax: $(cat "$work/e4")"
+# A layer norm with a scale and shift (parameters dnnpar's accounting does
+# not sync) and an element-wise function the executor does not know.
+sed 's/"kind": "layernorm",/"kind": "layernorm", "param_elems": 16,/' "$T" > "$work/ln.json"
+"$bin" plan "$work/ln.json" --cluster 2xtpu-v3 --search dp --batch 4 --json "$work/ln-dp.json" \
+    > /dev/null
+"$bin" run-torch "$work/ln.json" "$work/ln-dp.json" --ranks 2 > /dev/null 2> "$work/e5"
+[ $? -eq 2 ] && grep -q "op 'ln1' (layernorm): has 16 parameters" "$work/e5" &&
+    ok || bad "layernorm parameters: $(cat "$work/e5")"
+sed 's/"Gelu"/"Softplus"/' "$T" > "$work/elt.json"
+"$bin" run-torch "$work/elt.json" "$work/ln-dp.json" --ranks 2 > /dev/null 2> "$work/e6"
+[ $? -eq 2 ] && grep -q "op 'gelu1' (eltwise): element-wise function 'Softplus'" "$work/e6" &&
+    ok || bad "eltwise function: $(cat "$work/e6")"
 echo "torch: $passed passed, $failed failed"

@@ -147,24 +147,25 @@ TEST(devcomm_uneven_layout_change)
  * add batch-split, ratio 1/2, batch 4: fb's output goes from channel- to
  * batch-split (device 0 fetches samples 0..2 of channels 2..4: 4 floats)
  * and its error back (samples 2..4 of channels 0..2); fa's 16 gradients
- * are all-reduced by the pair.  A concat is refused by name. */
-static dnp_graph *fork_join(dnp_op_kind kind)
+ * are all-reduced by the pair.  An add into 8 channels (a broadcast) is
+ * refused by name. */
+static dnp_graph *fork_join(int64_t out_c)
 {
     dnp_graph *g = dnp_graph_new("res");
     int x = dnp_graph_input(g, "x", 4, 1, 1);
     int a = dnp_graph_fc(g, "fa", x, 4, 0);
     int b = dnp_graph_fc(g, "fb", x, 4, 0);
     int in[2] = {a, b};
-    dnp_shape sh = {kind == DNP_OP_ADD ? 4 : 8, 1, 1};
+    dnp_shape sh = {out_c, 1, 1};
     dnp_op_attrs at;
     memset(&at, 0, sizeof at);
-    dnp_graph_append(g, "sum", kind, 2, in, sh, &at);
+    dnp_graph_append(g, "sum", DNP_OP_ADD, 2, in, sh, &at);
     return g;
 }
 
 TEST(devcomm_join)
 {
-    dnp_graph *g = fork_join(DNP_OP_ADD);
+    dnp_graph *g = fork_join(4);
     const char *text =
         "{\"model\": \"res\", \"batch\": 4, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
         " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
@@ -186,7 +187,7 @@ TEST(devcomm_join)
     dnp_plan_free(p);
     dnp_graph_free(g);
 
-    g = fork_join(DNP_OP_CONCAT);
+    g = fork_join(8);
     dnp_cluster cl;
     p = NULL;
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 4, .precision = DNP_PREC_FP32};
@@ -198,5 +199,116 @@ TEST(devcomm_join)
     CHECK(strstr(err.msg, "'sum'") != NULL);
     CHECK(dc == NULL && n == 0);
     dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* The accounting of `strategy` for g: 0 on success. */
+static int comm_of(const dnp_graph *g, const char *strategy, int64_t batch, dnp_device_comm **dc)
+{
+    dnp_plan *p = given(g, strategy, batch);
+    int n = 0;
+    dnp_error err = {0};
+    int rc = p != NULL && dnp_plan_device_comm(p, g, 4, dc, &n, &err) == DNP_OK && n == 2 ? 0 : 1;
+    dnp_plan_free(p);
+    return rc;
+}
+
+/* x [4 features, 3 positions] -> fc1 (6 per position, bias) -> fc2 (4 per
+ * position, no bias): keep_positions FCs. */
+static dnp_graph *mlp_positions(void)
+{
+    dnp_graph *g = dnp_graph_new("mlpp");
+    int x = dnp_graph_input(g, "x", 4, 3, 1);
+    dnp_op_attrs at = {.keep_positions = 1, .bias = 1};
+    int a = dnp_graph_append(g, "fc1", DNP_OP_FC, 1, &x, (dnp_shape){6, 3, 1}, &at);
+    at.bias = 0;
+    dnp_graph_append(g, "fc2", DNP_OP_FC, 1, &a, (dnp_shape){4, 3, 1}, &at);
+    return g;
+}
+
+/* Megatron-LM's MLP (fc1 column parallel = Type-III, fc2 row parallel =
+ * Type-II) at batch 2: the only traffic is fc2's output partial sums, 2
+ * samples x 4 features x 3 positions x 4 B = 96 B each way; fc1 reads the
+ * model input (no input-error sum) and every weight piece has one holder.
+ * Data parallel: the weights 6x4 + 6 + 4x6 = 54 elements (one per pair of
+ * features, not per position), 216 B all-reduced. */
+TEST(devcomm_per_position_fc)
+{
+    dnp_graph *g = mlp_positions();
+    char buf[512];
+    dnp_device_comm *dc = NULL;
+    CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "III", "II", 2), 2, &dc) == 0);
+    for (int d = 0; dc != NULL && d < 2; d++) {
+        CHECK_EQ_INT((int)dc[d].p2p_received_bytes[DNP_XFER_PSUM_FWD], 96);
+        CHECK_EQ_INT((int)dc[d].p2p_received_bytes[DNP_XFER_PSUM_BWD], 0);
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 0);
+        CHECK_NEAR(dc[d].sent_bytes, 96.0, 0, 0);
+    }
+    dnp_free(dc);
+    dc = NULL;
+    CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2, &dc) == 0);
+    for (int d = 0; dc != NULL && d < 2; d++)
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 216);
+    dnp_free(dc);
+    dnp_graph_free(g);
+}
+
+/* x [2] -> fa (3) and fb (2) -> concat [5] -> fc3 (1), no biases, batch 2;
+ * fa, fb, fc3 Type-I, the concat channel-split at 0.5: device 0 holds its
+ * channels 0..3 (all of fa's), device 1 3..5 (fb's).  Forward, device 0
+ * receives fa's sample 1 (3 x 4 B) and device 1 fb's sample 0 (2 x 4 B);
+ * then fc3 needs its sample's other channels: device 0 receives 2 x 4 B,
+ * device 1 3 x 4 B.  Backward mirrors it.  Gradients 6 + 4 + 5 elements. */
+TEST(devcomm_concat)
+{
+    dnp_graph *g = dnp_graph_new("cat");
+    int x = dnp_graph_input(g, "x", 2, 1, 1);
+    int in[2] = {dnp_graph_fc(g, "fa", x, 3, 0), dnp_graph_fc(g, "fb", x, 2, 0)};
+    int c = dnp_graph_concat(g, "cat", 2, in);
+    dnp_graph_fc(g, "fc3", c, 1, 0);
+    const char *s = "{\"model\": \"cat\", \"batch\": 2, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
+                    " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
+                    " \"types\": {\"fa\": \"I\", \"fb\": \"I\", \"cat\": \"channel\","
+                    " \"fc3\": \"I\"}}]}]}";
+    dnp_device_comm *dc = NULL;
+    CHECK(comm_of(g, s, 2, &dc) == 0);
+    if (dc != NULL) {
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_LAYOUT_FWD], 12 + 8);
+        CHECK_EQ_INT((int)dc[1].p2p_received_bytes[DNP_XFER_LAYOUT_FWD], 8 + 12);
+        CHECK_EQ_INT((int)dc[0].p2p_sent_bytes[DNP_XFER_LAYOUT_FWD], 8 + 12);
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_LAYOUT_BWD], 8 + 12);
+        CHECK_EQ_INT((int)dc[1].p2p_sent_bytes[DNP_XFER_LAYOUT_BWD], 8 + 12);
+        CHECK_EQ_INT((int)dc[0].allreduce_bytes[2], 60);
+        CHECK_NEAR(dc[1].received_bytes, 100.0, 0, 0);
+    }
+    dnp_free(dc);
+    dnp_graph_free(g);
+}
+
+/* x [2] -> fc1 (4, no bias) -> batchnorm -> fc2 (1, no bias), batch 2.
+ * fc1 and fc2 Type-I: both devices hold fc1's 4 channels for one sample
+ * each, so the statistics (2 values forward, 2 backward per channel, 64 B)
+ * are all-reduced with the gradients (8 + 4 elements, 48 B).  fc1 Type-III:
+ * each channel has one holder, no statistics move. */
+TEST(devcomm_batchnorm_statistics)
+{
+    dnp_graph *g = dnp_graph_new("mlp");
+    int x = dnp_graph_input(g, "x", 2, 1, 1);
+    int a = dnp_graph_fc(g, "fc1", x, 4, 0);
+    int b = dnp_graph_unary(g, "bn", DNP_OP_BATCHNORM, a);
+    dnp_graph_fc(g, "fc2", b, 1, 0);
+    char buf[512];
+    dnp_device_comm *dc = NULL;
+    CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2, &dc) == 0);
+    for (int d = 0; dc != NULL && d < 2; d++)
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 64 + 48);
+    dnp_free(dc);
+    dc = NULL;
+    CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "III", "I", 2), 2, &dc) == 0);
+    /* fc2 Type-I reads fc1's channel-split output: layout changes, and its
+     * gradient (4 elements) is all-reduced; fc1's pieces have one holder */
+    for (int d = 0; dc != NULL && d < 2; d++)
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 16);
+    dnp_free(dc);
     dnp_graph_free(g);
 }
