@@ -154,7 +154,7 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
  * error.  Returns an exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 
-/* Type or layout letter of a plan node state: I, II, III or B, C, R. */
+/* Type or layout letter of a plan node state: I, II, III, R or B, C, R. */
 const char *cli_state_name(int weighted, int state);
 
 /* A count with an SI prefix and 3 significant digits: "1.85 G", "235 M", "12". */
