@@ -253,3 +253,35 @@ TEST(devcomm_type_r)
     dnp_plan_free(p);
     dnp_graph_free(g);
 }
+
+/* Strategy JSON versions (docs/formats.md): "version" 1 or 2 only; a
+ * version-1 path lists every level, a version-2 path may stop early (the
+ * levels below it data parallel). */
+TEST(strategy_versions)
+{
+    static const char *const v3 =
+        "{\"version\": 3, \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\":"
+        " 0, \"ratio\": 0.5, \"types\": {\"fc1\": \"I\", \"fc2\": \"I\"}}]}]}";
+    static const char *const short_v1 =
+        "{\"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
+    static const char *const short_v2 =
+        "{\"version\": 2, \"model\": \"mlp\", \"batch\": 4, \"cluster\": \"2xtpu-v3\","
+        " \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
+    dnp_strategy *s = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(v3, strlen(v3), "s.json", &s, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "\"version\" must be 1 or 2") != NULL);
+    err = (dnp_error){0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(short_v1, strlen(short_v1), "s.json", &s, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "paths[0]") != NULL);
+    /* version 2: the empty path leaves level 0 data parallel (Type-I) */
+    dnp_graph *g = mlp();
+    dnp_plan *p = given(g, short_v2, 4);
+    CHECK(p != NULL);
+    if (p != NULL)
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+            CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v), DNP_TYPE_I);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
