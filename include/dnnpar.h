@@ -595,8 +595,13 @@ void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
 /* Partitioning: AccPar cost model, searches and baselines               */
 /* ------------------------------------------------------------------ */
 
-/* AccPar basic partition types (section 3.2). */
-typedef enum { DNP_TYPE_I = 0, DNP_TYPE_II = 1, DNP_TYPE_III = 2 } dnp_ptype;
+/* AccPar basic partition types (section 3.2), and R: the layer is not
+ * split at that level, each half holding and computing all of it (PaSE
+ * configurations that leave devices idle; docs/time-model.md "Replicated
+ * layers").  The searches choose among I, II, III; R comes from strategies
+ * (dnp_pase_run_strategy, strategy files).  dnp_plan_type returns these
+ * for weighted layers and 0..2 (batch, channel, replicated) for joins. */
+typedef enum { DNP_TYPE_I = 0, DNP_TYPE_II = 1, DNP_TYPE_III = 2, DNP_TYPE_R = 3 } dnp_ptype;
 
 typedef enum {
     DNP_SCHEME_DP = 0,   /* data parallelism: every layer Type-I, equal split */
@@ -697,6 +702,11 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
 /* Maximum number of levels cluster `c` supports (every group above the
  * last level must hold at least two devices). */
 int dnp_cluster_max_levels(const dnp_cluster *c);
+/* Depth of c's device tree: the most splits from the root to a single
+ * device (>= dnp_cluster_max_levels; larger when the branches differ, as
+ * on 2xa100+4xv100).  A version-2 strategy may decide that many levels on
+ * the branches that have them.  O(tree depth x types). */
+int dnp_cluster_tree_depth(const dnp_cluster *c);
 
 typedef struct {
     double step_time_s;      /* predicted time of one training step */
@@ -757,7 +767,9 @@ int dnp_plan_node_weighted(const dnp_plan *p, int node);
 
 /* Along the hierarchy path that starts at the root and always takes child
  * `branch_bits` bit k at level k (0 = first group, 1 = second), the type of
- * `node` at `level` and that level's ratio (share of the first group). */
+ * `node` at `level` (dnp_ptype for a layer, R only from strategies; 0..2
+ * for a join; -1 past the path's last split) and that level's ratio (share
+ * of the first group). */
 int dnp_plan_type(const dnp_plan *p, int level, unsigned branch_bits, int node);
 double dnp_plan_ratio(const dnp_plan *p, int level, unsigned branch_bits);
 /* Description of the two groups split at `level` on that path, e.g.
@@ -765,7 +777,8 @@ double dnp_plan_ratio(const dnp_plan *p, int level, unsigned branch_bits);
 void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, char *buf,
                            size_t n);
 /* 1 if the two groups split at `level` on that path are identical (same
- * devices and shares), so both halves share one sub-plan. */
+ * devices and shares), so both halves share one sub-plan; also 1 where the
+ * path has reached a single device (a shallower branch of the tree). */
 int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits);
 /* The plan's simulated step as Chrome trace events (chrome://tracing,
  * Perfetto): one process per device class, one thread per stream, times in
@@ -1317,23 +1330,39 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f);
  * times).  O(ops). */
 char *dnp_pase_run_json(const dnp_pase_run *r);
 
-/* Run r's strategy as a dnnpar strategy (docs/formats.md "Strategy", the
- * file `plan --json` writes and `simulate --strategy`, `export --strategy`
- * read) for model g (the core graph r's problem was converted from; its
- * source text model_source, NULL for its name) on cluster c at `batch`:
- * per level of c's binary device tree (log2 p levels, even halves) each
- * weighted op's type (I batch, II input, III output) and each join's
- * ("batch", "channel").  Exact for configurations that split only those
- * dimensions, in powers of two, over every device.  An op that leaves
- * devices idle gets its batch split over them (Type-I / "batch" on the
- * levels it does not use): *filled_ops counts those ops, whose plan
- * therefore differs from PaSE's.  Other splits are refused (DNP_ERR_INPUT
- * naming the op), as is a p that is not a power of two.  *out is a new
- * NUL-terminated JSON text the caller frees with dnp_free.
- * O(ops x levels). */
+/* What dnp_pase_run_strategy wrote. */
+typedef struct {
+    int idle_ops;            /* ops whose configuration leaves devices idle: their unused
+                              * levels are R (layers) / "replicated" (joins) */
+    int type_split;          /* 1: the run's batch split across device types is the top
+                              * levels (Type-I with ratio b_t / samples) */
+    char idle_types[128];    /* device types the split gives no samples ("2xv100"; "" none):
+                              * dropped, the strategy is for the rest */
+    char cluster[256];       /* the cluster spec the strategy names */
+} dnp_pase_strategy_info;
+
+/* Run r's strategy as a dnnpar strategy, version 2 (docs/formats.md
+ * "Strategy", the file `plan --json` writes and `simulate --strategy`,
+ * `export --strategy` read) for model g (the core graph r's problem was
+ * converted from; its source text model_source, NULL for its name) on
+ * cluster c at `batch`: per level of c's binary device tree each weighted
+ * op's type (I batch, II input, III output, R not split) and each join's
+ * ("batch", "channel", "replicated").  Exact for configurations that split
+ * only those dimensions, in powers of two: levels a configuration leaves
+ * unused are R / "replicated" (each half computes all of the op, the time
+ * of one half working while the other idles; info->idle_ops counts those
+ * ops).  When r chose the batch split across device types, the levels
+ * separating the types split the batch with ratio b_t / samples and each
+ * type's group takes its own plan below them (paths of different lengths);
+ * a type with no samples is dropped (info->idle_types) and the strategy
+ * names the cluster without it (info->cluster).  Other splits, a group
+ * that is not a power of two, or a tree that does not halve the plan's
+ * devices evenly are refused (DNP_ERR_INPUT naming the op or the group).
+ * *out is a new NUL-terminated JSON text the caller frees with dnp_free.
+ * O(ops x levels x distinct paths). */
 dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
                                  const char *model_source, const dnp_cluster *c, int64_t batch,
-                                 char **out, int *filled_ops, dnp_error *err);
+                                 char **out, dnp_pase_strategy_info *info, dnp_error *err);
 
 /* `dnnpar reproduce pase`: the paper's Table I (search per model and p = 4
  * .. 64 beside the paper's and the prototype's times and totals) and

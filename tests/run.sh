@@ -157,6 +157,18 @@ if [ -n "$line" ]; then
 else
     echo "astra test crashed"; failed=$((failed + 1))
 fi
+# Every zoo model and ONNX file under every search: plan, simulate, plot,
+# dot, export (tests/matrix.sh, the release binary).
+mx_out=$(bash tests/matrix.sh "$rel_dir" 2>&1)
+printf '%s\n' "$mx_out" | grep -v '^matrix: [0-9]* passed' || true
+line=$(printf '%s\n' "$mx_out" | grep '^matrix: [0-9]* passed' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^matrix: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+    echo "$line"
+else
+    echo "matrix test crashed"; failed=$((failed + 1))
+fi
 # Exit statuses: 2 for input problems, 1 for runtime failures (tests/exitcodes.sh).
 ec_out=$(bash tests/exitcodes.sh "$bdir" 2>&1)
 printf '%s\n' "$ec_out"

@@ -48,7 +48,9 @@ class Run:
         for dev in self.devs:
             for k, (_, _, types) in enumerate(dev.levels):
                 for v, t in enumerate(types):
-                    if t not in (0, 1, 2):
+                    # 0..2: Types I, II, III (joins: batch, channel, replicated);
+                    # 3: R, a layer not split at that level (DNP_TYPE_R)
+                    if t not in ((0, 1, 2) if self.model.info[v]["join"] else (0, 1, 2, 3)):
                         raise InputError("%s: op '%s' has no partition type at level %d"
                                          % (path, names[v], k))
         self.shards = [[shard(dev, v, self.batch, i["in_units"], i["out_units"], i["join"])
@@ -376,10 +378,11 @@ def holder_sets(run):
             continue
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
-        for hs, _ in holder_groups(outs, ins):
+        smp = [run.shards[d][v][0] for d in range(run.ranks)]
+        for hs, _ in holder_groups(outs, ins, samples=smp):
             sets.add(hs)
         if o.bias:
-            for hs, _ in holder_groups(outs, ins, bias=True):
+            for hs, _ in holder_groups(outs, ins, bias=True, samples=smp):
                 sets.add(hs)
     sets.update(bn_holder_sets(run))
     return sorted(sets)
@@ -396,8 +399,12 @@ def sync_grads(run, comm, params):
     for v, o in enumerate(run.model.planned):
         if run.model.info[v]["join"]:
             continue
+        # an R level computed this layer twice on the same samples: only the
+        # first half's copy enters a sum (docs/torch.md)
+        dup = replica(run.devs[me], v)
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
+        smp = [run.shards[d][v][0] for d in range(run.ranks)]
         w, b = params[v]
         _, iv, ov = run.shards[me][v]
         info = run.model.info[v]
@@ -405,14 +412,20 @@ def sync_grads(run, comm, params):
             if o.kind == "conv" else info["in_shape"][0] // info["in_units"] \
             if o.keep_positions else info["in_cell"]
         gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
-        for hs, pieces in grouped(holder_groups(outs, ins)):
+        for hs, pieces in grouped(holder_groups(outs, ins, samples=smp)):
             if me in hs:
-                _reduce(comm, hs, gw, pieces, ov, iv)
+                _reduce(comm, hs, gw, pieces, ov, iv, dup)
         if b is not None:
             gb = b.grad.reshape(-1, 1, 1)
-            for hs, pieces in grouped(holder_groups(outs, ins, bias=True)):
+            for hs, pieces in grouped(holder_groups(outs, ins, bias=True, samples=smp)):
                 if me in hs:
-                    _reduce(comm, hs, gb, pieces, ov, (0, 1))
+                    _reduce(comm, hs, gb, pieces, ov, (0, 1), dup)
+
+
+def replica(dev, v):
+    """True if dev takes the second half at a level where planned layer v
+    is R (not split): its copy of v's gradient duplicates the first half's."""
+    return any(types[v] == 3 and side == 1 for side, _, types in dev.levels)
 
 
 def grouped(groups):
@@ -425,9 +438,11 @@ def grouped(groups):
     return [(hs, by[hs]) for hs in order]
 
 
-def _reduce(comm, hs, g, pieces, ov, iv):
+def _reduce(comm, hs, g, pieces, ov, iv, dup=False):
     views = [g[ao[0] - ov[0]:ao[1] - ov[0], ai[0] - iv[0]:ai[1] - iv[0]] for ao, ai in pieces]
     buf = torch.cat([x.reshape(-1) for x in views])
+    if dup:  # a replica's copy: the sum takes the first half's
+        buf.zero_()
     comm.all_reduce(buf, hs)
     at = 0
     for x in views:

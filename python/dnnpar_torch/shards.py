@@ -44,8 +44,9 @@ class Device:
 def shard(dev, v, batch, in_units, out_units, join=False):
     """Device dev's (samples, input units, output units) ranges of planned
     node v: Type-I levels split the samples, II the input units, III the
-    output units; a join's batch layout the samples, its channel layout its
-    channels (input and output alike), replicated nothing."""
+    output units, R (3) nothing; a join's batch layout the samples, its
+    channel layout its channels (input and output alike), replicated
+    nothing."""
     iv = [(0, batch), (0, in_units), (0, out_units)]
     for k, (side, ratio, types) in enumerate(dev.levels):
         t = types[v]
@@ -54,6 +55,8 @@ def shard(dev, v, batch, in_units, out_units, join=False):
                 iv[0] = split_ivl(iv[0], ratio, side)
             elif t == 1:
                 iv[1] = iv[2] = split_ivl(iv[1], ratio, side)
+            continue
+        if t == 3:  # R: not split at this level, the device holds the whole layer
             continue
         iv[t] = split_ivl(iv[t], ratio, side)
     return iv[0], iv[1], iv[2]
@@ -140,7 +143,7 @@ def route_partial_sums(devs, v, ptype, region):
     return out
 
 
-def holder_groups(out_ivls, in_ivls, bias=False):
+def holder_groups(out_ivls, in_ivls, bias=False, samples=None):
     """Gradient all-reduce pieces of one parameter: [(holders, (o, i))] for
     every piece held by two or more devices (a bias: held with input unit 0)."""
     co = cuts(out_ivls)
@@ -152,7 +155,10 @@ def holder_groups(out_ivls, in_ivls, bias=False):
             ai = (ci[b], ci[b + 1])
             hs = tuple(d for d in range(len(out_ivls))
                        if inside(ao, out_ivls[d]) and inside(ai, in_ivls[d]))
-            if len(hs) >= 2:
+            # holders that all computed the same samples (R levels only)
+            # hold the same gradient already: nothing to sum
+            same = samples is not None and len({samples[d] for d in hs}) == 1
+            if len(hs) >= 2 and not same:
                 res.append((hs, (ao, ai)))
     return res
 

@@ -19,9 +19,15 @@ void accpar_state_layouts(int weighted, int t, state_layouts *out)
         *out = (state_layouts){LAYOUT_CHANNEL, LAYOUT_REPL, LAYOUT_REPL, LAYOUT_CHANNEL,
                                INTRA_FOUT};
         break;
-    default: /* Type-III, 3.2.3: split D_o; F_l replicated, E_l is a partial sum (Eq. 6). */
+    case 2: /* Type-III, 3.2.3: split D_o; F_l replicated, E_l is a partial sum (Eq. 6). */
         *out = (state_layouts){LAYOUT_REPL, LAYOUT_CHANNEL, LAYOUT_CHANNEL, LAYOUT_REPL,
                                INTRA_FIN};
+        break;
+    default: /* R (DNP_TYPE_R, docs/time-model.md "Replicated layers"): not split at this
+              * level; each half holds W and computes the whole layer on whole tensors, so
+              * it needs F_l and E_l+1 replicated, provides F_l+1 and E_l replicated and
+              * exchanges no partial sum (its dW is complete in each half: no all-reduce). */
+        *out = (state_layouts){LAYOUT_REPL, LAYOUT_REPL, LAYOUT_REPL, LAYOUT_REPL, INTRA_NONE};
         break;
     }
 }

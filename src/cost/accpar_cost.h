@@ -10,6 +10,13 @@
  *   Type-I      batch       batch           batch         batch         A(W)
  *   Type-II     channel     replicated      replicated    channel       A(F_l+1)
  *   Type-III    replicated  channel         channel       replicated    A(E_l) = A(F_l)
+ *   R           replicated  replicated      replicated    replicated    none
+ *
+ * R (state 3, weighted layers only; DNP_TYPE_R) is not one of AccPar's
+ * types: the layer is not split at that level, each half computes all of
+ * it (what a PaSE configuration that leaves the level's devices idle
+ * costs in time; docs/time-model.md "Replicated layers").  The searches
+ * never choose it; strategies (PaSE's, files) may.
  *
  * The inter-layer cost between two layers (Table 5) is the data a group must
  * fetch to turn what the producer provides into what the consumer needs, for
@@ -25,7 +32,7 @@ typedef enum { LAYOUT_BATCH = 0, LAYOUT_CHANNEL = 1, LAYOUT_REPL = 2 } layout;
 
 typedef enum { INTRA_NONE = 0, INTRA_W, INTRA_FOUT, INTRA_FIN } intra_tensor;
 
-/* Layouts a node in state t (0..2) needs and provides.  For weighted nodes
+/* Layouts a node in state t (0..2; 3 = R for weighted nodes) needs and provides.  For weighted nodes
  * t is the partition type; for joins t is the layout itself. */
 typedef struct {
     layout f_in_need, f_out_prov, e_out_need, e_in_prov;

@@ -182,6 +182,8 @@ static void layer_collectives(const dnp_plan *p, const dnp_op_cost *c, int bpe, 
         return; /* joins: layout changes only (not in the records) */
     for (int k = 0; k < l->depth; k++) {
         int t = dnp_plan_type(p, k, l->bits, v);
+        if (t == DNP_TYPE_R || t < 0)
+            continue; /* R: each half computes the whole layer, nothing to sum */
         /* Table 4: Type-I exchanges the weight gradient, Type-II the output
          * partial sums (forward), Type-III the input-error partial sums. */
         int ph = t == DNP_TYPE_I ? PH_WG : t == DNP_TYPE_II ? PH_FWD : PH_IG;

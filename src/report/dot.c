@@ -9,14 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fill and text colours of the states: Types I, II, III, joins B, C, R
- * (the palette of the plan map, docs/reports.md). */
+/* Fill and text colours of the states: Types I, II, III, joins B, C, and R
+ * (a replicated join, or a layer of type R: not split at that level; the
+ * palette of the plan map, docs/reports.md). */
 static const char *const fill_colors[6] = {"#4e79a7", "#f28e2b", "#e15759",
                                            "#a0cbe8", "#ffbe7d", "#d4d4d4"};
 static const char *const font_colors[6] = {"white", "black", "white", "black", "black", "black"};
 static const char *const legend_text[6] = {"I: batch split",          "II: input dim split",
                                            "III: output dim split",   "B: join, batch layout",
-                                           "C: join, channel layout", "R: join, replicated"};
+                                           "C: join, channel layout", "R: replicated, not split"};
 
 /* Per-sample shape text: the real axes when the op keeps them, else
  * c x h x w (just c for a vector). */
@@ -273,7 +274,7 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
                 rbuf_printf(&b, "%s%s", k ? " " : "",
                             report_state_name(w, dnp_plan_type(p, k, 0, v)));
             int t0 = dnp_plan_type(p, 0, 0, v);
-            int c = t0 < 0 ? 5 : (w ? t0 : 3 + t0);
+            int c = t0 < 0 || (w && t0 == DNP_TYPE_R) ? 5 : (w ? t0 : 3 + t0);
             rbuf_printf(&b, "\", fillcolor=\"%s\", fontcolor=\"%s\"", fill_colors[c],
                         font_colors[c]);
         } else if (v >= 0 || dnp_op_is_weighted(op->kind)) {

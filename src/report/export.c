@@ -117,8 +117,8 @@ static void shard_tensors(const ectx *e, int node, tensor *ts, int n)
     for (int k = 0; k < e->depth; k++) {
         int t = dnp_plan_type(e->p, k, 0, node);
         unsigned bit = 1u << k;
-        if (t < 0 || (!weighted && t == 2))
-            continue; /* replicated join */
+        if (t < 0 || (!weighted && t == 2) || (weighted && t == DNP_TYPE_R))
+            continue; /* replicated join, or a layer not split at this level (R) */
         int role = t; /* I: batch, II: input dim, III: output dim; joins B, C */
         for (int i = 0; i < n; i++) {
             tensor *x = &ts[i];

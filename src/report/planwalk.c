@@ -8,9 +8,9 @@
 
 const char *report_state_name(int weighted, int state)
 {
-    static const char *const types[3] = {"I", "II", "III"};
+    static const char *const types[4] = {"I", "II", "III", "R"};
     static const char *const layouts[3] = {"B", "C", "R"};
-    if (state < 0 || state > 2)
+    if (state < 0 || state > (weighted ? 3 : 2))
         return "-";
     return weighted ? types[state] : layouts[state];
 }
@@ -104,14 +104,14 @@ void report_path_shares(const dnp_plan *p, unsigned bits, int depth, int node, d
             break;
         double a = dnp_plan_ratio(p, k, bits);
         double share = ((bits >> k) & 1u) ? 1.0 - a : a;
-        /* Type-I splits B, Type-II D_i, Type-III D_o; a join's batch
-         * layout splits B and its channel layout both channel shares. */
+        /* Type-I splits B, Type-II D_i, Type-III D_o, R nothing; a join's
+         * batch layout splits B and its channel layout both channel shares. */
         if (weighted) {
             if (t == DNP_TYPE_I)
                 b *= share;
             else if (t == DNP_TYPE_II)
                 i *= share;
-            else
+            else if (t == DNP_TYPE_III)
                 o *= share;
         } else if (t == 0) {
             b *= share;

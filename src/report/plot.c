@@ -200,7 +200,9 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
         for (int k = 0; k < L; k++)
             for (int v = 0; v < V; v++) {
                 int t = dnp_plan_type(p, k, paths[i], v);
-                int code = t < 0 ? 5 : (dnp_plan_node_weighted(p, v) ? t : 3 + t);
+                int wt = dnp_plan_node_weighted(p, v);
+                /* a layer of type R shares the replicated join's code */
+                int code = t < 0 || (wt && t == DNP_TYPE_R) ? 5 : (wt ? t : 3 + t);
                 rbuf_printf(&b, "%d %d %d\n", v, k, code);
             }
         rbuf_puts(&b, "EOD\n");
@@ -214,7 +216,7 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
                   "set cbrange [-0.5:5.5]\n"
                   /* What the types mean, as docs/reports.md's table says. */
                   "set cbtics ('I: batch' 0, 'II: input dim' 1, 'III: output dim' 2, "
-                  "'B: join, batch' 3, 'C: join, channel' 4, 'R: join, replicated' 5)\n"
+                  "'B: join, batch' 3, 'C: join, channel' 4, 'R: replicated' 5)\n"
                   "set rmargin 24\n" /* room for the colour box's longer labels */
                   "set style fill solid 1.0 border rgb 'white'\n"
                   "set tics scale 0\n"

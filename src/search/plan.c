@@ -69,6 +69,11 @@ static void split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *
     }
 }
 
+void plan_split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b)
+{
+    split_counts(cl, counts, a, b);
+}
+
 static int64_t sum_counts(const dnp_cluster *cl, const int64_t *counts)
 {
     int64_t n = 0;
@@ -101,6 +106,13 @@ int dnp_cluster_max_levels(const dnp_cluster *c)
     int min, max;
     leaf_depths(c, c->counts, &min, &max);
     return min;
+}
+
+int dnp_cluster_tree_depth(const dnp_cluster *c)
+{
+    int min, max;
+    leaf_depths(c, c->counts, &min, &max);
+    return max;
 }
 
 static void tnode_free(tnode *n)
@@ -535,12 +547,13 @@ static void child_shares(const pgraph *pg, const tnode *n, double share, tnode *
         c->fo[v] = n->fo[v];
         int t = n->types[v];
         if (pg->nodes[v].weighted) {
-            /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2). */
+            /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
+             * splits nothing (each half holds the whole layer). */
             if (t == DNP_TYPE_I)
                 c->fb[v] *= share;
             else if (t == DNP_TYPE_II)
                 c->fi[v] *= share;
-            else
+            else if (t == DNP_TYPE_III)
                 c->fo[v] *= share;
         } else if (t == LAYOUT_BATCH) {
             c->fb[v] *= share;
@@ -588,7 +601,10 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     int64_t ca[DNP_MAX_DEVICE_TYPES], cb[DNP_MAX_DEVICE_TYPES];
     split_counts(bd->cl, n->counts, ca, cb);
     int identical = same_counts(ca, cb, bd->cl->n_types);
-    int planned = n->depth < bd->levels;
+    /* A strategy's short path (version 2) leaves the levels below it data
+     * parallel, as a search's unsearched levels are. */
+    int planned = n->depth < bd->levels &&
+                  (bd->given == NULL || strategy_has_level(bd->given, n->depth, bits));
     if (bd->given != NULL && planned) {
         n->types = dnp_malloc((size_t)V * sizeof *n->types);
         if (n->types == NULL) {
@@ -1018,11 +1034,14 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
         dnp_error_set(err, DNP_ERR_INPUT, "the strategy covers no level");
         return DNP_ERR_INPUT;
     }
-    if (levels < 0 || levels > max_levels) {
+    /* A strategy may decide below the shallowest leaf on the branches deep
+     * enough (short paths elsewhere): bounded by the tree's depth. */
+    int bound = given != NULL ? dnp_cluster_tree_depth(c) : max_levels;
+    if (levels < 0 || levels > bound) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "cluster %s supports at most %d hierarchy levels (every group above the "
                       "last level needs two devices); asked for %d",
-                      spec, max_levels, levels);
+                      spec, bound, levels);
         return DNP_ERR_INPUT;
     }
     dnp_plan *p = dnp_calloc(1, sizeof *p);
@@ -1414,7 +1433,9 @@ void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, c
 int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits)
 {
     const tnode *n = walk(p, level, branch_bits);
-    return n ? n->shared : 0;
+    /* past a single device (a short branch of an uneven tree) there are no
+     * halves to tell apart: as identical, so path listings do not branch */
+    return n ? n->shared : 1;
 }
 
 void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s)

@@ -73,13 +73,25 @@ dnp_status dnp_strategy_read_buffer(const char *data, size_t len_bytes, const ch
         st = bad(err, file, msg);
         goto fail;
     }
+    /* "version": 1 (or absent: files written before it) or 2 (docs/formats.md
+     * "Strategy"); version 2 lets a path stop above "levels" (short paths). */
+    const json_t *ver = json_object_get(root, "version");
+    if (ver != NULL && (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+                        json_integer_value(ver) > 2)) {
+        st = bad(err, file, "\"version\" must be 1 or 2");
+        goto fail;
+    }
+    int v2 = ver != NULL && json_integer_value(ver) == 2;
     for (size_t i = 0; i < json_array_size(paths); i++) {
         const json_t *p = json_array_get(paths, i), *lv = json_object_get(p, "levels");
-        if (!json_is_integer(json_object_get(p, "branch_bits")) || !json_is_array(lv) ||
-            json_array_size(lv) != (size_t)json_integer_value(levels)) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "paths[%zu] needs \"branch_bits\" and one entry per level",
-                     i);
+        size_t want = (size_t)json_integer_value(levels);
+        if (!json_is_integer(json_object_get(p, "branch_bits")) ||
+            json_integer_value(json_object_get(p, "branch_bits")) < 0 || !json_is_array(lv) ||
+            (v2 ? json_array_size(lv) > want : json_array_size(lv) != want)) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "paths[%zu] needs \"branch_bits\" (>= 0) and %s entry per level", i,
+                     v2 ? "at most one" : "one");
             st = bad(err, file, msg);
             goto fail;
         }
@@ -149,23 +161,30 @@ int dnp_strategy_levels(const dnp_strategy *s) { return s->levels; }
 const char *strategy_file(const dnp_strategy *s) { return s->file; }
 
 /* The level entry for tree level k reached by branch bits `bits`: any
- * path that took the same branches above k. */
+ * path that took the same branches above k and reaches level k (a short
+ * path of version 2 may not). */
 static const json_t *level_entry(const dnp_strategy *s, int k, unsigned bits)
 {
     unsigned mask = k >= 32 ? ~0u : ((1u << k) - 1u);
     for (size_t i = 0; i < json_array_size(s->paths); i++) {
         const json_t *p = json_array_get(s->paths, i);
         unsigned pb = (unsigned)json_integer_value(json_object_get(p, "branch_bits"));
-        if ((pb & mask) == (bits & mask))
-            return json_array_get(json_object_get(p, "levels"), (size_t)k);
+        const json_t *lv = json_object_get(p, "levels");
+        if ((pb & mask) == (bits & mask) && (size_t)k < json_array_size(lv))
+            return json_array_get(lv, (size_t)k);
     }
     return NULL;
+}
+
+int strategy_has_level(const dnp_strategy *s, int k, unsigned bits)
+{
+    return level_entry(s, k, bits) != NULL;
 }
 
 int strategy_decision(const dnp_strategy *s, int k, unsigned bits, const char *op, int weighted,
                       double *ratio)
 {
-    static const char *const types[3] = {"I", "II", "III"};
+    static const char *const types[4] = {"I", "II", "III", "R"};
     static const char *const layouts[3] = {"batch", "channel", "replicated"};
     const json_t *l = level_entry(s, k, bits);
     if (l == NULL)
@@ -174,7 +193,7 @@ int strategy_decision(const dnp_strategy *s, int k, unsigned bits, const char *o
     const char *t = json_string_value(json_object_get(json_object_get(l, "types"), op));
     if (t == NULL)
         return -1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < (weighted ? 4 : 3); i++)
         if (strcmp(t, weighted ? types[i] : layouts[i]) == 0)
             return i;
     return -2;

@@ -4,12 +4,20 @@
 
 #include "dnnpar.h"
 
-/* The state (0..2) of `op` at tree level k on the branch `bits`, and that
+/* The state (0..3) of `op` at tree level k on the branch `bits`, and that
  * level's ratio.  -1 if the strategy has no decision there, -2 if the
- * decision is not a valid type ("I", "II", "III"; joins "batch",
- * "channel", "replicated").  O(paths + ops). */
+ * decision is not a valid type ("I", "II", "III", "R" = DNP_TYPE_R; joins
+ * "batch", "channel", "replicated").  O(paths + ops). */
 int strategy_decision(const dnp_strategy *s, int k, unsigned bits, const char *op, int weighted,
                       double *ratio);
+/* 1 if some path of s reaches tree level k on the branch `bits` (a
+ * version-2 path may stop above "levels": data parallel below).
+ * O(paths). */
+int strategy_has_level(const dnp_strategy *s, int k, unsigned bits);
+/* The planner's device-tree split (plan.c): group `counts` into halves a
+ * and b (one device type per half first, then halves by whole nodes, the
+ * first half the floor).  O(types). */
+void plan_split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b);
 /* The file the strategy came from, for messages. */
 const char *strategy_file(const dnp_strategy *s);
 

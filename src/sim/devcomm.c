@@ -103,7 +103,7 @@ static ivl split_ivl(ivl r, double alpha, int side)
  * units (Type-II) and output units (Type-III), AccPar section 3.2; a join
  * (`join`) in a batch layout splits its samples, in a channel layout its
  * channels (input and output alike, plan.c: child_shares), replicated
- * nothing. */
+ * nothing; an R level (DNP_TYPE_R) splits nothing either. */
 static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_units,
                   int64_t out_units, ivl *b, ivl *in, ivl *out)
 {
@@ -122,6 +122,8 @@ static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_u
             }
             continue;
         }
+        if (t == DNP_TYPE_R)
+            continue; /* not split at this level: each half holds the whole layer */
         ivl *x = t == DNP_TYPE_I ? b : t == DNP_TYPE_II ? in : out;
         *x = split_ivl(*x, n->alpha, side);
     }
@@ -295,10 +297,16 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
  * units (cell_bytes per pair): every piece is all-reduced over exactly the
  * devices holding it.  Their sample ranges partition the batch (each level
  * either splits the samples between the halves or gives the piece to one
- * half), so the sum is the whole batch's gradient.  `bias`: a vector over
+ * half), so the sum is the whole batch's gradient.  An R level (DNP_TYPE_R)
+ * gives both halves the same samples: a piece whose holders all have the
+ * same samples is not summed; otherwise the executor adds one copy per
+ * sample range (the second half of an R level contributes zero) and the
+ * all-reduce still spans every holder.  `samples`: each device's sample
+ * range.  `bias`: a vector over
  * the output units held with input unit 0 (the weight of a constant input,
  * so a Type-II split adds it once). */
-static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, int64_t cell_bytes, int bias)
+static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl *samples,
+                           int64_t cell_bytes, int bias)
 {
     int no = make_cuts(C->cuts_b, out_u, C->n);
     int ni = bias ? 2 : make_cuts(C->cuts_u, in_u, C->n);
@@ -310,10 +318,19 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, int64_t ce
         ivl ao = {C->cuts_b[i], C->cuts_b[i + 1]};
         for (int j = 0; j + 1 < ni; j++) {
             ivl ai = {C->cuts_u[j], C->cuts_u[j + 1]};
-            int p = 0;
+            int p = 0, same = 1, first = -1;
             for (int d = 0; d < C->n; d++)
-                p += inside(ao, out_u[d]) && inside(ai, in_u[d]);
-            if (p < 2)
+                if (inside(ao, out_u[d]) && inside(ai, in_u[d])) {
+                    p++;
+                    if (first < 0)
+                        first = d;
+                    else if (samples[d].lo != samples[first].lo ||
+                             samples[d].hi != samples[first].hi)
+                        same = 0;
+                }
+            /* holders that all computed the same samples (split only by R
+             * levels) hold the same gradient already: nothing to sum */
+            if (p < 2 || same)
                 continue;
             int64_t bytes = (ao.hi - ao.lo) * (bias ? 1 : (ai.hi - ai.lo)) * cell_bytes;
             for (int d = 0; d < C->n; d++)
@@ -540,7 +557,7 @@ static dnp_status account(ctx *C, dnp_error *err)
     rect *need = dnp_calloc((size_t)N, sizeof *need);
     ivl *ob = dnp_calloc((size_t)N * 3, sizeof *ob);      /* per device: samples, in, out of v */
     ivl *ub = dnp_calloc((size_t)N * 3, sizeof *ub);      /* the same for v's producer */
-    ivl *tmp = dnp_calloc((size_t)N * 2, sizeof *tmp);
+    ivl *tmp = dnp_calloc((size_t)N * 3, sizeof *tmp);
     int n_ops = dnp_graph_n_ops(C->g);
     int *owner = dnp_calloc((size_t)(n_ops > 0 ? n_ops : 1), sizeof *owner);
     dnp_status st = DNP_ERR_NOMEM;
@@ -567,10 +584,11 @@ static dnp_status account(ctx *C, dnp_error *err)
             for (int d = 0; d < N; d++) {
                 tmp[d] = ob[3 * d + 2];
                 tmp[N + d] = ob[3 * d + 1];
+                tmp[2 * N + d] = ob[3 * d];
             }
-            grad_allreduce(C, tmp, tmp + N, ni.w_cell * C->bpe, 0);
+            grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, ni.w_cell * C->bpe, 0);
             if (ni.op->bias)
-                grad_allreduce(C, tmp, tmp + N, C->bpe, 1);
+                grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, C->bpe, 1);
         }
         /* The model input is sliced where it is read: no edge, no gradient. */
         if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)

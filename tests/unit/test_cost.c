@@ -52,6 +52,30 @@ TEST(cost_table4_partial_sum_tensors)
     }
 }
 
+TEST(cost_type_r_replicated_layer)
+{
+    /* R (DNP_TYPE_R = 3): not split, every tensor whole in each half, no
+     * partial sum (docs/time-model.md "Replicated layers"). */
+    state_layouts s;
+    accpar_state_layouts(1, 3, &s);
+    CHECK_EQ_INT(s.intra, INTRA_NONE);
+    CHECK_EQ_INT(s.f_in_need, LAYOUT_REPL);
+    CHECK_EQ_INT(s.f_out_prov, LAYOUT_REPL);
+    CHECK_EQ_INT(s.e_out_need, LAYOUT_REPL);
+    CHECK_EQ_INT(s.e_in_prov, LAYOUT_REPL);
+    /* Type-I -> R, alpha 0.25: forward, group 0 fetches the other 75 % of
+     * F (batch -> replicated); backward R gives E whole: free. */
+    CHECK_NEAR(accpar_inter_elems(1, 0, 1, 3, 1000.0, 0.25, 0), 750.0, 0, 1e-12);
+    CHECK_NEAR(accpar_inter_elems(1, 0, 1, 3, 1000.0, 0.25, 1), 250.0, 0, 1e-12);
+    /* R -> Type-II (or I): F whole -> channel free; E channel (batch) ->
+     * replicated: the other group's share. */
+    CHECK_NEAR(accpar_inter_elems(1, 3, 1, 1, 1000.0, 0.25, 0), 750.0, 0, 1e-12);
+    CHECK_NEAR(accpar_inter_elems(1, 3, 1, 0, 1000.0, 0.25, 0), 750.0, 0, 1e-12);
+    /* R -> R and R -> Type-III (needs F replicated, gives E replicated): free. */
+    CHECK_NEAR(accpar_inter_elems(1, 3, 1, 3, 1000.0, 0.5, 0), 0.0, 0, 0);
+    CHECK_NEAR(accpar_inter_elems(1, 3, 1, 2, 1000.0, 0.5, 1), 0.0, 0, 0);
+}
+
 TEST(cost_joins_convert_layouts)
 {
     /* A residual add in batch layout fed by a Type-III conv: F channel ->

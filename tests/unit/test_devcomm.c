@@ -310,5 +310,88 @@ TEST(devcomm_batchnorm_statistics)
     for (int d = 0; dc != NULL && d < 2; d++)
         CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 16);
     dnp_free(dc);
+
+/* fc1 Type-I, fc2 R (DNP_TYPE_R: not split, each device computes all of
+ * fc2 on all 4 samples): fc1's gradient all-reduce (48 + 6 bias = 54
+ * elements, 216 bytes; ring of 2 sends and receives it once), fc2 none
+ * (each device's dW is whole); forward, fc1's output (4 x 6) goes from the
+ * batch split to replicated: each device fetches the other's 2 x 6 = 12
+ * elements (48 bytes); backward, fc2 gives the error whole: nothing.
+ * Each device: 216 + 48 = 264 bytes each way. */
+TEST(devcomm_type_r)
+{
+    dnp_graph *g = mlp();
+    char buf[512];
+    dnp_plan *p = given(g, strategy_text(buf, sizeof buf, 0.5, "I", "R", 4), 4);
+    CHECK(p != NULL);
+    if (p == NULL) {
+        dnp_graph_free(g);
+        return;
+    }
+    int fc2 = -1;
+    for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+        if (strcmp(dnp_plan_node_name(p, v), "fc2") == 0)
+            fc2 = v;
+    CHECK(fc2 >= 0);
+    CHECK_EQ_INT(dnp_plan_type(p, 0, 0, fc2), DNP_TYPE_R);
+    dnp_device_comm *dc = NULL;
+    int n = 0;
+    dnp_error err = {0};
+    CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_OK);
+    CHECK_EQ_INT(n, 2);
+    for (int d = 0; d < n; d++) {
+        CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 216);
+        CHECK_NEAR(dc[d].sent_bytes, 264.0, 0, 0);
+        CHECK_NEAR(dc[d].received_bytes, 264.0, 0, 0);
+        CHECK_NEAR(dc[d].sim_received_bytes, 264.0, 0, 0);
+    }
+    /* fc2's compute is not split: its time on each device equals the
+     * one-device plan's (every level R), while fc1's halves. */
+    dnp_plan *q = given(g, strategy_text(buf, sizeof buf, 0.5, "R", "R", 4), 4);
+    CHECK(q != NULL);
+    if (q != NULL) {
+        double c_p, m_p, c_q, m_q;
+        dnp_plan_node_times(p, fc2, &c_p, &m_p);
+        dnp_plan_node_times(q, fc2, &c_q, &m_q);
+        CHECK_NEAR(c_p, c_q, 1e-12, 0);
+        dnp_plan_summary sq;
+        dnp_plan_get_summary(q, &sq);
+        CHECK_NEAR(sq.comm_bytes, 0.0, 0, 0); /* all replicated: nothing moves */
+    }
+    dnp_plan_free(q);
+    dnp_free(dc);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Strategy JSON versions (docs/formats.md): "version" 1 or 2 only; a
+ * version-1 path lists every level, a version-2 path may stop early (the
+ * levels below it data parallel). */
+TEST(strategy_versions)
+{
+    static const char *const v3 =
+        "{\"version\": 3, \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\":"
+        " 0, \"ratio\": 0.5, \"types\": {\"fc1\": \"I\", \"fc2\": \"I\"}}]}]}";
+    static const char *const short_v1 =
+        "{\"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
+    static const char *const short_v2 =
+        "{\"version\": 2, \"model\": \"mlp\", \"batch\": 4, \"cluster\": \"2xtpu-v3\","
+        " \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
+    dnp_strategy *s = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(v3, strlen(v3), "s.json", &s, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "\"version\" must be 1 or 2") != NULL);
+    err = (dnp_error){0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(short_v1, strlen(short_v1), "s.json", &s, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "paths[0]") != NULL);
+    /* version 2: the empty path leaves level 0 data parallel (Type-I) */
+    dnp_graph *g = mlp();
+    dnp_plan *p = given(g, short_v2, 4);
+    CHECK(p != NULL);
+    if (p != NULL)
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+            CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v), DNP_TYPE_I);
+    dnp_plan_free(p);
     dnp_graph_free(g);
 }

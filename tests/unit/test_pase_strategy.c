@@ -10,7 +10,8 @@
 /* PaSE on `model` over `spec` with the prototype's accounting (exact,
  * deterministic), and its dnnpar strategy. */
 static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm, char **text,
-                         int *filled, dnp_graph **g, dnp_cluster *cl, dnp_error *err)
+                         dnp_pase_strategy_info *info, dnp_graph **g, dnp_cluster *cl,
+                         dnp_error *err)
 {
     dnp_pase_hw hw;
     dnp_pase_options po;
@@ -29,7 +30,7 @@ static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm,
     if (st == DNP_OK)
         st = dnp_model_load(model, g, err);
     if (st == DNP_OK)
-        st = dnp_pase_run_strategy(run, *g, model, cl, dnp_pase_problem_batch(pb), text, filled,
+        st = dnp_pase_run_strategy(run, *g, model, cl, dnp_pase_problem_batch(pb), text, info,
                                    err);
     dnp_pase_run_free(run);
     dnp_pase_problem_free(pb);
@@ -39,18 +40,19 @@ static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm,
 TEST(pase_strategy_levels_and_plan)
 {
     char *text = NULL;
-    int filled = -1;
+    dnp_pase_strategy_info info;
     dnp_graph *g = NULL;
     dnp_cluster cl;
     dnp_error err = {0};
-    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_PASE_PAPER, &text, &filled, &g, &cl,
+    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_PASE_PAPER, &text, &info, &g, &cl,
                                &err),
                  DNP_OK);
     if (text == NULL) {
         dnp_graph_free(g);
         return;
     }
-    CHECK_EQ_INT(filled, 0);
+    CHECK_EQ_INT(info.idle_ops, 0);
+    CHECK_EQ_INT(info.type_split, 0);
     /* The prototype's optimum on 8 devices (the report of `plan alexnet
      * --search pase --cost-model pase-paper -p 8`): the convs split the batch
      * 8 ways (I on all 3 levels), fc6 and fc8 are (b, n, c) = (1, 2, 4):
@@ -92,25 +94,107 @@ TEST(pase_strategy_levels_and_plan)
 TEST(pase_strategy_refusals_and_fill)
 {
     char *text = NULL;
-    int filled = -1;
+    dnp_pase_strategy_info info;
     dnp_graph *g = NULL;
     dnp_cluster cl;
     dnp_error err = {0};
     /* 6 devices: no binary device tree */
-    CHECK_EQ_INT(pase_strategy("alexnet", "6xa100", DNP_COST_PASE_PAPER, &text, &filled, &g, &cl,
+    CHECK_EQ_INT(pase_strategy("alexnet", "6xa100", DNP_COST_PASE_PAPER, &text, &info, &g, &cl,
                                &err),
                  DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "power-of-two") != NULL);
     dnp_graph_free(g);
     g = NULL;
-    /* the shared model leaves fc8 on 4 of 8 devices: its batch is split
-     * over the other levels and counted */
+    /* the shared model leaves fc8 on 4 of 8 devices: its unused level is
+     * R (not split), counted */
     dnp_error e2 = {0};
-    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_DEFAULT, &text, &filled, &g, &cl,
+    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100", DNP_COST_DEFAULT, &text, &info, &g, &cl,
                                &e2),
                  DNP_OK);
-    CHECK(filled >= 1);
+    CHECK(info.idle_ops >= 1);
     CHECK(text != NULL && strstr(text, "\"search\": \"pase\"") != NULL);
+    CHECK(text != NULL && strstr(text, "\"R\"") != NULL);
+    CHECK(text != NULL && strstr(text, "\"version\": 2") != NULL);
+    dnp_free(text);
+    dnp_graph_free(g);
+}
+
+/* The plan of strategy text `text` for g on cl (NULL on failure). */
+static dnp_plan *plan_of(const char *text, const dnp_graph *g, const dnp_cluster *cl)
+{
+    dnp_error err = {0};
+    dnp_strategy *s = NULL;
+    dnp_plan *p = NULL;
+    if (text != NULL && dnp_strategy_read_buffer(text, strlen(text), "pase", &s, &err) == DNP_OK) {
+        dnp_plan_options opt = {.batch = dnp_strategy_batch(s)};
+        if (dnp_plan_run_strategy(g, cl, &opt, s, &p, &err) != DNP_OK)
+            p = NULL;
+    }
+    dnp_strategy_free(s);
+    return p;
+}
+
+/* On 8xa100+8xv100 the shared model's run splits alexnet's 128 samples 96
+ * (a100) / 32 (v100) across the types (the report of `plan alexnet
+ * --search pase --cluster 8xa100+8xv100`): level 0 is that split, Type-I
+ * with ratio 96/128 = 0.75 on both branches, and each type's 8 devices
+ * take their group's plan on levels 1..3. */
+TEST(pase_strategy_type_split)
+{
+    char *text = NULL;
+    dnp_pase_strategy_info info;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100+8xv100", DNP_COST_DEFAULT, &text, &info, &g,
+                               &cl, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(info.type_split, 1);
+    CHECK_EQ_INT(info.idle_types[0], '\0');
+    CHECK(strcmp(info.cluster, "8xa100+8xv100") == 0);
+    dnp_plan *p = plan_of(text, g, &cl);
+    CHECK(p != NULL);
+    if (p != NULL) {
+        CHECK_NEAR(dnp_plan_ratio(p, 0, 0), 0.75, 0, 0);
+        CHECK_NEAR(dnp_plan_ratio(p, 0, 1), 0.75, 0, 0);
+        CHECK(!dnp_plan_level_identical(p, 0, 0));
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+            CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v), 0); /* I, or a batch join */
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        CHECK_EQ_INT(s.levels, 4);
+    }
+    dnp_plan_free(p);
+    dnp_free(text);
+    dnp_graph_free(g);
+}
+
+/* 2xa100+4xv100: the device tree is 2 deep on the a100 branch and 3 on the
+ * v100 one; the strategy (version 2) has short paths of 2 and 3 levels,
+ * and the planner decides all 3 levels on the v100 branch although the
+ * cluster's searches stop at 2 (dnp_cluster_max_levels). */
+TEST(pase_strategy_uneven_tree)
+{
+    char *text = NULL;
+    dnp_pase_strategy_info info;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(pase_strategy("alexnet", "2xa100+4xv100", DNP_COST_DEFAULT, &text, &info, &g,
+                               &cl, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_max_levels(&cl), 2);
+    CHECK_EQ_INT(dnp_cluster_tree_depth(&cl), 3);
+    CHECK_EQ_INT(info.type_split, 1);
+    dnp_plan *p = plan_of(text, g, &cl);
+    CHECK(p != NULL);
+    if (p != NULL) {
+        CHECK(dnp_plan_type(p, 1, 0, 0) >= 0);
+        CHECK_EQ_INT(dnp_plan_type(p, 2, 0, 0), -1); /* a100 branch: leaves at level 2 */
+        CHECK(dnp_plan_type(p, 2, 1, 0) >= 0);       /* v100 branch: a third level */
+        CHECK(dnp_plan_ratio(p, 0, 0) > 0.0 && dnp_plan_ratio(p, 0, 0) < 1.0);
+    }
+    dnp_plan_free(p);
     dnp_free(text);
     dnp_graph_free(g);
 }

@@ -474,9 +474,9 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
 
 const char *cli_state_name(int weighted, int state)
 {
-    static const char *const types[3] = {"I", "II", "III"};
+    static const char *const types[4] = {"I", "II", "III", "R"};
     static const char *const layouts[3] = {"B", "C", "R"};
-    if (state < 0 || state > 2)
+    if (state < 0 || state > (weighted ? 3 : 2))
         return "-";
     return weighted ? types[state] : layouts[state];
 }

@@ -160,7 +160,7 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
 int cli_unknown_name(const char *cmd, const char *what, const char *value,
                      const char *const *known);
 
-/* Type or layout letter of a plan node state: I, II, III or B, C, R. */
+/* Type or layout letter of a plan node state: I, II, III, R or B, C, R. */
 const char *cli_state_name(int weighted, int state);
 
 /* A count with an SI prefix and 3 significant digits: "1.85 G", "235 M", "12". */

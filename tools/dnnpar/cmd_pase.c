@@ -354,20 +354,26 @@ static int write_strategy(const char *cmd, const cli_args *a, const dnp_pase_hw 
     if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
         return rc;
     char *text = NULL;
-    int filled = 0;
+    dnp_pase_strategy_info info;
     dnp_error err = {0};
-    if (dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb), &text, &filled,
+    if (dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb), &text, &info,
                               &err) != DNP_OK) {
         cli_error(cmd, "%s", err.msg);
         rc = cli_exit_for(err.status);
     } else {
         rc = cli_write_text(cmd, path, text);
-        if (rc == 0 && filled > 0)
+        if (rc == 0 && info.idle_types[0] != '\0')
             fprintf(stderr,
-                    "dnnpar %s: note: %d op%s of the PaSE strategy leave%s devices "
-                    "idle; the dnnpar strategy written splits their batch over them instead "
-                    "(docs/pase.md, \"As a dnnpar strategy\")\n",
-                    cmd, filled, filled == 1 ? "" : "s", filled == 1 ? "s" : "");
+                    "dnnpar %s: warning: the type split gives %s no samples: idle all step; "
+                    "the strategy is written for %s\n",
+                    cmd, info.idle_types, info.cluster);
+        if (rc == 0 && info.idle_ops > 0)
+            fprintf(stderr,
+                    "dnnpar %s: warning: %d op%s leave%s devices idle: type R (not split) on "
+                    "the levels %s configuration does not use (docs/pase.md, \"As a dnnpar "
+                    "strategy\")\n",
+                    cmd, info.idle_ops, info.idle_ops == 1 ? "" : "s",
+                    info.idle_ops == 1 ? "s" : "", info.idle_ops == 1 ? "its" : "their");
     }
     dnp_free(text);
     dnp_graph_free(g);

@@ -147,7 +147,7 @@ int cmd_simulate(int argc, char **argv)
             opt.cost_model = (dnp_cost_model)dnp_cost_model_from_name(o);
         if ((o = dnp_strategy_option(s, "optimizer")) != NULL && dnp_optimizer_from_name(o) >= 0)
             opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
-        int want = dnp_strategy_levels(s), have = dnp_cluster_max_levels(&cl);
+        int want = dnp_strategy_levels(s), have = dnp_cluster_tree_depth(&cl);
         if ((rc = cli_perf_options("simulate", &a, &opt)) != 0) {
             /* message printed */
         } else if (want > have) { /* say where the levels come from */

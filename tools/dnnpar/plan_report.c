@@ -36,6 +36,15 @@ json_t *cli_straggler_json(const dnp_plan_summary *s) {
                      (json_int_t)s->straggler_devices, "source", DNP_SPEED_CV_SOURCE);
 }
 
+/* Levels path `bits` decides, of the plan's `levels`: fewer where its
+ * branch of the tree ends above them (a version-2 strategy's short path). */
+static int cli_path_levels(const dnp_plan *p, int levels, unsigned bits) {
+    int depth = levels;
+    while (depth > 0 && dnp_plan_n_nodes(p) > 0 && dnp_plan_type(p, depth - 1, bits, 0) < 0)
+        depth--;
+    return depth;
+}
+
 static const char *state_word(int weighted, int t) {
     static const char *const layouts[3] = {"batch", "channel", "replicated"};
     if (weighted)
@@ -53,7 +62,8 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     json_t *jpaths = json_array();
     for (int i = 0; i < np; i++) {
         json_t *lv = json_array();
-        for (int k = 0; k < s.levels; k++) {
+        int depth = cli_path_levels(p, s.levels, paths[i]); /* short paths: strategy v2 */
+        for (int k = 0; k < depth; k++) {
             char groups[300];
             dnp_plan_level_groups(p, k, paths[i], groups, sizeof groups);
             json_t *types = json_object();
@@ -77,8 +87,9 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
                               dnp_plan_node_weighted(p, v), "compute_s", cs, "comm_s", ms));
     }
     json_t *root = json_pack(
-        "{s:s,s:s,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "model", info->model, "model_source", info->source, "batch", (json_int_t)info->batch,
+        "{s:i,s:s,s:s,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
+        "version", 2, "model", info->model, "model_source", info->source, "batch",
+        (json_int_t)info->batch,
         "cluster", spec, "search", info->search, "chosen_assignment",
         dnp_scheme_name(s.chosen_scheme), "cost_model", dnp_cost_model_name(s.cost_model),
         "precision", dnp_precision_name(s.precision), "optimizer",
@@ -169,7 +180,8 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     for (int i = 0; i < np; i++) {
         printf("\npath %d: the group taken at each level\n", i + 1);
         printf("  %-5s %-40s %s\n", "level", "groups (first | second)", "ratio");
-        for (int k = 0; k < s.levels; k++) {
+        int depth = cli_path_levels(p, s.levels, paths[i]);
+        for (int k = 0; k < depth; k++) {
             char groups[300];
             unsigned bits = paths[i];
             dnp_plan_level_groups(p, k, bits, groups, sizeof groups);
@@ -177,12 +189,12 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                    ((bits >> k) & 1u) ? "second" : "first");
         }
         printf("  %-22s", "layer");
-        for (int k = 0; k < s.levels; k++)
+        for (int k = 0; k < depth; k++)
             printf(" %4s%d", "h", k);
         printf("%s\n", i == 0 ? "      compute         comm" : "");
         for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
             printf("  %-22s", dnp_plan_node_name(p, v));
-            for (int k = 0; k < s.levels; k++)
+            for (int k = 0; k < depth; k++)
                 printf(" %5s", cli_state_name(dnp_plan_node_weighted(p, v),
                                               dnp_plan_type(p, k, paths[i], v)));
             if (i == 0) {

@@ -8,16 +8,26 @@
  * levels and says, per level, which dimension each decided op splits
  * (AccPar's Type-I batch, Type-II input, Type-III output; "batch",
  * "channel" or "replicated" for joins).  A configuration whose splits are
- * powers of two over the batch, input and output dimensions and use every
- * device is exactly such a sequence of binary splits: log2 of each
- * dimension's split levels of its type, in the order of the op's
- * dimensions (the first dimension over the outermost levels, as PaSE's
- * shared model numbers devices).  An op that leaves devices idle has no
- * such form: its batch is split over the idle levels (counted and
- * reported, since that changes the plan).  Splits of other dimensions or
- * that are not powers of two are refused with the op named.
+ * powers of two over the batch, input and output dimensions is exactly
+ * such a sequence of binary splits: log2 of each dimension's split levels
+ * of its type, in the order of the op's dimensions (the first dimension
+ * over the outermost levels, as PaSE's shared model numbers devices).  The
+ * levels a configuration leaves unused (its devices idle) are R for a
+ * layer and "replicated" for a join: not split there, each half computes
+ * all of it, which takes the time of one half computing while the other
+ * idles (docs/time-model.md "Replicated layers").  Those ops are counted
+ * (the CLI warns).  Splits of other dimensions or that are not powers of
+ * two are refused with the op named.
+ *
+ * On a cluster of several device types where the run chose the batch
+ * split across the types (pase_hetero.c), the levels that separate device
+ * types become Type-I / "batch" levels with ratio b_t / samples (the first
+ * half's samples over the group's), and each type's group below them takes
+ * its own PaSE plan (dnp_pase_run_type_config).  A type given no samples
+ * is dropped: the strategy is written for the cluster without it.
  */
 #include "dnnpar.h"
+#include "search/strategy.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -71,26 +81,31 @@ static const char *type_of(const dnp_op *op, char dim)
     return NULL;
 }
 
-dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
-                                 const char *model_source, const dnp_cluster *c, int64_t batch,
-                                 char **out, int *filled_ops, dnp_error *err)
+#define MAX_LEVELS 30
+
+/* One PaSE plan over a group of 2^n_levels devices as per-level types:
+ * lv[k] maps op name -> type for the group's level k. */
+typedef struct {
+    int n_levels;
+    json_t *lv[MAX_LEVELS];
+} group_levels;
+
+static void group_levels_free(group_levels *gl)
 {
-    *out = NULL;
-    *filled_ops = 0;
-    int64_t p = dnp_cluster_devices(c);
-    int levels = log2_exact((long)p);
-    if (levels < 1 || levels > 30 || (c->n_types > 1 && levels > 12)) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "a PaSE strategy becomes a dnnpar strategy only on a power-of-two number "
-                      "of devices (at least 2; at most 4096 on a mixed cluster); the cluster "
-                      "has %lld",
-                      (long long)p);
-        return DNP_ERR_INPUT;
-    }
-    json_t *lv[30];
-    for (int k = 0; k < levels; k++)
-        lv[k] = json_object();
-    dnp_status st = DNP_OK;
+    for (int k = 0; k < gl->n_levels; k++)
+        json_decref(gl->lv[k]);
+    gl->n_levels = 0;
+}
+
+/* The levels of the plan of group `grp` (-1: the run's own plan) over
+ * 2^n_levels devices.  Counts in *idle_ops the ops given R / replicated
+ * levels. */
+static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g, int n_levels,
+                              group_levels *gl, int *idle_ops, dnp_error *err)
+{
+    gl->n_levels = n_levels;
+    for (int k = 0; k < n_levels; k++)
+        gl->lv[k] = json_object();
     dnp_pase_op op;
     dnp_error e = {0};
     for (int v = 0; dnp_pase_run_op(r, v, &op, &e) == DNP_OK; v++) {
@@ -101,10 +116,13 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
         const dnp_op *gop = dnp_graph_op(g, gi);
         if (!is_weighted(gop) && !is_join(gop))
             continue; /* the strategy decides weighted layers and joins only */
+        const char *cfg = grp < 0 ? op.config : dnp_pase_run_type_config(r, grp, v);
+        if (cfg == NULL)
+            cfg = "";
         /* "(4,1,1,1,1,1,2)": the split of each dimension of op.dims */
         long split[32];
         int nd = 0;
-        const char *q = op.config;
+        const char *q = cfg;
         while (*q != '\0' && nd < 32) {
             if (*q >= '0' && *q <= '9') {
                 char *end;
@@ -114,68 +132,235 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
                 q++;
             }
         }
-        int level = 0, used = 0;
-        for (int d = 0; d < nd && d < (int)strlen(op.dims) && st == DNP_OK; d++) {
+        int level = 0;
+        for (int d = 0; d < nd && d < (int)strlen(op.dims); d++) {
             if (split[d] == 1)
                 continue;
             int k = log2_exact(split[d]);
             const char *t = type_of(gop, op.dims[d]);
             if (k < 0 || t == NULL) {
-                st = DNP_ERR_INPUT;
-                dnp_error_set(err, st,
+                dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' splits its dimension '%c' %ld ways: a dnnpar strategy "
                               "splits only the batch, input and output dimensions, in powers of "
                               "two",
                               op.name, op.dims[d], split[d]);
-                break;
+                return DNP_ERR_INPUT;
             }
-            for (int i = 0; i < k && level < levels; i++)
-                json_object_set_new(lv[level++], op.name, json_string(t));
-            used += k;
+            if (level + k > n_levels) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "op '%s' (configuration %s) uses more than the group's %lld "
+                              "devices",
+                              op.name, cfg, 1LL << n_levels);
+                return DNP_ERR_INPUT;
+            }
+            for (int i = 0; i < k; i++)
+                json_object_set_new(gl->lv[level++], op.name, json_string(t));
         }
-        if (st != DNP_OK)
-            break;
-        if (used != levels) {
-            if (used < levels) {
-                /* an op that leaves devices idle cannot be said (a strategy gives
-                 * every device a share): its batch is split over them (Type-I,
-                 * "batch" for a join), which changes the plan, so it is counted */
-                (*filled_ops)++;
-                while (level < levels)
-                    json_object_set_new(lv[level++], op.name,
-                                        json_string(is_join(gop) ? "batch" : "I"));
-            } else {
-                st = DNP_ERR_INPUT;
-                dnp_error_set(err, st,
-                              "op '%s' uses %lld of the %lld devices (configuration %s): a "
-                              "dnnpar strategy gives every device a share",
-                              op.name, (long long)1 << used, (long long)p, op.config);
-                break;
-            }
+        if (level < n_levels) {
+            /* devices the configuration leaves idle: R (a layer) or replicated
+             * (a join) on the levels it does not use */
+            (*idle_ops)++;
+            while (level < n_levels)
+                json_object_set_new(gl->lv[level++], op.name,
+                                    json_string(is_weighted(gop) ? "R" : "replicated"));
         }
     }
-    char spec[256];
-    dnp_cluster_format(c, spec, sizeof spec);
+    return DNP_OK;
+}
+
+/* What the tree walk needs. */
+typedef struct {
+    const dnp_cluster *c;
+    const dnp_pase_run *r;
+    const dnp_graph *g;
+    int split;                           /* 1: the type split, 0: the run's own plan */
+    int64_t type_batch[DNP_MAX_DEVICE_TYPES]; /* samples per cluster type (split) */
+    int type_group[DNP_MAX_DEVICE_TYPES];     /* the run's group of each type (split) */
+    group_levels plans[DNP_MAX_DEVICE_TYPES + 1]; /* per type (split), or [0] (own plan) */
+    json_t *batch_types;                 /* every decided op -> I / batch */
+    json_t *paths;
+    int max_depth;
+} walk_ctx;
+
+static int64_t count_sum(const dnp_cluster *c, const int64_t *counts)
+{
+    int64_t n = 0;
+    for (int k = 0; k < c->n_types; k++)
+        n += counts[k];
+    return n;
+}
+
+/* The only type of a group (-1 if it has several). */
+static int only_type(const dnp_cluster *c, const int64_t *counts)
+{
+    int t = -1;
+    for (int k = 0; k < c->n_types; k++)
+        if (counts[k] > 0) {
+            if (t >= 0)
+                return -1;
+            t = k;
+        }
+    return t;
+}
+
+/* Walk the device tree (the planner's split rule, plan_split_counts) from
+ * the group `counts` at `depth` on branch `bits`; `prefix` holds the
+ * levels above (borrowed); `base` is the depth at which the group's PaSE
+ * plan starts (-1: not yet, the group has several types).  Appends one
+ * path per distinct branch (version 2: a path ends at its leaf). */
+static dnp_status walk(walk_ctx *w, const int64_t *counts, int depth, unsigned bits, int base,
+                       json_t *prefix, dnp_error *err)
+{
+    int64_t n = count_sum(w->c, counts);
+    if (n <= 1) {
+        json_array_append_new(w->paths, json_pack("{s:I,s:O}", "branch_bits", (json_int_t)bits,
+                                                  "levels", prefix));
+        if (depth > w->max_depth)
+            w->max_depth = depth;
+        return DNP_OK;
+    }
+    if (depth >= MAX_LEVELS) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the device tree is deeper than %d levels",
+                      MAX_LEVELS);
+        return DNP_ERR_INPUT;
+    }
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    plan_split_counts(w->c, counts, a, b);
+    int64_t na = count_sum(w->c, a), nb = count_sum(w->c, b);
+    int t = only_type(w->c, counts);
+    double ratio = 0.5;
+    const json_t *types;
+    int differ = 0;
+    if (w->split && t < 0) {
+        /* a level separating device types: the batch split across them,
+         * each half its types' samples (pase_hetero.c) */
+        int64_t ba = 0, bt = 0;
+        for (int k = 0; k < w->c->n_types; k++) {
+            ba += a[k] > 0 ? w->type_batch[k] : 0;
+            bt += counts[k] > 0 ? w->type_batch[k] : 0;
+        }
+        ratio = (double)ba / (double)bt;
+        types = w->batch_types;
+        differ = 1;
+    } else {
+        if (w->split && base < 0)
+            base = depth;
+        const group_levels *gl = &w->plans[w->split ? t : 0];
+        int k = depth - (w->split ? base : 0);
+        if (na != nb || k >= gl->n_levels) {
+            char spec[256];
+            dnp_cluster_format(w->c, spec, sizeof spec);
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "the PaSE plan has no binary-tree form on %s: a group of %lld "
+                          "devices splits %lld | %lld (a dnnpar strategy halves each group "
+                          "of a plan's devices evenly)",
+                          spec, (long long)n, (long long)na, (long long)nb);
+            return DNP_ERR_INPUT;
+        }
+        types = gl->lv[k];
+        differ = t < 0; /* own plan on a mixed cluster: the halves are other types */
+    }
+    json_t *mine = json_copy(prefix);
+    json_array_append_new(mine, json_pack("{s:i,s:f,s:O}", "level", depth, "ratio", ratio,
+                                          "types", types));
+    dnp_status st = walk(w, a, depth + 1, bits, base, mine, err);
+    if (st == DNP_OK && differ)
+        st = walk(w, b, depth + 1, bits | (1u << depth), base, mine, err);
+    json_decref(mine);
+    return st;
+}
+
+dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
+                                 const char *model_source, const dnp_cluster *c, int64_t batch,
+                                 char **out, dnp_pase_strategy_info *info, dnp_error *err)
+{
+    *out = NULL;
+    memset(info, 0, sizeof *info);
+    walk_ctx w;
+    memset(&w, 0, sizeof w);
+    dnp_cluster used = *c; /* the cluster the strategy is written for */
+    w.c = &used;
+    w.r = r;
+    w.g = g;
+    dnp_pase_type_split ts;
+    dnp_error e = {0};
+    dnp_status st = DNP_OK;
+    if (dnp_pase_run_type_split(r, &ts, &e) == DNP_OK && ts.chosen) {
+        w.split = 1;
+        info->type_split = 1;
+        for (int k = 0; k < used.n_types; k++)
+            w.type_group[k] = -1;
+        for (int gi = 0; gi < ts.n_groups; gi++)
+            for (int k = 0; k < used.n_types; k++)
+                if (used.counts[k] > 0 && strcmp(used.types[k].name, ts.group[gi].device) == 0) {
+                    w.type_group[k] = gi;
+                    w.type_batch[k] = ts.group[gi].batch;
+                }
+        for (int k = 0; k < used.n_types; k++) {
+            if (used.counts[k] > 0 && w.type_batch[k] <= 0) {
+                /* a type given no samples: dropped (warned by the caller) */
+                size_t len = strlen(info->idle_types);
+                snprintf(info->idle_types + len, sizeof info->idle_types - len, "%s%lldx%s",
+                         len ? "+" : "", (long long)used.counts[k], used.types[k].name);
+                used.counts[k] = 0;
+            }
+        }
+        for (int k = 0; k < used.n_types && st == DNP_OK; k++) {
+            if (used.counts[k] <= 0)
+                continue;
+            int lv = log2_exact((long)used.counts[k]);
+            if (lv < 0 || lv >= MAX_LEVELS) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "a PaSE strategy becomes a dnnpar strategy only on a power-of-two "
+                              "number of devices per type; the cluster has %lld %s",
+                              (long long)used.counts[k], used.types[k].name);
+                st = DNP_ERR_INPUT;
+                break;
+            }
+            st = plan_levels(r, w.type_group[k], g, lv, &w.plans[k], &info->idle_ops, err);
+        }
+    } else {
+        int64_t p = dnp_cluster_devices(c);
+        int levels = log2_exact((long)p);
+        if (levels < 1 || levels >= MAX_LEVELS) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "a PaSE strategy becomes a dnnpar strategy only on a power-of-two "
+                          "number of devices (at least 2); the cluster has %lld",
+                          (long long)p);
+            return DNP_ERR_INPUT;
+        }
+        st = plan_levels(r, -1, g, levels, &w.plans[0], &info->idle_ops, err);
+    }
     json_t *doc = NULL;
     if (st == DNP_OK) {
-        json_t *arr = json_array();
-        for (int k = 0; k < levels; k++) {
-            json_array_append_new(arr, json_pack("{s:i,s:f,s:o}", "level", k, "ratio", 0.5,
-                                                 "types", lv[k]));
-            lv[k] = NULL;
+        w.batch_types = json_object();
+        for (int v = 0; v < dnp_graph_n_ops(g); v++) {
+            const dnp_op *gop = dnp_graph_op(g, v);
+            if (is_weighted(gop) || is_join(gop))
+                json_object_set_new(w.batch_types, gop->name,
+                                    json_string(is_weighted(gop) ? "I" : "batch"));
         }
-        /* on a mixed cluster the tree's halves differ, so every path down it
-         * is listed (the same decisions: PaSE plans every device alike) */
-        json_t *paths = json_array();
-        long n_paths = c->n_types > 1 ? 1L << levels : 1;
-        for (long b = 0; b < n_paths; b++)
-            json_array_append_new(paths, json_pack("{s:I,s:O}", "branch_bits", (json_int_t)b,
-                                                   "levels", arr));
-        json_decref(arr);
-        doc = json_pack("{s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "model", dnp_graph_name(g),
-                        "model_source", model_source != NULL ? model_source : dnp_graph_name(g),
-                        "batch", (json_int_t)batch, "cluster", spec, "search", "pase", "levels",
-                        levels, "total_levels", levels, "paths", paths);
+        w.paths = json_array();
+        json_t *root_prefix = json_array();
+        st = walk(&w, used.counts, 0, 0u, -1, root_prefix, err);
+        json_decref(root_prefix);
+    }
+    if (st == DNP_OK) {
+        /* the spec of the devices that work (a dropped type's term goes) */
+        dnp_cluster shown = used;
+        shown.n_types = 0;
+        for (int k = 0; k < used.n_types; k++)
+            if (used.counts[k] > 0) {
+                shown.types[shown.n_types] = used.types[k];
+                shown.counts[shown.n_types++] = used.counts[k];
+            }
+        dnp_cluster_format(&shown, info->cluster, sizeof info->cluster);
+        doc = json_pack("{s:i,s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "version", 2, "model",
+                        dnp_graph_name(g), "model_source",
+                        model_source != NULL ? model_source : dnp_graph_name(g), "batch",
+                        (json_int_t)batch, "cluster", info->cluster, "search", "pase", "levels",
+                        w.max_depth, "total_levels", w.max_depth, "paths", w.paths);
+        w.paths = NULL;
         char *text = doc != NULL ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         if (text == NULL) {
             st = DNP_ERR_NOMEM;
@@ -183,8 +368,10 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
         }
         *out = text;
     }
-    for (int k = 0; k < levels; k++)
-        json_decref(lv[k]);
+    for (int k = 0; k <= DNP_MAX_DEVICE_TYPES; k++)
+        group_levels_free(&w.plans[k]);
+    json_decref(w.batch_types);
+    json_decref(w.paths);
     json_decref(doc);
     return st;
 }

@@ -1,0 +1,1 @@
+dnnpar plan alexnet --search pase --cluster 8xa100 --strategy-json $TMPDIR_GOLD/s.json 2>&1 > /dev/null && grep -c '"R"' $TMPDIR_GOLD/s.json && dnnpar simulate --strategy $TMPDIR_GOLD/s.json | grep -E "predicted step|^  fc" && sed 's/"R"/"I"/' $TMPDIR_GOLD/s.json > $TMPDIR_GOLD/refill.json && dnnpar simulate --strategy $TMPDIR_GOLD/refill.json | grep -E "predicted step|^  fc"

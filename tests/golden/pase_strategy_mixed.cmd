@@ -1,0 +1,1 @@
+dnnpar plan alexnet --search pase --cluster 8xa100+8xv100 --strategy-json $TMPDIR_GOLD/s.json | grep -E "^    8x|step time with|chosen" && grep -E '"(version|cluster|levels)"' $TMPDIR_GOLD/s.json && dnnpar simulate --strategy $TMPDIR_GOLD/s.json | grep -E "predicted step|^  [0-3] |^path|^  fc"

@@ -1,0 +1,1 @@
+dnnpar plan alexnet --search pase --cluster 2xa100+4xv100 --strategy-json $TMPDIR_GOLD/s.json 2>&1 | grep -E "^    [0-9]x|step time with|chosen|warning" && grep -E '"(version|cluster|levels|total_levels|branch_bits)"' $TMPDIR_GOLD/s.json && dnnpar simulate --strategy $TMPDIR_GOLD/s.json | grep -E "predicted step|levels searched|^  [0-3] |^path|^  conv1 |^  fc"
