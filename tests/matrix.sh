@@ -36,6 +36,23 @@ declare -A KNOWN=(
     [bert_encoder4:mcmc]="/emb/Gather splits its sequence dimension"
     [pase-inception3:pase]="a conv splits its input channels 3 ways"
     [resnet18:mcmc]="an add splits its height (a spatial split)"
+    # The prototype's RNNLM and Transformer are built from named-axes kinds
+    # (lstm, einsum, stack, select: docs/model.md "Named axes") that only
+    # PaSE's search reads; the layer-wise planner refuses them by name, and
+    # a dnnpar strategy (per-level types over batch/in/out) cannot hold
+    # PaSE's plan of them (its embedding splits the vocabulary 'v').
+    [pase-rnnlm:accpar]="lstm is a named-axes kind the layer-wise planner refuses"
+    [pase-rnnlm:dp]="lstm is a named-axes kind the layer-wise planner refuses"
+    [pase-rnnlm:owt]="lstm is a named-axes kind the layer-wise planner refuses"
+    [pase-rnnlm:hypar]="lstm is a named-axes kind the layer-wise planner refuses"
+    [pase-rnnlm:pase]="the embedding splits its vocabulary; a strategy cannot hold lstm"
+    [pase-rnnlm:mcmc]="the embedding splits its vocabulary; a strategy cannot hold lstm"
+    [pase-transformer:accpar]="einsum is a named-axes kind the layer-wise planner refuses"
+    [pase-transformer:dp]="einsum is a named-axes kind the layer-wise planner refuses"
+    [pase-transformer:owt]="einsum is a named-axes kind the layer-wise planner refuses"
+    [pase-transformer:hypar]="einsum is a named-axes kind the layer-wise planner refuses"
+    [pase-transformer:pase]="the embedding splits its vocabulary; a strategy cannot hold einsum"
+    [pase-transformer:mcmc]="the embedding splits its vocabulary; a strategy cannot hold einsum"
 )
 
 models=$("$bin" models | awk '/^[a-z0-9]/ {print $1}')

@@ -310,6 +310,8 @@ TEST(devcomm_batchnorm_statistics)
     for (int d = 0; dc != NULL && d < 2; d++)
         CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], 16);
     dnp_free(dc);
+    dnp_graph_free(g);
+}
 
 /* fc1 Type-I, fc2 R (DNP_TYPE_R: not split, each device computes all of
  * fc2 on all 4 samples): fc1's gradient all-reduce (48 + 6 bias = 54
