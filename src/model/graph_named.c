@@ -3,6 +3,8 @@
  * (graph_named.h; docs/models.md "Named axes").
  */
 #include "model/graph_named.h"
+
+#include "core/einsum_eq.h"
 #include "model/graph_internal.h"
 #include "core/checked.h"
 
@@ -200,27 +202,10 @@ int graph_named_fc(dnp_graph *g, const char *name, int in, int64_t units, char o
     return add_named(g, name, DNP_OP_FC, 1, &in, axes, dims, &a);
 }
 
-/* Split "A,B->O"; 0 or -1. */
+/* Split "A,B->O"; 0 or -1 (core/einsum_eq.h; lower-case letters). */
 static int parse_eq(const char *eq, char *sa, char *sb, char *so)
 {
-    const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
-    if (comma == NULL || arrow == NULL || comma > arrow)
-        return -1;
-    size_t na = (size_t)(comma - eq), nb = (size_t)(arrow - comma - 1), no = strlen(arrow + 2);
-    if (na < 1 || nb < 1 || no < 1 || na > NAMED_MAX || nb > NAMED_MAX || no > NAMED_MAX)
-        return -1;
-    memcpy(sa, eq, na);
-    sa[na] = '\0';
-    memcpy(sb, comma + 1, nb);
-    sb[nb] = '\0';
-    memcpy(so, arrow + 2, no);
-    so[no] = '\0';
-    const char *parts[3] = {sa, sb, so};
-    for (int p = 0; p < 3; p++)
-        for (const char *c = parts[p]; *c; c++)
-            if (!is_letter(*c) || strchr(c + 1, *c) != NULL)
-                return -1;
-    return 0;
+    return einsum_eq_split(eq, NAMED_MAX, 0, sa, sb, so);
 }
 
 /* Letter extents of an einsum: ext[c - 'a'] (0 = the batch, -1 unknown). */

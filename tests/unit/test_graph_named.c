@@ -4,6 +4,7 @@
  * JSON round trips, builder and loader errors, and the refusal of the
  * layer-wise planner. */
 #include "model/graph_named.h"
+#include "core/einsum_eq.h"
 #include "search/pase/pase.h"
 #include "test.h"
 
@@ -223,4 +224,21 @@ TEST(named_layerwise_refuses)
     CHECK(strstr(err.msg, "op 'lstm' (lstm, on named axes)") != NULL);
     CHECK(strstr(err.msg, "--search pase") != NULL);
     dnp_graph_free(g);
+}
+
+/* The einsum equation splitter both einsums share (core/einsum_eq.h). */
+TEST(einsum_eq_split_cases)
+{
+    char a[9], b[9], o[9];
+    CHECK_EQ_INT(einsum_eq_split("bik,kj->bij", 8, 0, a, b, o), 0);
+    CHECK(strcmp(a, "bik") == 0 && strcmp(b, "kj") == 0 && strcmp(o, "bij") == 0);
+    CHECK_EQ_INT(einsum_eq_split("bN,Nd->bd", 8, 0, a, b, o), -1); /* upper case: PaSE only */
+    CHECK_EQ_INT(einsum_eq_split("bN,Nd->bd", 8, 1, a, b, o), 0);
+    CHECK(strcmp(b, "Nd") == 0);
+    CHECK_EQ_INT(einsum_eq_split("aa,b->a", 8, 0, a, b, o), -1);    /* a letter twice */
+    CHECK_EQ_INT(einsum_eq_split("ab,bc", 8, 0, a, b, o), -1);      /* no arrow */
+    CHECK_EQ_INT(einsum_eq_split("ab->c,d", 8, 0, a, b, o), -1);    /* comma after arrow */
+    CHECK_EQ_INT(einsum_eq_split(",b->b", 8, 0, a, b, o), -1);      /* empty operand */
+    CHECK_EQ_INT(einsum_eq_split("abc,c->ab", 2, 0, a, b, o), -1);  /* too many letters */
+    CHECK_EQ_INT(einsum_eq_split("a1,1->a", 8, 0, a, b, o), -1);    /* not a letter */
 }

@@ -6,6 +6,7 @@
  * configurations and costs line up with its tables.
  */
 #include "search/pase/pase.h"
+#include "core/einsum_eq.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,30 +415,11 @@ int pase_sce(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor
     return shape_op(g, &v, in, out);
 }
 
-static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/* Parse "in1,in2->out" into three letter strings; 0 or -1. */
+/* Parse "in1,in2->out" into three letter strings; 0 or -1
+ * (core/einsum_eq.h; PaSE's equations may use upper-case letters). */
 static int parse_eq(const char *eq, char *a, char *b, char *o)
 {
-    const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
-    if (comma == NULL || arrow == NULL || comma > arrow)
-        return -1;
-    size_t na = (size_t)(comma - eq), nb = (size_t)(arrow - comma - 1), no = strlen(arrow + 2);
-    if (na == 0 || nb == 0 || no == 0 || na > PASE_MAX_RANK || nb > PASE_MAX_RANK ||
-        no > PASE_MAX_RANK)
-        return -1;
-    memcpy(a, eq, na);
-    a[na] = '\0';
-    memcpy(b, comma + 1, nb);
-    b[nb] = '\0';
-    memcpy(o, arrow + 2, no);
-    o[no] = '\0';
-    const char *parts[3] = {a, b, o};
-    for (int p = 0; p < 3; p++)
-        for (const char *s = parts[p]; *s; s++)
-            if (!is_letter(*s) || strchr(s + 1, *s) != NULL)
-                return -1; /* letters only, each once per operand */
-    return 0;
+    return einsum_eq_split(eq, PASE_MAX_RANK, 1, a, b, o);
 }
 
 int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tensor *a,
