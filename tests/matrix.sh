@@ -18,7 +18,7 @@
 set -u
 bin="$(cd "${1:-build}" && pwd)/dnnpar"
 cd "$(dirname "$0")/.."
-onnx_dir=${DNNPAR_ONNX_DIR:-/work/shared/data/onnx}
+onnx_dir=${DNNPAR_ONNX_DIR:-../shared/data/onnx}  # beside the checkout, as the other tests read it
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0
@@ -56,9 +56,13 @@ declare -A KNOWN=(
 )
 
 models=$("$bin" models | awk '/^[a-z0-9]/ {print $1}')
+n_onnx=0
 for f in "$onnx_dir"/*.onnx; do
-    [ -f "$f" ] && models="$models $f"
+    [ -f "$f" ] && { models="$models $f"; n_onnx=$((n_onnx + 1)); }
 done
+if [ "$n_onnx" -eq 0 ]; then
+    echo "FAIL matrix: no ONNX files in $onnx_dir (set DNNPAR_ONNX_DIR)"; failed=$((failed + 1))
+fi
 
 for m in $models; do
     mn=$(basename "$m" .onnx)
