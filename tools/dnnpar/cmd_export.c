@@ -156,6 +156,7 @@ int cmd_export(int argc, char **argv)
     /* The ASTRA-sim workload carries each layer's compute on the device that
      * sets it under the paper's accounting (docs/reports.md); the sharding
      * exports only need the split, the same under both models. */
+    char given[64];
     dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 512,
                             .cost_model = DNP_COST_ACCPAR_PAPER};
     if ((s = cli_get(&a, "search")) != NULL) {
@@ -192,6 +193,11 @@ int cmd_export(int argc, char **argv)
         }
         st = dnp_strategy_read(strat, &sg, &err);
         if (st == DNP_OK) {
+            /* the header names the strategy's own search, as its file names it
+             * ("given (pase)"), the way simulate --strategy does */
+            const char *from = dnp_strategy_option(sg, "search");
+            snprintf(given, sizeof given, from != NULL ? "given (%.40s)" : "given", from);
+            opt.search_name = given;
             if (cli_get(&a, "batch") == NULL)
                 opt.batch = dnp_strategy_batch(sg);
             st = dnp_plan_run_strategy(g, &cl, &opt, sg, &p, &err);
