@@ -657,6 +657,9 @@ typedef struct {
                                 * portfolio's other candidates are skipped and the plan says
                                 * so (dnp_plan_summary.time_limit_hit).  A limit not reached
                                 * changes nothing.  One level solve is not interrupted. */
+    const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
+                                * for a plan read from a strategy file; NULL = the scheme's
+                                * name.  Borrowed: must outlive the calls given the options. */
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;

@@ -28,13 +28,6 @@ EXEMPT=(
     "export_vgg11_dp_hier_astra|ASTRA-sim workload: one layer record a line"
 )
 PENDING=(
-    export_resnet18_hetero_dtensor
-    export_resnet18_hetero_jax
-    pase_perf_memory
-    pase_plan_batch_100_p8
-    pase_plan_batch_4_p8
-    pase_plan_batch_p3
-    pase_plan_cluster_hetero
 )
 
 # The widest line of golden $1 that is not an error line.

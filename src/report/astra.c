@@ -490,10 +490,12 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
                 DNP_VERSION);
     rbuf_puts(b, "# model ");
     rbuf_put_escaped(b, dnp_graph_name(g), ESC_TEXT);
+    const char *search =
+        opt->search_name != NULL ? opt->search_name : dnp_scheme_name(opt->scheme);
     rbuf_printf(b,
                 ", batch %lld, cluster %s, search %s, levels searched %d of %d; predicted "
                 "step time %.6g s\n",
-                (long long)opt->batch, spec, dnp_scheme_name(opt->scheme), s.levels, s.total_levels,
+                (long long)opt->batch, spec, search, s.levels, s.total_levels,
                 s.step_time_s);
     if (s.straggler_pace > 1.0)
         rbuf_printf(b, "# compute times include the straggler factor x%.4f of %lld devices (%s)\n",

@@ -168,40 +168,64 @@ static void put_axes_text(rbuf *b, unsigned axes, int depth)
         }
 }
 
-/* The comment after one tensor's line: reductions and uneven axes. */
-static void put_tensor_notes(rbuf *b, const ectx *e, const tensor *x)
+/* The notes on one tensor (reductions and uneven axes), one clause a line
+ * ("...\n") into `nb`; put_tensor_line lays them out as comments. */
+static void put_tensor_notes(rbuf *nb, const ectx *e, const tensor *x)
 {
     unsigned sharded = 0;
     for (int d = 0; d < x->rank; d++)
         sharded |= x->axes[d];
     unsigned uneven = sharded & e->uneven;
-    const char *sep = "  # ";
     if (x->partial) {
-        rbuf_puts(b, sep);
         if (e->torch)
-            rbuf_puts(b, "Partial() until all-reduced over ");
+            rbuf_puts(nb, "Partial() until all-reduced over ");
         else
-            rbuf_puts(b, "partial sums: psum over ");
-        put_axes_text(b, x->partial, e->depth);
-        rbuf_puts(b, e->torch ? ", then Replicate()" : "; the spec is after the psum");
-        sep = "; ";
+            rbuf_puts(nb, "partial sums: psum over ");
+        put_axes_text(nb, x->partial, e->depth);
+        rbuf_puts(nb, e->torch ? ", then Replicate()\n" : "; the spec is after the psum\n");
     }
     if (x->grad_partial) {
-        rbuf_puts(b, sep);
-        rbuf_puts(b, e->torch ? "gradient Partial() over " : "gradient psum over ");
-        put_axes_text(b, x->grad_partial, e->depth);
-        sep = "; ";
+        rbuf_puts(nb, e->torch ? "gradient Partial() over " : "gradient psum over ");
+        put_axes_text(nb, x->grad_partial, e->depth);
+        rbuf_puts(nb, "\n");
     }
     if (uneven) {
-        rbuf_puts(b, sep);
-        rbuf_puts(b, "uneven split over ");
-        put_axes_text(b, uneven, e->depth);
-        rbuf_puts(b, " (see NOTE)");
+        rbuf_puts(nb, "uneven split over ");
+        put_axes_text(nb, uneven, e->depth);
+        rbuf_puts(nb, " (see NOTE)\n");
+    }
+}
+
+/* Lines of the generated Python are at most this wide (issue 15). */
+#define EXPORT_MAX_COLS 119
+
+/* The clauses of `notes` (one a line) as a comment after the code line that
+ * started at offset `line_start` of b, joined by "; "; a clause that would
+ * make the line wider than EXPORT_MAX_COLS starts a comment line of its own
+ * ("        # ..."; inside the dict literal, so the Python stays valid).
+ * O(length of the notes). */
+static void put_notes_comment(rbuf *b, size_t line_start, const char *notes)
+{
+    size_t col = b->len - line_start;
+    const char *sep = "  # ";
+    for (const char *c = notes; *c != '\0';) {
+        const char *end = strchr(c, '\n');
+        size_t n = end != NULL ? (size_t)(end - c) : strlen(c);
+        if (col + strlen(sep) + n > EXPORT_MAX_COLS && strcmp(sep, "; ") == 0) {
+            rbuf_puts(b, ";\n        #");
+            col = 9;
+            sep = " ";
+        }
+        rbuf_printf(b, "%s%.*s", sep, (int)n, c);
+        col += strlen(sep) + n;
+        sep = "; ";
+        c += n + (end != NULL ? 1 : 0);
     }
 }
 
 static void put_tensor_line(rbuf *b, const ectx *e, const tensor *x)
 {
+    size_t line_start = b->len;
     rbuf_printf(b, "        \"%s\": ", x->what);
     if (e->torch) {
         rbuf_puts(b, "(");
@@ -229,7 +253,15 @@ static void put_tensor_line(rbuf *b, const ectx *e, const tensor *x)
         }
         rbuf_puts(b, "),");
     }
-    put_tensor_notes(b, e, x);
+    rbuf nb;
+    rbuf_init(&nb);
+    put_tensor_notes(&nb, e, x);
+    if (nb.oom)
+        b->oom = 1; /* sticky, as for b's own appends */
+    char *notes = rbuf_take(&nb);
+    if (notes != NULL)
+        put_notes_comment(b, line_start, notes);
+    dnp_free(notes);
     rbuf_puts(b, "\n");
 }
 
@@ -357,8 +389,10 @@ static void put_header(rbuf *b, const ectx *e)
                        "from it.\n");
     rbuf_puts(b, "# model ");
     rbuf_put_escaped(b, dnp_graph_name(e->g), ESC_TEXT);
+    const char *search =
+        e->opt->search_name != NULL ? e->opt->search_name : dnp_scheme_name(e->opt->scheme);
     rbuf_printf(b, ", batch %lld, cluster %s, search %s, levels searched %d of %d\n",
-                (long long)e->opt->batch, spec, dnp_scheme_name(e->opt->scheme), s.levels,
+                (long long)e->opt->batch, spec, search, s.levels,
                 s.total_levels);
     rbuf_puts(b, "#\n# Mesh: one axis per level of the device tree (docs/time-model.md), the "
                  "outermost split first;\n# each level splits a group of devices into two.\n");

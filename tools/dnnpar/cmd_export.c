@@ -61,8 +61,8 @@ static int export_megatron(const cli_args *a, const char *out_path)
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
-            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+            return cli_unknown_name(cmd, "precision", s, known);
         }
         opt.precision = (dnp_precision)pr;
     }
@@ -150,18 +150,21 @@ int cmd_export(int argc, char **argv)
     }
     int fmt = dnp_export_from_name(s);
     if (fmt < 0) {
-        cli_error(cmd, "unknown format '%s' (known: jax, dtensor, astra, megatron)", s);
+        static const char *const known[] = {"jax", "dtensor", "astra", "megatron", NULL};
+        rc = cli_unknown_name(cmd, "format", s, known);
         goto done;
     }
     /* The ASTRA-sim workload carries each layer's compute on the device that
      * sets it under the paper's accounting (docs/reports.md); the sharding
      * exports only need the split, the same under both models. */
+    char given[64];
     dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 512,
                             .cost_model = DNP_COST_ACCPAR_PAPER};
     if ((s = cli_get(&a, "search")) != NULL) {
         int sc = dnp_scheme_from_name(s);
         if (sc < 0) {
-            cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar)", s);
+            static const char *const known[] = {"accpar", "dp", "owt", "hypar", NULL};
+            rc = cli_unknown_name(cmd, "search", s, known);
             goto done;
         }
         opt.scheme = (dnp_scheme)sc;
@@ -192,6 +195,11 @@ int cmd_export(int argc, char **argv)
         }
         st = dnp_strategy_read(strat, &sg, &err);
         if (st == DNP_OK) {
+            /* the header names the strategy's own search, as its file names it
+             * ("given (pase)"), the way simulate --strategy does */
+            const char *from = dnp_strategy_option(sg, "search");
+            snprintf(given, sizeof given, from != NULL ? "given (%.40s)" : "given", from);
+            opt.search_name = given;
             if (cli_get(&a, "batch") == NULL)
                 opt.batch = dnp_strategy_batch(sg);
             st = dnp_plan_run_strategy(g, &cl, &opt, sg, &p, &err);

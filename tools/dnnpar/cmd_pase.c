@@ -250,6 +250,9 @@ static int model_options(const char *cmd, const cli_args *a, dnp_pase_options *p
     po->cost_model = DNP_COST_DEFAULT;
     if ((s = cli_get(a, "cost-model")) != NULL) {
         int m = dnp_cost_model_from_name(s);
+        static const char *const known[] = {"default", "pase-paper", NULL};
+        if (m < 0)
+            return cli_unknown_name(cmd, "cost model", s, known);
         if (m != DNP_COST_DEFAULT && m != DNP_COST_PASE_PAPER) {
             cli_error(cmd, "unknown cost model '%s' for the PaSE search (known: default, "
                            "pase-paper)",
@@ -261,16 +264,16 @@ static int model_options(const char *cmd, const cli_args *a, dnp_pase_options *p
     if ((s = cli_get(a, "precision")) != NULL) {
         int p = dnp_precision_from_name(s);
         if (p < 0) {
-            cli_error(cmd, "unknown precision '%s' (known: fp32, tf32, fp16, bf16, amp)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+            return cli_unknown_name(cmd, "precision", s, known);
         }
         po->precision = (dnp_precision)p;
     }
     if ((s = cli_get(a, "optimizer")) != NULL) {
         int o = dnp_optimizer_from_name(s);
         if (o < 0) {
-            cli_error(cmd, "unknown optimizer '%s' (known: momentum, sgd, adam)", s);
-            return EXIT_USAGE;
+            static const char *const known[] = {"momentum", "sgd", "adam", NULL};
+            return cli_unknown_name(cmd, "optimizer", s, known);
         }
         po->optimizer = (dnp_optimizer)o;
     }
@@ -297,9 +300,8 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     const char *s, *search = cli_get(a, "search");
     int mcmc = search != NULL && strcmp(search, "mcmc") == 0;
     if (search == NULL || (!mcmc && strcmp(search, "pase") != 0)) {
-        cli_error(cmd, "unknown search '%s' (known: accpar, dp, owt, hypar, pase, mcmc)",
-                  search ? search : "");
-        return EXIT_USAGE;
+        static const char *const known[] = {"accpar", "dp", "owt", "hypar", "pase", "mcmc", NULL};
+        return cli_unknown_name(cmd, "search", search != NULL ? search : "", known);
     }
     if ((rc = setup_hw(cmd, a, hw)) != 0)
         return rc;

@@ -279,9 +279,8 @@ int cmd_reproduce(int argc, char **argv)
     if (rc != 0 || done)
         return rc;
     if (strcmp(a.pos[0], "accpar") != 0) {
-        cli_error("reproduce", "unknown paper '%s' (known: accpar, pase, synergyflow, mpt)",
-                  a.pos[0]);
-        return EXIT_USAGE;
+        static const char *const known[] = {"accpar", "pase", "synergyflow", "mpt", NULL};
+        return cli_unknown_name("reproduce", "paper", a.pos[0], known);
     }
     fig_result f5, f6;
     json_t *j7 = NULL, *j8 = NULL;

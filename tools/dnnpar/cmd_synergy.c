@@ -191,7 +191,9 @@ static int read_simulation(const cli_args *a, dnp_synergy_options *o)
 {
     const char *arch = cli_get(a, "arch");
     if (arch != NULL && (o->arch = dnp_synergy_arch_from_name(arch)) < 0) {
-        cli_error(CMD, "unknown --arch '%s' (known: sf, mono, ata1, ata2, ata3, ata4, ata5)", arch);
+        static const char *const known[] = {"sf", "mono", "ata1", "ata2", "ata3", "ata4", "ata5",
+                                            NULL};
+        cli_unknown_name(CMD, "--arch", arch, known);
         return -1;
     }
     if (o->arch >= DNP_SYNERGY_ATA1 && o->arch <= DNP_SYNERGY_ATA5 && o->platform.cores != 64) {

@@ -128,6 +128,38 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
     return pase_json_text(root);
 }
 
+/* Report lines are at most this wide (issue 15). */
+#define PASE_REPORT_MAX_COLS 119
+
+/* `text` (one line, no '\n') broken at blanks into lines of at most
+ * PASE_REPORT_MAX_COLS columns, each continuation line starting with
+ * `cont`, written to f and ended with a newline; a word longer than a
+ * line is not cut.  UTF-8 continuation bytes take no column.  O(length). */
+static void put_wrapped(FILE *f, const char *cont, const char *text)
+{
+    size_t col = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        const char *w = p;
+        while (*w == ' ')
+            w++;
+        const char *e = w;
+        size_t cols = 0;
+        for (; *e != '\0' && *e != ' '; e++)
+            cols += ((unsigned char)*e & 0xC0u) != 0x80u;
+        size_t blanks = (size_t)(w - p);
+        if (col > 0 && col + blanks + cols > PASE_REPORT_MAX_COLS) {
+            fprintf(f, "\n%s", cont);
+            col = strlen(cont);
+            blanks = 0;
+        }
+        fprintf(f, "%.*s%.*s", (int)blanks, p, (int)(e - w), w);
+        col += blanks + cols;
+        p = e;
+    }
+    fputc('\n', f);
+}
+
 /* The note on a data-parallel baseline that cannot split the batch p ways. */
 static void dp_note(const dnp_pase_run *r, FILE *f)
 {
@@ -139,12 +171,14 @@ static void dp_note(const dnp_pase_run *r, FILE *f)
         snprintf(ways, sizeof ways, "%d way%s", r->dp_hi, r->dp_hi == 1 ? "" : "s");
     else
         snprintf(ways, sizeof ways, "%d to %d ways", r->dp_lo, r->dp_hi);
-    fprintf(f,
-            "note: data parallel splits the batch %s, not %d: the largest split of batch "
-            "%lld that is at most p and leaves at least %d samples per device (cutoff); "
-            "%s%d of the %d devices idle\n",
-            ways, hw->p, (long long)r->pp->batch, r->pp->g->cutoff,
-            r->dp_lo == r->dp_hi ? "" : "at least ", hw->p - r->dp_hi, hw->p);
+    char line[512];
+    snprintf(line, sizeof line,
+             "note: data parallel splits the batch %s, not %d: the largest split of batch "
+             "%lld that is at most p and leaves at least %d samples per device (cutoff); "
+             "%s%d of the %d devices idle",
+             ways, hw->p, (long long)r->pp->batch, r->pp->g->cutoff,
+             r->dp_lo == r->dp_hi ? "" : "at least ", hw->p - r->dp_hi, hw->p);
+    put_wrapped(f, "  ", line);
 }
 
 /* The type split's block: the groups, the cross-type all-reduce, the step,
@@ -220,7 +254,7 @@ static void cost_text(const dnp_pase_run *r, FILE *f)
     if (r->have_fit && pb->perf->mem_limit_bytes > 0.0)
         fprintf(f, "memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s\n",
                 r->mem_bytes / 1e9, pb->perf->mem_limit_bytes / 1e9, r->min_mem_bytes / 1e9,
-                r->budgeted ? "; the optimum did not fit: searched with per-op budgets" : "");
+                r->budgeted ? ";\n  the optimum did not fit: searched with per-op budgets" : "");
     if (r->optimum >= 0.0) {
         dnp_fmt_time(r->optimum, t, sizeof t);
         fprintf(f, "PaSE's optimum = %s; MCMC is %.4fx that\n", t, r->cost / r->optimum);
@@ -240,8 +274,12 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 "hardware: %s\ncost model: default (seconds: roofline at %s, collectives on "
                 "the link tiers; docs/pase.md)\n",
                 hw->description, dnp_precision_name(pb->perf->r.precision));
-    else
-        fprintf(f, "hardware: %s: r = %.6g FLOP per word\n", hw->description, pb->par.r_w);
+    else {
+        char line[512];
+        snprintf(line, sizeof line, "hardware: %s: r = %.6g FLOP per word", hw->description,
+                 pb->par.r_w);
+        put_wrapped(f, "  ", line);
+    }
     if (r->limit_hit)
         fprintf(f, "note: time limit reached after %g s: best plan found so far\n",
                 r->time_limit_s);
