@@ -71,11 +71,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS%:detect_leaks=0}
 # Lines not run, each with its reason (matched as fixed strings); every
 # skip is printed with its reason.
 SKIP=(
-    "make run|rebuilds and runs the full AccPar reproduction (make run itself)"
-    "reproduce accpar|the full AccPar reproduction (minutes under the sanitizers)"
-    "reproduce pase|PaSE's full evaluation (minutes under the sanitizers)"
-    "reproduce synergyflow|SynergyFlow's full evaluation (minutes under the sanitizers)"
-    "reproduce mpt|MPT's full evaluation (minutes under the sanitizers)"
+    "make run|installs and rebuilds (make run itself); its command, reproduce accpar, is golden reproduce_accpar"
+    "reproduce accpar|run in full by goldens reproduce_accpar and reproduce_accpar_json"
+    "reproduce pase|PaSE's full evaluation takes minutes; golden pase_reproduce_json runs it to p = 8"
+    "reproduce synergyflow|run in full by goldens reproduce_synergyflow and reproduce_synergyflow_json"
+    "reproduce mpt|run in full by goldens mpt_reproduce and mpt_reproduce_json"
 )
 "${DNNPAR_PYTHON:-/usr/bin/python3}" -c 'import torch' >/dev/null 2>&1 ||  # run-torch's interpreter
     SKIP+=("run-torch|needs torch (Debian's python3-torch is not installed)")
