@@ -217,6 +217,8 @@ define install_from
 	install -m 644 $(1)/completion/_dnnpar $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
 	install -d $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch
 	install -m 644 $(TORCH_PY) $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch/
+	install -d $(DESTDIR)$(DATADIR)/doc/dnnpar
+	install -m 644 LICENSE $(DESTDIR)$(DATADIR)/doc/dnnpar/LICENSE
 endef
 
 install: $(call INSTALL_FILES,$(B))
@@ -234,6 +236,8 @@ uninstall:
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
 	rm -rf $(DESTDIR)$(DATADIR)/dnnpar/python
+	rm -f $(DESTDIR)$(DATADIR)/doc/dnnpar/LICENSE
+	-rmdir $(DESTDIR)$(DATADIR)/doc/dnnpar 2>/dev/null
 
 # The release build (make run's) is built too: -O2 enables warnings
 # (-Wmaybe-uninitialized) the test build's flags do not, and -Werror must

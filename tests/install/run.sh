@@ -19,13 +19,14 @@ make --no-print-directory -s install-test-build TB="$bdir" PREFIX="$prefix" >"$t
 for f in bin/dnnpar lib/libdnnpar.a lib/libdnnpar.so lib/libdnnpar.so.0 include/dnnpar.h \
          lib/pkgconfig/dnnpar.pc share/man/man1/dnnpar.1 \
          share/bash-completion/completions/dnnpar share/zsh/site-functions/_dnnpar \
-         share/dnnpar/python/dnnpar_torch/__main__.py; do
+         share/dnnpar/python/dnnpar_torch/__main__.py share/doc/dnnpar/LICENSE; do
     [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 [ "$(readlink "$prefix/lib/libdnnpar.so.0")" = libdnnpar.so.0.1.0 ] || fail "libdnnpar.so.0 link"
 [ "$(readlink "$prefix/lib/libdnnpar.so")" = libdnnpar.so.0 ] || fail "libdnnpar.so link"
 objdump -p "$prefix/lib/libdnnpar.so.0.1.0" | grep -q 'SONAME *libdnnpar.so.0$' || fail "soname"
 [ "$(ls "$prefix/include")" = dnnpar.h ] || fail "only the public header is installed"
+cmp -s LICENSE "$prefix/share/doc/dnnpar/LICENSE" || fail "share/doc/dnnpar/LICENSE is not the LICENSE"
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 san=$(tr ' ' '\n' < "$bdir/flags" | grep '^-fsanitize' | tr '\n' ' ')
