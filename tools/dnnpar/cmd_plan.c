@@ -301,6 +301,28 @@ static double max_of(const double *x, int n)
     return m;
 }
 
+/* Adds row to t; on failure frees t and returns NULL (compare_print then
+ * reports it).  O(cells). */
+static cli_table *compare_row(cli_table *t, const char *const *row)
+{
+    if (cli_table_add(t, row) == 0)
+        return t;
+    cli_table_free(t);
+    return NULL;
+}
+
+/* Prints and frees one of compare's tables; NULL (out of memory while
+ * building it) is reported on stderr instead.  O(cells). */
+static void compare_print(cli_table *t)
+{
+    if (t == NULL) {
+        cli_error("compare", "out of memory printing the table");
+        return;
+    }
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+}
+
 /* compare's table of the four schemes: columns sized to their content
  * (cli_table), each time column in one unit named in its header (the one
  * its largest value reads best in, cli_time_unit), memory in GB (10^9 B).
@@ -341,17 +363,9 @@ static void compare_table(const dnp_plan_summary *sum, int paper)
                      "%s(time limit reached after %g s: best plan found so far)",
                      note[0] ? "; " : "", sum[s].time_limit_s);
         const char *row[7] = {dnp_scheme_name((dnp_scheme)s), a, b, c, m, x, note};
-        if (cli_table_add(t, row) != 0) {
-            cli_table_free(t);
-            t = NULL;
-        }
+        t = compare_row(t, row);
     }
-    if (t == NULL) {
-        cli_error("compare", "out of memory printing the table");
-        return;
-    }
-    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
-    cli_table_free(t);
+    compare_print(t);
 }
 
 /* compare's table in PaSE's space: cost (one unit for the column) and
@@ -369,17 +383,9 @@ static void pase_space_table(const dnp_pase_compare_result *pr)
         snprintf(a, sizeof a, "%.3f", cost[s] * f);
         snprintf(x, sizeof x, "%.2fx", pr->dp_s / cost[s]);
         const char *row[4] = {names[s], a, x, s == 1 ? pr->expert : ""};
-        if (cli_table_add(t, row) != 0) {
-            cli_table_free(t);
-            t = NULL;
-        }
+        t = compare_row(t, row);
     }
-    if (t == NULL) {
-        cli_error("compare", "out of memory printing the table");
-        return;
-    }
-    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
-    cli_table_free(t);
+    compare_print(t);
 }
 
 int cmd_compare(int argc, char **argv)
