@@ -326,9 +326,15 @@ const char *dnp_graph_error(const dnp_graph *g);
 /* Kind name ("conv", "fc", ...) and back (-1 if unknown). */
 const char *dnp_op_kind_name(dnp_op_kind k);
 int dnp_op_kind_from_name(const char *s);
-/* 1 for conv, FC and embedding: the layers with a weight tensor that
- * AccPar partitions. */
-int dnp_op_is_weighted(dnp_op_kind k);
+/* 1 if op has a weight tensor that AccPar partitions (its D_in x D_out,
+ * Table 4): conv, FC, embedding, LSTM, and an einsum with one activation
+ * input (its second operand is a weight).  O(1). */
+int dnp_op_is_weighted(const dnp_op *op);
+/* 1 if op is a join the planner decides a layout for (AccPar's multi-path
+ * joins): a residual add, a concat, or any op reading two or more tensors
+ * (the product of two activations, a binary element-wise op, a stack).
+ * O(1). */
+int dnp_op_is_join(const dnp_op *op);
 
 /* Named iteration-space dimensions of op i for `batch`; returns the count
  * (<= DNP_MAX_DIMS).  conv: b c n h w r s (c input channels, n output
@@ -1151,6 +1157,12 @@ typedef struct {
     double memory_limit_bytes; /* per device; 0: the device's capacity (none for the bare
                               * device of dnp_pase_hw_uniform) */
     int no_stragglers;       /* 1: ignore the devices' speed spread */
+    /* Either cost model: */
+    int strategy_space;      /* 1: search only configurations a dnnpar strategy holds
+                              * (dnp_pase_run_strategy): every op the strategy decides splits
+                              * its batch, input or output dimension (joins: batch or
+                              * channel), by powers of two (docs/pase.md "The strategy's
+                              * space") */
 } dnp_pase_options;
 
 /* Build the problem of `model`: a PaSE reference graph (pase-alexnet,

@@ -27,32 +27,6 @@ known=0
 # model:search -> why it cannot plan (PaSE's iteration space)
 declare -A KNOWN=(
     [pase-densenet121:pase]="the dense graph's dependent sets blow up PaSE's DP tables (paper sec. V)"
-    # PaSE's optimum splits a dimension a dnnpar strategy has no type for
-    # (sequence, spatial) or not in a power of two: the binary per-level
-    # types (I, II, III, R) cannot say it (docs/pase.md, "Limits")
-    [bert-base:pase]="embed.tokens splits its sequence dimension"
-    [bert-large:pase]="embed.tokens splits its sequence dimension"
-    [bert_encoder4:pase]="/emb/Gather splits its sequence dimension"
-    [bert_encoder4:mcmc]="/emb/Gather splits its sequence dimension"
-    [pase-inception3:pase]="a conv splits its input channels 3 ways"
-    [resnet18:mcmc]="an add splits its height (a spatial split)"
-    # The prototype's RNNLM and Transformer are built from named-axes kinds
-    # (lstm, einsum, stack, select: docs/model.md "Named axes") that only
-    # PaSE's search reads; the layer-wise planner refuses them by name, and
-    # a dnnpar strategy (per-level types over batch/in/out) cannot hold
-    # PaSE's plan of them (its embedding splits the vocabulary 'v').
-    [pase-rnnlm:accpar]="lstm is a named-axes kind the layer-wise planner refuses"
-    [pase-rnnlm:dp]="lstm is a named-axes kind the layer-wise planner refuses"
-    [pase-rnnlm:owt]="lstm is a named-axes kind the layer-wise planner refuses"
-    [pase-rnnlm:hypar]="lstm is a named-axes kind the layer-wise planner refuses"
-    [pase-rnnlm:pase]="the embedding splits its vocabulary; a strategy cannot hold lstm"
-    [pase-rnnlm:mcmc]="the embedding splits its vocabulary; a strategy cannot hold lstm"
-    [pase-transformer:accpar]="einsum is a named-axes kind the layer-wise planner refuses"
-    [pase-transformer:dp]="einsum is a named-axes kind the layer-wise planner refuses"
-    [pase-transformer:owt]="einsum is a named-axes kind the layer-wise planner refuses"
-    [pase-transformer:hypar]="einsum is a named-axes kind the layer-wise planner refuses"
-    [pase-transformer:pase]="the embedding splits its vocabulary; a strategy cannot hold einsum"
-    [pase-transformer:mcmc]="the embedding splits its vocabulary; a strategy cannot hold einsum"
 )
 
 models=$("$bin" models | awk '/^[a-z0-9]/ {print $1}')

@@ -49,9 +49,16 @@ int dnp_op_kind_from_name(const char *s)
     return -1;
 }
 
-int dnp_op_is_weighted(dnp_op_kind k)
+int dnp_op_is_weighted(const dnp_op *op)
 {
-    return k == DNP_OP_CONV || k == DNP_OP_FC || k == DNP_OP_EMBEDDING;
+    dnp_op_kind k = op->kind;
+    return k == DNP_OP_CONV || k == DNP_OP_FC || k == DNP_OP_EMBEDDING || k == DNP_OP_LSTM ||
+           (k == DNP_OP_EINSUM && op->n_inputs == 1);
+}
+
+int dnp_op_is_join(const dnp_op *op)
+{
+    return op->kind == DNP_OP_ADD || op->kind == DNP_OP_CONCAT || op->n_inputs >= 2;
 }
 
 dnp_graph *dnp_graph_new(const char *name)

@@ -1668,7 +1668,7 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
     im.node = NULL;
     int n_weighted = 0;
     for (int i = 0; i < dnp_graph_n_ops(im.g); i++)
-        n_weighted += dnp_op_is_weighted(dnp_graph_op(im.g, i)->kind);
+        n_weighted += dnp_op_is_weighted(dnp_graph_op(im.g, i));
     char note[256];
     char batch_text[48];
     if (im.batch_symbolic)

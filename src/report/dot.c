@@ -277,7 +277,7 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
             int c = t0 < 0 || (w && t0 == DNP_TYPE_R) ? 5 : (w ? t0 : 3 + t0);
             rbuf_printf(&b, "\", fillcolor=\"%s\", fontcolor=\"%s\"", fill_colors[c],
                         font_colors[c]);
-        } else if (v >= 0 || dnp_op_is_weighted(op->kind)) {
+        } else if (v >= 0 || dnp_op_is_weighted(op)) {
             rbuf_puts(&b, "\", color=\"black\", penwidth=1.5");
         } else {
             rbuf_puts(&b, "\", color=\"#888888\"");

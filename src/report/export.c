@@ -18,6 +18,8 @@
  * differently, unequal halves) is written as NOTE comments; the
  * dispatcher report_export() is at the end, astra.c has the workload. */
 #include "report/report.h"
+#include "core/einsum_eq.h"
+#include "model/graph_named.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,10 +73,129 @@ static int act_rank(const dnp_op *op)
     return (op->out.h == 1 && op->out.w == 1) ? 2 : 4;
 }
 
+/* Position of letter c in named axes `axes`, -1 if absent. */
+static int axis_of(const char *axes, char c)
+{
+    const char *p = c != '\0' ? strchr(axes, c) : NULL;
+    return p != NULL ? (int)(p - axes) : -1;
+}
+
+/* First letter of `from` that is in `in` (or not, want_in = 0) and in
+ * `also` (or not, also_in = 0); '\0' if none. */
+static char pick_letter(const char *from, const char *in, int want_in, const char *also,
+                        int also_in)
+{
+    for (const char *c = from; *c != '\0'; c++)
+        if ((strchr(in, *c) != NULL) == want_in && (strchr(also, *c) != NULL) == also_in)
+            return *c;
+    return '\0';
+}
+
+/* Per-sample extent of letter c in op's output or its first input, 0 if
+ * neither has it (the batch 'b' counts 0: it is never a weight letter). */
+static int64_t letter_extent(const dnp_graph *g, const dnp_op *op, char c)
+{
+    const dnp_op *t[2] = {op, op->n_inputs > 0 ? dnp_graph_op(g, op->inputs[0]) : NULL};
+    for (int i = 0; i < 2; i++) {
+        char axes[DNP_MAX_RANK + 2];
+        int64_t ext[DNP_MAX_RANK + 2];
+        if (t[i] == NULL || t[i]->axes[0] == '\0')
+            continue;
+        int r = graph_named_shape(t[i], 0, axes, ext), d = axis_of(axes, c);
+        if (d >= 0 && d < r)
+            return ext[d];
+    }
+    return 0;
+}
+
+/* The weight letter of an einsum that Type-II (want_in 1, o_in 0) or
+ * Type-III (0, 1) shards: the op's model axis when it is one (the heads
+ * of an attention projection), else the first whose extent the mesh's
+ * devices divide (the heads rather than a 3-way q/k/v selector), else
+ * the first; '\0' if the weight has none. */
+static char shard_letter(const ectx *e, const dnp_op *op, const char *w, const char *a,
+                         int want_in, const char *o, int o_in)
+{
+    char m[2] = {op->model_axis, '\0'};
+    char c = pick_letter(m, a, want_in, o, o_in);
+    if (c != '\0' && strchr(w, c) != NULL)
+        return c;
+    const int64_t devices = (int64_t)1 << e->depth;
+    for (const char *x = w; *x != '\0'; x++) {
+        char one[2] = {*x, '\0'};
+        if (pick_letter(one, a, want_in, o, o_in) != '\0' &&
+            letter_extent(e->g, op, *x) % devices == 0)
+            return *x;
+    }
+    return pick_letter(w, a, want_in, o, o_in);
+}
+
+/* Tensors of an op on named axes (docs/model.md, "Named axes"), in their
+ * real axis order with N where 'b' is.  A weighted einsum ("A,B->O", B
+ * the weight): Type-II shards a contracted letter (in A and B, not O),
+ * Type-III a letter of B that O keeps and A lacks (shard_letter); an
+ * LSTM only batch-splits (its weights are not listed); an embedding's and
+ * a per-position FC's output dim, and a join's channel, is the last
+ * axis.  Returns the count, 0 if the op is not on named axes. */
+static int named_tensors(const ectx *e, const dnp_op *op, tensor *ts)
+{
+    if (op->axes[0] == '\0')
+        return 0;
+    const char *oa = op->axes;
+    int r_out = (int)strlen(oa), ob = axis_of(oa, 'b');
+    const char *ia = op->n_inputs > 0 ? dnp_graph_op(e->g, op->inputs[0])->axes : "";
+    int r_in = (int)strlen(ia), ib = axis_of(ia, 'b');
+    if (op->kind == DNP_OP_EINSUM && op->n_inputs == 1) {
+        char a[DNP_MAX_RANK + 3], w[DNP_MAX_RANK + 3], o[DNP_MAX_RANK + 3];
+        if (einsum_eq_split(op->equation, DNP_MAX_RANK + 2, 0, a, w, o) != 0)
+            return 0;
+        char din = shard_letter(e, op, w, a, 1, o, 0), dout = shard_letter(e, op, w, a, 0, o, 1);
+        set_tensor(&ts[0], "input", (int)strlen(a), axis_of(a, 'b'), axis_of(a, din), -1);
+        set_tensor(&ts[1], "weight", (int)strlen(w), -1, axis_of(w, din), axis_of(w, dout));
+        set_tensor(&ts[2], "output", (int)strlen(o), axis_of(o, 'b'), -1, axis_of(o, dout));
+        return 3;
+    }
+    switch (op->kind) {
+    case DNP_OP_LSTM:
+        set_tensor(&ts[0], "input", r_in, ib, -1, -1);
+        set_tensor(&ts[1], "output", r_out, ob, -1, -1);
+        return 2;
+    case DNP_OP_EMBEDDING:
+        set_tensor(&ts[0], "input", r_in, ib, -1, -1); /* token ids */
+        ts[0].no_grad = 1;
+        set_tensor(&ts[1], "weight", 2, -1, 0, 1); /* (vocab, dim) */
+        set_tensor(&ts[2], "output", r_out, ob, -1, r_out - 1);
+        return 3;
+    case DNP_OP_FC:
+        set_tensor(&ts[0], "input", r_in, ib, r_in - 1, -1);
+        if (e->torch)
+            set_tensor(&ts[1], "weight", 2, -1, 1, 0); /* nn.Linear (out, in) */
+        else
+            set_tensor(&ts[1], "weight", 2, -1, 0, 1); /* Dense kernel (in, out) */
+        set_tensor(&ts[2], "output", r_out, ob, -1, r_out - 1);
+        return 3;
+    default:
+        set_tensor(&ts[0], "output", r_out, ob, r_out - 1, r_out - 1);
+        return 1;
+    }
+}
+
+/* 1 if some op of g has named axes.  O(ops). */
+static int has_named_axes(const dnp_graph *g)
+{
+    for (int i = 0; i < dnp_graph_n_ops(g); i++)
+        if (dnp_graph_op(g, i)->axes[0] != '\0')
+            return 1;
+    return 0;
+}
+
 /* The tensors of op `op` (input, weight, output) and how many; joins have
  * only an output whose channel dim plays both channel roles. */
 static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
 {
+    int named = named_tensors(e, op, ts);
+    if (named > 0)
+        return named;
     int r_out = act_rank(op);
     switch (op->kind) {
     case DNP_OP_CONV:
@@ -456,8 +577,16 @@ static void put_header(rbuf *b, const ectx *e)
                      "#   embedding: input ids (N, S), table (vocab, dim), output (N, S, "
                      "dim)\n");
     }
-    rbuf_puts(b, "#   joins (add, concat, ...): output only, (N, C, H, W) or (N, ..., C)\n"
-                 "# Types per level (AccPar section 3.2):\n"
+    rbuf_puts(b, "#   joins (add, concat, ...): output only, (N, C, H, W) or (N, ..., C)\n");
+    if (has_named_axes(e->g))
+        rbuf_puts(b, "#   ops on named axes (the model's \"axes\"): every tensor in its axis order, "
+                     "N where 'b' is;\n"
+                     "#           an einsum's weight in its equation's order, Type-II sharding a "
+                     "contracted letter,\n"
+                     "#           Type-III an output letter (the op's model axis, else the "
+                     "first the mesh divides);\n"
+                     "#           an LSTM lists only input and output\n");
+    rbuf_puts(b, "# Types per level (AccPar section 3.2):\n"
                  "#   I   batch: input and output sharded on N; weight replicated, its "
                  "gradient summed over the axis\n"
                  "#   II  input dim: input and weight sharded on the input channels; the "

@@ -1,16 +1,8 @@
 /* pgraph.c - build the search graph from the IR (see pgraph.h). */
 #include "search/pgraph.h"
-#include "model/graph_named.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* A join reads two or more tensors (residual add, concat, the product of
- * two activations, a binary element-wise op). */
-static int is_join(const dnp_op *op)
-{
-    return op->kind == DNP_OP_ADD || op->kind == DNP_OP_CONCAT || op->n_inputs >= 2;
-}
 
 void pgraph_free(pgraph *pg)
 {
@@ -39,10 +31,6 @@ static int producer_node(const dnp_graph *g, const int *node_of_op, int i)
 
 dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error *err)
 {
-    dnp_status refused = graph_named_refuse(g, "the layer-wise planner (accpar, dp, owt, hypar)",
-                                            err);
-    if (refused != DNP_OK)
-        return refused;
     int n_ops = dnp_graph_n_ops(g);
     pgraph out = {0};
     int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
@@ -53,10 +41,10 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
     for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         node_of_op[i] = -1;
-        if (dnp_op_is_weighted(op->kind) || is_join(op)) {
+        if (dnp_op_is_weighted(op) || dnp_op_is_join(op)) {
             node_of_op[i] = n_nodes++;
             n_edges += op->n_inputs;
-            n_weighted += dnp_op_is_weighted(op->kind);
+            n_weighted += dnp_op_is_weighted(op);
         }
     }
     if (n_weighted == 0) {
@@ -81,11 +69,19 @@ dnp_status pgraph_build(const dnp_graph *g, int64_t batch, pgraph *pg, dnp_error
         dnp_op_cost_get(g, i, batch, &c);
         pnode *pn = &out.nodes[v];
         pn->op = i;
-        pn->weighted = dnp_op_is_weighted(op->kind);
+        pn->weighted = dnp_op_is_weighted(op);
         pn->is_fc = op->kind == DNP_OP_FC;
+        /* An LSTM's Table 4 view holds for the batch split only: its
+         * recurrence reads the whole hidden state at every position, so a
+         * Type-II (input features) or Type-III (hidden units) split would
+         * exchange partial gates or hidden states once per position, not
+         * once per layer as AccPar's Tables 4-5 count (docs/model.md,
+         * "Named axes"). */
+        pn->types = op->kind == DNP_OP_LSTM ? 1u : 7u;
         /* Table 6 counts the products of conv / FC layers, and of the
-         * product of two activations (attention); other joins are free. */
-        pn->flop = (pn->weighted || op->kind == DNP_OP_MATMUL)
+         * product of two activations (attention: matmul, or an einsum of
+         * two activations); other joins are free. */
+        pn->flop = (pn->weighted || op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_EINSUM)
                        ? c.fwd_flop + c.bwd_flop + c.grad_flop
                        : 0.0;
         pn->w_elems = (double)c.weight_elems;

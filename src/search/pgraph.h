@@ -15,6 +15,8 @@ typedef struct {
     int op;              /* index in the dnp_graph */
     int weighted;        /* 1: conv / FC (types I, II, III); 0: join (layouts) */
     int is_fc;
+    unsigned char types; /* states the search may give it (bit t = type t): all three,
+                          * or only Type-I for an LSTM (see pgraph.c) */
     double flop;         /* forward + backward + gradient, whole batch (Table 6); a
                           * join's work splits with its batch and output shares */
     double w_elems;      /* A(W) */

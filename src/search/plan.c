@@ -434,6 +434,9 @@ static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowe
             allowed[v] = 7;
             break;
         }
+        allowed[v] &= p->types;
+        if (allowed[v] == 0)
+            allowed[v] = 1; /* every op takes Type-I */
     }
 }
 
@@ -584,6 +587,14 @@ static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_erro
             dnp_error_set(err, DNP_ERR_INPUT, "%s: %s for op '%s' at level %d",
                           strategy_file(bd->given),
                           t == -1 ? "no decision" : "an invalid type", bd->names[v], n->depth);
+            return DNP_ERR_INPUT;
+        }
+        if (t != DNP_TYPE_R && !((bd->pg->nodes[v].types >> t) & 1u)) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "%s: op '%s' at level %d: type %s is not one it can take (an LSTM "
+                          "splits its batch, I, or is replicated, R)",
+                          strategy_file(bd->given), bd->names[v], n->depth,
+                          t == DNP_TYPE_II ? "II" : "III");
             return DNP_ERR_INPUT;
         }
         n->types[v] = t;

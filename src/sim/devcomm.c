@@ -356,7 +356,7 @@ typedef struct {
 static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
 {
     const dnp_op *o = dnp_graph_op(g, op->inputs[k]);
-    while (o->n_inputs == 1 && !dnp_op_is_weighted(o->kind))
+    while (o->n_inputs == 1 && !dnp_op_is_weighted(o))
         o = dnp_graph_op(g, o->inputs[0]);
     return o;
 }

@@ -112,6 +112,73 @@ TEST(pase_dp_equals_exhaustive)
     CHECK_EQ_INT(checked, 20);
 }
 
+/* The same in a dnnpar strategy's space (pase_restrict_to_strategy's
+ * effect: splits by powers of two, some dimensions fixed) on 4 and 6
+ * devices, where 3-way and 6-way splits exist unrestricted: every
+ * configuration obeys the restriction and the DP still finds the
+ * enumerated optimum of that space, which is never below the full
+ * space's. */
+TEST(pase_dp_equals_exhaustive_restricted)
+{
+    unsigned long long rng = 0xD1B54A32D192ED03ULL;
+    int checked = 0, tries = 0, fewer = 0;
+    while (checked < 10 && tries < 2000) {
+        tries++;
+        pase_graph *g = random_graph(&rng, (int)(test_rand(&rng) % 5));
+        CHECK_STR(g->err, "");
+        int p = test_rand(&rng) % 2 ? 4 : 6;
+        pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9};
+        pase_problem full, pb;
+        dnp_error err = {0};
+        if (pase_problem_build(g, &par, &full, &err) != DNP_OK) {
+            CHECK(0);
+            pase_graph_free(g);
+            continue;
+        }
+        for (int v = 0; v < g->n_v; v++) {
+            g->v[v].pow2 = 1;
+            g->v[v].fixed |= (unsigned)test_rand(&rng) & ((1u << (unsigned)g->v[v].rank) - 2u);
+        }
+        if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
+            CHECK(0);
+            pase_problem_free(&full);
+            pase_graph_free(g);
+            continue;
+        }
+        if (strategies(&full) > 2e5 || strategies(&pb) < 2.0 || g->n_v < 5) {
+            pase_problem_free(&full);
+            pase_problem_free(&pb);
+            pase_graph_free(g);
+            continue;
+        }
+        fewer += strategies(&pb) < strategies(&full);
+        for (int v = 0; v < pb.n_v; v++)
+            for (int i = 0; i < pb.cfg[v].n; i++)
+                for (int d = 0; d < pb.cfg[v].rank; d++) {
+                    int32_t e = pb.cfg[v].c[(size_t)i * (size_t)pb.cfg[v].rank + (size_t)d];
+                    CHECK((e & (e - 1)) == 0);
+                    CHECK(e == 1 || !(g->v[v].fixed & (1u << (unsigned)d)));
+                }
+        int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
+        int *exf = dnp_malloc((size_t)full.n_v * sizeof(int));
+        double best = pase_exhaustive(&pb, 1e7, ex), best_full = pase_exhaustive(&full, 1e7, exf);
+        pase_search_opts o = {1, NULL, NULL, 0.0};
+        pase_result r;
+        CHECK(pase_search(&pb, 0, &o, &r, &err) == DNP_OK);
+        CHECK_NEAR(r.cost, best, 1e-12, 0);
+        CHECK(best >= best_full * (1.0 - 1e-12));
+        pase_result_free(&r);
+        dnp_free(ex);
+        dnp_free(exf);
+        pase_problem_free(&full);
+        pase_problem_free(&pb);
+        pase_graph_free(g);
+        checked++;
+    }
+    CHECK_EQ_INT(checked, 10);
+    CHECK(fewer >= 5); /* the restriction removed configurations in most graphs */
+}
+
 /* D(i) = N(X(i)) n V>i, X(i) the vertices of V<=i connected to v(i)
  * through V<=i (section III-B), for GenerateSeq's sequence. */
 static int dependent_sets_ok(const pase_problem *pb, const pase_seq *s)

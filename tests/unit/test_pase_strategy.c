@@ -198,3 +198,62 @@ TEST(pase_strategy_uneven_tree)
     dnp_free(text);
     dnp_graph_free(g);
 }
+
+/* PaSE under the default model on `spec` at batch 16, in the full space
+ * or the strategy's (dnp_pase_options.strategy_space): its step time in
+ * *cost_s and the status of writing its dnnpar strategy. */
+static int space_run(const char *model, const char *spec, int space, double *cost_s,
+                     dnp_error *err)
+{
+    dnp_pase_hw hw;
+    dnp_pase_options po;
+    memset(&po, 0, sizeof po);
+    po.batch = 16;
+    po.strategy_space = space;
+    dnp_cluster cl;
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *run = NULL;
+    dnp_graph *g = NULL;
+    char *text = NULL;
+    dnp_pase_strategy_info info;
+    int st = dnp_cluster_parse(spec, &cl, err);
+    if (st == DNP_OK)
+        st = dnp_pase_hw_from_cluster(&cl, &hw, err);
+    if (st == DNP_OK)
+        st = dnp_pase_problem_load(model, &hw, &po, &pb, err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(pb, NULL, &run, err);
+    if (st == DNP_OK) {
+        dnp_pase_summary s;
+        dnp_pase_run_summary(run, &s);
+        *cost_s = s.cost_s;
+        st = dnp_model_load(model, &g, err);
+    }
+    if (st == DNP_OK)
+        st = dnp_pase_run_strategy(run, g, model, &cl, 16, &text, &info, err);
+    dnp_free(text);
+    dnp_graph_free(g);
+    dnp_pase_run_free(run);
+    dnp_pase_problem_free(pb);
+    return st;
+}
+
+/* The strategy's space (docs/pase.md "The strategy's space"): PaSE's
+ * optimum of the prototype's Inception-v3 on 4xa100 splits a conv's input
+ * channels 3 ways and of its RNNLM an LSTM's stacked layers, which no
+ * strategy holds; searched in the strategy's space both write, at a cost
+ * never below the full space's optimum (a subset of it). */
+TEST(pase_strategy_space)
+{
+    static const char *const models[] = {"pase-inception3", "pase-rnnlm", "bert-base"};
+    static const char *const why[] = {"3 ways", "dimension 'l'", "dimension 's'"};
+    for (int m = 0; m < 3; m++) {
+        double full_s = -1.0, space_s = -1.0;
+        dnp_error err = {0};
+        CHECK_EQ_INT(space_run(models[m], "4xa100", 0, &full_s, &err), DNP_ERR_INPUT);
+        CHECK(strstr(err.msg, why[m]) != NULL);
+        memset(&err, 0, sizeof err);
+        CHECK_EQ_INT(space_run(models[m], "4xa100", 1, &space_s, &err), DNP_OK);
+        CHECK(full_s > 0.0 && space_s >= full_s * (1.0 - 1e-12));
+    }
+}

@@ -29,15 +29,14 @@ static const char plan_help[] =
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
     "                   [--time-limit S] [--cost-model default|pase-paper]\n"
     "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
-    "                   [--no-stragglers] [--strategy-json FILE]\n"
+    "                   [--no-stragglers] [--strategy-json FILE] [--strategy-space]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
     "(PaSE, Elango 2021, Eq. 1): GenerateSeq orders the ops and FindBestStrategy's\n"
-    "dynamic program finds the optimum.  Prints every op's configuration with its\n"
-    "dimension names, F, the baselines in the same space (data parallelism, the\n"
-    "expert strategy, MCMC) and, with --timing, the search time.  docs/pase.md has\n"
-    "the model.\n"
+    "dynamic program finds the optimum.  Prints every op's configuration, F and the\n"
+    "baselines in the same space (data parallelism, the expert strategy, MCMC).\n"
+    "docs/pase.md has the model.\n"
     "\n"
     "MODEL is a PaSE reference graph (pase-alexnet, pase-inception3, pase-rnnlm,\n"
     "pase-transformer, pase-resnet101), a zoo name or a model file.\n"
@@ -68,8 +67,7 @@ static const char plan_help[] =
     "                     the prototype (its Transformer drops 24 of 280 edges)\n"
     "  --bfs              the breadth-first DP (recurrence 2) instead\n"
     "  --mcmc-iters N     MCMC budget (default 250000)\n"
-    "  --optimum          with mcmc: also run the exact search and compare (it may\n"
-    "                     take far longer than MCMC)\n"
+    "  --optimum          with mcmc: also run the exact search and compare\n"
     "  --seed S           MCMC seed (default 1)\n"
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
@@ -79,7 +77,10 @@ static const char plan_help[] =
     "                     exit status 2\n"
     "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
     "  --strategy-json FILE  also write it as a dnnpar strategy (simulate --strategy,\n"
-    "                     export --strategy); needs --cluster of 2^k devices\n"
+    "                     export --strategy); needs --cluster of 2^k devices; if\n"
+    "                     it cannot hold the optimum: --strategy-space, with a note\n"
+    "  --strategy-space   search what a strategy holds: batch, input, output splits\n"
+    "                     (joins batch, channel) by powers of two\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"
@@ -239,7 +240,8 @@ static const char *const plan_valued[] = {"search",  "p",          "batch",   "f
                                           "time-limit", "cost-model", "precision", "optimizer",
                                           "memory-limit", "strategy-json", NULL};
 static const char *const plan_flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
-                                         "optimum", "timing",          "no-stragglers", NULL};
+                                         "optimum", "timing",          "no-stragglers",
+                                         "strategy-space", NULL};
 const cli_spec cli_plan_pase_spec = {plan_valued, plan_flags};
 
 /* --cost-model, --precision, --optimizer, --memory-limit, --no-stragglers
@@ -320,6 +322,7 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     po->batch = batch; /* 0: the model's default */
     po->cutoff = (int)cutoff;
     po->prototype_edges = cli_flag(a, "prototype-edges");
+    po->strategy_space = cli_flag(a, "strategy-space");
     po->max_memory_bytes = (double)max_mb * 1048576.0;
     po->skip_unknown = cli_flag(a, "skip-unknown");
     if ((rc = model_options(cmd, a, po)) != 0)
@@ -336,18 +339,24 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     return cli_time_limit(cmd, a, &ro->time_limit_s);
 }
 
-/* --strategy-json FILE: the run's strategy as a dnnpar strategy for the
- * core graph of MODEL on the cluster (docs/pase.md, "As a dnnpar
- * strategy"), for simulate --strategy, export --strategy and the plots. */
-static int write_strategy(const char *cmd, const cli_args *a, const dnp_pase_hw *hw,
-                          const dnp_pase_problem *pb, const dnp_pase_run *run, const char *path)
+/* --strategy-json: the run's strategy as a dnnpar strategy for the core
+ * graph of MODEL on the cluster (docs/pase.md, "As a dnnpar strategy"),
+ * for simulate --strategy, export --strategy and the plots.  Returns 0
+ * with *text (the caller's) and *info set, or an exit status (its message
+ * printed); when the strategy cannot hold the plan (DNP_ERR_INPUT from
+ * dnp_pase_run_strategy) the message is left in *serr unprinted and
+ * *cannot is 1, so the caller may search the strategy's space instead. */
+static int strategy_text(const char *cmd, const cli_args *a, const dnp_pase_problem *pb,
+                         const dnp_pase_run *run, char **text, dnp_pase_strategy_info *info,
+                         dnp_error *serr, int *cannot)
 {
     const char *spec = cli_get(a, "cluster");
+    *text = NULL;
+    *cannot = 0;
     if (spec == NULL) {
         cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
         return EXIT_USAGE;
     }
-    (void)hw;
     dnp_cluster cl;
     dnp_graph *g = NULL;
     int rc;
@@ -355,31 +364,63 @@ static int write_strategy(const char *cmd, const cli_args *a, const dnp_pase_hw 
         return rc;
     if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
         return rc;
-    char *text = NULL;
-    dnp_pase_strategy_info info;
-    dnp_error err = {0};
-    if (dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb), &text, &info,
-                              &err) != DNP_OK) {
-        cli_error(cmd, "%s", err.msg);
-        rc = cli_exit_for(err.status);
-    } else {
-        rc = cli_write_text(cmd, path, text);
-        if (rc == 0 && info.idle_types[0] != '\0')
-            fprintf(stderr,
-                    "dnnpar %s: warning: the type split gives %s no samples: idle all step; "
-                    "the strategy is written for %s\n",
-                    cmd, info.idle_types, info.cluster);
-        if (rc == 0 && info.idle_ops > 0)
-            fprintf(stderr,
-                    "dnnpar %s: warning: %d op%s leave%s devices idle: type R (not split) on "
-                    "the levels %s configuration does not use (docs/pase.md, \"As a dnnpar "
-                    "strategy\")\n",
-                    cmd, info.idle_ops, info.idle_ops == 1 ? "" : "s",
-                    info.idle_ops == 1 ? "s" : "", info.idle_ops == 1 ? "its" : "their");
-    }
-    dnp_free(text);
+    dnp_status st = dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb),
+                                          text, info, serr);
     dnp_graph_free(g);
+    if (st == DNP_OK)
+        return 0;
+    if (st == DNP_ERR_INPUT) {
+        *cannot = 1;
+        return EXIT_USAGE;
+    }
+    cli_error(cmd, "%s", serr->msg);
+    return cli_exit_for(st);
+}
+
+/* Write the strategy text and its warnings (types and ops left idle). */
+static int write_strategy(const char *cmd, const char *path, const char *text,
+                          const dnp_pase_strategy_info *info)
+{
+    int rc = cli_write_text(cmd, path, text);
+    if (rc == 0 && info->idle_types[0] != '\0')
+        fprintf(stderr,
+                "dnnpar %s: warning: the type split gives %s no samples: idle all step; "
+                "the strategy is written for %s\n",
+                cmd, info->idle_types, info->cluster);
+    if (rc == 0 && info->idle_ops > 0)
+        fprintf(stderr,
+                "dnnpar %s: warning: %d op%s leave%s devices idle: type R (not split) on "
+                "the levels %s configuration does not use (docs/pase.md, \"As a dnnpar "
+                "strategy\")\n",
+                cmd, info->idle_ops, info->idle_ops == 1 ? "" : "s",
+                info->idle_ops == 1 ? "s" : "", info->idle_ops == 1 ? "its" : "their");
     return rc;
+}
+
+/* The run's cost in its unit, for the note comparing two runs. */
+static void put_cost(char *buf, size_t n, const dnp_pase_run *run)
+{
+    dnp_pase_summary s;
+    dnp_pase_run_summary(run, &s);
+    if (s.cost_model == DNP_COST_PASE_PAPER)
+        snprintf(buf, n, "F = %.6g FLOP", s.cost_flop);
+    else
+        dnp_fmt_time(s.cost_s, buf, n);
+}
+
+/* Load the problem and run the search; the error printed on failure. */
+static int load_and_run(const char *cmd, const cli_args *a, const dnp_pase_hw *hw,
+                        const dnp_pase_options *po, const dnp_pase_run_options *ro,
+                        dnp_pase_problem **pb, dnp_pase_run **run)
+{
+    dnp_error err = {0};
+    dnp_status st = dnp_pase_problem_load(a->pos[0], hw, po, pb, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(*pb, ro, run, &err);
+    if (st == DNP_OK)
+        return 0;
+    cli_error(cmd, "%s", err.msg);
+    return cli_exit_for(st);
 }
 
 int cmd_plan_pase(const cli_args *a)
@@ -394,24 +435,51 @@ int cmd_plan_pase(const cli_args *a)
     dnp_pase_run_options ro;
     if ((rc = plan_options(cmd, a, &hw, &po, &ro)) != 0)
         return rc;
-    dnp_error err = {0};
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *run = NULL;
-    dnp_status st = dnp_pase_problem_load(a->pos[0], &hw, &po, &pb, &err);
-    if (st == DNP_OK)
-        st = dnp_pase_run_new(pb, &ro, &run, &err);
-    if (st != DNP_OK) {
-        cli_error(cmd, "%s", err.msg);
-        rc = cli_exit_for(st);
-    } else {
+    char *text = NULL;
+    dnp_pase_strategy_info info;
+    const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
+    rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
+    if (rc == 0 && strat != NULL) {
+        dnp_error serr = {0};
+        int cannot = 0;
+        rc = strategy_text(cmd, a, pb, run, &text, &info, &serr, &cannot);
+        if (cannot && !po.strategy_space) {
+            /* The optimum splits what a strategy cannot say: PaSE again, in
+             * the strategy's space (docs/pase.md "The strategy's space"). */
+            char was[64], now[64];
+            put_cost(was, sizeof was, run);
+            dnp_pase_run_free(run);
+            dnp_pase_problem_free(pb);
+            run = NULL;
+            pb = NULL;
+            po.strategy_space = 1;
+            dnp_error first = serr;
+            rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
+            if (rc == 0)
+                rc = strategy_text(cmd, a, pb, run, &text, &info, &serr, &cannot);
+            if (rc == 0) {
+                put_cost(now, sizeof now, run);
+                fprintf(stderr,
+                        "dnnpar %s: note: PaSE's optimum (%s) is no dnnpar strategy: %s; plan "
+                        "and strategy below are the best in the strategy's space (%s; "
+                        "docs/pase.md \"The strategy's space\")\n",
+                        cmd, was, first.msg, now);
+            }
+        }
+        if (rc != 0 && cannot)
+            cli_error(cmd, "%s", serr.msg);
+    }
+    if (rc == 0) {
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
-        const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
         if (strat != NULL)
-            rc = write_strategy(cmd, a, &hw, pb, run, strat);
+            rc = write_strategy(cmd, strat, text, &info);
         if (rc == 0)
             rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL,
                                print_run, run, cli_flag(a, "timing"));
     }
+    dnp_free(text);
     dnp_pase_run_free(run);
     dnp_pase_problem_free(pb);
     return rc;

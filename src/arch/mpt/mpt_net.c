@@ -180,7 +180,7 @@ dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
         return refused;
     int n_ops = dnp_graph_n_ops(g), n = 0;
     for (int i = 0; i < n_ops; i++)
-        n += dnp_op_is_weighted(dnp_graph_op(g, i)->kind);
+        n += dnp_op_is_weighted(dnp_graph_op(g, i));
     mpt_net net;
     memset(&net, 0, sizeof net);
     snprintf(net.name, sizeof net.name, "%s", dnp_graph_name(g));
@@ -197,7 +197,7 @@ dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
     for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         layer_of_op[i] = -1;
-        if (!dnp_op_is_weighted(op->kind))
+        if (!dnp_op_is_weighted(op))
             continue;
         layer_of(op, &net.layers[net.n]);
         net.layers[net.n].relu_after = relu_follows(g, &c, i, 0);

@@ -61,7 +61,7 @@ dnp_status sf_model_from_graph(const dnp_graph *g, int64_t instances, sf_model *
         return refused;
     int n_ops = dnp_graph_n_ops(g), n = 0;
     for (int i = 0; i < n_ops; i++)
-        n += dnp_op_is_weighted(dnp_graph_op(g, i)->kind);
+        n += dnp_op_is_weighted(dnp_graph_op(g, i));
     if (n == 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no CONV or FC layer", dnp_graph_name(g));
         return DNP_ERR_INPUT;
@@ -74,7 +74,7 @@ dnp_status sf_model_from_graph(const dnp_graph *g, int64_t instances, sf_model *
     int k = 0;
     for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        if (!dnp_op_is_weighted(op->kind))
+        if (!dnp_op_is_weighted(op))
             continue;
         snprintf(layers[k].name, sizeof layers[k].name, "%s", op->name);
         if (op->kind == DNP_OP_CONV)

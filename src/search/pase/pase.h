@@ -75,6 +75,8 @@ typedef struct {
     int64_t dom[PASE_MAX_RANK];      /* extent of each dimension */
     char dim[PASE_MAX_RANK][4];      /* dimension names, e.g. b c h w r s n */
     unsigned fixed;                  /* bit d: dimension d is never split */
+    int pow2;                        /* splits only by powers of two (a dnnpar strategy's
+                                      * binary levels; pase_restrict_to_strategy) */
     int contiguous;                  /* ravel / unravel: contiguous splits only */
     int batch_dim;                   /* the mini-batch dimension, -1 if none */
     int model_dim;                   /* what expert strategies split for model

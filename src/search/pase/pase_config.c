@@ -3,8 +3,9 @@
  * reference README "Configurations"): for each dimension the split counts
  * e dividing its extent d with d / e >= cutoff (just {1} if none), any
  * tuple whose product is at most p (idle devices allowed, splits not
- * restricted to powers of two), fixed dimensions 1, and for the two
- * halves of a reshape only contiguous splits.
+ * restricted to powers of two unless the vertex says so: pow2), fixed
+ * dimensions 1, and for the two halves of a reshape only contiguous
+ * splits.
  *
  * Enumeration order (our tie-breaking rests on it, docs/pase.md):
  * lexicographic, first dimension slowest, each dimension's splits
@@ -22,7 +23,7 @@ static int allowed(const pase_vertex *v, int d, int p, int cutoff, int32_t *out,
     int n = 0;
     if (!(v->fixed & (1u << (unsigned)d)))
         for (int64_t e = 1; e <= x && e <= p && n < cap; e++)
-            if (x % e == 0 && x / e >= cutoff)
+            if (x % e == 0 && x / e >= cutoff && (!v->pow2 || (e & (e - 1)) == 0))
                 out[n++] = (int32_t)e;
     if (n == 0)
         out[n++] = 1;

@@ -21,6 +21,16 @@
 
 #include <jansson.h>
 
+/* The type a dnnpar strategy gives op `op` of g for a split of its PaSE
+ * loop dimension `dim` ("I", "II", "III", "batch", "channel"), or NULL if
+ * a strategy cannot say it (pase_strategy.c).  O(rank). */
+const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim);
+/* Restrict pg (converted from core) to a dnnpar strategy's space: every
+ * vertex that is an op the strategy decides (weighted, join) keeps only
+ * the dimensions pase_strategy_type_of names, split by powers of two
+ * (dnp_pase_options.strategy_space).  O(vertices x rank). */
+void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core);
+
 /* The prototype's memory guard, also --max-memory's default: 2048 MiB. */
 #define PASE_DEFAULT_MAX_BYTES (2048.0 * 1048576.0)
 

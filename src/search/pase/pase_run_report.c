@@ -109,6 +109,8 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
         r->cost / hw->peak_flops, "transfer_flop",
         pase_flop_json(pase_transfer_total(pb, r->cfg)), "strategy", ops, "baselines", bl,
         "best_baseline", r->base[r->best_base].name);
+    if (root != NULL && r->pp->opt.strategy_space) /* only where set: older files unchanged */
+        json_object_set_new(root, "strategy_space", json_true());
     if (root != NULL && sec)
         seconds_json(r, root);
     if (root != NULL && r->have_tables)
@@ -288,11 +290,15 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 "note: time limit reached after %g s in the MCMC baseline: its best so far is "
                 "shown\n",
                 r->time_limit_s);
-    fprintf(f, "search: %s\n\n",
+    fprintf(f, "search: %s%s\n\n",
             r->search == DNP_PASE_SEARCH_MCMC
                 ? "mcmc (FlexFlow-style, from the expert strategy)"
                 : (r->search == DNP_PASE_SEARCH_DP ? "pase (GenerateSeq + FindBestStrategy)"
-                                                   : "pase breadth-first DP (recurrence 2)"));
+                                                   : "pase breadth-first DP (recurrence 2)"),
+            r->pp->opt.strategy_space
+                ? "\n  in a dnnpar strategy's space: decided ops split batch, input or output "
+                  "(joins batch or\n  channel) by powers of two (docs/pase.md)"
+                : "");
     fprintf(f, "%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
             sec ? "t_l" : "t_l FLOP");
     for (int v = 0; v < pb->n_v; v++) {

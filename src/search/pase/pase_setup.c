@@ -67,6 +67,26 @@ static dnp_status setup_perf(const dnp_pase_hw *hw, const dnp_pase_options *o, p
                           o->no_stragglers, perf, err);
 }
 
+/* With opt->strategy_space: restrict pg to a dnnpar strategy's space
+ * (pase_restrict_to_strategy) using core, or for a reference graph (core
+ * NULL) the zoo model of the same name. */
+static dnp_status restrict_space(const dnp_pase_options *opt, const dnp_graph *core,
+                                 const char *source, pase_graph *pg, dnp_error *err)
+{
+    if (!opt->strategy_space)
+        return DNP_OK;
+    dnp_graph *tmp = NULL;
+    if (core == NULL) {
+        dnp_status st = dnp_model_load(source, &tmp, err);
+        if (st != DNP_OK)
+            return st;
+        core = tmp;
+    }
+    pase_restrict_to_strategy(pg, core);
+    dnp_graph_free(tmp);
+    return DNP_OK;
+}
+
 /* Bind graph g (taken over: freed on failure too) and core (the model
  * before conversion, NULL for a reference graph) to hw and opt; owned is
  * core when the problem takes it over (freed on failure too), else NULL. */
@@ -95,6 +115,8 @@ static dnp_status bind(pase_graph *g, const dnp_graph *core, dnp_graph *owned,
     if (pp->opt.cutoff > 0)
         g->cutoff = pp->opt.cutoff;
     dnp_status st = check_options(&pp->opt, err);
+    if (st == DNP_OK)
+        st = restrict_space(&pp->opt, core, source, g, err);
     int seconds = pp->opt.cost_model == DNP_COST_DEFAULT;
     if (st == DNP_OK && seconds)
         st = setup_perf(hw, &pp->opt, &pp->perf, err);
@@ -166,6 +188,10 @@ dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **ou
                                      : pase_from_graph(pp->core, batch, out, err);
     if (st == DNP_OK && pp->opt.cutoff > 0)
         (*out)->cutoff = pp->opt.cutoff;
+    if (st == DNP_OK && (st = restrict_space(&pp->opt, pp->core, pp->source, *out, err)) != DNP_OK) {
+        pase_graph_free(*out);
+        *out = NULL;
+    }
     return st;
 }
 

@@ -27,6 +27,8 @@
  * is dropped: the strategy is written for the cluster without it.
  */
 #include "dnnpar.h"
+#include "core/einsum_eq.h"
+#include "search/pase/pase_driver.h"
 #include "search/strategy.h"
 
 #include <jansson.h>
@@ -49,36 +51,81 @@ static int log2_exact(long n)
     return k;
 }
 
-/* Is op kind a join the strategy decides (docs/formats.md)? */
-static int is_join(const dnp_op *op)
+/* The last letter of named axes s, '\0' if none. */
+static char last_letter(const char *s)
 {
-    return op->kind == DNP_OP_ADD || op->kind == DNP_OP_CONCAT || op->kind == DNP_OP_MATMUL ||
-           (op->kind == DNP_OP_ELTWISE && op->n_inputs >= 2);
+    size_t n = strlen(s);
+    return n > 0 ? s[n - 1] : '\0';
 }
 
-static int is_weighted(const dnp_op *op)
+/* The type of splitting dimension `dim` (PaSE's loop letter) of op `op`
+ * of g in a strategy, or NULL when the strategy cannot say it.  Weighted
+ * ops: the batch 'b' is Type-I, the dimension AccPar's D_in names Type-II
+ * (its output a partial sum), D_out Type-III (section 3.2):
+ *   conv, fc               c, n (pase_convert.c's names)
+ *   fc on named axes       the input's last axis, the output's last axis
+ *   embedding              the vocabulary v and the width d (a vocabulary
+ *                          split is Megatron-LM's vocabulary-parallel
+ *                          embedding: each device looks up its rows, the
+ *                          partial outputs are summed); on named axes the
+ *                          op's last loop letter and its last axis
+ *   einsum with a weight   any contracted letter (in the input and the
+ *                          weight), any letter of the weight the output
+ *                          keeps (the exports shard the op's model axis
+ *                          when it is one, else the first such letter)
+ *   lstm                   the batch only (pgraph.c)
+ * Joins: 'b' batch, the channel 'c' (the last axis on named axes)
+ * "channel". */
+const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim)
 {
-    return op->kind == DNP_OP_CONV || op->kind == DNP_OP_FC || op->kind == DNP_OP_EMBEDDING;
-}
-
-/* The type of splitting dimension `dim` of op `op` in a strategy, or NULL
- * when the strategy cannot say it. */
-static const char *type_of(const dnp_op *op, char dim)
-{
-    if (is_weighted(op)) {
+    const int named = op->axes[0] != '\0';
+    if (dnp_op_is_weighted(op)) {
+        char din = 'c', dout = 'n';
         if (dim == 'b')
             return "I";
-        if (dim == 'c')
-            return "II";
-        if (dim == 'n')
-            return "III";
-        return NULL;
+        if (op->kind == DNP_OP_FC && named) {
+            din = last_letter(dnp_graph_op(g, op->inputs[0])->axes);
+            dout = last_letter(op->axes);
+        } else if (op->kind == DNP_OP_EMBEDDING) {
+            din = named ? last_letter(op->loops) : 'v';
+            dout = named ? last_letter(op->axes) : 'd';
+        } else if (op->kind == DNP_OP_EINSUM) {
+            char a[16], w[16], o[16];
+            if (einsum_eq_split(op->equation, sizeof a - 1, 0, a, w, o) != 0 ||
+                strchr(w, dim) == NULL)
+                return NULL;
+            /* any letter of D_in (contracted) or of D_out: the sizes
+             * Tables 4-6 read are the same whichever letter is split */
+            return strchr(a, dim) != NULL && strchr(o, dim) == NULL   ? "II"
+                   : strchr(a, dim) == NULL && strchr(o, dim) != NULL ? "III"
+                                                                       : NULL;
+        } else if (op->kind == DNP_OP_LSTM) {
+            return NULL;
+        }
+        return dim == din ? "II" : dim == dout ? "III" : NULL;
     }
     if (dim == 'b')
         return "batch";
-    if (dim == 'c')
+    if (dim == (named ? last_letter(op->axes) : 'c'))
         return "channel";
     return NULL;
+}
+
+void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core)
+{
+    for (int i = 0; i < pg->n_v; i++) {
+        pase_vertex *v = &pg->v[i];
+        int gi = dnp_graph_find(core, v->name);
+        if (gi < 0)
+            continue; /* the converter's own views (flatten.ravel, ...) */
+        const dnp_op *op = dnp_graph_op(core, gi);
+        if (!dnp_op_is_weighted(op) && !dnp_op_is_join(op))
+            continue; /* not decided: the simulator gives it its owner's layout */
+        v->pow2 = 1;
+        for (int d = 0; d < v->rank; d++)
+            if (pase_strategy_type_of(core, op, v->dim[d][0]) == NULL)
+                v->fixed |= 1u << (unsigned)d;
+    }
 }
 
 #define MAX_LEVELS 30
@@ -114,7 +161,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             continue; /* the converter's own views (flatten.ravel, ...); the strategy reader
                        * names any decided op of g left without a type */
         const dnp_op *gop = dnp_graph_op(g, gi);
-        if (!is_weighted(gop) && !is_join(gop))
+        if (!dnp_op_is_weighted(gop) && !dnp_op_is_join(gop))
             continue; /* the strategy decides weighted layers and joins only */
         const char *cfg = grp < 0 ? op.config : dnp_pase_run_type_config(r, grp, v);
         if (cfg == NULL)
@@ -137,7 +184,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             if (split[d] == 1)
                 continue;
             int k = log2_exact(split[d]);
-            const char *t = type_of(gop, op.dims[d]);
+            const char *t = pase_strategy_type_of(g, gop, op.dims[d]);
             if (k < 0 || t == NULL) {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' splits its dimension '%c' %ld ways: a dnnpar strategy "
@@ -162,7 +209,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             (*idle_ops)++;
             while (level < n_levels)
                 json_object_set_new(gl->lv[level++], op.name,
-                                    json_string(is_weighted(gop) ? "R" : "replicated"));
+                                    json_string(dnp_op_is_weighted(gop) ? "R" : "replicated"));
         }
     }
     return DNP_OK;
@@ -336,9 +383,9 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
         w.batch_types = json_object();
         for (int v = 0; v < dnp_graph_n_ops(g); v++) {
             const dnp_op *gop = dnp_graph_op(g, v);
-            if (is_weighted(gop) || is_join(gop))
+            if (dnp_op_is_weighted(gop) || dnp_op_is_join(gop))
                 json_object_set_new(w.batch_types, gop->name,
-                                    json_string(is_weighted(gop) ? "I" : "batch"));
+                                    json_string(dnp_op_is_weighted(gop) ? "I" : "batch"));
         }
         w.paths = json_array();
         json_t *root_prefix = json_array();

@@ -1,0 +1,1 @@
+dnnpar plan pase-transformer --cluster 4xa100 --search accpar --batch 16 --json - | sed -e 's/"enc0.qkv": "I"/"enc0.qkv": "III"/' -e 's/"enc0.out": "I"/"enc0.out": "II"/' > "$TMPDIR_GOLD/s.json" && dnnpar export pase-transformer --cluster 4xa100 --strategy "$TMPDIR_GOLD/s.json" --format jax | grep -E -A4 '"(enc0.qkv|enc0.out|logits)"|named axes'
