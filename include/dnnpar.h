@@ -1433,6 +1433,24 @@ typedef struct {
 dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                             dnp_pase_compare_result *out, dnp_error *err);
 
+/* PaSE's search s (DP or MCMC) on g over cluster c as a dnnpar plan: the
+ * search on the shared performance model with opt's batch, precision,
+ * optimizer, memory limit, stragglers and time limit, its strategy
+ * written as a dnnpar strategy (dnp_pase_run_strategy) and evaluated like
+ * any plan by the step simulator (dnp_plan_run_strategy; the plan names
+ * its search "pase" or "mcmc").  When the optimum splits what a strategy
+ * cannot hold, the strategy's space is searched instead
+ * (dnp_pase_options.strategy_space) and *in_space (may be NULL) is 1.  A
+ * device type the batch split leaves idle is dropped: the plan is for the
+ * other devices (info, may be NULL, says which and counts the ops that
+ * leave devices idle, as dnp_pase_run_strategy).  Errors: DNP_ERR_INPUT (no strategy even in that space:
+ * a device tree that does not halve evenly, tables over 2 GiB), the
+ * searches' own; *out is the caller's (dnp_plan_free).  O(the search +
+ * the simulation). */
+dnp_status dnp_pase_plan_run(const dnp_graph *g, const dnp_cluster *c,
+                             const dnp_plan_options *opt, dnp_pase_search s, dnp_plan **out,
+                             int *in_space, dnp_pase_strategy_info *info, dnp_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Text formatting shared by the reports (src/core/fmt.c)               */
 /* ------------------------------------------------------------------ */

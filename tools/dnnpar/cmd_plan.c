@@ -47,9 +47,10 @@ static const char compare_help[] =
     "                      [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                      [--time-limit S]\n"
     "\n"
-    "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar and\n"
-    "AccPar on the same cost model and print each scheme's predicted step time,\n"
-    "its compute / communication split and its speedup over data parallelism.\n"
+    "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar, AccPar,\n"
+    "PaSE and MCMC (their plans as dnnpar strategies, in the strategy's space when\n"
+    "the optimum does not fit one) and run every plan in the same step simulator:\n"
+    "each one's step time, compute / communication split and speedup over dp.\n"
     "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
     CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
@@ -323,49 +324,82 @@ static void compare_print(cli_table *t)
     cli_table_free(t);
 }
 
-/* compare's table of the four schemes: columns sized to their content
+/* One row of compare's main table: a search's plan in the step simulator,
+ * or why it has none (why[0] != '\0'). */
+typedef struct {
+    const char *name;
+    dnp_plan_summary sum;
+    int in_space;     /* PaSE / MCMC searched the strategy's space */
+    dnp_pase_strategy_info info; /* PaSE / MCMC: device types left idle */
+    char why[200];
+} compare_entry;
+
+/* compare's table of the searches' plans: columns sized to their content
  * (cli_table), each time column in one unit named in its header (the one
- * its largest value reads best in, cli_time_unit), memory in GB (10^9 B).
- * A last column says when a plan does not fit, is another scheme's
- * assignment or stopped at the time limit.  O(schemes). */
-static void compare_table(const dnp_plan_summary *sum, int paper)
+ * its largest value reads best in, cli_time_unit), memory in GB (10^9 B),
+ * speedup over the first row (dp).  A last column says when a plan does
+ * not fit, is another scheme's assignment, stopped at the time limit or
+ * was searched in the strategy's space; a search without a plan shows
+ * n/a and why.  O(rows). */
+static void compare_table(const compare_entry *e, int n, int paper)
 {
-    double step[DNP_SCHEME_COUNT], comp[DNP_SCHEME_COUNT], comm[DNP_SCHEME_COUNT];
-    for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-        step[s] = sum[s].step_time_s;
-        comp[s] = sum[s].compute_s;
-        comm[s] = sum[s].comm_s;
+    double step[DNP_SCHEME_COUNT + 2], comp[DNP_SCHEME_COUNT + 2], comm[DNP_SCHEME_COUNT + 2];
+    for (int s = 0; s < n; s++) {
+        int ok = e[s].why[0] == '\0';
+        step[s] = ok ? e[s].sum.step_time_s : 0.0;
+        comp[s] = ok ? e[s].sum.compute_s : 0.0;
+        comm[s] = ok ? e[s].sum.comm_s : 0.0;
     }
     double f_step, f_comp, f_comm;
     char h_step[32], h_comp[32], h_comm[40];
-    snprintf(h_step, sizeof h_step, "step time (%s)",
-             cli_time_unit(max_of(step, DNP_SCHEME_COUNT), &f_step));
-    snprintf(h_comp, sizeof h_comp, "compute (%s)",
-             cli_time_unit(max_of(comp, DNP_SCHEME_COUNT), &f_comp));
+    snprintf(h_step, sizeof h_step, "step time (%s)", cli_time_unit(max_of(step, n), &f_step));
+    snprintf(h_comp, sizeof h_comp, "compute (%s)", cli_time_unit(max_of(comp, n), &f_comp));
     snprintf(h_comm, sizeof h_comm, "%s (%s)", paper ? "communication" : "exposed comm",
-             cli_time_unit(max_of(comm, DNP_SCHEME_COUNT), &f_comm));
+             cli_time_unit(max_of(comm, n), &f_comm));
     const char *header[7] = {"scheme", h_step, h_comp, h_comm, "memory/dev (GB)", "speedup", ""};
     cli_table *t = cli_table_new(7, "lrrrrrl", header);
-    for (int s = 0; s < DNP_SCHEME_COUNT && t != NULL; s++) {
-        char a[32], b[32], c[32], m[32], x[32], note[160] = "";
-        snprintf(a, sizeof a, "%.3f", step[s] * f_step);
-        snprintf(b, sizeof b, "%.3f", comp[s] * f_comp);
-        snprintf(c, sizeof c, "%.3f", comm[s] * f_comm);
-        snprintf(m, sizeof m, "%.2f", sum[s].mem_bytes_max / 1e9);
-        snprintf(x, sizeof x, "%.2fx", sum[0].step_time_s / sum[s].step_time_s);
-        if (!sum[s].mem_fits && !paper)
-            snprintf(note, sizeof note, "does not fit");
-        if (s == DNP_SCHEME_ACCPAR && sum[s].chosen_scheme != DNP_SCHEME_ACCPAR)
-            snprintf(note + strlen(note), sizeof note - strlen(note), "%s(%s's assignment)",
-                     note[0] ? "; " : "", dnp_scheme_name(sum[s].chosen_scheme));
-        if (sum[s].time_limit_hit)
-            snprintf(note + strlen(note), sizeof note - strlen(note),
-                     "%s(time limit reached after %g s: best plan found so far)",
-                     note[0] ? "; " : "", sum[s].time_limit_s);
-        const char *row[7] = {dnp_scheme_name((dnp_scheme)s), a, b, c, m, x, note};
+    for (int s = 0; s < n && t != NULL; s++) {
+        const dnp_plan_summary *sum = &e[s].sum;
+        char a[32] = "n/a", b[32] = "n/a", c[32] = "n/a", m[32] = "n/a", x[32] = "n/a",
+             note[240] = "";
+        if (e[s].why[0] != '\0') {
+            snprintf(note, sizeof note, "no plan (below)");
+        } else {
+            snprintf(a, sizeof a, "%.3f", step[s] * f_step);
+            snprintf(b, sizeof b, "%.3f", comp[s] * f_comp);
+            snprintf(c, sizeof c, "%.3f", comm[s] * f_comm);
+            snprintf(m, sizeof m, "%.2f", sum->mem_bytes_max / 1e9);
+            snprintf(x, sizeof x, "%.2fx", e[0].sum.step_time_s / sum->step_time_s);
+            if (!sum->mem_fits && !paper)
+                snprintf(note, sizeof note, "does not fit");
+            if (s == DNP_SCHEME_ACCPAR && sum->chosen_scheme != DNP_SCHEME_ACCPAR)
+                snprintf(note + strlen(note), sizeof note - strlen(note), "%s(%s's assignment)",
+                         note[0] ? "; " : "", dnp_scheme_name(sum->chosen_scheme));
+            if (sum->time_limit_hit)
+                snprintf(note + strlen(note), sizeof note - strlen(note),
+                         "%s(time limit reached after %g s: best plan found so far)",
+                         note[0] ? "; " : "", sum->time_limit_s);
+            char what[200] = ""; /* PaSE / MCMC: what the plan does not use */
+            if (e[s].in_space)
+                snprintf(what, sizeof what, "strategy's space");
+            if (e[s].info.idle_types[0] != '\0')
+                snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s idle",
+                         what[0] ? "; " : "", e[s].info.idle_types);
+            if (e[s].info.idle_ops > 0)
+                snprintf(what + strlen(what), sizeof what - strlen(what),
+                         "%s%d op%s on fewer devices", what[0] ? "; " : "", e[s].info.idle_ops,
+                         e[s].info.idle_ops == 1 ? "" : "s");
+            if (what[0] != '\0')
+                snprintf(note + strlen(note), sizeof note - strlen(note), "%s(%s)",
+                         note[0] ? "; " : "", what);
+        }
+        const char *row[7] = {e[s].name, a, b, c, m, x, note};
         t = compare_row(t, row);
     }
     compare_print(t);
+    for (int s = 0; s < n; s++)
+        if (e[s].why[0] != '\0')
+            cli_wrapf(stdout, 0, "    ", "  %s: no plan: %s", e[s].name, e[s].why);
 }
 
 /* compare's table in PaSE's space: cost (one unit for the column) and
@@ -403,12 +437,34 @@ int cmd_compare(int argc, char **argv)
         dnp_graph_free(job.g);
         return rc;
     }
-    dnp_plan *plans[DNP_SCHEME_COUNT] = {0};
+    dnp_plan *plans[DNP_SCHEME_COUNT + 2] = {0};
     dnp_plan_summary sum[DNP_SCHEME_COUNT];
+    compare_entry rows[DNP_SCHEME_COUNT + 2];
+    memset(rows, 0, sizeof rows);
     job.opt.keep_over_memory = 1; /* every scheme is shown; those over memory are flagged */
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
-        if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0)
+        if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0) {
             dnp_plan_get_summary(plans[s], &sum[s]);
+            rows[s].name = dnp_scheme_name((dnp_scheme)s);
+            rows[s].sum = sum[s];
+        }
+    /* PaSE's and MCMC's plans in the same simulator (dnp_pase_plan_run), under
+     * the default model only (the AccPar paper's accounting has no PaSE) */
+    int n_rows = DNP_SCHEME_COUNT;
+    if (rc == 0 && !job.opt.reference_mode && job.opt.cost_model == DNP_COST_DEFAULT) {
+        static const char *const names[2] = {"pase", "mcmc"};
+        for (int k = 0; k < 2; k++, n_rows++) {
+            compare_entry *r = &rows[n_rows];
+            dnp_error err = {0};
+            r->name = names[k];
+            if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
+                                  k == 0 ? DNP_PASE_SEARCH_DP : DNP_PASE_SEARCH_MCMC,
+                                  &plans[n_rows], &r->in_space, &r->info, &err) == DNP_OK)
+                dnp_plan_get_summary(plans[n_rows], &r->sum);
+            else
+                snprintf(r->why, sizeof r->why, "%.190s", err.msg);
+        }
+    }
     /* the same model in PaSE's space and cost model (Eq. 1) */
     dnp_pase_compare_result pr;
     dnp_error perr = {0};
@@ -418,16 +474,18 @@ int cmd_compare(int argc, char **argv)
         char spec[256];
         dnp_cluster_format(&job.cl, spec, sizeof spec);
         if (job.plot != NULL) {
-            const char *names[DNP_SCHEME_COUNT];
-            double step_s[DNP_SCHEME_COUNT], speedup[DNP_SCHEME_COUNT];
-            for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-                names[s] = dnp_scheme_name((dnp_scheme)s);
-                step_s[s] = sum[s].step_time_s;
-                speedup[s] = sum[0].step_time_s / sum[s].step_time_s;
-            }
+            const char *names[DNP_SCHEME_COUNT + 2];
+            double step_s[DNP_SCHEME_COUNT + 2], speedup[DNP_SCHEME_COUNT + 2];
+            int n_plot = 0;
+            for (int s = 0; s < n_rows; s++)
+                if (rows[s].why[0] == '\0') { /* searches without a plan are left out */
+                    names[n_plot] = rows[s].name;
+                    step_s[n_plot] = rows[s].sum.step_time_s;
+                    speedup[n_plot++] = sum[0].step_time_s / rows[s].sum.step_time_s;
+                }
             dnp_error err = {0};
-            dnp_status st = dnp_plot_compare(job.plot, dnp_graph_name(job.g), spec,
-                                                DNP_SCHEME_COUNT, names, step_s, speedup, &err);
+            dnp_status st = dnp_plot_compare(job.plot, dnp_graph_name(job.g), spec, n_plot,
+                                             names, step_s, speedup, &err);
             if (st != DNP_OK)
                 cli_error("compare", "%s", err.msg);
             rc = cli_exit_for(st);
@@ -453,6 +511,21 @@ int cmd_compare(int argc, char **argv)
                                                   "reached", 1, "result",
                                                   "best plan found so far"));
                 json_array_append_new(schemes, o);
+            }
+            for (int s = DNP_SCHEME_COUNT; s < n_rows; s++) { /* pase, mcmc */
+                const compare_entry *r = &rows[s];
+                json_array_append_new(
+                    schemes,
+                    r->why[0] != '\0'
+                        ? json_pack("{s:s,s:s}", "name", r->name, "no_plan", r->why)
+                        : json_pack("{s:s,s:b,s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "name",
+                                    r->name, "strategy_space", r->in_space, "idle_types",
+                                    r->info.idle_types, "idle_ops", r->info.idle_ops, "step_time_s",
+                                    r->sum.step_time_s, "compute_s", r->sum.compute_s, "comm_s",
+                                    r->sum.comm_s, "comm_busy_s", r->sum.comm_busy_s,
+                                    "mem_peak_bytes", r->sum.mem_bytes_max, "fits",
+                                    r->sum.mem_fits, "speedup_vs_dp",
+                                    sum[0].step_time_s / r->sum.step_time_s));
             }
             json_t *root = json_pack("{s:s,s:I,s:s,s:i,s:s,s:s,s:o}", "model",
                                      dnp_graph_name(job.g), "batch", (json_int_t)job.opt.batch,
@@ -492,7 +565,7 @@ int cmd_compare(int argc, char **argv)
                 printf("cost model: %s\n\n",
                        paper ? "the AccPar paper's accounting"
                              : "default (roofline devices, collectives, step simulator)");
-                compare_table(sum, paper);
+                compare_table(rows, n_rows, paper);
                 char note[320];
                 cli_straggler_note(&sum[0], note, sizeof note);
                 if (note[0] != '\0')
@@ -508,7 +581,7 @@ int cmd_compare(int argc, char **argv)
             }
         }
     }
-    for (int s = 0; s < DNP_SCHEME_COUNT; s++)
+    for (int s = 0; s < DNP_SCHEME_COUNT + 2; s++)
         dnp_plan_free(plans[s]);
     dnp_graph_free(job.g);
     return rc;
