@@ -209,21 +209,50 @@ TEST(named_json_round_trip)
     dnp_graph_free(h);
 }
 
-/* The layer-wise planner refuses the kinds it cannot plan, naming the op. */
-TEST(named_layerwise_refuses)
+/* The layer-wise planner plans the named-axes kinds (docs/model.md "Named
+ * axes"): a weighted einsum and an LSTM are layers, an einsum of two
+ * activations and a stack joins, a select folded; the LSTM takes Type-I at
+ * every level under every scheme. */
+TEST(named_layerwise_plans)
 {
-    dnp_graph *g = NULL;
+    dnp_graph *g = NULL, *t = NULL;
     dnp_error err = {0};
     CHECK(dnp_zoo_build("pase-rnnlm", &g, &err) == DNP_OK);
+    CHECK(dnp_zoo_build("pase-transformer", &t, &err) == DNP_OK);
+    if (g == NULL || t == NULL) {
+        dnp_graph_free(g);
+        dnp_graph_free(t);
+        return;
+    }
+    const dnp_op *qkv = dnp_graph_op(t, dnp_graph_find(t, "enc0.qkv"));
+    const dnp_op *logits = dnp_graph_op(t, dnp_graph_find(t, "enc0.logits"));
+    const dnp_op *sel = dnp_graph_op(t, dnp_graph_find(t, "enc0.unstack.0"));
+    const dnp_op *lstm = dnp_graph_op(g, dnp_graph_find(g, "lstm"));
+    CHECK(dnp_op_is_weighted(qkv) && !dnp_op_is_join(qkv));
+    CHECK(!dnp_op_is_weighted(logits) && dnp_op_is_join(logits));
+    CHECK(!dnp_op_is_weighted(sel) && !dnp_op_is_join(sel));
+    CHECK(dnp_op_is_weighted(lstm));
     dnp_cluster cl;
-    CHECK(dnp_cluster_parse("4xv100", &cl, &err) == DNP_OK);
-    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8};
-    dnp_plan *p = NULL;
-    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
-    CHECK(p == NULL);
-    CHECK(strstr(err.msg, "op 'lstm' (lstm, on named axes)") != NULL);
-    CHECK(strstr(err.msg, "--search pase") != NULL);
+    CHECK(dnp_cluster_parse("2xa100+2xv100", &cl, &err) == DNP_OK);
+    for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
+        dnp_plan_options opt = {.scheme = (dnp_scheme)s, .batch = 8};
+        dnp_plan *p = NULL;
+        CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+        if (p == NULL)
+            continue;
+        CHECK_EQ_INT(dnp_plan_n_nodes(p), 3); /* embedding, lstm, fc (the loss folded) */
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++)
+            if (strcmp(dnp_plan_node_name(p, v), "lstm") == 0)
+                for (int k = 0; k < 2; k++)
+                    for (unsigned b = 0; b < 2; b++)
+                        CHECK_EQ_INT(dnp_plan_type(p, k, b, v), DNP_TYPE_I);
+        dnp_plan_free(p);
+        p = NULL;
+        CHECK(dnp_plan_run(t, &cl, &opt, &p, &err) == DNP_OK);
+        dnp_plan_free(p);
+    }
     dnp_graph_free(g);
+    dnp_graph_free(t);
 }
 
 /* The einsum equation splitter both einsums share (core/einsum_eq.h). */
