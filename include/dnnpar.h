@@ -1433,6 +1433,18 @@ typedef struct {
 dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                             dnp_pase_compare_result *out, dnp_error *err);
 
+/* Run r's strategy as a dnnpar plan: written as dnp_pase_run_strategy does
+ * (for g, the core graph r's problem was converted from, on cluster c at
+ * the problem's batch) and evaluated by the step simulator like any plan
+ * (dnp_plan_run_strategy, with the problem's precision, optimizer, memory
+ * limit and stragglers; a plan over memory is returned, flagged).  info
+ * (may be NULL) as dnp_pase_run_strategy's.  Errors: DNP_ERR_INPUT when r
+ * is of the pase-paper model or its strategy cannot be written (the
+ * message names the op or the group), the simulator's own.  *out is the
+ * caller's (dnp_plan_free).  O(ops x levels + the simulation). */
+dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                             dnp_plan **out, dnp_pase_strategy_info *info, dnp_error *err);
+
 /* PaSE's search s (DP or MCMC) on g over cluster c as a dnnpar plan: the
  * search on the shared performance model with opt's batch, precision,
  * optimizer, memory limit, stragglers and time limit, its strategy

@@ -222,9 +222,96 @@ static int write_reports(const char *cmd, const char *json, char *json_text,
     return rc; /* main checks the final flush of standard output */
 }
 
-static void print_run(const void *r, int timing, FILE *f)
+/* plan --search pase|mcmc's report: the run's, then (with --cluster, default
+ * model) its plan in the step simulator, as every other search's plan. */
+typedef struct {
+    const dnp_pase_run *run;
+    int sim_asked;
+    int have_sim;
+    dnp_plan_summary sim;
+    char why[400];
+} run_report;
+
+/* The simulated plan of the run (dnp_pase_run_plan) into rr; why it has
+ * none in rr->why. */
+static void simulate_run(const char *cmd, const cli_args *a, const dnp_pase_problem *pb,
+                         run_report *rr)
 {
-    dnp_pase_run_print(r, timing, f);
+    const char *spec = cli_get(a, "cluster");
+    const char *cm = cli_get(a, "cost-model");
+    rr->sim_asked = spec != NULL && (cm == NULL || strcmp(cm, "default") == 0);
+    if (!rr->sim_asked)
+        return;
+    (void)pb;
+    dnp_cluster cl;
+    dnp_graph *g = NULL;
+    dnp_plan *p = NULL;
+    dnp_error err = {0};
+    if (dnp_cluster_parse(spec, &cl, &err) == DNP_OK &&
+        cli_load_model(cmd, a->pos[0], a, &g) == 0 &&
+        dnp_pase_run_plan(rr->run, g, &cl, &p, NULL, &err) == DNP_OK) {
+        dnp_plan_get_summary(p, &rr->sim);
+        rr->have_sim = 1;
+    } else {
+        snprintf(rr->why, sizeof rr->why, "%.300s%s", err.msg,
+                 strstr(err.msg, "splits its dimension") != NULL
+                     ? "; --strategy-space searches plans the simulator runs"
+                     : "");
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+static void print_run(const void *x, int timing, FILE *f)
+{
+    const run_report *rr = x;
+    dnp_pase_run_print(rr->run, timing, f);
+    if (!rr->sim_asked)
+        return;
+    if (rr->have_sim) {
+        char t[32], c[32], m[32];
+        dnp_fmt_time(rr->sim.step_time_s, t, sizeof t);
+        dnp_fmt_time(rr->sim.compute_s, c, sizeof c);
+        dnp_fmt_time(rr->sim.comm_s, m, sizeof m);
+        fprintf(f,
+                "simulated step time %s: compute %s, exposed communication %s (this plan in the "
+                "step\n  simulator, as every search's plan; docs/time-model.md)\n",
+                t, c, m);
+    } else {
+        cli_wrapf(f, 0, "  ", "simulated step time: n/a (%s)", rr->why);
+    }
+}
+
+/* The run's JSON with "simulated" added ({"step_time_s", "compute_s",
+ * "comm_s"} or {"not_available": why}) when asked; new text (dnp_free) or
+ * NULL on allocation failure. */
+static char *run_json(const run_report *rr)
+{
+    char *text = dnp_pase_run_json(rr->run);
+    if (text == NULL || !rr->sim_asked)
+        return text;
+    json_t *root = json_loads(text, 0, NULL);
+    dnp_free(text);
+    if (root == NULL)
+        return NULL;
+    json_object_set_new(root, "simulated",
+                        rr->have_sim ? json_pack("{s:f,s:f,s:f}", "step_time_s",
+                                                 rr->sim.step_time_s, "compute_s",
+                                                 rr->sim.compute_s, "comm_s", rr->sim.comm_s)
+                                     : json_pack("{s:s}", "not_available", rr->why));
+    char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_decref(root);
+    if (dumped == NULL)
+        return NULL;
+    size_t n = strlen(dumped); /* ended with a newline, as the library's text */
+    char *out = dnp_malloc(n + 2);
+    if (out != NULL) {
+        memcpy(out, dumped, n);
+        out[n] = '\n';
+        out[n + 1] = '\0';
+    }
+    dnp_free(dumped);
+    return out;
 }
 
 static void print_repro(const void *r, int timing, FILE *f)
@@ -475,9 +562,14 @@ int cmd_plan_pase(const cli_args *a)
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
         if (strat != NULL)
             rc = write_strategy(cmd, strat, text, &info);
+        run_report rr;
+        memset(&rr, 0, sizeof rr);
+        rr.run = run;
         if (rc == 0)
-            rc = write_reports(cmd, json, json != NULL ? dnp_pase_run_json(run) : NULL,
-                               print_run, run, cli_flag(a, "timing"));
+            simulate_run(cmd, a, pb, &rr);
+        if (rc == 0)
+            rc = write_reports(cmd, json, json != NULL ? run_json(&rr) : NULL, print_run, &rr,
+                               cli_flag(a, "timing"));
     }
     dnp_free(text);
     dnp_pase_run_free(run);
