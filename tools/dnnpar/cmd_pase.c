@@ -234,15 +234,13 @@ typedef struct {
 
 /* The simulated plan of the run (dnp_pase_run_plan) into rr; why it has
  * none in rr->why. */
-static void simulate_run(const char *cmd, const cli_args *a, const dnp_pase_problem *pb,
-                         run_report *rr)
+static void simulate_run(const char *cmd, const cli_args *a, run_report *rr)
 {
     const char *spec = cli_get(a, "cluster");
     const char *cm = cli_get(a, "cost-model");
     rr->sim_asked = spec != NULL && (cm == NULL || strcmp(cm, "default") == 0);
     if (!rr->sim_asked)
         return;
-    (void)pb;
     dnp_cluster cl;
     dnp_graph *g = NULL;
     dnp_plan *p = NULL;
@@ -566,7 +564,7 @@ int cmd_plan_pase(const cli_args *a)
         memset(&rr, 0, sizeof rr);
         rr.run = run;
         if (rc == 0)
-            simulate_run(cmd, a, pb, &rr);
+            simulate_run(cmd, a, &rr);
         if (rc == 0)
             rc = write_reports(cmd, json, json != NULL ? run_json(&rr) : NULL, print_run, &rr,
                                cli_flag(a, "timing"));
