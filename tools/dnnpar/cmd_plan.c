@@ -328,6 +328,7 @@ static void compare_print(cli_table *t)
  * or why it has none (why[0] != '\0'). */
 typedef struct {
     const char *name;
+    char what[200];   /* PaSE / MCMC: what the plan leaves out, said below the table */
     dnp_plan_summary sum;
     int in_space;     /* PaSE / MCMC searched the strategy's space */
     dnp_pase_strategy_info info; /* PaSE / MCMC: device types left idle */
@@ -341,7 +342,7 @@ typedef struct {
  * not fit, is another scheme's assignment, stopped at the time limit or
  * was searched in the strategy's space; a search without a plan shows
  * n/a and why.  O(rows). */
-static void compare_table(const compare_entry *e, int n, int paper)
+static void compare_table(compare_entry *e, int n, int paper)
 {
     double step[DNP_SCHEME_COUNT + 2], comp[DNP_SCHEME_COUNT + 2], comm[DNP_SCHEME_COUNT + 2];
     for (int s = 0; s < n; s++) {
@@ -379,19 +380,20 @@ static void compare_table(const compare_entry *e, int n, int paper)
                 snprintf(note + strlen(note), sizeof note - strlen(note),
                          "%s(time limit reached after %g s: best plan found so far)",
                          note[0] ? "; " : "", sum->time_limit_s);
-            char what[200] = ""; /* PaSE / MCMC: what the plan does not use */
+            char *what = e[s].what;
+            what[0] = '\0';
             if (e[s].in_space)
-                snprintf(what, sizeof what, "strategy's space");
+                snprintf(what, sizeof e[s].what, "searched in the strategy's space");
             if (e[s].info.idle_types[0] != '\0')
-                snprintf(what + strlen(what), sizeof what - strlen(what), "%s%s idle",
+                snprintf(what + strlen(what), sizeof e[s].what - strlen(what), "%s%s idle",
                          what[0] ? "; " : "", e[s].info.idle_types);
             if (e[s].info.idle_ops > 0)
-                snprintf(what + strlen(what), sizeof what - strlen(what),
-                         "%s%d op%s on fewer devices", what[0] ? "; " : "", e[s].info.idle_ops,
-                         e[s].info.idle_ops == 1 ? "" : "s");
+                snprintf(what + strlen(what), sizeof e[s].what - strlen(what),
+                         "%s%d op%s on fewer devices than the plan has", what[0] ? "; " : "",
+                         e[s].info.idle_ops, e[s].info.idle_ops == 1 ? "" : "s");
             if (what[0] != '\0')
-                snprintf(note + strlen(note), sizeof note - strlen(note), "%s(%s)",
-                         note[0] ? "; " : "", what);
+                snprintf(note + strlen(note), sizeof note - strlen(note), "%s(below)",
+                         note[0] ? "; " : "");
         }
         const char *row[7] = {e[s].name, a, b, c, m, x, note};
         t = compare_row(t, row);
@@ -400,6 +402,8 @@ static void compare_table(const compare_entry *e, int n, int paper)
     for (int s = 0; s < n; s++)
         if (e[s].why[0] != '\0')
             cli_wrapf(stdout, 0, "    ", "  %s: no plan: %s", e[s].name, e[s].why);
+        else if (e[s].what[0] != '\0')
+            cli_wrapf(stdout, 0, "    ", "  %s: %s", e[s].name, e[s].what);
 }
 
 /* compare's table in PaSE's space: cost (one unit for the column) and
