@@ -726,9 +726,9 @@ typedef struct {
     int frontier_width;      /* tensors live at once in the DP's order */
     /* The performance model (docs/time-model.md).  Under the default model
      * step_time_s, compute_s and the memory come from the step simulator;
-     * comm_s is then the exposed communication (step time minus the
-     * critical device's compute), comm_busy_s all its communication time,
-     * overlapped or not. */
+     * comm_s is then the exposed communication (the time the critical
+     * device's compute idles while its communication is in flight; see
+     * wait_s), comm_busy_s all its communication time, overlapped or not. */
     dnp_cost_model cost_model;
     dnp_precision precision;
     dnp_optimizer optimizer;
@@ -752,6 +752,14 @@ typedef struct {
      * rests on a measured input (Sinha et al., SC'22); reports say so. */
     double straggler_pace;
     int64_t straggler_devices;
+    /* Default model: the time the critical device's compute idles with none
+     * of its own communication in flight, waiting for other devices' work
+     * (a heterogeneous or uneven split); compute_s + exposed_comm_s +
+     * wait_s = step_time_s (a wait under 1 ns or 1e-9 of the step is
+     * rounding, reported as 0).  exposed_comm_s is the time its compute idles
+     * while some of its communication is in flight, so it never exceeds
+     * comm_busy_s.  0 under the paper's accounting. */
+    double wait_s;
 } dnp_plan_summary;
 
 /* Where the GPU presets' speed spread comes from: every report whose figures

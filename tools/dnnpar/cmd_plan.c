@@ -326,31 +326,47 @@ static void compare_print(cli_table *t)
 /* compare's table of the four schemes: columns sized to their content
  * (cli_table), each time column in one unit named in its header (the one
  * its largest value reads best in, cli_time_unit), memory in GB (10^9 B).
- * A last column says when a plan does not fit, is another scheme's
- * assignment or stopped at the time limit.  O(schemes). */
+ * Under the default model, when some scheme's critical device waits for
+ * other devices (dnp_plan_summary.wait_s), a "waiting" column follows the
+ * exposed communication so that compute + exposed comm + waiting = step
+ * time on every row.  A last column says when a plan does not fit, is
+ * another scheme's assignment or stopped at the time limit.  O(schemes). */
 static void compare_table(const dnp_plan_summary *sum, int paper)
 {
-    double step[DNP_SCHEME_COUNT], comp[DNP_SCHEME_COUNT], comm[DNP_SCHEME_COUNT];
+    double step[DNP_SCHEME_COUNT], comp[DNP_SCHEME_COUNT], comm[DNP_SCHEME_COUNT],
+        wait[DNP_SCHEME_COUNT];
     for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
         step[s] = sum[s].step_time_s;
         comp[s] = sum[s].compute_s;
         comm[s] = sum[s].comm_s;
+        wait[s] = paper ? 0.0 : sum[s].wait_s;
     }
-    double f_step, f_comp, f_comm;
-    char h_step[32], h_comp[32], h_comm[40];
+    const int waits = max_of(wait, DNP_SCHEME_COUNT) > 0.0;
+    double f_step, f_comp, f_comm, f_wait;
+    char h_step[32], h_comp[32], h_comm[40], h_wait[32];
     snprintf(h_step, sizeof h_step, "step time (%s)",
              cli_time_unit(max_of(step, DNP_SCHEME_COUNT), &f_step));
     snprintf(h_comp, sizeof h_comp, "compute (%s)",
              cli_time_unit(max_of(comp, DNP_SCHEME_COUNT), &f_comp));
     snprintf(h_comm, sizeof h_comm, "%s (%s)", paper ? "communication" : "exposed comm",
              cli_time_unit(max_of(comm, DNP_SCHEME_COUNT), &f_comm));
-    const char *header[7] = {"scheme", h_step, h_comp, h_comm, "memory/dev (GB)", "speedup", ""};
-    cli_table *t = cli_table_new(7, "lrrrrrl", header);
+    snprintf(h_wait, sizeof h_wait, "waiting (%s)",
+             cli_time_unit(max_of(wait, DNP_SCHEME_COUNT), &f_wait));
+    const char *header[8] = {"scheme", h_step, h_comp, h_comm, h_wait, "memory/dev (GB)",
+                             "speedup", ""};
+    const int skip = waits ? 8 : 4; /* the waiting column, when shown */
+    const char *hdr[8];
+    int nc = 0;
+    for (int k = 0; k < 8; k++)
+        if (k != skip)
+            hdr[nc++] = header[k];
+    cli_table *t = cli_table_new(nc, waits ? "lrrrrrrl" : "lrrrrrl", hdr);
     for (int s = 0; s < DNP_SCHEME_COUNT && t != NULL; s++) {
-        char a[32], b[32], c[32], m[32], x[32], note[160] = "";
+        char a[32], b[32], c[32], w[32], m[32], x[32], note[160] = "";
         snprintf(a, sizeof a, "%.3f", step[s] * f_step);
         snprintf(b, sizeof b, "%.3f", comp[s] * f_comp);
         snprintf(c, sizeof c, "%.3f", comm[s] * f_comm);
+        snprintf(w, sizeof w, "%.3f", wait[s] * f_wait);
         snprintf(m, sizeof m, "%.2f", sum[s].mem_bytes_max / 1e9);
         snprintf(x, sizeof x, "%.2fx", sum[0].step_time_s / sum[s].step_time_s);
         if (!sum[s].mem_fits && !paper)
@@ -362,7 +378,12 @@ static void compare_table(const dnp_plan_summary *sum, int paper)
             snprintf(note + strlen(note), sizeof note - strlen(note),
                      "%s(time limit reached after %g s: best plan found so far)",
                      note[0] ? "; " : "", sum[s].time_limit_s);
-        const char *row[7] = {dnp_scheme_name((dnp_scheme)s), a, b, c, m, x, note};
+        const char *cells[8] = {dnp_scheme_name((dnp_scheme)s), a, b, c, w, m, x, note};
+        const char *row[8];
+        int n = 0;
+        for (int k = 0; k < 8; k++)
+            if (k != skip)
+                row[n++] = cells[k];
         t = compare_row(t, row);
     }
     compare_print(t);
@@ -438,12 +459,14 @@ int cmd_compare(int argc, char **argv)
                 json_t *o = job.opt.reference_mode
                                 ? json_pack("{s:s,s:o}", "name", dnp_scheme_name((dnp_scheme)s),
                                             "types", reference_json(plans[s]))
-                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "name",
-                                            dnp_scheme_name((dnp_scheme)s), "chosen_assignment",
+                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
+                                            "name", dnp_scheme_name((dnp_scheme)s),
+                                            "chosen_assignment",
                                             dnp_scheme_name(sum[s].chosen_scheme), "step_time_s",
                                             sum[s].step_time_s, "compute_s", sum[s].compute_s,
                                             "comm_s", sum[s].comm_s, "comm_busy_s",
-                                            sum[s].comm_busy_s, "mem_peak_bytes",
+                                            sum[s].comm_busy_s, "wait_s", sum[s].wait_s,
+                                            "mem_peak_bytes",
                                             sum[s].mem_bytes_max, "fits", sum[s].mem_fits,
                                             "speedup_vs_dp",
                                             sum[0].step_time_s / sum[s].step_time_s);

@@ -104,6 +104,7 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     json_t *strag = cli_straggler_json(&s);
     if (strag != NULL)
         json_object_set_new(root, "stragglers", strag);
+    json_object_set_new(root, "wait_s", json_real(s.wait_s));
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
     if (s.time_limit_hit)
@@ -159,8 +160,16 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
                dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
                s.device_classes, s.device_classes == 1 ? "" : "es");
-        printf("predicted step time %s: compute %s, exposed communication %s (%s in all)\n", t1,
+        /* compute + exposed communication + waiting = step time (dnp_plan_summary). */
+        printf("predicted step time %s: compute %s, exposed communication %s (%s in all)", t1,
                t2, t3, t4);
+        if (s.wait_s > 0.0) {
+            char t5[32];
+            cli_fmt_time(s.wait_s, t5, sizeof t5);
+            printf("\n  and %s waiting for other devices (its compute idle, none of its "
+                   "communication in flight)", t5);
+        }
+        printf("\n");
         printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB%s\n",
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9,
                s.mem_fits ? "" : "  ** DOES NOT FIT **");
