@@ -1441,6 +1441,11 @@ void dnp_fmt_si(double x, char *buf, size_t n);
  * decimals in the largest unit below the value).  Writes at most n bytes.
  * O(1). */
 void dnp_fmt_time(double time_s, char *buf, size_t n);
+/* One unit for a column of times (docs/cli.md: a column of times has one
+ * unit, named in its header): the one dnp_fmt_time picks for the column's
+ * largest value max_s.  Returns "s", "ms" or "us" and sets *per_s to the
+ * factor from seconds (1, 1e3, 1e6).  O(1). */
+const char *dnp_time_unit(double max_s, double *per_s);
 
 /* ------------------------------------------------------------------ */
 /* Pictures and exports of models and plans (src/report/report_api.c,   */

@@ -24,3 +24,17 @@ void dnp_fmt_time(double time_s, char *buf, size_t n)
     else
         snprintf(buf, n, "%.3f us", time_s * 1e6);
 }
+
+const char *dnp_time_unit(double max_s, double *per_s)
+{
+    if (max_s >= 1.0) {
+        *per_s = 1.0;
+        return "s";
+    }
+    if (max_s >= 1e-3) {
+        *per_s = 1e3;
+        return "ms";
+    }
+    *per_s = 1e6;
+    return "us";
+}

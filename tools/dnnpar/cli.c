@@ -485,19 +485,7 @@ void cli_fmt_si(double x, char *buf, size_t n) { dnp_fmt_si(x, buf, n); }
 
 void cli_fmt_time(double s, char *buf, size_t n) { dnp_fmt_time(s, buf, n); }
 
-const char *cli_time_unit(double max_s, double *per_s)
-{
-    if (max_s >= 1.0) {
-        *per_s = 1.0;
-        return "s";
-    }
-    if (max_s >= 1e-3) {
-        *per_s = 1e3;
-        return "ms";
-    }
-    *per_s = 1e6;
-    return "us";
-}
+const char *cli_time_unit(double max_s, double *per_s) { return dnp_time_unit(max_s, per_s); }
 
 int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes)
 {

@@ -197,10 +197,24 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
             printf("  %-5d %-40s %.4f  -> %s\n", k, groups, dnp_plan_ratio(p, k, bits),
                    ((bits >> k) & 1u) ? "second" : "first");
         }
+        /* The first path's table adds each op's compute and communication
+         * time, each column in one unit named in its header. */
+        double max_cs = 0.0, max_ms = 0.0, f_cs = 1.0, f_ms = 1.0;
+        for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+            double cs, ms;
+            dnp_plan_node_times(p, v, &cs, &ms);
+            max_cs = cs > max_cs ? cs : max_cs;
+            max_ms = ms > max_ms ? ms : max_ms;
+        }
+        char h_cs[32], h_ms[32];
+        snprintf(h_cs, sizeof h_cs, "compute (%s)", cli_time_unit(max_cs, &f_cs));
+        snprintf(h_ms, sizeof h_ms, "comm (%s)", cli_time_unit(max_ms, &f_ms));
         printf("  %-22s", "layer");
         for (int k = 0; k < depth; k++)
             printf(" %4s%d", "h", k);
-        printf("%s\n", i == 0 ? "      compute         comm" : "");
+        if (i == 0)
+            printf("  %12s %12s", h_cs, h_ms);
+        printf("\n");
         for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
             printf("  %-22s", dnp_plan_node_name(p, v));
             for (int k = 0; k < depth; k++)
@@ -209,9 +223,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
             if (i == 0) {
                 double cs, ms;
                 dnp_plan_node_times(p, v, &cs, &ms);
-                cli_fmt_time(cs, t1, sizeof t1);
-                cli_fmt_time(ms, t2, sizeof t2);
-                printf(" %12s %12s", t1, t2);
+                printf("  %12.3f %12.3f", cs * f_cs, ms * f_ms);
             }
             printf("\n");
         }

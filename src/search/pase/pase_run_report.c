@@ -194,12 +194,16 @@ static void split_text(const dnp_pase_run *r, FILE *f)
             "\nbatch split across the device types (PaSE inside each type, %d splits "
             "evaluated%s):\n",
             h->candidates, h->exhaustive ? ", every integer split" : "");
+    /* The groups' times in one unit, named on the first row. */
+    double max_s = 0.0, per_s = 1.0;
+    for (int g = 0; g < h->n_groups; g++)
+        max_s = h->grp[g].time_s > max_s ? h->grp[g].time_s : max_s;
+    const char *unit = dnp_time_unit(max_s, &per_s);
     for (int g = 0; g < h->n_groups; g++) {
         const pase_hetero_group *gr = &h->grp[g];
-        char tg[32];
-        dnp_fmt_time(gr->time_s, tg, sizeof tg);
-        fprintf(f, "  %3dx %-12s batch %5lld  %12s  %.3g GB per device\n", gr->n_dev,
-                cl->types[gr->type].name, (long long)gr->batch, tg, gr->mem_bytes / 1e9);
+        fprintf(f, "  %3dx %-12s batch %5lld  %9.3f %-2s  %.3g GB per device\n", gr->n_dev,
+                cl->types[gr->type].name, (long long)gr->batch, gr->time_s * per_s, unit,
+                gr->mem_bytes / 1e9);
     }
     fprintf(f, "  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
     fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan\n", a,
@@ -333,7 +337,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
     if (r->have_tables)
         fprintf(f,
                 "tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
-                "%.1f MB\n",
+                "%.1f MiB\n",
                 r->max_dep, r->max_rows, r->table_bytes / 1048576.0);
     if (timing) {
         dnp_fmt_time(r->search_s, t, sizeof t);
