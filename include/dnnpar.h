@@ -1446,6 +1446,15 @@ void dnp_fmt_time(double time_s, char *buf, size_t n);
  * largest value max_s.  Returns "s", "ms" or "us" and sets *per_s to the
  * factor from seconds (1, 1e3, 1e6).  O(1). */
 const char *dnp_time_unit(double max_s, double *per_s);
+/* `text` broken at blanks into lines of at most max_cols columns, written
+ * to f and ended with a newline: every report's prose (the CLI's notes,
+ * PaSE's notes, the preset sources).  `col` is how many columns the current
+ * line already holds (what was printed before the text); each continuation
+ * line starts with `cont`.  Blanks between words are kept as written, except
+ * at a break; a word longer than a line is not cut; a '\n' in the text
+ * starts a new line at column 0.  UTF-8 continuation bytes take no column.
+ * O(length). */
+void dnp_fmt_wrap(FILE *f, int col, int max_cols, const char *cont, const char *text);
 
 /* ------------------------------------------------------------------ */
 /* Pictures and exports of models and plans (src/report/report_api.c,   */

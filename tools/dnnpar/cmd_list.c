@@ -67,34 +67,13 @@ static cli_table *add_row(cli_table *t, const char *const *row)
     return t;
 }
 
-/* `lead` then `text` word-wrapped at CLI_MAX_WIDTH - 1 columns,
+/* `lead`, a blank, then `text` wrapped at CLI_MAX_WIDTH columns (cli_wrap),
  * continuation lines indented by `indent`. */
 static void print_wrapped(const char *lead, int indent, const char *text)
 {
-    const int width = CLI_MAX_WIDTH - 1;
-    int col = printf("%s", lead);
-    const char *w = text;
-    while (*w) {
-        while (*w == ' ')
-            w++;
-        const char *e = w;
-        while (*e && *e != ' ')
-            e++;
-        int len = (int)(e - w);
-        if (len == 0)
-            break;
-        if (col + 1 + len > width && col > indent) {
-            printf("\n%*s", indent, "");
-            col = indent;
-        } else {
-            putchar(' ');
-            col++;
-        }
-        printf("%.*s", len, w);
-        col += len;
-        w = e;
-    }
-    putchar('\n');
+    char cont[64];
+    snprintf(cont, sizeof cont, "%*s", indent < 63 ? indent : 63, "");
+    cli_wrap(stdout, printf("%s ", lead), cont, text);
 }
 
 /* "  name: text" wrapped, continuation lines indented by 4. */

@@ -131,33 +131,11 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
 /* Report lines are at most this wide (issue 15). */
 #define PASE_REPORT_MAX_COLS 119
 
-/* `text` (one line, no '\n') broken at blanks into lines of at most
- * PASE_REPORT_MAX_COLS columns, each continuation line starting with
- * `cont`, written to f and ended with a newline; a word longer than a
- * line is not cut.  UTF-8 continuation bytes take no column.  O(length). */
+/* `text` broken at blanks into lines of at most PASE_REPORT_MAX_COLS
+ * columns, continuation lines starting with `cont` (dnp_fmt_wrap). */
 static void put_wrapped(FILE *f, const char *cont, const char *text)
 {
-    size_t col = 0;
-    const char *p = text;
-    while (*p != '\0') {
-        const char *w = p;
-        while (*w == ' ')
-            w++;
-        const char *e = w;
-        size_t cols = 0;
-        for (; *e != '\0' && *e != ' '; e++)
-            cols += ((unsigned char)*e & 0xC0u) != 0x80u;
-        size_t blanks = (size_t)(w - p);
-        if (col > 0 && col + blanks + cols > PASE_REPORT_MAX_COLS) {
-            fprintf(f, "\n%s", cont);
-            col = strlen(cont);
-            blanks = 0;
-        }
-        fprintf(f, "%.*s%.*s", (int)blanks, p, (int)(e - w), w);
-        col += blanks + cols;
-        p = e;
-    }
-    fputc('\n', f);
+    dnp_fmt_wrap(f, 0, PASE_REPORT_MAX_COLS, cont, text);
 }
 
 /* The note on a data-parallel baseline that cannot split the batch p ways. */
