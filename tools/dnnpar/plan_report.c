@@ -214,10 +214,14 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
     char spec[256], t1[32], t2[32], t3[32];
+    /* The summary's times in one unit, the step time's (issue 15: one line
+     * mixed ms and us); the JSON has them in seconds. */
+    double per_s = 1.0;
+    const char *unit = cli_time_unit(s.step_time_s, &per_s);
     dnp_cluster_format(info->cluster, spec, sizeof spec);
-    cli_fmt_time(s.step_time_s, t1, sizeof t1);
-    cli_fmt_time(s.compute_s, t2, sizeof t2);
-    cli_fmt_time(s.comm_s, t3, sizeof t3);
+    snprintf(t1, sizeof t1, "%.3f %s", s.step_time_s * per_s, unit);
+    snprintf(t2, sizeof t2, "%.3f %s", s.compute_s * per_s, unit);
+    snprintf(t3, sizeof t3, "%.3f %s", s.comm_s * per_s, unit);
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
            spec, info->search);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
@@ -246,7 +250,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
     } else {
         char t4[32];
-        cli_fmt_time(s.comm_busy_s, t4, sizeof t4);
+        snprintf(t4, sizeof t4, "%.3f %s", s.comm_busy_s * per_s, unit);
         printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
                dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
                s.device_classes, s.device_classes == 1 ? "" : "es");
@@ -255,7 +259,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                t2, t3, t4);
         if (s.wait_s > 0.0) {
             char t5[32];
-            cli_fmt_time(s.wait_s, t5, sizeof t5);
+            snprintf(t5, sizeof t5, "%.3f %s", s.wait_s * per_s, unit);
             printf("\n  and %s waiting for other devices (its compute idle, none of its "
                    "communication in flight)", t5);
         }
