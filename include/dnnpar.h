@@ -732,9 +732,9 @@ typedef struct {
     int frontier_width;      /* tensors live at once in the DP's order */
     /* The performance model (docs/time-model.md).  Under the default model
      * step_time_s, compute_s and the memory come from the step simulator;
-     * comm_s is then the exposed communication (step time minus the
-     * critical device's compute), comm_busy_s all its communication time,
-     * overlapped or not. */
+     * comm_s is then the exposed communication (the time the critical
+     * device's compute idles while its communication is in flight; see
+     * wait_s), comm_busy_s all its communication time, overlapped or not. */
     dnp_cost_model cost_model;
     dnp_precision precision;
     dnp_optimizer optimizer;
@@ -758,6 +758,14 @@ typedef struct {
      * rests on a measured input (Sinha et al., SC'22); reports say so. */
     double straggler_pace;
     int64_t straggler_devices;
+    /* Default model: the time the critical device's compute idles with none
+     * of its own communication in flight, waiting for other devices' work
+     * (a heterogeneous or uneven split); compute_s + exposed_comm_s +
+     * wait_s = step_time_s (a wait under 1 ns or 1e-9 of the step is
+     * rounding, reported as 0).  exposed_comm_s is the time its compute idles
+     * while some of its communication is in flight, so it never exceeds
+     * comm_busy_s.  0 under the paper's accounting. */
+    double wait_s;
 } dnp_plan_summary;
 
 /* Where the GPU presets' speed spread comes from: every report whose figures
@@ -1475,6 +1483,20 @@ void dnp_fmt_si(double x, char *buf, size_t n);
  * decimals in the largest unit below the value).  Writes at most n bytes.
  * O(1). */
 void dnp_fmt_time(double time_s, char *buf, size_t n);
+/* One unit for a column of times (docs/cli.md: a column of times has one
+ * unit, named in its header): the one dnp_fmt_time picks for the column's
+ * largest value max_s.  Returns "s", "ms" or "us" and sets *per_s to the
+ * factor from seconds (1, 1e3, 1e6).  O(1). */
+const char *dnp_time_unit(double max_s, double *per_s);
+/* `text` broken at blanks into lines of at most max_cols columns, written
+ * to f and ended with a newline: every report's prose (the CLI's notes,
+ * PaSE's notes, the preset sources).  `col` is how many columns the current
+ * line already holds (what was printed before the text); each continuation
+ * line starts with `cont`.  Blanks between words are kept as written, except
+ * at a break; a word longer than a line is not cut; a '\n' in the text
+ * starts a new line at column 0.  UTF-8 continuation bytes take no column.
+ * O(length). */
+void dnp_fmt_wrap(FILE *f, int col, int max_cols, const char *cont, const char *text);
 
 /* ------------------------------------------------------------------ */
 /* Pictures and exports of models and plans (src/report/report_api.c,   */

@@ -2,8 +2,8 @@
 # Runs the unit tests, the golden CLI tests, the determinism test
 # (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
-# the golden widths (tests/width.sh), the install test (tests/install/run.sh) and the
-# docs checks (tests/docs/check.sh) of build directory $1 and ends with one
+# the golden widths (tests/width.sh), the install test (tests/install/run.sh), the
+# docs checks (tests/docs/check.sh) and the units (tests/units.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
 #
 # A golden test is tests/golden/NAME.cmd (one shell command line; the word
@@ -194,7 +194,8 @@ fi
 # Install into a temporary prefix and build a program against it; the docs
 # against the command and option tables, and every README/docs example.
 if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
-docs_out=$(bash tests/docs/check.sh "$bdir/dnnpar" 2>&1)
+mkdir -p "$tmp/docs_out"
+docs_out=$(DNNPAR_DOCS_OUT="$tmp/docs_out" bash tests/docs/check.sh "$bdir/dnnpar" 2>&1)
 printf '%s\n' "$docs_out" | grep -E '^(FAIL|SKIP) '
 line=$(printf '%s\n' "$docs_out" | grep '^docs: [0-9]' | tail -n1)
 if [ -n "$line" ]; then
@@ -203,6 +204,18 @@ if [ -n "$line" ]; then
     failed=$((failed + $(printf '%s' "$line" | sed -E 's/^docs: [0-9]+ passed, ([0-9]+) failed.*/\1/')))
 else
     echo "docs check crashed"; failed=$((failed + 1))
+fi
+# One unit per table column, one meaning of GB (tests/units.sh): the golden
+# outputs, the docs examples' outputs just written, the C sources.
+u_out=$(bash tests/units.sh "$tmp/docs_out" 2>&1)
+printf '%s\n' "$u_out" | grep -v '^units: '
+line=$(printf '%s\n' "$u_out" | grep '^units: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    echo "$line"
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^units: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "units test crashed"; failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -35,18 +35,27 @@ static void put_shape(rbuf *b, const dnp_op *op)
                     (long long)op->out.w);
 }
 
+/* The legend: one node holding a table of the six states, two a row (a
+ * row of six boxes made a narrow model's picture twice as wide as its
+ * graph), in the cluster cluster_legend with its title.  The cells use the
+ * nodes' font (Helvetica) at DOT_LEGEND_FONTSIZE, the size of the node
+ * labels, so the legend reads at the picture's scale. */
+#define DOT_LEGEND_FONTSIZE 10
 static void put_legend(rbuf *b)
 {
-    rbuf_puts(b, "  subgraph cluster_legend {\n"
-                 "    label=\"type at level h0 (fill)\";\n"
-                 "    fontsize=10;\n"
-                 "    color=\"#999999\";\n");
+    rbuf_printf(b,
+                "  subgraph cluster_legend {\n"
+                "    label=\"type at level h0 (fill)\";\n"
+                "    fontsize=%d;\n"
+                "    color=\"#999999\";\n"
+                "    legend [shape=plain, style=\"\", fontsize=%d, label=<"
+                "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"4\" CELLPADDING=\"5\">",
+                DOT_LEGEND_FONTSIZE, DOT_LEGEND_FONTSIZE);
     for (int c = 0; c < 6; c++)
-        rbuf_printf(b, "    legend%d [label=\"%s\", fillcolor=\"%s\", fontcolor=\"%s\"];\n", c,
-                    legend_text[c], fill_colors[c], font_colors[c]);
-    rbuf_puts(b, "    { rank=same; legend0; legend1; legend2; legend3; legend4; legend5; }\n"
-                 "    legend0 -> legend1 -> legend2 -> legend3 -> legend4 -> legend5 "
-                 "[style=invis];\n"
+        rbuf_printf(b, "%s<TD BGCOLOR=\"%s\" ALIGN=\"LEFT\"><FONT COLOR=\"%s\">%s</FONT></TD>%s",
+                    c % 2 == 0 ? "<TR>" : "", fill_colors[c], font_colors[c], legend_text[c],
+                    c % 2 == 1 ? "</TR>" : "");
+    rbuf_puts(b, "</TABLE>>];\n"
                  "  }\n");
 }
 
@@ -240,7 +249,7 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
                         "type at h0..h%d",
                     levels - 1);
         if (n_paths > 1)
-            rbuf_puts(&b, " on the first path\"\n             + \" (the halves of a heterogeneous "
+            rbuf_puts(&b, " on the first path\"\n             + \"\\n(the halves of a heterogeneous "
                           "level decide differently below it: see dnnpar plan)");
     }
     rbuf_puts(&b, "\"];\n"

@@ -190,7 +190,7 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
     int label_px = 12 + 6 * (int)longest;
     int rows_px = 34 * L < 150 ? 150 : 34 * L; /* room for the six colour-box labels */
     int panel_px = 60 + rows_px + label_px;
-    int w = 320 + 14 * V;
+    int w = 320 + REPORT_PLAN_CELL_PX * V;
     *width_px = w < 880 ? 880 : (w > 12000 ? 12000 : w);
     *height_px = 70 + panels * panel_px + (np > panels ? 16 : 0);
 
@@ -311,16 +311,9 @@ dnp_status report_plot_plan(const char *path, const dnp_plan *p, const char *mod
     return st;
 }
 
-dnp_status report_plot_scale(const char *path, const char *model, const char *node, int n,
-                             const double *devices, const double *throughput_per_s,
-                             const double *efficiency, dnp_error *err)
+char *report_scale_script(const char *model, const char *node, int n, const double *devices,
+                          const double *throughput_per_s, const double *efficiency)
 {
-    if (report_plot_format(path) < 0)
-        return report_gnuplot_render(path, "", 0, 0, err); /* the format error */
-    if (n < 1 || n > 256) {
-        dnp_error_set(err, DNP_ERR_INPUT, "a scaling plot needs 1 to 256 sizes (got %d)", n);
-        return DNP_ERR_INPUT;
-    }
     rbuf b;
     rbuf_init(&b);
     rbuf_puts(&b, "set title ");
@@ -338,7 +331,11 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
                   "set y2label 'scaling efficiency (%)'\n"
                   "set logscale x 2\nset logscale y 2\nset y2range [0:110]\n"
                   "set ytics nomirror\nset y2tics 0,10,100\nset grid\n"
-                  "set key left top\n$d << EOD\n");
+                  /* throughput ticks with an SI prefix (524k, not 524288); the key
+                   * below the axes, where no line can run through it (inside, the
+                   * efficiency line near 100% crossed it) */
+                  "set format y '%.0s%c'\n"
+                  "set key outside below center horizontal\nset bmargin 6\n$d << EOD\n");
     for (int i = 0; i < n; i++)
         rbuf_printf(&b, "%.17g %.17g %.17g\n", devices[i], throughput_per_s[i],
                     100.0 * efficiency[i]);
@@ -346,7 +343,20 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
                   "plot $d using 1:2 with linespoints lw 2 pt 7 title 'throughput', \\\n"
                   "     $d using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 "
                   "title 'scaling efficiency'\n");
-    char *script = rbuf_take(&b);
+    return rbuf_take(&b);
+}
+
+dnp_status report_plot_scale(const char *path, const char *model, const char *node, int n,
+                             const double *devices, const double *throughput_per_s,
+                             const double *efficiency, dnp_error *err)
+{
+    if (report_plot_format(path) < 0)
+        return report_gnuplot_render(path, "", 0, 0, err); /* the format error */
+    if (n < 1 || n > 256) {
+        dnp_error_set(err, DNP_ERR_INPUT, "a scaling plot needs 1 to 256 sizes (got %d)", n);
+        return DNP_ERR_INPUT;
+    }
+    char *script = report_scale_script(model, node, n, devices, throughput_per_s, efficiency);
     if (script == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the plot script");
         return DNP_ERR_NOMEM;

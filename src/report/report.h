@@ -161,6 +161,11 @@ char *report_compare_script(const char *model, const char *cluster, int n, const
                             int *height_px);
 char *report_plan_script(const dnp_plan *p, const char *model, const char *cluster,
                          const char *scheme, int64_t batch, int *width_px, int *height_px);
+char *report_scale_script(const char *model, const char *node, int n, const double *devices,
+                          const double *throughput_per_s, const double *efficiency);
+/* Pixels per layer column of the plan map: wide enough for "III" in the
+ * cells' 9-point font (14 px squeezed it against the cell's edges). */
+#define REPORT_PLAN_CELL_PX 18
 
 /* The ASTRA-sim workload text of plan p (made by dnp_plan_run(g, cl,
  * opt)), appended to b (astra.c; format and units in docs/reports.md).

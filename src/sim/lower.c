@@ -557,6 +557,28 @@ static dnp_status lower_all(lowerer *L)
     return r->sim.oom ? DNP_ERR_NOMEM : DNP_OK;
 }
 
+/* Split the critical class's idle compute time (step time - compute) into
+ * exposed communication (at most its communication busy time) and waiting
+ * with none of its communication in flight (for other device classes'
+ * work), so that compute + exposed + wait = step time. */
+static void split_idle(lower_result *r, double exposed_s)
+{
+    double idle_s = r->step_time_s - r->compute_s;
+    if (idle_s < 0.0)
+        idle_s = 0.0;
+    if (exposed_s > r->comm_busy_s)
+        exposed_s = r->comm_busy_s; /* floating-point rounding of the union */
+    if (exposed_s > idle_s)
+        exposed_s = idle_s;
+    r->exposed_comm_s = exposed_s;
+    r->wait_s = idle_s - exposed_s;
+    /* A wait under 1 ns or 1e-9 of the step is rounding of the two sums
+     * (the step less the compute durations, the spans' union): none.  The
+     * three parts then add up to the step within that. */
+    if (r->wait_s < 1e-9 || r->wait_s < 1e-9 * r->step_time_s)
+        r->wait_s = 0.0;
+}
+
 /* Step time, the critical class, exposed communication, the critical
  * path's split and memory per class. */
 static void summarise(lowerer *L, const dnp_plan_options *opt)
@@ -580,10 +602,13 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
     }
     const lower_class *cc = &r->classes[r->crit_class];
     r->compute_s = cc->compute_busy_s;
-    r->exposed_comm_s = r->step_time_s - r->compute_s;
-    if (r->exposed_comm_s < 0.0)
-        r->exposed_comm_s = 0.0;
     r->comm_busy_s = cc->xchg_busy_s + cc->grad_busy_s;
+    {
+        /* Exposed: its compute idle while its exchange or gradient stream is busy. */
+        int c = r->crit_class;
+        int comm_streams[2] = {c * ST_PER_CLASS + ST_XCHG, c * ST_PER_CLASS + ST_GRAD};
+        split_idle(r, sim_exposed_s(&r->sim, c * ST_PER_CLASS + ST_COMPUTE, comm_streams, 2));
+    }
     /* Critical path: back from the task that ends last. */
     int t = -1;
     for (int i = 0; i < r->sim.n_tasks; i++)
@@ -773,8 +798,11 @@ dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
     }
     r.step_time_s = sim_run(&r.sim);
     r.compute_s = r.classes[0].compute_busy_s;
-    r.exposed_comm_s = r.step_time_s - r.compute_s;
     r.comm_busy_s = r.classes[0].xchg_busy_s;
+    {
+        int comm_streams[2] = {ST_XCHG, ST_GRAD};
+        split_idle(&r, sim_exposed_s(&r.sim, ST_COMPUTE, comm_streams, 2));
+    }
     r.fits = 1;
     if (r.sim.oom) {
         lower_result_free(&r);

@@ -51,8 +51,12 @@ typedef struct {
     double step_time_s;
     int crit_class;           /* the class whose work ends last */
     double compute_s;         /* that class's compute busy time */
-    double exposed_comm_s;    /* step time - compute_s: time its compute waits */
+    double exposed_comm_s;    /* time its compute stream idles while some of its
+                               * communication is in flight (<= comm_busy_s) */
     double comm_busy_s;       /* that class's exchange + gradient-sync busy time */
+    double wait_s;            /* time its compute idles with none of its communication
+                               * in flight: waiting for other classes' work;
+                               * compute_s + exposed_comm_s + wait_s = step_time_s */
     double crit_path_compute_s, crit_path_comm_s; /* along the critical path */
     double mem_peak_bytes;    /* largest peak over classes */
     double mem_capacity_bytes;/* capacity of that class's device */

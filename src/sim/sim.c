@@ -127,3 +127,79 @@ double sim_stream_busy_s(const sim_graph *g, int s)
     }
     return busy_s;
 }
+
+typedef struct {
+    double a_s, b_s; /* [start, end) of a task */
+} span;
+
+static int cmp_span(const void *x, const void *y)
+{
+    const span *p = x, *q = y;
+    if (p->a_s != q->a_s)
+        return p->a_s < q->a_s ? -1 : 1;
+    if (p->b_s != q->b_s)
+        return p->b_s < q->b_s ? -1 : 1;
+    return 0;
+}
+
+static int on_stream(const sim_graph *g, const sim_task *t, int s)
+{
+    for (int k = 0; k < t->n_streams; k++)
+        if (g->refs[t->first_stream + k] == s)
+            return 1;
+    return 0;
+}
+
+/* The measure of (union of the spans of tasks on comm_streams) minus (the
+ * spans of tasks on compute_stream): for each merged span [a, b) of the
+ * union, its length less its overlap with the compute spans, which are
+ * disjoint and in time order because the stream is FIFO. */
+double sim_exposed_s(sim_graph *g, int compute_stream, const int *comm_streams,
+                     int n_comm_streams)
+{
+    int n = g->n_tasks, n_comm = 0, n_comp = 0;
+    span *comm = dnp_malloc((size_t)(n > 0 ? n : 1) * sizeof *comm);
+    span *comp = dnp_malloc((size_t)(n > 0 ? n : 1) * sizeof *comp);
+    if (comm == NULL || comp == NULL) {
+        dnp_free(comm);
+        dnp_free(comp);
+        g->oom = 1;
+        return 0.0;
+    }
+    for (int i = 0; i < n; i++) {
+        const sim_task *t = &g->tasks[i];
+        if (!(t->end_s > t->start_s))
+            continue;
+        span sp = {t->start_s, t->end_s};
+        if (on_stream(g, t, compute_stream)) {
+            comp[n_comp++] = sp;
+            continue;
+        }
+        for (int k = 0; k < n_comm_streams; k++)
+            if (on_stream(g, t, comm_streams[k])) {
+                comm[n_comm++] = sp;
+                break;
+            }
+    }
+    qsort(comm, (size_t)n_comm, sizeof *comm, cmp_span);
+    double exposed_s = 0.0;
+    int j = 0; /* first compute span that may still overlap */
+    for (int i = 0; i < n_comm;) {
+        double a = comm[i].a_s, b = comm[i].b_s;
+        for (i++; i < n_comm && comm[i].a_s <= b; i++)
+            b = comm[i].b_s > b ? comm[i].b_s : b;
+        while (j < n_comp && comp[j].b_s <= a)
+            j++;
+        double covered_s = 0.0;
+        for (int k = j; k < n_comp && comp[k].a_s < b; k++) {
+            double lo = comp[k].a_s > a ? comp[k].a_s : a, hi = comp[k].b_s < b ? comp[k].b_s : b;
+            if (hi > lo)
+                covered_s += hi - lo;
+        }
+        if (b - a > covered_s)
+            exposed_s += (b - a) - covered_s;
+    }
+    dnp_free(comm);
+    dnp_free(comp);
+    return exposed_s;
+}

@@ -64,4 +64,14 @@ double sim_run(sim_graph *g);
  * (tasks on one stream never overlap).  O(tasks). */
 double sim_stream_busy_s(const sim_graph *g, int s);
 
+/* Exposed communication of a device (docs/time-model.md "The simulator"):
+ * the time during which some task on one of comm_streams is in flight and
+ * no task runs on compute_stream.  Run sim_run first.  A union of spans is
+ * no longer than the sum of their lengths, so the result is at most the
+ * comm streams' busy time; it lies where the compute stream is idle, so it
+ * is at most the makespan minus that stream's busy time.  An allocation
+ * failure is recorded in g->oom (result 0).  O(tasks log tasks). */
+double sim_exposed_s(sim_graph *g, int compute_stream, const int *comm_streams,
+                     int n_comm_streams);
+
 #endif

@@ -10,7 +10,9 @@
 #             `./build/dnnpar ` (each optionally after a `$ ` prompt) runs
 #             with exit status 0, each one test; synopses (with [ ] or
 #             CAPITAL placeholders) and the lines in SKIP are skipped, each
-#             skip printed with its reason.
+#             skip printed with its reason.  With DNNPAR_DOCS_OUT set to a
+#             directory, each example's output (standard output and error)
+#             is kept there as NNN.out for tests/units.sh.
 # usage: tests/docs/check.sh PATH/TO/dnnpar.  Prints PASS/FAIL/SKIP lines and
 # last "docs: N passed, N failed (...)"; the exit status is the number of
 # failed checks.
@@ -112,6 +114,7 @@ while IFS=$'\t' read -r file line; do
         efail=$((efail + 1))
         echo "FAIL docs-example $file: '$cmdline': $(head -c 300 "$work/out")"
     fi
+    [ -n "${DNNPAR_DOCS_OUT:-}" ] && cp "$work/out" "$DNNPAR_DOCS_OUT/$(printf '%03d' "$ran").out"
 done < <(for f in README.md docs/*.md; do
              awk -v F="$f" '/^```/ { c = !c; next }
                  c && /^ *(\$ +)?((\.\/)?(build\/)?dnnpar |make run)/ { sub(/^ */, ""); print F "\t" $0 }' "$f"

@@ -235,7 +235,7 @@ TEST(pase_api_errors)
     CHECK(dnp_pase_problem_load("pase-densenet121", &hw, &po, &pb, &err) == DNP_OK);
     if (pb != NULL) {
         CHECK(dnp_pase_run_new(pb, NULL, &r, &err) == DNP_ERR_INPUT);
-        CHECK(r == NULL && strstr(err.msg, "2048 MB") != NULL);
+        CHECK(r == NULL && strstr(err.msg, "2048 MiB") != NULL);
         dnp_pase_problem_free(pb);
         pb = NULL;
     }

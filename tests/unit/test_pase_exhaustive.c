@@ -283,7 +283,7 @@ TEST(pase_memory_guard)
     dnp_error e2 = {0};
     CHECK(pase_search(&pb, 1, NULL, &r, &e2) == DNP_ERR_INPUT);
     CHECK(strstr(e2.msg, "would need") != NULL);
-    CHECK(strstr(e2.msg, "--max-memory 64 MB") != NULL);
+    CHECK(strstr(e2.msg, "--max-memory 64 MiB") != NULL);
     dnp_error e3 = {0};
     CHECK(pase_search(&pb, 0, NULL, &r, &e3) == DNP_OK); /* GenerateSeq's fits */
     CHECK_NEAR(r.cost, 782140602432.0, 1e-9, 0);

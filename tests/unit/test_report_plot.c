@@ -538,3 +538,66 @@ done:
     dnp_free(s);
     dnp_graph_free(g);
 }
+
+/* Pictures read at a glance (issue 15, "Pictures"; each looked at as PNG):
+ * the plan map's legend names what the types mean, its cells are wide
+ * enough for "III" in their 9-point letters; the scaling plot's key sits
+ * below the axes (inside, the efficiency line ran through it) and its
+ * throughput ticks carry an SI prefix; the DOT legend is one compact table
+ * of the six states, two a row, in the node labels' 10-point font, and the
+ * long title line of a heterogeneous plan is broken. */
+TEST(report_pictures_legible)
+{
+    dnp_graph *g;
+    dnp_plan *p = hetero_plan(&g);
+    if (p != NULL) {
+        int w = 0, h = 0;
+        char *s = report_plan_script(p, "resnet18", "2xtpu-v2+2xtpu-v3", "accpar", 64, &w, &h);
+        CHECK(s != NULL);
+        if (s != NULL) {
+            CHECK(strstr(s, "set cbtics ('I: batch' 0, 'II: input dim' 1, 'III: output dim' 2, "
+                            "'B: join, batch' 3, 'C: join, channel' 4, 'R: replicated' 5)") !=
+                  NULL);
+            CHECK(strstr(s, "with labels font ',9'") != NULL);
+            int want = 320 + REPORT_PLAN_CELL_PX * dnp_plan_n_nodes(p);
+            CHECK_EQ_INT(w, want < 880 ? 880 : want);
+            CHECK_EQ_INT(REPORT_PLAN_CELL_PX, 18);
+        }
+        dnp_free(s);
+        char *d = report_dot_text(g, p);
+        CHECK(d != NULL);
+        if (d != NULL) {
+            CHECK(strstr(d, "  subgraph cluster_legend {\n    label=\"type at level h0 (fill)\";\n"
+                            "    fontsize=10;\n") != NULL);
+            CHECK(strstr(d, "    legend [shape=plain, style=\"\", fontsize=10, label=<<TABLE ") !=
+                  NULL);
+            CHECK(strstr(d, "<TR><TD BGCOLOR=\"#4e79a7\" ALIGN=\"LEFT\"><FONT COLOR=\"white\">"
+                            "I: batch split</FONT></TD><TD BGCOLOR=\"#f28e2b\" ALIGN=\"LEFT\">"
+                            "<FONT COLOR=\"black\">II: input dim split</FONT></TD></TR>") != NULL);
+            CHECK(strstr(d, ">R: replicated, not split</FONT></TD></TR></TABLE>>];") != NULL);
+            int rows = 0;
+            for (const char *q = d; (q = strstr(q, "<TR>")) != NULL; q++)
+                rows++;
+            CHECK_EQ_INT(rows, 3);
+            CHECK(strstr(d, "node [shape=box, style=\"rounded,filled\", fillcolor=\"white\", "
+                            "fontname=\"Helvetica\", fontsize=10];") != NULL);
+            CHECK(strstr(d, "+ \"\\n(the halves of a heterogeneous level decide differently") !=
+                  NULL);
+        }
+        dnp_free(d);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+    const double dev[3] = {8, 16, 32}, thr[3] = {6.5e4, 1.3e5, 2.6e5}, eff[3] = {1, 0.99, 0.98};
+    char *sc = report_scale_script("resnet18", "dgx-a100", 3, dev, thr, eff);
+    CHECK(sc != NULL);
+    if (sc != NULL) {
+        CHECK(strstr(sc, "set key outside below center horizontal\nset bmargin 6\n") != NULL);
+        CHECK(strstr(sc, "set key left top") == NULL);
+        CHECK(strstr(sc, "set format y '%.0s%c'\n") != NULL);
+        CHECK(strstr(sc, "title 'throughput'") != NULL);
+        CHECK(strstr(sc, "title 'scaling efficiency'") != NULL);
+        CHECK(strstr(sc, "\n32 260000 98\nEOD\n") != NULL);
+    }
+    dnp_free(sc);
+}

@@ -44,46 +44,9 @@ int cli_unknown_name(const char *cmd, const char *what, const char *value,
     return EXIT_USAGE;
 }
 
-/* Columns a string takes: its bytes less UTF-8 continuation bytes. */
-static int text_cols(const char *s, size_t n)
-{
-    int c = 0;
-    for (size_t i = 0; i < n; i++)
-        c += ((unsigned char)s[i] & 0xc0) != 0x80;
-    return c;
-}
-
 void cli_wrap(FILE *f, int col, const char *cont, const char *text)
 {
-    int cont_cols = text_cols(cont, strlen(cont));
-    int at_start = 1; /* nothing of the text on this line yet */
-    const char *p = text;
-    while (*p != '\0') {
-        size_t blanks = strspn(p, " ");
-        const char *w = p + blanks;
-        if (*w == '\0')
-            break;
-        if (*w == '\n') { /* a line break of the text's own starts over */
-            fputc('\n', f);
-            col = 0;
-            at_start = 1;
-            p = w + 1;
-            continue;
-        }
-        size_t wlen = strcspn(w, " \n");
-        int need = text_cols(w, wlen) + (int)blanks; /* blanks kept as written */
-        if (!at_start && col + need > CLI_MAX_WIDTH) {
-            fprintf(f, "\n%s", cont);
-            col = cont_cols;
-            need = text_cols(w, wlen);
-            blanks = 0;
-        }
-        fprintf(f, "%*s%.*s", (int)blanks, "", (int)wlen, w);
-        col += need;
-        at_start = 0;
-        p = w + wlen;
-    }
-    fputc('\n', f);
+    dnp_fmt_wrap(f, col, CLI_MAX_WIDTH, cont, text);
 }
 
 void cli_wrapf(FILE *f, int col, const char *cont, const char *fmt, ...)
@@ -485,19 +448,7 @@ void cli_fmt_si(double x, char *buf, size_t n) { dnp_fmt_si(x, buf, n); }
 
 void cli_fmt_time(double s, char *buf, size_t n) { dnp_fmt_time(s, buf, n); }
 
-const char *cli_time_unit(double max_s, double *per_s)
-{
-    if (max_s >= 1.0) {
-        *per_s = 1.0;
-        return "s";
-    }
-    if (max_s >= 1e-3) {
-        *per_s = 1e3;
-        return "ms";
-    }
-    *per_s = 1e6;
-    return "us";
-}
+const char *cli_time_unit(double max_s, double *per_s) { return dnp_time_unit(max_s, per_s); }
 
 int cli_parse_size(const char *cmd, const char *opt, const char *text, double *bytes)
 {

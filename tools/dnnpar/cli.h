@@ -186,6 +186,8 @@ const char *cli_time_unit(double max_s, double *per_s);
 typedef struct cli_table cli_table;
 cli_table *cli_table_new(int n_cols, const char *align, const char *const *header);
 int cli_table_add(cli_table *t, const char *const *cells);
+/* Blanks printed before every row (default 0); max_width includes them. */
+void cli_table_set_indent(cli_table *t, int indent);
 int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col);
 void cli_table_free(cli_table *t);
 /* Tables are at most this wide by default (issue 15). */

@@ -5,6 +5,7 @@
 
 struct cli_table {
     int n_cols, n_rows, cap_rows;
+    int indent;        /* blanks before every row */
     const char *align; /* per column 'l' or 'r' */
     char **cells;      /* n_rows x n_cols, row 0 the header; owned */
 };
@@ -21,6 +22,12 @@ cli_table *cli_table_new(int n_cols, const char *align, const char *const *heade
         return NULL;
     }
     return t;
+}
+
+void cli_table_set_indent(cli_table *t, int indent)
+{
+    if (t != NULL)
+        t->indent = indent > 0 ? indent : 0;
 }
 
 int cli_table_add(cli_table *t, const char *const *cells)
@@ -80,6 +87,7 @@ int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col)
     /* Two blanks between columns; one if that makes the table fit or
      * leaves more room for the shrinking column. */
     int sep = 2;
+    max_width -= t->indent;
     for (int k = 0; k < n_cols; k++)
         total += width[k] + (k > 0 ? sep : 0);
     if (total > max_width) {
@@ -102,6 +110,7 @@ int cli_table_print(const cli_table *t, FILE *f, int max_width, int shrink_col)
         int last = n_cols - 1; /* trailing empty cells print nothing, not blanks */
         while (last > 0 && row[last][0] == '\0')
             last--;
+        fprintf(f, "%*s", t->indent, "");
         for (int k = 0; k <= last; k++) {
             if (k > 0)
                 fprintf(f, "%*s", sep, "");

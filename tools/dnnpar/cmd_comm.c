@@ -123,8 +123,33 @@ static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_g
     if (g->n_nodes > 1)
         printf("# inter: %.6g GB/s per device per direction, %.6g us\n", g->inter_bw_bps / 1e9,
                g->inter_lat_s * 1e6);
-    printf("# %14s %12s %12s %12s  %s\n", "size(B)", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
-           "algorithm");
+}
+
+/* The rows under the '#' header of nccl-tests' format: columns sized to
+ * their content (cli_table), the header's first column the '#'.  O(n). */
+static void print_rows(const long long *sizes, const dnp_coll_cost *cost, int n)
+{
+    static const char *const header[] = {"#", "size(B)", "time(us)", "algbw(GB/s)",
+                                         "busbw(GB/s)", "algorithm"};
+    cli_table *t = cli_table_new(6, "lrrrrl", header);
+    for (int i = 0; i < n && t != NULL; i++) {
+        char b[32], tu[32], alg[32], bus[32];
+        snprintf(b, sizeof b, "%lld", sizes[i]);
+        snprintf(tu, sizeof tu, "%.3f", cost[i].time_s * 1e6);
+        snprintf(alg, sizeof alg, "%.3f", cost[i].algbw_bps / 1e9);
+        snprintf(bus, sizeof bus, "%.3f", cost[i].busbw_bps / 1e9);
+        const char *row[] = {"", b, tu, alg, bus, cost[i].algorithm};
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+    }
+    if (t == NULL) {
+        cli_error("comm", "out of memory printing the table");
+        return;
+    }
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
 }
 
 static json_t *real_or_null(double x)
@@ -186,9 +211,7 @@ int cmd_comm(int argc, char **argv)
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
         print_header((dnp_coll_op)op, &cl, &g);
-        for (int i = 0; i < n; i++)
-            printf("  %14lld %12.3f %12.3f %12.3f  %s\n", sizes[i], cost[i].time_s * 1e6,
-                   cost[i].algbw_bps / 1e9, cost[i].busbw_bps / 1e9, cost[i].algorithm);
+        print_rows(sizes, cost, n);
     }
     dnp_free(cost);
     dnp_free(sizes);

@@ -36,42 +36,44 @@ int cmd_models(int argc, char **argv)
 }
 
 /* A peak in TFLOP/s, "-" when the device lacks the precision (0). */
-static void put_tflops(double flops)
+static void tflops_text(double flops, char *buf, size_t n)
 {
     if (flops > 0)
-        printf(" %7.1f", flops / 1e12);
+        snprintf(buf, n, "%.1f", flops / 1e12);
     else
-        printf(" %7s", "-");
+        snprintf(buf, n, "-");
 }
 
-/* `lead` then `text` word-wrapped at CLI_MAX_WIDTH - 1 columns,
+/* Prints and frees a table (columns sized to their content); 0, or -1 if
+ * building it ran out of memory (t NULL). */
+static int print_table(cli_table *t)
+{
+    if (t == NULL) {
+        cli_error("devices", "out of memory printing the table");
+        return -1;
+    }
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+    return 0;
+}
+
+/* Adds a row; on failure frees t and returns NULL. */
+static cli_table *add_row(cli_table *t, const char *const *row)
+{
+    if (t != NULL && cli_table_add(t, row) != 0) {
+        cli_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* `lead`, a blank, then `text` wrapped at CLI_MAX_WIDTH columns (cli_wrap),
  * continuation lines indented by `indent`. */
 static void print_wrapped(const char *lead, int indent, const char *text)
 {
-    const int width = CLI_MAX_WIDTH - 1;
-    int col = printf("%s", lead);
-    const char *w = text;
-    while (*w) {
-        while (*w == ' ')
-            w++;
-        const char *e = w;
-        while (*e && *e != ' ')
-            e++;
-        int len = (int)(e - w);
-        if (len == 0)
-            break;
-        if (col + 1 + len > width && col > indent) {
-            printf("\n%*s", indent, "");
-            col = indent;
-        } else {
-            putchar(' ');
-            col++;
-        }
-        printf("%.*s", len, w);
-        col += len;
-        w = e;
-    }
-    putchar('\n');
+    char cont[64];
+    snprintf(cont, sizeof cont, "%*s", indent < 63 ? indent : 63, "");
+    cli_wrap(stdout, printf("%s ", lead), cont, text);
 }
 
 /* "  name: text" wrapped, continuation lines indented by 4. */
@@ -133,27 +135,47 @@ int cmd_devices(int argc, char **argv)
                          strcmp(json, "-") == 0))
         return rc;
     printf("Devices (peaks in TFLOP/s, dense; '-' = not supported or not published)\n");
-    printf("%-14s %-9s %7s %7s %7s %7s %7s %7s %9s %9s %7s\n", "name", "dtype", "peak", "fp32",
-           "tf32", "fp16", "bf16", "mem GB", "mem GB/s", "net Gb/s", "lat us");
+    static const char *const dev_header[] = {"name", "dtype",  "peak",     "fp32",
+                                             "tf32", "fp16",   "bf16",     "mem GB",
+                                             "mem GB/s", "net Gb/s", "lat us"};
+    cli_table *t = cli_table_new(11, "llrrrrrrrrr", dev_header);
     for (int i = 0; i < dnp_device_preset_count(); i++) {
         const dnp_device_type *d = dnp_device_preset_at(i);
-        printf("%-14s %-9s %7.1f", d->name, d->dtype, d->peak_flops / 1e12);
-        put_tflops(d->peak_fp32_flops);
-        put_tflops(d->peak_tf32_flops);
-        put_tflops(d->peak_fp16_flops);
-        put_tflops(d->peak_bf16_flops);
-        printf(" %7.1f %9.0f %9.2f %7.2f\n", d->mem_bytes / 1e9, d->mem_bw_bps / 1e9,
-               d->net_bw_bps * 8.0 / 1e9, d->inter_lat_s * 1e6);
+        char c[9][32];
+        snprintf(c[0], sizeof c[0], "%.1f", d->peak_flops / 1e12);
+        tflops_text(d->peak_fp32_flops, c[1], sizeof c[1]);
+        tflops_text(d->peak_tf32_flops, c[2], sizeof c[2]);
+        tflops_text(d->peak_fp16_flops, c[3], sizeof c[3]);
+        tflops_text(d->peak_bf16_flops, c[4], sizeof c[4]);
+        snprintf(c[5], sizeof c[5], "%.1f", d->mem_bytes / 1e9);
+        snprintf(c[6], sizeof c[6], "%.0f", d->mem_bw_bps / 1e9);
+        snprintf(c[7], sizeof c[7], "%.2f", d->net_bw_bps * 8.0 / 1e9);
+        snprintf(c[8], sizeof c[8], "%.2f", d->inter_lat_s * 1e6);
+        const char *row[] = {d->name, d->dtype, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+                             c[8]};
+        t = add_row(t, row);
     }
+    if (print_table(t) != 0)
+        return EXIT_RUNTIME;
     printf("\nNodes (bandwidths per device and direction; NIC = the node's compute NICs / devices)\n");
-    printf("%-13s %5s %-14s %-8s %11s %9s %12s %9s\n", "node", "count", "device", "topology",
-           "intra GB/s", "intra us", "NIC Gb/s/dev", "inter us");
+    static const char *const node_header[] = {"node",       "count",    "device",
+                                              "topology",   "intra GB/s", "intra us",
+                                              "NIC Gb/s/dev", "inter us"};
+    t = cli_table_new(8, "lrllrrrr", node_header);
     for (int i = 0; i < dnp_node_preset_count(); i++) {
         const dnp_device_type *d = dnp_node_preset_at(i);
-        printf("%-13s %5d %-14s %-8s %11.1f %9.2f %12.2f %9.2f\n", d->node, d->devices_per_node,
-               d->name, dnp_link_topo_name(d->intra_topo), d->intra_bw_bps / 1e9,
-               d->intra_lat_s * 1e6, d->inter_bw_bps * 8.0 / 1e9, d->inter_lat_s * 1e6);
+        char c[5][32];
+        snprintf(c[0], sizeof c[0], "%d", d->devices_per_node);
+        snprintf(c[1], sizeof c[1], "%.1f", d->intra_bw_bps / 1e9);
+        snprintf(c[2], sizeof c[2], "%.2f", d->intra_lat_s * 1e6);
+        snprintf(c[3], sizeof c[3], "%.2f", d->inter_bw_bps * 8.0 / 1e9);
+        snprintf(c[4], sizeof c[4], "%.2f", d->inter_lat_s * 1e6);
+        const char *row[] = {d->node, c[0], d->name, dnp_link_topo_name(d->intra_topo), c[1],
+                             c[2], c[3], c[4]};
+        t = add_row(t, row);
     }
+    if (print_table(t) != 0)
+        return EXIT_RUNTIME;
     printf("\nSources (docs/cluster.md)\n");
     for (int i = 0; i < dnp_device_preset_count(); i++)
         print_source(dnp_device_preset_at(i)->name, dnp_device_preset_source(i));

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* --max-memory's ceiling, MB: 64 GB.  The search's tables are allocated
+/* --max-memory's ceiling, MiB (2^20 bytes): 64 GiB.  The search's tables are allocated
  * in full before it runs, so a limit above the machine's memory only
  * turns a clear refusal into a failed allocation; a larger table is
  * better searched with mcmc. */
-#define PASE_MAX_MEMORY_MB 65536LL
+#define PASE_MAX_MEMORY_MIB 65536LL
 /* -p's ceiling: the largest device count PaSE's configurations are
  * enumerated for (dnp_pase_hw_uniform). */
 #define PASE_MAX_P 65536LL
@@ -25,7 +25,7 @@
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --search pase|mcmc -p P [--batch B]\n"
     "                   [--flops TF --bw GBps | --cluster SPEC] [--json FILE]\n"
-    "                   [--max-memory MB] [--threads N] [--prototype-edges] [--bfs]\n"
+    "                   [--max-memory MIB] [--threads N] [--prototype-edges] [--bfs]\n"
     "                   [--mcmc-iters N] [--seed S] [--cutoff C] [--optimum] [--timing]\n"
     "                   [--time-limit S] [--cost-model default|pase-paper]\n"
     "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
@@ -60,11 +60,11 @@ static const char plan_help[] =
     "  --optimizer O      momentum (default), sgd, adam: optimizer state in memory\n"
     "  --memory-limit SIZE  memory per device (default: the device's capacity)\n"
     "  --no-stragglers    ignore the devices' speed spread\n"
-    "  --max-memory MB    refuse a search whose tables need more (default 2048, at\n"
-    "                     most 65536)\n"
+    "  --max-memory MIB   refuse a search whose tables need more, in MiB (2^20 bytes;\n"
+    "                     default 2048, at most 65536)\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
     "  --prototype-edges  an op feeding two inputs of one consumer counts once, as in\n"
-    "                     the prototype (its Transformer drops 24 of 280 edges)\n"
+    "                     the prototype\n"
     "  --bfs              the breadth-first DP (recurrence 2) instead\n"
     "  --mcmc-iters N     MCMC budget (default 250000)\n"
     "  --optimum          with mcmc: also run the exact search and compare\n"
@@ -394,10 +394,10 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
         return rc;
     memset(po, 0, sizeof *po);
     memset(ro, 0, sizeof *ro);
-    long long batch = 0, max_mb = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
+    long long batch = 0, max_mib = 2048, threads = 0, iters = 0, seed = 1, cutoff = 0;
     if (((s = cli_get(a, "batch")) && (batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0) ||
         ((s = cli_get(a, "max-memory")) &&
-         (max_mb = cli_positive(cmd, "max-memory", s, PASE_MAX_MEMORY_MB)) < 0) ||
+         (max_mib = cli_positive(cmd, "max-memory", s, PASE_MAX_MEMORY_MIB)) < 0) ||
         ((s = cli_get(a, "threads")) && (threads = cli_positive(cmd, "threads", s, 256)) < 0) ||
         ((s = cli_get(a, "mcmc-iters")) &&
          (iters = cli_positive(cmd, "mcmc-iters", s, 1000000000LL)) < 0) ||
@@ -408,7 +408,7 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     po->cutoff = (int)cutoff;
     po->prototype_edges = cli_flag(a, "prototype-edges");
     po->strategy_space = cli_flag(a, "strategy-space");
-    po->max_memory_bytes = (double)max_mb * 1048576.0;
+    po->max_memory_bytes = (double)max_mib * 1048576.0; /* MiB */
     po->skip_unknown = cli_flag(a, "skip-unknown");
     if ((rc = model_options(cmd, a, po)) != 0)
         return rc;

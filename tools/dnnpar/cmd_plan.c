@@ -338,37 +338,53 @@ typedef struct {
 /* compare's table of the searches' plans: columns sized to their content
  * (cli_table), each time column in one unit named in its header (the one
  * its largest value reads best in, cli_time_unit), memory in GB (10^9 B),
- * speedup over the first row (dp).  A last column says when a plan does
- * not fit, is another scheme's assignment, stopped at the time limit or
- * was searched in the strategy's space; a search without a plan shows
- * n/a and why.  O(rows). */
+ * speedup over the first row (dp).  Under the default model, when some
+ * row's critical device waits for other devices (dnp_plan_summary.wait_s),
+ * a "waiting" column follows the exposed communication so that compute +
+ * exposed comm + waiting = step time on every row.  A last column says
+ * when a plan does not fit, is another scheme's assignment or stopped at
+ * the time limit; what a PaSE / MCMC plan leaves out (the strategy's
+ * space, idle devices) and why a search has no plan (n/a) are said below
+ * the table.  O(rows). */
 static void compare_table(compare_entry *e, int n, int paper)
 {
-    double step[DNP_SCHEME_COUNT + 2], comp[DNP_SCHEME_COUNT + 2], comm[DNP_SCHEME_COUNT + 2];
+    double step[DNP_SCHEME_COUNT + 2], comp[DNP_SCHEME_COUNT + 2], comm[DNP_SCHEME_COUNT + 2],
+        wait[DNP_SCHEME_COUNT + 2];
     for (int s = 0; s < n; s++) {
         int ok = e[s].why[0] == '\0';
         step[s] = ok ? e[s].sum.step_time_s : 0.0;
         comp[s] = ok ? e[s].sum.compute_s : 0.0;
         comm[s] = ok ? e[s].sum.comm_s : 0.0;
+        wait[s] = ok && !paper ? e[s].sum.wait_s : 0.0;
     }
-    double f_step, f_comp, f_comm;
-    char h_step[32], h_comp[32], h_comm[40];
+    const int waits = max_of(wait, n) > 0.0;
+    double f_step, f_comp, f_comm, f_wait;
+    char h_step[32], h_comp[32], h_comm[40], h_wait[32];
     snprintf(h_step, sizeof h_step, "step time (%s)", cli_time_unit(max_of(step, n), &f_step));
     snprintf(h_comp, sizeof h_comp, "compute (%s)", cli_time_unit(max_of(comp, n), &f_comp));
     snprintf(h_comm, sizeof h_comm, "%s (%s)", paper ? "communication" : "exposed comm",
              cli_time_unit(max_of(comm, n), &f_comm));
-    const char *header[7] = {"scheme", h_step, h_comp, h_comm, "memory/dev (GB)", "speedup", ""};
-    cli_table *t = cli_table_new(7, "lrrrrrl", header);
+    snprintf(h_wait, sizeof h_wait, "waiting (%s)", cli_time_unit(max_of(wait, n), &f_wait));
+    const char *header[8] = {"scheme", h_step, h_comp, h_comm, h_wait, "memory/dev (GB)",
+                             "speedup", ""};
+    const int skip = waits ? 8 : 4; /* the waiting column, when shown */
+    const char *hdr[8];
+    int nc = 0;
+    for (int k = 0; k < 8; k++)
+        if (k != skip)
+            hdr[nc++] = header[k];
+    cli_table *t = cli_table_new(nc, waits ? "lrrrrrrl" : "lrrrrrl", hdr);
     for (int s = 0; s < n && t != NULL; s++) {
         const dnp_plan_summary *sum = &e[s].sum;
-        char a[32] = "n/a", b[32] = "n/a", c[32] = "n/a", m[32] = "n/a", x[32] = "n/a",
-             note[240] = "";
+        char a[32] = "n/a", b[32] = "n/a", c[32] = "n/a", w[32] = "n/a", m[32] = "n/a",
+             x[32] = "n/a", note[240] = "";
         if (e[s].why[0] != '\0') {
             snprintf(note, sizeof note, "no plan (below)");
         } else {
             snprintf(a, sizeof a, "%.3f", step[s] * f_step);
             snprintf(b, sizeof b, "%.3f", comp[s] * f_comp);
             snprintf(c, sizeof c, "%.3f", comm[s] * f_comm);
+            snprintf(w, sizeof w, "%.3f", wait[s] * f_wait);
             snprintf(m, sizeof m, "%.2f", sum->mem_bytes_max / 1e9);
             snprintf(x, sizeof x, "%.2fx", e[0].sum.step_time_s / sum->step_time_s);
             if (!sum->mem_fits && !paper)
@@ -395,7 +411,12 @@ static void compare_table(compare_entry *e, int n, int paper)
                 snprintf(note + strlen(note), sizeof note - strlen(note), "%s(below)",
                          note[0] ? "; " : "");
         }
-        const char *row[7] = {e[s].name, a, b, c, m, x, note};
+        const char *cells[8] = {e[s].name, a, b, c, w, m, x, note};
+        const char *row[8];
+        int k2 = 0;
+        for (int k = 0; k < 8; k++)
+            if (k != skip)
+                row[k2++] = cells[k];
         t = compare_row(t, row);
     }
     compare_print(t);
@@ -500,12 +521,14 @@ int cmd_compare(int argc, char **argv)
                 json_t *o = job.opt.reference_mode
                                 ? json_pack("{s:s,s:o}", "name", dnp_scheme_name((dnp_scheme)s),
                                             "types", reference_json(plans[s]))
-                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "name",
-                                            dnp_scheme_name((dnp_scheme)s), "chosen_assignment",
+                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
+                                            "name", dnp_scheme_name((dnp_scheme)s),
+                                            "chosen_assignment",
                                             dnp_scheme_name(sum[s].chosen_scheme), "step_time_s",
                                             sum[s].step_time_s, "compute_s", sum[s].compute_s,
                                             "comm_s", sum[s].comm_s, "comm_busy_s",
-                                            sum[s].comm_busy_s, "mem_peak_bytes",
+                                            sum[s].comm_busy_s, "wait_s", sum[s].wait_s,
+                                            "mem_peak_bytes",
                                             sum[s].mem_bytes_max, "fits", sum[s].mem_fits,
                                             "speedup_vs_dp",
                                             sum[0].step_time_s / sum[s].step_time_s);
@@ -522,11 +545,12 @@ int cmd_compare(int argc, char **argv)
                     schemes,
                     r->why[0] != '\0'
                         ? json_pack("{s:s,s:s}", "name", r->name, "no_plan", r->why)
-                        : json_pack("{s:s,s:b,s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "name",
-                                    r->name, "strategy_space", r->in_space, "idle_types",
+                        : json_pack("{s:s,s:b,s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
+                                    "name", r->name, "strategy_space", r->in_space, "idle_types",
                                     r->info.idle_types, "idle_ops", r->info.idle_ops, "step_time_s",
                                     r->sum.step_time_s, "compute_s", r->sum.compute_s, "comm_s",
-                                    r->sum.comm_s, "comm_busy_s", r->sum.comm_busy_s,
+                                    r->sum.comm_s, "comm_busy_s", r->sum.comm_busy_s, "wait_s",
+                                    r->sum.wait_s,
                                     "mem_peak_bytes", r->sum.mem_bytes_max, "fits",
                                     r->sum.mem_fits, "speedup_vs_dp",
                                     sum[0].step_time_s / r->sum.step_time_s));

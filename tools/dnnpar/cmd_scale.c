@@ -170,12 +170,33 @@ int cmd_scale(int argc, char **argv)
         char h_step[32], h_exp[32];
         snprintf(h_step, sizeof h_step, "step (%s)", cli_time_unit(max_step, &f_step));
         snprintf(h_exp, sizeof h_exp, "exposed comm (%s)", cli_time_unit(max_exp, &f_exp));
-        printf("%6s %8s %10s %12s %17s %11s %16s %11s\n", "nodes", "devices", "batch", h_step,
-               h_exp, "stragglers", "throughput /s", "efficiency");
-        for (int i = 0; i < n; i++)
-            printf("%6lld %8.0f %10lld %12.3f %17.3f %10.4fx %16.0f %10.1f%%\n", sizes[i],
-                   devices[i], batch[i], step_s[i] * f_step, exposed[i] * f_exp, pace[i], thr[i],
-                   100.0 * eff[i]);
+        /* Columns sized to their content (cli_table). */
+        const char *header[] = {"nodes", "devices", "batch", h_step, h_exp, "stragglers",
+                                "throughput /s", "efficiency"};
+        cli_table *t = cli_table_new(8, "rrrrrrrr", header);
+        for (int i = 0; i < n && t != NULL; i++) {
+            char c[8][32];
+            snprintf(c[0], sizeof c[0], "%lld", sizes[i]);
+            snprintf(c[1], sizeof c[1], "%.0f", devices[i]);
+            snprintf(c[2], sizeof c[2], "%lld", batch[i]);
+            snprintf(c[3], sizeof c[3], "%.3f", step_s[i] * f_step);
+            snprintf(c[4], sizeof c[4], "%.3f", exposed[i] * f_exp);
+            snprintf(c[5], sizeof c[5], "%.4fx", pace[i]);
+            snprintf(c[6], sizeof c[6], "%.0f", thr[i]);
+            snprintf(c[7], sizeof c[7], "%.1f%%", 100.0 * eff[i]);
+            const char *row[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+            if (cli_table_add(t, row) != 0) {
+                cli_table_free(t);
+                t = NULL;
+            }
+        }
+        if (t == NULL) {
+            cli_error("scale", "out of memory printing the table");
+            rc = EXIT_RUNTIME;
+        } else {
+            cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+            cli_table_free(t);
+        }
         if (last.straggler_pace > 1.0)
             printf("\nstragglers: the factor on kernel times for the expected slowest device "
                    "(--no-stragglers ignores it)\n  source: %s\n",

@@ -104,6 +104,7 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     json_t *strag = cli_straggler_json(&s);
     if (strag != NULL)
         json_object_set_new(root, "stragglers", strag);
+    json_object_set_new(root, "wait_s", json_real(s.wait_s));
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
     if (s.time_limit_hit)
@@ -119,14 +120,108 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     return root;
 }
 
+/* Levels shown in a plan's per-path tables (a device tree of 2^60 leaves). */
+#define PLAN_TABLE_MAX_LEVELS 60
+
+/* A path's levels: each level's two groups, split ratio and the half the
+ * path takes; columns sized to their content (cli_table).  0, or -1 out of
+ * memory.  O(depth). */
+static int levels_table(const dnp_plan *p, unsigned bits, int depth)
+{
+    static const char *const header[] = {"level", "groups (first | second)", "ratio", ""};
+    cli_table *t = cli_table_new(4, "llll", header);
+    cli_table_set_indent(t, 2);
+    for (int k = 0; k < depth && t != NULL; k++) {
+        char level[16], groups[300], ratio[32];
+        snprintf(level, sizeof level, "%d", k);
+        dnp_plan_level_groups(p, k, bits, groups, sizeof groups);
+        snprintf(ratio, sizeof ratio, "%.4f", dnp_plan_ratio(p, k, bits));
+        const char *row[] = {level, groups, ratio, ((bits >> k) & 1u) ? "-> second" : "-> first"};
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+    }
+    if (t == NULL)
+        return -1;
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+    return 0;
+}
+
+/* A path's layers: each decided op's type per level and, for the first path
+ * (with_times), its compute and communication time on the critical device,
+ * each time column in one unit named in its header.  Columns sized to their
+ * content; a name too long for 119 columns is cut in the middle at '~' with
+ * a legend line.  0, or -1 out of memory.  O(ops x depth). */
+static int layers_table(const dnp_plan *p, unsigned bits, int depth, int with_times)
+{
+    double max_cs = 0.0, max_ms = 0.0, f_cs = 1.0, f_ms = 1.0;
+    for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
+        double cs, ms;
+        dnp_plan_node_times(p, v, &cs, &ms);
+        max_cs = cs > max_cs ? cs : max_cs;
+        max_ms = ms > max_ms ? ms : max_ms;
+    }
+    char h_cs[32], h_ms[32], hk[PLAN_TABLE_MAX_LEVELS][16];
+    snprintf(h_cs, sizeof h_cs, "compute (%s)", cli_time_unit(max_cs, &f_cs));
+    snprintf(h_ms, sizeof h_ms, "comm (%s)", cli_time_unit(max_ms, &f_ms));
+    const int n_cols = 1 + depth + (with_times ? 2 : 0);
+    const char *header[PLAN_TABLE_MAX_LEVELS + 3];
+    char align[PLAN_TABLE_MAX_LEVELS + 4];
+    header[0] = "layer";
+    align[0] = 'l';
+    for (int k = 0; k < depth; k++) {
+        snprintf(hk[k], sizeof hk[k], "h%d", k);
+        header[1 + k] = hk[k];
+        align[1 + k] = 'r';
+    }
+    header[1 + depth] = h_cs;
+    header[2 + depth] = h_ms;
+    align[1 + depth] = align[2 + depth] = 'r';
+    align[n_cols] = '\0';
+    cli_table *t = cli_table_new(n_cols, align, header);
+    cli_table_set_indent(t, 2);
+    for (int v = 0; v < dnp_plan_n_nodes(p) && t != NULL; v++) {
+        const char *row[PLAN_TABLE_MAX_LEVELS + 3];
+        char cs_text[32], ms_text[32];
+        row[0] = dnp_plan_node_name(p, v);
+        for (int k = 0; k < depth; k++)
+            row[1 + k] = cli_state_name(dnp_plan_node_weighted(p, v), dnp_plan_type(p, k, bits, v));
+        if (with_times) {
+            double cs, ms;
+            dnp_plan_node_times(p, v, &cs, &ms);
+            snprintf(cs_text, sizeof cs_text, "%.3f", cs * f_cs);
+            snprintf(ms_text, sizeof ms_text, "%.3f", ms * f_ms);
+            row[1 + depth] = cs_text;
+            row[2 + depth] = ms_text;
+        }
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+    }
+    if (t == NULL)
+        return -1;
+    if (cli_table_print(t, stdout, CLI_MAX_WIDTH, 0))
+        printf("  (names longer than the layer column are cut in the middle at '~'; --json has "
+               "them in full)\n");
+    cli_table_free(t);
+    return 0;
+}
+
 void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
     char spec[256], t1[32], t2[32], t3[32];
+    /* The summary's times in one unit, the step time's (issue 15: one line
+     * mixed ms and us); the JSON has them in seconds. */
+    double per_s = 1.0;
+    const char *unit = cli_time_unit(s.step_time_s, &per_s);
     dnp_cluster_format(info->cluster, spec, sizeof spec);
-    cli_fmt_time(s.step_time_s, t1, sizeof t1);
-    cli_fmt_time(s.compute_s, t2, sizeof t2);
-    cli_fmt_time(s.comm_s, t3, sizeof t3);
+    snprintf(t1, sizeof t1, "%.3f %s", s.step_time_s * per_s, unit);
+    snprintf(t2, sizeof t2, "%.3f %s", s.compute_s * per_s, unit);
+    snprintf(t3, sizeof t3, "%.3f %s", s.comm_s * per_s, unit);
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
            spec, info->search);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
@@ -155,12 +250,20 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
     } else {
         char t4[32];
-        cli_fmt_time(s.comm_busy_s, t4, sizeof t4);
+        snprintf(t4, sizeof t4, "%.3f %s", s.comm_busy_s * per_s, unit);
         printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
                dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
                s.device_classes, s.device_classes == 1 ? "" : "es");
-        printf("predicted step time %s: compute %s, exposed communication %s (%s in all)\n", t1,
+        /* compute + exposed communication + waiting = step time (dnp_plan_summary). */
+        printf("predicted step time %s: compute %s, exposed communication %s (%s in all)", t1,
                t2, t3, t4);
+        if (s.wait_s > 0.0) {
+            char t5[32];
+            snprintf(t5, sizeof t5, "%.3f %s", s.wait_s * per_s, unit);
+            printf("\n  and %s waiting for other devices (its compute idle, none of its "
+                   "communication in flight)", t5);
+        }
+        printf("\n");
         printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB%s\n",
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9,
                s.mem_fits ? "" : "  ** DOES NOT FIT **");
@@ -179,32 +282,10 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     int np = cli_plan_paths(p, s.levels, paths, 16);
     for (int i = 0; i < np; i++) {
         printf("\npath %d: the group taken at each level\n", i + 1);
-        printf("  %-5s %-40s %s\n", "level", "groups (first | second)", "ratio");
         int depth = cli_path_levels(p, s.levels, paths[i]);
-        for (int k = 0; k < depth; k++) {
-            char groups[300];
-            unsigned bits = paths[i];
-            dnp_plan_level_groups(p, k, bits, groups, sizeof groups);
-            printf("  %-5d %-40s %.4f  -> %s\n", k, groups, dnp_plan_ratio(p, k, bits),
-                   ((bits >> k) & 1u) ? "second" : "first");
-        }
-        printf("  %-22s", "layer");
-        for (int k = 0; k < depth; k++)
-            printf(" %4s%d", "h", k);
-        printf("%s\n", i == 0 ? "      compute         comm" : "");
-        for (int v = 0; v < dnp_plan_n_nodes(p); v++) {
-            printf("  %-22s", dnp_plan_node_name(p, v));
-            for (int k = 0; k < depth; k++)
-                printf(" %5s", cli_state_name(dnp_plan_node_weighted(p, v),
-                                              dnp_plan_type(p, k, paths[i], v)));
-            if (i == 0) {
-                double cs, ms;
-                dnp_plan_node_times(p, v, &cs, &ms);
-                cli_fmt_time(cs, t1, sizeof t1);
-                cli_fmt_time(ms, t2, sizeof t2);
-                printf(" %12s %12s", t1, t2);
-            }
-            printf("\n");
-        }
+        if (depth > PLAN_TABLE_MAX_LEVELS)
+            depth = PLAN_TABLE_MAX_LEVELS;
+        if (levels_table(p, paths[i], depth) != 0 || layers_table(p, paths[i], depth, i == 0) != 0)
+            cli_error("plan", "out of memory printing the plan");
     }
 }

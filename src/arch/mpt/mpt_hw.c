@@ -2,7 +2,7 @@
  * mpt_hw.c - the worker and link parameters as user input: `dnnpar mpt`'s
  * hardware options and the hardware JSON file (docs/mpt.md, "Hardware
  * options").  Defaults are the paper's (mpt_hw_paper, Sec. VI, Table III).
- * Units in the keys: GHz, GB/s (1e9 B/s), KB (1024 B), ns.
+ * Units in the keys: GHz, GB/s (1e9 B/s), KiB (1024 B; the keys say _kb), ns.
  */
 #include "arch/mpt/mpt_model.h"
 
@@ -74,8 +74,8 @@ dnp_status mpt_hw_set(mpt_hw *hw, const char *key, const char *text, const char 
                 {"dram_gbps", "GB/s", 1e9},
                 {"full_link_gbps", "GB/s per link and direction", 1e9},
                 {"narrow_link_gbps", "GB/s per link and direction", 1e9},
-                {"input_buffer_kb", "KB (1024 bytes)", 1024},
-                {"output_buffer_kb", "KB (1024 bytes)", 1024},
+                {"input_buffer_kb", "KiB (1024 bytes)", 1024},
+                {"output_buffer_kb", "KiB (1024 bytes)", 1024},
                 {"hop_ns", "ns", 1e-9}};
     for (size_t k = 0; k < sizeof nums / sizeof nums[0]; k++) {
         if (strcmp(key, nums[k].key) != 0)
@@ -168,7 +168,7 @@ dnp_status mpt_hw_check(const mpt_hw *hw, dnp_error *err)
     double row_bytes = (double)hw->array_dim * hw->elem_bytes;
     if (hw->output_buffer_bytes < row_bytes) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "output_buffer_kb (--output-buffer-kb) %g KB cannot hold one %d-wide "
+                      "output_buffer_kb (--output-buffer-kb) %g KiB cannot hold one %d-wide "
                       "array row (%.0f bytes)",
                       hw->output_buffer_bytes / 1024, hw->array_dim, row_bytes);
         return DNP_ERR_INPUT;

@@ -49,10 +49,10 @@ double mpt_systolic_cycles_packed(double count, double m, double k, double n, in
 }
 
 /* DRAM elements of a worker's weights read in one phase (Sec. VI-B):
- * weights that all fit one 512 KB input buffer stay on chip for the whole
+ * weights that all fit one 512 KiB input buffer stay on chip for the whole
  * iteration (read once, in fprop: `first` = 1); otherwise each product's
  * weights (`per_product` elements) are read once per phase if they fit, or
- * once per pass of as many rows as the 128 KB output buffer holds for an
+ * once per pass of as many rows as the 128 KiB output buffer holds for an
  * S-wide block. */
 static double weight_reads(const mpt_hw *hw, double total, double per_product, double rows,
                            int first)

@@ -13,7 +13,7 @@ static void hw_text(const mpt_hw *h, rbuf *tb)
     if (mpt_hw_is_paper(h))
         return;
     rbuf_printf(tb, "hardware (user-set, not the paper's): %dx%d array split up to %dx%d, %g GHz, DRAM "
-           "%g GB/s,\n  %d full links of %g GB/s, narrow links %g GB/s, buffers %g / %g KB, hop "
+           "%g GB/s,\n  %d full links of %g GB/s, narrow links %g GB/s, buffers %g / %g KiB, hop "
            "%g ns\n",
            h->array_dim, h->array_dim, h->array_split, h->array_split, h->clock_hz / 1e9,
            h->dram_bps / 1e9, h->full_links, h->full_link_bps / 1e9, h->narrow_link_bps / 1e9,

@@ -605,8 +605,8 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         }
     if (!(need <= pb->par.max_bytes) || max_rows > 4e18) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "the PaSE tables would need %.4g MB (largest %.4g rows, dependent sets of up "
-                      "to %d ops, at '%s'), over --max-memory %.0f MB",
+                      "the PaSE tables would need %.4g MiB (largest %.4g rows, dependent sets of "
+                      "up to %d ops, at '%s'), over --max-memory %.0f MiB",
                       need / 1048576.0, max_rows, max_dep, pb->g->v[worst].name,
                       pb->par.max_bytes / 1048576.0);
         return DNP_ERR_INPUT;

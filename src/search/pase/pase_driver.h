@@ -162,7 +162,7 @@ typedef struct {
     double cost;                 /* F (duplicate edges dropped as the prototype does) */
     double search_s;             /* ours */
     double bfs_s;                /* ours, breadth-first; -1 over the guard, -2 skipped */
-    double bfs_mb;               /* the tables the breadth-first DP would need */
+    double bfs_mib;              /* the tables the breadth-first DP would need */
     int ok;
 } pase_t1_cell;
 

@@ -228,8 +228,8 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
     }
     if (kmax > INT_MAX / 4 || (par->max_bytes > 0 && bytes > par->max_bytes)) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "the configurations need %.0f MB (op '%s' alone has %.0f) for p = %d, "
-                      "over the memory limit of %.0f MB",
+                      "the configurations need %.0f MiB (op '%s' alone has %.0f) for p = %d, "
+                      "over the memory limit of %.0f MiB",
                       bytes / 1048576.0, g->v[worst].name, kmax, par->p,
                       par->max_bytes / 1048576.0);
         return DNP_ERR_INPUT;

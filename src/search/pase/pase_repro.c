@@ -68,7 +68,7 @@ static dnp_status table1_cell(const char *model, int p, const dnp_pase_repro_opt
             double rows = 0, work = 0;
             double need = pase_dp_estimate(&pb, &s, o->threads > 0 ? o->threads : 2, &rows,
                                            &work);
-            c->bfs_mb = need / 1048576.0;
+            c->bfs_mib = need / 1048576.0;
             if (!(need <= par.max_bytes)) {
                 c->bfs_s = -1;
             } else if (work > REPRO_BFS_MAX_WORK) {

@@ -120,7 +120,7 @@ static json_t *table1_json(const dnp_pase_repro *r)
                                 json_string(c->bfs_s == -1   ? "over the memory guard"
                                             : c->bfs_s == -2 ? "skipped (work)"
                                                              : "ran"));
-            json_object_set_new(o, "breadth_first_table_mb", json_real(c->bfs_mb));
+            json_object_set_new(o, "breadth_first_table_mib", json_real(c->bfs_mib));
             json_array_append_new(t1, o);
         }
     return t1;

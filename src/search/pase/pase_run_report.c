@@ -6,6 +6,7 @@
  */
 #include "search/pase/pase_driver.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char *search_name(dnp_pase_search s)
@@ -133,33 +134,11 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
 /* Report lines are at most this wide (issue 15). */
 #define PASE_REPORT_MAX_COLS 119
 
-/* `text` (one line, no '\n') broken at blanks into lines of at most
- * PASE_REPORT_MAX_COLS columns, each continuation line starting with
- * `cont`, written to f and ended with a newline; a word longer than a
- * line is not cut.  UTF-8 continuation bytes take no column.  O(length). */
+/* `text` broken at blanks into lines of at most PASE_REPORT_MAX_COLS
+ * columns, continuation lines starting with `cont` (dnp_fmt_wrap). */
 static void put_wrapped(FILE *f, const char *cont, const char *text)
 {
-    size_t col = 0;
-    const char *p = text;
-    while (*p != '\0') {
-        const char *w = p;
-        while (*w == ' ')
-            w++;
-        const char *e = w;
-        size_t cols = 0;
-        for (; *e != '\0' && *e != ' '; e++)
-            cols += ((unsigned char)*e & 0xC0u) != 0x80u;
-        size_t blanks = (size_t)(w - p);
-        if (col > 0 && col + blanks + cols > PASE_REPORT_MAX_COLS) {
-            fprintf(f, "\n%s", cont);
-            col = strlen(cont);
-            blanks = 0;
-        }
-        fprintf(f, "%.*s%.*s", (int)blanks, p, (int)(e - w), w);
-        col += blanks + cols;
-        p = e;
-    }
-    fputc('\n', f);
+    dnp_fmt_wrap(f, 0, PASE_REPORT_MAX_COLS, cont, text);
 }
 
 /* The note on a data-parallel baseline that cannot split the batch p ways. */
@@ -196,12 +175,16 @@ static void split_text(const dnp_pase_run *r, FILE *f)
             "\nbatch split across the device types (PaSE inside each type, %d splits "
             "evaluated%s):\n",
             h->candidates, h->exhaustive ? ", every integer split" : "");
+    /* The groups' times in one unit, named on the first row. */
+    double max_s = 0.0, per_s = 1.0;
+    for (int g = 0; g < h->n_groups; g++)
+        max_s = h->grp[g].time_s > max_s ? h->grp[g].time_s : max_s;
+    const char *unit = dnp_time_unit(max_s, &per_s);
     for (int g = 0; g < h->n_groups; g++) {
         const pase_hetero_group *gr = &h->grp[g];
-        char tg[32];
-        dnp_fmt_time(gr->time_s, tg, sizeof tg);
-        fprintf(f, "  %3dx %-12s batch %5lld  %12s  %.3g GB per device\n", gr->n_dev,
-                cl->types[gr->type].name, (long long)gr->batch, tg, gr->mem_bytes / 1e9);
+        fprintf(f, "  %3dx %-12s batch %5lld  %9.3f %-2s  %.3g GB per device\n", gr->n_dev,
+                cl->types[gr->type].name, (long long)gr->batch, gr->time_s * per_s, unit,
+                gr->mem_bytes / 1e9);
     }
     fprintf(f, "  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
     fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan\n", a,
@@ -299,15 +282,25 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 ? "\n  in a dnnpar strategy's space: decided ops split batch, input or output "
                   "(joins batch or\n  channel) by powers of two (docs/pase.md)"
                 : "");
+    /* seconds: one unit for the column, the one its largest t_l reads best
+     * in, named in the header (issue 15: one unit per table column) */
+    double max_tl = 0.0, per_s = 1.0;
+    for (int v = 0; v < pb->n_v; v++)
+        max_tl = fmax(max_tl, pb->tl[v][r->cfg[v]]);
+    char h_tl[32];
+    if (sec)
+        snprintf(h_tl, sizeof h_tl, "t_l (%s)", dnp_time_unit(max_tl, &per_s));
+    else
+        snprintf(h_tl, sizeof h_tl, "t_l FLOP");
     fprintf(f, "%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
-            sec ? "t_l" : "t_l FLOP");
+            h_tl);
     for (int v = 0; v < pb->n_v; v++) {
         const pase_vertex *x = &pb->g->v[v];
         char dims[64], cfg[96];
         pase_fmt_dims(x, dims, sizeof dims);
         pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
         if (sec)
-            dnp_fmt_time(pb->tl[v][r->cfg[v]], si, sizeof si);
+            snprintf(si, sizeof si, "%.3f", pb->tl[v][r->cfg[v]] * per_s);
         else
             dnp_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
         fprintf(f, "%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind),
@@ -339,7 +332,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
     if (r->have_tables)
         fprintf(f,
                 "tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
-                "%.1f MB\n",
+                "%.1f MiB\n",
                 r->max_dep, r->max_rows, r->table_bytes / 1048576.0);
     if (timing) {
         dnp_fmt_time(r->search_s, t, sizeof t);

@@ -1,0 +1,1 @@
+dnnpar export-model lenet -o "$TMPDIR_GOLD/m.json" && sed 's|"conv1"|"encoder_block_01/encoder_block_02/layer4/attention/query_proj_a"|g' "$TMPDIR_GOLD/m.json" > "$TMPDIR_GOLD/long.json" && dnnpar plan "$TMPDIR_GOLD/long.json" --cluster 256xa100 | tail -n 6 && dnnpar plan "$TMPDIR_GOLD/long.json" --cluster 16384xa100 | tail -n 7
