@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from .batchnorm import batchnorm_on_rank, bn_holder_sets, reference_bn
 from .concat import concat_on_rank
+from .matmul import matmul_on_rank, reference_matmul
 from .model import Model, elems
 from .shards import (TYPE_II, TYPE_III, Device, InputError, holder_groups,
                      route_layout, route_partial_sums, shard)
@@ -203,6 +204,8 @@ def reference(run):
                 y = sum(t[x] for x in o.inputs[1:]) + xin
             elif o.kind == "concat":
                 y = torch.cat([t[x] for x in o.inputs], dim=1)
+            elif o.kind == "matmul":
+                y = reference_matmul(o, m.info[m.node_of[o.name]]["matmul"], xin, t[o.inputs[1]])
             elif o.kind == "batchnorm":
                 y = reference_bn(xin)
             elif o.kind in ("conv", "fc"):
@@ -509,6 +512,8 @@ def worker_run(run, rank, groups):
                 t[o.name] = (ycells.reshape(shape), (bv, iv))
             elif o.kind == "concat":
                 t[o.name] = concat_on_rank(run, comm, o, t)
+            elif o.kind == "matmul":
+                t[o.name] = matmul_on_rank(run, comm, o, t)
             elif o.kind == "batchnorm":
                 t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg), reg)
             elif o.kind in ("conv", "fc"):

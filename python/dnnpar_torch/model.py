@@ -7,10 +7,11 @@ layout it is in (docs/time-model.md "Device classes").
 """
 import json
 
+from .matmul import matmul_info
 from .shards import InputError
 
 PLANNED = ("conv", "fc")
-JOINS = ("add", "concat")
+JOINS = ("add", "concat", "matmul")
 # Ops executed on a shard as they are: element-wise or per channel.
 LOCAL = ("relu", "maxpool", "avgpool", "flatten", "dropout", "eltwise")
 # Ops that need every channel of a sample (the whole row): a softmax over
@@ -38,6 +39,7 @@ class Op:
         self.bias = bool(d.get("bias", False))
         self.keep_positions = bool(d.get("keep_positions", False))
         self.param_elems = int(d.get("param_elems", 0))
+        self.contract = int(d.get("contract", 0))
         self.src_type = d.get("src_type", "")
 
 
@@ -63,7 +65,8 @@ class Model:
                 continue
             if o.kind not in PLANNED + JOINS + LOCAL + ROW + STATS:
                 raise InputError("%s: the torch executor cannot run this kind "
-                                 "(it runs conv, fc, add, relu, maxpool, avgpool, flatten, "
+                                 "(it runs conv, fc, add, concat, matmul, relu, maxpool, avgpool, "
+                                 "flatten, "
                                  "dropout, softmax, layernorm, lrn, eltwise, batchnorm)"
                                  % where)
             if (len(o.inputs) != 1) != (o.kind in JOINS):
@@ -97,6 +100,9 @@ class Model:
         for o in self.planned:
             if o.kind == "concat":
                 self.info.append(concat_info(self, path, o))
+                continue
+            if o.kind == "matmul":
+                self.info.append(matmul_info(self, path, o))
                 continue
             if o.kind in JOINS:
                 for x in o.inputs:

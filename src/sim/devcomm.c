@@ -12,6 +12,7 @@
  * on such rectangles.
  */
 #include "search/plan_internal.h"
+#include "cost/accpar_cost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -361,6 +362,32 @@ static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
     return o;
 }
 
+/* The product of two activations (a matmul join; attention's scores and
+ * context) that the executed accounting covers: two inputs, each whole
+ * channels of its producer, out[j, i] = sum_k a[k, i] b'[k, j] over the
+ * contracted length K = a's channels, at a's positions i (h x w), with b'
+ * either b transposed (b's channels are K and its positions the output's
+ * channels: Q K^T) or b itself (b's positions are K and its channels the
+ * output's: scores V).  Returns 1 for A B^T, 2 for A B, 0 for any other
+ * product (also when both forms fit: which one is meant is not known).
+ * The same rule as python/dnnpar_torch/matmul.py (form). */
+static int matmul_form(const dnp_graph *g, const dnp_op *op)
+{
+    if (op->kind != DNP_OP_MATMUL || op->n_inputs != 2 || op->contract <= 0)
+        return 0;
+    const dnp_op *a = dnp_graph_op(g, op->inputs[0]), *b = dnp_graph_op(g, op->inputs[1]);
+    for (int k = 0; k < 2; k++) {
+        const dnp_op *in = k ? b : a;
+        if (origin(g, op, k)->out.c != in->out.c)
+            return 0;
+    }
+    if (a->out.c != op->contract || a->out.h * a->out.w != op->out.h * op->out.w)
+        return 0;
+    int abt = b->out.c == op->contract && b->out.h * b->out.w == op->out.c;
+    int ab = b->out.h * b->out.w == op->contract && b->out.c == op->out.c;
+    return abt && !ab ? 1 : ab && !abt ? 2 : 0;
+}
+
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
     const pgraph *pg = &C->p->pg;
@@ -372,6 +399,14 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         int64_t e = op->out.c * op->out.h * op->out.w;
         int concat = op->kind == DNP_OP_CONCAT;
         int ok = (op->kind == DNP_OP_ADD || concat) && op->out.c > 0;
+        if (matmul_form(C->g, op) != 0) {
+            /* its inputs' units are their own channels (edges_into) */
+            ni->in_units = ni->out_units = op->out.c;
+            ni->in_cell = e / op->out.c;
+            ni->w_cell = 0;
+            ni->producer = -1;
+            return DNP_OK;
+        }
         int64_t channels = 0;
         for (int k = 0; ok && k < op->n_inputs; k++) {
             const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
@@ -388,8 +423,9 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         if (!ok) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': of the joins only an add of tensors of one shape and the "
-                          "same channels, and a concat of whole channels of one height and "
-                          "width, are covered by the executed accounting",
+                          "same channels, a concat of whole channels of one height and "
+                          "width, and a matmul A B or A B^T over its first input's channels (attention) "
+                          "are covered by the executed accounting",
                           name);
             return DNP_ERR_INPUT;
         }
@@ -452,14 +488,24 @@ static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
 /* Layout changes into planned node v (forward: each producer's output as
  * it provides it -> v's input as v needs it) and, for a conv / FC, its
  * Type-III partial sums of the input error before the error goes back
- * (backward: v's layout -> the producer's).  ob: v's shards. */
+ * (backward: v's layout -> the producer's).  ob: v's shards.
+ *
+ * A matmul join needs every channel of both inputs for its samples (the
+ * contracted axis and the other operand's rows or columns span them all):
+ * in a batch layout its samples, in a channel layout (which splits its
+ * output channels only) its samples too, replicated everything.  A channel
+ * level leaves each half with a partial input error (the products of its
+ * output channels only; AccPar Table 4's A(E_l) of a Type-III layer, which
+ * a channel-split matmul is without weights): summed per level like a
+ * Type-III layer's, then sent back. */
 static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
                              rect *need, ivl *ub, dnp_error *err)
 {
     const dnp_plan *p = C->p;
     const pgraph *pg = &p->pg;
     const int N = C->n;
-    const int64_t cell_bytes = ni->in_cell * C->bpe;
+    const int matmul = ni->op->kind == DNP_OP_MATMUL;
+    int64_t cell_bytes = ni->in_cell * C->bpe;
     int k = -1; /* the input of v's op that edge e carries */
     for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
         int u = pg->edges[e].u;
@@ -472,6 +518,9 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)
             return st;
+        const dnp_op *in = dnp_graph_op(C->g, ni->op->inputs[k]);
+        if (matmul)
+            cell_bytes = in->out.h * in->out.w * C->bpe;
         for (int d = 0; d < N; d++) {
             shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ub[3 * d],
                   &ub[3 * d + 1], &ub[3 * d + 2]);
@@ -479,13 +528,15 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
             need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
             if (ni->op->kind == DNP_OP_CONCAT)
                 need[d].u = concat_part(C->g, ni->op, k, need[d].u);
+            if (matmul)
+                need[d].u = (ivl){0, in->out.c};
         }
         if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
                                err)) != DNP_OK)
             return st;
-        if (!ni->join &&
-            (st = partial_sums(C, v, DNP_TYPE_III, need, cell_bytes, DNP_XFER_PSUM_BWD, err)) !=
-                DNP_OK)
+        if ((!ni->join || matmul) &&
+            (st = partial_sums(C, v, matmul ? LAYOUT_CHANNEL : DNP_TYPE_III, need, cell_bytes,
+                               DNP_XFER_PSUM_BWD, err)) != DNP_OK)
             return st;
         if ((st = redistribute(C, need, have, cell_bytes, DNP_XFER_LAYOUT_BWD, p->node_names[v],
                                err)) != DNP_OK)

@@ -4,7 +4,10 @@
 # and alexnet-small.json (AccPar's AlexNet pattern, small) on 2, 3 and 4 ranks,
 # and resnet-tiny.json (residual adds) on 4, concat-tiny.json (concats) on
 # 2, 3 and 4, mlp-block.json (transformer MLP blocks, Megatron-LM tensor
-# parallelism by hand) on 2, 3 and 4, resnet-bn.json (batch norm) on 2, 3 and
+# parallelism by hand) on 2, 3 and 4, attention-block.json (single-head
+# self-attention: matmul joins for the scores and the context, a softmax over
+# the keys; Megatron-style tensor parallelism by hand) on 2, 3 and 4, a
+# channel-split scores product on 2, resnet-bn.json (batch norm) on 2, 3 and
 # 4 and LeNet with LRNs on 2 and 3, under dp, owt, hypar and accpar
 # (and a hand-written strategy for the joins), planned here by the binary under test on
 # heterogeneous clusters (uneven ratios, two levels, Type-II and Type-III
@@ -162,9 +165,57 @@ T=tests/torch/mlp-block.json
 run_case mlp2 "$T" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/mlp-tp2.json
 run_case mlp3 "$T" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/mlp-tp3.json
 run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch/mlp-tp-dp4.json
+# Single-head self-attention (Q, K, V per-position FCs, scores = Q K^T, softmax
+# over the keys, context = scores V, output projection, residual add, layer
+# norm): the two matmuls are joins, planned by every search on 2, 3 and 4
+# ranks; the hand-written strategies split it Megatron-style (Q, K, V by output
+# feature, the context by channel, the projection by input feature) on 2, at
+# the uneven ratio 3 | 5 on 3 and under data parallelism on 4.
+A=tests/torch/attention-block.json
+run_case att2 "$A" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/attention-tp2.json
+run_case att3 "$A" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/attention-tp3.json
+run_case att4 "$A" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
+# The Megatron-style strategy moves what it should, hand-worked for 2 ranks
+# (batch 6, hidden 8, 6 positions, 4-byte elements), each rank: forward the
+# partial sums of embed's and proj's outputs (2 x 6 x 8 x 6 x 4 = 2,304 B),
+# the gather of Q, K and V's other halves (3 x 6 x 4 x 6 x 4 = 1,728 B);
+# backward the Type-III partial sums of q, k and v's input errors (3 x 1,152 B)
+# and the context's channel-level partial sums of the softmax output's error
+# (6 x 6 x 6 x 4 = 864 B) and of V's (1,152 B): 5,472 B.
+"$py" - "$work/att2.out.json" <<'PY' && ok || bad "att2: the Megatron-style strategy's bytes are not the hand-worked ones"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("attention-tp2.json")][0]
+want = {"layout_fwd": 1728, "layout_bwd": 0, "psum_fwd": 2304, "psum_bwd": 5472}
+sys.exit(0 if all(x["p2p_received_bytes"] == want and x["allreduce_bytes"] == {} for x in r["ranks"]) else 1)
+PY
+# The scores product channel-split (no softmax after it): fa Type-I, fb
+# Type-III, s = fa fb^T split by key, fc Type-I, batch 2; the bytes
+# tests/unit/test_devcomm.c (devcomm_matmul) works by hand, on the ranks.
+cat > "$work/qk.json" <<'JSON'
+{"format": "dnnpar-model", "version": 1, "name": "att", "ops": [
+ {"name": "x", "kind": "input", "inputs": [], "out": [2, 3, 1]},
+ {"name": "fa", "kind": "fc", "inputs": ["x"], "out": [2, 3, 1], "keep_positions": true},
+ {"name": "fb", "kind": "fc", "inputs": ["x"], "out": [2, 3, 1], "keep_positions": true},
+ {"name": "s", "kind": "matmul", "inputs": ["fa", "fb"], "out": [3, 3, 1], "contract": 2},
+ {"name": "fc", "kind": "fc", "inputs": ["s"], "out": [1, 1, 1]}]}
+JSON
+cat > "$work/qk-s.json" <<'JSON'
+{"model": "att", "batch": 2, "cluster": "2xtpu-v3", "levels": 1, "paths": [{"branch_bits": 0,
+ "levels": [{"level": 0, "ratio": 0.5, "types": {"fa": "I", "fb": "III", "s": "channel",
+ "fc": "I"}}]}]}
+JSON
+run_files qk "$work/qk.json" 2 "$work/qk-s.json"
+"$py" - "$work/qk.out.json" <<'PY' && ok || bad "qk: the channel-split scores' bytes are not the hand-worked ones"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranks"]
+want = [{"layout_fwd": 60, "layout_bwd": 24, "psum_fwd": 0, "psum_bwd": 96},
+        {"layout_fwd": 72, "layout_bwd": 12, "psum_fwd": 0, "psum_bwd": 96}]
+sys.exit(0 if [x["p2p_received_bytes"] for x in r] == want and
+         all(x["allreduce_bytes"] == {"2": 52} for x in r) else 1)
+PY
 for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
             "alex4-accpar uneven" "alex4-accpar levels2" "alex4-accpar III" \
-            "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II"; do
+            "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II" "att3-accpar uneven"; do
     set -- $want
     if [ -f "$work/$1.json" ] && has "$work/$1.json" "$2"; then ok
     else bad "plan $1 has no $2 (the case no longer covers it)"; fi
@@ -191,6 +242,11 @@ sed 's/"kind": "batchnorm",/"kind": "batchnorm", "param_elems": 32,/' "$R" > "$w
 "$bin" run-torch "$work/bnp.json" "$work/bnp-dp.json" --ranks 2 > /dev/null 2> "$work/e7"
 [ $? -eq 2 ] && grep -q "op 'bn_data' (batchnorm): has 32 parameters" "$work/e7" &&
     ok || bad "batchnorm parameters: $(cat "$work/e7")"
+# A product that is neither A B^T nor A B over its first input's channels
+# (here the contracted length is not fa's 2 channels) is named.
+sed 's/"contract": 2/"contract": 3/' "$work/qk.json" > "$work/qk3.json"
+"$bin" run-torch "$work/qk3.json" "$work/qk-s.json" --ranks 2 > /dev/null 2> "$work/e8"
+[ $? -eq 2 ] && grep -q "op 's'.*matmul A B or A B^T" "$work/e8" && ok || bad "matmul form: $(cat "$work/e8")"
 # A softmax over the channels fc3 splits (Type-III) would need a collective
 # dnnpar does not model.
 sed 's/"fc3": "I"/"fc3": "III"/' tests/torch/lenet-dp2.json > "$work/sm.json"
