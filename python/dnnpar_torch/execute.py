@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from .batchnorm import batchnorm_on_rank, bn_holder_sets, reference_bn
 from .concat import concat_on_rank
+from .grouped import conv_on_rank, group_units
 from .matmul import matmul_on_rank, reference_matmul
 from .model import Model, elems
 from .shards import (TYPE_II, TYPE_III, Device, InputError, holder_groups,
@@ -94,7 +95,7 @@ def init_params(model):
             continue
         src = model.by_name[o.inputs[0]]
         if o.kind == "conv":
-            shape = (o.out[0], src.out[0], o.kernel[0], o.kernel[1])
+            shape = (o.out[0], src.out[0] // o.groups, o.kernel[0], o.kernel[1])
         elif o.keep_positions:  # the same weights at every position
             shape = (o.out[0], src.out[0])
         else:
@@ -161,7 +162,7 @@ def planned_op(o, x, w, b):
     """A conv, an FC on the flattened input, or a per-position FC
     (keep_positions) on [samples, features, h, w] as a 1x1 convolution."""
     if o.kind == "conv":
-        return F.conv2d(x, w, b, tuple(o.stride), tuple(o.pad))
+        return F.conv2d(x, w, b, tuple(o.stride), tuple(o.pad), 1, o.groups)
     if o.keep_positions:
         return F.conv2d(x, w.reshape(w.shape + (1, 1)), b)
     return F.linear(x, w, b)
@@ -382,7 +383,7 @@ def holder_sets(run):
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
         smp = [run.shards[d][v][0] for d in range(run.ranks)]
-        for hs, _ in holder_groups(outs, ins, samples=smp):
+        for hs, _ in holder_groups(outs, ins, samples=smp, groups=group_units(run.model, v)):
             sets.add(hs)
         if o.bias:
             for hs, _ in holder_groups(outs, ins, bias=True, samples=smp):
@@ -414,15 +415,23 @@ def sync_grads(run, comm, params):
         per = (info["in_shape"][0] // info["in_units"]) * o.kernel[0] * o.kernel[1] \
             if o.kind == "conv" else info["in_shape"][0] // info["in_units"] \
             if o.keep_positions else info["in_cell"]
-        gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
-        for hs, pieces in grouped(holder_groups(outs, ins, samples=smp)):
+        gs = group_units(run.model, v)
+        if o.kind == "conv" and o.groups > 1:
+            # rows ov of the weight, every column of their groups: an input
+            # unit's column is its place in its group
+            gw = w.grad.reshape(ov[1] - ov[0], gs[1], per)
+            col = lambda ai: ai[0] - ai[0] // gs[1] * gs[1]  # noqa: E731
+        else:
+            gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
+            col = lambda ai: ai[0] - iv[0]  # noqa: E731
+        for hs, pieces in grouped(holder_groups(outs, ins, samples=smp, groups=gs)):
             if me in hs:
-                _reduce(comm, hs, gw, pieces, ov, iv, dup)
+                _reduce(comm, hs, gw, pieces, ov, col, dup)
         if b is not None:
             gb = b.grad.reshape(-1, 1, 1)
             for hs, pieces in grouped(holder_groups(outs, ins, bias=True, samples=smp)):
                 if me in hs:
-                    _reduce(comm, hs, gb, pieces, ov, (0, 1), dup)
+                    _reduce(comm, hs, gb, pieces, ov, lambda ai: 0, dup)
 
 
 def replica(dev, v):
@@ -441,8 +450,11 @@ def grouped(groups):
     return [(hs, by[hs]) for hs in order]
 
 
-def _reduce(comm, hs, g, pieces, ov, iv, dup=False):
-    views = [g[ao[0] - ov[0]:ao[1] - ov[0], ai[0] - iv[0]:ai[1] - iv[0]] for ao, ai in pieces]
+def _reduce(comm, hs, g, pieces, ov, col, dup=False):
+    """All-reduce pieces (ao, ai) of g [output units, columns, cell] over
+    ranks hs: rows ao - ov's first, columns from col(ai)."""
+    views = [g[ao[0] - ov[0]:ao[1] - ov[0], col(ai):col(ai) + ai[1] - ai[0]]
+             for ao, ai in pieces]
     buf = torch.cat([x.reshape(-1) for x in views])
     if dup:  # a replica's copy: the sum takes the first half's
         buf.zero_()
@@ -467,7 +479,10 @@ def local_params(run, full, d):
         info = run.model.info[v]
         per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
             run.model.planned[v].keep_positions else info["in_cell"]
-        wl = w[ov[0]:ov[1], iv[0] * per:iv[1] * per].clone().requires_grad_(True)
+        if run.model.planned[v].groups > 1:  # its rows, every column of their groups
+            wl = w[ov[0]:ov[1]].clone().requires_grad_(True)
+        else:
+            wl = w[ov[0]:ov[1], iv[0] * per:iv[1] * per].clone().requires_grad_(True)
         bl = None
         if b is not None and iv[0] <= 0 < iv[1]:
             bl = b[ov[0]:ov[1]].clone().requires_grad_(True)
@@ -528,7 +543,10 @@ def worker_run(run, rank, groups):
                 else:
                     xv = xv.reshape(nb, nu * info["in_cell"])
                 w, b = params[v]
-                if xv.numel() and w.numel():
+                cpu = shp[0] // info["in_units"]  # channels per input unit
+                if o.kind == "conv" and o.groups > 1 and xv.numel() and w.numel():
+                    y = conv_on_rank(o, shp[0], xv, w, b, (iv[0] * cpu, iv[1] * cpu), ov)
+                elif xv.numel() and w.numel():
                     y = planned_op(o, xv, w, b)
                 else:
                     hw = o.out[1:] if o.kind == "conv" or o.keep_positions else ()

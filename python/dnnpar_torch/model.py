@@ -74,8 +74,6 @@ class Model:
             for x in o.inputs:
                 if x not in self_names(doc, o.index):
                     raise InputError("%s: input '%s' is not an earlier op" % (where, x))
-            if o.kind == "conv" and o.groups != 1:
-                raise InputError("%s: grouped convolutions are not executable yet" % where)
             check_unplanned_params(o, where)
         inputs = [o for o in self.ops if o.kind == "input"]
         if len(inputs) != 1:
@@ -121,6 +119,13 @@ class Model:
             if in_units <= 0 or in_elems % in_units:
                 raise InputError("%s: op '%s': its input of %d elements per sample is not "
                                  "made of %d channels" % (path, o.name, in_elems, in_units))
+            if o.kind == "conv" and o.groups > 1 and (
+                    src.out[0] % o.groups or o.out[0] % o.groups
+                    or (src.out[0] // o.groups) % (src.out[0] // in_units)):
+                raise InputError("%s: op '%s': its %d groups do not take whole channels of "
+                                 "its input's producer (%d input, %d output channels, %d "
+                                 "units)" % (path, o.name, o.groups, src.out[0], o.out[0],
+                                              in_units))
             self.info.append({"join": False, "in_units": in_units, "out_units": o.out[0],
                               "in_cell": in_elems // in_units,
                               "in_shape": src.out, "producer": self.owner[src.name]})

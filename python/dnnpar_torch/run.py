@@ -12,6 +12,7 @@ import torch.multiprocessing as mp
 
 from . import LOSS_RTOL, WEIGHT_RTOL
 from .model import elems
+from .grouped import held
 from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
 from .shards import InputError, ring_total
 
@@ -73,9 +74,17 @@ def check(run, ref_losses, ref_params, results):
             info = m.info[v]
             per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
                 m.planned[v].keep_positions else info["in_cell"]
-            ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
+            scale = max(float(w.abs().max()), 1e-30)
+            if m.planned[v].groups > 1:  # the blocks of its groups it trains
+                cpu = info["in_shape"][0] // info["in_units"]
+                for rows, cols in held(m.planned[v], info["in_shape"][0],
+                                       (iv[0] * cpu, iv[1] * cpu), ov):
+                    lr = slice(rows.start - ov[0], rows.stop - ov[0])
+                    wdiff = max(wdiff, float((wl[lr, cols] - w[rows, cols]).abs().max()) / scale)
+                ws = w[:0]
+            else:
+                ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
             if ws.numel():
-                scale = max(float(w.abs().max()), 1e-30)
                 wdiff = max(wdiff, float((wl - ws).abs().max()) / scale)
             if bl is not None and bl.numel():
                 scale = max(float(b.abs().max()), 1e-30)

@@ -305,9 +305,28 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
  * all-reduce still spans every holder.  `samples`: each device's sample
  * range.  `bias`: a vector over
  * the output units held with input unit 0 (the weight of a constant input,
- * so a Type-II split adds it once). */
+ * so a Type-II split adds it once).  `go`, `gi`: output and input units per
+ * group of a grouped conv (the whole ranges for a dense layer): the weights
+ * connect an output unit to the input units of its own group only
+ * (Krizhevsky et al. 2012, section 3.2's two-GPU convs; PyTorch's conv2d
+ * `groups`), so a piece holds the pairs of each group it spans. */
+static int64_t overlap(ivl a, int64_t lo, int64_t hi)
+{
+    int64_t l = a.lo > lo ? a.lo : lo, h = a.hi < hi ? a.hi : hi;
+    return h > l ? h - l : 0;
+}
+
+static int64_t group_pairs(ivl ao, ivl ai, int64_t go, int64_t gi)
+{
+    int64_t n = 0;
+    for (int64_t g = ao.lo / go > ai.lo / gi ? ao.lo / go : ai.lo / gi;
+         g * go < ao.hi && g * gi < ai.hi; g++)
+        n += overlap(ao, g * go, (g + 1) * go) * overlap(ai, g * gi, (g + 1) * gi);
+    return n;
+}
+
 static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl *samples,
-                           int64_t cell_bytes, int bias)
+                           int64_t cell_bytes, int bias, int64_t go, int64_t gi)
 {
     int no = make_cuts(C->cuts_b, out_u, C->n);
     int ni = bias ? 2 : make_cuts(C->cuts_u, in_u, C->n);
@@ -333,7 +352,10 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl 
              * levels) hold the same gradient already: nothing to sum */
             if (p < 2 || same)
                 continue;
-            int64_t bytes = (ao.hi - ao.lo) * (bias ? 1 : (ai.hi - ai.lo)) * cell_bytes;
+            int64_t pairs = bias ? ao.hi - ao.lo : group_pairs(ao, ai, go, gi);
+            if (pairs == 0)
+                continue; /* no weight of any group: nothing held, nothing summed */
+            int64_t bytes = pairs * cell_bytes;
             for (int d = 0; d < C->n; d++)
                 if (inside(ao, out_u[d]) && inside(ai, in_u[d]))
                     C->out[d].allreduce_bytes[p] += bytes;
@@ -348,6 +370,7 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl 
 typedef struct {
     const dnp_op *op;
     int64_t in_units, out_units, in_cell, w_cell;
+    int64_t group_out, group_in; /* output and input units per conv group */
     int producer; /* weighted ops: the planned node read, or -1 (the model input) */
     int join;
 } node_info;
@@ -404,6 +427,7 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
             ni->in_units = ni->out_units = op->out.c;
             ni->in_cell = e / op->out.c;
             ni->w_cell = 0;
+            ni->group_out = ni->group_in = 1;
             ni->producer = -1;
             return DNP_OK;
         }
@@ -424,21 +448,21 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': of the joins only an add of tensors of one shape and the "
                           "same channels, a concat of whole channels of one height and "
-                          "width, and a matmul A B or A B^T over its first input's channels (attention) "
-                          "are covered by the executed accounting",
+                          "width, and a matmul A B or A B^T over its first input's "
+                          "channels (attention) are covered by the executed accounting",
                           name);
             return DNP_ERR_INPUT;
         }
         ni->in_units = ni->out_units = op->out.c;
         ni->in_cell = e / op->out.c;
         ni->w_cell = 0;
+        ni->group_out = ni->group_in = 1;
         ni->producer = -1;
         return DNP_OK;
     }
-    if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->groups > 1 ||
-        op->n_inputs != 1) {
+    if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->n_inputs != 1) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "op '%s': only dense conv and FC layers (no groups) "
+                      "op '%s': only conv and FC layers "
                       "are covered by the executed accounting",
                       name);
         return DNP_ERR_INPUT;
@@ -463,6 +487,24 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         return DNP_ERR_INPUT;
     }
     ni->in_cell = in_elems / ni->in_units;
+    ni->group_out = ni->out_units;
+    ni->group_in = ni->in_units;
+    if (op->groups > 1) {
+        /* a group's input channels must be whole units (a unit is in.c /
+         * in_units channels of the tensor read) */
+        int64_t g = op->groups, per_unit = op->in.c / ni->in_units;
+        if (op->kind != DNP_OP_CONV || op->in.c % g != 0 || op->out.c % g != 0 ||
+            (op->in.c / g) % per_unit != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': its %lld groups do not take whole channels of '%s' "
+                          "(%lld input, %lld output channels)",
+                          name, (long long)g, o->name, (long long)op->in.c,
+                          (long long)op->out.c);
+            return DNP_ERR_INPUT;
+        }
+        ni->group_out = op->out.c / g;
+        ni->group_in = op->in.c / g / per_unit;
+    }
     /* Weights per (output unit, input unit): a conv's kernel times the
      * input channels of a unit (a per-position FC: a 1x1 kernel); an FC's
      * features of a unit. */
@@ -637,9 +679,11 @@ static dnp_status account(ctx *C, dnp_error *err)
                 tmp[N + d] = ob[3 * d + 1];
                 tmp[2 * N + d] = ob[3 * d];
             }
-            grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, ni.w_cell * C->bpe, 0);
+            grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, ni.w_cell * C->bpe, 0, ni.group_out,
+                           ni.group_in);
             if (ni.op->bias)
-                grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, C->bpe, 1);
+                grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, C->bpe, 1, ni.group_out,
+                               ni.group_in);
         }
         /* The model input is sliced where it is read: no edge, no gradient. */
         if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)

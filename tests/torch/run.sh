@@ -7,7 +7,8 @@
 # parallelism by hand) on 2, 3 and 4, attention-block.json (single-head
 # self-attention: matmul joins for the scores and the context, a softmax over
 # the keys; Megatron-style tensor parallelism by hand) on 2, 3 and 4, a
-# channel-split scores product on 2, resnet-bn.json (batch norm) on 2, 3 and
+# channel-split scores product on 2, grouped-tiny.json (grouped and depthwise
+# convs, split across groups by hand) on 2, 3 and 4, resnet-bn.json (batch norm) on 2, 3 and
 # 4 and LeNet with LRNs on 2 and 3, under dp, owt, hypar and accpar
 # (and a hand-written strategy for the joins), planned here by the binary under test on
 # heterogeneous clusters (uneven ratios, two levels, Type-II and Type-III
@@ -187,6 +188,22 @@ import json, sys
 r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("attention-tp2.json")][0]
 want = {"layout_fwd": 1728, "layout_bwd": 0, "psum_fwd": 2304, "psum_bwd": 5472}
 sys.exit(0 if all(x["p2p_received_bytes"] == want and x["allreduce_bytes"] == {} for x in r["ranks"]) else 1)
+PY
+# Grouped convolutions (conv1 in 2 groups on the model input, a depthwise conv,
+# a conv in 4 groups) under every search on 2, 3 and 4 ranks, and the
+# hand-written grouped-mixed.json (each grouped conv Type-II at one level and
+# Type-III at the other, ratio 3/8, the splits cutting groups) on 4.
+G=tests/torch/grouped-tiny.json
+run_case grp2 "$G" 8 1xtpu-v2+1xtpu-v3 2
+run_case grp3 "$G" 8 1xtpu-v2+2xtpu-v3 3
+run_case grp4 "$G" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/grouped-mixed.json
+# Data parallel on 2 ranks all-reduces each group's weights only: conv1 8 x 2 x 9
+# + 8, dw 8 x 1 x 9 + 8, pw 16 x 8 + 16, gconv 8 x 4 x 9, fc 10 x 32 + 10 = 994
+# elements, 3,976 B (dense convs would be 5,704 B).
+"$py" - "$work/grp2.out.json" <<'PY' && ok || bad "grp2: dp's gradient bytes are not the groups' weights"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("grp2-dp.json")][0]
+sys.exit(0 if all(x["allreduce_bytes"] == {"2": 3976} for x in r["ranks"]) else 1)
 PY
 # The scores product channel-split (no softmax after it): fa Type-I, fb
 # Type-III, s = fa fb^T split by key, fc Type-I, batch 2; the bytes

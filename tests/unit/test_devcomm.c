@@ -346,6 +346,31 @@ TEST(devcomm_matmul)
     dnp_graph_free(g);
 }
 
+/* x [4] -> c (1x1 conv, 4 -> 4 channels in `groups` groups, no bias) -> fc
+ * (1, no bias), both Type-I on 2 devices: every weight is all-reduced by the
+ * pair, and a grouped conv has only its groups' weights (PyTorch's conv2d
+ * `groups`): 2 groups 2 x 2 + fc 4 = 12 elements, 48 B; depthwise (4
+ * groups) 4 + 4 = 32 B; dense 16 + 4 = 80 B. */
+TEST(devcomm_grouped_conv)
+{
+    const char *s = "{\"model\": \"g\", \"batch\": 2, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
+                    " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
+                    " \"types\": {\"c\": \"I\", \"fc\": \"I\"}}]}]}";
+    const int groups[3] = {2, 4, 1}, want[3] = {48, 32, 80};
+    for (int k = 0; k < 3; k++) {
+        dnp_graph *g = dnp_graph_new("g");
+        int x = dnp_graph_input(g, "x", 4, 1, 1);
+        int c = dnp_graph_conv(g, "c", x, 4, 1, 1, 0, groups[k], 0);
+        dnp_graph_fc(g, "fc", c, 1, 0);
+        dnp_device_comm *dc = NULL;
+        CHECK(comm_of(g, s, 2, &dc) == 0);
+        for (int d = 0; dc != NULL && d < 2; d++)
+            CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], want[k]);
+        dnp_free(dc);
+        dnp_graph_free(g);
+    }
+}
+
 /* x [2] -> fc1 (4, no bias) -> batchnorm -> fc2 (1, no bias), batch 2.
  * fc1 and fc2 Type-I: both devices hold fc1's 4 channels for one sample
  * each, so the statistics (2 values forward, 2 backward per channel, 64 B)
