@@ -12,6 +12,8 @@ from .batchnorm import batchnorm_on_rank, bn_holder_sets, reference_bn
 from .concat import concat_on_rank
 from .grouped import conv_on_rank, group_units
 from .matmul import matmul_on_rank, reference_matmul
+from .norms import (init_norms, with_params, layer_norm_on_rank, ln_holder_sets, local_norms,
+                    reference_layer_norm, sync_norms)
 from .model import Model, elems
 from .shards import (TYPE_II, TYPE_III, Device, InputError, holder_groups,
                      route_layout, route_partial_sums, shard)
@@ -58,6 +60,10 @@ class Run:
         self.shards = [[shard(dev, v, self.batch, i["in_units"], i["out_units"], i["join"])
                         for v, i in enumerate(self.model.info)] for dev in self.devs]
         self.check_row_ops()
+        try:
+            with_params(self.model)
+        except InputError as e:
+            raise InputError("%s: %s" % (doc["model_file"], e))
 
     def check_row_ops(self):
         """Ops that need every channel of a sample (softmax) must find them
@@ -189,12 +195,29 @@ def loss_of(model, y, target, batch, b0=0, u0=0):
     return 0.5 * ((y - target) ** 2).sum() / batch
 
 
+def trained(params, norms):
+    """Every tensor SGD updates: weights, biases, norms' scales and shifts."""
+    return [x for pair in list(params) + list(norms.values()) for x in pair if x is not None]
+
+
+def sgd_step(params, norms):
+    with torch.no_grad():
+        for x in trained(params, norms):
+            if x.grad is not None:
+                x -= LR * x.grad
+    for x in trained(params, norms):
+        x.grad = None
+
+
 def reference(run):
-    """Single-process training: the loss of every step and the final weights."""
+    """Single-process training: the loss of every step and the final
+    weights and norm parameters."""
     m = run.model
     params = [(w.clone().requires_grad_(True) if w is not None else None,
                b.clone().requires_grad_(True) if b is not None else None)
               for w, b in init_params(m)]
+    norms = {k: tuple(x.clone().requires_grad_(True) if x is not None else None for x in v)
+             for k, v in init_norms(m, SEED).items()}
     losses = []
     for step in range(run.steps):
         x, target = make_data(m, run.batch, step)
@@ -208,7 +231,9 @@ def reference(run):
             elif o.kind == "matmul":
                 y = reference_matmul(o, m.info[m.node_of[o.name]]["matmul"], xin, t[o.inputs[1]])
             elif o.kind == "batchnorm":
-                y = reference_bn(xin)
+                y = reference_bn(xin, *norms.get(o.name, (None, None)))
+            elif o.kind == "layernorm" and o.name in norms:
+                y = reference_layer_norm(xin, *norms[o.name])
             elif o.kind in ("conv", "fc"):
                 w, b = params[m.node_of[o.name]]
                 if o.kind == "fc" and o.keep_positions:
@@ -228,20 +253,13 @@ def reference(run):
         tgt = target if m.output.kind == "softmax" else target.reshape(y.shape)
         loss = loss_of(m, y, tgt, run.batch)
         losses.append(float(loss))
-        for w, b in params:
-            if w is not None:
-                w.grad = None
-            if b is not None:
-                b.grad = None
         loss.backward()
-        with torch.no_grad():
-            for w, b in params:
-                if w is not None:
-                    w -= LR * w.grad
-                if b is not None:
-                    b -= LR * b.grad
-    return losses, [(w.detach() if w is not None else None, b.detach() if b is not None else None)
-                    for w, b in params]
+        sgd_step(params, norms)
+    return losses, detached(params), {k: detached([v])[0] for k, v in norms.items()}
+
+
+def detached(pairs):
+    return [tuple(x.detach() if x is not None else None for x in p) for p in pairs]
 
 
 # ---------------------------------------------------------------- comm
@@ -389,6 +407,7 @@ def holder_sets(run):
             for hs, _ in holder_groups(outs, ins, bias=True, samples=smp):
                 sets.add(hs)
     sets.update(bn_holder_sets(run))
+    sets.update(ln_holder_sets(run))
     return sorted(sets)
 
 
@@ -495,6 +514,7 @@ def worker_run(run, rank, groups):
     m = run.model
     comm = Comm(run, rank, groups)
     params = local_params(run, init_params(m), rank)
+    norms = local_norms(run, init_norms(m, SEED), rank)
     outputs, times, counts = [], [], []
     for step in range(run.steps):
         comm.sent = {k: 0 for k in KINDS}
@@ -530,7 +550,10 @@ def worker_run(run, rank, groups):
             elif o.kind == "matmul":
                 t[o.name] = matmul_on_rank(run, comm, o, t)
             elif o.kind == "batchnorm":
-                t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg), reg)
+                t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg,
+                                               *norms.get(o.name, (None, None))), reg)
+            elif o.kind == "layernorm" and o.name in norms:
+                t[o.name] = (layer_norm_on_rank(run, comm, o, xin, norms), reg)
             elif o.kind in ("conv", "fc"):
                 v = m.node_of[o.name]
                 info = m.info[v]
@@ -573,24 +596,15 @@ def worker_run(run, rank, groups):
         loss = loss_of(m, y, tgt, run.batch, bo[0], uo[0])
         loss.backward()
         sync_grads(run, comm, params)
-        with torch.no_grad():
-            for w, b in params:
-                if w is not None and w.grad is not None:
-                    w -= LR * w.grad
-                if b is not None and b.grad is not None:
-                    b -= LR * b.grad
-        for w, b in params:
-            if w is not None:
-                w.grad = None
-            if b is not None:
-                b.grad = None
+        sync_norms(run, comm, norms)
+        sgd_step(params, norms)
         times.append(time.perf_counter() - t0)
         outputs.append((y.detach().clone(), (bo, uo)))
         counts.append((comm.sent, comm.received, comm.allreduce))
     # Every step makes the same calls: the counts of one step are reported,
     # and a step that differs from the first is a failed check.
     return {"rank": rank, "outputs": outputs, "times": times,
-            "params": [(w.detach() if w is not None else None,
-                        b.detach() if b is not None else None) for w, b in params],
+            "params": detached(params),
+            "norms": {k: detached([v])[0] for k, v in norms.items()},
             "sent": counts[0][0], "received": counts[0][1], "allreduce": counts[0][2],
             "steps_alike": all(c == counts[0] for c in counts)}

@@ -160,15 +160,14 @@ def concat_info(m, path, o):
 
 
 def check_unplanned_params(o, where):
-    """Ops other than conv / fc that the executor runs must have no
-    parameters: dnnpar plans (and its executed accounting syncs) only the
-    weights of conv and FC layers, so a layer norm's scale and shift or an
-    element-wise bias would be trained without a gradient all-reduce the
-    prediction counts."""
-    if o.kind in ("layernorm", "eltwise", "batchnorm") and o.param_elems:
+    """Of the ops other than conv / fc, the norms may have parameters
+    (norms.py); an element-wise op's (a bias, a scale) would be trained
+    without a gradient all-reduce dnnpar's executed accounting counts."""
+    if o.kind == "eltwise" and o.param_elems:
         raise InputError("%s: has %d parameters (param_elems); dnnpar's executed accounting "
-                         "syncs the gradients of conv and FC weights only, so only a %s "
-                         "without parameters is executable" % (where, o.param_elems, o.kind))
+                         "syncs the gradients of conv and FC weights and of norms' scales and "
+                         "shifts only, so only an eltwise without parameters is executable"
+                         % (where, o.param_elems))
     if o.kind == "eltwise" and o.src_type not in ELTWISE:
         raise InputError("%s: element-wise function '%s' is not executable (src_type must be "
                          "one of %s)" % (where, o.src_type, ", ".join(ELTWISE)))

@@ -13,6 +13,7 @@ import torch.multiprocessing as mp
 from . import LOSS_RTOL, WEIGHT_RTOL
 from .model import elems
 from .grouped import held
+from .norms import channels, with_params
 from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
 from .shards import InputError, ring_total
 
@@ -41,7 +42,7 @@ def _rel(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
 
 
-def check(run, ref_losses, ref_params, results):
+def check(run, ref_losses, ref_params, ref_norms, results):
     """(numerics, bytes) of one strategy's rank results."""
     m = run.model
     # Loss: the whole output assembled from the ranks (any holder of a piece).
@@ -89,6 +90,13 @@ def check(run, ref_losses, ref_params, results):
             if bl is not None and bl.numel():
                 scale = max(float(b.abs().max()), 1e-30)
                 wdiff = max(wdiff, float((bl - b[ov[0]:ov[1]]).abs().max()) / scale)
+        # norms' scales and shifts: every rank's channels against the reference's
+        for o in with_params(m):
+            lo, hi = channels(run, o, d)
+            for local, ref in zip(r["norms"][o.name], ref_norms[o.name]):
+                if ref is not None and hi > lo:
+                    scale = max(float(ref.abs().max()), 1e-30)
+                    wdiff = max(wdiff, float((local - ref[lo:hi]).abs().max()) / scale)
     numerics_ok = wdiff <= WEIGHT_RTOL and loss_diff <= LOSS_RTOL
     ranks, match = [], True
     for r in results:
@@ -164,7 +172,7 @@ def run_all(paths, json_out):
         reps = []
         for i, run in enumerate(runs):
             results = [torch.load(os.path.join(tmp, "r%d_%d.pt" % (i, k))) for k in range(world)]
-            reps.append(check(run, refs[i][0], refs[i][1], results))
+            reps.append(check(run, *refs[i], results))
     if json_out != "-":
         print("\n\n".join(text(r) for r in reps))
     if json_out is not None:

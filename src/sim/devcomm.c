@@ -641,6 +641,84 @@ static dnp_status bn_stats(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_erro
     return DNP_OK;
 }
 
+/* The scale and shift of a norm (`param_elems`: one or two values per
+ * channel).  Batch norm's need no exchange of their own: their gradients
+ * are the sums of the output error and of the error times the normalized
+ * input over the whole batch (Ioffe and Szegedy 2015, Algorithm 1's
+ * backward: dbeta = sum dy, dgamma = sum dy xhat), which bn_stats already
+ * all-reduces per channel.  A layer norm's (Ba et al. 2016, eq. 4: per
+ * position over the features, gain and bias per feature) are summed over
+ * samples and positions like a weight: per channel unit of its owner u's
+ * output, all-reduced over the devices holding the unit, unless they all
+ * hold the same samples (each has the whole gradient; grad_allreduce's
+ * rule), each piece counted by its lowest-numbered holder.  On the model
+ * input's chain the norm is whole on every device but its error is not
+ * (each consumer reads its own samples): refused. */
+static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    for (int i = 0; i < dnp_graph_n_ops(C->g); i++) {
+        const dnp_op *op = dnp_graph_op(C->g, i);
+        int u = owner[i];
+        if ((op->kind != DNP_OP_BATCHNORM && op->kind != DNP_OP_LAYERNORM) ||
+            op->param_elems == 0)
+            continue;
+        if (u < 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': a norm with parameters on the model input's chain (before "
+                          "any conv or FC) is not covered by the executed accounting",
+                          op->name);
+            return DNP_ERR_INPUT;
+        }
+        if (op->param_elems != op->out.c && op->param_elems != 2 * op->out.c) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': %lld parameters are not one or two per channel (scale, "
+                          "shift) of its %lld channels",
+                          op->name, (long long)op->param_elems, (long long)op->out.c);
+            return DNP_ERR_INPUT;
+        }
+        if (op->kind == DNP_OP_BATCHNORM)
+            continue; /* bn_stats' backward sums are the gradients */
+        node_info nu;
+        dnp_status st = node_info_get(C, u, &nu, err);
+        if (st != DNP_OK)
+            return st;
+        if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s' (layernorm): its %lld features are not made of the %lld "
+                          "channel units of '%s'",
+                          op->name, (long long)op->out.c, (long long)nu.out_units,
+                          p->node_names[u]);
+            return DNP_ERR_INPUT;
+        }
+        int64_t unit_bytes = op->param_elems / nu.out_units * C->bpe;
+        for (int d = 0; d < C->n; d++) {
+            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
+                  &ob[3 * d + 1], &ob[3 * d + 2]);
+            tmp[d] = ob[3 * d + 2];
+        }
+        int nc = make_cuts(C->cuts_u, tmp, C->n);
+        for (int j = 0; j + 1 < nc; j++) {
+            ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+            int holders = 0, same = 1, first = -1;
+            for (int d = 0; d < C->n; d++)
+                if (inside(au, tmp[d])) {
+                    holders++;
+                    if (first < 0)
+                        first = d;
+                    else if (ob[3 * d].lo != ob[3 * first].lo || ob[3 * d].hi != ob[3 * first].hi)
+                        same = 0;
+                }
+            if (holders < 2 || same)
+                continue;
+            for (int d = 0; d < C->n; d++)
+                if (inside(au, tmp[d]))
+                    C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * unit_bytes;
+        }
+    }
+    return DNP_OK;
+}
+
 static dnp_status account(ctx *C, dnp_error *err)
 {
     const dnp_plan *p = C->p;
@@ -690,7 +768,8 @@ static dnp_status account(ctx *C, dnp_error *err)
             goto done;
     }
     pgraph_owners(&p->pg, C->g, owner, NULL);
-    if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK)
+    if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK ||
+        (st = norm_params(C, owner, ob, tmp, err)) != DNP_OK)
         goto done;
     /* Totals (dnnpar.h): point-to-point, then each group size's ring
      * all-reduce, 2 (p-1)/p of the buffer sent and received per member

@@ -371,6 +371,55 @@ TEST(devcomm_grouped_conv)
     }
 }
 
+/* x [4 features, 3 positions] -> fc1 (per position, 4, no bias) -> a norm
+ * with `params` (8: scale and shift of 4 features) -> fc2 (per position, 4,
+ * no bias), both Type-I on 2 devices, batch 2.  A layer norm's 8 values
+ * are all-reduced with the weights (16 + 16): 40 elements, 160 B; a batch
+ * norm's are its backward statistics, already all-reduced (4 values per
+ * channel, 64 B): 128 + 64 = 192 B, as without parameters.  Before fc1 (on
+ * the model input's chain) a norm with parameters is refused. */
+static dnp_graph *norm_between(dnp_op_kind kind, int64_t params, int first)
+{
+    dnp_graph *g = dnp_graph_new("n");
+    int x = dnp_graph_input(g, "x", 4, 3, 1);
+    dnp_op_attrs fc = {.keep_positions = 1}, nm = {.param_elems = params};
+    if (first)
+        x = dnp_graph_append(g, "norm", kind, 1, &x, (dnp_shape){4, 3, 1}, &nm);
+    int a = dnp_graph_append(g, "fc1", DNP_OP_FC, 1, &x, (dnp_shape){4, 3, 1}, &fc);
+    if (!first)
+        a = dnp_graph_append(g, "norm", kind, 1, &a, (dnp_shape){4, 3, 1}, &nm);
+    dnp_graph_append(g, "fc2", DNP_OP_FC, 1, &a, (dnp_shape){4, 3, 1}, &fc);
+    return g;
+}
+
+TEST(devcomm_norm_parameters)
+{
+    char buf[512];
+    const dnp_op_kind kinds[4] = {DNP_OP_LAYERNORM, DNP_OP_LAYERNORM, DNP_OP_BATCHNORM,
+                                  DNP_OP_BATCHNORM};
+    const int64_t params[4] = {8, 0, 8, 0};
+    const int want[4] = {160, 128, 192, 192};
+    for (int k = 0; k < 4; k++) {
+        dnp_graph *g = norm_between(kinds[k], params[k], 0);
+        dnp_device_comm *dc = NULL;
+        CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2, &dc) == 0);
+        for (int d = 0; dc != NULL && d < 2; d++)
+            CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], want[k]);
+        dnp_free(dc);
+        dnp_graph_free(g);
+    }
+    dnp_graph *g = norm_between(DNP_OP_LAYERNORM, 8, 1);
+    dnp_plan *p = given(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2);
+    CHECK(p != NULL);
+    dnp_error err = {0};
+    int n = 0;
+    dnp_device_comm *dc = NULL;
+    CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "op 'norm'") != NULL && strstr(err.msg, "model input") != NULL);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
 /* x [2] -> fc1 (4, no bias) -> batchnorm -> fc2 (1, no bias), batch 2.
  * fc1 and fc2 Type-I: both devices hold fc1's 4 channels for one sample
  * each, so the statistics (2 values forward, 2 backward per channel, 64 B)
