@@ -439,7 +439,7 @@ def sync_grads(run, comm, params):
             # rows ov of the weight, every column of their groups: an input
             # unit's column is its place in its group
             gw = w.grad.reshape(ov[1] - ov[0], gs[1], per)
-            col = lambda ai: ai[0] - ai[0] // gs[1] * gs[1]  # noqa: E731
+            col = lambda ai: ai[0] % gs[1]  # noqa: E731
         else:
             gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
             col = lambda ai: ai[0] - iv[0]  # noqa: E731
