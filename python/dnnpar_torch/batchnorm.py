@@ -1,6 +1,6 @@
 """Batch normalization on the ranks (training mode, statistics over the
-whole batch; Ioffe and Szegedy 2015, Algorithm 1), without scale and
-shift.  A batchnorm acts on its owner node u's output in u's layout: the
+whole batch; Ioffe and Szegedy 2015, Algorithm 1), with or without scale
+and shift (norms.py).  A batchnorm acts on its owner node u's output in u's layout: the
 ranks holding a channel unit hold shares of its samples (a piece twice
 where u's output is replicated).  Per channel, the sum and the sum of
 squares (forward) and the sums of the error and of the error times the
@@ -15,9 +15,9 @@ from .shards import cuts, inside
 EPS = 1e-5
 
 
-def reference_bn(x):
+def reference_bn(x, gamma=None, beta=None):
     """The single-process batch norm (torch's own)."""
-    return F.batch_norm(x, None, None, training=True, eps=EPS)
+    return F.batch_norm(x, None, None, gamma, beta, training=True, eps=EPS)
 
 
 def bn_atoms(run, u):
@@ -86,8 +86,13 @@ def _reduce_stats(comm, groups, spu, a, b):
 
 
 class SyncBatchNorm(torch.autograd.Function):
+    """y = gamma xhat + beta per channel (gamma 1 and beta 0 where None).
+    Backward, the all-reduced sums of dy and of dy xhat over the whole batch
+    are the gradients of beta and gamma themselves (Algorithm 1's backward),
+    whole on every holder: they need no exchange of their own."""
+
     @staticmethod
-    def forward(ctx, x, comm, groups, mask, spu, count):
+    def forward(ctx, x, gamma, beta, comm, groups, mask, spu, count):
         nb, nc = x.shape[0], x.shape[1]
         x3 = x.reshape(nb, nc, -1)
         w = mask.repeat_interleave(spu, dim=1).unsqueeze(2)
@@ -96,24 +101,31 @@ class SyncBatchNorm(torch.autograd.Function):
         mean = s1 / count
         inv = torch.rsqrt(s2 / count - mean * mean + EPS)
         xhat = (x3 - mean[None, :, None]) * inv[None, :, None]
-        ctx.save_for_backward(xhat, inv, w)
+        ctx.has = (gamma is not None, beta is not None)
+        scale = gamma if gamma is not None else torch.ones(nc)
+        ctx.save_for_backward(xhat, inv, w, scale)
         ctx.comm, ctx.groups, ctx.spu, ctx.count = comm, groups, spu, count
-        return xhat.reshape(x.shape)
+        y = xhat * scale[None, :, None]
+        if beta is not None:
+            y = y + beta[None, :, None]
+        return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, g):
-        xhat, inv, w = ctx.saved_tensors
+        xhat, inv, w, scale = ctx.saved_tensors
         g3 = g.reshape(xhat.shape)
         t1, t2 = _reduce_stats(ctx.comm, ctx.groups, ctx.spu, (g3 * w).sum((0, 2)),
                                (g3 * xhat * w).sum((0, 2)))
         dx = (g3 - t1[None, :, None] / ctx.count - xhat * t2[None, :, None] / ctx.count) \
-            * inv[None, :, None]
-        return dx.reshape(g.shape), None, None, None, None, None
+            * (scale * inv)[None, :, None]
+        return (dx.reshape(g.shape), t2 if ctx.has[0] else None, t1 if ctx.has[1] else None,
+                None, None, None, None, None)
 
 
-def batchnorm_on_rank(run, comm, o, xin, reg):
+def batchnorm_on_rank(run, comm, o, xin, reg, gamma=None, beta=None):
     """This rank's batchnorm of its shard xin (region reg of the owner's
-    output); the model input's chain is whole here: torch's own."""
+    output), with its channels' scale and shift if any; the model input's
+    chain is whole here: torch's own."""
     m = run.model
     u = m.owner[o.name]
     if u is None:
@@ -131,4 +143,4 @@ def batchnorm_on_rank(run, comm, o, xin, reg):
     if xin.shape[1] != units * spu:
         raise RuntimeError("op '%s': shard of %d channels, expected %d" %
                            (o.name, xin.shape[1], units * spu))
-    return SyncBatchNorm.apply(xin, comm, groups, mask, spu, count)
+    return SyncBatchNorm.apply(xin, gamma, beta, comm, groups, mask, spu, count)

@@ -10,6 +10,10 @@ import torch.nn.functional as F
 
 from .batchnorm import batchnorm_on_rank, bn_holder_sets, reference_bn
 from .concat import concat_on_rank
+from .grouped import conv_on_rank, group_units
+from .matmul import matmul_on_rank, reference_matmul
+from .norms import (init_norms, with_params, layer_norm_on_rank, ln_holder_sets, local_norms,
+                    reference_layer_norm, sync_norms)
 from .model import Model, elems
 from .shards import (TYPE_II, TYPE_III, Device, InputError, holder_groups,
                      route_layout, route_partial_sums, shard)
@@ -56,6 +60,10 @@ class Run:
         self.shards = [[shard(dev, v, self.batch, i["in_units"], i["out_units"], i["join"])
                         for v, i in enumerate(self.model.info)] for dev in self.devs]
         self.check_row_ops()
+        try:
+            with_params(self.model)
+        except InputError as e:
+            raise InputError("%s: %s" % (doc["model_file"], e))
 
     def check_row_ops(self):
         """Ops that need every channel of a sample (softmax) must find them
@@ -93,7 +101,7 @@ def init_params(model):
             continue
         src = model.by_name[o.inputs[0]]
         if o.kind == "conv":
-            shape = (o.out[0], src.out[0], o.kernel[0], o.kernel[1])
+            shape = (o.out[0], src.out[0] // o.groups, o.kernel[0], o.kernel[1])
         elif o.keep_positions:  # the same weights at every position
             shape = (o.out[0], src.out[0])
         else:
@@ -160,7 +168,7 @@ def planned_op(o, x, w, b):
     """A conv, an FC on the flattened input, or a per-position FC
     (keep_positions) on [samples, features, h, w] as a 1x1 convolution."""
     if o.kind == "conv":
-        return F.conv2d(x, w, b, tuple(o.stride), tuple(o.pad))
+        return F.conv2d(x, w, b, tuple(o.stride), tuple(o.pad), 1, o.groups)
     if o.keep_positions:
         return F.conv2d(x, w.reshape(w.shape + (1, 1)), b)
     return F.linear(x, w, b)
@@ -187,12 +195,29 @@ def loss_of(model, y, target, batch, b0=0, u0=0):
     return 0.5 * ((y - target) ** 2).sum() / batch
 
 
+def trained(params, norms):
+    """Every tensor SGD updates: weights, biases, norms' scales and shifts."""
+    return [x for pair in list(params) + list(norms.values()) for x in pair if x is not None]
+
+
+def sgd_step(params, norms):
+    with torch.no_grad():
+        for x in trained(params, norms):
+            if x.grad is not None:
+                x -= LR * x.grad
+    for x in trained(params, norms):
+        x.grad = None
+
+
 def reference(run):
-    """Single-process training: the loss of every step and the final weights."""
+    """Single-process training: the loss of every step and the final
+    weights and norm parameters."""
     m = run.model
     params = [(w.clone().requires_grad_(True) if w is not None else None,
                b.clone().requires_grad_(True) if b is not None else None)
               for w, b in init_params(m)]
+    norms = {k: tuple(x.clone().requires_grad_(True) if x is not None else None for x in v)
+             for k, v in init_norms(m, SEED).items()}
     losses = []
     for step in range(run.steps):
         x, target = make_data(m, run.batch, step)
@@ -203,8 +228,12 @@ def reference(run):
                 y = sum(t[x] for x in o.inputs[1:]) + xin
             elif o.kind == "concat":
                 y = torch.cat([t[x] for x in o.inputs], dim=1)
+            elif o.kind == "matmul":
+                y = reference_matmul(o, m.info[m.node_of[o.name]]["matmul"], xin, t[o.inputs[1]])
             elif o.kind == "batchnorm":
-                y = reference_bn(xin)
+                y = reference_bn(xin, *norms.get(o.name, (None, None)))
+            elif o.kind == "layernorm" and o.name in norms:
+                y = reference_layer_norm(xin, *norms[o.name])
             elif o.kind in ("conv", "fc"):
                 w, b = params[m.node_of[o.name]]
                 if o.kind == "fc" and o.keep_positions:
@@ -224,20 +253,13 @@ def reference(run):
         tgt = target if m.output.kind == "softmax" else target.reshape(y.shape)
         loss = loss_of(m, y, tgt, run.batch)
         losses.append(float(loss))
-        for w, b in params:
-            if w is not None:
-                w.grad = None
-            if b is not None:
-                b.grad = None
         loss.backward()
-        with torch.no_grad():
-            for w, b in params:
-                if w is not None:
-                    w -= LR * w.grad
-                if b is not None:
-                    b -= LR * b.grad
-    return losses, [(w.detach() if w is not None else None, b.detach() if b is not None else None)
-                    for w, b in params]
+        sgd_step(params, norms)
+    return losses, detached(params), {k: detached([v])[0] for k, v in norms.items()}
+
+
+def detached(pairs):
+    return [tuple(x.detach() if x is not None else None for x in p) for p in pairs]
 
 
 # ---------------------------------------------------------------- comm
@@ -379,12 +401,13 @@ def holder_sets(run):
         outs = [run.shards[d][v][2] for d in range(run.ranks)]
         ins = [run.shards[d][v][1] for d in range(run.ranks)]
         smp = [run.shards[d][v][0] for d in range(run.ranks)]
-        for hs, _ in holder_groups(outs, ins, samples=smp):
+        for hs, _ in holder_groups(outs, ins, samples=smp, groups=group_units(run.model, v)):
             sets.add(hs)
         if o.bias:
             for hs, _ in holder_groups(outs, ins, bias=True, samples=smp):
                 sets.add(hs)
     sets.update(bn_holder_sets(run))
+    sets.update(ln_holder_sets(run))
     return sorted(sets)
 
 
@@ -411,15 +434,23 @@ def sync_grads(run, comm, params):
         per = (info["in_shape"][0] // info["in_units"]) * o.kernel[0] * o.kernel[1] \
             if o.kind == "conv" else info["in_shape"][0] // info["in_units"] \
             if o.keep_positions else info["in_cell"]
-        gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
-        for hs, pieces in grouped(holder_groups(outs, ins, samples=smp)):
+        gs = group_units(run.model, v)
+        if o.kind == "conv" and o.groups > 1:
+            # rows ov of the weight, every column of their groups: an input
+            # unit's column is its place in its group
+            gw = w.grad.reshape(ov[1] - ov[0], gs[1], per)
+            col = lambda ai: ai[0] % gs[1]  # noqa: E731
+        else:
+            gw = w.grad.reshape(ov[1] - ov[0], iv[1] - iv[0], per)
+            col = lambda ai: ai[0] - iv[0]  # noqa: E731
+        for hs, pieces in grouped(holder_groups(outs, ins, samples=smp, groups=gs)):
             if me in hs:
-                _reduce(comm, hs, gw, pieces, ov, iv, dup)
+                _reduce(comm, hs, gw, pieces, ov, col, dup)
         if b is not None:
             gb = b.grad.reshape(-1, 1, 1)
             for hs, pieces in grouped(holder_groups(outs, ins, bias=True, samples=smp)):
                 if me in hs:
-                    _reduce(comm, hs, gb, pieces, ov, (0, 1), dup)
+                    _reduce(comm, hs, gb, pieces, ov, lambda ai: 0, dup)
 
 
 def replica(dev, v):
@@ -438,8 +469,11 @@ def grouped(groups):
     return [(hs, by[hs]) for hs in order]
 
 
-def _reduce(comm, hs, g, pieces, ov, iv, dup=False):
-    views = [g[ao[0] - ov[0]:ao[1] - ov[0], ai[0] - iv[0]:ai[1] - iv[0]] for ao, ai in pieces]
+def _reduce(comm, hs, g, pieces, ov, col, dup=False):
+    """All-reduce pieces (ao, ai) of g [output units, columns, cell] over
+    ranks hs: rows ao - ov's first, columns from col(ai)."""
+    views = [g[ao[0] - ov[0]:ao[1] - ov[0], col(ai):col(ai) + ai[1] - ai[0]]
+             for ao, ai in pieces]
     buf = torch.cat([x.reshape(-1) for x in views])
     if dup:  # a replica's copy: the sum takes the first half's
         buf.zero_()
@@ -464,7 +498,10 @@ def local_params(run, full, d):
         info = run.model.info[v]
         per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
             run.model.planned[v].keep_positions else info["in_cell"]
-        wl = w[ov[0]:ov[1], iv[0] * per:iv[1] * per].clone().requires_grad_(True)
+        if run.model.planned[v].groups > 1:  # its rows, every column of their groups
+            wl = w[ov[0]:ov[1]].clone().requires_grad_(True)
+        else:
+            wl = w[ov[0]:ov[1], iv[0] * per:iv[1] * per].clone().requires_grad_(True)
         bl = None
         if b is not None and iv[0] <= 0 < iv[1]:
             bl = b[ov[0]:ov[1]].clone().requires_grad_(True)
@@ -477,6 +514,7 @@ def worker_run(run, rank, groups):
     m = run.model
     comm = Comm(run, rank, groups)
     params = local_params(run, init_params(m), rank)
+    norms = local_norms(run, init_norms(m, SEED), rank)
     outputs, times, counts = [], [], []
     for step in range(run.steps):
         comm.sent = {k: 0 for k in KINDS}
@@ -509,8 +547,13 @@ def worker_run(run, rank, groups):
                 t[o.name] = (ycells.reshape(shape), (bv, iv))
             elif o.kind == "concat":
                 t[o.name] = concat_on_rank(run, comm, o, t)
+            elif o.kind == "matmul":
+                t[o.name] = matmul_on_rank(run, comm, o, t)
             elif o.kind == "batchnorm":
-                t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg), reg)
+                t[o.name] = (batchnorm_on_rank(run, comm, o, xin, reg,
+                                               *norms.get(o.name, (None, None))), reg)
+            elif o.kind == "layernorm" and o.name in norms:
+                t[o.name] = (layer_norm_on_rank(run, comm, o, xin, norms), reg)
             elif o.kind in ("conv", "fc"):
                 v = m.node_of[o.name]
                 info = m.info[v]
@@ -523,7 +566,10 @@ def worker_run(run, rank, groups):
                 else:
                     xv = xv.reshape(nb, nu * info["in_cell"])
                 w, b = params[v]
-                if xv.numel() and w.numel():
+                cpu = shp[0] // info["in_units"]  # channels per input unit
+                if o.kind == "conv" and o.groups > 1 and xv.numel() and w.numel():
+                    y = conv_on_rank(o, shp[0], xv, w, b, (iv[0] * cpu, iv[1] * cpu), ov)
+                elif xv.numel() and w.numel():
                     y = planned_op(o, xv, w, b)
                 else:
                     hw = o.out[1:] if o.kind == "conv" or o.keep_positions else ()
@@ -550,24 +596,15 @@ def worker_run(run, rank, groups):
         loss = loss_of(m, y, tgt, run.batch, bo[0], uo[0])
         loss.backward()
         sync_grads(run, comm, params)
-        with torch.no_grad():
-            for w, b in params:
-                if w is not None and w.grad is not None:
-                    w -= LR * w.grad
-                if b is not None and b.grad is not None:
-                    b -= LR * b.grad
-        for w, b in params:
-            if w is not None:
-                w.grad = None
-            if b is not None:
-                b.grad = None
+        sync_norms(run, comm, norms)
+        sgd_step(params, norms)
         times.append(time.perf_counter() - t0)
         outputs.append((y.detach().clone(), (bo, uo)))
         counts.append((comm.sent, comm.received, comm.allreduce))
     # Every step makes the same calls: the counts of one step are reported,
     # and a step that differs from the first is a failed check.
     return {"rank": rank, "outputs": outputs, "times": times,
-            "params": [(w.detach() if w is not None else None,
-                        b.detach() if b is not None else None) for w, b in params],
+            "params": detached(params),
+            "norms": {k: detached([v])[0] for k, v in norms.items()},
             "sent": counts[0][0], "received": counts[0][1], "allreduce": counts[0][2],
             "steps_alike": all(c == counts[0] for c in counts)}

@@ -7,10 +7,11 @@ layout it is in (docs/time-model.md "Device classes").
 """
 import json
 
+from .matmul import matmul_info
 from .shards import InputError
 
 PLANNED = ("conv", "fc")
-JOINS = ("add", "concat")
+JOINS = ("add", "concat", "matmul")
 # Ops executed on a shard as they are: element-wise or per channel.
 LOCAL = ("relu", "maxpool", "avgpool", "flatten", "dropout", "eltwise")
 # Ops that need every channel of a sample (the whole row): a softmax over
@@ -38,6 +39,7 @@ class Op:
         self.bias = bool(d.get("bias", False))
         self.keep_positions = bool(d.get("keep_positions", False))
         self.param_elems = int(d.get("param_elems", 0))
+        self.contract = int(d.get("contract", 0))
         self.src_type = d.get("src_type", "")
 
 
@@ -63,7 +65,8 @@ class Model:
                 continue
             if o.kind not in PLANNED + JOINS + LOCAL + ROW + STATS:
                 raise InputError("%s: the torch executor cannot run this kind "
-                                 "(it runs conv, fc, add, relu, maxpool, avgpool, flatten, "
+                                 "(it runs conv, fc, add, concat, matmul, relu, maxpool, avgpool, "
+                                 "flatten, "
                                  "dropout, softmax, layernorm, lrn, eltwise, batchnorm)"
                                  % where)
             if (len(o.inputs) != 1) != (o.kind in JOINS):
@@ -71,8 +74,6 @@ class Model:
             for x in o.inputs:
                 if x not in self_names(doc, o.index):
                     raise InputError("%s: input '%s' is not an earlier op" % (where, x))
-            if o.kind == "conv" and o.groups != 1:
-                raise InputError("%s: grouped convolutions are not executable yet" % where)
             check_unplanned_params(o, where)
         inputs = [o for o in self.ops if o.kind == "input"]
         if len(inputs) != 1:
@@ -98,6 +99,9 @@ class Model:
             if o.kind == "concat":
                 self.info.append(concat_info(self, path, o))
                 continue
+            if o.kind == "matmul":
+                self.info.append(matmul_info(self, path, o))
+                continue
             if o.kind in JOINS:
                 for x in o.inputs:
                     src = self.by_name[x]
@@ -115,6 +119,13 @@ class Model:
             if in_units <= 0 or in_elems % in_units:
                 raise InputError("%s: op '%s': its input of %d elements per sample is not "
                                  "made of %d channels" % (path, o.name, in_elems, in_units))
+            if o.kind == "conv" and o.groups > 1 and (
+                    src.out[0] % o.groups or o.out[0] % o.groups
+                    or (src.out[0] // o.groups) % (src.out[0] // in_units)):
+                raise InputError("%s: op '%s': its %d groups do not take whole channels of "
+                                 "its input's producer (%d input, %d output channels, %d "
+                                 "units)" % (path, o.name, o.groups, src.out[0], o.out[0],
+                                              in_units))
             self.info.append({"join": False, "in_units": in_units, "out_units": o.out[0],
                               "in_cell": in_elems // in_units,
                               "in_shape": src.out, "producer": self.owner[src.name]})
@@ -149,15 +160,14 @@ def concat_info(m, path, o):
 
 
 def check_unplanned_params(o, where):
-    """Ops other than conv / fc that the executor runs must have no
-    parameters: dnnpar plans (and its executed accounting syncs) only the
-    weights of conv and FC layers, so a layer norm's scale and shift or an
-    element-wise bias would be trained without a gradient all-reduce the
-    prediction counts."""
-    if o.kind in ("layernorm", "eltwise", "batchnorm") and o.param_elems:
+    """Of the ops other than conv / fc, the norms may have parameters
+    (norms.py); an element-wise op's (a bias, a scale) would be trained
+    without a gradient all-reduce dnnpar's executed accounting counts."""
+    if o.kind == "eltwise" and o.param_elems:
         raise InputError("%s: has %d parameters (param_elems); dnnpar's executed accounting "
-                         "syncs the gradients of conv and FC weights only, so only a %s "
-                         "without parameters is executable" % (where, o.param_elems, o.kind))
+                         "syncs the gradients of conv and FC weights and of norms' scales and "
+                         "shifts only, so only an eltwise without parameters is executable"
+                         % (where, o.param_elems))
     if o.kind == "eltwise" and o.src_type not in ELTWISE:
         raise InputError("%s: element-wise function '%s' is not executable (src_type must be "
                          "one of %s)" % (where, o.src_type, ", ".join(ELTWISE)))

@@ -12,6 +12,8 @@ import torch.multiprocessing as mp
 
 from . import LOSS_RTOL, WEIGHT_RTOL
 from .model import elems
+from .grouped import held
+from .norms import channels, with_params
 from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
 from .shards import InputError, ring_total
 
@@ -40,7 +42,7 @@ def _rel(a, b):
     return abs(a - b) / max(abs(b), 1e-30)
 
 
-def check(run, ref_losses, ref_params, results):
+def check(run, ref_losses, ref_params, ref_norms, results):
     """(numerics, bytes) of one strategy's rank results."""
     m = run.model
     # Loss: the whole output assembled from the ranks (any holder of a piece).
@@ -73,13 +75,28 @@ def check(run, ref_losses, ref_params, results):
             info = m.info[v]
             per = w.shape[1] // info["in_units"] if w.dim() == 4 or \
                 m.planned[v].keep_positions else info["in_cell"]
-            ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
+            scale = max(float(w.abs().max()), 1e-30)
+            if m.planned[v].groups > 1:  # the blocks of its groups it trains
+                cpu = info["in_shape"][0] // info["in_units"]
+                for rows, cols in held(m.planned[v], info["in_shape"][0],
+                                       (iv[0] * cpu, iv[1] * cpu), ov):
+                    lr = slice(rows.start - ov[0], rows.stop - ov[0])
+                    wdiff = max(wdiff, float((wl[lr, cols] - w[rows, cols]).abs().max()) / scale)
+                ws = w[:0]
+            else:
+                ws = w[ov[0]:ov[1], iv[0] * per:iv[1] * per]
             if ws.numel():
-                scale = max(float(w.abs().max()), 1e-30)
                 wdiff = max(wdiff, float((wl - ws).abs().max()) / scale)
             if bl is not None and bl.numel():
                 scale = max(float(b.abs().max()), 1e-30)
                 wdiff = max(wdiff, float((bl - b[ov[0]:ov[1]]).abs().max()) / scale)
+        # norms' scales and shifts: every rank's channels against the reference's
+        for o in with_params(m):
+            lo, hi = channels(run, o, d)
+            for local, ref in zip(r["norms"][o.name], ref_norms[o.name]):
+                if ref is not None and hi > lo:
+                    scale = max(float(ref.abs().max()), 1e-30)
+                    wdiff = max(wdiff, float((local - ref[lo:hi]).abs().max()) / scale)
     numerics_ok = wdiff <= WEIGHT_RTOL and loss_diff <= LOSS_RTOL
     ranks, match = [], True
     for r in results:
@@ -155,7 +172,7 @@ def run_all(paths, json_out):
         reps = []
         for i, run in enumerate(runs):
             results = [torch.load(os.path.join(tmp, "r%d_%d.pt" % (i, k))) for k in range(world)]
-            reps.append(check(run, refs[i][0], refs[i][1], results))
+            reps.append(check(run, *refs[i], results))
     if json_out != "-":
         print("\n\n".join(text(r) for r in reps))
     if json_out is not None:

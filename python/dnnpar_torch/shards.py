@@ -143,16 +143,25 @@ def route_partial_sums(devs, v, ptype, region):
     return out
 
 
-def holder_groups(out_ivls, in_ivls, bias=False, samples=None):
+def holder_groups(out_ivls, in_ivls, bias=False, samples=None, groups=None):
     """Gradient all-reduce pieces of one parameter: [(holders, (o, i))] for
-    every piece held by two or more devices (a bias: held with input unit 0)."""
+    every piece held by two or more devices (a bias: held with input unit 0).
+    groups = (output units, input units) per group of a grouped conv: the
+    pieces are cut at the groups' bounds and only an output unit's own
+    group's input units are weights (grouped.py)."""
     co = cuts(out_ivls)
     ci = [0, 1] if bias else cuts(in_ivls)
+    if groups is not None and not bias:
+        go, gi = groups
+        co = sorted(set(co) | set(range(0, co[-1], go)))
+        ci = sorted(set(ci) | set(range(0, ci[-1], gi)))
     res = []
     for a in range(len(co) - 1):
         ao = (co[a], co[a + 1])
         for b in range(len(ci) - 1):
             ai = (ci[b], ci[b + 1])
+            if groups is not None and not bias and ao[0] // groups[0] != ai[0] // groups[1]:
+                continue  # weights between two groups: none
             hs = tuple(d for d in range(len(out_ivls))
                        if inside(ao, out_ivls[d]) and inside(ai, in_ivls[d]))
             # holders that all computed the same samples (R levels only)

@@ -12,6 +12,7 @@
  * on such rectangles.
  */
 #include "search/plan_internal.h"
+#include "cost/accpar_cost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -304,9 +305,28 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
  * all-reduce still spans every holder.  `samples`: each device's sample
  * range.  `bias`: a vector over
  * the output units held with input unit 0 (the weight of a constant input,
- * so a Type-II split adds it once). */
+ * so a Type-II split adds it once).  `go`, `gi`: output and input units per
+ * group of a grouped conv (the whole ranges for a dense layer): the weights
+ * connect an output unit to the input units of its own group only
+ * (Krizhevsky et al. 2012, section 3.2's two-GPU convs; PyTorch's conv2d
+ * `groups`), so a piece holds the pairs of each group it spans. */
+static int64_t overlap(ivl a, int64_t lo, int64_t hi)
+{
+    int64_t l = a.lo > lo ? a.lo : lo, h = a.hi < hi ? a.hi : hi;
+    return h > l ? h - l : 0;
+}
+
+static int64_t group_pairs(ivl ao, ivl ai, int64_t go, int64_t gi)
+{
+    int64_t n = 0;
+    for (int64_t g = ao.lo / go > ai.lo / gi ? ao.lo / go : ai.lo / gi;
+         g * go < ao.hi && g * gi < ai.hi; g++)
+        n += overlap(ao, g * go, (g + 1) * go) * overlap(ai, g * gi, (g + 1) * gi);
+    return n;
+}
+
 static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl *samples,
-                           int64_t cell_bytes, int bias)
+                           int64_t cell_bytes, int bias, int64_t go, int64_t gi)
 {
     int no = make_cuts(C->cuts_b, out_u, C->n);
     int ni = bias ? 2 : make_cuts(C->cuts_u, in_u, C->n);
@@ -332,7 +352,10 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl 
              * levels) hold the same gradient already: nothing to sum */
             if (p < 2 || same)
                 continue;
-            int64_t bytes = (ao.hi - ao.lo) * (bias ? 1 : (ai.hi - ai.lo)) * cell_bytes;
+            int64_t pairs = bias ? ao.hi - ao.lo : group_pairs(ao, ai, go, gi);
+            if (pairs == 0)
+                continue; /* no weight of any group: nothing held, nothing summed */
+            int64_t bytes = pairs * cell_bytes;
             for (int d = 0; d < C->n; d++)
                 if (inside(ao, out_u[d]) && inside(ai, in_u[d]))
                     C->out[d].allreduce_bytes[p] += bytes;
@@ -347,6 +370,7 @@ static void grad_allreduce(ctx *C, const ivl *out_u, const ivl *in_u, const ivl 
 typedef struct {
     const dnp_op *op;
     int64_t in_units, out_units, in_cell, w_cell;
+    int64_t group_out, group_in; /* output and input units per conv group */
     int producer; /* weighted ops: the planned node read, or -1 (the model input) */
     int join;
 } node_info;
@@ -361,6 +385,32 @@ static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
     return o;
 }
 
+/* The product of two activations (a matmul join; attention's scores and
+ * context) that the executed accounting covers: two inputs, each whole
+ * channels of its producer, out[j, i] = sum_k a[k, i] b'[k, j] over the
+ * contracted length K = a's channels, at a's positions i (h x w), with b'
+ * either b transposed (b's channels are K and its positions the output's
+ * channels: Q K^T) or b itself (b's positions are K and its channels the
+ * output's: scores V).  Returns 1 for A B^T, 2 for A B, 0 for any other
+ * product (also when both forms fit: which one is meant is not known).
+ * The same rule as python/dnnpar_torch/matmul.py (form). */
+static int matmul_form(const dnp_graph *g, const dnp_op *op)
+{
+    if (op->kind != DNP_OP_MATMUL || op->n_inputs != 2 || op->contract <= 0)
+        return 0;
+    const dnp_op *a = dnp_graph_op(g, op->inputs[0]), *b = dnp_graph_op(g, op->inputs[1]);
+    for (int k = 0; k < 2; k++) {
+        const dnp_op *in = k ? b : a;
+        if (origin(g, op, k)->out.c != in->out.c)
+            return 0;
+    }
+    if (a->out.c != op->contract || a->out.h * a->out.w != op->out.h * op->out.w)
+        return 0;
+    int abt = b->out.c == op->contract && b->out.h * b->out.w == op->out.c;
+    int ab = b->out.h * b->out.w == op->contract && b->out.c == op->out.c;
+    return abt && !ab ? 1 : ab && !abt ? 2 : 0;
+}
+
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
     const pgraph *pg = &C->p->pg;
@@ -372,6 +422,15 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         int64_t e = op->out.c * op->out.h * op->out.w;
         int concat = op->kind == DNP_OP_CONCAT;
         int ok = (op->kind == DNP_OP_ADD || concat) && op->out.c > 0;
+        if (matmul_form(C->g, op) != 0) {
+            /* its inputs' units are their own channels (edges_into) */
+            ni->in_units = ni->out_units = op->out.c;
+            ni->in_cell = e / op->out.c;
+            ni->w_cell = 0;
+            ni->group_out = ni->group_in = 1;
+            ni->producer = -1;
+            return DNP_OK;
+        }
         int64_t channels = 0;
         for (int k = 0; ok && k < op->n_inputs; k++) {
             const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
@@ -388,21 +447,22 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         if (!ok) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': of the joins only an add of tensors of one shape and the "
-                          "same channels, and a concat of whole channels of one height and "
-                          "width, are covered by the executed accounting",
+                          "same channels, a concat of whole channels of one height and "
+                          "width, and a matmul A B or A B^T over its first input's "
+                          "channels (attention) are covered by the executed accounting",
                           name);
             return DNP_ERR_INPUT;
         }
         ni->in_units = ni->out_units = op->out.c;
         ni->in_cell = e / op->out.c;
         ni->w_cell = 0;
+        ni->group_out = ni->group_in = 1;
         ni->producer = -1;
         return DNP_OK;
     }
-    if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->groups > 1 ||
-        op->n_inputs != 1) {
+    if ((op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC) || op->n_inputs != 1) {
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "op '%s': only dense conv and FC layers (no groups) "
+                      "op '%s': only conv and FC layers "
                       "are covered by the executed accounting",
                       name);
         return DNP_ERR_INPUT;
@@ -427,6 +487,24 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
         return DNP_ERR_INPUT;
     }
     ni->in_cell = in_elems / ni->in_units;
+    ni->group_out = ni->out_units;
+    ni->group_in = ni->in_units;
+    if (op->groups > 1) {
+        /* a group's input channels must be whole units (a unit is in.c /
+         * in_units channels of the tensor read) */
+        int64_t g = op->groups, per_unit = op->in.c / ni->in_units;
+        if (op->kind != DNP_OP_CONV || op->in.c % g != 0 || op->out.c % g != 0 ||
+            (op->in.c / g) % per_unit != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': its %lld groups do not take whole channels of '%s' "
+                          "(%lld input, %lld output channels)",
+                          name, (long long)g, o->name, (long long)op->in.c,
+                          (long long)op->out.c);
+            return DNP_ERR_INPUT;
+        }
+        ni->group_out = op->out.c / g;
+        ni->group_in = op->in.c / g / per_unit;
+    }
     /* Weights per (output unit, input unit): a conv's kernel times the
      * input channels of a unit (a per-position FC: a 1x1 kernel); an FC's
      * features of a unit. */
@@ -452,14 +530,24 @@ static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
 /* Layout changes into planned node v (forward: each producer's output as
  * it provides it -> v's input as v needs it) and, for a conv / FC, its
  * Type-III partial sums of the input error before the error goes back
- * (backward: v's layout -> the producer's).  ob: v's shards. */
+ * (backward: v's layout -> the producer's).  ob: v's shards.
+ *
+ * A matmul join needs every channel of both inputs for its samples (the
+ * contracted axis and the other operand's rows or columns span them all):
+ * in a batch layout its samples, in a channel layout (which splits its
+ * output channels only) its samples too, replicated everything.  A channel
+ * level leaves each half with a partial input error (the products of its
+ * output channels only; AccPar Table 4's A(E_l) of a Type-III layer, which
+ * a channel-split matmul is without weights): summed per level like a
+ * Type-III layer's, then sent back. */
 static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
                              rect *need, ivl *ub, dnp_error *err)
 {
     const dnp_plan *p = C->p;
     const pgraph *pg = &p->pg;
     const int N = C->n;
-    const int64_t cell_bytes = ni->in_cell * C->bpe;
+    const int matmul = ni->op->kind == DNP_OP_MATMUL;
+    int64_t cell_bytes = ni->in_cell * C->bpe;
     int k = -1; /* the input of v's op that edge e carries */
     for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
         int u = pg->edges[e].u;
@@ -472,6 +560,9 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)
             return st;
+        const dnp_op *in = dnp_graph_op(C->g, ni->op->inputs[k]);
+        if (matmul)
+            cell_bytes = in->out.h * in->out.w * C->bpe;
         for (int d = 0; d < N; d++) {
             shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ub[3 * d],
                   &ub[3 * d + 1], &ub[3 * d + 2]);
@@ -479,13 +570,15 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
             need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
             if (ni->op->kind == DNP_OP_CONCAT)
                 need[d].u = concat_part(C->g, ni->op, k, need[d].u);
+            if (matmul)
+                need[d].u = (ivl){0, in->out.c};
         }
         if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
                                err)) != DNP_OK)
             return st;
-        if (!ni->join &&
-            (st = partial_sums(C, v, DNP_TYPE_III, need, cell_bytes, DNP_XFER_PSUM_BWD, err)) !=
-                DNP_OK)
+        if ((!ni->join || matmul) &&
+            (st = partial_sums(C, v, matmul ? LAYOUT_CHANNEL : DNP_TYPE_III, need, cell_bytes,
+                               DNP_XFER_PSUM_BWD, err)) != DNP_OK)
             return st;
         if ((st = redistribute(C, need, have, cell_bytes, DNP_XFER_LAYOUT_BWD, p->node_names[v],
                                err)) != DNP_OK)
@@ -548,6 +641,84 @@ static dnp_status bn_stats(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_erro
     return DNP_OK;
 }
 
+/* The scale and shift of a norm (`param_elems`: one or two values per
+ * channel).  Batch norm's need no exchange of their own: their gradients
+ * are the sums of the output error and of the error times the normalized
+ * input over the whole batch (Ioffe and Szegedy 2015, Algorithm 1's
+ * backward: dbeta = sum dy, dgamma = sum dy xhat), which bn_stats already
+ * all-reduces per channel.  A layer norm's (Ba et al. 2016, eq. 4: per
+ * position over the features, gain and bias per feature) are summed over
+ * samples and positions like a weight: per channel unit of its owner u's
+ * output, all-reduced over the devices holding the unit, unless they all
+ * hold the same samples (each has the whole gradient; grad_allreduce's
+ * rule), each piece counted by its lowest-numbered holder.  On the model
+ * input's chain the norm is whole on every device but its error is not
+ * (each consumer reads its own samples): refused. */
+static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_error *err)
+{
+    const dnp_plan *p = C->p;
+    for (int i = 0; i < dnp_graph_n_ops(C->g); i++) {
+        const dnp_op *op = dnp_graph_op(C->g, i);
+        int u = owner[i];
+        if ((op->kind != DNP_OP_BATCHNORM && op->kind != DNP_OP_LAYERNORM) ||
+            op->param_elems == 0)
+            continue;
+        if (u < 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': a norm with parameters on the model input's chain (before "
+                          "any conv or FC) is not covered by the executed accounting",
+                          op->name);
+            return DNP_ERR_INPUT;
+        }
+        if (op->param_elems != op->out.c && op->param_elems != 2 * op->out.c) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': %lld parameters are not one or two per channel (scale, "
+                          "shift) of its %lld channels",
+                          op->name, (long long)op->param_elems, (long long)op->out.c);
+            return DNP_ERR_INPUT;
+        }
+        if (op->kind == DNP_OP_BATCHNORM)
+            continue; /* bn_stats' backward sums are the gradients */
+        node_info nu;
+        dnp_status st = node_info_get(C, u, &nu, err);
+        if (st != DNP_OK)
+            return st;
+        if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s' (layernorm): its %lld features are not made of the %lld "
+                          "channel units of '%s'",
+                          op->name, (long long)op->out.c, (long long)nu.out_units,
+                          p->node_names[u]);
+            return DNP_ERR_INPUT;
+        }
+        int64_t unit_bytes = op->param_elems / nu.out_units * C->bpe;
+        for (int d = 0; d < C->n; d++) {
+            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
+                  &ob[3 * d + 1], &ob[3 * d + 2]);
+            tmp[d] = ob[3 * d + 2];
+        }
+        int nc = make_cuts(C->cuts_u, tmp, C->n);
+        for (int j = 0; j + 1 < nc; j++) {
+            ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+            int holders = 0, same = 1, first = -1;
+            for (int d = 0; d < C->n; d++)
+                if (inside(au, tmp[d])) {
+                    holders++;
+                    if (first < 0)
+                        first = d;
+                    else if (ob[3 * d].lo != ob[3 * first].lo || ob[3 * d].hi != ob[3 * first].hi)
+                        same = 0;
+                }
+            if (holders < 2 || same)
+                continue;
+            for (int d = 0; d < C->n; d++)
+                if (inside(au, tmp[d]))
+                    C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * unit_bytes;
+        }
+    }
+    return DNP_OK;
+}
+
 static dnp_status account(ctx *C, dnp_error *err)
 {
     const dnp_plan *p = C->p;
@@ -586,16 +757,19 @@ static dnp_status account(ctx *C, dnp_error *err)
                 tmp[N + d] = ob[3 * d + 1];
                 tmp[2 * N + d] = ob[3 * d];
             }
-            grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, ni.w_cell * C->bpe, 0);
+            grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, ni.w_cell * C->bpe, 0, ni.group_out,
+                           ni.group_in);
             if (ni.op->bias)
-                grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, C->bpe, 1);
+                grad_allreduce(C, tmp, tmp + N, tmp + 2 * N, C->bpe, 1, ni.group_out,
+                               ni.group_in);
         }
         /* The model input is sliced where it is read: no edge, no gradient. */
         if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)
             goto done;
     }
     pgraph_owners(&p->pg, C->g, owner, NULL);
-    if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK)
+    if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK ||
+        (st = norm_params(C, owner, ob, tmp, err)) != DNP_OK)
         goto done;
     /* Totals (dnnpar.h): point-to-point, then each group size's ring
      * all-reduce, 2 (p-1)/p of the buffer sent and received per member

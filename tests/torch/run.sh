@@ -4,7 +4,13 @@
 # and alexnet-small.json (AccPar's AlexNet pattern, small) on 2, 3 and 4 ranks,
 # and resnet-tiny.json (residual adds) on 4, concat-tiny.json (concats) on
 # 2, 3 and 4, mlp-block.json (transformer MLP blocks, Megatron-LM tensor
-# parallelism by hand) on 2, 3 and 4, resnet-bn.json (batch norm) on 2, 3 and
+# parallelism by hand) on 2, 3 and 4, attention-block.json (single-head
+# self-attention: matmul joins for the scores and the context, a softmax over
+# the keys; Megatron-style tensor parallelism by hand) on 2, 3 and 4, a
+# channel-split scores product on 2, norms with scale and shift (resnet-bn's
+# batch norms on 3 and 4, the attention block's layer norm on 4, the MLP
+# block's on 3), grouped-tiny.json (grouped and depthwise
+# convs, split across groups by hand) on 2, 3 and 4, resnet-bn.json (batch norm) on 2, 3 and
 # 4 and LeNet with LRNs on 2 and 3, under dp, owt, hypar and accpar
 # (and a hand-written strategy for the joins), planned here by the binary under test on
 # heterogeneous clusters (uneven ratios, two levels, Type-II and Type-III
@@ -162,9 +168,112 @@ T=tests/torch/mlp-block.json
 run_case mlp2 "$T" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/mlp-tp2.json
 run_case mlp3 "$T" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/mlp-tp3.json
 run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch/mlp-tp-dp4.json
+# Single-head self-attention (Q, K, V per-position FCs, scores = Q K^T, softmax
+# over the keys, context = scores V, output projection, residual add, layer
+# norm): the two matmuls are joins, planned by every search on 2, 3 and 4
+# ranks; the hand-written strategies split it Megatron-style (Q, K, V by output
+# feature, the context by channel, the projection by input feature) on 2, at
+# the uneven ratio 3 | 5 on 3 and under data parallelism on 4.
+A=tests/torch/attention-block.json
+run_case att2 "$A" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/attention-tp2.json
+run_case att3 "$A" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/attention-tp3.json
+run_case att4 "$A" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
+# The Megatron-style strategy moves what it should, hand-worked for 2 ranks
+# (batch 6, hidden 8, 6 positions, 4-byte elements), each rank: forward the
+# partial sums of embed's and proj's outputs (2 x 6 x 8 x 6 x 4 = 2,304 B),
+# the gather of Q, K and V's other halves (3 x 6 x 4 x 6 x 4 = 1,728 B);
+# backward the Type-III partial sums of q, k and v's input errors (3 x 1,152 B)
+# and the context's channel-level partial sums of the softmax output's error
+# (6 x 6 x 6 x 4 = 864 B) and of V's (1,152 B): 5,472 B.
+"$py" - "$work/att2.out.json" <<'PY' && ok || bad "att2: the Megatron-style strategy's bytes are not the hand-worked ones"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("attention-tp2.json")][0]
+want = {"layout_fwd": 1728, "layout_bwd": 0, "psum_fwd": 2304, "psum_bwd": 5472}
+sys.exit(0 if all(x["p2p_received_bytes"] == want and x["allreduce_bytes"] == {} for x in r["ranks"]) else 1)
+PY
+# Grouped convolutions (conv1 in 2 groups on the model input, a depthwise conv,
+# a conv in 4 groups) under every search on 2, 3 and 4 ranks, and the
+# hand-written grouped-mixed.json (each grouped conv Type-II at one level and
+# Type-III at the other, ratio 3/8, the splits cutting groups) on 4.
+G=tests/torch/grouped-tiny.json
+run_case grp2 "$G" 8 1xtpu-v2+1xtpu-v3 2
+run_case grp3 "$G" 8 1xtpu-v2+2xtpu-v3 3
+run_case grp4 "$G" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/grouped-mixed.json
+# Data parallel on 2 ranks all-reduces each group's weights only: conv1 8 x 2 x 9
+# + 8, dw 8 x 1 x 9 + 8, pw 16 x 8 + 16, gconv 8 x 4 x 9, fc 10 x 32 + 10 = 994
+# elements, 3,976 B (dense convs would be 5,704 B).
+"$py" - "$work/grp2.out.json" <<'PY' && ok || bad "grp2: dp's gradient bytes are not the groups' weights"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("grp2-dp.json")][0]
+sys.exit(0 if all(x["allreduce_bytes"] == {"2": 3976} for x in r["ranks"]) else 1)
+PY
+# Norms with scale and shift (param_elems, initialised away from 1 and 0):
+# resnet-bn with them on every batch norm after a conv (not on the model
+# input's), on 3 under every search and on 4 under the hand-written
+# strategy; their gradients are the backward statistics already all-reduced,
+# so the bytes equal bn4's without them.  The attention block's layer norm
+# with them on 4 (every search and the dp-tp strategy) and the MLP block's
+# second layer norm with a scale only on 3 (tensor parallel: replicated, no
+# sync).  Hand-worked: dp on 4 all-reduces the block's 5 x 72 weights and the
+# norm's 16 values over the 4 (1,504 B); under attention-dp-tp4 the norm's 16
+# values, 64 B, over the 4 ranks (two sample ranges).
+"$py" - "$R" "$work/bnaff.json" "$A" "$work/lnaff.json" "$T" "$work/mlpaff.json" <<'PY'
+import json, sys
+def affine(src, dst, pick, per):
+    d = json.load(open(src))
+    for o in d["ops"]:
+        if pick(o):
+            o["param_elems"] = per * o["out"][0]
+    json.dump(d, open(dst, "w"))
+affine(sys.argv[1], sys.argv[2], lambda o: o["kind"] == "batchnorm" and o["name"] != "bn_data", 2)
+affine(sys.argv[3], sys.argv[4], lambda o: o["kind"] == "layernorm", 2)
+affine(sys.argv[5], sys.argv[6], lambda o: o["name"] == "ln2", 1)
+PY
+run_case bnaff3 "$work/bnaff.json" 8 1xtpu-v2+2xtpu-v3 3
+run_files bnaff4 "$work/bnaff.json" 4 tests/torch/resnet-tiny-mixed.json
+"$py" - "$work/bnaff4.out.json" "$work/bn4.out.json" <<'PY' && ok || bad "bnaff4: the batch norms' parameters changed the bytes"
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = [r for r in json.load(open(sys.argv[2]))["runs"] if r["strategy"] == a["strategy"]][0]
+sys.exit(0 if [x["allreduce_bytes"] for x in a["ranks"]] == [x["allreduce_bytes"] for x in b["ranks"]]
+         and a["ranks"][0]["allreduce_bytes"] else 1)
+PY
+run_case lnaff4 "$work/lnaff.json" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
+run_files mlpaff3 "$work/mlpaff.json" 3 tests/torch/mlp-tp3.json
+"$py" - "$work/lnaff4.out.json" <<'PY' && ok || bad "lnaff4: the layer norm's gradient bytes are not the hand-worked ones"
+import json, sys
+runs = {r["strategy"].rsplit("/", 1)[-1]: r["ranks"] for r in json.load(open(sys.argv[1]))["runs"]}
+sys.exit(0 if all(x["allreduce_bytes"] == {"4": 1504} for x in runs["lnaff4-dp.json"]) and
+         all(x["allreduce_bytes"]["4"] == 64 for x in runs["attention-dp-tp4.json"]) else 1)
+PY
+# The scores product channel-split (no softmax after it): fa Type-I, fb
+# Type-III, s = fa fb^T split by key, fc Type-I, batch 2; the bytes
+# tests/unit/test_devcomm.c (devcomm_matmul) works by hand, on the ranks.
+cat > "$work/qk.json" <<'JSON'
+{"format": "dnnpar-model", "version": 1, "name": "att", "ops": [
+ {"name": "x", "kind": "input", "inputs": [], "out": [2, 3, 1]},
+ {"name": "fa", "kind": "fc", "inputs": ["x"], "out": [2, 3, 1], "keep_positions": true},
+ {"name": "fb", "kind": "fc", "inputs": ["x"], "out": [2, 3, 1], "keep_positions": true},
+ {"name": "s", "kind": "matmul", "inputs": ["fa", "fb"], "out": [3, 3, 1], "contract": 2},
+ {"name": "fc", "kind": "fc", "inputs": ["s"], "out": [1, 1, 1]}]}
+JSON
+cat > "$work/qk-s.json" <<'JSON'
+{"model": "att", "batch": 2, "cluster": "2xtpu-v3", "levels": 1, "paths": [{"branch_bits": 0,
+ "levels": [{"level": 0, "ratio": 0.5, "types": {"fa": "I", "fb": "III", "s": "channel",
+ "fc": "I"}}]}]}
+JSON
+run_files qk "$work/qk.json" 2 "$work/qk-s.json"
+"$py" - "$work/qk.out.json" <<'PY' && ok || bad "qk: the channel-split scores' bytes are not the hand-worked ones"
+import json, sys
+r = json.load(open(sys.argv[1]))["ranks"]
+want = [{"layout_fwd": 60, "layout_bwd": 24, "psum_fwd": 0, "psum_bwd": 96},
+        {"layout_fwd": 72, "layout_bwd": 12, "psum_fwd": 0, "psum_bwd": 96}]
+sys.exit(0 if [x["p2p_received_bytes"] for x in r] == want and
+         all(x["allreduce_bytes"] == {"2": 52} for x in r) else 1)
+PY
 for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
             "alex4-accpar uneven" "alex4-accpar levels2" "alex4-accpar III" \
-            "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II"; do
+            "alex4-hypar II" "lenet4-hypar levels2" "lenet4g-pase II" "att3-accpar uneven"; do
     set -- $want
     if [ -f "$work/$1.json" ] && has "$work/$1.json" "$2"; then ok
     else bad "plan $1 has no $2 (the case no longer covers it)"; fi
@@ -178,33 +287,54 @@ DNNPAR_PYTHON=/nonexistent/python3 "$bin" run-torch lenet "$work/dp4.json" --ran
     > /dev/null 2> "$work/e2"
 [ $? -eq 2 ] && grep -q "python3-torch" "$work/e2" && ok || bad "no python: $(cat "$work/e2")"
 # What the executor cannot run is named (exit status 2), before any rank starts:
-# a kind it does not know, a batch norm with scale and shift.
+# a kind it does not know, a norm with scale and shift on the model input's
+# chain (each rank's error there is only its consumers' samples) or with a
+# parameter count that is not one or two per channel.
 "$bin" export-model lenet | sed 's/"kind": "relu"/"kind": "reduce"/' > "$work/red.json"
 "$bin" plan "$work/red.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/red-dp.json" \
     > /dev/null
 "$bin" run-torch "$work/red.json" "$work/red-dp.json" --ranks 2 > /dev/null 2> "$work/e3"
 [ $? -eq 2 ] && grep -q "op 'relu1' (reduce): the torch executor cannot run" "$work/e3" &&
     ok || bad "reduce: $(cat "$work/e3")"
-sed 's/"kind": "batchnorm",/"kind": "batchnorm", "param_elems": 32,/' "$R" > "$work/bnp.json"
-"$bin" plan "$work/bnp.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/bnp-dp.json" \
+sed 's/"kind": "batchnorm",/"kind": "batchnorm", "param_elems": 32,/' "$R" > "$work/bnx.json"
+"$bin" plan "$work/bnx.json" --cluster 2xtpu-v3 --search dp --batch 8 --json "$work/bnx-dp.json" \
     > /dev/null
-"$bin" run-torch "$work/bnp.json" "$work/bnp-dp.json" --ranks 2 > /dev/null 2> "$work/e7"
-[ $? -eq 2 ] && grep -q "op 'bn_data' (batchnorm): has 32 parameters" "$work/e7" &&
-    ok || bad "batchnorm parameters: $(cat "$work/e7")"
+"$bin" run-torch "$work/bnx.json" "$work/bnx-dp.json" --ranks 2 > /dev/null 2> "$work/e7"
+[ $? -eq 2 ] && grep -q "op 'bn_data': a norm with parameters on the model input's chain" \
+    "$work/e7" && ok || bad "batchnorm parameters: $(cat "$work/e7")"
+"$py" - "$R" "$work/bn5.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+[o.update(param_elems=5) for o in d["ops"] if o["name"] == "bn_conv1"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$bin" run-torch "$work/bn5.json" "$work/bnx-dp.json" --ranks 2 > /dev/null 2> "$work/e9"
+[ $? -eq 2 ] && grep -q "op 'bn_conv1': 5 parameters are not one or two per channel" \
+    "$work/e9" && ok || bad "batchnorm parameter count: $(cat "$work/e9")"
+# A product that is neither A B^T nor A B over its first input's channels
+# (here the contracted length is not fa's 2 channels) is named.
+sed 's/"contract": 2/"contract": 3/' "$work/qk.json" > "$work/qk3.json"
+"$bin" run-torch "$work/qk3.json" "$work/qk-s.json" --ranks 2 > /dev/null 2> "$work/e8"
+[ $? -eq 2 ] && grep -q "op 's'.*matmul A B or A B^T" "$work/e8" && ok || bad "matmul form: $(cat "$work/e8")"
 # A softmax over the channels fc3 splits (Type-III) would need a collective
 # dnnpar does not model.
 sed 's/"fc3": "I"/"fc3": "III"/' tests/torch/lenet-dp2.json > "$work/sm.json"
 "$bin" run-torch lenet "$work/sm.json" --ranks 2 > /dev/null 2> "$work/e4"
 [ $? -eq 2 ] && grep -q "op 'softmax' (softmax) needs every channel of a sample, but 'fc3'" \
     "$work/e4" && ok || bad "softmax: $(cat "$work/e4")"
-# A layer norm with a scale and shift (parameters dnnpar's accounting does
-# not sync) and an element-wise function the executor does not know.
+# A layer norm with a scale and shift on the model input's chain, an
+# element-wise op with parameters (a bias dnnpar's accounting does not sync)
+# and an element-wise function the executor does not know.
 sed 's/"kind": "layernorm",/"kind": "layernorm", "param_elems": 16,/' "$T" > "$work/ln.json"
 "$bin" plan "$work/ln.json" --cluster 2xtpu-v3 --search dp --batch 4 --json "$work/ln-dp.json" \
     > /dev/null
 "$bin" run-torch "$work/ln.json" "$work/ln-dp.json" --ranks 2 > /dev/null 2> "$work/e5"
-[ $? -eq 2 ] && grep -q "op 'ln1' (layernorm): has 16 parameters" "$work/e5" &&
-    ok || bad "layernorm parameters: $(cat "$work/e5")"
+[ $? -eq 2 ] && grep -q "op 'ln1': a norm with parameters on the model input's chain" \
+    "$work/e5" && ok || bad "layernorm parameters: $(cat "$work/e5")"
+sed 's/"src_type": "Gelu"/"src_type": "Gelu", "param_elems": 24/' "$T" > "$work/eltp.json"
+"$bin" run-torch "$work/eltp.json" "$work/ln-dp.json" --ranks 2 > /dev/null 2> "$work/e10"
+[ $? -eq 2 ] && grep -q "op 'gelu1' (eltwise): has 24 parameters" "$work/e10" &&
+    ok || bad "eltwise parameters: $(cat "$work/e10")"
 sed 's/"Gelu"/"Softplus"/' "$T" > "$work/elt.json"
 "$bin" run-torch "$work/elt.json" "$work/ln-dp.json" --ranks 2 > /dev/null 2> "$work/e6"
 [ $? -eq 2 ] && grep -q "op 'gelu1' (eltwise): element-wise function 'Softplus'" "$work/e6" &&

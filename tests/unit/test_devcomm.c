@@ -285,6 +285,141 @@ TEST(devcomm_concat)
     dnp_graph_free(g);
 }
 
+/* x [2 features, 3 positions] -> fa, fb (per-position FCs, 2 features, no
+ * bias) -> s = fa fb^T (a matmul join, contract 2: [3 keys, 3 positions])
+ * -> fc (1, no bias), batch 2, 4-byte elements; fa Type-I, fb Type-III, s
+ * channel-split (keys 0..2 | 2..3), fc Type-I.  s needs both samples and
+ * every channel of fa and fb (12 B per sample and channel): each device
+ * receives fa's other sample (2 x 12 B) and fb's other channel (2 x 12 B).
+ * fc needs its sample's keys: device 0 receives key 2 of sample 0 (12 B),
+ * device 1 keys 0..2 of sample 1 (24 B).  Backward: fc's error of the other
+ * sample's keys (device 0 24 B, device 1 12 B); s's channel-level partial
+ * sums of both inputs' errors, 2 x 2 x 12 B each (fa's and fb's errors then
+ * need not move: each device holds its part already).  Gradients: fa 4
+ * elements, fc 9: 52 B; fb's outputs have one holder each.  A product
+ * whose contracted length is not its first input's channels is refused. */
+static dnp_graph *attention_scores(int64_t contract)
+{
+    dnp_graph *g = dnp_graph_new("att");
+    int x = dnp_graph_input(g, "x", 2, 3, 1);
+    dnp_op_attrs at = {.keep_positions = 1};
+    int in[2] = {dnp_graph_append(g, "fa", DNP_OP_FC, 1, &x, (dnp_shape){2, 3, 1}, &at),
+                 dnp_graph_append(g, "fb", DNP_OP_FC, 1, &x, (dnp_shape){2, 3, 1}, &at)};
+    dnp_op_attrs mm = {.contract = contract};
+    int sc = dnp_graph_append(g, "s", DNP_OP_MATMUL, 2, in, (dnp_shape){3, 3, 1}, &mm);
+    dnp_graph_fc(g, "fc", sc, 1, 0);
+    return g;
+}
+
+TEST(devcomm_matmul)
+{
+    const char *s = "{\"model\": \"att\", \"batch\": 2, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
+                    " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
+                    " \"types\": {\"fa\": \"I\", \"fb\": \"III\", \"s\": \"channel\","
+                    " \"fc\": \"I\"}}]}]}";
+    dnp_graph *g = attention_scores(2);
+    dnp_device_comm *dc = NULL;
+    CHECK(comm_of(g, s, 2, &dc) == 0);
+    if (dc != NULL) {
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_LAYOUT_FWD], 48 + 12);
+        CHECK_EQ_INT((int)dc[1].p2p_received_bytes[DNP_XFER_LAYOUT_FWD], 48 + 24);
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_LAYOUT_BWD], 24);
+        CHECK_EQ_INT((int)dc[1].p2p_received_bytes[DNP_XFER_LAYOUT_BWD], 12);
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_PSUM_BWD], 96);
+        CHECK_EQ_INT((int)dc[1].p2p_sent_bytes[DNP_XFER_PSUM_BWD], 96);
+        CHECK_EQ_INT((int)dc[0].p2p_received_bytes[DNP_XFER_PSUM_FWD], 0);
+        CHECK_EQ_INT((int)dc[1].allreduce_bytes[2], 52);
+        CHECK_NEAR(dc[0].received_bytes, 232.0, 0, 0);
+        CHECK_NEAR(dc[1].sent_bytes, 60.0 + 24.0 + 96.0 + 52.0, 0, 0);
+    }
+    dnp_free(dc);
+    dnp_graph_free(g);
+    g = attention_scores(3);
+    dnp_plan *p = given(g, s, 2);
+    CHECK(p != NULL);
+    dnp_error err = {0};
+    int n = 0;
+    dc = NULL;
+    CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "op 's'") != NULL && strstr(err.msg, "matmul") != NULL);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* x [4] -> c (1x1 conv, 4 -> 4 channels in `groups` groups, no bias) -> fc
+ * (1, no bias), both Type-I on 2 devices: every weight is all-reduced by the
+ * pair, and a grouped conv has only its groups' weights (PyTorch's conv2d
+ * `groups`): 2 groups 2 x 2 + fc 4 = 12 elements, 48 B; depthwise (4
+ * groups) 4 + 4 = 32 B; dense 16 + 4 = 80 B. */
+TEST(devcomm_grouped_conv)
+{
+    const char *s = "{\"model\": \"g\", \"batch\": 2, \"cluster\": \"2xtpu-v3\", \"levels\": 1,"
+                    " \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\": 0, \"ratio\": 0.5,"
+                    " \"types\": {\"c\": \"I\", \"fc\": \"I\"}}]}]}";
+    const int groups[3] = {2, 4, 1}, want[3] = {48, 32, 80};
+    for (int k = 0; k < 3; k++) {
+        dnp_graph *g = dnp_graph_new("g");
+        int x = dnp_graph_input(g, "x", 4, 1, 1);
+        int c = dnp_graph_conv(g, "c", x, 4, 1, 1, 0, groups[k], 0);
+        dnp_graph_fc(g, "fc", c, 1, 0);
+        dnp_device_comm *dc = NULL;
+        CHECK(comm_of(g, s, 2, &dc) == 0);
+        for (int d = 0; dc != NULL && d < 2; d++)
+            CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], want[k]);
+        dnp_free(dc);
+        dnp_graph_free(g);
+    }
+}
+
+/* x [4 features, 3 positions] -> fc1 (per position, 4, no bias) -> a norm
+ * with `params` (8: scale and shift of 4 features) -> fc2 (per position, 4,
+ * no bias), both Type-I on 2 devices, batch 2.  A layer norm's 8 values
+ * are all-reduced with the weights (16 + 16): 40 elements, 160 B; a batch
+ * norm's are its backward statistics, already all-reduced (4 values per
+ * channel, 64 B): 128 + 64 = 192 B, as without parameters.  Before fc1 (on
+ * the model input's chain) a norm with parameters is refused. */
+static dnp_graph *norm_between(dnp_op_kind kind, int64_t params, int first)
+{
+    dnp_graph *g = dnp_graph_new("n");
+    int x = dnp_graph_input(g, "x", 4, 3, 1);
+    dnp_op_attrs fc = {.keep_positions = 1}, nm = {.param_elems = params};
+    if (first)
+        x = dnp_graph_append(g, "norm", kind, 1, &x, (dnp_shape){4, 3, 1}, &nm);
+    int a = dnp_graph_append(g, "fc1", DNP_OP_FC, 1, &x, (dnp_shape){4, 3, 1}, &fc);
+    if (!first)
+        a = dnp_graph_append(g, "norm", kind, 1, &a, (dnp_shape){4, 3, 1}, &nm);
+    dnp_graph_append(g, "fc2", DNP_OP_FC, 1, &a, (dnp_shape){4, 3, 1}, &fc);
+    return g;
+}
+
+TEST(devcomm_norm_parameters)
+{
+    char buf[512];
+    const dnp_op_kind kinds[4] = {DNP_OP_LAYERNORM, DNP_OP_LAYERNORM, DNP_OP_BATCHNORM,
+                                  DNP_OP_BATCHNORM};
+    const int64_t params[4] = {8, 0, 8, 0};
+    const int want[4] = {160, 128, 192, 192};
+    for (int k = 0; k < 4; k++) {
+        dnp_graph *g = norm_between(kinds[k], params[k], 0);
+        dnp_device_comm *dc = NULL;
+        CHECK(comm_of(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2, &dc) == 0);
+        for (int d = 0; dc != NULL && d < 2; d++)
+            CHECK_EQ_INT((int)dc[d].allreduce_bytes[2], want[k]);
+        dnp_free(dc);
+        dnp_graph_free(g);
+    }
+    dnp_graph *g = norm_between(DNP_OP_LAYERNORM, 8, 1);
+    dnp_plan *p = given(g, strategy_text(buf, sizeof buf, 0.5, "I", "I", 2), 2);
+    CHECK(p != NULL);
+    dnp_error err = {0};
+    int n = 0;
+    dnp_device_comm *dc = NULL;
+    CHECK(dnp_plan_device_comm(p, g, 4, &dc, &n, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "op 'norm'") != NULL && strstr(err.msg, "model input") != NULL);
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
 /* x [2] -> fc1 (4, no bias) -> batchnorm -> fc2 (1, no bias), batch 2.
  * fc1 and fc2 Type-I: both devices hold fc1's 4 channels for one sample
  * each, so the statistics (2 values forward, 2 backward per channel, 64 B)
