@@ -102,23 +102,34 @@ static void to_text(const dnp_validation *v, int calibrate)
     char h_pred[32], h_meas[32];
     snprintf(h_pred, sizeof h_pred, "predicted (%s)", unit);
     snprintf(h_meas, sizeof h_meas, "measured (%s)", unit);
-    printf("\n%-22s %-9s %14s %14s %9s %11s\n", "id", "role", h_pred, h_meas, "error",
-           "stragglers");
-    for (int i = 0; i < v->n_rows; i++) {
+    /* columns sized to their content (cli_table: a long row id keeps them
+     * aligned); a row that could not be predicted says why below the table */
+    const char *header[6] = {"id", "role", h_pred, h_meas, "error", "stragglers"};
+    cli_table *t = cli_table_new(6, "llrrrr", header);
+    for (int i = 0; i < v->n_rows && t != NULL; i++) {
         const dnp_validation_row *r = &v->rows[i];
-        char b[32];
+        char a[32] = "-", b[32], e[32] = "-", x[32] = "(below)";
         snprintf(b, sizeof b, "%.3f", r->measured_step_s * per_s);
         if (isfinite(r->predicted_step_s)) {
-            printf("%-22s %-9s %14.3f %14s %+8.1f%% %10.4fx\n", r->id, r->role,
-                   r->predicted_step_s * per_s, b, r->error_pct, r->straggler_pace);
-        } else {
-            /* the note wraps under itself (column 74) */
-            int col = printf("%-22s %-9s %14s %14s %9s  ", r->id, r->role, "-", b, "-");
-            char cont[128];
-            snprintf(cont, sizeof cont, "%*s", col > 0 && col < 100 ? col : 2, "");
-            cli_wrap(stdout, col > 0 ? col : 0, cont, r->note);
+            snprintf(a, sizeof a, "%.3f", r->predicted_step_s * per_s);
+            snprintf(e, sizeof e, "%+.1f%%", r->error_pct);
+            snprintf(x, sizeof x, "%.4fx", r->straggler_pace);
+        }
+        const char *row[6] = {r->id, r->role, a, b, e, x};
+        if (cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
         }
     }
+    printf("\n");
+    if (t == NULL)
+        cli_error("validate", "out of memory printing the table");
+    else
+        cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+    for (int i = 0; i < v->n_rows; i++)
+        if (!isfinite(v->rows[i].predicted_step_s))
+            cli_wrapf(stdout, 0, "    ", "  %s: not predicted: %s", v->rows[i].id, v->rows[i].note);
     printf("\nvalidate rows: %d predicted", v->n_validate);
     if (v->n_validate > 0)
         printf("; mean absolute error %.1f%%, largest %.1f%%", v->mape_pct, v->max_abs_error_pct);
