@@ -781,6 +781,13 @@ int dnp_plan_n_nodes(const dnp_plan *p);
 const char *dnp_plan_node_name(const dnp_plan *p, int node);
 /* 1 for conv/FC (types I/II/III), 0 for joins (layouts batch/channel/replicated). */
 int dnp_plan_node_weighted(const dnp_plan *p, int node);
+/* Layers (weighted ops) that some split of the device tree leaves unsplit
+ * (R: both halves compute all of the layer, one half's work redundant;
+ * from strategies, e.g. PaSE configurations that use fewer devices;
+ * docs/time-model.md "Replicated layers").  A join's replicated layout, a
+ * choice of the searches, is not counted.  -1 on allocation failure.
+ * O(tree nodes x ops). */
+int dnp_plan_replicated_nodes(const dnp_plan *p);
 
 /* Along the hierarchy path that starts at the root and always takes child
  * `branch_bits` bit k at level k (0 = first group, 1 = second), the type of

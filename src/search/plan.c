@@ -1393,6 +1393,33 @@ int dnp_plan_n_nodes(const dnp_plan *p) { return p->pg.n_nodes; }
 const char *dnp_plan_node_name(const dnp_plan *p, int node) { return p->node_names[node]; }
 int dnp_plan_node_weighted(const dnp_plan *p, int node) { return p->pg.nodes[node].weighted; }
 
+/* Mark in rep[] the layers n's subtree leaves unsplit (R) at some split.
+ * Shared children once. */
+static void mark_replicated(const dnp_plan *p, const tnode *n, unsigned char *rep)
+{
+    if (n == NULL || n->types == NULL || n->n_dev <= 1)
+        return;
+    for (int v = 0; v < p->pg.n_nodes; v++)
+        if (p->pg.nodes[v].weighted && n->types[v] == (int)DNP_TYPE_R)
+            rep[v] = 1;
+    mark_replicated(p, n->child[0], rep);
+    if (n->child[1] != n->child[0])
+        mark_replicated(p, n->child[1], rep);
+}
+
+int dnp_plan_replicated_nodes(const dnp_plan *p)
+{
+    unsigned char *rep = dnp_calloc((size_t)(p->pg.n_nodes > 0 ? p->pg.n_nodes : 1), 1);
+    if (rep == NULL)
+        return -1;
+    mark_replicated(p, p->root, rep);
+    int n = 0;
+    for (int v = 0; v < p->pg.n_nodes; v++)
+        n += rep[v];
+    dnp_free(rep);
+    return n;
+}
+
 static const tnode *walk(const dnp_plan *p, int level, unsigned branch_bits)
 {
     const tnode *n = p->root;

@@ -107,6 +107,9 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     json_object_set_new(root, "wait_s", json_real(s.wait_s));
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
+    int rep = dnp_plan_replicated_nodes(p);
+    if (rep > 0) /* only where some op is replicated: other plans' JSON unchanged */
+        json_object_set_new(root, "replicated_layers", json_integer(rep));
     if (s.time_limit_hit)
         json_object_set_new(root, "time_limit",
                             json_pack("{s:f,s:b,s:s}", "seconds", s.time_limit_s, "reached", 1,
@@ -271,6 +274,13 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         cli_straggler_note(&s, note, sizeof note);
         if (note[0] != '\0')
             cli_wrap(stdout, 0, "  ", note);
+        int rep = dnp_plan_replicated_nodes(p);
+        if (rep > 0) /* issue 10: say whenever a plan leaves devices idle */
+            cli_wrapf(stdout, 0, "  ",
+                      "replicated layers: %d layer%s not split at some level of the device "
+                      "tree (R): both halves compute all of it, one half's work redundant "
+                      "(devices idle in effect; docs/time-model.md \"Replicated layers\")",
+                      rep, rep == 1 ? " is" : "s are");
         if (s.chosen_scheme != DNP_SCHEME_ACCPAR && strcmp(info->search, "accpar") == 0)
             cli_wrapf(stdout, 0, "  ",
                       "note: the %s assignment, which AccPar's space contains, simulates "

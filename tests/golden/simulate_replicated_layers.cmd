@@ -1,0 +1,1 @@
+dnnpar plan pase-inception3 --search pase --cluster 4xa100 --batch 16 --strategy-json "$TMPDIR_GOLD/s.json" > /dev/null 2>&1 && grep -o '"[^"]*": "R"' "$TMPDIR_GOLD/s.json" | sort -u | wc -l && dnnpar simulate --strategy "$TMPDIR_GOLD/s.json" --json - | grep replicated_layers && dnnpar simulate --strategy "$TMPDIR_GOLD/s.json" | grep -A1 "^replicated"
