@@ -80,7 +80,7 @@ net_and_sys() {
         "active-chunks-per-dimension: 1" "preferred-dataset-splits: 1" "boost-mode: 0" \
         "all-reduce-implementation: $impl" "all-gather-implementation: $impl" \
         "reduce-scatter-implementation: $impl" "all-to-all-implementation: $impl" \
-        "collective-optimization: baseline" > "$work/$2.sys.txt"
+        "collective-optimization: baseline" "seprate-log: 0" > "$work/$2.sys.txt"
 }
 
 printf '%-18s %-17s %7s %14s %14s %7s\n' model policy layers "dnnpar step s" "ASTRA-sim s" ratio
