@@ -587,6 +587,55 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
     return DNP_OK;
 }
 
+/* The all-reduce of per-channel values of norm op `op` (owned by node u):
+ * values_per_channel values of each channel, per channel unit of u's
+ * output, over the devices holding that unit, each piece counted by every
+ * holder; with skip_same_samples, units whose holders all hold the same
+ * samples are skipped (each has the whole sum already).  ob and tmp are
+ * scratch of 3 x devices and devices intervals.  DNP_ERR_INPUT when op's
+ * channels are not made of u's units.  O(devices^2). */
+static dnp_status unit_allreduce(ctx *C, const dnp_op *op, int u, int64_t values_per_channel,
+                                 int skip_same_samples, ivl *ob, ivl *tmp, dnp_error *err)
+{
+    node_info nu;
+    dnp_status st = node_info_get(C, u, &nu, err);
+    if (st != DNP_OK)
+        return st;
+    if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "op '%s' (%s): its %lld channels are not made of the %lld channel units "
+                      "of '%s'",
+                      op->name, dnp_op_kind_name(op->kind), (long long)op->out.c,
+                      (long long)nu.out_units, C->p->node_names[u]);
+        return DNP_ERR_INPUT;
+    }
+    int64_t unit_bytes = values_per_channel * (op->out.c / nu.out_units) * C->bpe;
+    for (int d = 0; d < C->n; d++) {
+        shard(&C->dev[d], u, nu.join, C->p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
+              &ob[3 * d + 1], &ob[3 * d + 2]);
+        tmp[d] = ob[3 * d + 2];
+    }
+    int nc = make_cuts(C->cuts_u, tmp, C->n);
+    for (int j = 0; j + 1 < nc; j++) {
+        ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
+        int holders = 0, same = 1, first = -1;
+        for (int d = 0; d < C->n; d++)
+            if (inside(au, tmp[d])) {
+                holders++;
+                if (first < 0)
+                    first = d;
+                else if (ob[3 * d].lo != ob[3 * first].lo || ob[3 * d].hi != ob[3 * first].hi)
+                    same = 0;
+            }
+        if (holders < 2 || (skip_same_samples && same))
+            continue;
+        for (int d = 0; d < C->n; d++)
+            if (inside(au, tmp[d]))
+                C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * unit_bytes;
+    }
+    return DNP_OK;
+}
+
 /* Batch normalization's statistics (training mode, over the whole batch;
  * Ioffe and Szegedy 2015, Algorithm 1): a batchnorm reads its owner node
  * u's output in u's layout, so the devices holding a channel unit hold a
@@ -601,42 +650,14 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
  * simulator. */
 static dnp_status bn_stats(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_error *err)
 {
-    const dnp_plan *p = C->p;
     for (int i = 0; i < dnp_graph_n_ops(C->g); i++) {
         const dnp_op *op = dnp_graph_op(C->g, i);
         int u = owner[i];
         if (op->kind != DNP_OP_BATCHNORM || u < 0)
             continue; /* the model input's chain is whole on every device */
-        node_info nu;
-        dnp_status st = node_info_get(C, u, &nu, err);
+        dnp_status st = unit_allreduce(C, op, u, 4, 0, ob, tmp, err);
         if (st != DNP_OK)
             return st;
-        if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "op '%s' (batchnorm): its %lld channels are not made of the %lld "
-                          "channel units of '%s'",
-                          op->name, (long long)op->out.c, (long long)nu.out_units,
-                          p->node_names[u]);
-            return DNP_ERR_INPUT;
-        }
-        int64_t stat_bytes = 4 * (op->out.c / nu.out_units) * C->bpe;
-        for (int d = 0; d < C->n; d++) {
-            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
-                  &ob[3 * d + 1], &ob[3 * d + 2]);
-            tmp[d] = ob[3 * d + 2];
-        }
-        int nc = make_cuts(C->cuts_u, tmp, C->n);
-        for (int j = 0; j + 1 < nc; j++) {
-            ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
-            int holders = 0;
-            for (int d = 0; d < C->n; d++)
-                holders += inside(au, tmp[d]);
-            if (holders < 2)
-                continue;
-            for (int d = 0; d < C->n; d++)
-                if (inside(au, tmp[d]))
-                    C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * stat_bytes;
-        }
     }
     return DNP_OK;
 }
@@ -656,7 +677,6 @@ static dnp_status bn_stats(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_erro
  * (each consumer reads its own samples): refused. */
 static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_error *err)
 {
-    const dnp_plan *p = C->p;
     for (int i = 0; i < dnp_graph_n_ops(C->g); i++) {
         const dnp_op *op = dnp_graph_op(C->g, i);
         int u = owner[i];
@@ -679,42 +699,9 @@ static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_e
         }
         if (op->kind == DNP_OP_BATCHNORM)
             continue; /* bn_stats' backward sums are the gradients */
-        node_info nu;
-        dnp_status st = node_info_get(C, u, &nu, err);
+        dnp_status st = unit_allreduce(C, op, u, op->param_elems / op->out.c, 1, ob, tmp, err);
         if (st != DNP_OK)
             return st;
-        if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "op '%s' (layernorm): its %lld features are not made of the %lld "
-                          "channel units of '%s'",
-                          op->name, (long long)op->out.c, (long long)nu.out_units,
-                          p->node_names[u]);
-            return DNP_ERR_INPUT;
-        }
-        int64_t unit_bytes = op->param_elems / nu.out_units * C->bpe;
-        for (int d = 0; d < C->n; d++) {
-            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
-                  &ob[3 * d + 1], &ob[3 * d + 2]);
-            tmp[d] = ob[3 * d + 2];
-        }
-        int nc = make_cuts(C->cuts_u, tmp, C->n);
-        for (int j = 0; j + 1 < nc; j++) {
-            ivl au = {C->cuts_u[j], C->cuts_u[j + 1]};
-            int holders = 0, same = 1, first = -1;
-            for (int d = 0; d < C->n; d++)
-                if (inside(au, tmp[d])) {
-                    holders++;
-                    if (first < 0)
-                        first = d;
-                    else if (ob[3 * d].lo != ob[3 * first].lo || ob[3 * d].hi != ob[3 * first].hi)
-                        same = 0;
-                }
-            if (holders < 2 || same)
-                continue;
-            for (int d = 0; d < C->n; d++)
-                if (inside(au, tmp[d]))
-                    C->out[d].allreduce_bytes[holders] += (au.hi - au.lo) * unit_bytes;
-        }
     }
     return DNP_OK;
 }

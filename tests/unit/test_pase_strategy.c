@@ -7,26 +7,27 @@
 
 #include <string.h>
 
-/* PaSE on `model` over `spec` with the prototype's accounting (exact,
- * deterministic), and its dnnpar strategy. */
-static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm, char **text,
-                         dnp_pase_strategy_info *info, dnp_graph **g, dnp_cluster *cl,
-                         dnp_error *err)
+/* PaSE on `model` over `spec` with options po, its step time or F in
+ * seconds (*cost_s, may be NULL) and its dnnpar strategy. */
+static int pase_strategy_po(const char *model, const char *spec, const dnp_pase_options *po,
+                            double *cost_s, char **text, dnp_pase_strategy_info *info,
+                            dnp_graph **g, dnp_cluster *cl, dnp_error *err)
 {
     dnp_pase_hw hw;
-    dnp_pase_options po;
-    memset(&po, 0, sizeof po);
-    po.cost_model = cm;
-    po.max_memory_bytes = 256.0 * 1048576.0;
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *run = NULL;
     int st = dnp_cluster_parse(spec, cl, err);
     if (st == DNP_OK)
         st = dnp_pase_hw_from_cluster(cl, &hw, err);
     if (st == DNP_OK)
-        st = dnp_pase_problem_load(model, &hw, &po, &pb, err);
+        st = dnp_pase_problem_load(model, &hw, po, &pb, err);
     if (st == DNP_OK)
         st = dnp_pase_run_new(pb, NULL, &run, err);
+    if (st == DNP_OK && cost_s != NULL) {
+        dnp_pase_summary s;
+        dnp_pase_run_summary(run, &s);
+        *cost_s = s.cost_s;
+    }
     if (st == DNP_OK)
         st = dnp_model_load(model, g, err);
     if (st == DNP_OK)
@@ -35,6 +36,19 @@ static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm,
     dnp_pase_run_free(run);
     dnp_pase_problem_free(pb);
     return st;
+}
+
+/* PaSE on `model` over `spec` under cost model cm (the prototype's
+ * accounting: exact, deterministic), and its dnnpar strategy. */
+static int pase_strategy(const char *model, const char *spec, dnp_cost_model cm, char **text,
+                         dnp_pase_strategy_info *info, dnp_graph **g, dnp_cluster *cl,
+                         dnp_error *err)
+{
+    dnp_pase_options po;
+    memset(&po, 0, sizeof po);
+    po.cost_model = cm;
+    po.max_memory_bytes = 256.0 * 1048576.0;
+    return pase_strategy_po(model, spec, &po, NULL, text, info, g, cl, err);
 }
 
 TEST(pase_strategy_levels_and_plan)
@@ -205,36 +219,17 @@ TEST(pase_strategy_uneven_tree)
 static int space_run(const char *model, const char *spec, int space, double *cost_s,
                      dnp_error *err)
 {
-    dnp_pase_hw hw;
     dnp_pase_options po;
     memset(&po, 0, sizeof po);
     po.batch = 16;
     po.strategy_space = space;
     dnp_cluster cl;
-    dnp_pase_problem *pb = NULL;
-    dnp_pase_run *run = NULL;
     dnp_graph *g = NULL;
     char *text = NULL;
     dnp_pase_strategy_info info;
-    int st = dnp_cluster_parse(spec, &cl, err);
-    if (st == DNP_OK)
-        st = dnp_pase_hw_from_cluster(&cl, &hw, err);
-    if (st == DNP_OK)
-        st = dnp_pase_problem_load(model, &hw, &po, &pb, err);
-    if (st == DNP_OK)
-        st = dnp_pase_run_new(pb, NULL, &run, err);
-    if (st == DNP_OK) {
-        dnp_pase_summary s;
-        dnp_pase_run_summary(run, &s);
-        *cost_s = s.cost_s;
-        st = dnp_model_load(model, &g, err);
-    }
-    if (st == DNP_OK)
-        st = dnp_pase_run_strategy(run, g, model, &cl, 16, &text, &info, err);
+    int st = pase_strategy_po(model, spec, &po, cost_s, &text, &info, &g, &cl, err);
     dnp_free(text);
     dnp_graph_free(g);
-    dnp_pase_run_free(run);
-    dnp_pase_problem_free(pb);
     return st;
 }
 
