@@ -107,6 +107,44 @@ TEST(pase_perf_conv_by_hand)
     pase_graph_free(g);
 }
 
+/* A batch norm on (b, c, h, w) = (32, 64, 14, 14) on the same device, 4
+ * ways (docs/pase.md "Batch norm"): statistics per channel, so a batch
+ * split exchanges no statistics (local statistics, as DDP); a split of h all-reduces
+ * 2 + 2 statistics per channel (2 AR of 2 x 64 values) and the 2 x 64
+ * scale and shift gradients (1 AR): 3 all-reduces of 512 B over the 4
+ * devices.  A batch split all-reduces only those gradients (1 AR), a
+ * channel split nothing.  The README's accounting (4 AR of c h w = 12,544
+ * values over the batch split) would add 4 x 50 KB. */
+TEST(pase_perf_batch_norm_statistics)
+{
+    dnp_device_type d;
+    round_device(&d, 100e12);
+    pase_perf m;
+    dnp_error err = {0};
+    CHECK(pase_perf_init(&d, 4, DNP_PREC_DEFAULT, DNP_OPTIM_SGD, 0.0, 0, &m, &err) == DNP_OK);
+    pase_graph *g = pase_graph_new("bn", 4);
+    const int64_t in[4] = {32, 64, 14, 14};
+    pase_tensor x = pase_input(4, in, "bchw"), y;
+    pase_norm(g, "bn", &x, 0, &y);
+    CHECK_STR(g->err, "");
+    CHECK_EQ_INT(g->v[0].batch_dim, 0);
+    const int32_t b4[4] = {4, 1, 1, 1}, c4[4] = {1, 4, 1, 1}, h4[4] = {1, 1, 4, 1};
+    double tb = pase_perf_layer_s(&m, g, 0, b4), tc = pase_perf_layer_s(&m, g, 0, c4);
+    double th = pase_perf_layer_s(&m, g, 0, h4);
+    CHECK(tc > 0.0);
+    /* the all-reduce of 512 B over 4 single-device nodes on the round
+     * links, as every collective of the model prices it */
+    dnp_comm_group grp = m.tiers;
+    grp.per_node = 1;
+    grp.n_nodes = 4;
+    dnp_coll_cost cc;
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, 512.0, &cc);
+    CHECK(cc.time_s > 8e-6 && cc.time_s < 13e-6); /* 2 log2(4) x 2 us .. 2 x 3 x 2 us, + S/B */
+    CHECK_NEAR(tb - tc, cc.time_s, 1e-12, 0.0);
+    CHECK_NEAR(th - tc, 3.0 * cc.time_s, 1e-12, 0.0);
+    pase_graph_free(g);
+}
+
 /* The DP under the seconds model equals exhaustive enumeration. */
 TEST(pase_perf_dp_equals_exhaustive)
 {

@@ -74,6 +74,9 @@ struct dnp_pase_run {
     int budgeted;
     int have_het;                /* default model, DP, several types: het below */
     pase_hetero_result het;      /* owned */
+    double own_simulated_s;      /* with het: the step simulator's time of the run's own
+                                  * (weakest-device) plan, INFINITY if it cannot run it,
+                                  * NAN if not simulated (a reference graph) */
     int have_tables;             /* exact search: the DP's table figures below */
     int max_dep;
     double max_rows, work, table_bytes;
@@ -97,8 +100,9 @@ void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
 dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **out,
                                 dnp_error *err);
 
-/* 1 if the chosen plan of a run is its type split (step faster than the
- * weakest-device plan).  O(1). */
+/* 1 if the chosen plan of a run is its type split: faster than the
+ * weakest-device plan in the step simulator when both were simulated
+ * (het.judged_s, own_simulated_s), else in the objective.  O(1). */
 int pase_run_split_chosen(const dnp_pase_run *r);
 /* The idle-device warning of `what` on f if used < p; returns 1 if
  * written.  O(1). */

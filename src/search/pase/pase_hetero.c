@@ -16,6 +16,9 @@
  * beta T_j); as in the AccPar search (src/search/plan.c search_ratio) the
  * share is the minimiser of the predicted step over candidates around
  * that balance, since the all-reduce does not shrink with the share.
+ * With a judge (the step simulator, pase_run.c) the same search runs again
+ * from the objective's best on the judge's step (docs/pase.md "Shares
+ * chosen by the step simulator").
  */
 #include "search/pase/pase_perf.h"
 
@@ -46,6 +49,9 @@ typedef struct {
     dnp_comm_group cross;                    /* one member per group, slowest inter tier */
     double grad_bytes;                       /* widest gradient element of the types */
     int candidates;
+    double *judge_memo;                      /* two groups: the judge's step by b_0, NAN
+                                              * until judged */
+    int judged;
 } hctx;
 
 /* One group's PaSE plan at batch b.  want != NULL: keep the plan in it.
@@ -158,6 +164,47 @@ static dnp_status step_of(hctx *h, const int64_t *b, double *step, dnp_error *er
     return DNP_OK;
 }
 
+/* How a split is scored: the objective (step_of) or the judge (judge_of). */
+typedef dnp_status (*split_eval)(hctx *h, const int64_t *b, double *step, dnp_error *err);
+
+/* The judge's step of split b: the groups' plans at their shares, run by
+ * o->judge (INFINITY when a group does not fit or the judge cannot run
+ * the plan).  Memoised for two groups. */
+static dnp_status judge_of(hctx *h, const int64_t *b, double *step, dnp_error *err)
+{
+    if (h->k == 2 && !isnan(h->judge_memo[b[0]])) {
+        *step = h->judge_memo[b[0]];
+        return DNP_OK;
+    }
+    pase_hetero_result cand;
+    memset(&cand, 0, sizeof cand);
+    cand.n_groups = h->k;
+    dnp_status st = DNP_OK;
+    double worst = 0.0;
+    for (int t = 0; t < h->k && st == DNP_OK; t++) {
+        pase_hetero_group *gr = &cand.grp[t];
+        gr->type = h->type[t];
+        gr->n_dev = h->n_dev[t];
+        gr->batch = b[t];
+        double ts;
+        st = group_plan(h, t, b[t], b[t] > 0 ? gr : NULL, &ts, err);
+        gr->time_s = ts;
+        worst = ts > worst ? ts : worst;
+    }
+    *step = INFINITY;
+    if (st == DNP_OK && isfinite(worst)) {
+        cand.sync_s = sync_s(h, b);
+        cand.step_s = worst + cand.sync_s;
+        cand.judged_s = NAN;
+        st = h->o->judge(h->o->judge_user, &cand, step, err);
+        h->judged++;
+    }
+    pase_hetero_result_free(&cand);
+    if (st == DNP_OK && h->k == 2)
+        h->judge_memo[b[0]] = *step;
+    return st;
+}
+
 /* Largest-remainder rounding of real shares w (summing to anything > 0)
  * to integers summing to the batch. */
 static void round_shares(const hctx *h, const double *w, int64_t *b)
@@ -183,12 +230,13 @@ static void round_shares(const hctx *h, const double *w, int64_t *b)
     }
 }
 
-/* Try split b; keep it if strictly better (ties: the first tried). */
-static dnp_status try_split(hctx *h, const int64_t *b, int64_t *best, double *best_s,
-                            dnp_error *err)
+/* Try split b under eval; keep it if strictly better (ties: the first
+ * tried). */
+static dnp_status try_split(hctx *h, split_eval eval, const int64_t *b, int64_t *best,
+                            double *best_s, dnp_error *err)
 {
     double s;
-    dnp_status st = step_of(h, b, &s, err);
+    dnp_status st = eval(h, b, &s, err);
     if (st == DNP_OK && s < *best_s) {
         *best_s = s;
         memcpy(best, b, (size_t)h->k * sizeof *b);
@@ -196,44 +244,15 @@ static dnp_status try_split(hctx *h, const int64_t *b, int64_t *best, double *be
     return st;
 }
 
-/* Two groups: b_0 over a grid of at most 32 steps (every integer when the
- * batch is at most 32), then a pattern search around the best, step
- * halving to 1.  More groups: the Eq. 10 fixed point, then moves of
- * samples between pairs of groups, halving. */
-static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exhaustive,
-                                dnp_error *err)
+/* From best (scored *best_s under eval): two groups: b_0 over a grid of
+ * at most 32 steps (every integer when the batch is at most 32), then a
+ * pattern search around the best, step halving to 1.  More groups: moves
+ * of samples between pairs of groups, halving. */
+static dnp_status refine_shares(hctx *h, split_eval eval, int64_t *best, double *best_s,
+                                int *exhaustive, dnp_error *err)
 {
     dnp_status st;
     int64_t b[DNP_MAX_DEVICE_TYPES];
-    double w[DNP_MAX_DEVICE_TYPES];
-    *best_s = INFINITY;
-    /* Eq. 10's balance for linear times: shares proportional to speed
-     * (devices x peak x compute efficiency) */
-    for (int t = 0; t < h->k; t++)
-        w[t] = h->n_dev[t] * h->perf[t].r.peak_flops * h->perf[t].r.compute_eff;
-    round_shares(h, w, b);
-    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
-        return st;
-    /* Eq. 10 fixed point: alpha T(alpha) balanced, shares ~ share / time */
-    for (int it = 0; it < 4; it++) {
-        double times[DNP_MAX_DEVICE_TYPES];
-        int ok = 1;
-        for (int t = 0; t < h->k; t++) {
-            if ((st = group_plan(h, t, best[t], NULL, &times[t], err)) != DNP_OK)
-                return st;
-            if (best[t] > 0 && !(times[t] > 0.0 && isfinite(times[t])))
-                ok = 0;
-            w[t] = best[t] > 0 && ok ? (double)best[t] / times[t] : 0.0;
-        }
-        if (!ok)
-            break;
-        round_shares(h, w, b);
-        double before = *best_s;
-        if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
-            return st;
-        if (!(*best_s < before))
-            break;
-    }
     *exhaustive = 0;
     if (h->k == 2) {
         int64_t steps = h->batch < 32 ? h->batch : 32;
@@ -241,7 +260,7 @@ static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exh
         for (int64_t i = 0; i <= steps; i++) {
             b[0] = (h->batch * i + steps / 2) / steps;
             b[1] = h->batch - b[0];
-            if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+            if ((st = try_split(h, eval, b, best, best_s, err)) != DNP_OK)
                 return st;
         }
         for (int64_t d = (h->batch / steps + 1) / 2; d >= 1 && !*exhaustive; d /= 2) {
@@ -254,7 +273,7 @@ static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exh
                     if (b[0] < 0 || b[1] < 0)
                         continue;
                     double before = *best_s;
-                    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+                    if ((st = try_split(h, eval, b, best, best_s, err)) != DNP_OK)
                         return st;
                     moved |= *best_s < before;
                 }
@@ -274,13 +293,52 @@ static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exh
                     b[i] -= d;
                     b[j] += d;
                     double before = *best_s;
-                    if ((st = try_split(h, b, best, best_s, err)) != DNP_OK)
+                    if ((st = try_split(h, eval, b, best, best_s, err)) != DNP_OK)
                         return st;
                     moved |= *best_s < before;
                 }
         }
     }
     return DNP_OK;
+}
+
+/* The objective's search: Eq. 10's balance, its fixed point, then
+ * refine_shares. */
+static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exhaustive,
+                                dnp_error *err)
+{
+    dnp_status st;
+    int64_t b[DNP_MAX_DEVICE_TYPES];
+    double w[DNP_MAX_DEVICE_TYPES];
+    *best_s = INFINITY;
+    /* Eq. 10's balance for linear times: shares proportional to speed
+     * (devices x peak x compute efficiency) */
+    for (int t = 0; t < h->k; t++)
+        w[t] = h->n_dev[t] * h->perf[t].r.peak_flops * h->perf[t].r.compute_eff;
+    round_shares(h, w, b);
+    if ((st = try_split(h, step_of, b, best, best_s, err)) != DNP_OK)
+        return st;
+    /* Eq. 10 fixed point: alpha T(alpha) balanced, shares ~ share / time */
+    for (int it = 0; it < 4; it++) {
+        double times[DNP_MAX_DEVICE_TYPES];
+        int ok = 1;
+        for (int t = 0; t < h->k; t++) {
+            if ((st = group_plan(h, t, best[t], NULL, &times[t], err)) != DNP_OK)
+                return st;
+            if (best[t] > 0 && !(times[t] > 0.0 && isfinite(times[t])))
+                ok = 0;
+            w[t] = best[t] > 0 && ok ? (double)best[t] / times[t] : 0.0;
+        }
+        if (!ok)
+            break;
+        round_shares(h, w, b);
+        double before = *best_s;
+        if ((st = try_split(h, step_of, b, best, best_s, err)) != DNP_OK)
+            return st;
+        if (!(*best_s < before))
+            break;
+    }
+    return refine_shares(h, step_of, best, best_s, exhaustive, err);
 }
 
 dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
@@ -355,6 +413,35 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
                       (long long)batch);
         goto done;
     }
+    out->best_objective_s = best_s;
+    out->judged_s = NAN;
+    if (o->judge != NULL) {
+        /* the same search again on the judge's step, from the objective's best */
+        int64_t jbest[DNP_MAX_DEVICE_TYPES];
+        double jbest_s = INFINITY;
+        int exhaustive;
+        if (h.k == 2) {
+            h.judge_memo = dnp_malloc((size_t)(batch + 1) * sizeof(double));
+            if (h.judge_memo == NULL) {
+                st = DNP_ERR_NOMEM;
+                dnp_error_set(err, st, "out of memory for the share search");
+                goto done;
+            }
+            for (int64_t b = 0; b <= batch; b++)
+                h.judge_memo[b] = NAN;
+        }
+        memcpy(jbest, best, sizeof jbest);
+        if ((st = try_split(&h, judge_of, best, jbest, &jbest_s, err)) != DNP_OK ||
+            (st = refine_shares(&h, judge_of, jbest, &jbest_s, &exhaustive, err)) != DNP_OK)
+            goto done;
+        if (isfinite(jbest_s)) { /* else the judge ran none: the objective's choice */
+            memcpy(best, jbest, sizeof jbest);
+            out->judged_s = jbest_s;
+            if ((st = step_of(&h, best, &best_s, err)) != DNP_OK)
+                goto done;
+        }
+        out->judged = h.judged;
+    }
     out->n_groups = h.k;
     for (int t = 0; t < h.k; t++) {
         pase_hetero_group *gr = &out->grp[t];
@@ -373,6 +460,7 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
 done:
     for (int t = 0; t < h.k; t++)
         dnp_free(h.memo[t]);
+    dnp_free(h.judge_memo);
     out->search_s = now_s() - t0;
     if (st != DNP_OK)
         pase_hetero_result_free(out);

@@ -326,7 +326,22 @@ static double pool_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 /* README norm over axis a: 16E FLOP (forward 8E, backward 8E), the batch
  * norm kernels of docs/device-model.md (statistics + normalise: 3E A;
  * input gradient 3E A; parameter gradient 2E A), plus 4 AR(E / (d_a/c_a),
- * c_a) and 4 AR(d_a/c_a, prod_{i != a} c_i). */
+ * c_a) and 4 AR(d_a/c_a, prod_{i != a} c_i).
+ *
+ * A batch norm (the axis is the batch, on a (b, c, ...) domain) is not the
+ * README's norm over axis 0 alone: its statistics are per channel, over
+ * the batch and every other axis (Ioffe and Szegedy 2015, Algorithm 1),
+ * and its scale and shift are per channel.  Its exchanges (docs/pase.md
+ * "Batch norm"):
+ *   - a batch split: none for the statistics: each device normalises with
+ *     its own samples' statistics, as data-parallel training does by
+ *     default (PyTorch DDP's BatchNorm; SyncBatchNorm is opt-in) and as the
+ *     step simulator counts (docs/time-model.md, "Batch-norm statistics");
+ *   - a split of the other normalised axes (h, w): 2 AR of 2 values per
+ *     local channel over those splits (forward sum and sum of squares,
+ *     backward sum dy and sum dy xhat), which the statistics need;
+ *   - the parameter gradients (2 per local channel) all-reduced over the
+ *     devices holding the same channels, as a weight's. */
 static double norm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
     double A = m->r.act_bytes, E = volume(v, c);
@@ -334,6 +349,15 @@ static double norm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
     double per_a = (double)v->dom[a] / c[a];
     double t = vector_kernel_s(m, 4.0 * E, E * A) + vector_kernel_s(m, 4.0 * E, 2.0 * E * A) +
                vector_kernel_s(m, 6.0 * E, 3.0 * E * A) + vector_kernel_s(m, 2.0 * E, 2.0 * E * A);
+    if (a == v->batch_dim && a == 0 && v->rank >= 2) {
+        double per_c = (double)v->dom[1] / c[1];
+        unsigned spatial = 0;
+        for (int d = 2; d < v->rank; d++)
+            spatial |= BIT(d);
+        t += 2.0 * allreduce_s(m, v->rank, c, spatial, 2.0 * per_c, A);
+        t += allreduce_s(m, v->rank, c, spatial | BIT(0), 2.0 * per_c, m->r.grad_bytes);
+        return t;
+    }
     unsigned others = 0;
     for (int d = 0; d < v->rank; d++)
         if (d != a)

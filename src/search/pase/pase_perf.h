@@ -103,6 +103,8 @@ void pase_fit_result_free(pase_fit_result *r); /* NULL-safe.  O(1). */
 typedef dnp_status (*pase_graph_builder)(const void *user, int64_t batch, pase_graph **out,
                                          dnp_error *err);
 
+struct pase_hetero_result;
+
 typedef struct {
     dnp_precision precision;
     dnp_optimizer optimizer;
@@ -111,6 +113,13 @@ typedef struct {
     double max_table_bytes;  /* the DP's table guard (pase_params.max_bytes) */
     int prototype_edges;
     const pase_search_opts *search;
+    /* When set, the shares are chosen by judge (the step simulator:
+     * pase_run.c) among the splits whose plans it can run: `judge` gets a
+     * candidate (its groups' plans at their shares; borrowed for the call)
+     * and sets *step_s, INFINITY for a plan it cannot run. */
+    dnp_status (*judge)(const void *user, const struct pase_hetero_result *cand, double *step_s,
+                        dnp_error *err);
+    const void *judge_user;
 } pase_hetero_opts;
 
 typedef struct {
@@ -125,12 +134,16 @@ typedef struct {
     char (*cfg_text)[48];    /* per vertex: "(b,c,...)" (owned) */
 } pase_hetero_group;
 
-typedef struct {
+typedef struct pase_hetero_result {
     int n_groups;
     pase_hetero_group grp[DNP_MAX_DEVICE_TYPES];
     double sync_s;           /* the cross-group gradient all-reduce */
     double param_bytes;      /* gradient bytes it sums */
-    double step_s;           /* max over groups of time_s, plus sync_s */
+    double step_s;           /* max over groups of time_s, plus sync_s (the objective) */
+    double best_objective_s; /* the least step_s over the splits tried */
+    double judged_s;         /* the judge's step of this split; NAN without a judge or
+                              * when it could run none (then the objective chose) */
+    int judged;              /* splits the judge evaluated */
     int candidates;          /* batch splits evaluated */
     int exhaustive;          /* 1: every integer split was evaluated (two types) */
     double search_s;         /* wall time */
@@ -142,11 +155,13 @@ typedef struct {
  * the groups on the slowest inter-node tier (docs/pase.md "Heterogeneous
  * clusters").  The shares start at AccPar Eq. 10's balance (proportional
  * to each group's speed) and are searched: with two types every integer
- * split when the batch is at most 512, else a grid of 64 and refinement;
+ * split when the batch is at most 32, else a grid of 32 and refinement;
  * with more types the Eq. 10 fixed point (shares proportional to
  * share / time) and coordinate refinement.  Shares giving a group nothing
- * are candidates (the group idles).  DNP_ERR_INPUT if no split fits in
- * memory.  O(candidates x groups x one PaSE search). */
+ * are candidates (the group idles).  With o->judge the same grid and
+ * refinement run again from the objective's best, on the judge's step.
+ * DNP_ERR_INPUT if no split fits in memory.  O(candidates x groups x one
+ * PaSE search, plus the judge's candidates x (one search + the judge)). */
 dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
                               const void *user, const pase_hetero_opts *o,
                               pase_hetero_result *out, dnp_error *err);

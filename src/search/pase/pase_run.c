@@ -10,6 +10,7 @@
  */
 #include "search/pase/pase_driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -59,11 +60,57 @@ static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_sear
     return DNP_OK;
 }
 
+/* The step simulator's time of run r's chosen plan on the problem's model
+ * and cluster (dnp_pase_run_plan); INFINITY for a plan it cannot run (no
+ * dnnpar strategy: a split that is not a power of two, another dimension,
+ * a device tree that does not halve), an error only when out of memory. */
+static dnp_status simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err)
+{
+    const dnp_pase_problem *pp = r->pp;
+    dnp_plan *plan = NULL;
+    dnp_error e = {0};
+    dnp_status st = dnp_pase_run_plan(r, pp->core, &pp->hw.cluster, &plan, NULL, &e);
+    *step_s = INFINITY;
+    if (st == DNP_OK) {
+        dnp_plan_summary sum;
+        dnp_plan_get_summary(plan, &sum);
+        *step_s = sum.step_time_s;
+    }
+    dnp_plan_free(plan);
+    if (st == DNP_ERR_NOMEM) {
+        *err = e;
+        return st;
+    }
+    return DNP_OK;
+}
+
+/* The type split's judge (pase_hetero_opts.judge): candidate cand as the
+ * run's chosen plan, simulated.  user is the run (its own plan set). */
+static dnp_status judge_split(const void *user, const pase_hetero_result *cand, double *step_s,
+                              dnp_error *err)
+{
+    dnp_pase_run tmp = *(const dnp_pase_run *)user;
+    tmp.het = *cand; /* borrowed for the call: never freed through tmp */
+    tmp.have_het = 1;
+    tmp.cost = INFINITY; /* the split is the chosen plan */
+    return simulated_s(&tmp, step_s, err);
+}
+
 /* Several device types: the batch split across them, PaSE inside each
- * (pase_hetero.c), searched with the run's options. */
+ * (pase_hetero.c), searched with the run's options.  With the model's
+ * core graph the shares are chosen by the step simulator, and the
+ * weakest-device plan is simulated for the choice between the two
+ * (pase_run_split_chosen). */
 static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *so,
                             dnp_pase_run *r, dnp_error *err)
 {
+    r->own_simulated_s = NAN;
+    int judged = pp->core != NULL && pp->opt.strategy_space;
+    if (judged) {
+        dnp_status st = simulated_s(r, &r->own_simulated_s, err);
+        if (st != DNP_OK)
+            return st;
+    }
     pase_hetero_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.precision = pp->opt.precision;
@@ -73,6 +120,10 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
     ho.max_table_bytes = pp->pb.par.max_bytes;
     ho.prototype_edges = pp->opt.prototype_edges;
     ho.search = so;
+    if (judged) {
+        ho.judge = judge_split;
+        ho.judge_user = r;
+    }
     dnp_status st = pase_hetero_search(&pp->hw.cluster, pp->batch, pase_problem_rebuild,
                                        pp, &ho, &r->het, err);
     if (st != DNP_OK)
@@ -169,6 +220,7 @@ dnp_status dnp_pase_run_new(const dnp_pase_problem *pp, const dnp_pase_run_optio
     r->pp = pp;
     r->search = o->search;
     r->optimum = -1.0;
+    r->own_simulated_s = NAN;
     r->time_limit_s = o->time_limit_s;
     if ((st = run(pp, o, r, tmp, mcfg, err)) != DNP_OK)
         goto done;

@@ -41,10 +41,17 @@ static json_t *split_json(const dnp_pase_run *r)
                               gr->mem_bytes, "devices_used", gr->batch > 0 ? gr->devices_used : 0,
                               "strategy", ops));
     }
-    return json_pack("{s:f,s:f,s:f,s:i,s:b,s:o,s:s}", "step_s", h->step_s, "sync_s", h->sync_s,
-                     "grad_bytes", h->param_bytes, "candidates", h->candidates, "exhaustive",
-                     h->exhaustive, "groups", groups, "chosen",
-                     pase_run_split_chosen(r) ? "type split" : "weakest device");
+    json_t *o = json_pack("{s:f,s:f,s:f,s:i,s:b,s:o,s:s}", "step_s", h->step_s, "sync_s",
+                          h->sync_s, "grad_bytes", h->param_bytes, "candidates", h->candidates,
+                          "exhaustive", h->exhaustive, "groups", groups, "chosen",
+                          pase_run_split_chosen(r) ? "type split" : "weakest device");
+    if (o != NULL && isfinite(h->judged_s)) { /* only where judged: older outputs unchanged */
+        json_object_set_new(o, "simulated_s", json_real(h->judged_s));
+        json_object_set_new(o, "simulated_splits", json_integer(h->judged));
+        if (isfinite(r->own_simulated_s))
+            json_object_set_new(o, "weakest_simulated_s", json_real(r->own_simulated_s));
+    }
+    return o;
 }
 
 /* The shared model's fields: costs in seconds replace the FLOP figures;
@@ -210,6 +217,19 @@ static void split_text(const dnp_pase_run *r, FILE *f)
         snprintf(what, sizeof what, "the %s group", cl->types[h->grp[g].type].name);
         pase_idle_warning(f, h->grp[g].batch > 0 ? h->grp[g].devices_used : 0, h->grp[g].n_dev,
                           what);
+    }
+    if (isfinite(h->judged_s)) {
+        /* shares and choice by the step simulator (pase_run.c run_split) */
+        char j[32], o[32];
+        dnp_fmt_time(h->judged_s, j, sizeof j);
+        if (isfinite(r->own_simulated_s))
+            dnp_fmt_time(r->own_simulated_s, o, sizeof o);
+        else
+            snprintf(o, sizeof o, "not runnable");
+        fprintf(f,
+                "shares chosen in the step simulator (%d splits simulated): type split %s, "
+                "weakest-device plan %s\n",
+                h->judged, j, o);
     }
     fprintf(f, "chosen: %s\n",
             pase_run_split_chosen(r) ? "the type split" : "the weakest-device plan");

@@ -6,12 +6,17 @@
  */
 #include "search/pase/pase_driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 int pase_run_split_chosen(const dnp_pase_run *r)
 {
-    return r->have_het && r->het.step_s < r->cost;
+    if (!r->have_het)
+        return 0;
+    if (isfinite(r->het.judged_s) && isfinite(r->own_simulated_s))
+        return r->het.judged_s < r->own_simulated_s;
+    return r->het.step_s < r->cost;
 }
 
 int pase_idle_warning(FILE *f, int used, int p, const char *what)
