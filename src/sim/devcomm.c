@@ -421,18 +421,12 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     if (ni->join) {
         int64_t e = op->out.c * op->out.h * op->out.w;
         int concat = op->kind == DNP_OP_CONCAT;
-        int ok = (op->kind == DNP_OP_ADD || concat) && op->out.c > 0;
-        if (matmul_form(C->g, op) != 0) {
-            /* its inputs' units are their own channels (edges_into) */
-            ni->in_units = ni->out_units = op->out.c;
-            ni->in_cell = e / op->out.c;
-            ni->w_cell = 0;
-            ni->group_out = ni->group_in = 1;
-            ni->producer = -1;
-            return DNP_OK;
-        }
+        /* a matmul join needs no check here: its inputs' units are their
+         * own channels (edges_into) */
+        int matmul = matmul_form(C->g, op) != 0;
+        int ok = matmul || ((op->kind == DNP_OP_ADD || concat) && op->out.c > 0);
         int64_t channels = 0;
-        for (int k = 0; ok && k < op->n_inputs; k++) {
+        for (int k = 0; ok && !matmul && k < op->n_inputs; k++) {
             const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
             if (concat) /* whole channels of one height and width, in order */
                 ok = in->out.h == op->out.h && in->out.w == op->out.w &&
@@ -442,7 +436,7 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
                      origin(C->g, op, k)->out.c == op->out.c;
             channels += in->out.c;
         }
-        if (ok && concat)
+        if (ok && !matmul && concat)
             ok = channels == op->out.c;
         if (!ok) {
             dnp_error_set(err, DNP_ERR_INPUT,
