@@ -1394,6 +1394,46 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
                                  const char *model_source, const dnp_cluster *c, int64_t batch,
                                  char **out, dnp_pase_strategy_info *info, dnp_error *err);
 
+/* A PaSE run whose plan is a dnnpar strategy (dnp_pase_search_strategy). */
+typedef struct {
+    dnp_pase_problem *problem;   /* owned (dnp_pase_strategy_search_free) */
+    dnp_pase_run *run;           /* owned; a run of problem */
+    char *strategy;              /* the run's strategy JSON (dnp_pase_run_strategy; owned) */
+    dnp_pase_strategy_info info;
+    int in_space;                /* 1: PaSE's optimum was no strategy, so the run is the
+                                  * search in the strategy's space */
+    char cost[64];               /* the run's cost in its unit ("21.733 ms", "F = ... FLOP") */
+    char optimum[64];            /* in_space: the optimum's cost, the same way */
+    char why[512];               /* in_space: why the optimum is no strategy */
+} dnp_pase_strategy_search;
+
+/* PaSE with opt and ro on a model, its plan written as a dnnpar strategy
+ * for cluster c (dnp_pase_run_strategy).  The model is g when given (its
+ * strategy names g), else the file, zoo or reference model `model`
+ * (dnp_pase_problem_load; the strategy names `model` as its source).  When
+ * the optimum splits what a strategy cannot hold and opt did not ask for
+ * the strategy's space, the search runs again in that space
+ * (dnp_pase_options.strategy_space) and out->in_space, optimum and why
+ * say so (docs/pase.md "The strategy's space").  Errors: the loaders' and
+ * searches' own; DNP_ERR_INPUT when no strategy exists even in that space
+ * (the message names the op or the group).  On success *out owns the
+ * problem, the run and the text (dnp_pase_strategy_search_free); on
+ * failure *out holds nothing.  O(one or two searches + ops x levels). */
+dnp_status dnp_pase_search_strategy(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
+                                    const dnp_pase_options *opt, const dnp_pase_run_options *ro,
+                                    const dnp_cluster *c, dnp_pase_strategy_search *out,
+                                    dnp_error *err);
+/* s's strategy as a plan (named "pase" or "mcmc") of its model on cluster
+ * c, evaluated by the step simulator as dnp_pase_run_plan does, without
+ * writing the strategy again (the model is the problem's core graph, or
+ * loaded again for a reference graph's problem).  Errors: the loader's and
+ * the simulator's own.  *out is the caller's (dnp_plan_free).  O(the
+ * simulation). */
+dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_cluster *c,
+                                dnp_plan **out, dnp_error *err);
+/* Free what s owns (NULL-safe) and zero it.  O(ops). */
+void dnp_pase_strategy_search_free(dnp_pase_strategy_search *s);
+
 /* `dnnpar reproduce pase`: the paper's Table I (search per model and p = 4
  * .. 64 beside the paper's and the prototype's times and totals) and
  * Table II (strategies at p = 32) on our implementation (opaque;

@@ -419,6 +419,14 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
     return cli_exit_for(st);
 }
 
+dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err)
+{
+    size_t n = strlen(spec);
+    return (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
+               ? dnp_cluster_read_json(spec, out, err)
+               : dnp_cluster_parse(spec, out, err);
+}
+
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
 {
     dnp_error err = {0};
@@ -426,10 +434,7 @@ int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)
         cli_error(cmd, "--cluster is required, e.g. --cluster 128xtpu-v2+128xtpu-v3");
         return EXIT_USAGE;
     }
-    size_t n = strlen(spec);
-    dnp_status st = (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
-                        ? dnp_cluster_read_json(spec, out, &err)
-                        : dnp_cluster_parse(spec, out, &err);
+    dnp_status st = cli_read_cluster(spec, out, &err);
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);

@@ -232,9 +232,11 @@ typedef struct {
     char why[400];
 } run_report;
 
-/* The simulated plan of the run (dnp_pase_run_plan) into rr; why it has
- * none in rr->why. */
-static void simulate_run(const char *cmd, const cli_args *a, run_report *rr)
+/* The simulated plan of the run into rr: from the strategy ss holds
+ * (dnp_pase_search_plan), else written from the run (dnp_pase_run_plan);
+ * why it has none in rr->why. */
+static void simulate_run(const char *cmd, const cli_args *a, const dnp_pase_strategy_search *ss,
+                         run_report *rr)
 {
     const char *spec = cli_get(a, "cluster");
     const char *cm = cli_get(a, "cost-model");
@@ -245,9 +247,14 @@ static void simulate_run(const char *cmd, const cli_args *a, run_report *rr)
     dnp_graph *g = NULL;
     dnp_plan *p = NULL;
     dnp_error err = {0};
-    if (dnp_cluster_parse(spec, &cl, &err) == DNP_OK &&
-        cli_load_model(cmd, a->pos[0], a, &g) == 0 &&
-        dnp_pase_run_plan(rr->run, g, &cl, &p, NULL, &err) == DNP_OK) {
+    dnp_status st = cli_read_cluster(spec, &cl, &err);
+    if (st == DNP_OK && ss->strategy != NULL)
+        st = dnp_pase_search_plan(ss, &cl, &p, &err);
+    else if (st == DNP_OK)
+        st = cli_load_model(cmd, a->pos[0], a, &g) == 0
+                 ? dnp_pase_run_plan(rr->run, g, &cl, &p, NULL, &err)
+                 : DNP_ERR_INPUT;
+    if (st == DNP_OK) {
         dnp_plan_get_summary(p, &rr->sim);
         rr->have_sim = 1;
     } else {
@@ -424,44 +431,6 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     return cli_time_limit(cmd, a, &ro->time_limit_s);
 }
 
-/* --strategy-json: the run's strategy as a dnnpar strategy for the core
- * graph of MODEL on the cluster (docs/pase.md, "As a dnnpar strategy"),
- * for simulate --strategy, export --strategy and the plots.  Returns 0
- * with *text (the caller's) and *info set, or an exit status (its message
- * printed); when the strategy cannot hold the plan (DNP_ERR_INPUT from
- * dnp_pase_run_strategy) the message is left in *serr unprinted and
- * *cannot is 1, so the caller may search the strategy's space instead. */
-static int strategy_text(const char *cmd, const cli_args *a, const dnp_pase_problem *pb,
-                         const dnp_pase_run *run, char **text, dnp_pase_strategy_info *info,
-                         dnp_error *serr, int *cannot)
-{
-    const char *spec = cli_get(a, "cluster");
-    *text = NULL;
-    *cannot = 0;
-    if (spec == NULL) {
-        cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
-        return EXIT_USAGE;
-    }
-    dnp_cluster cl;
-    dnp_graph *g = NULL;
-    int rc;
-    if ((rc = cli_load_cluster(cmd, spec, &cl)) != 0)
-        return rc;
-    if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
-        return rc;
-    dnp_status st = dnp_pase_run_strategy(run, g, a->pos[0], &cl, dnp_pase_problem_batch(pb),
-                                          text, info, serr);
-    dnp_graph_free(g);
-    if (st == DNP_OK)
-        return 0;
-    if (st == DNP_ERR_INPUT) {
-        *cannot = 1;
-        return EXIT_USAGE;
-    }
-    cli_error(cmd, "%s", serr->msg);
-    return cli_exit_for(st);
-}
-
 /* Write the strategy text and its warnings (types and ops left idle). */
 static int write_strategy(const char *cmd, const char *path, const char *text,
                           const dnp_pase_strategy_info *info)
@@ -480,17 +449,6 @@ static int write_strategy(const char *cmd, const char *path, const char *text,
                 cmd, info->idle_ops, info->idle_ops == 1 ? "" : "s",
                 info->idle_ops == 1 ? "s" : "", info->idle_ops == 1 ? "its" : "their");
     return rc;
-}
-
-/* The run's cost in its unit, for the note comparing two runs. */
-static void put_cost(char *buf, size_t n, const dnp_pase_run *run)
-{
-    dnp_pase_summary s;
-    dnp_pase_run_summary(run, &s);
-    if (s.cost_model == DNP_COST_PASE_PAPER)
-        snprintf(buf, n, "F = %.6g FLOP", s.cost_flop);
-    else
-        dnp_fmt_time(s.cost_s, buf, n);
 }
 
 /* Load the problem and run the search; the error printed on failure. */
@@ -522,56 +480,52 @@ int cmd_plan_pase(const cli_args *a)
         return rc;
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *run = NULL;
-    char *text = NULL;
-    dnp_pase_strategy_info info;
+    dnp_pase_strategy_search ss;
+    memset(&ss, 0, sizeof ss);
     const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
-    rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
-    if (rc == 0 && strat != NULL) {
-        dnp_error serr = {0};
-        int cannot = 0;
-        rc = strategy_text(cmd, a, pb, run, &text, &info, &serr, &cannot);
-        if (cannot && !po.strategy_space) {
-            /* The optimum splits what a strategy cannot say: PaSE again, in
-             * the strategy's space (docs/pase.md "The strategy's space"). */
-            char was[64], now[64];
-            put_cost(was, sizeof was, run);
-            dnp_pase_run_free(run);
-            dnp_pase_problem_free(pb);
-            run = NULL;
-            pb = NULL;
-            po.strategy_space = 1;
-            dnp_error first = serr;
-            rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
-            if (rc == 0)
-                rc = strategy_text(cmd, a, pb, run, &text, &info, &serr, &cannot);
-            if (rc == 0) {
-                put_cost(now, sizeof now, run);
-                fprintf(stderr,
-                        "dnnpar %s: note: PaSE's optimum (%s) is no dnnpar strategy: %s; plan "
-                        "and strategy below are the best in the strategy's space (%s; "
-                        "docs/pase.md \"The strategy's space\")\n",
-                        cmd, was, first.msg, now);
+    if (strat == NULL) {
+        rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
+        ss.problem = pb; /* freed with ss below */
+        ss.run = run;
+    } else if (cli_get(a, "cluster") == NULL) {
+        cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
+        rc = EXIT_USAGE;
+    } else {
+        /* the run and its strategy for the model on the cluster; in the
+         * strategy's space if the optimum is no strategy (docs/pase.md) */
+        dnp_cluster cl;
+        dnp_error err = {0};
+        if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) == 0) {
+            dnp_status st =
+                dnp_pase_search_strategy(a->pos[0], NULL, &hw, &po, &ro, &cl, &ss, &err);
+            if (st != DNP_OK) {
+                cli_error(cmd, "%s", err.msg);
+                rc = cli_exit_for(st);
             }
         }
-        if (rc != 0 && cannot)
-            cli_error(cmd, "%s", serr.msg);
+        pb = ss.problem;
+        run = ss.run;
+        if (rc == 0 && ss.in_space)
+            fprintf(stderr,
+                    "dnnpar %s: note: PaSE's optimum (%s) is no dnnpar strategy: %s; plan and "
+                    "strategy below are the best in the strategy's space (%s; docs/pase.md \"The "
+                    "strategy's space\")\n",
+                    cmd, ss.optimum, ss.why, ss.cost);
     }
     if (rc == 0) {
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
         if (strat != NULL)
-            rc = write_strategy(cmd, strat, text, &info);
+            rc = write_strategy(cmd, strat, ss.strategy, &ss.info);
         run_report rr;
         memset(&rr, 0, sizeof rr);
         rr.run = run;
         if (rc == 0)
-            simulate_run(cmd, a, &rr);
+            simulate_run(cmd, a, &ss, &rr);
         if (rc == 0)
             rc = write_reports(cmd, json, json != NULL ? run_json(&rr) : NULL, print_run, &rr,
                                cli_flag(a, "timing"));
     }
-    dnp_free(text);
-    dnp_pase_run_free(run);
-    dnp_pase_problem_free(pb);
+    dnp_pase_strategy_search_free(&ss);
     return rc;
 }
 

@@ -10,55 +10,108 @@
 #include <stdio.h>
 #include <string.h>
 
-/* PaSE (search s) on g over c with opt's batch and device-model options,
- * in the strategy's space when space is 1: the problem and the run (the
- * caller frees both, also on failure). */
-static dnp_status search(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                         dnp_pase_search s, int space, dnp_pase_problem **pb, dnp_pase_run **run,
-                         dnp_error *err)
+/* The run's cost in its unit ("21.272 ms", "F = 1.2e+12 FLOP"). */
+static void put_cost(const dnp_pase_run *r, char *buf, size_t n)
 {
-    dnp_pase_hw hw;
-    dnp_pase_options po;
-    memset(&po, 0, sizeof po);
-    po.batch = opt->batch;
-    po.precision = opt->precision;
-    po.optimizer = opt->optimizer;
-    po.memory_limit_bytes = opt->memory_limit_bytes;
-    po.no_stragglers = opt->no_stragglers;
-    po.strategy_space = space;
-    dnp_pase_run_options ro;
-    memset(&ro, 0, sizeof ro);
-    ro.search = s;
-    ro.threads = 1; /* deterministic and light beside the other searches */
-    ro.time_limit_s = opt->time_limit_s;
-    dnp_status st = dnp_pase_hw_from_cluster(c, &hw, err);
+    if (r->pp->opt.cost_model == DNP_COST_PASE_PAPER)
+        snprintf(buf, n, "F = %.6g FLOP", r->cost);
+    else
+        dnp_fmt_time(r->cost, buf, n);
+}
+
+/* One search in opt's space and its strategy (see dnp_pase_search_strategy). */
+static dnp_status search_once(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
+                              const dnp_pase_options *opt, const dnp_pase_run_options *ro,
+                              const dnp_cluster *c, dnp_pase_strategy_search *out,
+                              dnp_error *err)
+{
+    dnp_status st = g != NULL ? dnp_pase_problem_from_graph(g, hw, opt, &out->problem, err)
+                              : dnp_pase_problem_load(model, hw, opt, &out->problem, err);
     if (st == DNP_OK)
-        st = dnp_pase_problem_from_graph(g, &hw, &po, pb, err);
-    if (st == DNP_OK)
-        st = dnp_pase_run_new(*pb, &ro, run, err);
+        st = dnp_pase_run_new(out->problem, ro, &out->run, err);
+    if (st != DNP_OK)
+        return st;
+    /* the core graph the strategy names: g, the problem's, or (a reference
+     * graph's problem has none) the zoo model of the same name */
+    const dnp_graph *core = g != NULL ? g : out->problem->core;
+    dnp_graph *loaded = NULL;
+    if (core == NULL) {
+        dnp_load_options lo = {opt->skip_unknown};
+        if ((st = dnp_model_load_opts(model, &lo, &loaded, err)) != DNP_OK)
+            return st;
+        core = loaded;
+    }
+    st = dnp_pase_run_strategy(out->run, core, g != NULL ? NULL : model, c,
+                               dnp_pase_problem_batch(out->problem), &out->strategy, &out->info,
+                               err);
+    dnp_graph_free(loaded);
     return st;
 }
 
-dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
-                             dnp_plan **out, dnp_pase_strategy_info *info_out, dnp_error *err)
+dnp_status dnp_pase_search_strategy(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
+                                    const dnp_pase_options *opt, const dnp_pase_run_options *ro,
+                                    const dnp_cluster *c, dnp_pase_strategy_search *out,
+                                    dnp_error *err)
 {
-    const dnp_pase_options *o = &r->pp->opt;
-    if (o->cost_model != DNP_COST_DEFAULT) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "the step simulator runs plans of the default cost model, not %s",
-                      dnp_cost_model_name(o->cost_model));
-        return DNP_ERR_INPUT;
+    memset(out, 0, sizeof *out);
+    dnp_status st = search_once(model, g, hw, opt, ro, c, out, err);
+    if (st == DNP_ERR_INPUT && out->run != NULL && !opt->strategy_space) {
+        /* the optimum splits what a strategy cannot say: PaSE again, in the
+         * strategy's space (docs/pase.md "The strategy's space") */
+        char optimum[sizeof out->optimum], why[sizeof out->why];
+        put_cost(out->run, optimum, sizeof optimum);
+        snprintf(why, sizeof why, "%s", err->msg);
+        dnp_pase_strategy_search_free(out);
+        dnp_pase_options in_space = *opt;
+        in_space.strategy_space = 1;
+        dnp_error_clear(err); /* dnp_error_set keeps the first error */
+        st = search_once(model, g, hw, &in_space, ro, c, out, err);
+        out->in_space = 1;
+        memcpy(out->optimum, optimum, sizeof optimum);
+        memcpy(out->why, why, sizeof why);
     }
-    char *text = NULL;
-    dnp_pase_strategy_info info;
+    if (st == DNP_OK)
+        put_cost(out->run, out->cost, sizeof out->cost);
+    else
+        dnp_pase_strategy_search_free(out);
+    return st;
+}
+
+void dnp_pase_strategy_search_free(dnp_pase_strategy_search *s)
+{
+    if (s == NULL)
+        return;
+    dnp_free(s->strategy);
+    dnp_pase_run_free(s->run);
+    dnp_pase_problem_free(s->problem);
+    memset(s, 0, sizeof *s);
+}
+
+/* DNP_ERR_INPUT unless o is the default cost model, whose plans the step
+ * simulator runs. */
+static dnp_status simulable(const dnp_pase_options *o, dnp_error *err)
+{
+    if (o->cost_model == DNP_COST_DEFAULT)
+        return DNP_OK;
+    dnp_error_set(err, DNP_ERR_INPUT,
+                  "the step simulator runs plans of the default cost model, not %s",
+                  dnp_cost_model_name(o->cost_model));
+    return DNP_ERR_INPUT;
+}
+
+/* Strategy text (written for info->cluster when a type was dropped, else
+ * c) as a plan of g at the batch, with o's device-model options, named
+ * after search s (dnp_pase_run_plan, dnp_pase_search_plan). */
+static dnp_status plan_of_text(const char *text, const dnp_pase_strategy_info *info,
+                               const dnp_graph *g, const dnp_cluster *c,
+                               const dnp_pase_options *o, int64_t batch, dnp_pase_search s,
+                               dnp_plan **out, dnp_error *err)
+{
     dnp_strategy *strat = NULL;
     dnp_cluster used;
-    int64_t batch = dnp_pase_problem_batch(r->pp);
-    dnp_status st = dnp_pase_run_strategy(r, g, NULL, c, batch, &text, &info, err);
-    if (st == DNP_OK)
-        st = dnp_strategy_read_buffer(text, strlen(text), "pase", &strat, err);
+    dnp_status st = dnp_strategy_read_buffer(text, strlen(text), "pase", &strat, err);
     if (st == DNP_OK) /* a device type the type split leaves idle is dropped (info.cluster) */
-        st = dnp_cluster_parse(info.cluster, &used, err);
+        st = dnp_cluster_parse(info->cluster, &used, err);
     if (st == DNP_OK) {
         dnp_plan_options po;
         memset(&po, 0, sizeof po);
@@ -68,12 +121,27 @@ dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dn
         po.memory_limit_bytes = o->memory_limit_bytes;
         po.no_stragglers = o->no_stragglers;
         po.keep_over_memory = 1; /* PaSE weighed memory itself; the plan says if it fits */
-        po.search_name = r->search == DNP_PASE_SEARCH_MCMC ? "mcmc" : "pase";
-        st = dnp_plan_run_strategy(g, info.cluster[0] != '\0' ? &used : c, &po, strat, out, err);
+        po.search_name = s == DNP_PASE_SEARCH_MCMC ? "mcmc" : "pase";
+        st = dnp_plan_run_strategy(g, info->cluster[0] != '\0' ? &used : c, &po, strat, out, err);
     }
+    dnp_strategy_free(strat);
+    return st;
+}
+
+dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                             dnp_plan **out, dnp_pase_strategy_info *info_out, dnp_error *err)
+{
+    const dnp_pase_options *o = &r->pp->opt;
+    char *text = NULL;
+    dnp_pase_strategy_info info;
+    int64_t batch = dnp_pase_problem_batch(r->pp);
+    dnp_status st = simulable(o, err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_strategy(r, g, NULL, c, batch, &text, &info, err);
+    if (st == DNP_OK)
+        st = plan_of_text(text, &info, g, c, o, batch, r->search, out, err);
     if (st == DNP_OK && info_out != NULL)
         *info_out = info;
-    dnp_strategy_free(strat);
     dnp_free(text);
     return st;
 }
@@ -82,23 +150,49 @@ dnp_status dnp_pase_plan_run(const dnp_graph *g, const dnp_cluster *c,
                              const dnp_plan_options *opt, dnp_pase_search s, dnp_plan **out,
                              int *in_space, dnp_pase_strategy_info *info, dnp_error *err)
 {
-    dnp_status st = DNP_ERR_INPUT;
-    dnp_error first = {0};
-    for (int space = 0; space < 2 && st == DNP_ERR_INPUT; space++) {
-        dnp_pase_problem *pb = NULL;
-        dnp_pase_run *run = NULL;
-        st = search(g, c, opt, s, space, &pb, &run, err);
-        if (st == DNP_OK) {
-            st = dnp_pase_run_plan(run, g, c, out, info, err);
-            if (st == DNP_OK && in_space != NULL)
-                *in_space = space;
-        }
-        dnp_pase_run_free(run);
-        dnp_pase_problem_free(pb);
-        if (space == 0 && st == DNP_ERR_INPUT) /* the optimum is no strategy: its space */
-            first = *err;
-        else if (st != DNP_OK && err->msg[0] == '\0')
-            *err = first;
+    dnp_pase_hw hw;
+    dnp_pase_options po;
+    memset(&po, 0, sizeof po);
+    po.batch = opt->batch;
+    po.precision = opt->precision;
+    po.optimizer = opt->optimizer;
+    po.memory_limit_bytes = opt->memory_limit_bytes;
+    po.no_stragglers = opt->no_stragglers;
+    dnp_pase_run_options ro;
+    memset(&ro, 0, sizeof ro);
+    ro.search = s;
+    ro.threads = 1; /* deterministic and light beside the other searches */
+    ro.time_limit_s = opt->time_limit_s;
+    dnp_pase_strategy_search ss;
+    dnp_status st = dnp_pase_hw_from_cluster(c, &hw, err);
+    if (st == DNP_OK)
+        st = dnp_pase_search_strategy(NULL, g, &hw, &po, &ro, c, &ss, err);
+    if (st != DNP_OK)
+        return st;
+    st = dnp_pase_search_plan(&ss, c, out, err);
+    if (st == DNP_OK && in_space != NULL)
+        *in_space = ss.in_space;
+    if (st == DNP_OK && info != NULL)
+        *info = ss.info;
+    dnp_pase_strategy_search_free(&ss);
+    return st;
+}
+
+dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_cluster *c,
+                                dnp_plan **out, dnp_error *err)
+{
+    const dnp_pase_problem *pp = s->problem;
+    const dnp_graph *core = pp->core;
+    dnp_graph *loaded = NULL;
+    dnp_status st = simulable(&pp->opt, err);
+    if (st == DNP_OK && core == NULL) { /* a reference graph's problem: its zoo model */
+        dnp_load_options lo = {pp->opt.skip_unknown};
+        st = dnp_model_load_opts(pp->source, &lo, &loaded, err);
+        core = loaded;
     }
+    if (st == DNP_OK)
+        st = plan_of_text(s->strategy, &s->info, core, c, &pp->opt, dnp_pase_problem_batch(pp),
+                          s->run->search, out, err);
+    dnp_graph_free(loaded);
     return st;
 }
