@@ -44,6 +44,10 @@ typedef enum {
     DNP_ERR_INTERNAL = 5 /* a bug: an invariant did not hold */
 } dnp_status;
 
+/* The error record of every fallible call.  Pass a cleared one (zero-
+ * initialised, or dnp_error_clear after a failure): a record that already
+ * holds an error keeps it (dnp_error_set keeps the first), and calls that
+ * check the record, such as the ONNX loader, then fail with it. */
 typedef struct {
     dnp_status status;
     char msg[512];

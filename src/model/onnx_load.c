@@ -1684,14 +1684,16 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
         node_fail(&im, "no conv, matmul or embedding layer found");
         goto done;
     }
-    *out = im.g;
-    im.g = NULL;
     st = DNP_OK;
 done:
     if (st != DNP_OK && err->status == DNP_OK)
         dnp_error_set(err, st, "%s: import failed", base);
     if (err->status != DNP_OK)
         st = err->status;
+    if (st == DNP_OK) { /* the graph is the caller's only on success */
+        *out = im.g;
+        im.g = NULL;
+    }
     dnp_graph_free(im.g);
     ot_free(&im.tab);
     onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());

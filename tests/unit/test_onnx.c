@@ -79,6 +79,26 @@ TEST(onnx_folded_batchnorm_params)
     dnp_graph_free(z);
 }
 
+/* A record that already holds an error (the caller forgot dnp_error_clear
+ * after a failure) makes the import fail with that error, and the graph is
+ * not handed out (it leaked before: LeakSanitizer checks), while a cleared
+ * record loads the same file. */
+TEST(onnx_load_with_error_already_set)
+{
+    char path[512];
+    onnx_path(path, sizeof path, "alexnet.onnx");
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    dnp_error_set(&err, DNP_ERR_INPUT, "an earlier failure");
+    CHECK(dnp_load_onnx(path, NULL, &g, &err) == DNP_ERR_INPUT);
+    CHECK(g == NULL);
+    CHECK_STR(err.msg, "an earlier failure");
+    dnp_error_clear(&err);
+    CHECK(dnp_load_onnx(path, NULL, &g, &err) == DNP_OK);
+    CHECK(g != NULL);
+    dnp_graph_free(g);
+}
+
 /* Every file plans under every scheme. */
 TEST(onnx_real_models_plan)
 {
