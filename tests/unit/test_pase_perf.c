@@ -7,6 +7,7 @@
 #include "test.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* A bare fp32 device with round figures: 100 TFLOP/s at 50 % (50e12
@@ -300,6 +301,54 @@ TEST(pase_perf_hetero_two_types)
 
 /* --cost-model pase-paper is a name of the shared option, and dnp_plan_run
  * (AccPar's searches) refuses it with an error instead of planning. */
+/* A judge with a known minimum: the share search with a judge finds the
+ * judge's best split and plan variant, not the objective's (every integer
+ * split of a batch of 32 is tried, for each of the three variants). */
+static dnp_status judge_21_dp(const void *user, const struct pase_hetero_result *cand,
+                              double *step_s, dnp_error *err)
+{
+    (void)err;
+    int *calls = (int *)(uintptr_t)user;
+    (*calls)++;
+    double d = (double)cand->grp[0].batch - 21.0;
+    *step_s = d * d * 1e-6 + (cand->variant == PASE_HETERO_DATA_PARALLEL ? 0.0 : 1e-9);
+    return DNP_OK;
+}
+
+TEST(pase_perf_hetero_judged)
+{
+    dnp_cluster c;
+    memset(&c, 0, sizeof c);
+    c.n_types = 2;
+    round_device(&c.types[0], 200e12);
+    strcpy(c.types[0].name, "fast");
+    round_device(&c.types[1], 100e12);
+    strcpy(c.types[1].name, "slow");
+    c.counts[0] = c.counts[1] = 1;
+    pase_search_opts so = {1, NULL, NULL, 0.0};
+    pase_hetero_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.max_table_bytes = 1e9;
+    ho.search = &so;
+    int calls = 0;
+    ho.judge = judge_21_dp;
+    ho.judge_user = (const void *)(uintptr_t)&calls;
+    pase_hetero_result h;
+    dnp_error err = {0};
+    CHECK(pase_hetero_search(&c, 32, build_fcs, NULL, &ho, &h, &err) == DNP_OK);
+    CHECK_EQ_INT((int)h.grp[0].batch, 21);
+    CHECK_EQ_INT((int)h.grp[1].batch, 11);
+    CHECK_EQ_INT((int)h.variant, (int)PASE_HETERO_DATA_PARALLEL);
+    CHECK_NEAR(h.judged_s, 0.0, 0.0, 0.0);
+    /* 33 splits per variant, each judged once (memoised) */
+    CHECK_EQ_INT(calls, 3 * 33);
+    CHECK_EQ_INT(h.judged, 3 * 33);
+    double worst = h.grp[0].time_s > h.grp[1].time_s ? h.grp[0].time_s : h.grp[1].time_s;
+    CHECK_NEAR(h.step_s, worst + h.sync_s, 1e-12, 0.0);
+    CHECK(h.best_objective_s <= h.step_s);
+    pase_hetero_result_free(&h);
+}
+
 TEST(pase_paper_cost_model_name)
 {
     CHECK_EQ_INT(dnp_cost_model_from_name("pase-paper"), DNP_COST_PASE_PAPER);

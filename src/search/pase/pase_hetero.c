@@ -17,8 +17,9 @@
  * share is the minimiser of the predicted step over candidates around
  * that balance, since the all-reduce does not shrink with the share.
  * With a judge (the step simulator, pase_run.c) the same search runs again
- * from the objective's best on the judge's step (docs/pase.md "Shares
- * chosen by the step simulator").
+ * from the objective's best on the judge's step, once per plan variant of
+ * the groups (optimum, data parallel, expert), keeping the fastest
+ * (docs/pase.md "Shares and plans chosen by the step simulator").
  */
 #include "search/pase/pase_perf.h"
 
@@ -26,6 +27,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+
+const char *pase_hetero_variant_name(pase_hetero_variant v)
+{
+    static const char *const names[PASE_HETERO_VARIANTS] = {"PaSE optimum", "data-parallel plan",
+                                                           "expert plan"};
+    return (int)v >= 0 && v < PASE_HETERO_VARIANTS ? names[v] : "unknown";
+}
 
 static double now_s(void)
 {
@@ -49,10 +57,40 @@ typedef struct {
     dnp_comm_group cross;                    /* one member per group, slowest inter tier */
     double grad_bytes;                       /* widest gradient element of the types */
     int candidates;
-    double *judge_memo;                      /* two groups: the judge's step by b_0, NAN
-                                              * until judged */
+    int variant;                             /* the groups' plans (pase_hetero_variant) */
+    double *judge_memo;                      /* two groups: the judge's step by variant
+                                              * and b_0, NAN until judged */
     int judged;
 } hctx;
+
+/* A group's plan under variant h->variant other than the optimum: PaSE's
+ * data-parallel or expert strategy (pase_baselines.c) of pb into fr (cost,
+ * footprint, devices; cfg owned by fr), INFINITY when over the group's
+ * memory limit. */
+static dnp_status baseline_plan(const hctx *h, int t, const pase_problem *pb, pase_fit_result *fr,
+                                dnp_error *err)
+{
+    memset(fr, 0, sizeof *fr);
+    fr->cfg = dnp_calloc((size_t)(pb->n_v > 0 ? pb->n_v : 1), sizeof *fr->cfg);
+    if (fr->cfg == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory for a group's plan");
+        return DNP_ERR_NOMEM;
+    }
+    if (h->variant == PASE_HETERO_DATA_PARALLEL) {
+        pase_data_parallel(pb, fr->cfg);
+    } else {
+        char name[40];
+        dnp_status st = pase_expert(pb, fr->cfg, name, sizeof name, err);
+        if (st != DNP_OK)
+            return st;
+    }
+    for (int v = 0; v < pb->n_v; v++)
+        fr->mem_bytes += pb->mem != NULL ? pb->mem[v][fr->cfg[v]] : 0.0;
+    double limit = h->perf[t].mem_limit_bytes;
+    fr->cost = limit > 0.0 && fr->mem_bytes > limit ? INFINITY : pase_objective(pb, fr->cfg);
+    fr->devices_used = pase_devices_used(pb, fr->cfg);
+    return DNP_OK;
+}
 
 /* One group's PaSE plan at batch b.  want != NULL: keep the plan in it.
  * A group whose plan does not fit in memory costs INFINITY. */
@@ -78,7 +116,21 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
     }
     pase_fit_result fr;
     dnp_error ferr = {0};
-    st = pase_fit_search(&pb, h->o->search, &fr, &ferr);
+    if (h->variant != PASE_HETERO_OPTIMUM) { /* judged variants only (want set) */
+        if ((st = baseline_plan(h, t, &pb, &fr, err)) == DNP_OK && !isfinite(fr.cost)) {
+            *time_s = INFINITY;
+            if (want != NULL)
+                want->time_s = INFINITY;
+        }
+        if (st != DNP_OK || !isfinite(fr.cost)) {
+            pase_fit_result_free(&fr);
+            pase_problem_free(&pb);
+            pase_graph_free(g);
+            return st;
+        }
+    } else {
+        st = pase_fit_search(&pb, h->o->search, &fr, &ferr);
+    }
     if (st == DNP_ERR_INPUT && ferr.msg[0] != '\0' && strstr(ferr.msg, "no strategy fits")) {
         *time_s = INFINITY; /* this share does not fit: another may */
         st = DNP_OK;
@@ -98,7 +150,8 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
         return st;
     }
     *time_s = fr.cost;
-    h->memo[t][b] = fr.cost;
+    if (h->variant == PASE_HETERO_OPTIMUM)
+        h->memo[t][b] = fr.cost;
     h->candidates++;
     if (want != NULL) {
         want->time_s = fr.cost;
@@ -172,13 +225,15 @@ typedef dnp_status (*split_eval)(hctx *h, const int64_t *b, double *step, dnp_er
  * the plan).  Memoised for two groups. */
 static dnp_status judge_of(hctx *h, const int64_t *b, double *step, dnp_error *err)
 {
-    if (h->k == 2 && !isnan(h->judge_memo[b[0]])) {
-        *step = h->judge_memo[b[0]];
+    size_t memo = (size_t)h->variant * (size_t)(h->batch + 1) + (size_t)b[0];
+    if (h->k == 2 && !isnan(h->judge_memo[memo])) {
+        *step = h->judge_memo[memo];
         return DNP_OK;
     }
     pase_hetero_result cand;
     memset(&cand, 0, sizeof cand);
     cand.n_groups = h->k;
+    cand.variant = (pase_hetero_variant)h->variant;
     dnp_status st = DNP_OK;
     double worst = 0.0;
     for (int t = 0; t < h->k && st == DNP_OK; t++) {
@@ -201,7 +256,7 @@ static dnp_status judge_of(hctx *h, const int64_t *b, double *step, dnp_error *e
     }
     pase_hetero_result_free(&cand);
     if (st == DNP_OK && h->k == 2)
-        h->judge_memo[b[0]] = *step;
+        h->judge_memo[memo] = *step;
     return st;
 }
 
@@ -416,33 +471,46 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
     out->best_objective_s = best_s;
     out->judged_s = NAN;
     if (o->judge != NULL) {
-        /* the same search again on the judge's step, from the objective's best */
-        int64_t jbest[DNP_MAX_DEVICE_TYPES];
-        double jbest_s = INFINITY;
-        int exhaustive;
+        /* the same search again on the judge's step, from the objective's
+         * best, once with the groups' optima and once with each of PaSE's
+         * baselines of the same space (data parallel, expert): the judge
+         * keeps the fastest, as the AccPar search reports a baseline when
+         * it is faster (dnp_plan_summary.chosen_scheme) */
+        size_t n_memo = (size_t)PASE_HETERO_VARIANTS * (size_t)(batch + 1);
         if (h.k == 2) {
-            h.judge_memo = dnp_malloc((size_t)(batch + 1) * sizeof(double));
+            h.judge_memo = dnp_malloc(n_memo * sizeof(double));
             if (h.judge_memo == NULL) {
                 st = DNP_ERR_NOMEM;
                 dnp_error_set(err, st, "out of memory for the share search");
                 goto done;
             }
-            for (int64_t b = 0; b <= batch; b++)
-                h.judge_memo[b] = NAN;
+            for (size_t i = 0; i < n_memo; i++)
+                h.judge_memo[i] = NAN;
         }
-        memcpy(jbest, best, sizeof jbest);
-        if ((st = try_split(&h, judge_of, best, jbest, &jbest_s, err)) != DNP_OK ||
-            (st = refine_shares(&h, judge_of, jbest, &jbest_s, &exhaustive, err)) != DNP_OK)
-            goto done;
-        if (isfinite(jbest_s)) { /* else the judge ran none: the objective's choice */
-            memcpy(best, jbest, sizeof jbest);
-            out->judged_s = jbest_s;
-            if ((st = step_of(&h, best, &best_s, err)) != DNP_OK)
+        int64_t start[DNP_MAX_DEVICE_TYPES];
+        memcpy(start, best, sizeof start);
+        for (int v = 0; v < PASE_HETERO_VARIANTS; v++) {
+            int64_t jbest[DNP_MAX_DEVICE_TYPES];
+            double jbest_s = INFINITY;
+            int exhaustive;
+            h.variant = v;
+            memcpy(jbest, start, sizeof jbest);
+            if ((st = try_split(&h, judge_of, start, jbest, &jbest_s, err)) != DNP_OK ||
+                (st = refine_shares(&h, judge_of, jbest, &jbest_s, &exhaustive, err)) != DNP_OK)
                 goto done;
+            /* strictly faster: ties keep the optimum, then the earlier baseline;
+             * none runnable: the objective's choice */
+            if (isfinite(jbest_s) && !(jbest_s >= out->judged_s)) {
+                memcpy(best, jbest, sizeof jbest);
+                out->judged_s = jbest_s;
+                out->variant = (pase_hetero_variant)v;
+            }
         }
+        h.variant = out->variant;
         out->judged = h.judged;
     }
     out->n_groups = h.k;
+    double worst = 0.0;
     for (int t = 0; t < h.k; t++) {
         pase_hetero_group *gr = &out->grp[t];
         gr->type = h.type[t];
@@ -452,10 +520,11 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
         if ((st = group_plan(&h, t, best[t], best[t] > 0 ? gr : NULL, &ts, err)) != DNP_OK)
             goto done;
         gr->time_s = ts;
+        worst = ts > worst ? ts : worst;
     }
     out->sync_s = sync_s(&h, best);
     out->param_bytes = h.param_elems * h.grad_bytes;
-    out->step_s = best_s;
+    out->step_s = worst + out->sync_s; /* the objective of the groups' plans */
     out->candidates = h.candidates;
 done:
     for (int t = 0; t < h.k; t++)

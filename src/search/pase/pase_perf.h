@@ -105,6 +105,18 @@ typedef dnp_status (*pase_graph_builder)(const void *user, int64_t batch, pase_g
 
 struct pase_hetero_result;
 
+/* The groups' plans of a type split: each group's PaSE optimum at its
+ * share, or (chosen by a judge) PaSE's data-parallel or expert strategy
+ * of the group, the baselines of the same space (pase_baselines.c). */
+typedef enum {
+    PASE_HETERO_OPTIMUM = 0,
+    PASE_HETERO_DATA_PARALLEL,
+    PASE_HETERO_EXPERT,
+    PASE_HETERO_VARIANTS
+} pase_hetero_variant;
+/* "PaSE optimum", "data-parallel plan", "expert plan".  O(1). */
+const char *pase_hetero_variant_name(pase_hetero_variant v);
+
 typedef struct {
     dnp_precision precision;
     dnp_optimizer optimizer;
@@ -113,10 +125,11 @@ typedef struct {
     double max_table_bytes;  /* the DP's table guard (pase_params.max_bytes) */
     int prototype_edges;
     const pase_search_opts *search;
-    /* When set, the shares are chosen by judge (the step simulator:
-     * pase_run.c) among the splits whose plans it can run: `judge` gets a
-     * candidate (its groups' plans at their shares; borrowed for the call)
-     * and sets *step_s, INFINITY for a plan it cannot run. */
+    /* When set, the shares and the groups' plan variant are chosen by
+     * judge (the step simulator: pase_run.c) among the splits whose plans
+     * it can run: `judge` gets a candidate (its groups' plans at their
+     * shares, its variant; borrowed for the call) and sets *step_s,
+     * INFINITY for a plan it cannot run. */
     dnp_status (*judge)(const void *user, const struct pase_hetero_result *cand, double *step_s,
                         dnp_error *err);
     const void *judge_user;
@@ -144,6 +157,7 @@ typedef struct pase_hetero_result {
     double judged_s;         /* the judge's step of this split; NAN without a judge or
                               * when it could run none (then the objective chose) */
     int judged;              /* splits the judge evaluated */
+    pase_hetero_variant variant; /* the groups' plans (the optimum unless judged) */
     int candidates;          /* batch splits evaluated */
     int exhaustive;          /* 1: every integer split was evaluated (two types) */
     double search_s;         /* wall time */
@@ -159,9 +173,12 @@ typedef struct pase_hetero_result {
  * with more types the Eq. 10 fixed point (shares proportional to
  * share / time) and coordinate refinement.  Shares giving a group nothing
  * are candidates (the group idles).  With o->judge the same grid and
- * refinement run again from the objective's best, on the judge's step.
+ * refinement run again from the objective's best on the judge's step, for
+ * each pase_hetero_variant of the groups' plans; the fastest is kept
+ * (out->variant, out->judged_s).
  * DNP_ERR_INPUT if no split fits in memory.  O(candidates x groups x one
- * PaSE search, plus the judge's candidates x (one search + the judge)). */
+ * PaSE search, plus 3 x the judge's candidates x (one group plan + the
+ * judge)). */
 dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
                               const void *user, const pase_hetero_opts *o,
                               pase_hetero_result *out, dnp_error *err);

@@ -48,6 +48,7 @@ static json_t *split_json(const dnp_pase_run *r)
     if (o != NULL && isfinite(h->judged_s)) { /* only where judged: older outputs unchanged */
         json_object_set_new(o, "simulated_s", json_real(h->judged_s));
         json_object_set_new(o, "simulated_splits", json_integer(h->judged));
+        json_object_set_new(o, "group_plans", json_string(pase_hetero_variant_name(h->variant)));
         if (isfinite(r->own_simulated_s))
             json_object_set_new(o, "weakest_simulated_s", json_real(r->own_simulated_s));
     }
@@ -226,10 +227,12 @@ static void split_text(const dnp_pase_run *r, FILE *f)
             dnp_fmt_time(r->own_simulated_s, o, sizeof o);
         else
             snprintf(o, sizeof o, "not runnable");
-        fprintf(f,
-                "shares chosen in the step simulator (%d splits simulated): type split %s, "
-                "weakest-device plan %s\n",
-                h->judged, j, o);
+        char line[320];
+        snprintf(line, sizeof line,
+                 "shares chosen in the step simulator (%d splits simulated): type split %s with "
+                 "each group's %s, weakest-device plan %s",
+                 h->judged, j, pase_hetero_variant_name(h->variant), o);
+        put_wrapped(f, "  ", line);
     }
     fprintf(f, "chosen: %s\n",
             pase_run_split_chosen(r) ? "the type split" : "the weakest-device plan");
