@@ -238,22 +238,28 @@ TEST(pase_perf_memory_pruning)
  * its step is the slower group's PaSE optimum plus the cross-type
  * all-reduce of the 2 x 1024 x 1024 x 4 B gradients over 1 device pair
  * without latency: ring S / B_e = 83.9 ns. */
+/* Two types of one round device each, the first twice as fast. */
+static void fast_slow(dnp_cluster *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n_types = 2;
+    round_device(&c->types[0], 200e12);
+    strcpy(c->types[0].name, "fast");
+    round_device(&c->types[1], 100e12);
+    strcpy(c->types[1].name, "slow");
+    c->counts[0] = c->counts[1] = 1;
+}
+
 TEST(pase_perf_hetero_two_types)
 {
     dnp_cluster c;
-    memset(&c, 0, sizeof c);
-    c.n_types = 2;
-    round_device(&c.types[0], 200e12);
-    strcpy(c.types[0].name, "fast");
-    round_device(&c.types[1], 100e12);
-    strcpy(c.types[1].name, "slow");
+    fast_slow(&c);
     for (int k = 0; k < 2; k++) {
         c.types[k].mem_bw_bps = 0.0;
         c.types[k].kernel_overhead_s = 1e-30; /* 0 would be the model default */
         c.types[k].net_bw_bps = c.types[k].inter_bw_bps = 100e12;
         c.types[k].inter_lat_s = 0.0;
     }
-    c.counts[0] = c.counts[1] = 1;
     pase_search_opts so = {1, NULL, NULL, 0.0};
     pase_hetero_opts ho;
     memset(&ho, 0, sizeof ho);
@@ -318,13 +324,7 @@ static dnp_status judge_21_dp(const void *user, const struct pase_hetero_result 
 TEST(pase_perf_hetero_judged)
 {
     dnp_cluster c;
-    memset(&c, 0, sizeof c);
-    c.n_types = 2;
-    round_device(&c.types[0], 200e12);
-    strcpy(c.types[0].name, "fast");
-    round_device(&c.types[1], 100e12);
-    strcpy(c.types[1].name, "slow");
-    c.counts[0] = c.counts[1] = 1;
+    fast_slow(&c);
     pase_search_opts so = {1, NULL, NULL, 0.0};
     pase_hetero_opts ho;
     memset(&ho, 0, sizeof ho);
