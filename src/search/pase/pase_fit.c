@@ -34,9 +34,11 @@ static void prune(pase_problem *work, const pase_problem *pb, const double *cap,
     }
 }
 
-static double footprint(const pase_problem *pb, const int *cfg)
+double pase_footprint(const pase_problem *pb, const int *cfg)
 {
     double b = 0.0;
+    if (pb->mem == NULL)
+        return b;
     for (int v = 0; v < pb->n_v; v++)
         b += pb->mem[v][cfg[v]];
     return b;
@@ -49,7 +51,7 @@ static void take(pase_fit_result *out, pase_result *res, const pase_problem *pb)
     res->cfg = NULL;
     out->res = *res;
     out->cost = pase_objective(pb, out->cfg);
-    out->mem_bytes = footprint(pb, out->cfg);
+    out->mem_bytes = pase_footprint(pb, out->cfg);
     out->devices_used = pase_devices_used(pb, out->cfg);
 }
 

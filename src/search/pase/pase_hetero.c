@@ -84,8 +84,7 @@ static dnp_status baseline_plan(const hctx *h, int t, const pase_problem *pb, pa
         if (st != DNP_OK)
             return st;
     }
-    for (int v = 0; v < pb->n_v; v++)
-        fr->mem_bytes += pb->mem != NULL ? pb->mem[v][fr->cfg[v]] : 0.0;
+    fr->mem_bytes = pase_footprint(pb, fr->cfg);
     double limit = h->perf[t].mem_limit_bytes;
     fr->cost = limit > 0.0 && fr->mem_bytes > limit ? INFINITY : pase_objective(pb, fr->cfg);
     fr->devices_used = pase_devices_used(pb, fr->cfg);

@@ -68,6 +68,9 @@ double pase_perf_param_elems(const pase_graph *g, int v);
 /* The devices the busiest vertex of strategy cfg uses (max over vertices
  * of the product of its splits): p minus it are idle all step.  O(V rank). */
 int pase_devices_used(const pase_problem *pb, const int *cfg);
+/* Bytes one device holds for strategy cfg: the sum of the chosen rows of
+ * pb->mem (0 without a perf model).  O(V). */
+double pase_footprint(const pase_problem *pb, const int *cfg);
 
 /* ---- the search under a memory limit (pase_fit.c) ------------------ */
 
