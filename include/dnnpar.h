@@ -1326,8 +1326,12 @@ typedef struct {
     char device[32];         /* the type's name */
     int devices;
     int64_t batch;           /* its share (0: the group idles) */
-    double time_s;           /* its PaSE optimum at that share */
-    double mem_bytes;        /* that plan's per-device footprint */
+    int64_t plan_batch;      /* the share its plan was searched at: batch, unless the step
+                              * simulator moved the share with the plan kept (in the
+                              * strategy's space; docs/pase.md "The type level, refined in
+                              * the step simulator") */
+    double time_s;           /* its PaSE optimum at plan_batch */
+    double mem_bytes;        /* that plan's per-device footprint at plan_batch */
     int devices_used;        /* the most devices an op of that plan uses (0 if idle) */
 } dnp_pase_type_group;
 typedef struct {

@@ -547,6 +547,16 @@ double perf_expected_max_std_normal(double n)
 {
     if (!(n > 1.0))
         return 0.0;
+    /* The planner asks for the same few n once per plan (one per device
+     * type), and the share searches build thousands of plans: the last
+     * MEMO answers are kept, per thread (no state shared between the
+     * threads of the library's searches). */
+    enum { MEMO = 8 };
+    static _Thread_local double memo_n[MEMO], memo_v[MEMO];
+    static _Thread_local int memo_next;
+    for (int k = 0; k < MEMO; k++)
+        if (memo_n[k] == n)
+            return memo_v[k];
     const double lo = -12.0, hi = 12.0;
     const int steps = 4800; /* even: Simpson */
     const double h = (hi - lo) / steps;
@@ -561,7 +571,11 @@ double perf_expected_max_std_normal(double n)
         double w = (i == 0 || i == steps) ? 1.0 : (i % 2 ? 4.0 : 2.0);
         sum += w * f;
     }
-    return sum * h / 3.0;
+    double v = sum * h / 3.0;
+    memo_n[memo_next] = n;
+    memo_v[memo_next] = v;
+    memo_next = (memo_next + 1) % MEMO;
+    return v;
 }
 
 double perf_straggler_pace(double speed_cv, double n_devices)

@@ -50,6 +50,11 @@ dnp_status dnp_strategy_read_buffer(const char *data, size_t len_bytes, const ch
     json_t *root = json_loadb(data, len_bytes, 0, &jerr);
     if (root == NULL)
         return dnp_json_parse_error(&jerr, file, failures, err);
+    return strategy_from_json(root, file, out, err);
+}
+
+dnp_status strategy_from_json(json_t *root, const char *file, dnp_strategy **out, dnp_error *err)
+{
     dnp_status st = DNP_ERR_INPUT;
     const json_t *paths = json_object_get(root, "paths");
     const json_t *levels = json_object_get(root, "levels");

@@ -4,6 +4,8 @@
 
 #include "dnnpar.h"
 
+#include <jansson.h>
+
 /* The state (0..3) of `op` at tree level k on the branch `bits`, and that
  * level's ratio.  -1 if the strategy has no decision there, -2 if the
  * decision is not a valid type ("I", "II", "III", "R" = DNP_TYPE_R; joins
@@ -18,6 +20,10 @@ int strategy_has_level(const dnp_strategy *s, int k, unsigned bits);
  * and b (one device type per half first, then halves by whole nodes, the
  * first half the floor).  O(types). */
 void plan_split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b);
+/* The strategy of a parsed document (root: stolen, freed on failure too),
+ * checked as dnp_strategy_read_buffer checks a file; `file` (already
+ * quoted) names it in messages.  O(paths x levels). */
+dnp_status strategy_from_json(json_t *root, const char *file, dnp_strategy **out, dnp_error *err);
 /* The file the strategy came from, for messages. */
 const char *strategy_file(const dnp_strategy *s);
 

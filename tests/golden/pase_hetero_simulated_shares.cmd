@@ -1,1 +1,1 @@
-dnnpar plan vgg16 --search pase --strategy-space --cluster 1xdgx-a100+1xdgx1 --batch 128 2>&1 | grep -E -A1 "batch +[0-9]+ |type split|^chosen|^simulated step|^shares chosen" | grep -vE "^ +[0-9]+  |^--"
+dnnpar plan vgg16 --search pase --strategy-space --cluster 1xdgx-a100+1xdgx1 --batch 128 2>&1 | grep -E -A1 "batch +[0-9]+ |type split|^chosen|^simulated step|^shares chosen|^type level refined" | grep -vE "^ +[0-9]+  |^--"

@@ -6,6 +6,7 @@
  *                         shared model (pase_perf.h) or the prototype's Eq. 1
  *   pase_run.c            dnp_pase_run: a search, the baselines, the memory fit and
  *                         the type split of a mixed cluster
+ *   pase_cross.c          the type split's type level refined in the step simulator
  *   pase_run_split.c      the type split's getters and idle-device warnings
  *   pase_run_report.c     its text and JSON reports
  *   pase_repro.c          dnp_pase_repro: the paper's Tables I and II
@@ -30,6 +31,11 @@ const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim
  * the dimensions pase_strategy_type_of names, split by powers of two
  * (dnp_pase_options.strategy_space).  O(vertices x rank). */
 void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core);
+/* dnp_pase_run_strategy's document before it is written as text: *out
+ * (owned by the caller) on success.  O(ops x levels). */
+dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
+                                 const char *model_source, const dnp_cluster *c, int64_t batch,
+                                 json_t **out, dnp_pase_strategy_info *info, dnp_error *err);
 
 /* The prototype's memory guard, also --max-memory's default: 2048 MiB. */
 #define PASE_DEFAULT_MAX_BYTES (2048.0 * 1048576.0)
@@ -77,6 +83,13 @@ struct dnp_pase_run {
     double own_simulated_s;      /* with het: the step simulator's time of the run's own
                                   * (weakest-device) plan, INFINITY if it cannot run it,
                                   * NAN if not simulated (a reference graph) */
+    unsigned char *cross;        /* with a refined type split: per op of the core graph, the
+                                  * dimension the levels separating device types split: 0
+                                  * batch, 1 input (a join: channel), 2 output; NULL: all
+                                  * batch (pase_cross.c; owned) */
+    int cross_judged;            /* plans the refinement simulated (0: not refined) */
+    double cross_from_s;         /* het.judged_s before the refinement */
+    double cross_s;              /* the refinement's wall time (in het.search_s) */
     int have_tables;             /* exact search: the DP's table figures below */
     int max_dep;
     double max_rows, work, table_bytes;
@@ -99,6 +112,21 @@ void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
  * for pase_hetero_search; user is the problem).  O(the conversion). */
 dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **out,
                                 dnp_error *err);
+
+/* The step simulator's time of run r's chosen plan (dnp_pase_run_plan)
+ * in *step_s: INFINITY for a plan it cannot run (no dnnpar strategy: a
+ * split that is not a power of two, another dimension, a device tree that
+ * does not halve) or that does not fit in the devices' memory; an error
+ * only when out of memory.  O(one strategy written, read and simulated). */
+dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err);
+
+/* Refine a judged type split in the step simulator (pase_cross.c): the
+ * types' shares with the groups' plans kept, and per op of the core graph
+ * the dimension the type levels split.  Sets r->cross (owned by r),
+ * r->cross_judged, r->cross_from_s and lowers r->het.judged_s when it
+ * finds faster; a no-op without a judged split.  O(rounds x (groups^2 x
+ * log batch + 2 x ops) simulations). */
+dnp_status pase_cross_refine(dnp_pase_run *r, dnp_error *err);
 
 /* 1 if the chosen plan of a run is its type split: faster than the
  * weakest-device plan in the step simulator when both were simulated

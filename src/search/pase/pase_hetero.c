@@ -515,6 +515,7 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
         gr->type = h.type[t];
         gr->n_dev = h.n_dev[t];
         gr->batch = best[t];
+        gr->plan_batch = best[t];
         double ts;
         if ((st = group_plan(&h, t, best[t], best[t] > 0 ? gr : NULL, &ts, err)) != DNP_OK)
             goto done;

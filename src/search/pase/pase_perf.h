@@ -142,6 +142,9 @@ typedef struct {
     int type;                /* index into the cluster's types */
     int n_dev;
     int64_t batch;           /* its share of the mini-batch (0: idle group) */
+    int64_t plan_batch;      /* the share its plan was searched at: batch, unless the
+                              * simulator moved the share with the plan kept
+                              * (pase_cross.c); time_s and mem_bytes are at this share */
     double time_s;           /* its PaSE optimum at that share, seconds */
     double mem_bytes;        /* its plan's per-device footprint */
     int devices_used;

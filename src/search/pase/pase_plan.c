@@ -6,6 +6,8 @@
  * compare` puts PaSE beside dp, owt, hypar and accpar in one simulator.
  */
 #include "search/pase/pase_driver.h"
+#include "core/input.h"
+#include "search/strategy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,19 +101,18 @@ static dnp_status simulable(const dnp_pase_options *o, dnp_error *err)
     return DNP_ERR_INPUT;
 }
 
-/* Strategy text (written for info->cluster when a type was dropped, else
- * c) as a plan of g at the batch, with o's device-model options, named
- * after search s (dnp_pase_run_plan, dnp_pase_search_plan). */
-static dnp_status plan_of_text(const char *text, const dnp_pase_strategy_info *info,
-                               const dnp_graph *g, const dnp_cluster *c,
-                               const dnp_pase_options *o, int64_t batch, dnp_pase_search s,
-                               dnp_plan **out, dnp_error *err)
+/* Strategy strat (borrowed; written for info->cluster when a type was
+ * dropped, else c) as a plan of g at the batch, with o's device-model
+ * options, named after search s (dnp_pase_run_plan, dnp_pase_search_plan). */
+static dnp_status plan_of_strategy(const dnp_strategy *strat, const dnp_pase_strategy_info *info,
+                                   const dnp_graph *g, const dnp_cluster *c,
+                                   const dnp_pase_options *o, int64_t batch, dnp_pase_search s,
+                                   dnp_plan **out, dnp_error *err)
 {
-    dnp_strategy *strat = NULL;
     dnp_cluster used;
-    dnp_status st = dnp_strategy_read_buffer(text, strlen(text), "pase", &strat, err);
-    if (st == DNP_OK) /* a device type the type split leaves idle is dropped (info.cluster) */
-        st = dnp_cluster_parse(info->cluster, &used, err);
+    /* a device type the type split leaves idle is dropped (info.cluster) */
+    dnp_status st = info->cluster[0] != '\0' ? dnp_cluster_parse(info->cluster, &used, err)
+                                              : DNP_OK;
     if (st == DNP_OK) {
         dnp_plan_options po;
         memset(&po, 0, sizeof po);
@@ -124,7 +125,6 @@ static dnp_status plan_of_text(const char *text, const dnp_pase_strategy_info *i
         po.search_name = s == DNP_PASE_SEARCH_MCMC ? "mcmc" : "pase";
         st = dnp_plan_run_strategy(g, info->cluster[0] != '\0' ? &used : c, &po, strat, out, err);
     }
-    dnp_strategy_free(strat);
     return st;
 }
 
@@ -132,17 +132,25 @@ dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dn
                              dnp_plan **out, dnp_pase_strategy_info *info_out, dnp_error *err)
 {
     const dnp_pase_options *o = &r->pp->opt;
-    char *text = NULL;
+    json_t *doc = NULL;
+    dnp_strategy *strat = NULL;
     dnp_pase_strategy_info info;
     int64_t batch = dnp_pase_problem_batch(r->pp);
     dnp_status st = simulable(o, err);
+    /* the document straight to the planner, not through its text: the
+     * share searches and the refinement simulate thousands of plans */
     if (st == DNP_OK)
-        st = dnp_pase_run_strategy(r, g, NULL, c, batch, &text, &info, err);
+        st = pase_run_strategy_doc(r, g, NULL, c, batch, &doc, &info, err);
+    if (st == DNP_OK) {
+        char qname[DNP_QUOTE_MAX + 8];
+        st = strategy_from_json(doc, dnp_quote_str("pase", qname, sizeof qname), &strat, err);
+        doc = NULL; /* taken over */
+    }
     if (st == DNP_OK)
-        st = plan_of_text(text, &info, g, c, o, batch, r->search, out, err);
+        st = plan_of_strategy(strat, &info, g, c, o, batch, r->search, out, err);
     if (st == DNP_OK && info_out != NULL)
         *info_out = info;
-    dnp_free(text);
+    dnp_strategy_free(strat);
     return st;
 }
 
@@ -190,9 +198,13 @@ dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_clu
         st = dnp_model_load_opts(pp->source, &lo, &loaded, err);
         core = loaded;
     }
+    dnp_strategy *strat = NULL;
     if (st == DNP_OK)
-        st = plan_of_text(s->strategy, &s->info, core, c, &pp->opt, dnp_pase_problem_batch(pp),
-                          s->run->search, out, err);
+        st = dnp_strategy_read_buffer(s->strategy, strlen(s->strategy), "pase", &strat, err);
+    if (st == DNP_OK)
+        st = plan_of_strategy(strat, &s->info, core, c, &pp->opt, dnp_pase_problem_batch(pp),
+                              s->run->search, out, err);
+    dnp_strategy_free(strat);
     dnp_graph_free(loaded);
     return st;
 }

@@ -60,11 +60,7 @@ static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_sear
     return DNP_OK;
 }
 
-/* The step simulator's time of run r's chosen plan on the problem's model
- * and cluster (dnp_pase_run_plan); INFINITY for a plan it cannot run (no
- * dnnpar strategy: a split that is not a power of two, another dimension,
- * a device tree that does not halve), an error only when out of memory. */
-static dnp_status simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err)
+dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err)
 {
     const dnp_pase_problem *pp = r->pp;
     dnp_plan *plan = NULL;
@@ -74,7 +70,7 @@ static dnp_status simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *
     if (st == DNP_OK) {
         dnp_plan_summary sum;
         dnp_plan_get_summary(plan, &sum);
-        *step_s = sum.step_time_s;
+        *step_s = sum.mem_fits ? sum.step_time_s : INFINITY;
     }
     dnp_plan_free(plan);
     if (st == DNP_ERR_NOMEM) {
@@ -93,7 +89,7 @@ static dnp_status judge_split(const void *user, const pase_hetero_result *cand, 
     tmp.het = *cand; /* borrowed for the call: never freed through tmp */
     tmp.have_het = 1;
     tmp.cost = INFINITY; /* the split is the chosen plan */
-    return simulated_s(&tmp, step_s, err);
+    return pase_run_simulated_s(&tmp, step_s, err);
 }
 
 /* Several device types: the batch split across them, PaSE inside each
@@ -107,7 +103,7 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
     r->own_simulated_s = NAN;
     int judged = pp->core != NULL && pp->opt.strategy_space;
     if (judged) {
-        dnp_status st = simulated_s(r, &r->own_simulated_s, err);
+        dnp_status st = pase_run_simulated_s(r, &r->own_simulated_s, err);
         if (st != DNP_OK)
             return st;
     }
@@ -129,6 +125,14 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
     if (st != DNP_OK)
         return st;
     r->have_het = 1;
+    if (judged) {
+        /* the type level with the groups' plans fixed (pase_cross.c) */
+        double t0 = now_s();
+        if ((st = pase_cross_refine(r, err)) != DNP_OK)
+            return st;
+        r->cross_s = now_s() - t0;
+        r->het.search_s += r->cross_s;
+    }
     r->search_s += r->het.search_s;
     return DNP_OK;
 }
@@ -236,8 +240,10 @@ dnp_status dnp_pase_run_new(const dnp_pase_problem *pp, const dnp_pase_run_optio
 done:
     if (r != NULL && r->cfg != mcfg)
         dnp_free(r->cfg);
-    if (r != NULL)
+    if (r != NULL) {
         pase_hetero_result_free(&r->het);
+        dnp_free(r->cross);
+    }
     dnp_free(r);
     dnp_free(tmp);
     dnp_free(mcfg);
@@ -250,6 +256,7 @@ void dnp_pase_run_free(dnp_pase_run *r)
         return;
     dnp_free(r->cfg);
     pase_hetero_result_free(&r->het);
+    dnp_free(r->cross);
     dnp_free(r);
 }
 

@@ -7,6 +7,7 @@
 #include "search/pase/pase_driver.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 static const char *search_name(dnp_pase_search s)
@@ -21,6 +22,18 @@ static json_t *config_json(const pase_problem *pb, int v, int c)
     for (int d = 0; d < cf->rank; d++)
         json_array_append_new(a, json_integer(cf->c[(size_t)c * (size_t)cf->rank + (size_t)d]));
     return a;
+}
+
+/* The name of op i's split at the levels separating device types (the
+ * refinement's r->cross, pase_cross.c), NULL for the batch. */
+static const char *cross_name(const dnp_pase_run *r, int i)
+{
+    if (r->cross == NULL || r->cross[i] == 0)
+        return NULL;
+    const dnp_op *op = dnp_graph_op(r->pp->core, i);
+    if (!dnp_op_is_weighted(op))
+        return "channel";
+    return r->cross[i] == 1 ? "II" : "III";
 }
 
 /* The type split as JSON (the "heterogeneous" object; docs/pase.md). */
@@ -51,6 +64,20 @@ static json_t *split_json(const dnp_pase_run *r)
         json_object_set_new(o, "group_plans", json_string(pase_hetero_variant_name(h->variant)));
         if (isfinite(r->own_simulated_s))
             json_object_set_new(o, "weakest_simulated_s", json_real(r->own_simulated_s));
+    }
+    if (o != NULL && r->cross_judged > 0) { /* the refined type level (pase_cross.c) */
+        json_t *types = json_object();
+        for (int i = 0; i < dnp_graph_n_ops(r->pp->core); i++)
+            if (cross_name(r, i) != NULL)
+                json_object_set_new(types, dnp_graph_op(r->pp->core, i)->name,
+                                    json_string(cross_name(r, i)));
+        json_t *plan_batch = json_array();
+        for (int t = 0; t < h->n_groups; t++)
+            json_array_append_new(plan_batch, json_integer(h->grp[t].plan_batch));
+        json_object_set_new(o, "refined_from_s", json_real(r->cross_from_s));
+        json_object_set_new(o, "refined_simulated", json_integer(r->cross_judged));
+        json_object_set_new(o, "plan_batch", plan_batch);
+        json_object_set_new(o, "cross_types", types);
     }
     return o;
 }
@@ -172,6 +199,60 @@ static void dp_note(const dnp_pase_run *r, FILE *f)
 
 /* The type split's block: the groups, the cross-type all-reduce, the step,
  * every op's configuration per group, idle devices and the choice. */
+/* Append printf output to line (capacity cap, length *n), truncating. */
+static void append(char *line, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void append(char *line, size_t cap, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
+}
+
+/* The refined type level (pase_cross.c): its step, the shares against
+ * those the plans were searched at, and the ops split otherwise than by
+ * the batch across the types (the first 8 named). */
+static void cross_text(const dnp_pase_run *r, FILE *f)
+{
+    const pase_hetero_result *h = &r->het;
+    char from[32], to[32], line[1024];
+    size_t n = 0;
+    dnp_fmt_time(r->cross_from_s, from, sizeof from);
+    dnp_fmt_time(h->judged_s, to, sizeof to);
+    append(line, sizeof line, &n,
+           "type level refined in the step simulator with the groups' plans kept (%d plans "
+           "simulated): %s -> %s; shares",
+           r->cross_judged, from, to);
+    for (int t = 0; t < h->n_groups; t++)
+        append(line, sizeof line, &n, "%s%lld", t ? " / " : " ", (long long)h->grp[t].batch);
+    append(line, sizeof line, &n, ", plans searched at");
+    for (int t = 0; t < h->n_groups; t++)
+        append(line, sizeof line, &n, "%s%lld", t ? " / " : " ", (long long)h->grp[t].plan_batch);
+    int named = 0, more = 0;
+    for (int i = 0; i < dnp_graph_n_ops(r->pp->core); i++) {
+        const char *c = cross_name(r, i);
+        if (c == NULL)
+            continue;
+        if (named == 8) {
+            more++;
+            continue;
+        }
+        append(line, sizeof line, &n, "%s%s %s", named ? ", " : "; across the types ",
+               dnp_graph_op(r->pp->core, i)->name, c);
+        named++;
+    }
+    if (more > 0)
+        append(line, sizeof line, &n, " and %d more", more);
+    if (named == 0)
+        append(line, sizeof line, &n, "; every op split by the batch across the types");
+    put_wrapped(f, "  ", line);
+}
+
 static void split_text(const dnp_pase_run *r, FILE *f)
 {
     const pase_hetero_result *h = &r->het;
@@ -190,9 +271,13 @@ static void split_text(const dnp_pase_run *r, FILE *f)
     const char *unit = dnp_time_unit(max_s, &per_s);
     for (int g = 0; g < h->n_groups; g++) {
         const pase_hetero_group *gr = &h->grp[g];
-        fprintf(f, "  %3dx %-12s batch %5lld  %9.3f %-2s  %.3g GB per device\n", gr->n_dev,
+        char at[48] = "";
+        if (gr->plan_batch != gr->batch) /* moved by the refinement (pase_cross.c) */
+            snprintf(at, sizeof at, " (plan, time and memory at %lld)",
+                     (long long)gr->plan_batch);
+        fprintf(f, "  %3dx %-12s batch %5lld  %9.3f %-2s  %.3g GB per device%s\n", gr->n_dev,
                 cl->types[gr->type].name, (long long)gr->batch, gr->time_s * per_s, unit,
-                gr->mem_bytes / 1e9);
+                gr->mem_bytes / 1e9, at);
     }
     fprintf(f, "  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
     fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan\n", a,
@@ -222,7 +307,7 @@ static void split_text(const dnp_pase_run *r, FILE *f)
     if (isfinite(h->judged_s)) {
         /* shares and choice by the step simulator (pase_run.c run_split) */
         char j[32], o[32];
-        dnp_fmt_time(h->judged_s, j, sizeof j);
+        dnp_fmt_time(r->cross_judged > 0 ? r->cross_from_s : h->judged_s, j, sizeof j);
         if (isfinite(r->own_simulated_s))
             dnp_fmt_time(r->own_simulated_s, o, sizeof o);
         else
@@ -234,6 +319,8 @@ static void split_text(const dnp_pase_run *r, FILE *f)
                  h->judged, j, pase_hetero_variant_name(h->variant), o);
         put_wrapped(f, "  ", line);
     }
+    if (r->cross_judged > 0)
+        cross_text(r, f);
     fprintf(f, "chosen: %s\n",
             pase_run_split_chosen(r) ? "the type split" : "the weakest-device plan");
 }

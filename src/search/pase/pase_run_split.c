@@ -47,6 +47,7 @@ dnp_status dnp_pase_run_type_split(const dnp_pase_run *r, dnp_pase_type_split *o
         snprintf(o->device, sizeof o->device, "%s", r->pp->hw.cluster.types[gr->type].name);
         o->devices = gr->n_dev;
         o->batch = gr->batch;
+        o->plan_batch = gr->plan_batch;
         o->time_s = gr->time_s;
         o->mem_bytes = gr->mem_bytes;
         o->devices_used = gr->batch > 0 ? gr->devices_used : 0;

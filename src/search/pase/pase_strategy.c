@@ -23,7 +23,9 @@
  * split across the types (pase_hetero.c), the levels that separate device
  * types become Type-I / "batch" levels with ratio b_t / samples (the first
  * half's samples over the group's), and each type's group below them takes
- * its own PaSE plan (dnp_pase_run_type_config).  A type given no samples
+ * its own PaSE plan (dnp_pase_run_type_config).  Where the simulator
+ * refined that level (pase_cross.c), an op may split its input or output
+ * (a join its channel) there instead, with the same ratio.  A type given no samples
  * is dropped: the strategy is written for the cluster without it.
  */
 #include "dnnpar.h"
@@ -153,62 +155,74 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
     gl->n_levels = n_levels;
     for (int k = 0; k < n_levels; k++)
         gl->lv[k] = json_object();
-    dnp_pase_op op;
-    dnp_error e = {0};
-    for (int v = 0; dnp_pase_run_op(r, v, &op, &e) == DNP_OK; v++) {
-        int gi = dnp_graph_find(g, op.name);
+    /* the vertices and splits straight from the run (this runs once per
+     * simulated candidate of the share searches: no text formatting) */
+    const pase_problem *pb = &r->pp->pb;
+    for (int v = 0; v < pb->n_v; v++) {
+        const pase_vertex *x = &pb->g->v[v];
+        int gi = dnp_graph_find(g, x->name);
         if (gi < 0)
             continue; /* the converter's own views (flatten.ravel, ...); the strategy reader
                        * names any decided op of g left without a type */
         const dnp_op *gop = dnp_graph_op(g, gi);
         if (!dnp_op_is_weighted(gop) && !dnp_op_is_join(gop))
             continue; /* the strategy decides weighted layers and joins only */
-        const char *cfg = grp < 0 ? op.config : dnp_pase_run_type_config(r, grp, v);
-        if (cfg == NULL)
-            cfg = "";
-        /* "(4,1,1,1,1,1,2)": the split of each dimension of op.dims */
-        long split[32];
+        /* the split of each dimension of x: the run's own configuration,
+         * or the group's "(4,1,1,1,1,1,2)" */
+        long split[PASE_MAX_RANK];
         int nd = 0;
-        const char *q = cfg;
-        while (*q != '\0' && nd < 32) {
-            if (*q >= '0' && *q <= '9') {
-                char *end;
-                split[nd++] = strtol(q, &end, 10);
-                q = end;
-            } else {
-                q++;
+        char cfg[96];
+        if (grp < 0) {
+            const pase_configs *cf = &pb->cfg[v];
+            for (nd = 0; nd < cf->rank && nd < PASE_MAX_RANK; nd++)
+                split[nd] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)nd];
+            cfg[0] = '\0'; /* formatted for a message only */
+        } else {
+            const char *t = dnp_pase_run_type_config(r, grp, v);
+            snprintf(cfg, sizeof cfg, "%s", t != NULL ? t : "");
+            const char *q = cfg;
+            while (*q != '\0' && nd < PASE_MAX_RANK) {
+                if (*q >= '0' && *q <= '9') {
+                    char *end;
+                    split[nd++] = strtol(q, &end, 10);
+                    q = end;
+                } else {
+                    q++;
+                }
             }
         }
         int level = 0;
-        for (int d = 0; d < nd && d < (int)strlen(op.dims); d++) {
+        for (int d = 0; d < nd && d < x->rank; d++) {
             if (split[d] == 1)
                 continue;
             int k = log2_exact(split[d]);
-            const char *t = pase_strategy_type_of(g, gop, op.dims[d]);
+            const char *t = pase_strategy_type_of(g, gop, x->dim[d][0]);
             if (k < 0 || t == NULL) {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' splits its dimension '%c' %ld ways: a dnnpar strategy "
                               "splits only the batch, input and output dimensions, in powers of "
                               "two",
-                              op.name, op.dims[d], split[d]);
+                              x->name, x->dim[d][0], split[d]);
                 return DNP_ERR_INPUT;
             }
             if (level + k > n_levels) {
+                if (grp < 0)
+                    pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' (configuration %s) uses more than the group's %lld "
                               "devices",
-                              op.name, cfg, 1LL << n_levels);
+                              x->name, cfg, 1LL << n_levels);
                 return DNP_ERR_INPUT;
             }
             for (int i = 0; i < k; i++)
-                json_object_set_new(gl->lv[level++], op.name, json_string(t));
+                json_object_set_new(gl->lv[level++], x->name, json_string(t));
         }
         if (level < n_levels) {
             /* devices the configuration leaves idle: R (a layer) or replicated
              * (a join) on the levels it does not use */
             (*idle_ops)++;
             while (level < n_levels)
-                json_object_set_new(gl->lv[level++], op.name,
+                json_object_set_new(gl->lv[level++], x->name,
                                     json_string(dnp_op_is_weighted(gop) ? "R" : "replicated"));
         }
     }
@@ -224,7 +238,9 @@ typedef struct {
     int64_t type_batch[DNP_MAX_DEVICE_TYPES]; /* samples per cluster type (split) */
     int type_group[DNP_MAX_DEVICE_TYPES];     /* the run's group of each type (split) */
     group_levels plans[DNP_MAX_DEVICE_TYPES + 1]; /* per type (split), or [0] (own plan) */
-    json_t *batch_types;                 /* every decided op -> I / batch */
+    json_t *batch_types;                 /* every decided op -> its type at the levels
+                                          * separating device types (I / batch unless
+                                          * refined) */
     json_t *paths;
     int max_depth;
 } walk_ctx;
@@ -317,9 +333,9 @@ static dnp_status walk(walk_ctx *w, const int64_t *counts, int depth, unsigned b
     return st;
 }
 
-dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
+dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
                                  const char *model_source, const dnp_cluster *c, int64_t batch,
-                                 char **out, dnp_pase_strategy_info *info, dnp_error *err)
+                                 json_t **out, dnp_pase_strategy_info *info, dnp_error *err)
 {
     *out = NULL;
     memset(info, 0, sizeof *info);
@@ -380,12 +396,23 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
     }
     json_t *doc = NULL;
     if (st == DNP_OK) {
+        /* the levels separating types: the batch, or per op the dimension
+         * the refinement chose (r->cross, pase_cross.c) */
+        static const char *const weighted_type[] = {"I", "II", "III"};
+        static const char *const join_type[] = {"batch", "channel"};
         w.batch_types = json_object();
         for (int v = 0; v < dnp_graph_n_ops(g); v++) {
             const dnp_op *gop = dnp_graph_op(g, v);
-            if (dnp_op_is_weighted(gop) || dnp_op_is_join(gop))
+            int ci = r->cross == NULL ? -1
+                     : r->pp->core == g ? v
+                                        : dnp_graph_find(r->pp->core, gop->name);
+            int code = ci >= 0 ? r->cross[ci] : 0;
+            if (dnp_op_is_weighted(gop))
                 json_object_set_new(w.batch_types, gop->name,
-                                    json_string(dnp_op_is_weighted(gop) ? "I" : "batch"));
+                                    json_string(weighted_type[code <= 2 ? code : 0]));
+            else if (dnp_op_is_join(gop))
+                json_object_set_new(w.batch_types, gop->name,
+                                    json_string(join_type[code <= 1 ? code : 0]));
         }
         w.paths = json_array();
         json_t *root_prefix = json_array();
@@ -408,17 +435,33 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
                         (json_int_t)batch, "cluster", info->cluster, "search", "pase", "levels",
                         w.max_depth, "total_levels", w.max_depth, "paths", w.paths);
         w.paths = NULL;
-        char *text = doc != NULL ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
-        if (text == NULL) {
+        if (doc == NULL) {
             st = DNP_ERR_NOMEM;
             dnp_error_set(err, st, "out of memory writing the PaSE strategy");
         }
-        *out = text;
+        *out = doc;
     }
     for (int k = 0; k <= DNP_MAX_DEVICE_TYPES; k++)
         group_levels_free(&w.plans[k]);
     json_decref(w.batch_types);
     json_decref(w.paths);
+    return st;
+}
+
+dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
+                                 const char *model_source, const dnp_cluster *c, int64_t batch,
+                                 char **out, dnp_pase_strategy_info *info, dnp_error *err)
+{
+    json_t *doc = NULL;
+    *out = NULL;
+    dnp_status st = pase_run_strategy_doc(r, g, model_source, c, batch, &doc, info, err);
+    if (st == DNP_OK) {
+        *out = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (*out == NULL) {
+            st = DNP_ERR_NOMEM;
+            dnp_error_set(err, st, "out of memory writing the PaSE strategy");
+        }
+    }
     json_decref(doc);
     return st;
 }

@@ -1,0 +1,111 @@
+/* test_pase_cross.c - the type level of a type split refined in the step
+ * simulator (pase_cross.c): on VGG-16 over 8xa100+8xv100 it is faster than
+ * the share search it starts from, the strategy it writes simulates to the
+ * step it reports, and no single move of its neighbourhood (one sample
+ * between the types, one op's split across the types) simulates faster. */
+#include "search/pase/pase_driver.h"
+#include "test.h"
+
+#include <math.h>
+#include <string.h>
+
+/* PaSE in the strategy's space on `model` over `spec` at batch 128 (the
+ * type split judged and refined by the simulator); the run (NULL on
+ * failure, checked) and its problem in *pb, both the caller's. */
+static dnp_pase_run *refined_run(const char *model, const char *spec, dnp_pase_problem **pb)
+{
+    dnp_pase_options po;
+    memset(&po, 0, sizeof po);
+    po.batch = 128;
+    po.strategy_space = 1;
+    dnp_pase_hw hw;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    dnp_pase_run *run = NULL;
+    *pb = NULL;
+    dnp_status st = dnp_cluster_parse(spec, &cl, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_hw_from_cluster(&cl, &hw, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_problem_load(model, &hw, &po, pb, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(*pb, NULL, &run, &err);
+    CHECK_EQ_INT(st, DNP_OK);
+    return run;
+}
+
+/* 1 if the run's plan with one move applied simulates no faster than
+ * best_s (a move the descent should have kept otherwise). */
+static int no_faster(dnp_pase_run *r, double best_s)
+{
+    double s = NAN;
+    dnp_error err = {0};
+    CHECK_EQ_INT(pase_run_simulated_s(r, &s, &err), DNP_OK);
+    return !(s < best_s);
+}
+
+TEST(pase_cross_refined_type_level)
+{
+    dnp_pase_problem *pb;
+    dnp_pase_run *r = refined_run("vgg16", "8xa100+8xv100", &pb);
+    if (r == NULL) {
+        dnp_pase_problem_free(pb);
+        return;
+    }
+    CHECK(r->have_het && pase_run_split_chosen(r));
+    CHECK(r->cross != NULL && r->cross_judged > 0);
+    /* faster than the share search's choice (8.944 ms on this model,
+     * docs/pase.md): the FC layers split by input or output across the
+     * types instead of all-reducing 276.7 MB of gradients between them */
+    const double best_s = r->het.judged_s;
+    CHECK(best_s < r->cross_from_s * (1.0 - 1e-3));
+    const int fc6 = dnp_graph_find(r->pp->core, "fc6");
+    CHECK(fc6 >= 0 && r->cross[fc6] != 0);
+    /* the strategy written for the run simulates to the reported step */
+    double s = NAN;
+    dnp_error err = {0};
+    CHECK_EQ_INT(pase_run_simulated_s(r, &s, &err), DNP_OK);
+    CHECK_NEAR(s, best_s, 1e-12, 0.0);
+    /* every single move simulates no faster: one sample either way ... */
+    pase_hetero_group *a = &r->het.grp[0], *b = &r->het.grp[1];
+    for (int sgn = -1; sgn <= 1; sgn += 2) {
+        a->batch += sgn;
+        b->batch -= sgn;
+        CHECK(no_faster(r, best_s));
+        a->batch -= sgn;
+        b->batch += sgn;
+    }
+    /* ... and each decided op's other splits across the types */
+    int tried = 0;
+    for (int i = 0; i < dnp_graph_n_ops(r->pp->core); i++) {
+        const dnp_op *op = dnp_graph_op(r->pp->core, i);
+        int states = dnp_op_is_weighted(op) ? 3 : dnp_op_is_join(op) ? 2 : 1;
+        unsigned char was = r->cross[i];
+        for (unsigned char c = 0; c < states; c++) {
+            if (c == was)
+                continue;
+            r->cross[i] = c;
+            CHECK(no_faster(r, best_s));
+            tried++;
+        }
+        r->cross[i] = was;
+    }
+    CHECK_EQ_INT(tried, 2 * 16); /* 13 convs and 3 FC layers, two other splits each */
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
+
+/* One device type working (TPU pair: the v3s take the whole batch): no
+ * level separates types, nothing to refine. */
+TEST(pase_cross_one_type_working)
+{
+    dnp_pase_problem *pb;
+    dnp_pase_run *r = refined_run("alexnet", "4xtpu-v2+4xtpu-v3", &pb);
+    if (r != NULL) {
+        CHECK(r->have_het);
+        CHECK(r->het.grp[0].batch == 0 || r->het.grp[1].batch == 0);
+        CHECK(r->cross == NULL && r->cross_judged == 0);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
