@@ -40,7 +40,7 @@ static double internal_f(const char *name, int64_t batch, int p)
     pase_params par = {p, 5000.0, 0, 2048.0 * 1048576.0};
     pase_problem pb;
     if (pase_problem_build(pg, &par, &pb, &err) == DNP_OK) {
-        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
         pase_result r;
         if (pase_search(&pb, 0, &so, &r, &err) == DNP_OK) {
             f = r.cost;
@@ -227,14 +227,19 @@ TEST(pase_api_errors)
     dnp_error_clear(&err);
     CHECK(dnp_pase_problem_load("no-such-model", &hw, NULL, &pb, &err) == DNP_ERR_INPUT);
     CHECK(pb == NULL && strstr(err.msg, "no-such-model") != NULL);
-    /* DenseNet's dependent sets are far over the guard: refused before
-     * any table is built, naming the op and the limit */
+    /* DenseNet's dependent sets are far over the guard: the breadth-first
+     * DP (which pins nothing, as the paper's BF column) is refused before
+     * any table is built, naming the op and the limit (the default DP
+     * pins ops instead: test_pase_pin.c) */
     dnp_pase_options po = {.batch = 64, .cost_model = DNP_COST_PASE_PAPER};
     dnp_pase_run *r = NULL;
     dnp_error_clear(&err);
     CHECK(dnp_pase_problem_load("pase-densenet121", &hw, &po, &pb, &err) == DNP_OK);
     if (pb != NULL) {
-        CHECK(dnp_pase_run_new(pb, NULL, &r, &err) == DNP_ERR_INPUT);
+        dnp_pase_run_options bfs;
+        memset(&bfs, 0, sizeof bfs);
+        bfs.search = DNP_PASE_SEARCH_BFS;
+        CHECK(dnp_pase_run_new(pb, &bfs, &r, &err) == DNP_ERR_INPUT);
         CHECK(r == NULL && strstr(err.msg, "2048 MiB") != NULL);
         dnp_pase_problem_free(pb);
         pb = NULL;
@@ -345,7 +350,7 @@ static double internal_s(const char *name, int64_t batch, const char *spec, dnp_
     pase_params par = {(int)c.counts[0], 1.0, 0, 2048.0 * 1048576.0};
     pase_problem pb;
     if (pase_problem_build_perf(pg, &par, &m, &pb, &err) == DNP_OK) {
-        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
         pase_fit_result r;
         if (pase_fit_search(&pb, &so, &r, &err) == DNP_OK) {
             t = r.cost;
@@ -475,7 +480,7 @@ TEST(pase_api_seconds_bare_device)
         pase_params par = {2, 1.0, 0, 2048.0 * 1048576.0};
         pase_problem in;
         CHECK(pase_problem_build_perf(pg, &par, &m, &in, &err) == DNP_OK);
-        pase_search_opts so = {1, NULL, NULL, 0.0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
         pase_result res;
         CHECK(pase_search(&in, 0, &so, &res, &err) == DNP_OK);
         dnp_pase_summary s;

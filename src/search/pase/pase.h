@@ -386,6 +386,8 @@ typedef struct {
     double time_limit_s;     /* wall time, seconds; 0 = none.  Checked after each vertex's
                               * elimination: past it the search fails with DNP_ERR_INPUT
                               * (a partial DP has no strategy to return) */
+    int pin_over_guard;      /* 1: where GenerateSeq's tables exceed the guard, pin ops
+                              * (pase_search_pinned) instead of failing */
 } pase_search_opts;
 
 typedef struct {
@@ -397,6 +399,8 @@ typedef struct {
     double max_rows;         /* largest table: prod of K over a dependent set */
     double work;             /* sum over vertices of rows * K_v */
     int max_dep;             /* largest dependent set */
+    int pinned;              /* ops pase_search_pinned held to one configuration (0: the
+                              * exact DP over every op) */
 } pase_result;
 
 /* Peak bytes the DP over sequence s needs (cost tables until consumed,
@@ -418,6 +422,19 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
  * (bfs = 1); res->search_s covers both steps. */
 dnp_status pase_search(const pase_problem *pb, int bfs, const pase_search_opts *o,
                        pase_result *res, dnp_error *err);
+/* The most worker threads the DP starts (online CPUs, capped); the
+ * pinned search sizes its tables for this many, so that what it pins does
+ * not depend on the machine. */
+#define PASE_MAX_THREADS 8
+/* Where the exact DP over sequence s needs more than the table guard:
+ * ops pinned to one configuration until the DP fits (and does at most
+ * 2e9 work), the DP exact over the rest, then the pinned ops improved
+ * one at a time with the DP rerun (pase_pin.c).  res->pinned counts them;
+ * the strategy is feasible and not proven optimal.  DNP_ERR_INPUT if even
+ * pinning cannot fit the guard.  O(pins x sum_v |D(v)| + rounds x the
+ * DP). */
+dnp_status pase_search_pinned(const pase_problem *pb, const pase_seq *s, const pase_search_opts *o,
+                              pase_result *res, dnp_error *err);
 /* Free a result's strategy; NULL is a no-op.  O(1). */
 void pase_result_free(pase_result *r);
 

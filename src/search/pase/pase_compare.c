@@ -39,7 +39,7 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
     int *best = dnp_malloc((size_t)pb.n_v * sizeof(int));
     pase_result r;
     memset(&r, 0, sizeof r);
-    pase_search_opts o = {0, NULL, NULL, 0.0};
+    pase_search_opts o = {0, NULL, NULL, 0.0, 0};
     if (cfg == NULL || best == NULL) {
         st = DNP_ERR_NOMEM;
         dnp_error_set(err, st, "out of memory comparing strategies");

@@ -322,7 +322,7 @@ double pase_dp_estimate(const pase_problem *pb, const pase_seq *s, int threads, 
 static int online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : (n > 8 ? 8 : (int)n);
+    return n < 1 ? 1 : (n > PASE_MAX_THREADS ? PASE_MAX_THREADS : (int)n);
 }
 
 /* Build the K_u x K_v matrix of all edges between v and a later u:
@@ -709,7 +709,14 @@ dnp_status pase_search(const pase_problem *pb, int bfs, const pase_search_opts *
     dnp_status st = bfs ? pase_bfs_seq(pb, &s, err) : pase_generate_seq(pb, &s, err);
     if (st != DNP_OK)
         return st;
-    st = pase_dp_run(pb, &s, o, res, err);
+    double max_rows = 0.0;
+    if (!bfs && o != NULL && o->pin_over_guard &&
+        !(pase_dp_estimate(pb, &s, PASE_MAX_THREADS, &max_rows, NULL) <=
+              pb->par.max_bytes &&
+          max_rows <= 4e18))
+        st = pase_search_pinned(pb, &s, o, res, err); /* a dense graph (paper sec. V) */
+    else
+        st = pase_dp_run(pb, &s, o, res, err);
     pase_seq_free(&s);
     if (st == DNP_OK)
         res->search_s = now_s() - t0;

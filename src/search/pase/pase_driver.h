@@ -91,6 +91,8 @@ struct dnp_pase_run {
     double cross_from_s;         /* het.judged_s before the refinement */
     double cross_s;              /* the refinement's wall time (in het.search_s) */
     int have_tables;             /* exact search: the DP's table figures below */
+    int pinned;                  /* ops held to one configuration because the exact tables
+                                  * do not fit (pase_pin.c); 0: the DP is exact */
     int max_dep;
     double max_rows, work, table_bytes;
     double search_s;             /* wall time of the search */

@@ -57,6 +57,7 @@ static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_sear
     r->max_rows = res.max_rows;
     r->work = res.work;
     r->table_bytes = res.table_bytes;
+    r->pinned = res.pinned;
     return DNP_OK;
 }
 
@@ -144,7 +145,7 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
 {
     const pase_problem *pb = &pp->pb;
     pase_progress_ctx pc = {o->progress, o->progress_user, "searching"};
-    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, o->time_limit_s};
+    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, o->time_limit_s, 0};
     pase_mcmc_opts mo;
     pase_mcmc_defaults(&mo);
     int mcmc_limit_hit = 0;
@@ -185,6 +186,9 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
         }
         return DNP_OK;
     }
+    /* a dense graph whose exact tables do not fit: ops pinned (pase_pin.c;
+     * the breadth-first DP keeps failing, the paper's BF column) */
+    so.pin_over_guard = 1;
     if ((st = run_exact(pp, o->search == DNP_PASE_SEARCH_BFS, &so, r, err)) != DNP_OK)
         return st;
     long it = 0;

@@ -154,6 +154,9 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
                             json_pack("{s:i,s:f,s:f,s:f}", "max_dependent_set", r->max_dep,
                                       "largest_table_rows", r->max_rows, "work", r->work,
                                       "estimated_bytes", r->table_bytes));
+    if (root != NULL && r->have_tables && r->pinned > 0) /* only where pinned */
+        json_object_set_new(json_object_get(root, "tables"), "pinned_ops",
+                            json_integer(r->pinned));
     if (root != NULL && r->optimum >= 0.0)
         json_object_set_new(root, sec ? "pase_optimum_s" : "pase_optimum_flop",
                             sec ? json_real(r->optimum) : pase_flop_json(r->optimum));
@@ -444,6 +447,16 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                 "tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
                 "%.1f MiB\n",
                 r->max_dep, r->max_rows, r->table_bytes / 1048576.0);
+    if (r->pinned > 0) { /* pase_pin.c */
+        char line[320];
+        snprintf(line, sizeof line,
+                 "not the exact optimum: the exact tables exceed the guard (dependent sets too "
+                 "large, PaSE section V), so %d of the %d ops were pinned to one configuration "
+                 "(the expert's, then improved one at a time) with the DP exact over the rest "
+                 "(docs/pase.md \"Dense graphs: pinned ops\")",
+                 r->pinned, pb->n_v);
+        put_wrapped(f, "  ", line);
+    }
     if (timing) {
         dnp_fmt_time(r->search_s, t, sizeof t);
         fprintf(f, "search time: %s\n", t);
