@@ -1408,11 +1408,16 @@ typedef struct {
     dnp_pase_run *run;           /* owned; a run of problem */
     char *strategy;              /* the run's strategy JSON (dnp_pase_run_strategy; owned) */
     dnp_pase_strategy_info info;
-    int in_space;                /* 1: PaSE's optimum was no strategy, so the run is the
-                                  * search in the strategy's space */
+    int in_space;                /* 1: the run is the search in the strategy's space: PaSE's
+                                  * optimum was no strategy, or (faster) it was but the
+                                  * strategy's space simulates faster */
+    int faster;                  /* 1: in_space because on several device types the type
+                                  * split of the strategy's space, chosen and refined in the
+                                  * step simulator, simulates faster than PaSE's optimum */
     char cost[64];               /* the run's cost in its unit ("21.733 ms", "F = ... FLOP") */
     char optimum[64];            /* in_space: the optimum's cost, the same way */
-    char why[512];               /* in_space: why the optimum is no strategy */
+    char why[512];               /* in_space: why the optimum is no strategy, or (faster)
+                                  * both simulated step times */
 } dnp_pase_strategy_search;
 
 /* PaSE with opt and ro on a model, its plan written as a dnnpar strategy
@@ -1422,11 +1427,16 @@ typedef struct {
  * the optimum splits what a strategy cannot hold and opt did not ask for
  * the strategy's space, the search runs again in that space
  * (dnp_pase_options.strategy_space) and out->in_space, optimum and why
- * say so (docs/pase.md "The strategy's space").  Errors: the loaders' and
+ * say so (docs/pase.md "The strategy's space").  On a cluster of several
+ * device types under the default model, when the DP's optimum is a strategy,
+ * the strategy's space is searched too and its plan kept when the step
+ * simulator runs it faster (out->faster; docs/pase.md "The type level,
+ * refined in the step simulator").  Errors: the loaders' and
  * searches' own; DNP_ERR_INPUT when no strategy exists even in that space
  * (the message names the op or the group).  On success *out owns the
  * problem, the run and the text (dnp_pase_strategy_search_free); on
- * failure *out holds nothing.  O(one or two searches + ops x levels). */
+ * failure *out holds nothing.  O(one or two searches + ops x levels, and
+ * two plans simulated on several device types). */
 dnp_status dnp_pase_search_strategy(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
                                     const dnp_pase_options *opt, const dnp_pase_run_options *ro,
                                     const dnp_cluster *c, dnp_pase_strategy_search *out,

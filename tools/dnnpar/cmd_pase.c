@@ -60,8 +60,7 @@ static const char plan_help[] =
     "  --optimizer O      momentum (default), sgd, adam: optimizer state in memory\n"
     "  --memory-limit SIZE  memory per device (default: the device's capacity)\n"
     "  --no-stragglers    ignore the devices' speed spread\n"
-    "  --max-memory MIB   refuse a search whose tables need more, in MiB (2^20 bytes;\n"
-    "                     default 2048, at most 65536)\n"
+    "  --max-memory MIB   tables' limit, MiB (default 2048): over it ops get pinned\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
     "  --prototype-edges  an op feeding two inputs of one consumer counts once, as in\n"
     "                     the prototype\n"
@@ -80,7 +79,8 @@ static const char plan_help[] =
     "                     export --strategy); needs --cluster of 2^k devices; if\n"
     "                     it cannot hold the optimum: --strategy-space, with a note\n"
     "  --strategy-space   search what a strategy holds: batch, input, output splits\n"
-    "                     (joins batch, channel) by powers of two\n"
+    "                     (joins batch, channel) by powers of two (mixed --cluster:\n"
+    "                     also without it; kept if faster)\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"
@@ -483,14 +483,17 @@ int cmd_plan_pase(const cli_args *a)
     dnp_pase_strategy_search ss;
     memset(&ss, 0, sizeof ss);
     const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
-    if (strat == NULL) {
-        rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
-        ss.problem = pb; /* freed with ss below */
-        ss.run = run;
-    } else if (cli_get(a, "cluster") == NULL) {
+    /* several device types under the default model: the plan the step
+     * simulator chooses, as with --strategy-json (dnp_pase_search_strategy);
+     * where the plan has no strategy form (7 devices of a type), the run's
+     * own report as on one type */
+    int mixed = cli_get(a, "cluster") != NULL && po.cost_model == DNP_COST_DEFAULT &&
+                !po.strategy_space && hw.device_types > 1;
+    int own_run = strat == NULL && !mixed;
+    if (strat != NULL && cli_get(a, "cluster") == NULL) {
         cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
         rc = EXIT_USAGE;
-    } else {
+    } else if (!own_run) {
         /* the run and its strategy for the model on the cluster; in the
          * strategy's space if the optimum is no strategy (docs/pase.md) */
         dnp_cluster cl;
@@ -498,19 +501,31 @@ int cmd_plan_pase(const cli_args *a)
         if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) == 0) {
             dnp_status st =
                 dnp_pase_search_strategy(a->pos[0], NULL, &hw, &po, &ro, &cl, &ss, &err);
-            if (st != DNP_OK) {
+            if (st == DNP_ERR_INPUT && strat == NULL) {
+                own_run = 1; /* no strategy form (or the model's error, reported below) */
+            } else if (st != DNP_OK) {
                 cli_error(cmd, "%s", err.msg);
                 rc = cli_exit_for(st);
             }
         }
         pb = ss.problem;
         run = ss.run;
-        if (rc == 0 && ss.in_space)
+        if (rc == 0 && !own_run && ss.in_space && ss.faster)
+            fprintf(stderr,
+                    "dnnpar %s: note: %s; plan and strategy below are the strategy's space's "
+                    "(docs/pase.md \"The type level, refined in the step simulator\")\n",
+                    cmd, ss.why);
+        else if (rc == 0 && !own_run && ss.in_space)
             fprintf(stderr,
                     "dnnpar %s: note: PaSE's optimum (%s) is no dnnpar strategy: %s; plan and "
                     "strategy below are the best in the strategy's space (%s; docs/pase.md \"The "
                     "strategy's space\")\n",
                     cmd, ss.optimum, ss.why, ss.cost);
+    }
+    if (rc == 0 && own_run) {
+        rc = load_and_run(cmd, a, &hw, &po, &ro, &pb, &run);
+        ss.problem = pb; /* freed with ss below */
+        ss.run = run;
     }
     if (rc == 0) {
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */

@@ -121,6 +121,12 @@ dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **ou
  * does not halve) or that does not fit in the devices' memory; an error
  * only when out of memory.  O(one strategy written, read and simulated). */
 dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err);
+/* The step time of a plan just made (made: the maker's status, plan and
+ * its error e): INFINITY when it failed or does not fit in the devices'
+ * memory; frees plan; an error (copied from e) only when out of memory.
+ * O(1). */
+dnp_status pase_plan_step_s(dnp_status made, dnp_plan *plan, const dnp_error *e,
+                            double *step_s, dnp_error *err);
 
 /* Refine a judged type split in the step simulator (pase_cross.c): the
  * types' shares with the groups' plans kept, and per op of the core graph

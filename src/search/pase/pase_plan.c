@@ -9,6 +9,7 @@
 #include "core/input.h"
 #include "search/strategy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,80 @@ static dnp_status search_once(const char *model, const dnp_graph *g, const dnp_p
     return st;
 }
 
+dnp_status pase_plan_step_s(dnp_status made, dnp_plan *plan, const dnp_error *e,
+                            double *step_s, dnp_error *err)
+{
+    *step_s = INFINITY;
+    if (made == DNP_OK) {
+        dnp_plan_summary sum;
+        dnp_plan_get_summary(plan, &sum);
+        *step_s = sum.mem_fits ? sum.step_time_s : INFINITY;
+    }
+    dnp_plan_free(plan);
+    if (made == DNP_ERR_NOMEM) {
+        *err = *e;
+        return made;
+    }
+    return DNP_OK;
+}
+
+/* The step simulator's time of search s's plan on c (pase_plan_step_s). */
+static dnp_status simulated_of(const dnp_pase_strategy_search *s, const dnp_cluster *c,
+                               double *step_s, dnp_error *err)
+{
+    dnp_plan *plan = NULL;
+    dnp_error e = {0};
+    dnp_status st = dnp_pase_search_plan(s, c, &plan, &e);
+    return pase_plan_step_s(st, plan, &e, step_s, err);
+}
+
+/* On several device types (default model, full space asked): the search
+ * again in the strategy's space, where the step simulator chooses and
+ * refines the type split (docs/pase.md "The type level, refined in the
+ * step simulator"); kept in *out when it simulates faster than out's
+ * plan. */
+static dnp_status prefer_simulated(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
+                                   const dnp_pase_options *opt, const dnp_pase_run_options *ro,
+                                   const dnp_cluster *c, dnp_pase_strategy_search *out,
+                                   dnp_error *err)
+{
+    double full_s, space_s;
+    dnp_status st = simulated_of(out, c, &full_s, err);
+    if (st != DNP_OK)
+        return st;
+    dnp_pase_options in_space = *opt;
+    in_space.strategy_space = 1;
+    dnp_pase_strategy_search alt;
+    memset(&alt, 0, sizeof alt);
+    dnp_error e = {0};
+    st = search_once(model, g, hw, &in_space, ro, c, &alt, &e);
+    if (st == DNP_OK)
+        st = simulated_of(&alt, c, &space_s, &e);
+    if (st == DNP_OK && space_s < full_s) {
+        char optimum[sizeof out->optimum], a[32], b[32];
+        put_cost(out->run, optimum, sizeof optimum);
+        dnp_fmt_time(full_s, a, sizeof a);
+        dnp_fmt_time(space_s, b, sizeof b);
+        dnp_pase_strategy_search_free(out);
+        *out = alt;
+        out->in_space = 1;
+        out->faster = 1;
+        memcpy(out->optimum, optimum, sizeof optimum);
+        snprintf(out->why, sizeof out->why,
+                 "on several device types the step simulator chooses: PaSE's optimum simulates "
+                 "in %s, the type split of the strategy's space, chosen and refined in the "
+                 "simulator, in %s",
+                 a, b);
+        return DNP_OK;
+    }
+    dnp_pase_strategy_search_free(&alt);
+    if (st == DNP_ERR_NOMEM) {
+        *err = e;
+        return st;
+    }
+    return DNP_OK; /* the strategy's space has nothing faster (or no plan): out stays */
+}
+
 dnp_status dnp_pase_search_strategy(const char *model, const dnp_graph *g, const dnp_pase_hw *hw,
                                     const dnp_pase_options *opt, const dnp_pase_run_options *ro,
                                     const dnp_cluster *c, dnp_pase_strategy_search *out,
@@ -71,6 +146,10 @@ dnp_status dnp_pase_search_strategy(const char *model, const dnp_graph *g, const
         out->in_space = 1;
         memcpy(out->optimum, optimum, sizeof optimum);
         memcpy(out->why, why, sizeof why);
+    } else if (st == DNP_OK && !opt->strategy_space && opt->cost_model == DNP_COST_DEFAULT &&
+               hw->device_types > 1 && (ro == NULL || ro->search == DNP_PASE_SEARCH_DP)) {
+        /* the DP's type split (MCMC has none to refine) */
+        st = prefer_simulated(model, g, hw, opt, ro, c, out, err);
     }
     if (st == DNP_OK)
         put_cost(out->run, out->cost, sizeof out->cost);

@@ -67,18 +67,7 @@ dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error
     dnp_plan *plan = NULL;
     dnp_error e = {0};
     dnp_status st = dnp_pase_run_plan(r, pp->core, &pp->hw.cluster, &plan, NULL, &e);
-    *step_s = INFINITY;
-    if (st == DNP_OK) {
-        dnp_plan_summary sum;
-        dnp_plan_get_summary(plan, &sum);
-        *step_s = sum.mem_fits ? sum.step_time_s : INFINITY;
-    }
-    dnp_plan_free(plan);
-    if (st == DNP_ERR_NOMEM) {
-        *err = e;
-        return st;
-    }
-    return DNP_OK;
+    return pase_plan_step_s(st, plan, &e, step_s, err);
 }
 
 /* The type split's judge (pase_hetero_opts.judge): candidate cand as the
