@@ -206,8 +206,8 @@ dnp_status pase_search_pinned(const pase_problem *pb, const pase_seq *s, const p
         double work, max_rows;
         int i = largest_step(&w.view, s, &work);
         double need = pase_dp_estimate(&w.view, s, threads, &max_rows, NULL);
-        if (need <= pb->par.max_bytes && max_rows <= 4e18 && work <= PIN_MAX_WORK)
-            break;
+        if (i < 0 || (need <= pb->par.max_bytes && max_rows <= 4e18 && work <= PIN_MAX_WORK))
+            break; /* fits (or an empty graph: nothing to pin) */
         int pick = -1;
         for (int k = s->dep_start[i]; k <= s->dep_start[i + 1]; k++) {
             int u = k < s->dep_start[i + 1] ? s->dep[k] : s->order[i];
