@@ -5,9 +5,9 @@
  * memory, idle devices and the type split) and JSON (docs/formats.md).
  */
 #include "search/pase/pase_driver.h"
+#include "report/report.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
 static const char *search_name(dnp_pase_search s)
@@ -202,40 +202,26 @@ static void dp_note(const dnp_pase_run *r, FILE *f)
 
 /* The type split's block: the groups, the cross-type all-reduce, the step,
  * every op's configuration per group, idle devices and the choice. */
-/* Append printf output to line (capacity cap, length *n), truncating. */
-static void append(char *line, size_t cap, size_t *n, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void append(char *line, size_t cap, size_t *n, const char *fmt, ...)
-{
-    if (*n + 1 >= cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(line + *n, cap - *n, fmt, ap);
-    va_end(ap);
-    if (k > 0)
-        *n = *n + (size_t)k < cap ? *n + (size_t)k : cap - 1;
-}
-
 /* The refined type level (pase_cross.c): its step, the shares against
  * those the plans were searched at, and the ops split otherwise than by
  * the batch across the types (the first 8 named). */
 static void cross_text(const dnp_pase_run *r, FILE *f)
 {
     const pase_hetero_result *h = &r->het;
-    char from[32], to[32], line[1024];
-    size_t n = 0;
+    char from[32], to[32];
     dnp_fmt_time(r->cross_from_s, from, sizeof from);
     dnp_fmt_time(h->judged_s, to, sizeof to);
-    append(line, sizeof line, &n,
-           "type level refined in the step simulator with the groups' plans kept (%d plans "
-           "simulated): %s -> %s; shares",
-           r->cross_judged, from, to);
+    rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(&b,
+                "type level refined in the step simulator with the groups' plans kept (%d plans "
+                "simulated): %s -> %s; shares",
+                r->cross_judged, from, to);
     for (int t = 0; t < h->n_groups; t++)
-        append(line, sizeof line, &n, "%s%lld", t ? " / " : " ", (long long)h->grp[t].batch);
-    append(line, sizeof line, &n, ", plans searched at");
+        rbuf_printf(&b, "%s%lld", t ? " / " : " ", (long long)h->grp[t].batch);
+    rbuf_puts(&b, ", plans searched at");
     for (int t = 0; t < h->n_groups; t++)
-        append(line, sizeof line, &n, "%s%lld", t ? " / " : " ", (long long)h->grp[t].plan_batch);
+        rbuf_printf(&b, "%s%lld", t ? " / " : " ", (long long)h->grp[t].plan_batch);
     int named = 0, more = 0;
     for (int i = 0; i < dnp_graph_n_ops(r->pp->core); i++) {
         const char *c = cross_name(r, i);
@@ -245,15 +231,18 @@ static void cross_text(const dnp_pase_run *r, FILE *f)
             more++;
             continue;
         }
-        append(line, sizeof line, &n, "%s%s %s", named ? ", " : "; across the types ",
-               dnp_graph_op(r->pp->core, i)->name, c);
+        rbuf_printf(&b, "%s%s %s", named ? ", " : "; across the types ",
+                    dnp_graph_op(r->pp->core, i)->name, c);
         named++;
     }
     if (more > 0)
-        append(line, sizeof line, &n, " and %d more", more);
+        rbuf_printf(&b, " and %d more", more);
     if (named == 0)
-        append(line, sizeof line, &n, "; every op split by the batch across the types");
-    put_wrapped(f, "  ", line);
+        rbuf_puts(&b, "; every op split by the batch across the types");
+    char *line = rbuf_take(&b);
+    if (line != NULL) /* out of memory: the line is left out */
+        put_wrapped(f, "  ", line);
+    dnp_free(line);
 }
 
 static void split_text(const dnp_pase_run *r, FILE *f)

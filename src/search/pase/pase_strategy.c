@@ -171,16 +171,13 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
          * or the group's "(4,1,1,1,1,1,2)" */
         long split[PASE_MAX_RANK];
         int nd = 0;
-        char cfg[96];
+        const char *group_cfg = grp < 0 ? NULL : dnp_pase_run_type_config(r, grp, v);
         if (grp < 0) {
             const pase_configs *cf = &pb->cfg[v];
             for (nd = 0; nd < cf->rank && nd < PASE_MAX_RANK; nd++)
                 split[nd] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)nd];
-            cfg[0] = '\0'; /* formatted for a message only */
         } else {
-            const char *t = dnp_pase_run_type_config(r, grp, v);
-            snprintf(cfg, sizeof cfg, "%s", t != NULL ? t : "");
-            const char *q = cfg;
+            const char *q = group_cfg != NULL ? group_cfg : "";
             while (*q != '\0' && nd < PASE_MAX_RANK) {
                 if (*q >= '0' && *q <= '9') {
                     char *end;
@@ -206,8 +203,11 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
                 return DNP_ERR_INPUT;
             }
             if (level + k > n_levels) {
+                char cfg[96]; /* formatted for the message only */
                 if (grp < 0)
                     pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
+                else
+                    snprintf(cfg, sizeof cfg, "%s", group_cfg != NULL ? group_cfg : "");
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' (configuration %s) uses more than the group's %lld "
                               "devices",
