@@ -221,8 +221,41 @@ static int reshape_copies(const dnp_op *op)
     return strcasecmp(op->src_type, "Transpose") == 0 || strcasecmp(op->src_type, "Pad") == 0;
 }
 
+perf_shares perf_shares_of(const dnp_op *op, double fb, double fi, double fo)
+{
+    perf_shares s;
+    switch (kernel_kind(op)) {
+    case DNP_OP_CONV:
+    case DNP_OP_FC:
+        s.flop = fb * fi * fo;
+        s.in = fb * fi;
+        s.out = fb * fo;
+        s.weight = fi * fo;
+        s.bias = fo;
+        break;
+    case DNP_OP_EMBEDDING: /* the gather's work follows the rows it writes */
+        s.flop = s.out = fb * fo;
+        s.in = fb;
+        s.weight = fi * fo;
+        s.bias = fo;
+        break;
+    default: /* every tensor: fb of the batch, fo of the channels */
+        s.flop = s.in = s.out = fb * fo;
+        s.weight = s.bias = fo;
+        break;
+    }
+    return s;
+}
+
 void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
                       const perf_rates *r, perf_op_time *out)
+{
+    perf_shares s = perf_shares_of(dnp_graph_op(g, i), fb, fi, fo);
+    perf_op_time_shares(g, i, batch, &s, r, out);
+}
+
+void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_shares *sh,
+                         const perf_rates *r, perf_op_time *out)
 {
     memset(out, 0, sizeof *out);
     const dnp_op *op = dnp_graph_op(g, i);
@@ -234,19 +267,19 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
     const int no_dx = feeds_on_graph_input_only(g, op);
     pass_acc f = {0}, b = {0}, w = {0};
 
-    /* shares: weighted layers split batch x input x output; all other ops
-     * hold fb of the batch and fo of the channels of every tensor */
-    const double e = fb * fo;
-    const double N = (double)c.out_elems * e;  /* output elements held */
-    const double Nin = (double)c.in_elems * e; /* first-input elements held */
+    /* shares (perf_shares): of the arithmetic, the inputs, the output */
+    const double e = sh->flop;
+    const double N = (double)c.out_elems * sh->out;  /* output elements held */
+    const double Nin = (double)c.in_elems * sh->in; /* first-input elements held */
 
     switch (kernel_kind(op)) {
     case DNP_OP_CONV:
     case DNP_OP_FC: {
-        const double s = fb * fi * fo;
-        const double X = (double)c.in_elems * fb * fi;
-        const double Y = (double)c.out_elems * fb * fo;
-        const double W = (double)c.weight_elems * fi * fo + (double)(c.params - c.weight_elems) * fo;
+        const double s = sh->flop;
+        const double X = (double)c.in_elems * sh->in;
+        const double Y = (double)c.out_elems * sh->out;
+        const double W =
+            (double)c.weight_elems * sh->weight + (double)(c.params - c.weight_elems) * sh->bias;
         /* forward Y = X (*) W: read X and W, write Y */
         kernel(&f, r, c.fwd_flop * s, (X + Y) * A + W * P, 1);
         /* input gradient dX = dY (*) W^T: read dY and W, write dX */
@@ -257,7 +290,7 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
         break;
     }
     case DNP_OP_MATMUL: {
-        const double in_all = inputs_elems_per_sample(g, op) * (double)batch * e;
+        const double in_all = inputs_elems_per_sample(g, op) * (double)batch * sh->in;
         /* C = A x B: read both operands, write C */
         kernel(&f, r, c.fwd_flop * e, (in_all + N) * A, 1);
         if (!no_dx) {
@@ -269,16 +302,16 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
         break;
     }
     case DNP_OP_EMBEDDING: {
-        const double idx = (double)c.in_elems * fb * INDEX_BYTES;
-        const double rows = (double)c.out_elems * fb * fo; /* looked-up elements */
-        const double table = (double)c.weight_elems * fi * fo;
+        const double idx = (double)c.in_elems * sh->in * INDEX_BYTES;
+        const double rows = (double)c.out_elems * sh->out; /* looked-up elements */
+        const double table = (double)c.weight_elems * sh->weight;
         /* gather: read the indices and the rows, write the output */
-        kernel(&f, r, c.fwd_flop * fb * fo, idx + rows * (P + A), 0);
+        kernel(&f, r, c.fwd_flop * sh->flop, idx + rows * (P + A), 0);
         /* no input gradient (integer indices); the weight gradient is a
          * dense table (PyTorch embedding_dense_backward): zero it, then
          * scatter-add dY (read dY and indices, read-modify-write rows) */
         kernel(&w, r, 0.0, table * G, 0);
-        kernel(&w, r, c.grad_flop * fb * fo, idx + rows * (A + 2.0 * G), 0);
+        kernel(&w, r, c.grad_flop * sh->flop, idx + rows * (A + 2.0 * G), 0);
         break;
     }
     case DNP_OP_BATCHNORM:
@@ -400,14 +433,20 @@ void perf_op_time_get(const dnp_graph *g, int i, int64_t batch, double fb, doubl
 void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
                      const perf_rates *r, perf_op_mem *out)
 {
+    perf_shares s = perf_shares_of(dnp_graph_op(g, i), fb, fi, fo);
+    perf_op_mem_shares(g, i, batch, &s, r, out);
+}
+
+void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_shares *sh,
+                        const perf_rates *r, perf_op_mem *out)
+{
     memset(out, 0, sizeof *out);
     const dnp_op *op = dnp_graph_op(g, i);
     dnp_op_cost c;
     dnp_op_cost_get(g, i, batch, &c);
     const double A = r->act_bytes;
-    const double e = fb * fo;
-    const double N = (double)c.out_elems * e;
-    const double Nin = (double)c.in_elems * e;
+    const double N = (double)c.out_elems * sh->out;
+    const double Nin = (double)c.in_elems * sh->in;
     double in_b = 0.0, out_b = 0.0, priv_b = 0.0;
 
     /* What autograd saves (PyTorch tools/autograd/derivatives.yaml: the
@@ -420,23 +459,23 @@ void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double
     case DNP_OP_FC:
         /* weights are parameters; the input is needed for dW */
         out->param_elems =
-            (double)c.weight_elems * fi * fo + (double)(c.params - c.weight_elems) * fo;
-        in_b = (double)c.in_elems * fb * fi * A;
+            (double)c.weight_elems * sh->weight + (double)(c.params - c.weight_elems) * sh->bias;
+        in_b = (double)c.in_elems * sh->in * A;
         break;
     case DNP_OP_EMBEDDING:
-        out->param_elems = (double)c.weight_elems * fi * fo;
-        priv_b = (double)c.in_elems * fb * INDEX_BYTES; /* the indices */
+        out->param_elems = (double)c.weight_elems * sh->weight;
+        priv_b = (double)c.in_elems * sh->in * INDEX_BYTES; /* the indices */
         break;
     case DNP_OP_MATMUL:
-        in_b = inputs_elems_per_sample(g, op) * (double)batch * e * A; /* both operands */
+        in_b = inputs_elems_per_sample(g, op) * (double)batch * sh->in * A; /* both operands */
         break;
     case DNP_OP_BATCHNORM:
-        out->param_elems = (double)c.params * fo;
-        in_b = Nin * A;                                      /* input */
-        priv_b = 2.0 * (double)op->out.c * fo * STAT_BYTES;  /* save_mean, save_invstd */
+        out->param_elems = (double)c.params * sh->bias;
+        in_b = Nin * A;                                           /* input */
+        priv_b = 2.0 * (double)op->out.c * sh->bias * STAT_BYTES; /* save_mean, save_invstd */
         break;
     case DNP_OP_LAYERNORM:
-        out->param_elems = (double)c.params * fo;
+        out->param_elems = (double)c.params * sh->bias;
         in_b = Nin * A;
         /* mean and rstd per normalised row (c features each) */
         priv_b = op->out.c > 0 ? 2.0 * N / (double)op->out.c * STAT_BYTES : 0.0;
@@ -460,8 +499,8 @@ void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double
         priv_b = N * A; /* the scale */
         break;
     case DNP_OP_ELTWISE:
-        out->param_elems = (double)c.params * fo;
-        in_b = inputs_elems_per_sample(g, op) * (double)batch * e * A;
+        out->param_elems = (double)c.params * sh->bias;
+        in_b = inputs_elems_per_sample(g, op) * (double)batch * sh->in * A;
         break;
     case DNP_OP_ADD:
     case DNP_OP_CONCAT:

@@ -66,6 +66,27 @@ typedef struct {
     int kernels;                           /* kernels over the three passes */
 } perf_op_time;
 
+/* The fractions of one op's work a device holds, in (0, 1]. */
+typedef struct {
+    double flop;   /* of its arithmetic */
+    double in;     /* of each input tensor (conv / FC: X; embedding: its indices) */
+    double out;    /* of its output tensor */
+    double weight; /* of its kernel or table (conv, FC, embedding, LSTM) */
+    double bias;   /* of its other parameters (bias; norm scale and shift) */
+} perf_shares;
+
+/* The shares of op at (fb, fi, fo), as perf_op_time_get defines them:
+ * conv / FC (and the kinds costed as they are) flop fb fi fo, in fb fi,
+ * out fb fo, weight fi fo, bias fo; embedding flop = out = fb fo, in fb,
+ * weight fi fo; every other op fb fo of each tensor.  O(1). */
+perf_shares perf_shares_of(const dnp_op *op, double fb, double fi, double fo);
+
+/* Time of op i of g for a device that holds the shares sh of its work
+ * (a PaSE configuration's, which splits any loop dimension; pase_perf.c).
+ * Input ops cost nothing.  O(1). */
+void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_shares *sh,
+                         const perf_rates *r, perf_op_time *out);
+
 /* Time of op i of g for a device that holds the shares (fb, fi, fo) of the
  * op's work at global batch `batch`: fb of the batch, fi of the input /
  * contracted dimension, fo of the output dimension (channels, features).
@@ -94,6 +115,9 @@ typedef struct {
 
 void perf_op_mem_get(const dnp_graph *g, int i, int64_t batch, double fb, double fi, double fo,
                      const perf_rates *r, perf_op_mem *out);
+/* The same at shares sh (perf_op_time_shares).  O(1). */
+void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_shares *sh,
+                        const perf_rates *r, perf_op_mem *out);
 
 /* The optimizer update over `param_elems` parameters: memory-bound
  * traffic (read weights, gradients and state, write weights and state,

@@ -148,11 +148,11 @@ static dnp_plan *plan_of(const char *text, const dnp_graph *g, const dnp_cluster
     return p;
 }
 
-/* On 8xa100+8xv100 the shared model's run splits alexnet's 128 samples 96
- * (a100) / 32 (v100) across the types (the report of `plan alexnet
- * --search pase --cluster 8xa100+8xv100`): level 0 is that split, Type-I
- * with ratio 96/128 = 0.75 on both branches, and each type's 8 devices
- * take their group's plan on levels 1..3. */
+/* On 8xa100+8xv100 the shared model's run splits vgg11's 128 samples 96
+ * (a100) / 32 (v100) across the types (the objective's share search,
+ * dnp_pase_run_new): level 0 is that split, Type-I with ratio 96/128 =
+ * 0.75 on both branches, and each type's 8 devices take their group's
+ * plan on levels 1..3. */
 TEST(pase_strategy_type_split)
 {
     char *text = NULL;
@@ -160,7 +160,7 @@ TEST(pase_strategy_type_split)
     dnp_graph *g = NULL;
     dnp_cluster cl;
     dnp_error err = {0};
-    CHECK_EQ_INT(pase_strategy("alexnet", "8xa100+8xv100", DNP_COST_DEFAULT, &text, &info, &g,
+    CHECK_EQ_INT(pase_strategy("vgg11", "8xa100+8xv100", DNP_COST_DEFAULT, &text, &info, &g,
                                &cl, &err),
                  DNP_OK);
     CHECK_EQ_INT(info.type_split, 1);
@@ -235,13 +235,14 @@ static int space_run(const char *model, const char *spec, int space, double *cos
 
 /* The strategy's space (docs/pase.md "The strategy's space"): PaSE's
  * optimum of the prototype's Inception-v3 on 4xa100 splits a conv's input
- * channels 3 ways and of its RNNLM an LSTM's stacked layers, which no
+ * channels 3 ways and of its RNNLM an LSTM's output units, which no
  * strategy holds; searched in the strategy's space both write, at a cost
  * never below the full space's optimum (a subset of it). */
 TEST(pase_strategy_space)
 {
     static const char *const models[] = {"pase-inception3", "pase-rnnlm", "bert-base"};
-    static const char *const why[] = {"3 ways", "dimension 'l'", "dimension 's'"};
+    static const char *const why[] = {"3 ways", "'lstm' splits its dimension 'd'",
+                                       "dimension 's'"};
     for (int m = 0; m < 3; m++) {
         double full_s = -1.0, space_s = -1.0;
         dnp_error err = {0};

@@ -88,6 +88,9 @@ typedef struct {
     int win_r, win_s;                /* pooling window */
     int64_t in_h, in_w;              /* pooling: input spatial sizes */
     unsigned gemm_b, gemm_m, gemm_n, gemm_k; /* GEMM roles of the dims (masks) */
+    int op;                          /* the core op whose iteration space this is (the
+                                      * graph's `core`), -1 for a vertex the converter
+                                      * adds (an FC's Ravel + Unravel) or a hand-built one */
 } pase_vertex;
 
 /* A tensor as the builders pass it around: its shape and, per dimension,
@@ -121,6 +124,21 @@ typedef struct {
     int n_e, cap_e;
     pase_edge *e;
     char err[256];                   /* first builder error, "" if none */
+    /* The core graph it was converted from (pase_from_graph; NULL for a
+     * hand-built graph) and what the shared model prices with it
+     * (pase_perf.c): per core op, the vertex that carries its work (its
+     * own, or the producer a point-wise op is fused into; -1 for inputs)
+     * and the carrier's domain dims its output spans; per vertex, the
+     * core ops it carries (op_start[v] .. op_start[v+1]-1 of ops). */
+    const dnp_graph *core;           /* borrowed, or core_owned */
+    dnp_graph *core_owned;           /* freed with the graph (pase_model_build) */
+    int64_t batch;                   /* the batch the core graph was converted at */
+    int n_core;
+    int *carrier;
+    unsigned *carrier_mask;
+    int *op_start, *ops;
+    unsigned char *saved_by_consumer; /* per core op: 1 if a consumer keeps its output for
+                                       * backward (perf_op_mem: saved inputs) */
 } pase_graph;
 
 /* An empty graph.  NULL on allocation failure.  O(1). */
@@ -335,7 +353,9 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
 /* The same on the shared performance model (pase_perf.h): t_l and t_x in
  * seconds on perf's device and links (par->r_w unused), and every
  * configuration's per-device bytes in pb->mem.  perf is borrowed and must
- * outlive the problem.  Same errors and complexity, plus O(E) per t_l. */
+ * outlive the problem.  g must come from pase_from_graph (the model prices
+ * its core ops; DNP_ERR_INPUT for a hand-built graph).  Same errors and
+ * complexity, plus O(E) per t_l. */
 dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
                                    const pase_perf *perf, pase_problem *pb, dnp_error *err);
 /* Free what pase_problem_build allocated; NULL is a no-op.  O(V + E). */
@@ -518,8 +538,9 @@ pase_graph *pase_build_resnet(int64_t batch, const int blocks[4]);
 
 /* Convert a core graph for `batch` (docs/pase.md "Converter"): one vertex
  * per op, point-wise ops fused, flatten as ravel + unravel.  Unknown or
- * unsupported op kinds fail with DNP_ERR_INPUT naming the op.
- * O(ops + edges). */
+ * unsupported op kinds fail with DNP_ERR_INPUT naming the op.  The PaSE
+ * graph borrows g (its `core`, which the shared model prices): g must
+ * outlive it, or be handed over as core_owned.  O(ops + edges). */
 dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out,
                            dnp_error *err);
 

@@ -69,6 +69,7 @@
  */
 #include "search/pase/pase.h"
 #include "core/alloc.h"
+#include "perf/device_model.h"
 #include "model/graph_named.h"
 
 #include <stdio.h>
@@ -348,7 +349,11 @@ static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
     match_dims(in[0], 4, dom, (1u << 1) | (1u << 3), maps[0]); /* A: m, k */
     match_dims(in[1], 4, dom, (1u << 3) | (1u << 2), maps[1]); /* B: k, n */
     pase_vertex v = blank_vertex();
-    v.gemm_m = (1u << 0) | (1u << 1);
+    /* both operands are activations: b indexes A, B and C, a batch of
+     * GEMMs (splitting it needs no all-reduce: no operand is shared across
+     * samples) */
+    v.gemm_b = 1u << 0;
+    v.gemm_m = 1u << 1;
     v.gemm_n = 1u << 2;
     v.gemm_k = 1u << 3;
     const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
@@ -656,6 +661,66 @@ static conv_rule find_rule(const dnp_op *op)
     return NULL;
 }
 
+/* Who carries core op i's work (pase.h, pase_graph's carrier): the
+ * vertex its output tensor comes from; that vertex's op if this rule made
+ * it (the op's own iteration space), else i is fused into it (a point-wise
+ * op, a transpose left as a view of its producer). */
+static void carry(conv_ctx *x, int i, int n_v_before)
+{
+    const pase_tensor *t = &x->out[i];
+    unsigned mask = 0;
+    for (int d = 0; d < t->rank; d++)
+        mask |= t->map[d];
+    x->pg->carrier[i] = t->vertex;
+    x->pg->carrier_mask[i] = mask;
+    if (t->vertex >= n_v_before && x->pg->v[t->vertex].op < 0)
+        x->pg->v[t->vertex].op = i;
+}
+
+/* Which core ops' outputs a consumer saves for backward (the device
+ * model's saved inputs; pase_perf_mem_bytes counts such a tensor once, at
+ * the consumer). */
+static dnp_status saved_flags(pase_graph *pg)
+{
+    pg->saved_by_consumer = dnp_calloc((size_t)(pg->n_core > 0 ? pg->n_core : 1), 1);
+    if (pg->saved_by_consumer == NULL)
+        return DNP_ERR_NOMEM;
+    perf_rates unit;
+    memset(&unit, 0, sizeof unit);
+    unit.act_bytes = 1; /* whether, not how much */
+    for (int j = 0; j < pg->n_core; j++) {
+        perf_op_mem mm;
+        perf_op_mem_get(pg->core, j, pg->batch, 1.0, 1.0, 1.0, &unit, &mm);
+        const dnp_op *op = dnp_graph_op(pg->core, j);
+        for (int k = 0; k < op->n_inputs && mm.saved_input_bytes > 0.0; k++)
+            pg->saved_by_consumer[op->inputs[k]] = 1;
+    }
+    return DNP_OK;
+}
+
+/* The per-vertex index of the carried ops (op_start, ops). */
+static dnp_status carried_index(pase_graph *pg)
+{
+    pg->op_start = dnp_calloc((size_t)pg->n_v + 1, sizeof *pg->op_start);
+    pg->ops = dnp_malloc((size_t)(pg->n_core > 0 ? pg->n_core : 1) * sizeof *pg->ops);
+    if (pg->op_start == NULL || pg->ops == NULL)
+        return DNP_ERR_NOMEM;
+    for (int i = 0; i < pg->n_core; i++)
+        if (pg->carrier[i] >= 0)
+            pg->op_start[pg->carrier[i] + 1]++;
+    for (int v = 0; v < pg->n_v; v++)
+        pg->op_start[v + 1] += pg->op_start[v];
+    int *fill = dnp_malloc(((size_t)pg->n_v + 1) * sizeof *fill);
+    if (fill == NULL)
+        return DNP_ERR_NOMEM;
+    memcpy(fill, pg->op_start, ((size_t)pg->n_v + 1) * sizeof *fill);
+    for (int i = 0; i < pg->n_core; i++)
+        if (pg->carrier[i] >= 0)
+            pg->ops[fill[pg->carrier[i]]++] = i;
+    dnp_free(fill);
+    return DNP_OK;
+}
+
 static void ctx_free(conv_ctx *x)
 {
     dnp_free(x->out);
@@ -719,6 +784,17 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
             if (op->inputs[k] >= 0 && op->inputs[k] < n)
                 x.consumed[op->inputs[k]] = 1;
     }
+    x.pg->core = g;
+    x.pg->batch = batch;
+    x.pg->n_core = n;
+    x.pg->carrier = dnp_malloc(n_alloc * sizeof *x.pg->carrier);
+    x.pg->carrier_mask = dnp_calloc(n_alloc, sizeof *x.pg->carrier_mask);
+    if (x.pg->carrier == NULL || x.pg->carrier_mask == NULL) {
+        pase_graph_free(x.pg);
+        ctx_free(&x);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
+        return DNP_ERR_NOMEM;
+    }
     for (int i = 0; i < n; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         conv_rule rule = NULL;
@@ -741,8 +817,14 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
         }
         if (graph_named_op(op))
             annotate(&x, op, n_v);
+        carry(&x, i, n_v);
     }
     ctx_free(&x);
+    if (carried_index(x.pg) != DNP_OK || saved_flags(x.pg) != DNP_OK) {
+        pase_graph_free(x.pg);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
+        return DNP_ERR_NOMEM;
+    }
     if (x.pg->n_v == 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no ops to partition", dnp_graph_name(g));
         pase_graph_free(x.pg);

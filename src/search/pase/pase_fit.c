@@ -3,8 +3,9 @@
  * item 5; docs/pase.md "Memory").
  *
  * A device holds, for every op, its shard of the weights (with gradient
- * and optimizer state) and its blocks of the op's saved inputs
- * (pase_perf_mem_bytes), so a strategy's footprint is the sum over ops of
+ * and optimizer state) and the activations it saves for backward, as the
+ * step simulator counts them (pase_perf_mem_bytes), so a strategy's
+ * footprint is the sum over ops of
  * the chosen configurations' bytes.  That sum is not a term of Eq. 1's
  * recurrence, so the DP cannot carry it exactly; instead:
  *   1. a configuration whose own bytes exceed the limit L is pruned (no
@@ -136,7 +137,7 @@ dnp_status pase_fit_search(const pase_problem *pb, const pase_search_opts *o,
         dnp_error_set(err, DNP_ERR_INPUT,
                       "no strategy fits in %.3g GB per device: every strategy on %d devices "
                       "needs at least %.3g GB (weights, gradients, optimizer state and saved "
-                      "inputs; op '%s' alone %.3g GB)",
+                      "activations; op '%s' alone %.3g GB)",
                       limit / 1e9, pb->par.p, sum_min / 1e9, pb->g->v[worst].name,
                       cap[worst] / 1e9);
         dnp_free(cap);

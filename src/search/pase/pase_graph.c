@@ -37,6 +37,12 @@ void pase_graph_free(pase_graph *g)
         return;
     dnp_free(g->v);
     dnp_free(g->e);
+    dnp_free(g->carrier);
+    dnp_free(g->carrier_mask);
+    dnp_free(g->op_start);
+    dnp_free(g->ops);
+    dnp_free(g->saved_by_consumer);
+    dnp_graph_free(g->core_owned);
     dnp_free(g);
 }
 
@@ -66,6 +72,7 @@ int pase_graph_add_vertex(pase_graph *g, const pase_vertex *v)
         g->cap_v = cap;
     }
     g->v[g->n_v] = *v;
+    g->v[g->n_v].op = -1; /* the converter names the core op (pase_from_graph) */
     return g->n_v++;
 }
 

@@ -594,6 +594,9 @@ dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_
         r->master_bytes = m.r.master_bytes > r->master_bytes ? m.r.master_bytes : r->master_bytes;
         out->bytes_per_param =
             m.bytes_per_param > out->bytes_per_param ? m.bytes_per_param : out->bytes_per_param;
+        out->opt_bytes_per_param = m.opt_bytes_per_param > out->opt_bytes_per_param
+                                       ? m.opt_bytes_per_param
+                                       : out->opt_bytes_per_param;
         if (m.mem_limit_bytes < out->mem_limit_bytes)
             out->mem_limit_bytes = m.mem_limit_bytes;
     }

@@ -63,6 +63,7 @@ dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, d
      * waits for the slowest. */
     out->r.pace = no_stragglers ? 1.0 : perf_straggler_pace(d->speed_cv, p > 1 ? p : 1);
     out->bytes_per_param = perf_bytes_per_param(o, &out->r);
+    out->opt_bytes_per_param = perf_optimizer_bytes_per_param(o, &out->r);
     out->mem_limit_bytes = mem_limit_bytes > 0.0 ? mem_limit_bytes : d->mem_bytes;
     dnp_cluster one;
     memset(&one, 0, sizeof one);
@@ -84,41 +85,6 @@ void pase_perf_set_lines(pase_perf *m)
     if (m->per_node > 1)
         p2p_line(&m->tiers, 1, &m->intra_lat_s, &m->intra_bw_bps);
     p2p_line(&m->tiers, 0, &m->inter_lat_s, &m->inter_bw_bps);
-}
-
-/* ---- kernels ---------------------------------------------------------- */
-
-/* One kernel: docs/device-model.md "The roofline", t = max(FLOP / rate,
- * bytes / (mem_bw x mem_eff)) x pace + kernel_overhead_s; traffic uncosted
- * when the device has no memory bandwidth. */
-static double kernel_s(const pase_perf *m, double flop, double rate_flops, double bytes)
-{
-    double t = flop / rate_flops;
-    if (m->r.mem_bw_bps > 0.0) {
-        double tm = bytes / (m->r.mem_bw_bps * m->r.mem_eff);
-        t = tm > t ? tm : t;
-    }
-    return t * m->r.pace + m->r.kernel_overhead_s;
-}
-
-/* A tensor-core kernel (conv, matmul) and a vector one (element-wise). */
-static double tensor_kernel_s(const pase_perf *m, double flop, double bytes)
-{
-    return kernel_s(m, flop, m->r.peak_flops * m->r.compute_eff, bytes);
-}
-
-static double vector_kernel_s(const pase_perf *m, double flop, double bytes)
-{
-    return kernel_s(m, flop, m->r.vector_flops, bytes);
-}
-
-/* A fused point-wise op (ReLU-like) on n elements: docs/device-model.md's
- * ReLU row, forward read X write Y (2n A), backward read Y, dY write dX
- * (3n A), one FLOP per element each. */
-static double pointwise_s(const pase_perf *m, double n)
-{
-    double a = m->r.act_bytes;
-    return vector_kernel_s(m, n, 2.0 * n * a) + vector_kernel_s(m, n, 3.0 * n * a);
 }
 
 /* ---- collectives --------------------------------------------------------- */
@@ -175,33 +141,6 @@ static double message_s(const pase_perf *m, double devices, double bytes)
 
 /* ---- t_l per kind ----------------------------------------------------------- */
 
-/* 1 if input `port` of v has no producing edge (a graph input). */
-static int port_is_input(const pase_graph *g, int v, int port)
-{
-    for (int i = 0; i < g->n_e; i++)
-        if (g->e[i].dst == v && g->e[i].dst_port == port)
-            return 0;
-    return 1;
-}
-
-/* 1 if v holds trainable weights: conv, grouped conv, FC, LSTM; an einsum
- * whose second operand is a graph input (a weight: the Transformer's
- * projections, the embedding table; docs/pase.md "Shared model"). */
-static int has_weights(const pase_graph *g, int v)
-{
-    switch (g->v[v].kind) {
-    case PASE_CONV:
-    case PASE_GROUP_CONV:
-    case PASE_FC:
-    case PASE_LSTM:
-        return 1;
-    case PASE_EINSUM:
-        return port_is_input(g, v, 1);
-    default:
-        return 0;
-    }
-}
-
 typedef struct {
     double nb, m, n, k;             /* per-device GEMM: batch count and sizes */
     unsigned mask_m, mask_n, mask_k; /* the dimensions of each role */
@@ -234,21 +173,10 @@ static void gemm_of(const pase_vertex *v, const int32_t *c, gemm_shape *s)
  * 3mnk counts multiply-adds of the three passes); forward reads X (m k) and
  * W (n k), writes Y (m n); the input gradient reads dY, W, writes dX; the
  * weight gradient reads X, dY, writes dW.  `kernels` launches per pass. */
-static double gemm_compute_s(const pase_perf *m, const gemm_shape *s, double kernels)
-{
-    double A = m->r.act_bytes, P = m->r.param_bytes, G = m->r.grad_bytes;
-    double flop = 2.0 * s->nb * s->m * s->n * s->k;
-    double x = s->nb * s->m * s->k, y = s->nb * s->m * s->n, w = s->nb * s->n * s->k;
-    double over = (kernels - 1.0) * m->r.kernel_overhead_s * 3.0;
-    return tensor_kernel_s(m, flop, (x + y) * A + w * P) +
-           tensor_kernel_s(m, flop, (x + y) * A + w * P) +
-           tensor_kernel_s(m, flop, (x + y) * A + w * G) + over;
-}
-
-/* README's GEMM: comp + AR(mn, c_K) + AR(mk, c_N) + AR(nk, c_M), each
- * times nb: the forward output's partial sums over the K splits, the
- * input gradient's over the N splits, the weight gradient's over the M
- * splits (gradient bytes). */
+/* README's GEMM: AR(mn, c_K) + AR(mk, c_N) + AR(nk, c_M), each times nb:
+ * the forward output's partial sums over the K splits, the input
+ * gradient's over the N splits, the weight gradient's over the M splits
+ * (gradient bytes). */
 static double gemm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c,
                           const gemm_shape *s)
 {
@@ -258,29 +186,16 @@ static double gemm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_
            allreduce_s(m, v->rank, c, s->mask_m, s->nb * s->n * s->k, G);
 }
 
-static double gemm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
-{
-    gemm_shape s;
-    gemm_of(v, c, &s);
-    double t = gemm_compute_s(m, &s, 1.0) + gemm_comm_s(m, v, c, &s);
-    for (int i = 0; i < v->pw; i++)
-        t += pointwise_s(m, s.nb * s.m * s.n);
-    return t;
-}
-
-/* README's LSTM: the GEMM on (L, S B, 4N, 2K) with 3 point-wise ops, plus
- * per layer and time step the exchange of the hidden state from a (B/c_B,
- * N/c_N) block to a (B/c_B, K/c_K) one.  The recurrence launches its
- * kernels once per time step (S launches per pass). */
-static double lstm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+/* README's LSTM: the GEMM on (L, S B, 4N, 2K)'s all-reduces, plus per
+ * layer and time step the exchange of the hidden state from a (B/c_B,
+ * N/c_N) block to a (B/c_B, K/c_K) one. */
+static double lstm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
     double L = (double)v->dom[0], S = (double)v->dom[1], B = (double)v->dom[2];
     double N = (double)v->dom[3], K = (double)v->dom[4];
     gemm_shape s = {L / c[0], S * B / ((double)c[1] * c[2]), 4.0 * N / c[3], 2.0 * K / c[4],
                     BIT(1) | BIT(2), BIT(3), BIT(4)};
-    double t = gemm_compute_s(m, &s, S) + gemm_comm_s(m, v, c, &s);
-    for (int i = 0; i < 3; i++)
-        t += pointwise_s(m, s.nb * s.m * s.n);
+    double t = gemm_comm_s(m, v, c, &s);
     double a_out[2] = {B / c[2], N / c[3]}, a_in[2] = {B / c[2], K / c[4]};
     double p_out = (double)c[2] * c[3], p_in = (double)c[2] * c[4];
     double words = pase_need_words(2, a_out, a_in, p_out, p_in);
@@ -305,28 +220,19 @@ static double devices_of(const pase_vertex *v, const int32_t *c)
     return q;
 }
 
-/* README pooling: the window over the input block (forward read input,
- * write E; backward read dY, write the input gradient: docs/device-model.md
- * avg pool row), plus the ghost (halo) region when h or w is split,
- * received in the forward pass and its gradient returned in the backward. */
-static double pool_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+/* README pooling: the ghost (halo) region when h or w is split, received
+ * in the forward pass and its gradient returned in the backward. */
+static double pool_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
-    double A = m->r.act_bytes, E = volume(v, c);
     double bc = ((double)v->dom[0] / c[0]) * ((double)v->dom[1] / c[1]);
     double h = (double)v->in_h / c[2], w = (double)v->in_w / c[3];
-    double in = bc * h * w;
-    double flop = E * v->win_r * v->win_s;
-    double t = vector_kernel_s(m, flop, (in + E) * A) + vector_kernel_s(m, flop, (in + E) * A);
     double hg = h + (c[2] > 1 ? v->win_r : 0), wg = w + (c[3] > 1 ? v->win_s : 0);
     double ghost = (hg * wg - h * w) * bc;
-    t += 2.0 * message_s(m, devices_of(v, c), ghost * A);
-    return t;
+    return 2.0 * message_s(m, devices_of(v, c), ghost * m->r.act_bytes);
 }
 
-/* README norm over axis a: 16E FLOP (forward 8E, backward 8E), the batch
- * norm kernels of docs/device-model.md (statistics + normalise: 3E A;
- * input gradient 3E A; parameter gradient 2E A), plus 4 AR(E / (d_a/c_a),
- * c_a) and 4 AR(d_a/c_a, prod_{i != a} c_i).
+/* README norm over axis a: 4 AR(E / (d_a/c_a), c_a) and 4 AR(d_a/c_a,
+ * prod_{i != a} c_i).
  *
  * A batch norm (the axis is the batch, on a (b, c, ...) domain) is not the
  * README's norm over axis 0 alone: its statistics are per channel, over
@@ -342,98 +248,78 @@ static double pool_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
  *     backward sum dy and sum dy xhat), which the statistics need;
  *   - the parameter gradients (2 per local channel) all-reduced over the
  *     devices holding the same channels, as a weight's. */
-static double norm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double norm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
     double A = m->r.act_bytes, E = volume(v, c);
     int a = v->axis;
     double per_a = (double)v->dom[a] / c[a];
-    double t = vector_kernel_s(m, 4.0 * E, E * A) + vector_kernel_s(m, 4.0 * E, 2.0 * E * A) +
-               vector_kernel_s(m, 6.0 * E, 3.0 * E * A) + vector_kernel_s(m, 2.0 * E, 2.0 * E * A);
     if (a == v->batch_dim && a == 0 && v->rank >= 2) {
         double per_c = (double)v->dom[1] / c[1];
         unsigned spatial = 0;
         for (int d = 2; d < v->rank; d++)
             spatial |= BIT(d);
-        t += 2.0 * allreduce_s(m, v->rank, c, spatial, 2.0 * per_c, A);
-        t += allreduce_s(m, v->rank, c, spatial | BIT(0), 2.0 * per_c, m->r.grad_bytes);
-        return t;
+        return 2.0 * allreduce_s(m, v->rank, c, spatial, 2.0 * per_c, A) +
+               allreduce_s(m, v->rank, c, spatial | BIT(0), 2.0 * per_c, m->r.grad_bytes);
     }
     unsigned others = 0;
     for (int d = 0; d < v->rank; d++)
         if (d != a)
             others |= BIT(d);
-    t += 4.0 * allreduce_s(m, v->rank, c, BIT(a), E / per_a, A);
-    t += 4.0 * allreduce_s(m, v->rank, c, others, per_a, A);
-    return t;
+    return 4.0 * allreduce_s(m, v->rank, c, BIT(a), E / per_a, A) +
+           4.0 * allreduce_s(m, v->rank, c, others, per_a, A);
 }
 
-/* README softmax over axis a: 4E + E d_a FLOP; forward read X write Y,
- * backward read Y, dY write dX (docs/device-model.md softmax row); the
- * three all-reduces over c_a of rows, rows d_a and rows elements. */
-static double softmax_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+/* README softmax over axis a: three all-reduces over c_a of rows, rows d_a
+ * and rows elements. */
+static double softmax_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
     double A = m->r.act_bytes, E = volume(v, c);
     int a = v->axis;
     double rows = E / ((double)v->dom[a] / c[a]);
-    double flop = 4.0 * E + E * (double)v->dom[a];
-    double t = vector_kernel_s(m, flop / 2, 2.0 * E * A) + vector_kernel_s(m, flop / 2, 3.0 * E * A);
-    t += 2.0 * allreduce_s(m, v->rank, c, BIT(a), rows, A);
-    t += allreduce_s(m, v->rank, c, BIT(a), rows * (double)v->dom[a], A);
-    return t;
+    return 2.0 * allreduce_s(m, v->rank, c, BIT(a), rows, A) +
+           allreduce_s(m, v->rank, c, BIT(a), rows * (double)v->dom[a], A);
 }
 
-/* README softmax cross-entropy: 4E + 2 beta FLOP (forward read E write
- * beta, backward read E write E); with the classes split, 2 beta words
+/* README softmax cross-entropy: with the classes split, 2 beta words
  * exchanged: two all-reduces of beta elements over c_last. */
-static double sce_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double sce_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
-    double A = m->r.act_bytes, E = volume(v, c);
+    double E = volume(v, c);
     int last = v->rank - 1;
     double beta = E / ((double)v->dom[last] / c[last]);
-    double t = vector_kernel_s(m, 2.0 * E + beta, (E + beta) * A) +
-               vector_kernel_s(m, 2.0 * E + beta, 2.0 * E * A);
-    t += 2.0 * allreduce_s(m, v->rank, c, BIT(last), beta, A);
-    return t;
+    return 2.0 * allreduce_s(m, v->rank, c, BIT(last), beta, m->r.act_bytes);
 }
 
-double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+/* The communication inside vertex v's op under configuration c: the
+ * README's all-reduces and halo messages that its splits imply. */
+static double comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 {
-    const pase_vertex *v = &g->v[vi];
-    double A = m->r.act_bytes;
+    gemm_shape s;
     switch (v->kind) {
     case PASE_CONV:
     case PASE_GROUP_CONV:
     case PASE_FC:
     case PASE_EINSUM:
-        return gemm_s(m, v, c);
+        gemm_of(v, c, &s);
+        return gemm_comm_s(m, v, c, &s);
     case PASE_LSTM:
-        return lstm_s(m, v, c);
+        return lstm_comm_s(m, v, c);
     case PASE_POOL:
-        return pool_s(m, v, c);
-    case PASE_ELEMWISE: { /* README (1 + pw) E: an add (read 2E, write E; backward
-                           * the same traffic) and its fused point-wise ops */
-        double E = volume(v, c);
-        double t = vector_kernel_s(m, E, 3.0 * E * A) + vector_kernel_s(m, E, 3.0 * E * A);
-        for (int i = 0; i < v->pw; i++)
-            t += pointwise_s(m, E);
-        return t;
-    }
+        return pool_comm_s(m, v, c);
     case PASE_NORM:
-        return norm_s(m, v, c);
-    case PASE_REDUCE_MEAN: { /* README AR(E, prod of the reduced splits); forward
-                              * read E, backward write E */
-        double E = volume(v, c);
+        return norm_comm_s(m, v, c);
+    case PASE_REDUCE_MEAN: { /* README AR(E, prod of the reduced splits) */
         unsigned axes = 0;
         for (int d = 0; d < v->rank; d++)
             if (v->axes & BIT(d))
                 axes |= BIT(d);
-        return vector_kernel_s(m, E, E * A) + vector_kernel_s(m, 0.0, E * A) +
-               allreduce_s(m, v->rank, c, axes, E, A);
+        return allreduce_s(m, v->rank, c, axes, volume(v, c), m->r.act_bytes);
     }
     case PASE_SOFTMAX:
-        return softmax_s(m, v, c);
+        return softmax_comm_s(m, v, c);
     case PASE_SCE:
-        return sce_s(m, v, c);
+        return sce_comm_s(m, v, c);
+    case PASE_ELEMWISE:
     case PASE_CONCAT:
     case PASE_SPLIT:
     case PASE_STACK:
@@ -443,9 +329,100 @@ double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int vi, const 
     case PASE_TRANSPOSE:
     case PASE_SLICE:
     case PASE_KIND_COUNT:
-        break; /* free, as in the README: their data moves on the edges (t_x) */
+        break; /* nothing moves inside the op; views move their data on the edges (t_x) */
     }
     return 0.0;
+}
+
+/* ---- computation: the step simulator's device model -------------------- */
+
+/* 1 / the product of c's splits over the dims in mask. */
+static double share_of(const pase_vertex *v, const int32_t *c, unsigned mask)
+{
+    double q = 1.0;
+    for (int d = 0; d < v->rank; d++)
+        if (mask & BIT(d))
+            q *= c[d];
+    return 1.0 / q;
+}
+
+/* The shares of its own core op (kind `kind`) that configuration c of v
+ * leaves one device (perf_shares): the arithmetic splits over every dim;
+ * a GEMM's input over its batch, M and K dims (an embedding's indices
+ * over batch and M only), its output over batch, M and N, its weight
+ * over batch, N and K, its bias over batch and N; an LSTM (l, s, b, d, e)
+ * likewise with the layers splitting the weights; other ops' tensors over
+ * the dims they span (out_mask), their parameters over the output's
+ * non-batch dims (a norm's over its channel or normalised axis). */
+static perf_shares own_shares(const pase_vertex *v, const int32_t *c, unsigned out_mask,
+                              dnp_op_kind kind)
+{
+    perf_shares s;
+    unsigned all = (unsigned)((1ull << (unsigned)v->rank) - 1u);
+    s.flop = s.in = share_of(v, c, all);
+    s.out = share_of(v, c, out_mask);
+    s.weight = s.bias = share_of(v, c, out_mask & ~(v->batch_dim >= 0 ? BIT(v->batch_dim) : 0u));
+    if (v->kind == PASE_LSTM) {
+        s.in = share_of(v, c, BIT(1) | BIT(2) | BIT(4));
+        s.out = share_of(v, c, BIT(1) | BIT(2) | BIT(3));
+        s.weight = share_of(v, c, BIT(0) | BIT(3) | BIT(4));
+        s.bias = share_of(v, c, BIT(0) | BIT(3));
+    } else if (v->gemm_m | v->gemm_n | v->gemm_k) {
+        s.in = share_of(v, c, v->gemm_b | v->gemm_m | (kind == DNP_OP_EMBEDDING ? 0u : v->gemm_k));
+        s.out = share_of(v, c, v->gemm_b | v->gemm_m | v->gemm_n);
+        s.weight = share_of(v, c, v->gemm_b | v->gemm_n | v->gemm_k);
+        s.bias = share_of(v, c, v->gemm_b | v->gemm_n);
+        if (kind == DNP_OP_EMBEDDING) /* the gather writes its output's rows */
+            s.flop = s.out;
+    } else if (v->kind == PASE_NORM) {
+        int a = v->axis == v->batch_dim && v->rank >= 2 ? 1 : v->axis;
+        s.weight = s.bias = share_of(v, c, BIT(a));
+    }
+    return s;
+}
+
+/* Seconds of the core ops vertex vi carries under configuration c, on
+ * the step simulator's device model (perf_op_time_shares: the kernels of
+ * docs/device-model.md for each op's shard) plus the optimizer update's
+ * traffic over the parameters the shard holds (its launches are one fused
+ * update for the whole model, not counted per op). */
+/* The shares of carried core op o that configuration c of vertex vi
+ * leaves a device: its own op's (own_shares), or, fused, its carrier's
+ * output block for every tensor. */
+static perf_shares carried_shares(const pase_graph *g, int vi, const int32_t *c, int o)
+{
+    const pase_vertex *v = &g->v[vi];
+    if (o == v->op)
+        return own_shares(v, c, g->carrier_mask[o], dnp_graph_op(g->core, o)->kind);
+    double f = share_of(v, c, g->carrier_mask[o]);
+    return (perf_shares){f, f, f, f, f};
+}
+
+static double compute_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+{
+    double t = 0.0;
+    if (g->core == NULL || g->op_start == NULL)
+        return 0.0; /* a hand-built graph: no ops to price (pase_problem_build_perf refuses it) */
+    for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
+        int o = g->ops[k];
+        perf_shares sh = carried_shares(g, vi, c, o);
+        perf_op_time pt;
+        perf_op_time_shares(g->core, o, g->batch, &sh, &m->r, &pt);
+        t += pt.fwd_s + pt.bwd_s + pt.wgrad_s;
+        dnp_op_cost cc;
+        dnp_op_cost_get(g->core, o, g->batch, &cc);
+        double held = (double)cc.weight_elems * sh.weight +
+                      (double)(cc.params - cc.weight_elems) * sh.bias;
+        double bw_bps = m->r.mem_bw_bps * m->r.mem_eff;
+        if (held > 0.0 && bw_bps > 0.0)
+            t += held * m->opt_bytes_per_param / bw_bps * m->r.pace;
+    }
+    return t;
+}
+
+double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+{
+    return compute_s(m, g, vi, c) + comm_s(m, &g->v[vi], c);
 }
 
 double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
@@ -462,49 +439,38 @@ double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
 
 double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
 {
-    const pase_vertex *v = &g->v[vi];
+    /* The step simulator's footprint (src/sim/lower.c), op by op: the
+     * parameters held x (weight, gradient, optimizer state), each op's
+     * private buffers (masks, indices, statistics), the inputs it saves
+     * for backward at its own shares, and the output it saves unless a
+     * consumer saves the same tensor (autograd stores it once; the
+     * consumer's block is the one counted). */
     double bytes = 0.0;
-    if (has_weights(g, vi)) {
-        double w;
-        if (v->kind == PASE_LSTM) /* (L / c_l) layers of (4N / c_d) x (2K / c_e) */
-            w = ((double)v->dom[0] / c[0]) * (4.0 * (double)v->dom[3] / c[3]) *
-                (2.0 * (double)v->dom[4] / c[4]);
-        else {
-            gemm_shape s;
-            gemm_of(v, c, &s);
-            w = s.nb * s.n * s.k;
-        }
-        bytes += w * m->bytes_per_param;
-    }
-    /* the op's inputs, kept for backward (docs/device-model.md "Memory":
-     * conv, FC, matmul, element-wise, norm and pooling save their inputs) */
-    for (int i = 0; i < g->n_e; i++) {
-        const pase_edge *e = &g->e[i];
-        if (e->dst != vi)
-            continue;
-        int32_t split[PASE_MAX_RANK];
-        pase_project(e, 1, c, split);
-        double block = 1.0;
-        for (int t = 0; t < e->rank; t++)
-            block *= (double)e->shape[t] / split[t];
-        bytes += block * m->r.act_bytes;
+    if (g->core == NULL || g->op_start == NULL)
+        return 0.0;
+    for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
+        int o = g->ops[k];
+        perf_shares sh = carried_shares(g, vi, c, o);
+        perf_op_mem mm;
+        perf_op_mem_shares(g->core, o, g->batch, &sh, &m->r, &mm);
+        bytes += mm.param_elems * m->bytes_per_param + mm.saved_act_bytes;
+        if (g->saved_by_consumer[o])
+            bytes -= mm.saved_output_bytes;
     }
     return bytes;
 }
 
 double pase_perf_param_elems(const pase_graph *g, int vi)
 {
-    const pase_vertex *v = &g->v[vi];
-    if (!has_weights(g, vi))
+    double n = 0.0;
+    if (g->core == NULL || g->op_start == NULL)
         return 0.0;
-    int32_t ones[PASE_MAX_RANK];
-    for (int d = 0; d < PASE_MAX_RANK; d++)
-        ones[d] = 1;
-    if (v->kind == PASE_LSTM)
-        return (double)v->dom[0] * 4.0 * (double)v->dom[3] * 2.0 * (double)v->dom[4];
-    gemm_shape s;
-    gemm_of(v, ones, &s);
-    return s.nb * s.n * s.k;
+    for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
+        dnp_op_cost cc;
+        dnp_op_cost_get(g->core, g->ops[k], g->batch, &cc);
+        n += (double)cc.params;
+    }
+    return n;
 }
 
 int pase_devices_used(const pase_problem *pb, const int *cfg)

@@ -21,6 +21,8 @@ struct pase_perf {
     dnp_device_type dev;      /* the device type (a copy) */
     perf_rates r;             /* its rates at the precision (perf_rates_get), pace set */
     double bytes_per_param;   /* master + gradient + optimizer state (perf_bytes_per_param) */
+    double opt_bytes_per_param; /* the optimizer update's traffic per parameter
+                               * (perf_optimizer_bytes_per_param) */
     double mem_limit_bytes;   /* per device; 0 = no memory pruning */
     dnp_comm_group tiers;     /* link tiers of a group of these devices (n_nodes, per_node
                                * overwritten per collective) */
@@ -42,11 +44,14 @@ dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, d
                           dnp_error *err);
 
 /* t_l in seconds of vertex v of g under configuration cfg on one device
- * of m: forward, input-gradient and weight-gradient kernels of the shard
- * (roofline + kernel overhead) plus the collectives the configuration
- * implies (README "Layer costs"' AR terms, each an all-reduce over the
- * devices of the split dimensions, priced by dnp_coll_estimate on the
- * tiers that group spans).  O(rank) plus O(1) per collective. */
+ * of m: the step simulator's device model on the core ops v carries (its
+ * own and the point-wise ops fused into it: perf_op_time_shares at the
+ * shares cfg leaves a device, plus the optimizer update's traffic over
+ * the parameters held), plus the collectives the configuration implies
+ * (README "Layer costs"' AR terms, each an all-reduce over the devices of
+ * the split dimensions, priced by dnp_coll_estimate on the tiers that
+ * group spans).  g must come from pase_from_graph (its core graph).
+ * O(rank x carried ops) plus O(1) per collective. */
 double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
 
 /* t_x in seconds of a re-layout (README "Transfer cost"'s need, forward
@@ -56,13 +61,15 @@ double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int v, const i
 double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
                             const double *a_dst, double p_src, double p_dst);
 
-/* Bytes one device holds for vertex v under cfg: its shard of the
- * weights x bytes_per_param (weights, gradient, optimizer state) plus its
- * blocks of the op's input tensors kept for backward.  O(rank + in-edges). */
+/* Bytes one device holds for vertex v under cfg, as the step simulator
+ * counts them (perf_op_mem_shares over the core ops v carries): the
+ * parameters held x bytes_per_param (weights, gradient, optimizer state),
+ * private buffers, the inputs saved for backward, and a saved output no
+ * consumer saves too.  0 for a hand-built graph.  O(rank x carried ops). */
 double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
 
-/* The weight elements of vertex v, unsplit (0 for ops without weights).
- * O(rank + in-edges). */
+/* The parameters of the core ops vertex v carries, unsplit (0 for a
+ * hand-built graph).  O(carried ops). */
 double pase_perf_param_elems(const pase_graph *g, int v);
 
 /* The devices the busiest vertex of strategy cfg uses (max over vertices

@@ -209,6 +209,12 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
                       par->p);
         return DNP_ERR_INPUT;
     }
+    if (perf != NULL && g->core == NULL) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "graph '%s': the shared model prices the ops of a core graph; build it "
+                      "with pase_from_graph", g->name);
+        return DNP_ERR_INPUT;
+    }
     if (perf == NULL && (!(par->r_w > 0.0) || !isfinite(par->r_w))) {
         dnp_error_set(err, DNP_ERR_INPUT, "the FLOP-per-word ratio r must be positive");
         return DNP_ERR_INPUT;

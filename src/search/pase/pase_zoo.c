@@ -499,9 +499,12 @@ static dnp_status convert_built(const char *name, int (*build)(dnp_graph *, cons
         return DNP_ERR_INPUT;
     }
     dnp_status st = pase_from_graph(g, batch, out, err);
-    dnp_graph_free(g);
-    if (st == DNP_OK)
-        (*out)->cutoff = cutoff;
+    if (st != DNP_OK) {
+        dnp_graph_free(g);
+        return st;
+    }
+    (*out)->core_owned = g; /* the shared model prices its ops (pase_perf.c) */
+    (*out)->cutoff = cutoff;
     return st;
 }
 
