@@ -1238,6 +1238,9 @@ typedef struct {
                               * exact search fails with DNP_ERR_INPUT */
     dnp_pase_progress_fn progress; /* may be NULL */
     void *progress_user;
+    int no_refine;           /* default model, one device type: keep PaSE's optimum; else
+                              * it is refined in the step simulator (docs/pase.md "The
+                              * plan, refined in the step simulator") */
 } dnp_pase_run_options;
 
 /* A search's strategy with the baselines in the same space and cost model

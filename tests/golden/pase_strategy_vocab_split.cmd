@@ -1,1 +1,1 @@
-dnnpar plan llama2-7b --search pase --cluster 8xtpu-v3 --batch 16 --memory-limit 100TB --strategy-json "$TMPDIR_GOLD/s.json" > /dev/null 2>&1 && dnnpar simulate --strategy "$TMPDIR_GOLD/s.json" | grep -E "^  (layer|embed.tokens) "
+dnnpar plan llama2-7b --search pase --cluster 8xtpu-v3 --batch 16 --memory-limit 100TB --no-refine --strategy-json "$TMPDIR_GOLD/s.json" > /dev/null 2>&1 && dnnpar simulate --strategy "$TMPDIR_GOLD/s.json" | grep -E "^  (layer|embed.tokens) "

@@ -30,6 +30,7 @@ static const char plan_help[] =
     "                   [--time-limit S] [--cost-model default|pase-paper]\n"
     "                   [--precision P] [--optimizer O] [--memory-limit SIZE]\n"
     "                   [--no-stragglers] [--strategy-json FILE] [--strategy-space]\n"
+    "                   [--no-refine]\n"
     "\n"
     "Split every op's iteration space over P devices (any dimension, any divisor)\n"
     "and find the strategy of least cost F = sum of layer costs + transfer costs\n"
@@ -48,11 +49,10 @@ static const char plan_help[] =
     "                     pase-transformer); data parallelism splits it by the\n"
     "                     largest divisor <= P leaving >= cutoff samples per device\n"
     "  --flops TF         peak TFLOP/s per device (default 10)\n"
-    "  --bw GBps          link bandwidth per device in GB/s, 8-byte words (default\n"
-    "                     16; with 10 TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
+    "  --bw GBps          link GB/s per device, 8-byte words (default 16: with 10\n"
+    "                     TFLOP/s r = 5000 FLOP per word, the prototype's)\n"
     "  --cluster SPEC     the devices' figures instead; with several device types the\n"
-    "                     batch is split across the types (PaSE inside each) and\n"
-    "                     compared with PaSE on the weakest device and link\n"
+    "                     batch is split across them (PaSE inside each)\n"
     "  --cost-model M     default: t_l and t_x in seconds on the shared performance\n"
     "                     model (roofline, collectives on link tiers, device memory);\n"
     "                     pase-paper: the prototype's Eq. 1 in FLOP-equivalents\n"
@@ -62,18 +62,16 @@ static const char plan_help[] =
     "  --no-stragglers    ignore the devices' speed spread\n"
     "  --max-memory MIB   tables' limit, MiB (default 2048): over it ops get pinned\n"
     "  --threads N        worker threads (default: the online CPUs, at most 8)\n"
-    "  --prototype-edges  an op feeding two inputs of one consumer counts once, as in\n"
-    "                     the prototype\n"
+    "  --prototype-edges  an op feeding two inputs of one consumer counts once\n"
     "  --bfs              the breadth-first DP (recurrence 2) instead\n"
     "  --mcmc-iters N     MCMC budget (default 250000)\n"
     "  --optimum          with mcmc: also run the exact search and compare\n"
     "  --seed S           MCMC seed (default 1)\n"
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
-    "  --timing           also print the search's wall-clock time (varies run to run)\n"
-    "  --time-limit S     wall-time limit in seconds (default 600): MCMC then returns\n"
-    "                     its best so far and says so; the exact search stops with\n"
-    "                     exit status 2\n"
+    "  --timing           also print the search's wall time (varies run to run)\n"
+    "  --time-limit S     wall time in seconds (default 600): MCMC returns its best\n"
+    "                     so far; the exact search stops with exit status 2\n"
     "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
     "  --strategy-json FILE  also write it as a dnnpar strategy (simulate --strategy,\n"
     "                     export --strategy); needs --cluster of 2^k devices; if\n"
@@ -81,11 +79,13 @@ static const char plan_help[] =
     "  --strategy-space   search what a strategy holds: batch, input, output splits\n"
     "                     (joins batch, channel) by powers of two (mixed --cluster:\n"
     "                     also without it; kept if faster)\n"
+    "  --no-refine        keep PaSE's optimum (default model, one device type: else\n"
+    "                     the step simulator refines each decided op's configuration)\n"
     "\n"
     "examples:\n"
     "  dnnpar plan pase-inception3 --search pase -p 8\n"
     "  dnnpar plan resnet50 --search pase --cluster 8xtpu-v3 --batch 256\n"
-    "  dnnpar plan pase-transformer --search mcmc -p 16 --json t.json\n";
+    "  dnnpar plan pase-transformer --search mcmc -p 16\n";
 
 static const char repro_help[] =
     "usage: dnnpar reproduce pase [--json FILE] [--max-p P] [--threads N] [--timing]\n"
@@ -333,7 +333,7 @@ static const char *const plan_valued[] = {"search",  "p",          "batch",   "f
                                           "memory-limit", "strategy-json", NULL};
 static const char *const plan_flags[] = {"help",    "prototype-edges", "bfs", "skip-unknown",
                                          "optimum", "timing",          "no-stragglers",
-                                         "strategy-space", NULL};
+                                         "strategy-space", "no-refine", NULL};
 const cli_spec cli_plan_pase_spec = {plan_valued, plan_flags};
 
 /* --cost-model, --precision, --optimizer, --memory-limit, --no-stragglers
@@ -415,6 +415,7 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     po->cutoff = (int)cutoff;
     po->prototype_edges = cli_flag(a, "prototype-edges");
     po->strategy_space = cli_flag(a, "strategy-space");
+    ro->no_refine = cli_flag(a, "no-refine");
     po->max_memory_bytes = (double)max_mib * 1048576.0; /* MiB */
     po->skip_unknown = cli_flag(a, "skip-unknown");
     if ((rc = model_options(cmd, a, po)) != 0)

@@ -90,6 +90,15 @@ struct dnp_pase_run {
     int cross_judged;            /* plans the refinement simulated (0: not refined) */
     double cross_from_s;         /* het.judged_s before the refinement */
     double cross_s;              /* the refinement's wall time (in het.search_s) */
+    int refine_judged;           /* one device type: plans the refinement of the plan in
+                                  * the step simulator simulated (pase_refine.c; 0: not
+                                  * refined) */
+    double refined_from_s;       /* with refine_judged: PaSE's optimum, simulated */
+    double refined_from_cost;    /* with refine_judged: PaSE's optimum's objective */
+    double refined_s;            /* with refine_judged: the refined plan, simulated */
+    double refine_s;             /* the refinement's wall time (in search_s) */
+    int refine_stopped;          /* 1: the refinement's budget ran out before a round kept
+                                  * no move (not a local optimum) */
     int have_tables;             /* exact search: the DP's table figures below */
     int pinned;                  /* ops held to one configuration because the exact tables
                                   * do not fit (pase_pin.c); 0: the DP is exact */
@@ -135,6 +144,15 @@ dnp_status pase_plan_step_s(dnp_status made, dnp_plan *plan, const dnp_error *e,
  * finds faster; a no-op without a judged split.  O(rounds x (groups^2 x
  * log batch + 2 x ops) simulations). */
 dnp_status pase_cross_refine(dnp_pase_run *r, dnp_error *err);
+
+/* Refine the plan of a run on one device type in the step simulator
+ * (pase_refine.c): coordinate descent over the decided ops'
+ * configurations, every strictly faster move kept.  Sets r->refine_judged,
+ * r->refined_from_s, r->refined_from_cost, r->refined_s and, when it finds
+ * faster, r->cfg, r->cost, r->used and r->mem_bytes; a no-op when the
+ * simulator cannot run the starting plan.  O(rounds x sum over decided ops
+ * of their configurations, simulations). */
+dnp_status pase_refine_plan(dnp_pase_run *r, dnp_error *err);
 
 /* 1 if the chosen plan of a run is its type split: faster than the
  * weakest-device plan in the step simulator when both were simulated

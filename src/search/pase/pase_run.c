@@ -189,6 +189,15 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     r->n_base = 3;
     if (PASE_SECONDS(pp) && o->search == DNP_PASE_SEARCH_DP && pp->hw.device_types > 1)
         return run_split(pp, &so, r, err);
+    if (PASE_SECONDS(pp) && o->search == DNP_PASE_SEARCH_DP && pp->core != NULL &&
+        pp->hw.device_types == 1 && !o->no_refine) {
+        /* one device type: the plan, refined in the step simulator */
+        double t0 = now_s();
+        st = pase_refine_plan(r, err);
+        r->refine_s = now_s() - t0;
+        r->search_s += r->refine_s;
+        return st;
+    }
     return DNP_OK;
 }
 

@@ -101,6 +101,12 @@ static void seconds_json(const dnp_pase_run *r, json_t *root)
                                       pb->perf->mem_limit_bytes, "budgeted", r->budgeted));
     if (r->have_het)
         json_object_set_new(root, "heterogeneous", split_json(r));
+    if (r->refine_judged > 0) /* pase_refine.c */
+        json_object_set_new(root, "refined",
+                            json_pack("{s:i,s:f,s:f,s:f,s:b}", "simulated_plans",
+                                      r->refine_judged, "optimum_cost_s", r->refined_from_cost,
+                                      "optimum_simulated_s", r->refined_from_s, "simulated_s",
+                                      r->refined_s, "local_optimum", !r->refine_stopped));
 }
 
 char *dnp_pase_run_json(const dnp_pase_run *r)
@@ -345,6 +351,27 @@ static void cost_text(const dnp_pase_run *r, FILE *f)
     if (r->optimum >= 0.0) {
         dnp_fmt_time(r->optimum, t, sizeof t);
         fprintf(f, "PaSE's optimum = %s; MCMC is %.4fx that\n", t, r->cost / r->optimum);
+    }
+    if (r->refine_judged > 0) { /* pase_refine.c */
+        char line[512], from[32], to[32];
+        dnp_fmt_time(r->refined_from_cost, t, sizeof t);
+        dnp_fmt_time(r->refined_from_s, from, sizeof from);
+        dnp_fmt_time(r->refined_s, to, sizeof to);
+        if (r->refined_s < r->refined_from_s)
+            snprintf(line, sizeof line,
+                     "refined in the step simulator (%d plans simulated): PaSE's optimum (sum "
+                     "%s) simulates in %s, the plan above in %s%s (docs/pase.md \"The plan, "
+                     "refined in the step simulator\")",
+                     r->refine_judged, t, from, to,
+                     r->refine_stopped ? "; stopped by the work budget, not a local optimum"
+                                       : "");
+        else
+            snprintf(line, sizeof line,
+                     "refined in the step simulator (%d plans simulated): no decided op's "
+                     "other configuration simulates faster than PaSE's optimum, %s%s",
+                     r->refine_judged, from,
+                     r->refine_stopped ? " (stopped by the work budget)" : "");
+        put_wrapped(f, "  ", line);
     }
 }
 

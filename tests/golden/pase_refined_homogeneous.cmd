@@ -1,0 +1,1 @@
+dnnpar plan resnet50 --search pase --cluster 8xa100 | grep -A1 "^refined" && dnnpar plan resnet50 --search pase --cluster 8xa100 --json - | grep -A6 "\"refined\"" && dnnpar plan resnet50 --search pase --cluster 8xa100 --no-refine | grep -E "^(refined|simulated step)"
