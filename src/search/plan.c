@@ -4,6 +4,7 @@
  * The time model is documented in docs/time-model.md.
  */
 #include "search/plan_internal.h"
+#include "core/clock.h"
 
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
@@ -16,9 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-
-static double now_s(void);
 
 static const char *const scheme_names[DNP_SCHEME_COUNT] = {"dp", "owt", "hypar", "accpar"};
 
@@ -513,7 +511,7 @@ typedef struct {
     int level_objective_only; /* nested ratio searches use the level objective */
     const dnp_strategy *given; /* decisions to evaluate instead of searching */
     char *const *names;        /* search-graph node names, for `given` */
-    double deadline_s;         /* now_s() past which ratio searches stop; 0 = none */
+    double deadline_s;         /* dnp_now_s() past which ratio searches stop; 0 = none */
     int timed_out;             /* the deadline was seen passed */
 } builder;
 
@@ -522,7 +520,7 @@ typedef struct {
  * limit was given. */
 static int out_of_time(builder *bd)
 {
-    if (!bd->timed_out && bd->deadline_s > 0.0 && now_s() >= bd->deadline_s)
+    if (!bd->timed_out && bd->deadline_s > 0.0 && dnp_now_s() >= bd->deadline_s)
         bd->timed_out = 1;
     return bd->timed_out;
 }
@@ -908,13 +906,6 @@ static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
 /* Public API                                                        */
 /* ---------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 void dnp_plan_free(dnp_plan *p)
 {
     if (p == NULL)
@@ -1162,7 +1153,7 @@ fail:
 static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                            const dnp_strategy *given, dnp_plan **out, dnp_error *err)
 {
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, given, &p, err);
     if (st == DNP_OK)
@@ -1173,7 +1164,7 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
         dnp_plan_free(p);
         return st;
     }
-    p->search_time_s = now_s() - t0;
+    p->search_time_s = dnp_now_s() - t0;
     *out = p;
     return DNP_OK;
 }
@@ -1244,7 +1235,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
                         dnp_plan **out, dnp_error *err)
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     if (!(opt->time_limit_s >= 0.0) || !isfinite(opt->time_limit_s)) {
         dnp_error_set(err, DNP_ERR_INPUT, "time limit must be a finite number of seconds >= 0 "
                       "(got %g)", opt->time_limit_s);
@@ -1320,7 +1311,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }
-    p->search_time_s = now_s() - t0;
+    p->search_time_s = dnp_now_s() - t0;
     *out = p;
     return DNP_OK;
 }

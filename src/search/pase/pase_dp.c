@@ -28,21 +28,14 @@
  * combination of its dependent set (docs/pase.md).
  */
 #include "search/pase/pase.h"
+#include "core/clock.h"
 #include "core/alloc.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One vertex's elimination, shared by its worker threads (read-only). */
 typedef struct {
@@ -587,7 +580,7 @@ void pase_result_free(pase_result *r)
 dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_search_opts *o,
                        pase_result *res, dnp_error *err)
 {
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     int n = s->n;
     int threads = o && o->threads > 0 ? o->threads : online_cpus();
     double max_rows = 0.0, work = 0.0;
@@ -649,7 +642,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     for (int i = 0; i < n; i++) {
         if ((st = eliminate(&X, i, err)) != DNP_OK)
             goto done;
-        double el = now_s() - t0;
+        double el = dnp_now_s() - t0;
         if (o && o->time_limit_s > 0.0 && el >= o->time_limit_s && i + 1 < n) {
             st = DNP_ERR_INPUT;
             dnp_error_set(err, st,
@@ -666,7 +659,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         }
     }
     if (shown)
-        o->progress(o->progress_user, n, n, now_s() - t0);
+        o->progress(o->progress_user, n, n, dnp_now_s() - t0);
     /* the total: the tables with an empty dependent set (one per component) */
     double total = 0.0;
     for (int i = 0; i < n; i++)
@@ -689,7 +682,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     res->max_rows = max_rows;
     res->work = work;
     res->max_dep = max_dep;
-    res->search_s = now_s() - t0;
+    res->search_s = dnp_now_s() - t0;
     st = DNP_OK;
 done:
     for (int v = 0; X.tab && v < n; v++) {
@@ -704,7 +697,7 @@ done:
 dnp_status pase_search(const pase_problem *pb, int bfs, const pase_search_opts *o,
                        pase_result *res, dnp_error *err)
 {
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     pase_seq s;
     dnp_status st = bfs ? pase_bfs_seq(pb, &s, err) : pase_generate_seq(pb, &s, err);
     if (st != DNP_OK)
@@ -719,6 +712,6 @@ dnp_status pase_search(const pase_problem *pb, int bfs, const pase_search_opts *
         st = pase_dp_run(pb, &s, o, res, err);
     pase_seq_free(&s);
     if (st == DNP_OK)
-        res->search_s = now_s() - t0;
+        res->search_s = dnp_now_s() - t0;
     return st;
 }

@@ -22,24 +22,17 @@
  * (docs/pase.md "Shares and plans chosen by the step simulator").
  */
 #include "search/pase/pase_perf.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 const char *pase_hetero_variant_name(pase_hetero_variant v)
 {
     static const char *const names[PASE_HETERO_VARIANTS] = {"PaSE optimum", "data-parallel plan",
                                                            "expert plan"};
     return (int)v >= 0 && v < PASE_HETERO_VARIANTS ? names[v] : "unknown";
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct {
@@ -399,7 +392,7 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
                               const void *user, const pase_hetero_opts *o,
                               pase_hetero_result *out, dnp_error *err)
 {
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     memset(out, 0, sizeof *out);
     hctx h;
     memset(&h, 0, sizeof h);
@@ -530,7 +523,7 @@ done:
     for (int t = 0; t < h.k; t++)
         dnp_free(h.memo[t]);
     dnp_free(h.judge_memo);
-    out->search_s = now_s() - t0;
+    out->search_s = dnp_now_s() - t0;
     if (st != DNP_OK)
         pase_hetero_result_free(out);
     return st;

@@ -9,18 +9,11 @@
  * not improved during the last half of the iterations run.
  */
 #include "search/pase/pase.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double pase_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* splitmix64: a small deterministic generator (state in the caller). */
 static uint64_t next_u64(uint64_t *s)
@@ -72,12 +65,12 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
     uint64_t rng = o->seed;
     long it = 0, last_improve = 0;
     /* The clock is read every 1024 iterations, and only under a limit. */
-    double deadline_s = o->time_limit_s > 0.0 ? pase_now_s() + o->time_limit_s : 0.0;
+    double deadline_s = o->time_limit_s > 0.0 ? dnp_now_s() + o->time_limit_s : 0.0;
     int hit = 0;
     while (it < o->max_iters) {
         if (it >= o->min_iters && it - last_improve > it / 2)
             break;
-        if (deadline_s > 0.0 && (it & 1023) == 0 && pase_now_s() >= deadline_s) {
+        if (deadline_s > 0.0 && (it & 1023) == 0 && dnp_now_s() >= deadline_s) {
             hit = 1;
             break;
         }

@@ -6,20 +6,13 @@
  * and the objective F of Eq. 1.
  */
 #include "search/pase/pase.h"
+#include "core/clock.h"
 #include "search/pase/pase_perf.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Deduplicate the projections of one endpoint's configurations onto the
  * edge's tensor (open addressing on the split tuples). */
@@ -200,7 +193,7 @@ dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_
 dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
                                    const pase_perf *perf, pase_problem *out, dnp_error *err)
 {
-    double t0 = now_s();
+    double t0 = dnp_now_s();
     pase_problem pb;
     memset(&pb, 0, sizeof pb);
     memset(out, 0, sizeof *out);
@@ -286,7 +279,7 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
     }
     if (build_adjacency(&pb) != DNP_OK)
         goto fail;
-    pb.build_s = now_s() - t0;
+    pb.build_s = dnp_now_s() - t0;
     *out = pb;
     return DNP_OK;
 fail:

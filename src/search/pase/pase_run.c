@@ -9,18 +9,11 @@
  * docs/pase.md "Heterogeneous clusters").
  */
 #include "search/pase/pase_driver.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void pase_progress_thunk(void *user, int done, int total, double elapsed_s)
 {
@@ -117,10 +110,10 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
     r->have_het = 1;
     if (judged) {
         /* the type level with the groups' plans fixed (pase_cross.c) */
-        double t0 = now_s();
+        double t0 = dnp_now_s();
         if ((st = pase_cross_refine(r, err)) != DNP_OK)
             return st;
-        r->cross_s = now_s() - t0;
+        r->cross_s = dnp_now_s() - t0;
         r->het.search_s += r->cross_s;
     }
     r->search_s += r->het.search_s;
@@ -159,10 +152,10 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     r->base[1].cost = pase_objective(pb, tmp);
     r->n_base = 2;
     if (o->search == DNP_PASE_SEARCH_MCMC) {
-        double t0 = now_s();
+        double t0 = dnp_now_s();
         if ((st = pase_mcmc(pb, tmp, &mo, mcfg, NULL, &r->cost, err)) != DNP_OK)
             return st;
-        r->search_s = now_s() - t0;
+        r->search_s = dnp_now_s() - t0;
         r->limit_hit = mcmc_limit_hit;
         r->cfg = mcfg; /* taken over by the caller */
         /* The exact search can take far longer than MCMC: only on request. */
@@ -192,9 +185,9 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     if (PASE_SECONDS(pp) && o->search == DNP_PASE_SEARCH_DP && pp->core != NULL &&
         pp->hw.device_types == 1 && !o->no_refine) {
         /* one device type: the plan, refined in the step simulator */
-        double t0 = now_s();
+        double t0 = dnp_now_s();
         st = pase_refine_plan(r, err);
-        r->refine_s = now_s() - t0;
+        r->refine_s = dnp_now_s() - t0;
         r->search_s += r->refine_s;
         return st;
     }
