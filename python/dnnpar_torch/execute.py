@@ -209,18 +209,23 @@ def sgd_step(params, norms):
         x.grad = None
 
 
-def reference(run):
-    """Single-process training: the loss of every step and the final
-    weights and norm parameters."""
+def reference(run, dtype=torch.float32):
+    """Single-process training in `dtype` (float32 as the ranks; float64 for
+    the rounding that sets the tolerance, docs/torch.md "Checks"): the loss of
+    every step and the final weights and norm parameters.  The same
+    float32-drawn weights and data either way."""
     m = run.model
-    params = [(w.clone().requires_grad_(True) if w is not None else None,
-               b.clone().requires_grad_(True) if b is not None else None)
-              for w, b in init_params(m)]
-    norms = {k: tuple(x.clone().requires_grad_(True) if x is not None else None for x in v)
-             for k, v in init_norms(m, SEED).items()}
+
+    def leaf(x):
+        return x.to(dtype, copy=True).requires_grad_(True) if x is not None else None
+    params = [(leaf(w), leaf(b)) for w, b in init_params(m)]
+    norms = {k: tuple(leaf(x) for x in v) for k, v in init_norms(m, SEED).items()}
     losses = []
     for step in range(run.steps):
         x, target = make_data(m, run.batch, step)
+        x = x.to(dtype)
+        if target.is_floating_point():
+            target = target.to(dtype)
         t = {m.input.name: x}
         for o in m.ops[1:]:
             xin = t[o.inputs[0]]

@@ -89,6 +89,14 @@ for r in doc.get("runs", [doc]):  # one strategy: the run itself
         bad.append("%s: weights %.3g, loss %.3g" % (s, r["max_rel_weight_diff"], r["max_rel_loss_diff"]))
     if not r["bytes_match"]:
         bad.append("%s: bytes differ from the prediction" % s)
+    # the tolerances: 1e-4, or 4x the float32 reference's own (measured, so
+    # nonzero) difference from the same training in float64
+    rr = r["reference_rounding"]
+    if not (rr["weights"] > 0 and rr["loss"] >= 0 and
+            r["weight_rtol"] == max(1e-4, 4 * rr["weights"]) and
+            r["loss_rtol"] == max(1e-4, 4 * rr["loss"])):
+        bad.append("%s: tolerances %g, %g do not follow the reference's rounding %s"
+                   % (s, r["weight_rtol"], r["loss_rtol"], rr))
     if len(r["ranks"]) != int(sys.argv[2]) or r["n_ranks"] != int(sys.argv[2]):
         bad.append("%s: %d ranks reported" % (s, len(r["ranks"])))
     # a PaSE plan that splits no op (every level R or replicated: PaSE's
