@@ -1,16 +1,15 @@
-/* bench_util.h - what every benchmark needs: a monotonic clock and the
- * median of a sample (sorted in place). */
+/* bench_util.h - what every benchmark needs: the library's monotonic clock
+ * (core/clock.h) and the median of a sample (sorted in place). */
 #ifndef DNNPAR_BENCH_UTIL_H
 #define DNNPAR_BENCH_UTIL_H
 
+#include "core/clock.h"
+
 #include <stdlib.h>
-#include <time.h>
 
 static inline double bench_now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return dnp_now_s();
 }
 
 static inline int bench_cmp_double(const void *a, const void *b)
