@@ -2,14 +2,15 @@
  * pase_perf.c - PaSE's t_l and t_x in seconds on the shared performance
  * model (docs/pase.md "Shared model"; issue 10 item 3).
  *
- * The iteration space, the configurations and the structure of every cost
- * are the README's ("Layer costs", "Transfer cost"); what changes is the
- * price of each term:
- *   - computation: each pass of the op's shard is a kernel on the device's
- *     roofline, max(FLOP / (peak x compute_eff), bytes / (mem_bw x
- *     mem_eff)) x pace + kernel overhead (docs/device-model.md "The
- *     roofline"), at the rates of perf_rates_get for the precision;
- *   - each README AR(w, q) term: an all-reduce of w elements over the q
+ * The iteration space and the configurations are the README's; each term
+ * is priced by the model the step simulator uses:
+ *   - computation and memory: the step simulator's device model on the
+ *     core ops a vertex carries (its own and the point-wise ops fused into
+ *     it: perf_op_time_shares, perf_op_mem_shares) at the shares the
+ *     configuration leaves one device, plus the optimizer update's traffic
+ *     over the parameters held (docs/device-model.md);
+ *   - the communication inside an op, the README's structure ("Layer
+ *     costs"): each AR(w, q) term an all-reduce of w elements over the q
  *     devices of the split dimensions, dnp_coll_estimate on the tiers the
  *     group spans (docs/collectives.md);
  *   - t_x: the README's need (words a device lacks), forward and backward,
@@ -139,7 +140,7 @@ static double message_s(const pase_perf *m, double devices, double bytes)
     return bw > 0.0 ? lat + bytes / bw : INFINITY;
 }
 
-/* ---- t_l per kind ----------------------------------------------------------- */
+/* ---- communication inside an op --------------------------------------------- */
 
 typedef struct {
     double nb, m, n, k;             /* per-device GEMM: batch count and sizes */
@@ -168,11 +169,6 @@ static void gemm_of(const pase_vertex *v, const int32_t *c, gemm_shape *s)
     s->k = K / ck;
 }
 
-/* The three GEMM passes of a shard (docs/device-model.md "Per-op traffic",
- * conv / FC rows): 2 nb m n k FLOP each (a multiply-add is 2 FLOP; README's
- * 3mnk counts multiply-adds of the three passes); forward reads X (m k) and
- * W (n k), writes Y (m n); the input gradient reads dY, W, writes dX; the
- * weight gradient reads X, dY, writes dW.  `kernels` launches per pass. */
 /* README's GEMM: AR(mn, c_K) + AR(mk, c_N) + AR(nk, c_M), each times nb:
  * the forward output's partial sums over the K splits, the input
  * gradient's over the N splits, the weight gradient's over the M splits
