@@ -405,6 +405,9 @@ static double compute_s(const pase_perf *m, const pase_graph *g, int vi, const i
         perf_op_time pt;
         perf_op_time_shares(g->core, o, g->batch, &sh, &m->r, &pt);
         t += pt.fwd_s + pt.bwd_s + pt.wgrad_s;
+        const dnp_op *op = dnp_graph_op(g->core, o);
+        if (!dnp_op_is_weighted(op) && op->param_elems <= 0 && op->kind != DNP_OP_BATCHNORM)
+            continue; /* no parameters (dnp_op_cost_get's params), no update */
         dnp_op_cost cc;
         dnp_op_cost_get(g->core, o, g->batch, &cc);
         double held = (double)cc.weight_elems * sh.weight +
