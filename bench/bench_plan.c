@@ -65,10 +65,10 @@ int main(void)
     const char *small[] = {"lenet", "alexnet", "vgg11", "vgg13"};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         dnp_graph *g = NULL;
-        pgraph pg;
-        if (dnp_zoo_build(small[i], &g, &err) != DNP_OK || pgraph_build(g, 512, &pg, &err))
+        layer_table lt;
+        if (dnp_zoo_build(small[i], &g, &err) != DNP_OK || layer_table_build(g, 512, &lt, &err))
             return 1;
-        int V = pg.n_nodes;
+        int V = lt.n_rows;
         tnode root = {0}, half = {0};
         double *ones = dnp_malloc((size_t)V * sizeof *ones);
         for (int v = 0; v < V; v++)
@@ -77,14 +77,14 @@ int main(void)
         half.flops = 420e12;
         half.bw_bps = 2e9;
         root.child[0] = root.child[1] = &half;
-        level_ctx lc = {&pg, &root, {.bytes_per_elem = 2, .paper = 1}, 0};
+        level_ctx lc = {&lt, &root, {.bytes_per_elem = 2, .paper = 1}, 0};
         double *nc = dnp_malloc((size_t)V * 3 * sizeof *nc);
-        double *ec = dnp_malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        double *ec = dnp_malloc((size_t)(lt.n_xchg + 1) * 9 * sizeof *ec);
         unsigned char *allowed = dnp_malloc((size_t)V);
         int *types = dnp_malloc((size_t)V * sizeof *types);
         memset(allowed, 7, (size_t)V);
         level_costs(&lc, 0.5, nc, ec);
-        level_problem lp = {&pg, allowed, nc, ec};
+        level_problem lp = {&lt, allowed, nc, ec};
         double td[REPS], te[REPS], best_dp = 0, best_ex = 0;
         int reps_ex = V > 12 ? 3 : REPS;
         for (int r = 0; r < REPS; r++) {
@@ -107,7 +107,7 @@ int main(void)
         dnp_free(allowed);
         dnp_free(types);
         dnp_free(ones);
-        pgraph_free(&pg);
+        layer_table_free(&lt);
         dnp_graph_free(g);
     }
     return 0;

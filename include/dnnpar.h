@@ -339,6 +339,14 @@ int dnp_op_is_weighted(const dnp_op *op);
  * (the product of two activations, a binary element-wise op, a stack).
  * O(1). */
 int dnp_op_is_join(const dnp_op *op);
+/* The op whose partition decision op i follows: i itself if it decides one
+ * (dnp_op_is_weighted or dnp_op_is_join), else the decider of its first
+ * input (a ReLU, pooling, normalisation, flatten or other one-input op
+ * works on its producer's output, laid out as the producer leaves it), -1
+ * if that chain starts at a model input, or for i out of range.  The
+ * searches decide the deciding ops; every layer of a plan charges a
+ * follower's work to its decider.  O(1) (kept as ops are appended). */
+int dnp_graph_decider(const dnp_graph *g, int i);
 
 /* Named iteration-space dimensions of op i for `batch`; returns the count
  * (<= DNP_MAX_DIMS).  conv: b c n h w r s (c input channels, n output

@@ -80,7 +80,7 @@ class Model:
             raise InputError("%s: the torch executor needs exactly one input op, found %d"
                              % (path, len(inputs)))
         self.input = inputs[0]
-        # dnnpar's planned ops (src/search/pgraph.c): weighted layers and joins.
+        # dnnpar's planned ops (dnp_graph_decider, src/model/graph.c): weighted layers and joins.
         self.planned = [o for o in self.ops if o.kind in PLANNED + JOINS]
         self.node_of = {o.name: v for v, o in enumerate(self.planned)}
         # Per op: the planned op (index) whose output it is or acts on, or

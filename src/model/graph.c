@@ -20,6 +20,7 @@ struct dnp_graph {
     char err[256];
     int n_ops, cap;
     dnp_op *ops;
+    int *decider;   /* per op: dnp_graph_decider, set when the op is appended */
     /* Name index: open addressing with linear probing over `slots`
      * (n_slots, a power of two; -1 empty) holding op indices.  An op
      * removed again by a failed builder (n_ops--) leaves a stale entry,
@@ -77,6 +78,7 @@ void dnp_graph_free(dnp_graph *g)
     for (int i = 0; i < g->n_ops; i++)
         dnp_free(g->ops[i].inputs);
     dnp_free(g->ops);
+    dnp_free(g->decider);
     dnp_free(g->slots);
     dnp_free(g);
 }
@@ -94,6 +96,11 @@ const char *dnp_graph_error(const dnp_graph *g) { return g->err; }
 const dnp_op *dnp_graph_op(const dnp_graph *g, int i)
 {
     return (i >= 0 && i < g->n_ops) ? &g->ops[i] : NULL;
+}
+
+int dnp_graph_decider(const dnp_graph *g, int i)
+{
+    return (i >= 0 && i < g->n_ops) ? g->decider[i] : -1;
 }
 
 /* FNV-1a over the name's bytes (Fowler, Noll, Vo; the public-domain
@@ -205,6 +212,10 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
         if (ops == NULL)
             return fail(g, "out of memory adding op '%s'", name);
         g->ops = ops;
+        int *decider = dnp_realloc(g->decider, (size_t)cap * sizeof *decider);
+        if (decider == NULL)
+            return fail(g, "out of memory adding op '%s'", name);
+        g->decider = decider;
         g->cap = cap;
     }
     dnp_op *op = &g->ops[g->n_ops];
@@ -221,6 +232,12 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
     op->n_inputs = n_inputs;
     op->groups = 1;
     op->kh = op->kw = op->sh = op->sw = 1;
+    /* Kind and inputs are final here (the builders set only attributes
+     * afterwards), and so is what decides: dnnpar.h, dnp_graph_decider. */
+    int self = g->n_ops;
+    g->decider[self] = (dnp_op_is_weighted(op) || dnp_op_is_join(op)) ? self
+                       : n_inputs > 0                                ? g->decider[inputs[0]]
+                                                                     : -1;
     g->n_ops++;
     if (!index_name(g, g->n_ops - 1)) {
         g->n_ops--;

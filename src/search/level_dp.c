@@ -17,27 +17,27 @@ static long pow3(int k)
 
 double level_objective(const level_problem *lp, const int *types)
 {
-    const pgraph *pg = lp->pg;
+    const layer_table *lt = lp->lt;
     double s = 0.0;
-    for (int v = 0; v < pg->n_nodes; v++) {
+    for (int v = 0; v < lt->n_rows; v++) {
         double in = 0.0;
-        for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
-            in += lp->edge_cost[e * 9 + types[pg->edges[e].u] * 3 + types[v]];
+        for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++)
+            in += lp->edge_cost[e * 9 + types[lt->xchg[e].u] * 3 + types[v]];
         s += lp->node_cost[v * 3 + types[v]] + in;
     }
     return s;
 }
 
-int level_dp_width(const pgraph *pg)
+int level_dp_width(const layer_table *lt)
 {
     /* the frontier after node v: nodes u <= v with last_use[u] > v */
     int width = 0, live = 0;
-    for (int v = 0; v < pg->n_nodes; v++) {
+    for (int v = 0; v < lt->n_rows; v++) {
         int c = live + 1; /* the DP's combined set before projecting */
         width = c > width ? c : width;
         live = 0;
         for (int u = 0; u <= v; u++)
-            live += pg->last_use[u] > v;
+            live += lt->last_use[u] > v;
     }
     return width;
 }
@@ -46,15 +46,15 @@ int level_dp_width(const pgraph *pg)
 static double delta_of(const level_problem *lp, const int *types, const int *out_start,
                        const int *out_list, int v, int to)
 {
-    const pgraph *pg = lp->pg;
+    const layer_table *lt = lp->lt;
     int from = types[v];
     double d = lp->node_cost[v * 3 + to] - lp->node_cost[v * 3 + from];
-    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
-        int tu = types[pg->edges[e].u];
+    for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++) {
+        int tu = types[lt->xchg[e].u];
         d += lp->edge_cost[e * 9 + tu * 3 + to] - lp->edge_cost[e * 9 + tu * 3 + from];
     }
     for (int k = out_start[v]; k < out_start[v + 1]; k++) {
-        int e = out_list[k], tw = types[pg->edges[e].v];
+        int e = out_list[k], tw = types[lt->xchg[e].v];
         d += lp->edge_cost[e * 9 + to * 3 + tw] - lp->edge_cost[e * 9 + from * 3 + tw];
     }
     return d;
@@ -62,22 +62,22 @@ static double delta_of(const level_problem *lp, const int *types, const int *out
 
 double level_local_search(const level_problem *lp, int *types)
 {
-    const pgraph *pg = lp->pg;
-    int n = pg->n_nodes;
+    const layer_table *lt = lp->lt;
+    int n = lt->n_rows;
     int *out_start = dnp_calloc((size_t)n + 1, sizeof *out_start);
-    int *out_list = dnp_malloc((size_t)(pg->n_edges > 0 ? pg->n_edges : 1) * sizeof *out_list);
+    int *out_list = dnp_malloc((size_t)(lt->n_xchg > 0 ? lt->n_xchg : 1) * sizeof *out_list);
     if (out_start == NULL || out_list == NULL) {
         dnp_free(out_start);
         dnp_free(out_list);
         return level_objective(lp, types);
     }
-    for (int e = 0; e < pg->n_edges; e++)
-        out_start[pg->edges[e].u + 1]++;
+    for (int e = 0; e < lt->n_xchg; e++)
+        out_start[lt->xchg[e].u + 1]++;
     for (int v = 0; v < n; v++)
         out_start[v + 1] += out_start[v];
     int *fill = dnp_calloc((size_t)n, sizeof *fill);
-    for (int e = 0; fill != NULL && e < pg->n_edges; e++) {
-        int u = pg->edges[e].u;
+    for (int e = 0; fill != NULL && e < lt->n_xchg; e++) {
+        int u = lt->xchg[e].u;
         out_list[out_start[u] + fill[u]++] = e;
     }
     dnp_free(fill);
@@ -104,7 +104,7 @@ double level_local_search(const level_problem *lp, int *types)
 
 double level_brute_force(const level_problem *lp, int *types)
 {
-    int n = lp->pg->n_nodes;
+    int n = lp->lt->n_rows;
     int *cur = dnp_calloc((size_t)n, sizeof *cur);
     double best = INFINITY;
     if (cur == NULL)
@@ -160,16 +160,16 @@ static inline int odometer_next(int *digit, const int *first, const long *pw,
     return 0;
 }
 
-/* The frontier layout of pg, which depends on the graph only: for each
+/* The frontier layout of lt, which depends on the graph only: for each
  * node v, C = (frontier before v) + v and the members of C kept after v.
  * Sizes are checked here, before any table is allocated. */
 static dnp_status dp_layout(const level_problem *lp, int *n_c, int *c_start, long *back_start,
                             long *max_table, dnp_error *err)
 {
-    const pgraph *pg = lp->pg;
+    const layer_table *lt = lp->lt;
     int n_f = 0, frontier[MAX_FRONTIER + 1];
     long c_total = 0, back_total = 0, widest = 1;
-    for (int v = 0; v < pg->n_nodes; v++) {
+    for (int v = 0; v < lt->n_rows; v++) {
         if ((lp->allowed[v] & 7) == 0) {
             dnp_error_set(err, DNP_ERR_INPUT, "search graph node %d allows no partition type", v);
             return DNP_ERR_INPUT;
@@ -184,7 +184,7 @@ static dnp_status dp_layout(const level_problem *lp, int *n_c, int *c_start, lon
         frontier[n_f] = v;
         int n_next = 0;
         for (int j = 0; j < n_c[v]; j++)
-            if (pg->last_use[frontier[j]] > v)
+            if (lt->last_use[frontier[j]] > v)
                 frontier[n_next++] = frontier[j];
         c_start[v] = (int)c_total;
         back_start[v] = back_total;
@@ -193,16 +193,16 @@ static dnp_status dp_layout(const level_problem *lp, int *n_c, int *c_start, lon
         widest = pow3(n_next) > widest ? pow3(n_next) : widest;
         n_f = n_next;
     }
-    c_start[pg->n_nodes] = (int)c_total;
-    back_start[pg->n_nodes] = back_total;
+    c_start[lt->n_rows] = (int)c_total;
+    back_start[lt->n_rows] = back_total;
     *max_table = widest;
     return DNP_OK;
 }
 
 dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp_error *err)
 {
-    const pgraph *pg = lp->pg;
-    int n = pg->n_nodes;
+    const layer_table *lt = lp->lt;
+    int n = lt->n_rows;
     dnp_status st = DNP_ERR_NOMEM;
     /* One block for the layout and one for the tables: the DP runs once per
      * tree node and candidate ratio, so per-node allocations would dominate
@@ -239,7 +239,7 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
         /* The next frontier: members of C still read after v. */
         int keep[MAX_FRONTIER + 1], n_next = 0;
         for (int j = 0; j < n_c[v]; j++)
-            if (pg->last_use[c[j]] > v)
+            if (lt->last_use[c[j]] > v)
                 keep[n_next++] = j;
         long size_next = back_start[v + 1] - back_start[v], size_f = pow3(n_f);
         for (long i = 0; i < size_next; i++) {
@@ -252,10 +252,10 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
          * frontier entries cost nothing.  Same order as a plain scan, so the
          * same ties win. */
         int digit[MAX_FRONTIER + 1];
-        int in_pos[64], n_in = pg->in_start[v + 1] - pg->in_start[v];
+        int in_pos[64], n_in = lt->in_start[v + 1] - lt->in_start[v];
         int few_inputs = n_in <= 64;
         for (int k = 0; few_inputs && k < n_in; k++)
-            in_pos[k] = pos[pg->edges[pg->in_start[v] + k].u];
+            in_pos[k] = pos[lt->xchg[lt->in_start[v] + k].u];
         /* Frontier digits step through their node's allowed states only:
          * entries with a disallowed digit are unreachable (INFINITY), so a
          * scheme allowing two types visits 2^|F| entries instead of 3^|F|. */
@@ -285,8 +285,8 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
         if (val_ == INFINITY)                                                      \
             break;                                                                 \
         for (int k = 0; k < n_in; k++) {                                           \
-            int e = pg->in_start[v] + k;                                           \
-            int tu = digit[few_inputs ? in_pos[k] : pos[pg->edges[e].u]];          \
+            int e = lt->in_start[v] + k;                                           \
+            int tu = digit[few_inputs ? in_pos[k] : pos[lt->xchg[e].u]];          \
             val_ += lp->edge_cost[e * 9 + tu * 3 + tv];                            \
         }                                                                          \
         double total_ = node_c + val_;                                             \

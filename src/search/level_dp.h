@@ -19,10 +19,10 @@
 #ifndef DNNPAR_LEVEL_DP_H
 #define DNNPAR_LEVEL_DP_H
 
-#include "search/pgraph.h"
+#include "search/layer_table.h"
 
 typedef struct {
-    const pgraph *pg;
+    const layer_table *lt;
     const unsigned char *allowed; /* per node: bit t set if state t may be used */
     const double *node_cost;      /* [v * 3 + t] */
     const double *edge_cost;      /* [e * 9 + tu * 3 + tv] */
@@ -39,7 +39,7 @@ dnp_status level_dp_solve(const level_problem *lp, int *types, double *best, dnp
  * nodes whose states the DP must key a table by (the DP refuses more than
  * LEVEL_DP_MAX_FRONTIER + 1).  O(nodes + edges). */
 #define LEVEL_DP_MAX_FRONTIER 12
-int level_dp_width(const pgraph *pg);
+int level_dp_width(const layer_table *lt);
 
 /* For graphs too wide for the exact DP (e.g. DenseNet's dense blocks):
  * start from `types` (allowed states) and change one node's state at a

@@ -233,20 +233,20 @@ static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
 }
 
 /* The fraction of node v's work held at tree node n. */
-static double node_share(const pgraph *pg, const tnode *n, int v)
+static double node_share(const layer_table *lt, const tnode *n, int v)
 {
-    if (!pg->nodes[v].weighted)
+    if (!lt->row[v].weighted)
         return n->fb[v] * n->fo[v];
     return n->fb[v] * n->fi[v] * n->fo[v];
 }
 
 /* Default model: time for group g to do `share` of node v's work as held
  * at node n, its devices working in parallel at their roofline rates. */
-static double roofline_group_s(const cost_units *u, const pgraph *pg, const tnode *n, int v,
+static double roofline_group_s(const cost_units *u, const layer_table *lt, const tnode *n, int v,
                                double share, const tnode *g)
 {
     (void)u;
-    return g->rate[v] > 0.0 ? share * node_share(pg, n, v) / g->rate[v] : 0.0;
+    return g->rate[v] > 0.0 ? share * node_share(lt, n, v) / g->rate[v] : 0.0;
 }
 
 static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g, int v)
@@ -254,7 +254,7 @@ static double compute_cost(const level_ctx *lc, double share, double flop, const
     if (lc->units.reference_mode || lc->comm_only)
         return 0.0;
     if (!lc->units.paper)
-        return roofline_group_s(&lc->units, lc->pg, lc->n, v, share, g);
+        return roofline_group_s(&lc->units, lc->lt, lc->n, v, share, g);
     if (flop == 0.0)
         return 0.0;
     return accpar_compute_s(share, flop, g->flops);
@@ -262,9 +262,9 @@ static double compute_cost(const level_ctx *lc, double share, double flop, const
 
 /* Table 4: elements of the partial-sum tensor of node v in state t, as
  * held by tree node n. */
-static double intra_elems(const pgraph *pg, const tnode *n, int v, int t)
+static double intra_elems(const layer_table *lt, const tnode *n, int v, int t)
 {
-    const pnode *p = &pg->nodes[v];
+    const layer_row *p = &lt->row[v];
     state_layouts sl;
     accpar_state_layouts(p->weighted, t, &sl);
     switch (sl.intra) {
@@ -281,20 +281,20 @@ static double intra_elems(const pgraph *pg, const tnode *n, int v, int t)
 }
 
 /* The tensor on edge e as its consumer holds it at tree node n. */
-static double edge_elems(const pgraph *pg, const tnode *n, int e)
+static double edge_elems(const layer_table *lt, const tnode *n, int e)
 {
-    int v = pg->edges[e].v;
-    return pg->edges[e].elems * n->fb[v] * n->fi[v];
+    int v = lt->xchg[e].v;
+    return lt->xchg[e].elems * n->fb[v] * n->fi[v];
 }
 
-static double node_flop(const pgraph *pg, const tnode *n, int v)
+static double node_flop(const layer_table *lt, const tnode *n, int v)
 {
     /* A weighted layer's products split along B, D_i and D_o (Table 6);
      * a join's (the product of two activations) along its batch and
      * output channels, which its channel layout scales both of. */
-    if (!pg->nodes[v].weighted)
-        return pg->nodes[v].flop * n->fb[v] * n->fo[v];
-    return pg->nodes[v].flop * n->fb[v] * n->fi[v] * n->fo[v];
+    if (!lt->row[v].weighted)
+        return lt->row[v].flop * n->fb[v] * n->fo[v];
+    return lt->row[v].flop * n->fb[v] * n->fi[v] * n->fo[v];
 }
 
 /* level_costs for the allowed states only (others are left unset; the DP
@@ -310,19 +310,19 @@ void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *e
 static void level_costs_masked(const level_ctx *lc, double alpha, const unsigned char *allowed,
                                double *node_cost, double *edge_cost)
 {
-    const pgraph *pg = lc->pg;
+    const layer_table *lt = lc->lt;
     const tnode *n = lc->n;
     double share[2] = {alpha, 1.0 - alpha};
     /* Identical halves (alpha is then 1/2) cost the same: one group will do. */
     const int n_groups = n->child[0] == n->child[1] ? 1 : 2;
-    for (int v = 0; v < pg->n_nodes; v++) {
-        double flop = node_flop(pg, n, v), comp[2];
+    for (int v = 0; v < lt->n_rows; v++) {
+        double flop = node_flop(lt, n, v), comp[2];
         for (int g = 0; g < n_groups; g++)
             comp[g] = compute_cost(lc, share[g], flop, n->child[g], v);
         for (int t = 0; t < 3; t++) {
             if (allowed != NULL && !((allowed[v] >> t) & 1))
                 continue;
-            double ie = intra_elems(pg, n, v, t), worst = 0.0;
+            double ie = intra_elems(lt, n, v, t), worst = 0.0;
             for (int g = 0; g < n_groups; g++) {
                 /* Eq. 8 + Table 4 through Eq. 7, for each group; the
                  * slower group sets the layer's time. */
@@ -332,10 +332,10 @@ static void level_costs_masked(const level_ctx *lc, double alpha, const unsigned
             node_cost[v * 3 + t] = worst;
         }
     }
-    for (int e = 0; e < pg->n_edges; e++) {
-        const pedge *pe = &pg->edges[e];
-        int wu = pg->nodes[pe->u].weighted, wv = pg->nodes[pe->v].weighted;
-        double A = edge_elems(pg, n, e);
+    for (int e = 0; e < lt->n_xchg; e++) {
+        const layer_xchg *pe = &lt->xchg[e];
+        int wu = lt->row[pe->u].weighted, wv = lt->row[pe->v].weighted;
+        double A = edge_elems(lt, n, e);
         for (int tu = 0; tu < 3; tu++)
             for (int tv = 0; tv < 3; tv++) {
                 if (allowed != NULL &&
@@ -356,20 +356,20 @@ static void level_costs_masked(const level_ctx *lc, double alpha, const unsigned
 void level_group_times(const level_ctx *lc, const int *types, double alpha, double *e_a,
                        double *e_b)
 {
-    const pgraph *pg = lc->pg;
+    const layer_table *lt = lc->lt;
     const tnode *n = lc->n;
     double share[2] = {alpha, 1.0 - alpha}, e[2] = {0.0, 0.0};
     for (int g = 0; g < 2; g++) {
         const tnode *c = n->child[g];
-        for (int v = 0; v < pg->n_nodes; v++)
-            e[g] += compute_cost(lc, share[g], node_flop(pg, n, v), c, v) +
-                    comm_cost(lc, intra_elems(pg, n, v, types[v]), c);
-        for (int k = 0; k < pg->n_edges; k++) {
-            const pedge *pe = &pg->edges[k];
+        for (int v = 0; v < lt->n_rows; v++)
+            e[g] += compute_cost(lc, share[g], node_flop(lt, n, v), c, v) +
+                    comm_cost(lc, intra_elems(lt, n, v, types[v]), c);
+        for (int k = 0; k < lt->n_xchg; k++) {
+            const layer_xchg *pe = &lt->xchg[k];
             e[g] += comm_cost(lc,
-                              accpar_inter_elems(pg->nodes[pe->u].weighted, types[pe->u],
-                                                 pg->nodes[pe->v].weighted, types[pe->v],
-                                                 edge_elems(pg, n, k), alpha, g),
+                              accpar_inter_elems(lt->row[pe->u].weighted, types[pe->u],
+                                                 lt->row[pe->v].weighted, types[pe->v],
+                                                 edge_elems(lt, n, k), alpha, g),
                               c);
         }
     }
@@ -414,10 +414,10 @@ typedef struct {
 } level_work;
 
 /* Allowed states of each node under a scheme (bit t = state t). */
-static void allowed_states(const pgraph *pg, dnp_scheme s, unsigned char *allowed)
+static void allowed_states(const layer_table *lt, dnp_scheme s, unsigned char *allowed)
 {
-    for (int v = 0; v < pg->n_nodes; v++) {
-        const pnode *p = &pg->nodes[v];
+    for (int v = 0; v < lt->n_rows; v++) {
+        const layer_row *p = &lt->row[v];
         switch (s) {
         case DNP_SCHEME_DP:
             allowed[v] = 1; /* Type-I; joins batch-split */
@@ -449,10 +449,10 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
     /* One allowed state per node (data parallelism, OWT): nothing to search,
      * and nothing to cost when the caller needs only the types (obj NULL). */
     int forced = 1;
-    for (int v = 0; v < w->lc.pg->n_nodes && forced; v++)
+    for (int v = 0; v < w->lc.lt->n_rows && forced; v++)
         forced = allowed[v] == 1 || allowed[v] == 2 || allowed[v] == 4;
     if (forced && obj == NULL) {
-        for (int v = 0; v < w->lc.pg->n_nodes; v++)
+        for (int v = 0; v < w->lc.lt->n_rows; v++)
             w->types[v] = allowed[v] == 1 ? 0 : allowed[v] == 2 ? 1 : 2;
         return DNP_OK;
     }
@@ -460,27 +460,27 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
     obj = obj != NULL ? obj : &unused_obj;
     w->solves++;
     level_costs_masked(&w->lc, alpha, allowed, w->node_cost, w->edge_cost);
-    level_problem lp = {w->lc.pg, allowed, w->node_cost, w->edge_cost};
+    level_problem lp = {w->lc.lt, allowed, w->node_cost, w->edge_cost};
     if (forced) {
-        const pgraph *pg = w->lc.pg;
+        const layer_table *lt = w->lc.lt;
         double sum = 0.0;
-        for (int v = 0; v < pg->n_nodes; v++) {
+        for (int v = 0; v < lt->n_rows; v++) {
             w->types[v] = allowed[v] == 1 ? 0 : allowed[v] == 2 ? 1 : 2;
             sum += w->node_cost[v * 3 + w->types[v]];
         }
-        for (int e = 0; e < pg->n_edges; e++)
-            sum += w->edge_cost[e * 9 + w->types[pg->edges[e].u] * 3 + w->types[pg->edges[e].v]];
+        for (int e = 0; e < lt->n_xchg; e++)
+            sum += w->edge_cost[e * 9 + w->types[lt->xchg[e].u] * 3 + w->types[lt->xchg[e].v]];
         *obj = sum;
         return DNP_OK;
     }
     if (!w->approximate)
         return level_dp_solve(&lp, w->types, obj, err);
-    const pgraph *pg = w->lc.pg;
+    const layer_table *lt = w->lc.lt;
     double best = INFINITY;
     for (int start = 0; start < 2; start++) {
         int *t = w->scratch;
-        for (int v = 0; v < pg->n_nodes; v++) {
-            int want = (start == 1 && pg->nodes[v].weighted && pg->nodes[v].is_fc) ? 1 : 0;
+        for (int v = 0; v < lt->n_rows; v++) {
+            int want = (start == 1 && lt->row[v].weighted && lt->row[v].is_fc) ? 1 : 0;
             int s = (allowed[v] >> want) & 1 ? want : 0;
             while (!((allowed[v] >> s) & 1))
                 s++;
@@ -489,7 +489,7 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
         double o = level_local_search(&lp, t);
         if (o < best) {
             best = o;
-            memcpy(w->types, t, (size_t)pg->n_nodes * sizeof *t);
+            memcpy(w->types, t, (size_t)lt->n_rows * sizeof *t);
         }
     }
     *obj = best;
@@ -502,7 +502,7 @@ static dnp_status solve_at(level_work *w, const unsigned char *allowed, double a
 
 typedef struct {
     const dnp_cluster *cl;
-    const pgraph *pg;
+    const layer_table *lt;
     dnp_scheme scheme;
     int levels;
     cost_units units;
@@ -537,17 +537,17 @@ static int out_of_time(builder *bd)
 #define RATIO_EXTRA_SOLVES (RATIO_FIXED_POINT_ITERS + 1)
 
 static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
-static void evaluate(const pgraph *pg, const cost_units *u, tnode *n);
+static void evaluate(const layer_table *lt, const cost_units *u, tnode *n);
 static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
 
-static void child_shares(const pgraph *pg, const tnode *n, double share, tnode *c)
+static void child_shares(const layer_table *lt, const tnode *n, double share, tnode *c)
 {
-    for (int v = 0; v < pg->n_nodes; v++) {
+    for (int v = 0; v < lt->n_rows; v++) {
         c->fb[v] = n->fb[v];
         c->fi[v] = n->fi[v];
         c->fo[v] = n->fo[v];
         int t = n->types[v];
-        if (pg->nodes[v].weighted) {
+        if (lt->row[v].weighted) {
             /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
              * splits nothing (each half holds the whole layer). */
             if (t == DNP_TYPE_I)
@@ -577,17 +577,17 @@ static int same_counts(const int64_t *a, const int64_t *b, int n)
  * strategy. */
 static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_error *err)
 {
-    for (int v = 0; v < bd->pg->n_nodes; v++) {
+    for (int v = 0; v < bd->lt->n_rows; v++) {
         double ratio = 0.5;
         int t = strategy_decision(bd->given, n->depth, bits, bd->names[v],
-                                  bd->pg->nodes[v].weighted, &ratio);
+                                  bd->lt->row[v].weighted, &ratio);
         if (t < 0) {
             dnp_error_set(err, DNP_ERR_INPUT, "%s: %s for op '%s' at level %d",
                           strategy_file(bd->given),
                           t == -1 ? "no decision" : "an invalid type", bd->names[v], n->depth);
             return DNP_ERR_INPUT;
         }
-        if (t != DNP_TYPE_R && !((bd->pg->nodes[v].types >> t) & 1u)) {
+        if (t != DNP_TYPE_R && !((bd->lt->row[v].types >> t) & 1u)) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "%s: op '%s' at level %d: type %s is not one it can take (an LSTM "
                           "splits its batch, I, or is replicated, R)",
@@ -603,8 +603,8 @@ static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_erro
 
 static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
 {
-    const pgraph *pg = bd->pg;
-    const int V = pg->n_nodes;
+    const layer_table *lt = bd->lt;
+    const int V = lt->n_rows;
     if (n->n_dev <= 1)
         return DNP_OK;
     int64_t ca[DNP_MAX_DEVICE_TYPES], cb[DNP_MAX_DEVICE_TYPES];
@@ -660,9 +660,9 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     }
     if (st != DNP_OK)
         return st;
-    child_shares(pg, n, n->alpha, n->child[0]);
+    child_shares(lt, n, n->alpha, n->child[0]);
     if (!identical)
-        child_shares(pg, n, 1.0 - n->alpha, n->child[1]);
+        child_shares(lt, n, 1.0 - n->alpha, n->child[1]);
     if ((st = build(bd, n->child[0], bits, err)) != DNP_OK)
         return st;
     return identical ? DNP_OK : build(bd, n->child[1], bits | (1u << n->depth), err);
@@ -694,7 +694,7 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
                                  double *cost, dnp_error *err)
 {
     level_work *w = &bd->w;
-    const int V = bd->pg->n_nodes;
+    const int V = bd->lt->n_rows;
     double obj;
     w->lc.n = n;
     w->lc.comm_only = 0;
@@ -705,8 +705,8 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
     }
     n->alpha = alpha;
     memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
-    child_shares(bd->pg, n, alpha, n->child[0]);
-    child_shares(bd->pg, n, 1.0 - alpha, n->child[1]);
+    child_shares(bd->lt, n, alpha, n->child[0]);
+    child_shares(bd->lt, n, 1.0 - alpha, n->child[1]);
     int saved = bd->level_objective_only;
     bd->level_objective_only = 1;
     st = build(bd, n->child[0], 0, err);
@@ -714,7 +714,7 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
         st = build(bd, n->child[1], 0, err);
     bd->level_objective_only = saved;
     if (st == DNP_OK) {
-        evaluate(bd->pg, &bd->units, n);
+        evaluate(bd->lt, &bd->units, n);
         *cost = 0.0;
         for (int v = 0; v < V; v++)
             *cost += n->t_s[v];
@@ -735,7 +735,7 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
  * better one replaces the incumbent.  Leaves n->alpha and n->types set. */
 static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
 {
-    const int V = bd->pg->n_nodes;
+    const int V = bd->lt->n_rows;
     const int level_only = bd->level_objective_only;
     const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
     /* Until a candidate is judged (or when the time limit is already
@@ -836,19 +836,19 @@ static void estimate_solves(const builder *bd, const int64_t *counts, int depth,
 /* Evaluation: the step time                                          */
 /* ---------------------------------------------------------------- */
 
-static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
+static void evaluate(const layer_table *lt, const cost_units *u, tnode *n)
 {
-    const int V = pg->n_nodes;
+    const int V = lt->n_rows;
     if (n->child[0] == NULL) {
         /* A single device: its share of every layer's FLOP (Eq. 8). */
         double mem = 0.0;
         for (int v = 0; v < V; v++) {
             double t = u->reference_mode ? 0.0
-                       : u->paper        ? node_flop(pg, n, v) / n->flops
-                                         : roofline_group_s(u, pg, n, v, 1.0, n);
+                       : u->paper        ? node_flop(lt, n, v) / n->flops
+                                         : roofline_group_s(u, lt, n, v, 1.0, n);
             n->t_s[v] = n->tc_s[v] = t;
             n->recv_bytes[v] = 0.0;
-            const pnode *p = &pg->nodes[v];
+            const layer_row *p = &lt->row[v];
             if (p->weighted)
                 mem += 2.0 * p->w_elems * n->fi[v] * n->fo[v] +
                        p->fin_elems * n->fb[v] * n->fi[v];
@@ -857,19 +857,19 @@ static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
         n->mem_cap_at_max = n->mem_cap_bytes;
         return;
     }
-    evaluate(pg, u, n->child[0]);
+    evaluate(lt, u, n->child[0]);
     if (!n->shared)
-        evaluate(pg, u, n->child[1]);
-    level_ctx lc = {pg, n, *u, 0};
+        evaluate(lt, u, n->child[1]);
+    level_ctx lc = {lt, n, *u, 0};
     for (int v = 0; v < V; v++) {
         /* The inter-layer conversions into v, each a synchronised exchange. */
         double edge_s = 0.0, edge_bytes = 0.0;
-        for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
-            const pedge *pe = &pg->edges[e];
-            double A = edge_elems(pg, n, e), worst = -1.0, worst_elems = 0.0;
+        for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++) {
+            const layer_xchg *pe = &lt->xchg[e];
+            double A = edge_elems(lt, n, e), worst = -1.0, worst_elems = 0.0;
             for (int g = 0; g < 2; g++) {
-                double el = accpar_inter_elems(pg->nodes[pe->u].weighted, n->types[pe->u],
-                                               pg->nodes[v].weighted, n->types[v], A, n->alpha, g);
+                double el = accpar_inter_elems(lt->row[pe->u].weighted, n->types[pe->u],
+                                               lt->row[v].weighted, n->types[v], A, n->alpha, g);
                 double x = comm_cost(&lc, el, n->child[g]);
                 if (x > worst) {
                     worst = x;
@@ -881,7 +881,7 @@ static void evaluate(const pgraph *pg, const cost_units *u, tnode *n)
         }
         /* Then the layer: each half does its intra-layer exchange and its
          * own subtree's work; the slower half sets the time. */
-        double ie = intra_elems(pg, n, v, n->types[v]);
+        double ie = intra_elems(lt, n, v, n->types[v]);
         int gmax = 0;
         double xmax = -1.0;
         for (int g = 0; g < 2; g++) {
@@ -911,14 +911,14 @@ void dnp_plan_free(dnp_plan *p)
     if (p == NULL)
         return;
     if (p->node_names != NULL)
-        for (int v = 0; v < p->pg.n_nodes; v++)
+        for (int v = 0; v < p->lt.n_rows; v++)
             dnp_free(p->node_names[v]);
     dnp_free(p->node_names);
     dnp_free(p->inv_time);
     lower_result_free(&p->sim);
     lower_result_free(&p->paper_sim);
     tnode_free(p->root);
-    pgraph_free(&p->pg);
+    layer_table_free(&p->lt);
     dnp_free(p);
 }
 
@@ -938,7 +938,7 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
                               dnp_error *err)
 {
     if (p->units.paper) {
-        evaluate(&p->pg, &p->units, p->root);
+        evaluate(&p->lt, &p->units, p->root);
         return p->units.reference_mode ? DNP_OK : lower_paper(p, &p->paper_sim, err);
     }
     dnp_status st = lower_simulate(p, g, opt, &p->sim, err);
@@ -967,15 +967,10 @@ static int same_tree(const tnode *a, const tnode *b, int V)
  * per-level view. */
 static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt)
 {
-    const int V = p->pg.n_nodes, n_ops = dnp_graph_n_ops(g);
+    const int V = p->lt.n_rows, n_ops = dnp_graph_n_ops(g);
     double *time_s = dnp_calloc((size_t)V * DNP_MAX_DEVICE_TYPES, sizeof *time_s);
-    int *owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *owner);
-    if (time_s == NULL || owner == NULL) {
-        dnp_free(time_s);
-        dnp_free(owner);
+    if (time_s == NULL)
         return DNP_ERR_NOMEM;
-    }
-    pgraph_owners(&p->pg, g, owner, NULL);
     int act_bytes = 0;
     for (int k = 0; k < p->cl.n_types; k++) {
         perf_rates r;
@@ -987,7 +982,8 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
                                                                        (double)p->cl.counts[k]);
         act_bytes = r.act_bytes > act_bytes ? r.act_bytes : act_bytes;
         for (int i = 0; i < n_ops; i++) {
-            int v = owner[i] >= 0 ? owner[i] : 0;
+            int v = layer_table_owner(&p->lt, g, i);
+            v = v >= 0 ? v : 0; /* the model input's chain: with the first layer */
             perf_op_time t;
             perf_op_time_get(g, i, opt->batch, 1.0, 1.0, 1.0, &r, &t);
             time_s[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k] += t.fwd_s + t.bwd_s + t.wgrad_s;
@@ -995,7 +991,6 @@ static dnp_status roofline_table(dnp_plan *p, const dnp_graph *g, const dnp_plan
     }
     for (size_t j = 0; j < (size_t)V * DNP_MAX_DEVICE_TYPES; j++)
         time_s[j] = time_s[j] > 0.0 ? 1.0 / time_s[j] : 0.0;
-    dnp_free(owner);
     p->inv_time = time_s;
     p->units.inv_time = time_s;
     p->units.bytes_per_elem = act_bytes > 0 ? act_bytes : 4;
@@ -1061,21 +1056,21 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
     p->units.bytes_per_elem = cluster_bytes_per_elem(c);
     p->units.cl = &p->cl;
     p->chosen = opt->scheme;
-    if ((st = pgraph_build(g, opt->batch, &p->pg, err)) != DNP_OK)
+    if ((st = layer_table_build(g, opt->batch, &p->lt, err)) != DNP_OK)
         goto fail;
     if (!p->units.paper && (st = roofline_table(p, g, opt)) != DNP_OK)
         goto fail;
     st = DNP_ERR_NOMEM;
-    const int V = p->pg.n_nodes;
+    const int V = p->lt.n_rows;
     p->node_names = dnp_calloc((size_t)V, sizeof *p->node_names);
     if (p->node_names == NULL)
         goto fail;
     for (int v = 0; v < V; v++) {
-        p->node_names[v] = dnp_strdup(dnp_graph_op(g, p->pg.nodes[v].op)->name);
+        p->node_names[v] = dnp_strdup(dnp_graph_op(g, p->lt.row[v].op)->name);
         if (p->node_names[v] == NULL)
             goto fail;
     }
-    p->width = level_dp_width(&p->pg);
+    p->width = level_dp_width(&p->lt);
     *out = p;
     return DNP_OK;
 fail:
@@ -1092,7 +1087,7 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
 {
     dnp_status st = DNP_ERR_NOMEM;
     builder bd = {0};
-    const int V = p->pg.n_nodes;
+    const int V = p->lt.n_rows;
     p->root = tnode_new(c, c->counts, 0, V);
     if (p->root == NULL || !tnode_prepare(p->root, &p->units, V))
         goto fail;
@@ -1100,26 +1095,26 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
         p->root->fb[v] = p->root->fi[v] = p->root->fo[v] = 1.0;
 
     bd.cl = c;
-    bd.pg = &p->pg;
+    bd.lt = &p->lt;
     bd.scheme = scheme;
     bd.levels = p->levels;
     bd.units = p->units;
     bd.given = given;
     bd.names = p->node_names;
-    bd.w.lc.pg = &p->pg;
+    bd.w.lc.lt = &p->lt;
     bd.w.lc.units = p->units;
     bd.allowed_scheme = dnp_malloc((size_t)V);
     bd.allowed_dp = dnp_malloc((size_t)V);
     bd.w.node_cost = dnp_malloc((size_t)V * 3 * sizeof(double));
-    bd.w.edge_cost = dnp_malloc((size_t)(p->pg.n_edges + 1) * 9 * sizeof(double));
+    bd.w.edge_cost = dnp_malloc((size_t)(p->lt.n_xchg + 1) * 9 * sizeof(double));
     bd.w.types = dnp_malloc((size_t)V * sizeof(int));
     bd.w.scratch = dnp_malloc((size_t)V * sizeof(int));
     if (!bd.allowed_scheme || !bd.allowed_dp || !bd.w.node_cost || !bd.w.edge_cost ||
         !bd.w.types || !bd.w.scratch)
         goto fail;
     bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
-    allowed_states(&p->pg, scheme, bd.allowed_scheme);
-    allowed_states(&p->pg, DNP_SCHEME_DP, bd.allowed_dp);
+    allowed_states(&p->lt, scheme, bd.allowed_scheme);
+    allowed_states(&p->lt, DNP_SCHEME_DP, bd.allowed_dp);
     if (scheme == DNP_SCHEME_ACCPAR && given == NULL && !p->units.reference_mode) {
         /* Budget the ratio searches before starting (docs/time-model.md,
          * "Search cost"): past it every search judges its candidates by the
@@ -1268,7 +1263,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         st = plan_search(p, c, (dnp_scheme)s, NULL, 0.0, err);
         /* A baseline that decided exactly what the incumbent did is the
          * same plan: no need to simulate it. */
-        if (st == DNP_OK && same_tree(p->root, best.root, p->pg.n_nodes)) {
+        if (st == DNP_OK && same_tree(p->root, best.root, p->lt.n_rows)) {
             tree_take(p, &cand);
             tree_free(&cand);
             tree_put(p, &best);
@@ -1326,7 +1321,7 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
 void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
 {
     memset(out, 0, sizeof *out);
-    for (int v = 0; v < p->pg.n_nodes; v++) {
+    for (int v = 0; v < p->lt.n_rows; v++) {
         out->step_time_s += p->root->t_s[v];
         out->compute_s += p->root->tc_s[v];
         out->comm_bytes += p->root->recv_bytes[v];
@@ -1380,9 +1375,9 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     }
 }
 
-int dnp_plan_n_nodes(const dnp_plan *p) { return p->pg.n_nodes; }
+int dnp_plan_n_nodes(const dnp_plan *p) { return p->lt.n_rows; }
 const char *dnp_plan_node_name(const dnp_plan *p, int node) { return p->node_names[node]; }
-int dnp_plan_node_weighted(const dnp_plan *p, int node) { return p->pg.nodes[node].weighted; }
+int dnp_plan_node_weighted(const dnp_plan *p, int node) { return p->lt.row[node].weighted; }
 
 /* Mark in rep[] the layers n's subtree leaves unsplit (R) at some split.
  * Shared children once. */
@@ -1390,8 +1385,8 @@ static void mark_replicated(const dnp_plan *p, const tnode *n, unsigned char *re
 {
     if (n == NULL || n->types == NULL || n->n_dev <= 1)
         return;
-    for (int v = 0; v < p->pg.n_nodes; v++)
-        if (p->pg.nodes[v].weighted && n->types[v] == (int)DNP_TYPE_R)
+    for (int v = 0; v < p->lt.n_rows; v++)
+        if (p->lt.row[v].weighted && n->types[v] == (int)DNP_TYPE_R)
             rep[v] = 1;
     mark_replicated(p, n->child[0], rep);
     if (n->child[1] != n->child[0])
@@ -1400,12 +1395,12 @@ static void mark_replicated(const dnp_plan *p, const tnode *n, unsigned char *re
 
 int dnp_plan_replicated_nodes(const dnp_plan *p)
 {
-    unsigned char *rep = dnp_calloc((size_t)(p->pg.n_nodes > 0 ? p->pg.n_nodes : 1), 1);
+    unsigned char *rep = dnp_calloc((size_t)(p->lt.n_rows > 0 ? p->lt.n_rows : 1), 1);
     if (rep == NULL)
         return -1;
     mark_replicated(p, p->root, rep);
     int n = 0;
-    for (int v = 0; v < p->pg.n_nodes; v++)
+    for (int v = 0; v < p->lt.n_rows; v++)
         n += rep[v];
     dnp_free(rep);
     return n;

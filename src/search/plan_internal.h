@@ -7,7 +7,7 @@
 
 #include "dnnpar.h"
 #include "search/level_dp.h"
-#include "search/pgraph.h"
+#include "search/layer_table.h"
 #include "sim/lower_result.h"
 
 /* One group of devices.  Its two halves are child[0] and child[1]; when
@@ -63,7 +63,7 @@ struct dnp_plan {
     char cluster[256];
     dnp_plan_options opt;
     dnp_cluster cl;
-    pgraph pg;
+    layer_table lt;
     char **node_names;   /* per search-graph node */
     tnode *root;
     int levels, total_levels;
@@ -95,7 +95,7 @@ struct dnp_plan {
 /* Level objective pieces at tree node `n` for ratio alpha and the types of
  * every search-graph node; used by the planner and by tests. */
 typedef struct {
-    const pgraph *pg;
+    const layer_table *lt;
     const tnode *n;
     cost_units units;
     int comm_only;        /* HyPar: communication is the objective */

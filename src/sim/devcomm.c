@@ -413,11 +413,11 @@ static int matmul_form(const dnp_graph *g, const dnp_op *op)
 
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
-    const pgraph *pg = &C->p->pg;
-    const dnp_op *op = dnp_graph_op(C->g, pg->nodes[v].op);
+    const layer_table *lt = &C->p->lt;
+    const dnp_op *op = dnp_graph_op(C->g, lt->row[v].op);
     const char *name = C->p->node_names[v];
     ni->op = op;
-    ni->join = !pg->nodes[v].weighted;
+    ni->join = !lt->row[v].weighted;
     if (ni->join) {
         int64_t e = op->out.c * op->out.h * op->out.w;
         int concat = op->kind == DNP_OP_CONCAT;
@@ -461,7 +461,7 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
                       name);
         return DNP_ERR_INPUT;
     }
-    ni->producer = pg->in_start[v] < pg->in_start[v + 1] ? pg->edges[pg->in_start[v]].u : -1;
+    ni->producer = lt->in_start[v] < lt->in_start[v + 1] ? lt->xchg[lt->in_start[v]].u : -1;
     const dnp_op *o = origin(C->g, op, 0);
     ni->in_units = o->out.c;
     ni->out_units = op->out.c;
@@ -538,18 +538,12 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
                              rect *need, ivl *ub, dnp_error *err)
 {
     const dnp_plan *p = C->p;
-    const pgraph *pg = &p->pg;
+    const layer_table *lt = &p->lt;
     const int N = C->n;
     const int matmul = ni->op->kind == DNP_OP_MATMUL;
     int64_t cell_bytes = ni->in_cell * C->bpe;
-    int k = -1; /* the input of v's op that edge e carries */
-    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++) {
-        int u = pg->edges[e].u;
-        /* pgraph_build adds one edge per input in order, except for the
-         * inputs that come from the model input (an op without inputs). */
-        do
-            k++;
-        while (k + 1 < ni->op->n_inputs && origin(C->g, ni->op, k)->n_inputs == 0);
+    for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++) {
+        int u = lt->xchg[e].u, k = lt->xchg[e].k; /* the input of v's op it feeds */
         node_info nu;
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)
@@ -703,7 +697,7 @@ static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_e
 static dnp_status account(ctx *C, dnp_error *err)
 {
     const dnp_plan *p = C->p;
-    const int V = p->pg.n_nodes, N = C->n;
+    const int V = p->lt.n_rows, N = C->n;
     const int64_t B = p->opt.batch;
     rect *have = dnp_calloc((size_t)N, sizeof *have);
     rect *need = dnp_calloc((size_t)N, sizeof *need);
@@ -748,7 +742,8 @@ static dnp_status account(ctx *C, dnp_error *err)
         if ((st = edges_into(C, v, &ni, ob, have, need, ub, err)) != DNP_OK)
             goto done;
     }
-    pgraph_owners(&p->pg, C->g, owner, NULL);
+    for (int i = 0; i < n_ops; i++)
+        owner[i] = layer_table_owner(&p->lt, C->g, i);
     if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK ||
         (st = norm_params(C, owner, ob, tmp, err)) != DNP_OK)
         goto done;
@@ -797,9 +792,9 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
                       DNP_DEVCOMM_MAX_DEVICES, (long long)p->root->n_dev);
         return DNP_ERR_INPUT;
     }
-    for (int v = 0; v < p->pg.n_nodes; v++)
-        if (p->pg.nodes[v].op >= dnp_graph_n_ops(g) ||
-            strcmp(dnp_graph_op(g, p->pg.nodes[v].op)->name, p->node_names[v]) != 0) {
+    for (int v = 0; v < p->lt.n_rows; v++)
+        if (p->lt.row[v].op >= dnp_graph_n_ops(g) ||
+            strcmp(dnp_graph_op(g, p->lt.row[v].op)->name, p->node_names[v]) != 0) {
             dnp_error_set(err, DNP_ERR_INPUT, "the graph is not the one the plan was made for "
                                               "(op '%s')",
                           p->node_names[v]);

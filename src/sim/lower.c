@@ -149,7 +149,7 @@ static double coll_s(dnp_coll_op op, const dnp_comm_group *g, double bytes)
 /* The shares (fb, fi, fo) of graph op i's work held at tree node n:
  * planned ops their own; other ops act on their producer's output in the
  * producer's layout (batch share and output-channel share). */
-static void op_shares(const pgraph *pg, const int *owner, const int *node_of_op, const tnode *n,
+static void op_shares(const layer_table *lt, const int *owner, const int *node_of_op, const tnode *n,
                       int i, double *fb, double *fi, double *fo)
 {
     int v = node_of_op[i];
@@ -157,7 +157,7 @@ static void op_shares(const pgraph *pg, const int *owner, const int *node_of_op,
         *fb = n->fb[v];
         *fi = n->fi[v];
         *fo = n->fo[v];
-        if (!pg->nodes[v].weighted)
+        if (!lt->row[v].weighted)
             *fi = *fo;
         return;
     }
@@ -172,7 +172,7 @@ static void op_shares(const pgraph *pg, const int *owner, const int *node_of_op,
 
 typedef struct {
     const dnp_plan *p;
-    const pgraph *pg;
+    const layer_table *lt;
     const dnp_graph *g;
     const dnp_cluster *cl;
     lower_result *r;
@@ -237,12 +237,12 @@ static double edge_bytes(const lowerer *L, int c, int k, int e, int dir)
 {
     const lower_class *cls = &L->r->classes[c];
     const tnode *n = cls->path[k], *ch = cls->path[k + 1], *leaf = cls->path[cls->depth];
-    const pgraph *pg = L->pg;
-    const pedge *pe = &pg->edges[e];
+    const layer_table *lt = L->lt;
+    const layer_xchg *pe = &lt->xchg[e];
     int u = pe->u, v = pe->v, side = (n->child[0] == ch) ? 0 : 1;
     state_layouts su, sv;
-    accpar_state_layouts(pg->nodes[u].weighted, n->types[u], &su);
-    accpar_state_layouts(pg->nodes[v].weighted, n->types[v], &sv);
+    accpar_state_layouts(lt->row[u].weighted, n->types[u], &su);
+    accpar_state_layouts(lt->row[v].weighted, n->types[v], &sv);
     double frac = dir == 0 ? accpar_convert_fraction(su.f_out_prov, sv.f_in_need, n->alpha, side)
                            : accpar_convert_fraction(sv.e_in_prov, su.e_out_need, n->alpha, side);
     double held_child = ch->fb[v] * ch->fi[v];
@@ -261,7 +261,7 @@ static double intra_bytes(const lowerer *L, int c, int v, int t, int dir)
 {
     const lower_class *cls = &L->r->classes[c];
     const tnode *leaf = cls->path[cls->depth];
-    const pnode *pn = &L->pg->nodes[v];
+    const layer_row *pn = &L->lt->row[v];
     state_layouts sl;
     accpar_state_layouts(pn->weighted, t, &sl);
     double elems = 0.0;
@@ -280,8 +280,8 @@ static double intra_bytes(const lowerer *L, int c, int v, int t, int dir)
 static void node_exchanges(lowerer *L, int v, int dir, int edges)
 {
     lower_result *r = L->r;
-    const pgraph *pg = L->pg;
-    if ((edges && pg->in_start[v] == pg->in_start[v + 1]) || !L->moves[v])
+    const layer_table *lt = L->lt;
+    if ((edges && lt->in_start[v] == lt->in_start[v + 1]) || !L->moves[v])
         return;
     for (int k = 0; k < LOWER_MAX_DEPTH; k++) {
         int any = 0;
@@ -303,13 +303,13 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                  * here (Table 5: batch -> batch is free; Type-I's sum is the
                  * gradient all-reduce). */
                 int all_batch = n->types[v] == 0;
-                for (int e = pg->in_start[v]; all_batch && edges && e < pg->in_start[v + 1]; e++)
-                    all_batch = n->types[pg->edges[e].u] == 0;
+                for (int e = lt->in_start[v]; all_batch && edges && e < lt->in_start[v + 1]; e++)
+                    all_batch = n->types[lt->xchg[e].u] == 0;
                 if (all_batch)
                     continue;
                 double bytes = 0.0;
                 if (edges)
-                    for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
+                    for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++)
                         bytes += edge_bytes(L, c, k, e, dir);
                 else
                     bytes = intra_bytes(L, c, v, n->types[v], dir);
@@ -322,7 +322,7 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                 L->dur[c] = coll_s(edges ? DNP_COLL_P2P : DNP_COLL_ALLREDUCE, &grp, bytes);
                 r->classes[c].recv_bytes += bytes;
             }
-            add_exchange(L, c0, k, pg->nodes[v].op, dir == 0 ? PH_XCHG_FWD : PH_XCHG_BWD);
+            add_exchange(L, c0, k, lt->row[v].op, dir == 0 ? PH_XCHG_FWD : PH_XCHG_BWD);
             c0 = hi;
         }
         if (!any)
@@ -396,7 +396,7 @@ static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_me
     if (L->op_time[at].kernels < 0) {
         const lower_class *cls = &L->r->classes[c];
         double fb, fi, fo;
-        op_shares(L->pg, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+        op_shares(L->lt, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
         perf_op_time_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
                          &L->op_time[at]);
         perf_op_mem_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
@@ -410,16 +410,16 @@ static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_me
  * node or one of its producers other than by batch. */
 static void find_moves(lowerer *L)
 {
-    const pgraph *pg = L->pg;
-    for (int v = 0; v < pg->n_nodes; v++) {
+    const layer_table *lt = L->lt;
+    for (int v = 0; v < lt->n_rows; v++) {
         L->moves[v] = 0;
         for (int c = 0; c < L->r->n_classes && !L->moves[v]; c++) {
             const lower_class *cls = &L->r->classes[c];
             for (int k = 0; k < cls->depth && !L->moves[v]; k++) {
                 const tnode *n = cls->path[k];
                 L->moves[v] = n->types[v] != 0;
-                for (int e = pg->in_start[v]; e < pg->in_start[v + 1]; e++)
-                    L->moves[v] |= n->types[pg->edges[e].u] != 0;
+                for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++)
+                    L->moves[v] |= n->types[lt->xchg[e].u] != 0;
             }
         }
     }
@@ -690,7 +690,7 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     }
     const int n_ops = dnp_graph_n_ops(g), C = r.n_classes;
     L.p = p;
-    L.pg = &p->pg;
+    L.lt = &p->lt;
     L.g = g;
     L.cl = &p->cl;
     L.r = &r;
@@ -709,12 +709,12 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.tmp_deps = dnp_malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = dnp_calloc((size_t)C, sizeof *L.dur);
     L.kept = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
-    L.moves = dnp_calloc((size_t)p->pg.n_nodes + 1, 1);
+    L.moves = dnp_calloc((size_t)p->lt.n_rows + 1, 1);
     L.op_time = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
     L.op_mem = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
     r.op_names = dnp_calloc((size_t)(n_ops + 1), sizeof *r.op_names);
-    r.node_compute_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
@@ -731,7 +731,10 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
         memcpy(r.op_names[i], dnp_graph_op(g, i)->name, len);
         at += len;
     }
-    pgraph_owners(&p->pg, g, L.owner, L.node_of_op);
+    for (int i = 0; i < n_ops; i++) {
+        L.owner[i] = layer_table_owner(&p->lt, g, i);
+        L.node_of_op[i] = p->lt.row_of_op[i];
+    }
     for (size_t j = 0; j < (size_t)C * (size_t)(n_ops + 1); j++)
         L.op_time[j].kernels = -1; /* not computed yet */
     find_moves(&L);
@@ -773,8 +776,8 @@ dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
     lower_result r;
     memset(&r, 0, sizeof r);
     r.classes = dnp_calloc(1, sizeof *r.classes);
-    r.node_compute_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)p->pg.n_nodes + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_comm_s);
     if (r.classes == NULL || r.node_compute_s == NULL || r.node_comm_s == NULL) {
         lower_result_free(&r);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");
@@ -785,11 +788,11 @@ dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
     r.classes[0].devices = (double)p->root->n_dev;
     sim_init(&r.sim, ST_PER_CLASS);
     int comm_stream = ST_XCHG, compute_stream = ST_COMPUTE, prev = -1;
-    for (int v = 0; v < p->pg.n_nodes; v++) {
+    for (int v = 0; v < p->lt.n_rows; v++) {
         double comm_s = p->root->t_s[v] - p->root->tc_s[v], compute_s = p->root->tc_s[v];
-        int c = sim_add(&r.sim, SIM_COMM, comm_s, p->pg.nodes[v].op, PH_XCHG_FWD, &comm_stream,
+        int c = sim_add(&r.sim, SIM_COMM, comm_s, p->lt.row[v].op, PH_XCHG_FWD, &comm_stream,
                         1, &prev, 1);
-        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, p->pg.nodes[v].op, PH_FWD, &compute_stream,
+        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, p->lt.row[v].op, PH_FWD, &compute_stream,
                        1, &c, 1);
         r.node_compute_s[v] = compute_s;
         r.node_comm_s[v] = comm_s;

@@ -82,16 +82,16 @@ TEST(search_dp_equals_exhaustive)
         int shape_kind = trial % 2;
         dnp_graph *g = random_graph(&rng, shape_kind, 3 + (int)(test_rand(&rng) % 8));
         CHECK(dnp_graph_error(g)[0] == '\0');
-        pgraph pg;
+        layer_table lt;
         dnp_error err = {0};
         int64_t batch = 1 + (int64_t)(test_rand(&rng) % 64);
-        if (pgraph_build(g, batch, &pg, &err) != DNP_OK || pg.n_nodes > 11) {
+        if (layer_table_build(g, batch, &lt, &err) != DNP_OK || lt.n_rows > 11) {
             if (err.status == DNP_OK)
-                pgraph_free(&pg);
+                layer_table_free(&lt);
             dnp_graph_free(g);
             continue;
         }
-        int V = pg.n_nodes;
+        int V = lt.n_rows;
         tnode *n = fake_node(1e12, 1e9, V);
         n->child[0] = fake_node(test_uniform(&rng, 1e11, 5e14), test_uniform(&rng, 1e8, 1e10), V);
         n->child[1] = fake_node(test_uniform(&rng, 1e11, 5e14), test_uniform(&rng, 1e8, 1e10), V);
@@ -101,15 +101,15 @@ TEST(search_dp_equals_exhaustive)
             n->fo[v] = test_uniform(&rng, 0.1, 1.0);
         }
         double alpha = test_uniform(&rng, 0.05, 0.95);
-        level_ctx lc = {&pg, n, {.bytes_per_elem = 2, .paper = 1}, trial % 5 == 0};
+        level_ctx lc = {&lt, n, {.bytes_per_elem = 2, .paper = 1}, trial % 5 == 0};
         double *nc = dnp_malloc((size_t)V * 3 * sizeof *nc);
-        double *ec = dnp_malloc((size_t)(pg.n_edges + 1) * 9 * sizeof *ec);
+        double *ec = dnp_malloc((size_t)(lt.n_xchg + 1) * 9 * sizeof *ec);
         unsigned char *allowed = dnp_malloc((size_t)V);
         int *t_dp = dnp_malloc((size_t)V * sizeof *t_dp), *t_bf = dnp_malloc((size_t)V * sizeof *t_bf);
         for (int v = 0; v < V; v++)
             allowed[v] = trial % 3 == 0 ? 3 : 7; /* HyPar's two types or all three */
         level_costs(&lc, alpha, nc, ec);
-        level_problem lp = {&pg, allowed, nc, ec};
+        level_problem lp = {&lt, allowed, nc, ec};
         double best_dp = 0.0;
         CHECK(level_dp_solve(&lp, t_dp, &best_dp, &err) == DNP_OK);
         double best_bf = level_brute_force(&lp, t_bf);
@@ -124,7 +124,7 @@ TEST(search_dp_equals_exhaustive)
         fake_free(n->child[0]);
         fake_free(n->child[1]);
         fake_free(n);
-        pgraph_free(&pg);
+        layer_table_free(&lt);
         dnp_graph_free(g);
     }
     CHECK(cases >= 80);
@@ -185,7 +185,7 @@ TEST(search_ratio_balances_groups)
     if (p != NULL) {
         double a = dnp_plan_ratio(p, 0, 0);
         CHECK_NEAR(a, 0.25, 1e-3, 0);
-        level_ctx lc = {&p->pg, p->root, p->units, 0};
+        level_ctx lc = {&p->lt, p->root, p->units, 0};
         double ea, eb;
         level_group_times(&lc, p->root->types, a, &ea, &eb);
         CHECK_NEAR(ea, eb, 1e-3, 0);
@@ -195,7 +195,7 @@ TEST(search_ratio_balances_groups)
         CHECK_NEAR(ea, eb, 1e-9, 0);
         /* the halves' subtree times are equal too */
         double ta = 0, tb = 0;
-        for (int v = 0; v < p->pg.n_nodes; v++) {
+        for (int v = 0; v < p->lt.n_rows; v++) {
             ta += p->root->child[0]->t_s[v];
             tb += p->root->child[1]->t_s[v];
         }
@@ -415,4 +415,61 @@ TEST(search_accpar_never_below_baselines_sweep)
     }
     CHECK_EQ_INT(slower, 0);
     CHECK_EQ_INT(cases, 3 * 7 * 2 * 2 * 2);
+}
+
+/* The core graph's deciders and the layer table built from them, worked
+ * by hand: x -> bn0 -> c1 -> r1 -> c2, add(c2, r1) -> flatten -> fc.  The
+ * batch norm on the model input decides nothing and has no decider (its
+ * chain starts at x), so c1's input is sliced where it is read: no
+ * exchange.  The add reads c2 (input 0) and r1 (input 1, c1's layout). */
+TEST(search_layer_table_follows_deciders)
+{
+    dnp_graph *g = dnp_graph_new("hand");
+    int x = dnp_graph_input(g, "x", 3, 8, 8);
+    int bn0 = dnp_graph_unary(g, "bn0", DNP_OP_BATCHNORM, x);
+    int c1 = dnp_graph_conv(g, "c1", bn0, 4, 3, 1, 1, 1, 0);
+    int r1 = dnp_graph_unary(g, "r1", DNP_OP_RELU, c1);
+    int c2 = dnp_graph_conv(g, "c2", r1, 4, 3, 1, 1, 1, 0);
+    int a = dnp_graph_add(g, "a", c2, r1);
+    int f = dnp_graph_flatten(g, "f", a);
+    int fc = dnp_graph_fc(g, "fc", f, 10, 1);
+    CHECK(dnp_graph_error(g)[0] == '\0');
+    const int want_decider[8] = {-1, -1, c1, c1, c2, a, a, fc};
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ_INT(dnp_graph_decider(g, i), want_decider[i]);
+    CHECK_EQ_INT(dnp_graph_decider(g, 8), -1);
+    CHECK_EQ_INT(dnp_graph_decider(g, -1), -1);
+    layer_table lt;
+    dnp_error err = {0};
+    CHECK_EQ_INT(layer_table_build(g, 2, &lt, &err), DNP_OK);
+    CHECK_EQ_INT(lt.n_rows, 4);
+    const int want_op[4] = {c1, c2, a, fc};
+    for (int v = 0; v < 4; v++)
+        CHECK_EQ_INT(lt.row[v].op, want_op[v]);
+    CHECK_EQ_INT(lt.n_xchg, 4);
+    /* (u, v, k, elems): every tensor is 4 x 8 x 8 per sample, batch 2 */
+    const layer_xchg want[4] = {{0, 1, 0, 512.0}, {1, 2, 0, 512.0}, {0, 2, 1, 512.0},
+                                {2, 3, 0, 512.0}};
+    for (int e = 0; e < 4; e++) {
+        CHECK_EQ_INT(lt.xchg[e].u, want[e].u);
+        CHECK_EQ_INT(lt.xchg[e].v, want[e].v);
+        CHECK_EQ_INT(lt.xchg[e].k, want[e].k);
+        CHECK_NEAR(lt.xchg[e].elems, want[e].elems, 0, 0);
+    }
+    const int want_start[5] = {0, 0, 1, 3, 4}, want_last[4] = {2, 2, 3, 3};
+    for (int v = 0; v <= 4; v++)
+        CHECK_EQ_INT(lt.in_start[v], want_start[v]);
+    for (int v = 0; v < 4; v++)
+        CHECK_EQ_INT(lt.last_use[v], want_last[v]);
+    const int want_owner[8] = {-1, -1, 0, 0, 1, 2, 2, 3};
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ_INT(layer_table_owner(&lt, g, i), want_owner[i]);
+    /* Table 6 figures of c1: 4 x 3 x 3 x 3 weights; the add reads both
+     * inputs (A(F_l) summed), FC's input is the flattened 256 features */
+    CHECK_NEAR(lt.row[0].w_elems, 108.0, 0, 0);
+    CHECK_NEAR(lt.row[2].fin_elems, 1024.0, 0, 0);
+    CHECK_NEAR(lt.row[3].w_elems, 2560.0, 0, 0);
+    CHECK_NEAR(lt.row[3].fin_elems, 512.0, 0, 0);
+    layer_table_free(&lt);
+    dnp_graph_free(g);
 }

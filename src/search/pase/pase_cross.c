@@ -95,7 +95,7 @@ static dnp_status descend_shares(cross_ctx *x, int *moved, dnp_error *err)
 }
 
 /* Types: for each decided op of the core graph in order, each other state
- * (weighted layers: batch, input, output; LSTMs batch only (pgraph.c);
+ * (weighted layers: batch, input, output; LSTMs batch only (layer_table.c);
  * joins: batch, channel).  *moved = 1 if any was kept.  O(ops x 2
  * simulations). */
 static dnp_status descend_types(cross_ctx *x, int *moved, dnp_error *err)

@@ -37,8 +37,7 @@ static int decided(const dnp_pase_run *r, int v)
     const pase_vertex *x = &g->v[v];
     if (x->op < 0 || g->core == NULL)
         return 0;
-    const dnp_op *op = dnp_graph_op(g->core, x->op);
-    return dnp_op_is_weighted(op) || dnp_op_is_join(op);
+    return dnp_graph_decider(g->core, x->op) == x->op;
 }
 
 /* 1 if configuration c of decided vertex v is worth simulating: a

@@ -75,7 +75,7 @@ static char last_letter(const char *s)
  *                          weight), any letter of the weight the output
  *                          keeps (the exports shard the op's model axis
  *                          when it is one, else the first such letter)
- *   lstm                   the batch only (pgraph.c)
+ *   lstm                   the batch only (layer_table.c)
  * Joins: 'b' batch, the channel 'c' (the last axis on named axes)
  * "channel". */
 const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim)
@@ -121,8 +121,8 @@ void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core)
         if (gi < 0)
             continue; /* the converter's own views (flatten.ravel, ...) */
         const dnp_op *op = dnp_graph_op(core, gi);
-        if (!dnp_op_is_weighted(op) && !dnp_op_is_join(op))
-            continue; /* not decided: the simulator gives it its owner's layout */
+        if (dnp_graph_decider(core, gi) != gi)
+            continue; /* not decided: the simulator gives it its decider's layout */
         v->pow2 = 1;
         for (int d = 0; d < v->rank; d++)
             if (pase_strategy_type_of(core, op, v->dim[d][0]) == NULL)
@@ -165,7 +165,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             continue; /* the converter's own views (flatten.ravel, ...); the strategy reader
                        * names any decided op of g left without a type */
         const dnp_op *gop = dnp_graph_op(g, gi);
-        if (!dnp_op_is_weighted(gop) && !dnp_op_is_join(gop))
+        if (dnp_graph_decider(g, gi) != gi)
             continue; /* the strategy decides weighted layers and joins only */
         /* the split of each dimension of x: the run's own configuration,
          * or the group's "(4,1,1,1,1,1,2)" */
