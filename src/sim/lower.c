@@ -142,6 +142,9 @@ static double coll_s(dnp_coll_op op, const dnp_comm_group *g, double bytes)
     return c.time_s;
 }
 
+/* Elements of one sample of a tensor of shape s. */
+static double shape_elems(dnp_shape s) { return (double)s.c * (double)s.h * (double)s.w; }
+
 /* ---------------------------------------------------------------- */
 /* Shares                                                            */
 /* ---------------------------------------------------------------- */
@@ -469,8 +472,17 @@ static dnp_status lower_all(lowerer *L)
             double *kept = &L->kept[(size_t)c * (size_t)n_ops];
             kept[i] = m.saved_output_bytes > kept[i] ? m.saved_output_bytes : kept[i];
             const dnp_op *op = dnp_graph_op(L->g, i);
+            /* The saved inputs' bytes (all inputs, at one share: the
+             * device model's count) apportioned to each input by its size:
+             * attention's scores . V saves a large and a small tensor. */
+            double in_elems = 0.0;
+            for (int k = 0; k < op->n_inputs; k++)
+                in_elems += shape_elems(dnp_graph_op(L->g, op->inputs[k])->out);
             for (int k = 0; k < op->n_inputs; k++) {
-                double share = m.saved_input_bytes / op->n_inputs;
+                double share = in_elems > 0.0 ? m.saved_input_bytes *
+                                                    shape_elems(dnp_graph_op(L->g, op->inputs[k])->out) /
+                                                    in_elems
+                                              : m.saved_input_bytes / op->n_inputs;
                 int j = op->inputs[k];
                 if (j >= 0 && j < n_ops && share > kept[j])
                     kept[j] = share;

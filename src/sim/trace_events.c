@@ -11,6 +11,12 @@
 #include <stdio.h>
 
 static void put(trace_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(trace_buf *b, const char *fmt, ...)
 {
     if (b->oom)
         return;
