@@ -903,6 +903,93 @@ static void evaluate(const layer_table *lt, const cost_units *u, tnode *n)
 }
 
 /* ---------------------------------------------------------------- */
+/* One row re-decided (the PaSE refinement's moves)                  */
+/* ---------------------------------------------------------------- */
+
+/* child_shares for row v only, through n's subtree (shared halves once). */
+static void reshare_row(const layer_table *lt, tnode *n, int v)
+{
+    if (n->child[0] == NULL || n->types == NULL)
+        return;
+    for (int g = 0; g < 2; g++) {
+        tnode *c = n->child[g];
+        if (g == 1 && n->shared)
+            break;
+        double share = g == 0 ? n->alpha : 1.0 - n->alpha;
+        c->fb[v] = n->fb[v];
+        c->fi[v] = n->fi[v];
+        c->fo[v] = n->fo[v];
+        int t = n->types[v];
+        if (lt->row[v].weighted) { /* as child_shares */
+            if (t == DNP_TYPE_I)
+                c->fb[v] *= share;
+            else if (t == DNP_TYPE_II)
+                c->fi[v] *= share;
+            else if (t == DNP_TYPE_III)
+                c->fo[v] *= share;
+        } else if (t == LAYOUT_BATCH) {
+            c->fb[v] *= share;
+        } else if (t == LAYOUT_CHANNEL) {
+            c->fi[v] *= share;
+            c->fo[v] *= share;
+        }
+        reshare_row(lt, c, v);
+    }
+}
+
+static void set_row_types(tnode *n, int v, const int *types, int n_types)
+{
+    if (n == NULL || n->child[0] == NULL || n->types == NULL)
+        return;
+    if (n->depth < n_types)
+        n->types[v] = types[n->depth];
+    set_row_types(n->child[0], v, types, n_types);
+    if (!n->shared)
+        set_row_types(n->child[1], v, types, n_types);
+}
+
+void plan_set_row_types(dnp_plan *p, int row, const int *types, int n_types)
+{
+    set_row_types(p->root, row, types, n_types);
+    reshare_row(&p->lt, p->root, row);
+}
+
+int plan_row_type(const dnp_plan *p, int row, int depth)
+{
+    const tnode *n = p->root;
+    while (n != NULL && n->child[0] != NULL && n->depth < depth)
+        n = n->child[0];
+    return n != NULL && n->child[0] != NULL && n->types != NULL && n->depth == depth
+               ? n->types[row]
+               : -1;
+}
+
+dnp_status plan_try_row(dnp_plan *p, const dnp_graph *g, int row, const int *types, int n_types,
+                        double *best_s, int *kept, dnp_error *err)
+{
+    int old[PLAN_MAX_LEVELS];
+    int n = n_types < PLAN_MAX_LEVELS ? n_types : PLAN_MAX_LEVELS;
+    for (int d = 0; d < n; d++)
+        old[d] = plan_row_type(p, row, d);
+    *kept = 0;
+    plan_set_row_types(p, row, types, n);
+    lower_result r;
+    memset(&r, 0, sizeof r);
+    dnp_status st = lower_simulate(p, g, &p->opt, &r, err);
+    if (st == DNP_OK && r.fits && r.step_time_s < *best_s) {
+        *best_s = r.step_time_s;
+        lower_result_free(&p->sim);
+        p->sim = r;
+        p->has_sim = 1;
+        *kept = 1;
+        return DNP_OK;
+    }
+    lower_result_free(&r);
+    plan_set_row_types(p, row, old, n);
+    return st;
+}
+
+/* ---------------------------------------------------------------- */
 /* Public API                                                        */
 /* ---------------------------------------------------------------- */
 

@@ -111,4 +111,25 @@ void level_group_times(const level_ctx *lc, const int *types, double alpha, doub
  * alpha (bisection on E_a - E_b); the nearer bound if they never cross. */
 double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi);
 
+/* Deepest device tree a strategy or a row's types describe (2^30 devices). */
+#define PLAN_MAX_LEVELS 30
+
+/* Re-decide one row of decided plan p: types[d] (a dnp_ptype for a
+ * weighted row, a layout for a join) at every tree node of depth d <
+ * n_types that has decisions, and the shares below them recomputed for
+ * that row (the rest of the plan unchanged).  The simulated step is not:
+ * plan_simulate_row does both.  O(tree nodes). */
+void plan_set_row_types(dnp_plan *p, int row, const int *types, int n_types);
+/* Row `row`'s type at depth d (the first node of that depth on the first
+ * branch), -1 if no node there decides.  O(depth). */
+int plan_row_type(const dnp_plan *p, int row, int depth);
+/* The local search of pase_refine.c on a prepared plan: plan_set_row_types,
+ * then the step simulated again (default model).  If the new step is
+ * faster than *best_s and fits in memory it is kept (p's simulation
+ * replaced, *best_s updated, *kept 1); else the row's previous types are
+ * put back (p unchanged, *kept 0).  DNP_ERR_NOMEM / DNP_ERR_INPUT from the
+ * simulator (p unchanged).  O(tree nodes + the simulation). */
+dnp_status plan_try_row(dnp_plan *p, const dnp_graph *g, int row, const int *types, int n_types,
+                        double *best_s, int *kept, dnp_error *err);
+
 #endif

@@ -26,6 +26,28 @@
  * loop dimension `dim` ("I", "II", "III", "batch", "channel"), or NULL if
  * a strategy cannot say it (pase_strategy.c).  O(rank). */
 const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim);
+/* The levels of a configuration in a dnnpar strategy (pase_strategy.c):
+ * each split dimension d of split[0..nd), a power of two 2^k, takes k
+ * levels, dimensions in order for order 0, else the order-th distinct
+ * arrangement of that sequence in lexicographic order (AccPar's FC
+ * layers alternate: II, III, II).  Writes each level's dimension to
+ * dim_of_level[0..n_levels) (-1: a level the configuration leaves idle)
+ * and returns the levels used; -1 if a split is not a power of two, -2 if
+ * the splits need more than n_levels levels, -3 if there is no such
+ * arrangement.  O(n_levels x order). */
+int pase_level_dims(const long *split, int nd, int order, int n_levels, int *dim_of_level);
+/* How many distinct arrangements pase_level_dims has for split (1 with
+ * at most one split dimension), counted up to cap.  O(levels x cap). */
+int pase_level_orders(const long *split, int nd, int cap);
+/* Run r's configuration of vertex v as text: pase_fmt_config, then, when
+ * the refinement arranged its split dimensions over the levels otherwise
+ * than in order, each level's dimension: "(1,2,4) levels c n c".  O(rank
+ * + levels). */
+void pase_run_fmt_config(const dnp_pase_run *r, int v, char *buf, size_t n);
+/* A strategy type's index: "I" "II" "III" "R" as dnp_ptype, "batch"
+ * "channel" "replicated" as the join layouts (cost/accpar_cost.h); -1
+ * for anything else.  O(1). */
+int pase_type_index(const char *t);
 /* Restrict pg (converted from core) to a dnnpar strategy's space: every
  * vertex that is an op the strategy decides (weighted, join) keeps only
  * the dimensions pase_strategy_type_of names, split by powers of two
@@ -99,6 +121,9 @@ struct dnp_pase_run {
     double refine_s;             /* the refinement's wall time (in search_s) */
     int refine_stopped;          /* 1: the refinement's budget ran out before a round kept
                                   * no move (not a local optimum) */
+    int *order;                  /* per vertex: the arrangement of its split dimensions
+                                  * over the levels (pase_level_dims); NULL: all 0, each
+                                  * dimension's levels in order (owned) */
     int have_tables;             /* exact search: the DP's table figures below */
     int pinned;                  /* ops held to one configuration because the exact tables
                                   * do not fit (pase_pin.c); 0: the DP is exact */

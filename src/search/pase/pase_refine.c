@@ -18,11 +18,16 @@
  * objective's optimum, and the report says so.
  */
 #include "search/pase/pase_driver.h"
+#include "search/plan_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 #define PASE_REFINE_ROUNDS 4
+/* Arrangements of a configuration's split dimensions over the levels
+ * tried per configuration (pase_level_orders): all of them on up to 16
+ * devices of two split dimensions, the first 24 lexicographically beyond. */
+#define PASE_REFINE_ORDERS 24
 /* Work budget: plans simulated x the model's core ops, so that what is
  * refined does not depend on the machine (about a second here: ResNet-50's
  * whole refinement takes 2e5, Inception-v3's 5e5; Llama 2 7B's stops after
@@ -62,49 +67,123 @@ static int candidate(const dnp_pase_run *r, int v, int c)
     return q == pb->par.p;
 }
 
+/* The split counts of configuration c of vertex v. */
+static int split_of(const pase_problem *pb, int v, int c, long *split)
+{
+    const pase_configs *cf = &pb->cfg[v];
+    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
+    for (int d = 0; d < nd; d++)
+        split[d] = cf->c[(size_t)c * (size_t)cf->rank + (size_t)d];
+    return nd;
+}
+
+/* The row's type at each of the plan's n_levels levels for configuration
+ * c of vertex v in arrangement `order` (pase_level_dims; the strategy
+ * document says the same, pase_strategy.c).  0, or -1 if a level is idle
+ * or a type unknown (not a candidate). */
+static int level_types(const dnp_pase_run *r, int v, int c, int order, int n_levels, int *types)
+{
+    const pase_problem *pb = &r->pp->pb;
+    const pase_vertex *x = &pb->g->v[v];
+    const dnp_op *op = dnp_graph_op(pb->g->core, x->op);
+    long split[PASE_MAX_RANK];
+    int nd = split_of(pb, v, c, split), dims[PLAN_MAX_LEVELS];
+    if (n_levels > PLAN_MAX_LEVELS || pase_level_dims(split, nd, order, n_levels, dims) != n_levels)
+        return -1;
+    for (int l = 0; l < n_levels; l++)
+        if ((types[l] = pase_type_index(
+                 pase_strategy_type_of(pb->g->core, op, x->dim[dims[l]][0]))) < 0)
+            return -1;
+    return 0;
+}
+
+/* Tree levels of the plan: how many halvings take the root to a device. */
+static int tree_levels(const dnp_plan *plan)
+{
+    int n = 0;
+    while (n < PLAN_MAX_LEVELS && plan_row_type(plan, 0, n) >= 0)
+        n++;
+    return n;
+}
+
 dnp_status pase_refine_plan(dnp_pase_run *r, dnp_error *err)
 {
     const dnp_pase_problem *pp = r->pp;
     const pase_problem *pb = &pp->pb;
+    /* the optimum's plan, made once: each move re-decides one row of it
+     * and simulates again (plan_try_row), instead of a strategy document
+     * and a new plan per move */
+    dnp_plan *plan = NULL;
+    dnp_error e = {0};
+    dnp_status st = dnp_pase_run_plan(r, pp->core, &pp->hw.cluster, &plan, NULL, &e);
     double best;
-    dnp_status st = pase_run_simulated_s(r, &best, err);
-    if (st != DNP_OK || !isfinite(best))
-        return st; /* nothing the simulator can run to start from */
+    if (st != DNP_OK) {
+        dnp_plan_free(plan);
+        if (st == DNP_ERR_NOMEM)
+            *err = e;
+        return st == DNP_ERR_NOMEM ? st : DNP_OK; /* nothing the simulator can run */
+    }
+    dnp_plan_summary sum;
+    dnp_plan_get_summary(plan, &sum);
+    best = sum.mem_fits ? sum.step_time_s : INFINITY;
+    if (!isfinite(best)) {
+        dnp_plan_free(plan);
+        return DNP_OK;
+    }
     r->refined_from_s = best;
     r->refined_from_cost = r->cost;
     r->refine_judged = 1;
+    const int n_levels = tree_levels(plan);
     const double per_plan = (double)dnp_graph_n_ops(pb->g->core);
     int moved = 1;
-    for (int round = 0; round < PASE_REFINE_ROUNDS && moved; round++) {
+    for (int round = 0; round < PASE_REFINE_ROUNDS && moved && st == DNP_OK; round++) {
         moved = 0;
-        for (int v = 0; v < pb->n_v && !r->refine_stopped; v++) {
+        for (int v = 0; v < pb->n_v && !r->refine_stopped && st == DNP_OK; v++) {
             if (!decided(r, v))
                 continue;
-            for (int c = 0; c < pb->cfg[v].n; c++) {
-                int was = r->cfg[v];
-                if (c == was || !candidate(r, v, c))
+            const int row = plan->lt.row_of_op[pb->g->v[v].op];
+            for (int c = 0; c < pb->cfg[v].n && st == DNP_OK && !r->refine_stopped; c++) {
+                if (!candidate(r, v, c))
                     continue;
-                if (r->refine_judged * per_plan > PASE_REFINE_BUDGET) {
-                    r->refine_stopped = 1;
-                    break;
-                }
                 if (pb->mem != NULL && pp->perf.mem_limit_bytes > 0.0 &&
                     pb->mem[v][c] > pp->perf.mem_limit_bytes)
                     continue; /* pruned by the search: no fitting plan holds it */
-                r->cfg[v] = c;
-                double s;
-                if ((st = pase_run_simulated_s(r, &s, err)) != DNP_OK)
-                    return st;
-                r->refine_judged++;
-                if (s < best) {
-                    best = s;
-                    moved = 1;
-                } else {
-                    r->cfg[v] = was;
+                long split[PASE_MAX_RANK];
+                int n_orders = pase_level_orders(split, split_of(pb, v, c, split),
+                                                 PASE_REFINE_ORDERS);
+                for (int o = 0; o < n_orders; o++) {
+                    int was = r->cfg[v], was_order = r->order != NULL ? r->order[v] : 0;
+                    int types[PLAN_MAX_LEVELS], kept = 0;
+                    if ((c == was && o == was_order) ||
+                        level_types(r, v, c, o, n_levels, types) != 0)
+                        continue;
+                    if (r->refine_judged * per_plan > PASE_REFINE_BUDGET) {
+                        r->refine_stopped = 1;
+                        break;
+                    }
+                    if (o != 0 && r->order == NULL &&
+                        (r->order = dnp_calloc((size_t)pb->n_v, sizeof *r->order)) == NULL) {
+                        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory refining the plan");
+                        st = DNP_ERR_NOMEM;
+                        break;
+                    }
+                    st = plan_try_row(plan, pp->core, row, types, n_levels, &best, &kept, err);
+                    if (st != DNP_OK)
+                        break;
+                    r->refine_judged++;
+                    if (kept) {
+                        r->cfg[v] = c;
+                        if (r->order != NULL)
+                            r->order[v] = o;
+                        moved = 1;
+                    }
                 }
             }
         }
     }
+    dnp_plan_free(plan);
+    if (st != DNP_OK)
+        return st;
     r->refine_stopped |= moved; /* the rounds ran out while moves were still kept */
     r->refined_s = best;
     if (best < r->refined_from_s) {

@@ -250,6 +250,7 @@ void dnp_pase_run_free(dnp_pase_run *r)
     if (r == NULL)
         return;
     dnp_free(r->cfg);
+    dnp_free(r->order);
     pase_hetero_result_free(&r->het);
     dnp_free(r->cross);
     dnp_free(r);
@@ -321,7 +322,7 @@ dnp_status dnp_pase_run_op(const dnp_pase_run *r, int v, dnp_pase_op *out, dnp_e
     out->name = x->name;
     out->kind = pase_kind_name(x->kind);
     pase_fmt_dims(x, out->dims, sizeof out->dims);
-    pase_fmt_config(pb, v, r->cfg[v], out->config, sizeof out->config);
+    pase_run_fmt_config(r, v, out->config, sizeof out->config);
     out->layer_cost_flop = as_flop(r->pp, pb->tl[v][r->cfg[v]]);
     out->layer_cost_s = as_s(r->pp, pb->tl[v][r->cfg[v]]);
     return DNP_OK;

@@ -427,7 +427,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
         const pase_vertex *x = &pb->g->v[v];
         char dims[64], cfg[96];
         pase_fmt_dims(x, dims, sizeof dims);
-        pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
+        pase_run_fmt_config(r, v, cfg, sizeof cfg);
         if (sec)
             snprintf(si, sizeof si, "%.3f", pb->tl[v][r->cfg[v]] * per_s);
         else

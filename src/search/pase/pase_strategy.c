@@ -32,6 +32,8 @@
 #include "core/einsum_eq.h"
 #include "search/pase/pase_driver.h"
 #include "search/strategy.h"
+#include "search/plan_internal.h"
+#include "cost/accpar_cost.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -51,6 +53,99 @@ static int log2_exact(long n)
         k++;
     }
     return k;
+}
+
+/* Next distinct arrangement of seq[0..n) in lexicographic order (the
+ * classic next-permutation step); 0 once seq is the last one. */
+static int next_arrangement(int *seq, int n)
+{
+    int i = n - 2;
+    while (i >= 0 && seq[i] >= seq[i + 1])
+        i--;
+    if (i < 0)
+        return 0;
+    int j = n - 1;
+    while (seq[j] <= seq[i])
+        j--;
+    int t = seq[i];
+    seq[i] = seq[j];
+    seq[j] = t;
+    for (int a = i + 1, b = n - 1; a < b; a++, b--) {
+        t = seq[a];
+        seq[a] = seq[b];
+        seq[b] = t;
+    }
+    return 1;
+}
+
+int pase_level_dims(const long *split, int nd, int order, int n_levels, int *dim_of_level)
+{
+    int used = 0;
+    for (int d = 0; d < nd; d++) {
+        if (split[d] == 1)
+            continue;
+        int k = log2_exact(split[d]);
+        if (k < 0)
+            return -1;
+        if (used + k > n_levels)
+            return -2;
+        for (int i = 0; i < k; i++)
+            dim_of_level[used++] = d;
+    }
+    for (int o = 0; o < order; o++)
+        if (!next_arrangement(dim_of_level, used))
+            return -3;
+    for (int l = used; l < n_levels; l++)
+        dim_of_level[l] = -1;
+    return used;
+}
+
+int pase_level_orders(const long *split, int nd, int cap)
+{
+    int seq[PLAN_MAX_LEVELS], used = 0;
+    for (int d = 0; d < nd; d++) {
+        int k = split[d] == 1 ? 0 : log2_exact(split[d]);
+        if (k < 0 || used + k > PLAN_MAX_LEVELS)
+            return 1;
+        for (int i = 0; i < k; i++)
+            seq[used++] = d;
+    }
+    int n = 1;
+    while (n < cap && next_arrangement(seq, used))
+        n++;
+    return n;
+}
+
+void pase_run_fmt_config(const dnp_pase_run *r, int v, char *buf, size_t n)
+{
+    const pase_problem *pb = &r->pp->pb;
+    pase_fmt_config(pb, v, r->cfg[v], buf, n);
+    if (r->order == NULL || r->order[v] == 0)
+        return;
+    const pase_vertex *x = &pb->g->v[v];
+    long split[PASE_MAX_RANK];
+    const pase_configs *cf = &pb->cfg[v];
+    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
+    for (int d = 0; d < nd; d++)
+        split[d] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)d];
+    int dims[PLAN_MAX_LEVELS];
+    int used = pase_level_dims(split, nd, r->order[v], PLAN_MAX_LEVELS, dims);
+    size_t at = strlen(buf);
+    for (int l = 0; l < used && at < n; l++) {
+        snprintf(buf + at, n - at, "%s%s", l == 0 ? " levels " : " ", x->dim[dims[l]]);
+        at = strlen(buf);
+    }
+}
+
+int pase_type_index(const char *t)
+{
+    static const char *const names[] = {"I", "II", "III", "R", "batch", "channel", "replicated"};
+    static const int index[] = {DNP_TYPE_I, DNP_TYPE_II, DNP_TYPE_III, DNP_TYPE_R,
+                                LAYOUT_BATCH, LAYOUT_CHANNEL, LAYOUT_REPL};
+    for (size_t i = 0; t != NULL && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(t, names[i]) == 0)
+            return index[i];
+    return -1;
 }
 
 /* The last letter of named axes s, '\0' if none. */
@@ -130,7 +225,7 @@ void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core)
     }
 }
 
-#define MAX_LEVELS 30
+#define MAX_LEVELS PLAN_MAX_LEVELS
 
 /* One PaSE plan over a group of 2^n_levels devices as per-level types:
  * lv[k] maps op name -> type for the group's level k. */
@@ -188,13 +283,10 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
                 }
             }
         }
-        int level = 0;
-        for (int d = 0; d < nd && d < x->rank; d++) {
-            if (split[d] == 1)
-                continue;
-            int k = log2_exact(split[d]);
-            const char *t = pase_strategy_type_of(g, gop, x->dim[d][0]);
-            if (k < 0 || t == NULL) {
+        nd = nd < x->rank ? nd : x->rank;
+        for (int d = 0; d < nd; d++) {
+            if (split[d] != 1 && (log2_exact(split[d]) < 0 ||
+                                  pase_strategy_type_of(g, gop, x->dim[d][0]) == NULL)) {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "op '%s' splits its dimension '%c' %ld ways: a dnnpar strategy "
                               "splits only the batch, input and output dimensions, in powers of "
@@ -202,21 +294,33 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
                               x->name, x->dim[d][0], split[d]);
                 return DNP_ERR_INPUT;
             }
-            if (level + k > n_levels) {
-                char cfg[96]; /* formatted for the message only */
-                if (grp < 0)
-                    pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
-                else
-                    snprintf(cfg, sizeof cfg, "%s", group_cfg != NULL ? group_cfg : "");
-                dnp_error_set(err, DNP_ERR_INPUT,
-                              "op '%s' (configuration %s) uses more than the group's %lld "
-                              "devices",
-                              x->name, cfg, 1LL << n_levels);
-                return DNP_ERR_INPUT;
-            }
-            for (int i = 0; i < k; i++)
-                json_object_set_new(gl->lv[level++], x->name, json_string(t));
         }
+        /* the split dimensions over the levels: in order, or the
+         * arrangement the refinement chose (pase_refine.c) */
+        int dim_of_level[MAX_LEVELS];
+        int level = pase_level_dims(split, nd, grp < 0 && r->order != NULL ? r->order[v] : 0,
+                                    n_levels, dim_of_level);
+        if (level == -3) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': its configuration has no level arrangement %d", x->name,
+                          r->order != NULL ? r->order[v] : 0);
+            return DNP_ERR_INPUT;
+        }
+        if (level < 0) { /* -2: more levels than the group has (-1 ruled out above) */
+            char cfg[96]; /* formatted for the message only */
+            if (grp < 0)
+                pase_fmt_config(pb, v, r->cfg[v], cfg, sizeof cfg);
+            else
+                snprintf(cfg, sizeof cfg, "%s", group_cfg != NULL ? group_cfg : "");
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s' (configuration %s) uses more than the group's %lld devices",
+                          x->name, cfg, 1LL << n_levels);
+            return DNP_ERR_INPUT;
+        }
+        for (int l = 0; l < level; l++)
+            json_object_set_new(gl->lv[l], x->name,
+                                json_string(pase_strategy_type_of(g, gop,
+                                                                  x->dim[dim_of_level[l]][0])));
         if (level < n_levels) {
             /* devices the configuration leaves idle: R (a layer) or replicated
              * (a join) on the levels it does not use */
