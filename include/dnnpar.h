@@ -1288,7 +1288,8 @@ typedef struct {
     double optimum_s;        /* the same in seconds; else -1 */
     double search_s;         /* wall time of the search (varies run to run) */
     int n_baselines;         /* 2 after MCMC, 3 after an exact search */
-    int best_baseline;       /* index of the cheapest (the first of ties) */
+    int best_baseline;       /* index of the cheapest that fits the memory (of all
+                              * if none does; the first of ties) */
     int dp_split_min, dp_split_max; /* batch splits data parallelism uses (< p: idle
                               * devices) */
     int time_limit_hit;      /* 1: MCMC (the search or the baseline) stopped at the
@@ -1311,6 +1312,9 @@ typedef struct {
     double cost_flop;        /* F, FLOP-equivalents (pase-paper; -1 under the default) */
     double cost_s;           /* F in seconds */
     long iterations;         /* MCMC's, else 0 */
+    double mem_bytes;        /* per-device footprint (default model; 0 under pase-paper) */
+    int fits;                /* 1 unless over the run's memory limit; the best baseline
+                              * (dnp_pase_summary.best_baseline) is the fastest that fits */
 } dnp_pase_baseline;
 /* Baseline i (0 .. n_baselines - 1); DNP_ERR_INPUT out of range.  O(1). */
 dnp_status dnp_pase_run_baseline(const dnp_pase_run *r, int i, dnp_pase_baseline *out,

@@ -79,12 +79,15 @@ struct dnp_pase_problem {
  * FLOP-equivalents (pase-paper). */
 #define PASE_SECONDS(pp) ((pp)->pb.perf != NULL)
 
-/* A baseline's row: name, cost (the problem's unit: seconds or FLOP) and
- * MCMC's iterations (0 otherwise). */
+/* A baseline's row: name, cost (the problem's unit: seconds or FLOP),
+ * MCMC's iterations (0 otherwise) and, under the default model, its
+ * per-device footprint and whether that fits the memory limit. */
 typedef struct {
     char name[64];
     double cost;
     long iters;
+    double mem_bytes;            /* pase_footprint; 0 under pase-paper */
+    int fits;                    /* 1 unless over the limit of the default model */
 } pase_baseline_row;
 
 struct dnp_pase_run {

@@ -22,6 +22,15 @@ void pase_progress_thunk(void *user, int done, int total, double elapsed_s)
         c->fn(c->user, c->what, done, total, elapsed_s);
 }
 
+/* A baseline strategy's footprint and whether it fits the problem's
+ * memory limit (the default model; pase_fit.c counts the same bytes). */
+static void baseline_memory(const pase_problem *pb, const int *cfg, pase_baseline_row *b)
+{
+    b->mem_bytes = pase_footprint(pb, cfg);
+    double limit = pb->perf != NULL ? pb->perf->mem_limit_bytes : 0.0;
+    b->fits = !(pb->mem != NULL && limit > 0.0 && b->mem_bytes > limit);
+}
+
 /* The exact search (bfs: breadth-first) into r: strategy, F and tables.
  * The shared model's DP keeps within the device memory (pase_fit.c). */
 static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_search_opts *so,
@@ -144,12 +153,14 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     snprintf(r->base[0].name, sizeof r->base[0].name, "data parallel");
     pase_data_parallel_split(pb, tmp, &r->dp_lo, &r->dp_hi);
     r->base[0].cost = pase_objective(pb, tmp);
+    baseline_memory(pb, tmp, &r->base[0]);
     char expert[40];
     dnp_status st = pase_expert(pb, tmp, expert, sizeof expert, err);
     if (st != DNP_OK)
         return st;
     snprintf(r->base[1].name, sizeof r->base[1].name, "expert (%s)", expert);
     r->base[1].cost = pase_objective(pb, tmp);
+    baseline_memory(pb, tmp, &r->base[1]);
     r->n_base = 2;
     if (o->search == DNP_PASE_SEARCH_MCMC) {
         double t0 = dnp_now_s();
@@ -177,6 +188,7 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     if ((st = pase_mcmc(pb, tmp, &mo, mcfg, &it, &r->base[2].cost, err)) != DNP_OK)
         return st;
     r->base_limit_hit = mcmc_limit_hit;
+    baseline_memory(pb, mcfg, &r->base[2]);
     snprintf(r->base[2].name, sizeof r->base[2].name, "mcmc (from the expert)");
     r->base[2].iters = it;
     r->n_base = 3;
@@ -226,10 +238,13 @@ dnp_status dnp_pase_run_new(const dnp_pase_problem *pp, const dnp_pase_run_optio
     if (r->cfg == mcfg)
         mcfg = NULL; /* the run owns it */
     r->used = pase_devices_used(&pp->pb, r->cfg);
+    /* the best baseline that fits (the fastest of all if none does) */
     r->best_base = 0;
-    for (int i = 1; i < r->n_base; i++)
-        if (r->base[i].cost < r->base[r->best_base].cost)
+    for (int i = 1; i < r->n_base; i++) {
+        const pase_baseline_row *b = &r->base[i], *best = &r->base[r->best_base];
+        if (b->fits > best->fits || (b->fits == best->fits && b->cost < best->cost))
             r->best_base = i;
+    }
     *out = r;
     r = NULL;
 done:
@@ -308,6 +323,8 @@ dnp_status dnp_pase_run_baseline(const dnp_pase_run *r, int i, dnp_pase_baseline
     out->cost_flop = as_flop(r->pp, r->base[i].cost);
     out->cost_s = as_s(r->pp, r->base[i].cost);
     out->iterations = r->base[i].iters;
+    out->mem_bytes = r->base[i].mem_bytes;
+    out->fits = r->base[i].fits;
     return DNP_OK;
 }
 

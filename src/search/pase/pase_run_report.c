@@ -136,6 +136,10 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
                                     "ratio_to_search", b->cost / r->cost);
         if (b->iters > 0)
             json_object_set_new(o, "iterations", json_integer(b->iters));
+        if (sec) {
+            json_object_set_new(o, "mem_bytes", json_real(b->mem_bytes));
+            json_object_set_new(o, "fits", json_boolean(b->fits));
+        }
         if (i == 0) { /* data parallel: the batch split it uses */
             json_object_set_new(o, "batch_split_min", json_integer(r->dp_lo));
             json_object_set_new(o, "batch_split_max", json_integer(r->dp_hi));
@@ -448,11 +452,20 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
         }
         if (b->iters > 0)
             fprintf(f, "  (%ld iterations)", b->iters);
+        if (!b->fits)
+            fprintf(f, "  (does not fit: %.3g GB per device)", b->mem_bytes / 1e9);
         fprintf(f, "\n");
     }
     dp_note(r, f);
-    fprintf(f, "best baseline: %s, %.4fx this strategy's cost\n", r->base[r->best_base].name,
-            r->base[r->best_base].cost / r->cost);
+    const pase_baseline_row *best = &r->base[r->best_base];
+    if (best->fits)
+        fprintf(f, "best baseline: %s, %.4fx this strategy's cost\n", best->name,
+                best->cost / r->cost);
+    else
+        fprintf(f,
+                "best baseline: none fits in the memory (the fastest, %s, would take %.4fx this "
+                "strategy's cost)\n",
+                best->name, best->cost / r->cost);
     if (sec)
         pase_idle_warning(f, r->used, hw->p,
                           r->have_het ? "the weakest-device plan" : "the plan");
