@@ -56,9 +56,11 @@ FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer $(VIS_FLAGS) \
                   -fsanitize=fuzzer-no-link,address,undefined \
                   -fno-sanitize-recover=undefined
 
-# Installation (GNU conventions); the soname carries the major version.
+# Installation (GNU conventions).  The soname carries the part of the
+# version that changes the ABI: the major from 1.0 on, major.minor before
+# (0.x minors may change the API; docs/library.md "Versions").
 VERSION  := $(shell sed -n 's/^\#define DNP_VERSION "\(.*\)"/\1/p' include/dnnpar.h)
-SOMAJOR  := $(firstword $(subst ., ,$(VERSION)))
+SOMAJOR  := $(if $(filter 0,$(word 1,$(subst ., ,$(VERSION)))),$(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION))),$(word 1,$(subst ., ,$(VERSION))))
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 BINDIR   ?= $(PREFIX)/bin
@@ -118,8 +120,9 @@ $(B)/pic/%.o: %.c $(B)/gen/onnx.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/gen $(JSON_CFLAGS) $(REL_FLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
 
-$(B)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(B)/pic/%.o) $(B)/pic/gen/onnx.pb-c.o
-	$(CC) $(REL_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $^ $(LIBS)
+# (the soname is set here: relinked when the Makefile changes)
+$(B)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(B)/pic/%.o) $(B)/pic/gen/onnx.pb-c.o Makefile
+	$(CC) $(REL_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $(filter-out Makefile,$^) $(LIBS)
 
 shared: $(B)/libdnnpar.so.$(VERSION)
 
@@ -149,8 +152,8 @@ $(TB)/dnnpar: $(CLI_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 
 # The test build's objects are position-independent: its shared library
 # needs no second compilation (the install test links against it).
-$(TB)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o
-	$(CC) $(TEST_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $^ $(LIBS)
+$(TB)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o Makefile
+	$(CC) $(TEST_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $(filter-out Makefile,$^) $(LIBS)
 
 # The test registry: every TEST(name) in tests/unit/*.c, in file order.
 $(TB)/test_list.inc: $(TEST_SRC)

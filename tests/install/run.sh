@@ -16,15 +16,16 @@ fail() { echo "FAIL install: $*"; exit 1; }
 
 make --no-print-directory -s install-test-build TB="$bdir" PREFIX="$prefix" >"$tmp/log" 2>&1 ||
     { cat "$tmp/log"; fail "make install-test-build PREFIX=$prefix failed"; }
-for f in bin/dnnpar lib/libdnnpar.a lib/libdnnpar.so lib/libdnnpar.so.0 include/dnnpar.h \
+for f in bin/dnnpar lib/libdnnpar.a lib/libdnnpar.so lib/libdnnpar.so.0.1 include/dnnpar.h \
          lib/pkgconfig/dnnpar.pc share/man/man1/dnnpar.1 \
          share/bash-completion/completions/dnnpar share/zsh/site-functions/_dnnpar \
          share/dnnpar/python/dnnpar_torch/__main__.py share/doc/dnnpar/LICENSE; do
     [ -e "$prefix/$f" ] || fail "$f not installed"
 done
-[ "$(readlink "$prefix/lib/libdnnpar.so.0")" = libdnnpar.so.0.1.0 ] || fail "libdnnpar.so.0 link"
-[ "$(readlink "$prefix/lib/libdnnpar.so")" = libdnnpar.so.0 ] || fail "libdnnpar.so link"
-objdump -p "$prefix/lib/libdnnpar.so.0.1.0" | grep -q 'SONAME *libdnnpar.so.0$' || fail "soname"
+[ "$(readlink "$prefix/lib/libdnnpar.so.0.1")" = libdnnpar.so.0.1.0 ] || fail "libdnnpar.so.0.1 link"
+[ "$(readlink "$prefix/lib/libdnnpar.so")" = libdnnpar.so.0.1 ] || fail "libdnnpar.so link"
+# before 1.0 the soname carries major.minor (docs/library.md "Versions")
+objdump -p "$prefix/lib/libdnnpar.so.0.1.0" | grep -q 'SONAME *libdnnpar.so.0.1$' || fail "soname"
 [ "$(ls "$prefix/include")" = dnnpar.h ] || fail "only the public header is installed"
 cmp -s LICENSE "$prefix/share/doc/dnnpar/LICENSE" || fail "share/doc/dnnpar/LICENSE is not the LICENSE"
 
@@ -43,7 +44,7 @@ cc $san -o "$tmp/prog_shared" tests/install/prog.c $(pkg-config --cflags --libs 
     2>"$tmp/err" || { cat "$tmp/err"; fail "shared link"; }
 out=$(LD_LIBRARY_PATH=$prefix/lib "$tmp/prog_shared") || fail "shared program failed"
 [ "$out" = "$want" ] || fail "shared program printed '$out'"
-ldd "$tmp/prog_shared" | grep -q 'libdnnpar.so.0 ' || fail "prog_shared does not use libdnnpar.so.0"
+ldd "$tmp/prog_shared" | grep -q 'libdnnpar.so.0.1 ' || fail "prog_shared does not use libdnnpar.so.0.1"
 # Static: the archive by name, the rest of the static link line from pkg-config.
 # shellcheck disable=SC2046,SC2086
 cc $san -o "$tmp/prog_static" tests/install/prog.c $(pkg-config --cflags dnnpar) \
