@@ -484,13 +484,14 @@ int cmd_plan_pase(const cli_args *a)
     dnp_pase_strategy_search ss;
     memset(&ss, 0, sizeof ss);
     const char *json = cli_get(a, "json"), *strat = cli_get(a, "strategy-json");
-    /* several device types under the default model: the plan the step
-     * simulator chooses, as with --strategy-json (dnp_pase_search_strategy);
-     * where the plan has no strategy form (7 devices of a type), the run's
-     * own report as on one type */
-    int mixed = cli_get(a, "cluster") != NULL && po.cost_model == DNP_COST_DEFAULT &&
-                !po.strategy_space && hw.device_types > 1;
-    int own_run = strat == NULL && !mixed;
+    /* a cluster under the default model: the plan the step simulator runs,
+     * as with --strategy-json (dnp_pase_search_strategy): on several device
+     * types the one it chooses, and on any the strategy's space's when
+     * PaSE's optimum is no strategy; where no plan has a strategy form (7
+     * devices of a type, or none fits the memory), the run's own report */
+    int judged = cli_get(a, "cluster") != NULL && po.cost_model == DNP_COST_DEFAULT &&
+                 !po.strategy_space;
+    int own_run = strat == NULL && !judged;
     if (strat != NULL && cli_get(a, "cluster") == NULL) {
         cli_error(cmd, "--strategy-json needs --cluster (a dnnpar strategy names its cluster)");
         rc = EXIT_USAGE;
@@ -519,7 +520,7 @@ int cmd_plan_pase(const cli_args *a)
         else if (rc == 0 && !own_run && ss.in_space)
             fprintf(stderr,
                     "dnnpar %s: note: PaSE's optimum (%s) is no dnnpar strategy: %s; plan and "
-                    "strategy below are the best in the strategy's space (%s; docs/pase.md \"The "
+                    "strategy below are the strategy's space's (their sum %s; docs/pase.md \"The "
                     "strategy's space\")\n",
                     cmd, ss.optimum, ss.why, ss.cost);
     }
