@@ -6,31 +6,12 @@
  */
 #include "arch/mpt/mpt_exec.h"
 #include "arch/mpt/mpt_model.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define RUNS 7
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v)
-{
-    qsort(v, RUNS, sizeof *v, cmp_double);
-    return v[RUNS / 2];
-}
 
 typedef struct {
     mpt_wshape s;
@@ -93,42 +74,42 @@ int main(void)
     }
     printf("layer 64 -> 64 channels, 16x16, batch 8, F(2x2,3x3)\n");
     for (int k = 0; k < RUNS; k++) {
-        double s = now_s();
+        double s = bench_now_s();
         mpt_wino_fprop(&l.s, l.x, l.W, l.y, &err);
         mpt_wino_bprop(&l.s, l.dz, l.W, l.dx, &err);
         mpt_wino_wgrad(&l.s, l.x, l.dz, l.dW, &err);
-        t[k] = now_s() - s;
+        t[k] = bench_now_s() - s;
     }
-    printf("  winograd fprop+bprop+wgrad, one worker:   %8.2f ms\n", 1e3 * median(t));
+    printf("  winograd fprop+bprop+wgrad, one worker:   %8.2f ms\n", 1e3 * bench_median(t, RUNS));
     mpt_dshape ds = mpt_dshape_of(&l.s);
     for (int k = 0; k < RUNS; k++) {
-        double s = now_s();
+        double s = bench_now_s();
         mpt_direct_fprop(&ds, l.xd, l.wd, l.yd);
-        t[k] = now_s() - s;
+        t[k] = bench_now_s() - s;
     }
-    printf("  direct fprop in double (the reference):   %8.2f ms\n", 1e3 * median(t));
+    printf("  direct fprop in double (the reference):   %8.2f ms\n", 1e3 * bench_median(t, RUNS));
     static const int grids[][3] = {{4, 2, 1}, {4, 2, 4}, {16, 2, 1}, {16, 2, 4}};
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         mpt_exec_opts o = mpt_exec_default(grids[g][0], grids[g][1]);
         o.threads = grids[g][2];
         o.predict = o.zero_skip = 1;
         for (int k = 0; k < RUNS; k++) {
-            double s = now_s();
+            double s = bench_now_s();
             mpt_exec_step(&l.s, l.x, l.W, l.dz, &o, l.y, l.dx, l.dW, NULL, &err);
-            t[k] = now_s() - s;
+            t[k] = bench_now_s() - s;
         }
         printf("  MPT step %2dx%d, prediction, %d thread%s:  %8.2f ms\n", grids[g][0],
-               grids[g][1], grids[g][2], grids[g][2] > 1 ? "s" : " ", 1e3 * median(t));
+               grids[g][1], grids[g][2], grids[g][2] > 1 ? "s" : " ", 1e3 * bench_median(t, RUNS));
     }
     layer_free(&l);
     mpt_sys sys = mpt_sys_paper();
     sys.hw = mpt_hw_paper(1);
     mpt_wholenet wn;
     for (int k = 0; k < RUNS; k++) {
-        double s = now_s();
+        double s = bench_now_s();
         mpt_wholenet_run(&sys, &wn, &err);
-        t[k] = now_s() - s;
+        t[k] = bench_now_s() - s;
     }
-    printf("timing model, Fig. 17 (3 networks x 7 evaluations): %.2f ms\n", 1e3 * median(t));
+    printf("timing model, Fig. 17 (3 networks x 7 evaluations): %.2f ms\n", 1e3 * bench_median(t, RUNS));
     return 0;
 }

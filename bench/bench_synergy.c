@@ -12,31 +12,12 @@
  *    and for SynergyFlow in one training epoch, in and out of order.
  */
 #include "arch/synergyflow/synergyflow.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static int fail(const char *what, const dnp_error *err)
 {
@@ -72,13 +53,13 @@ int main(void)
     if (r == NULL)
         return 1;
     for (int i = 0; i < REPS; i++) {
-        double t0 = now_s();
+        double t0 = bench_now_s();
         if (sf_repro_run(r, &err) != DNP_OK)
             return fail("reproduction", &err);
-        t[i] = now_s() - t0;
+        t[i] = bench_now_s() - t0;
     }
     dnp_free(r);
-    printf("reproduce synergyflow (library part): median %.3f s of %d runs\n\n", median(t, REPS),
+    printf("reproduce synergyflow (library part): median %.3f s of %d runs\n\n", bench_median(t, REPS),
            REPS);
 
     /* 2. full simulations, one block per engine step */
@@ -98,12 +79,12 @@ int main(void)
         double wall[3];
         sf_sim_result res;
         for (int k = 0; k < 3; k++) {
-            double t0 = now_s();
+            double t0 = bench_now_s();
             if (sf_simulate(&w, &p, &c, &res, &err) != DNP_OK)
                 return fail(row->spec, &err);
-            wall[k] = now_s() - t0;
+            wall[k] = bench_now_s() - t0;
         }
-        double m = median(wall, 3);
+        double m = bench_median(wall, 3);
         printf("  %-8s %10.2f %12lld %9.3fs %12.3g\n", row->name, res.gops, (long long)res.events,
                m, (double)res.events / m);
         sf_workload_free(&w);
