@@ -100,6 +100,35 @@ TEST(pase_cross_refined_type_level)
         r->cross[i] = was;
     }
     CHECK_EQ_INT(tried, 2 * 16); /* 13 convs and 3 FC layers, two other splits each */
+    /* ... and in each group each other arrangement of a decided op's split
+     * dimensions over the group's levels (the V100 group's fc6 (1,2,4)
+     * keeps "levels c c n", 8.574 -> 8.566 ms, docs/pase.md) */
+    int arranged = 0, kept = 0;
+    for (int t = 0; t < r->het.n_groups; t++) {
+        pase_hetero_group *gr = &r->het.grp[t];
+        for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++) {
+            long split[PASE_MAX_RANK];
+            int nd = 0;
+            for (const char *q = gr->cfg_text[v]; *q != '\0' && *q != ')'; q++)
+                if (*q >= '0' && *q <= '9')
+                    split[nd++] = *q - '0'; /* one-digit splits on 8 devices */
+            int n = pase_level_orders(split, nd, 24), was = gr->order ? gr->order[v] : 0;
+            kept += was != 0;
+            for (int o = 0; o < n && gr->order != NULL; o++) {
+                if (o == was)
+                    continue;
+                gr->order[v] = o;
+                CHECK(no_faster(r, best_s));
+                arranged++;
+            }
+            if (gr->order != NULL)
+                gr->order[v] = was;
+        }
+    }
+    CHECK(arranged >= 4 && kept >= 1);
+    for (int v = 0; v < r->het.grp[1].g->n_v; v++)
+        if (strcmp(r->het.grp[1].g->v[v].name, "fc6") == 0)
+            CHECK_STR(r->het.grp[1].cfg_text[v], "(1,2,4) levels c c n");
     dnp_pase_run_free(r);
     dnp_pase_problem_free(pb);
 }

@@ -24,9 +24,11 @@
  *           split by output across the types exchanges its activations
  *           instead of all-reducing its weight gradient between them.
  *
- * Both are searched by coordinate descent on the simulated step: every
- * move that makes the step strictly faster is kept, rounds of shares then
- * types until a round finds none (at most PASE_CROSS_ROUNDS).  The result
+ * Both, and the arrangement of each group's multi-dimension splits over its
+ * levels (pase_level_dims), are searched by coordinate descent on the
+ * simulated step: every move that makes the step strictly faster is kept,
+ * rounds of shares, types and arrangements until a round finds none (at
+ * most PASE_CROSS_ROUNDS).  The result
  * is a local optimum of the simulated step in that neighbourhood (every
  * single move no faster), not a global one; it is never slower than the
  * share search's choice it starts from.
@@ -34,9 +36,15 @@
 #include "search/pase/pase_driver.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PASE_CROSS_ROUNDS 4
+/* Arrangements tried per configuration (pase_level_orders), as on one type
+ * (pase_refine.c), and the deepest group tree their text describes. */
+#define PASE_CROSS_ORDERS 24
+#define PASE_MAX_LEVELS_TEXT 30
 
 /* What the descent shares. */
 typedef struct {
@@ -124,6 +132,81 @@ static dnp_status descend_types(cross_ctx *x, int *moved, dnp_error *err)
     return DNP_OK;
 }
 
+/* Group gr's configuration of vertex v: its split counts (*nd of them)
+ * from "(b,c,...)".  O(rank). */
+static int group_split(const pase_hetero_group *gr, int v, long *split)
+{
+    int nd = 0;
+    for (const char *q = gr->cfg_text[v]; *q != '\0' && *q != ')' && nd < PASE_MAX_RANK; q++)
+        if (*q >= '0' && *q <= '9') {
+            char *end;
+            split[nd++] = strtol(q, &end, 10);
+            q = end - 1;
+        }
+    return nd;
+}
+
+/* gr's text for vertex v: "(b,c,...)" and, for an arrangement other than
+ * the first, " levels" and each level's dimension. */
+static void group_text(pase_hetero_group *gr, int v, const long *split, int nd)
+{
+    char *t = gr->cfg_text[v];
+    const size_t n = sizeof gr->cfg_text[v];
+    char *close = strchr(t, ')');
+    if (close != NULL)
+        close[1] = '\0';
+    int o = gr->order != NULL ? gr->order[v] : 0, dims[PASE_MAX_LEVELS_TEXT];
+    int used = o == 0 ? 0 : pase_level_dims(split, nd, o, PASE_MAX_LEVELS_TEXT, dims);
+    for (int l = 0; l < used; l++) {
+        size_t at = strlen(t);
+        snprintf(t + at, n - at, "%s%s", l == 0 ? " levels " : " ", gr->g->v[v].dim[dims[l]]);
+    }
+}
+
+/* Arrangements: in each group, each decided op whose configuration splits
+ * two or more dimensions tries each other arrangement of them over the
+ * group's levels (pase_level_dims: AccPar's alternating FC types), as
+ * pase_refine.c does on one type.  *moved = 1 if any was kept.
+ * O(groups x ops x arrangements simulations). */
+static dnp_status descend_arrangements(cross_ctx *x, int *moved, dnp_error *err)
+{
+    pase_hetero_result *h = &x->r->het;
+    for (int t = 0; t < h->n_groups; t++) {
+        pase_hetero_group *gr = &h->grp[t];
+        if (gr->g == NULL || gr->batch <= 0)
+            continue;
+        for (int v = 0; v < gr->g->n_v; v++) {
+            int gi = dnp_graph_find(x->g, gr->g->v[v].name);
+            if (gi < 0 || dnp_graph_decider(x->g, gi) != gi)
+                continue; /* not decided: no levels of its own */
+            long split[PASE_MAX_RANK];
+            int nd = group_split(gr, v, split);
+            int n_orders = pase_level_orders(split, nd, PASE_CROSS_ORDERS);
+            if (n_orders < 2)
+                continue;
+            if (gr->order == NULL &&
+                (gr->order = dnp_calloc((size_t)gr->g->n_v, sizeof *gr->order)) == NULL) {
+                dnp_error_set(err, DNP_ERR_NOMEM, "out of memory refining the type split");
+                return DNP_ERR_NOMEM;
+            }
+            for (int o = 0; o < n_orders; o++) {
+                int was = gr->order[v], kept;
+                if (o == was)
+                    continue;
+                gr->order[v] = o;
+                dnp_status st = try_move(x, &kept, err);
+                if (st != DNP_OK)
+                    return st;
+                if (!kept)
+                    gr->order[v] = was;
+                *moved |= kept;
+            }
+            group_text(gr, v, split, nd);
+        }
+    }
+    return DNP_OK;
+}
+
 dnp_status pase_cross_refine(dnp_pase_run *r, dnp_error *err)
 {
     const dnp_graph *g = r->pp->core;
@@ -149,6 +232,8 @@ dnp_status pase_cross_refine(dnp_pase_run *r, dnp_error *err)
         st = descend_shares(&x, &moved, err);
         if (st == DNP_OK)
             st = descend_types(&x, &moved, err);
+        if (st == DNP_OK)
+            st = descend_arrangements(&x, &moved, err);
         if (!moved)
             break;
     }

@@ -537,9 +537,11 @@ void pase_hetero_result_free(pase_hetero_result *r)
         pase_graph_free(r->grp[t].g);
         dnp_free(r->grp[t].cfg);
         dnp_free(r->grp[t].cfg_text);
+        dnp_free(r->grp[t].order);
         r->grp[t].g = NULL;
         r->grp[t].cfg = NULL;
         r->grp[t].cfg_text = NULL;
+        r->grp[t].order = NULL;
     }
 }
 

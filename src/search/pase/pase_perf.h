@@ -157,7 +157,11 @@ typedef struct {
     int devices_used;
     pase_graph *g;           /* the graph at that share (owned; NULL if batch 0) */
     int *cfg;                /* per vertex of g (owned) */
-    char (*cfg_text)[48];    /* per vertex: "(b,c,...)" (owned) */
+    char (*cfg_text)[48];    /* per vertex: "(b,c,...)", then " levels c c n" when
+                              * order is not 0 (owned) */
+    int *order;              /* per vertex: the arrangement of its split dimensions over
+                              * the group's levels (pase_level_dims); NULL: all 0
+                              * (pase_cross.c; owned) */
 } pase_hetero_group;
 
 typedef struct pase_hetero_result {

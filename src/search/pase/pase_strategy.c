@@ -273,7 +273,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
                 split[nd] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)nd];
         } else {
             const char *q = group_cfg != NULL ? group_cfg : "";
-            while (*q != '\0' && nd < PASE_MAX_RANK) {
+            while (*q != '\0' && *q != ')' && nd < PASE_MAX_RANK) { /* then " levels" */
                 if (*q >= '0' && *q <= '9') {
                     char *end;
                     split[nd++] = strtol(q, &end, 10);
@@ -298,12 +298,13 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
         /* the split dimensions over the levels: in order, or the
          * arrangement the refinement chose (pase_refine.c) */
         int dim_of_level[MAX_LEVELS];
-        int level = pase_level_dims(split, nd, grp < 0 && r->order != NULL ? r->order[v] : 0,
-                                    n_levels, dim_of_level);
+        const int *order = grp < 0 ? r->order : r->het.grp[grp].order;
+        int level = pase_level_dims(split, nd, order != NULL ? order[v] : 0, n_levels,
+                                    dim_of_level);
         if (level == -3) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': its configuration has no level arrangement %d", x->name,
-                          r->order != NULL ? r->order[v] : 0);
+                          order != NULL ? order[v] : 0);
             return DNP_ERR_INPUT;
         }
         if (level < 0) { /* -2: more levels than the group has (-1 ruled out above) */
