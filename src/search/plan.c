@@ -540,29 +540,35 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
 static void evaluate(const layer_table *lt, const cost_units *u, tnode *n);
 static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
 
+/* Row v's shares at child c of n, which holds `share` of what n splits
+ * for it. */
+static void child_share_row(const layer_table *lt, const tnode *n, int v, double share, tnode *c)
+{
+    c->fb[v] = n->fb[v];
+    c->fi[v] = n->fi[v];
+    c->fo[v] = n->fo[v];
+    int t = n->types[v];
+    if (lt->row[v].weighted) {
+        /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
+         * splits nothing (each half holds the whole layer). */
+        if (t == DNP_TYPE_I)
+            c->fb[v] *= share;
+        else if (t == DNP_TYPE_II)
+            c->fi[v] *= share;
+        else if (t == DNP_TYPE_III)
+            c->fo[v] *= share;
+    } else if (t == LAYOUT_BATCH) {
+        c->fb[v] *= share;
+    } else if (t == LAYOUT_CHANNEL) {
+        c->fi[v] *= share;
+        c->fo[v] *= share;
+    }
+}
+
 static void child_shares(const layer_table *lt, const tnode *n, double share, tnode *c)
 {
-    for (int v = 0; v < lt->n_rows; v++) {
-        c->fb[v] = n->fb[v];
-        c->fi[v] = n->fi[v];
-        c->fo[v] = n->fo[v];
-        int t = n->types[v];
-        if (lt->row[v].weighted) {
-            /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
-             * splits nothing (each half holds the whole layer). */
-            if (t == DNP_TYPE_I)
-                c->fb[v] *= share;
-            else if (t == DNP_TYPE_II)
-                c->fi[v] *= share;
-            else if (t == DNP_TYPE_III)
-                c->fo[v] *= share;
-        } else if (t == LAYOUT_BATCH) {
-            c->fb[v] *= share;
-        } else if (t == LAYOUT_CHANNEL) {
-            c->fi[v] *= share;
-            c->fo[v] *= share;
-        }
-    }
+    for (int v = 0; v < lt->n_rows; v++)
+        child_share_row(lt, n, v, share, c);
 }
 
 static int same_counts(const int64_t *a, const int64_t *b, int n)
@@ -915,24 +921,7 @@ static void reshare_row(const layer_table *lt, tnode *n, int v)
         tnode *c = n->child[g];
         if (g == 1 && n->shared)
             break;
-        double share = g == 0 ? n->alpha : 1.0 - n->alpha;
-        c->fb[v] = n->fb[v];
-        c->fi[v] = n->fi[v];
-        c->fo[v] = n->fo[v];
-        int t = n->types[v];
-        if (lt->row[v].weighted) { /* as child_shares */
-            if (t == DNP_TYPE_I)
-                c->fb[v] *= share;
-            else if (t == DNP_TYPE_II)
-                c->fi[v] *= share;
-            else if (t == DNP_TYPE_III)
-                c->fo[v] *= share;
-        } else if (t == LAYOUT_BATCH) {
-            c->fb[v] *= share;
-        } else if (t == LAYOUT_CHANNEL) {
-            c->fi[v] *= share;
-            c->fo[v] *= share;
-        }
+        child_share_row(lt, n, v, g == 0 ? n->alpha : 1.0 - n->alpha, c);
         reshare_row(lt, c, v);
     }
 }
