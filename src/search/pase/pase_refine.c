@@ -9,13 +9,16 @@
  * slower than a neighbour (ResNet-50 on 8xa100: slower than plain data
  * parallelism).  Starting from the optimum, a coordinate descent on the
  * simulated step moves one decided op (a conv, FC or other weighted op, a
- * join) at a time to each of its other configurations, keeping every
- * strictly faster move, in rounds until one keeps none (at most
- * PASE_REFINE_ROUNDS).  Configurations a dnnpar strategy cannot say (and
- * plans over the memory limit) simulate as INFINITY and are never kept.
- * The result is a local optimum of the simulated step (every single move
- * no faster), never slower than PaSE's optimum; it is no longer the
- * objective's optimum, and the report says so.
+ * join) at a time to each of its other configurations, in each
+ * arrangement of its split dimensions over the binary levels
+ * (pase_level_dims), keeping every strictly faster move, in rounds until
+ * one keeps none (at most PASE_REFINE_ROUNDS).  Only configurations a
+ * dnnpar strategy can say are tried, and plans over the memory limit are
+ * never kept.  The optimum's plan is made once; a move re-decides one row
+ * of it and simulates again (plan_try_row).  The result is a local optimum
+ * of the simulated step (every single move no faster), never slower than
+ * PaSE's optimum; it is no longer the objective's optimum, and the report
+ * says so.
  */
 #include "search/pase/pase_driver.h"
 #include "search/plan_internal.h"
@@ -30,7 +33,7 @@
 #define PASE_REFINE_ORDERS 24
 /* Work budget: plans simulated x the model's core ops, so that what is
  * refined does not depend on the machine (about half a second here, a
- * move costing about 0.15 us per op on the prepared plan: ResNet-50's
+ * move costing 0.15 to 0.2 us per op on the prepared plan: ResNet-50's
  * whole refinement on 8xa100 takes 0.8e6, BERT-Large's on 8xv100 stops at
  * the budget). */
 #define PASE_REFINE_BUDGET 3e6
