@@ -124,7 +124,9 @@ void plan_set_row_types(dnp_plan *p, int row, const int *types, int n_types);
  * branch), -1 if no node there decides.  O(depth). */
 int plan_row_type(const dnp_plan *p, int row, int depth);
 /* The local search of pase_refine.c on a prepared plan: plan_set_row_types,
- * then the step simulated again (default model).  If the new step is
+ * then the step simulated again (default model).  The row's previous types
+ * are read along the first branch (plan_row_type), so p must give the row
+ * one type per depth (a plan on one device type, as PaSE's are).  If the new step is
  * faster than *best_s and fits in memory it is kept (p's simulation
  * replaced, *best_s updated, *kept 1); else the row's previous types are
  * put back (p unchanged, *kept 0).  DNP_ERR_NOMEM / DNP_ERR_INPUT from the
