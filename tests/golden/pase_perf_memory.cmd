@@ -1,1 +1,1 @@
-dnnpar plan pase-alexnet --search pase --cluster 8xa100 --memory-limit 100MB | grep -E "^(step|memory|  the optimum)"; dnnpar plan pase-alexnet --search pase --cluster 8xa100 --memory-limit 20MB 2>&1; echo "status $?"
+dnnpar plan pase-alexnet --search pase --cluster 8xa100 --memory-limit 100MB | grep -E "^(step|memory|  the optimum|  fitting)"; dnnpar plan pase-alexnet --search pase --cluster 8xa100 --memory-limit 20MB 2>&1; echo "status $?"

@@ -103,6 +103,11 @@ struct dnp_pase_run {
     int have_fit;                /* default model, DP: the memory figures below */
     double mem_bytes, min_mem_bytes;
     int budgeted;
+    double budgeted_cost;        /* budgeted: the per-op budgets' strategy's F, before the
+                                  * memory-aware MCMC from it (pase_run.c); else 0 */
+    long budget_mcmc_iters;      /* budgeted: that MCMC's iterations (0: not run) */
+    int budget_from_expert;      /* budgeted: 1 if the strategy kept is the memory-aware
+                                  * MCMC baseline's (from the expert strategy) */
     int have_het;                /* default model, DP, several types: het below */
     pase_hetero_result het;      /* owned */
     double own_simulated_s;      /* with het: the step simulator's time of the run's own

@@ -45,6 +45,18 @@ double pase_footprint(const pase_problem *pb, const int *cfg)
     return b;
 }
 
+double pase_min_footprint(const pase_problem *pb)
+{
+    double b = 0.0;
+    for (int v = 0; pb->mem != NULL && v < pb->n_v; v++) {
+        double lo = INFINITY;
+        for (int c = 0; c < pb->cfg[v].n; c++)
+            lo = pb->mem[v][c] < lo ? pb->mem[v][c] : lo;
+        b += lo;
+    }
+    return b;
+}
+
 /* The result of res (its strategy taken over), costed on pb's own t_l. */
 static void take(pase_fit_result *out, pase_result *res, const pase_problem *pb)
 {

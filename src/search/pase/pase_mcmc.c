@@ -7,8 +7,16 @@
  * evaluation (section IV-A) the search starts from the expert strategy
  * and stops after a budget of iterations, or once the best strategy has
  * not improved during the last half of the iterations run.
+ *
+ * Under the shared model with a memory limit L (ours; docs/pase.md
+ * "Memory"), a configuration whose own bytes exceed L is never proposed,
+ * the walk's objective adds a penalty of PASE_MCMC_MEM_PENALTY x F_start
+ * per L of footprint over L (so moves towards fitting are taken), and the
+ * best strategy is the cheapest that fits, or the least penalised if none
+ * was met.
  */
 #include "search/pase/pase.h"
+#include "search/pase/pase_perf.h"
 #include "core/clock.h"
 
 #include <math.h>
@@ -39,6 +47,11 @@ static double local_cost(const pase_problem *pb, const int *cfg, int v, int c)
     return f;
 }
 
+/* Penalty per memory limit of footprint over the limit, in units of the
+ * start's F: large, so that any fitting strategy the walk meets beats
+ * staying over the limit. */
+#define PASE_MCMC_MEM_PENALTY 100.0
+
 void pase_mcmc_defaults(pase_mcmc_opts *o)
 {
     o->max_iters = 250000;
@@ -62,6 +75,14 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
     memcpy(best, start, (size_t)n * sizeof(int));
     double f0 = pase_objective(pb, cur), f = f0, fbest = f0;
     double scale = f0 > 0.0 ? o->beta / f0 : 0.0;
+    /* memory (shared model with a limit): the footprint m, kept as the walk
+     * moves, and the penalty over the limit */
+    const double limit = pb->mem != NULL && pb->perf != NULL ? pb->perf->mem_limit_bytes : 0.0;
+    const double pen_per_byte = limit > 0.0 ? PASE_MCMC_MEM_PENALTY * f0 / limit : 0.0;
+    double m = limit > 0.0 ? pase_footprint(pb, cur) : 0.0;
+#define OVER(mm) (limit > 0.0 && (mm) > limit ? ((mm) - limit) * pen_per_byte : 0.0)
+    int best_fits = !(limit > 0.0 && m > limit);
+    double gbest = f + OVER(m);
     uint64_t rng = o->seed;
     long it = 0, last_improve = 0;
     /* The clock is read every 1024 iterations, and only under a limit. */
@@ -80,19 +101,27 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
         if (kv < 2)
             continue;
         int c = (int)(next_u64(&rng) % (uint64_t)kv);
-        if (c == cur[v])
+        if (c == cur[v] || (limit > 0.0 && pb->mem[v][c] > limit))
             continue;
         double d = local_cost(pb, cur, v, c) - local_cost(pb, cur, v, cur[v]);
-        if (d <= 0.0 || uniform01(&rng) < exp(-scale * d)) {
+        double m2 = limit > 0.0 ? m + pb->mem[v][c] - pb->mem[v][cur[v]] : 0.0;
+        double dg = d + OVER(m2) - OVER(m);
+        if (dg <= 0.0 || uniform01(&rng) < exp(-scale * dg)) {
             cur[v] = c;
             f += d;
-            if (f < fbest) {
+            m = m2;
+            int fits = !(limit > 0.0 && m > limit);
+            double g = f + OVER(m);
+            if ((fits && (!best_fits || f < fbest)) || (!fits && !best_fits && g < gbest)) {
                 fbest = f;
+                gbest = g;
+                best_fits = fits;
                 memcpy(best, cur, (size_t)n * sizeof(int));
                 last_improve = it;
             }
         }
     }
+#undef OVER
     dnp_free(cur);
     if (o->time_limit_hit)
         *o->time_limit_hit = hit;

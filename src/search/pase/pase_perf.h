@@ -78,6 +78,9 @@ int pase_devices_used(const pase_problem *pb, const int *cfg);
 /* Bytes one device holds for strategy cfg: the sum of the chosen rows of
  * pb->mem (0 without a perf model).  O(V). */
 double pase_footprint(const pase_problem *pb, const int *cfg);
+/* The least footprint of any strategy: the sum over vertices of their
+ * smallest row of pb->mem (0 without a perf model).  O(sum of K_v). */
+double pase_min_footprint(const pase_problem *pb);
 
 /* ---- the search under a memory limit (pase_fit.c) ------------------ */
 

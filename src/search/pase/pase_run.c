@@ -33,8 +33,38 @@ static void baseline_memory(const pase_problem *pb, const int *cfg, pase_baselin
 
 /* The exact search (bfs: breadth-first) into r: strategy, F and tables.
  * The shared model's DP keeps within the device memory (pase_fit.c). */
+/* The per-op budgets' strategy fits but need not be the best fitting one
+ * (pase_fit.c, step 4): a memory-aware MCMC from it (pase_mcmc keeps the
+ * cheapest fitting strategy it meets, so the result is never worse),
+ * with the baseline's options (docs/pase.md "Memory"). */
+static dnp_status improve_budgeted(const dnp_pase_problem *pp, const pase_mcmc_opts *mo,
+                                   dnp_pase_run *r, dnp_error *err)
+{
+    const pase_problem *pb = &pp->pb;
+    int *cfg = dnp_malloc(((size_t)pb->n_v + 1) * sizeof *cfg);
+    if (cfg == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory improving the budgeted strategy");
+        return DNP_ERR_NOMEM;
+    }
+    long it = 0;
+    double cost;
+    dnp_status st = pase_mcmc(pb, r->cfg, mo, cfg, &it, &cost, err);
+    r->budgeted_cost = r->cost;
+    r->budget_mcmc_iters = it;
+    double bytes = pase_footprint(pb, cfg);
+    if (st == DNP_OK && cost < r->cost && bytes <= pp->perf.mem_limit_bytes) {
+        dnp_free(r->cfg);
+        r->cfg = cfg;
+        r->cost = cost;
+        r->mem_bytes = bytes;
+        cfg = NULL;
+    }
+    dnp_free(cfg);
+    return st;
+}
+
 static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_search_opts *so,
-                            dnp_pase_run *r, dnp_error *err)
+                            const pase_mcmc_opts *mo, dnp_pase_run *r, dnp_error *err)
 {
     pase_result res;
     dnp_status st;
@@ -54,6 +84,12 @@ static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_sear
     r->cfg = res.cfg; /* taken over */
     r->search_s = res.search_s;
     r->cost = pase_objective(&pp->pb, res.cfg);
+    if (r->budgeted && mo != NULL) {
+        double t0 = dnp_now_s();
+        if ((st = improve_budgeted(pp, mo, r, err)) != DNP_OK)
+            return st;
+        r->search_s += dnp_now_s() - t0;
+    }
     r->have_tables = 1;
     r->max_dep = res.max_dep;
     r->max_rows = res.max_rows;
@@ -169,6 +205,11 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
         r->search_s = dnp_now_s() - t0;
         r->limit_hit = mcmc_limit_hit;
         r->cfg = mcfg; /* taken over by the caller */
+        if (PASE_SECONDS(pp) && pb->mem != NULL) { /* the memory line, as the DP's */
+            r->have_fit = 1;
+            r->mem_bytes = pase_footprint(pb, mcfg);
+            r->min_mem_bytes = pase_min_footprint(pb);
+        }
         /* The exact search can take far longer than MCMC: only on request. */
         if (o->optimum) {
             pase_result opt;
@@ -182,13 +223,21 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
     /* a dense graph whose exact tables do not fit: ops pinned (pase_pin.c;
      * the breadth-first DP keeps failing, the paper's BF column) */
     so.pin_over_guard = 1;
-    if ((st = run_exact(pp, o->search == DNP_PASE_SEARCH_BFS, &so, r, err)) != DNP_OK)
+    if ((st = run_exact(pp, o->search == DNP_PASE_SEARCH_BFS, &so, &mo, r, err)) != DNP_OK)
         return st;
     long it = 0;
     if ((st = pase_mcmc(pb, tmp, &mo, mcfg, &it, &r->base[2].cost, err)) != DNP_OK)
         return st;
     r->base_limit_hit = mcmc_limit_hit;
     baseline_memory(pb, mcfg, &r->base[2]);
+    if (r->budgeted && r->base[2].fits && r->base[2].cost < r->cost) {
+        /* the memory-aware MCMC from the expert met a cheaper fitting
+         * strategy than the budgets and the MCMC from them: it is kept */
+        memcpy(r->cfg, mcfg, (size_t)pb->n_v * sizeof *r->cfg);
+        r->cost = r->base[2].cost;
+        r->mem_bytes = r->base[2].mem_bytes;
+        r->budget_from_expert = 1;
+    }
     snprintf(r->base[2].name, sizeof r->base[2].name, "mcmc (from the expert)");
     r->base[2].iters = it;
     r->n_base = 3;

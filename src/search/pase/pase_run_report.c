@@ -99,6 +99,13 @@ static void seconds_json(const dnp_pase_run *r, json_t *root)
                             json_pack("{s:f,s:f,s:f,s:b}", "per_device_bytes", r->mem_bytes,
                                       "least_bytes", r->min_mem_bytes, "limit_bytes",
                                       pb->perf->mem_limit_bytes, "budgeted", r->budgeted));
+    json_t *mem = json_object_get(root, "memory");
+    if (mem != NULL && r->budgeted && r->budget_mcmc_iters > 0) { /* only where run */
+        json_object_set_new(mem, "budgeted_cost_s", json_real(r->budgeted_cost));
+        json_object_set_new(mem, "mcmc_iterations", json_integer(r->budget_mcmc_iters));
+        json_object_set_new(mem, "kept", json_string(r->budget_from_expert ? "mcmc from the expert"
+                                                                            : "mcmc from the budgets"));
+    }
     if (r->have_het)
         json_object_set_new(root, "heterogeneous", split_json(r));
     if (r->refine_judged > 0) /* pase_refine.c */
@@ -348,10 +355,26 @@ static void cost_text(const dnp_pase_run *r, FILE *f)
     dnp_fmt_time(r->cost - tx, l, sizeof l);
     dnp_fmt_time(tx, x, sizeof x);
     fprintf(f, "\nstep time (sum of t_l and t_x) = %s: layers %s, transfers %s\n", t, l, x);
-    if (r->have_fit && pb->perf->mem_limit_bytes > 0.0)
-        fprintf(f, "memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s\n",
+    if (r->have_fit && pb->perf->mem_limit_bytes > 0.0) {
+        char budget[320] = "";
+        if (r->budgeted && r->budget_mcmc_iters > 0) {
+            dnp_fmt_time(r->budgeted_cost, t, sizeof t);
+            snprintf(budget, sizeof budget,
+                     ";\n  the optimum did not fit: per-op budgets gave a strategy of sum %s; kept "
+                     "the cheapest\n  fitting one a memory-aware MCMC met from it or from the "
+                     "expert's (%s; docs/pase.md \"Memory\")",
+                     t, r->budget_from_expert ? "from the expert's" : "from the budgets'");
+        } else if (r->budgeted) {
+            snprintf(budget, sizeof budget,
+                     ";\n  the optimum did not fit: searched with per-op budgets");
+        }
+        fprintf(f, "memory: %.3g GB per device of %.3g GB (least possible %.3g GB)%s%s\n",
                 r->mem_bytes / 1e9, pb->perf->mem_limit_bytes / 1e9, r->min_mem_bytes / 1e9,
-                r->budgeted ? ";\n  the optimum did not fit: searched with per-op budgets" : "");
+                budget,
+                r->mem_bytes > pb->perf->mem_limit_bytes ? ": does not fit (no strategy the "
+                                                           "search met fits)"
+                                                         : "");
+    }
     if (r->optimum >= 0.0) {
         dnp_fmt_time(r->optimum, t, sizeof t);
         fprintf(f, "PaSE's optimum = %s; MCMC is %.4fx that\n", t, r->cost / r->optimum);
