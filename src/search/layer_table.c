@@ -11,6 +11,7 @@ void layer_table_free(layer_table *lt)
     dnp_free(lt->row);
     dnp_free(lt->xchg);
     dnp_free(lt->in_start);
+    dnp_free(lt->xchg_input);
     dnp_free(lt->last_use);
     dnp_free(lt->row_of_op);
     memset(lt, 0, sizeof *lt);
@@ -50,8 +51,9 @@ dnp_status layer_table_build(const dnp_graph *g, int64_t batch, layer_table *lt,
     out.row = dnp_calloc((size_t)n_rows, sizeof *out.row);
     out.xchg = dnp_calloc((size_t)(n_xchg > 0 ? n_xchg : 1), sizeof *out.xchg);
     out.in_start = dnp_calloc((size_t)n_rows + 1, sizeof *out.in_start);
+    out.xchg_input = dnp_calloc((size_t)(n_xchg > 0 ? n_xchg : 1), sizeof *out.xchg_input);
     out.last_use = dnp_calloc((size_t)n_rows, sizeof *out.last_use);
-    if (!out.row || !out.xchg || !out.in_start || !out.last_use)
+    if (!out.row || !out.xchg || !out.in_start || !out.xchg_input || !out.last_use)
         goto done;
     out.n_rows = n_rows;
     for (int i = 0; i < n_ops; i++) {
@@ -90,7 +92,8 @@ dnp_status layer_table_build(const dnp_graph *g, int64_t batch, layer_table *lt,
             int u = layer_table_owner(&out, g, op->inputs[k]);
             if (u < 0)
                 continue; /* read from the model input: sliced where it is read */
-            out.xchg[out.n_xchg++] = (layer_xchg){u, v, k, elems};
+            out.xchg_input[out.n_xchg] = k;
+            out.xchg[out.n_xchg++] = (layer_xchg){u, v, elems};
             out.last_use[u] = v;
         }
         if (r->weighted)

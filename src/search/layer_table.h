@@ -29,15 +29,15 @@ typedef struct {
 
 typedef struct {
     int u, v;            /* producing and consuming row */
-    int k;               /* the input of v's op it feeds */
     double elems;        /* tensor as v reads it, whole batch */
-} layer_xchg;
+} layer_xchg;            /* 16 bytes: the level costs' inner loop walks these */
 
 typedef struct {
     int n_rows, n_xchg;
     layer_row *row;
     layer_xchg *xchg;    /* sorted by consumer v, then by input position k */
     int *in_start;       /* exchanges into v: in_start[v] .. in_start[v+1]-1 */
+    int *xchg_input;     /* per exchange: the input of v's op it feeds */
     int *last_use;       /* largest consumer row of each row (itself if none) */
     int *row_of_op;      /* per op of the graph: its row, -1 if it decides nothing */
     int n_ops;

@@ -543,7 +543,7 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
     const int matmul = ni->op->kind == DNP_OP_MATMUL;
     int64_t cell_bytes = ni->in_cell * C->bpe;
     for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++) {
-        int u = lt->xchg[e].u, k = lt->xchg[e].k; /* the input of v's op it feeds */
+        int u = lt->xchg[e].u, k = lt->xchg_input[e]; /* the input of v's op it feeds */
         node_info nu;
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)

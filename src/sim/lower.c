@@ -459,6 +459,13 @@ static dnp_status lower_all(lowerer *L)
         int v = L->node_of_op[i];
         if (v >= 0)
             node_exchanges(L, v, 0, 1);
+        const dnp_op *op = dnp_graph_op(L->g, i);
+        /* The saved inputs' bytes (all inputs, at one share: the device
+         * model's count) are apportioned to each input by its size below:
+         * attention's scores . V saves a large and a small tensor. */
+        double in_elems = 0.0;
+        for (int k = 0; k < op->n_inputs; k++)
+            in_elems += shape_elems(dnp_graph_op(L->g, op->inputs[k])->out);
         for (int c = 0; c < C; c++) {
             lower_class *cls = &r->classes[c];
             perf_op_time t;
@@ -471,14 +478,7 @@ static dnp_status lower_all(lowerer *L)
             cls->act_bytes += m.saved_act_bytes - m.saved_input_bytes - m.saved_output_bytes;
             double *kept = &L->kept[(size_t)c * (size_t)n_ops];
             kept[i] = m.saved_output_bytes > kept[i] ? m.saved_output_bytes : kept[i];
-            const dnp_op *op = dnp_graph_op(L->g, i);
-            /* The saved inputs' bytes (all inputs, at one share: the
-             * device model's count) apportioned to each input by its size:
-             * attention's scores . V saves a large and a small tensor. */
-            double in_elems = 0.0;
-            for (int k = 0; k < op->n_inputs; k++)
-                in_elems += shape_elems(dnp_graph_op(L->g, op->inputs[k])->out);
-            for (int k = 0; k < op->n_inputs; k++) {
+            for (int k = 0; k < op->n_inputs && m.saved_input_bytes > 0.0; k++) {
                 double share = in_elems > 0.0 ? m.saved_input_bytes *
                                                     shape_elems(dnp_graph_op(L->g, op->inputs[k])->out) /
                                                     in_elems

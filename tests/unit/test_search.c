@@ -448,12 +448,12 @@ TEST(search_layer_table_follows_deciders)
         CHECK_EQ_INT(lt.row[v].op, want_op[v]);
     CHECK_EQ_INT(lt.n_xchg, 4);
     /* (u, v, k, elems): every tensor is 4 x 8 x 8 per sample, batch 2 */
-    const layer_xchg want[4] = {{0, 1, 0, 512.0}, {1, 2, 0, 512.0}, {0, 2, 1, 512.0},
-                                {2, 3, 0, 512.0}};
+    const layer_xchg want[4] = {{0, 1, 512.0}, {1, 2, 512.0}, {0, 2, 512.0}, {2, 3, 512.0}};
+    const int want_input[4] = {0, 0, 1, 0};
     for (int e = 0; e < 4; e++) {
         CHECK_EQ_INT(lt.xchg[e].u, want[e].u);
         CHECK_EQ_INT(lt.xchg[e].v, want[e].v);
-        CHECK_EQ_INT(lt.xchg[e].k, want[e].k);
+        CHECK_EQ_INT(lt.xchg_input[e], want_input[e]);
         CHECK_NEAR(lt.xchg[e].elems, want[e].elems, 0, 0);
     }
     const int want_start[5] = {0, 0, 1, 3, 4}, want_last[4] = {2, 2, 3, 3};
