@@ -108,11 +108,9 @@ TEST(pase_cross_refined_type_level)
         pase_hetero_group *gr = &r->het.grp[t];
         for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++) {
             long split[PASE_MAX_RANK];
-            int nd = 0;
-            for (const char *q = gr->cfg_text[v]; *q != '\0' && *q != ')'; q++)
-                if (*q >= '0' && *q <= '9')
-                    split[nd++] = *q - '0'; /* one-digit splits on 8 devices */
-            int n = pase_level_orders(split, nd, 24), was = gr->order ? gr->order[v] : 0;
+            int nd = pase_config_text_split(gr->cfg_text[v], split);
+            int n = pase_level_orders(split, nd, PASE_LEVEL_ORDERS_MAX);
+            int was = gr->order ? gr->order[v] : 0;
             kept += was != 0;
             for (int o = 0; o < n && gr->order != NULL; o++) {
                 if (o == was)
@@ -264,7 +262,7 @@ TEST(pase_refine_one_device_type)
                 q *= sp[d] = split[d];
             if (q != 8)
                 continue;
-            for (int o = 0; o < pase_level_orders(sp, x->rank, 24); o++) {
+            for (int o = 0; o < pase_level_orders(sp, x->rank, PASE_LEVEL_ORDERS_MAX); o++) {
                 if (c == was && o == was_order)
                     continue;
                 r->cfg[v] = c;

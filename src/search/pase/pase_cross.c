@@ -36,15 +36,9 @@
 #include "search/pase/pase_driver.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define PASE_CROSS_ROUNDS 4
-/* Arrangements tried per configuration (pase_level_orders), as on one type
- * (pase_refine.c), and the deepest group tree their text describes. */
-#define PASE_CROSS_ORDERS 24
-#define PASE_MAX_LEVELS_TEXT 30
 
 /* What the descent shares. */
 typedef struct {
@@ -132,35 +126,14 @@ static dnp_status descend_types(cross_ctx *x, int *moved, dnp_error *err)
     return DNP_OK;
 }
 
-/* Group gr's configuration of vertex v: its split counts (*nd of them)
- * from "(b,c,...)".  O(rank). */
-static int group_split(const pase_hetero_group *gr, int v, long *split)
-{
-    int nd = 0;
-    for (const char *q = gr->cfg_text[v]; *q != '\0' && *q != ')' && nd < PASE_MAX_RANK; q++)
-        if (*q >= '0' && *q <= '9') {
-            char *end;
-            split[nd++] = strtol(q, &end, 10);
-            q = end - 1;
-        }
-    return nd;
-}
-
-/* gr's text for vertex v: "(b,c,...)" and, for an arrangement other than
- * the first, " levels" and each level's dimension. */
+/* gr's text for vertex v: "(b,c,...)", then its arrangement's levels. */
 static void group_text(pase_hetero_group *gr, int v, const long *split, int nd)
 {
-    char *t = gr->cfg_text[v];
-    const size_t n = sizeof gr->cfg_text[v];
-    char *close = strchr(t, ')');
+    char *close = strchr(gr->cfg_text[v], ')');
     if (close != NULL)
         close[1] = '\0';
-    int o = gr->order != NULL ? gr->order[v] : 0, dims[PASE_MAX_LEVELS_TEXT];
-    int used = o == 0 ? 0 : pase_level_dims(split, nd, o, PASE_MAX_LEVELS_TEXT, dims);
-    for (int l = 0; l < used; l++) {
-        size_t at = strlen(t);
-        snprintf(t + at, n - at, "%s%s", l == 0 ? " levels " : " ", gr->g->v[v].dim[dims[l]]);
-    }
+    pase_levels_text(&gr->g->v[v], split, nd, gr->order != NULL ? gr->order[v] : 0,
+                     gr->cfg_text[v], sizeof gr->cfg_text[v]);
 }
 
 /* Arrangements: in each group, each decided op whose configuration splits
@@ -180,8 +153,8 @@ static dnp_status descend_arrangements(cross_ctx *x, int *moved, dnp_error *err)
             if (gi < 0 || dnp_graph_decider(x->g, gi) != gi)
                 continue; /* not decided: no levels of its own */
             long split[PASE_MAX_RANK];
-            int nd = group_split(gr, v, split);
-            int n_orders = pase_level_orders(split, nd, PASE_CROSS_ORDERS);
+            int nd = pase_config_text_split(gr->cfg_text[v], split);
+            int n_orders = pase_level_orders(split, nd, PASE_LEVEL_ORDERS_MAX);
             if (n_orders < 2)
                 continue;
             if (gr->order == NULL &&

@@ -39,6 +39,21 @@ int pase_level_dims(const long *split, int nd, int order, int n_levels, int *dim
 /* How many distinct arrangements pase_level_dims has for split (1 with
  * at most one split dimension), counted up to cap.  O(levels x cap). */
 int pase_level_orders(const long *split, int nd, int cap);
+/* Arrangements a refinement tries per configuration (pase_level_orders'
+ * cap): all of them for two split dimensions on up to 16 devices, the
+ * first 24 in lexicographic order beyond (pase_refine.c, pase_cross.c). */
+#define PASE_LEVEL_ORDERS_MAX 24
+/* The split counts of configuration c of vertex v, into split (at most
+ * PASE_MAX_RANK); returns how many.  O(rank). */
+int pase_config_split(const pase_problem *pb, int v, int c, long *split);
+/* The same read from a configuration's text, "(b,c,...)" and anything
+ * after the ')' ignored (a type split group's cfg_text).  O(length). */
+int pase_config_text_split(const char *text, long *split);
+/* Append to buf (n bytes in all) " levels" and the dimension of x each
+ * level splits, for arrangement `order` of split; nothing for order 0.
+ * O(levels). */
+void pase_levels_text(const pase_vertex *x, const long *split, int nd, int order, char *buf,
+                      size_t n);
 /* Run r's configuration of vertex v as text: pase_fmt_config, then, when
  * the refinement arranged its split dimensions over the levels otherwise
  * than in order, each level's dimension: "(1,2,4) levels c n c".  O(rank

@@ -27,10 +27,6 @@
 #include <string.h>
 
 #define PASE_REFINE_ROUNDS 4
-/* Arrangements of a configuration's split dimensions over the levels
- * tried per configuration (pase_level_orders): all of them on up to 16
- * devices of two split dimensions, the first 24 lexicographically beyond. */
-#define PASE_REFINE_ORDERS 24
 /* Work budget: plans simulated x the model's core ops, so that what is
  * refined does not depend on the machine (about half a second here, a
  * move costing 0.15 to 0.2 us per op on the prepared plan: ResNet-50's
@@ -71,16 +67,6 @@ static int candidate(const dnp_pase_run *r, int v, int c)
     return q == pb->par.p;
 }
 
-/* The split counts of configuration c of vertex v. */
-static int split_of(const pase_problem *pb, int v, int c, long *split)
-{
-    const pase_configs *cf = &pb->cfg[v];
-    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
-    for (int d = 0; d < nd; d++)
-        split[d] = cf->c[(size_t)c * (size_t)cf->rank + (size_t)d];
-    return nd;
-}
-
 /* The row's type at each of the plan's n_levels levels for configuration
  * c of vertex v in arrangement `order` (pase_level_dims; the strategy
  * document says the same, pase_strategy.c).  0, or -1 if a level is idle
@@ -91,7 +77,7 @@ static int level_types(const dnp_pase_run *r, int v, int c, int order, int n_lev
     const pase_vertex *x = &pb->g->v[v];
     const dnp_op *op = dnp_graph_op(pb->g->core, x->op);
     long split[PASE_MAX_RANK];
-    int nd = split_of(pb, v, c, split), dims[PLAN_MAX_LEVELS];
+    int nd = pase_config_split(pb, v, c, split), dims[PLAN_MAX_LEVELS];
     if (n_levels > PLAN_MAX_LEVELS || pase_level_dims(split, nd, order, n_levels, dims) != n_levels)
         return -1;
     for (int l = 0; l < n_levels; l++)
@@ -153,8 +139,8 @@ dnp_status pase_refine_plan(dnp_pase_run *r, dnp_error *err)
                     pb->mem[v][c] > pp->perf.mem_limit_bytes)
                     continue; /* pruned by the search: no fitting plan holds it */
                 long split[PASE_MAX_RANK];
-                int n_orders = pase_level_orders(split, split_of(pb, v, c, split),
-                                                 PASE_REFINE_ORDERS);
+                int n_orders = pase_level_orders(split, pase_config_split(pb, v, c, split),
+                                                 PASE_LEVEL_ORDERS_MAX);
                 for (int o = 0; o < n_orders; o++) {
                     int was = r->cfg[v], was_order = r->order != NULL ? r->order[v] : 0;
                     int types[PLAN_MAX_LEVELS], kept = 0;

@@ -116,25 +116,50 @@ int pase_level_orders(const long *split, int nd, int cap)
     return n;
 }
 
+int pase_config_split(const pase_problem *pb, int v, int c, long *split)
+{
+    const pase_configs *cf = &pb->cfg[v];
+    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
+    for (int d = 0; d < nd; d++)
+        split[d] = cf->c[(size_t)c * (size_t)cf->rank + (size_t)d];
+    return nd;
+}
+
+int pase_config_text_split(const char *text, long *split)
+{
+    int nd = 0;
+    for (const char *q = text != NULL ? text : ""; *q != '\0' && *q != ')' && nd < PASE_MAX_RANK;) {
+        if (*q >= '0' && *q <= '9') {
+            char *end;
+            split[nd++] = strtol(q, &end, 10);
+            q = end;
+        } else {
+            q++;
+        }
+    }
+    return nd;
+}
+
+void pase_levels_text(const pase_vertex *x, const long *split, int nd, int order, char *buf,
+                      size_t n)
+{
+    int dims[PLAN_MAX_LEVELS];
+    int used = order == 0 ? 0 : pase_level_dims(split, nd, order, PLAN_MAX_LEVELS, dims);
+    for (int l = 0; l < used; l++) {
+        size_t at = strlen(buf);
+        if (at + 1 >= n)
+            break;
+        snprintf(buf + at, n - at, "%s%s", l == 0 ? " levels " : " ", x->dim[dims[l]]);
+    }
+}
+
 void pase_run_fmt_config(const dnp_pase_run *r, int v, char *buf, size_t n)
 {
     const pase_problem *pb = &r->pp->pb;
     pase_fmt_config(pb, v, r->cfg[v], buf, n);
-    if (r->order == NULL || r->order[v] == 0)
-        return;
-    const pase_vertex *x = &pb->g->v[v];
     long split[PASE_MAX_RANK];
-    const pase_configs *cf = &pb->cfg[v];
-    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
-    for (int d = 0; d < nd; d++)
-        split[d] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)d];
-    int dims[PLAN_MAX_LEVELS];
-    int used = pase_level_dims(split, nd, r->order[v], PLAN_MAX_LEVELS, dims);
-    size_t at = strlen(buf);
-    for (int l = 0; l < used && at < n; l++) {
-        snprintf(buf + at, n - at, "%s%s", l == 0 ? " levels " : " ", x->dim[dims[l]]);
-        at = strlen(buf);
-    }
+    int nd = pase_config_split(pb, v, r->cfg[v], split);
+    pase_levels_text(&pb->g->v[v], split, nd, r->order != NULL ? r->order[v] : 0, buf, n);
 }
 
 int pase_type_index(const char *t)
@@ -265,24 +290,9 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
         /* the split of each dimension of x: the run's own configuration,
          * or the group's "(4,1,1,1,1,1,2)" */
         long split[PASE_MAX_RANK];
-        int nd = 0;
         const char *group_cfg = grp < 0 ? NULL : dnp_pase_run_type_config(r, grp, v);
-        if (grp < 0) {
-            const pase_configs *cf = &pb->cfg[v];
-            for (nd = 0; nd < cf->rank && nd < PASE_MAX_RANK; nd++)
-                split[nd] = cf->c[(size_t)r->cfg[v] * (size_t)cf->rank + (size_t)nd];
-        } else {
-            const char *q = group_cfg != NULL ? group_cfg : "";
-            while (*q != '\0' && *q != ')' && nd < PASE_MAX_RANK) { /* then " levels" */
-                if (*q >= '0' && *q <= '9') {
-                    char *end;
-                    split[nd++] = strtol(q, &end, 10);
-                    q = end;
-                } else {
-                    q++;
-                }
-            }
-        }
+        int nd = grp < 0 ? pase_config_split(pb, v, r->cfg[v], split)
+                         : pase_config_text_split(group_cfg, split);
         nd = nd < x->rank ? nd : x->rank;
         for (int d = 0; d < nd; d++) {
             if (split[d] != 1 && (log2_exact(split[d]) < 0 ||
