@@ -39,13 +39,13 @@ typedef struct {
 } run_stats;
 
 /* Build model (or g) for p and search it `runs` times with `threads`. */
-static int measure(pase_graph *g, int p, int threads, int runs, run_stats *st)
+static int measure(iter_space *g, int cutoff, int p, int threads, int runs, run_stats *st)
 {
     double t[32] = {0}, b[32] = {0};
     memset(st, 0, sizeof *st);
     runs = runs < 1 ? 1 : (runs > 32 ? 32 : runs);
     for (int r = 0; r < runs; r++) {
-        pase_params par = {p, 5000.0, 0, 4096.0 * 1048576.0};
+        pase_params par = {p, 5000.0, 0, 4096.0 * 1048576.0, cutoff};
         pase_problem pb;
         dnp_error err = {0};
         if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
@@ -77,9 +77,9 @@ static int measure(pase_graph *g, int p, int threads, int runs, run_stats *st)
     return 0;
 }
 
-static pase_graph *model(const char *name, int64_t batch)
+static iter_space *model(const char *name, int64_t batch)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     if (pase_model_build(name, batch, &g, &err) != DNP_OK)
         fprintf(stderr, "bench_pase: %s\n", err.msg);
@@ -92,10 +92,11 @@ static double peak_mb(const char *name, int64_t batch, int p)
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        pase_graph *g = model(name, batch);
+        iter_space *g = model(name, batch);
         run_stats st;
-        int rc = g != NULL && measure(g, p, 0, 1, &st) == 0 ? 0 : 1;
-        pase_graph_free(g);
+        int cut = pase_model_cutoff(pase_model_find(name));
+        int rc = g != NULL && measure(g, cut, p, 0, 1, &st) == 0 ? 0 : 1;
+        iter_space_free(g);
         _exit(rc);
     }
     int status = 0;
@@ -132,10 +133,12 @@ int main(void)
     int all_met = 1;
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         const target *t = &targets[i];
-        pase_graph *g = model(t->model, t->batch);
+        iter_space *g = model(t->model, t->batch);
+        int cut = pase_model_cutoff(pase_model_find(t->model));
         run_stats s, s1;
-        if (g == NULL || measure(g, t->p, 0, 7, &s) < 0 || measure(g, t->p, 1, 7, &s1) < 0) {
-            pase_graph_free(g);
+        if (g == NULL || measure(g, cut, t->p, 0, 7, &s) < 0 ||
+            measure(g, cut, t->p, 1, 7, &s1) < 0) {
+            iter_space_free(g);
             return 1;
         }
         double mb = peak_mb(t->model, t->batch, t->p);
@@ -144,7 +147,7 @@ int main(void)
         printf("%-17s %3d %10.4f s %10.4f s %8.4f s %9.1f %7.1f s  %-10s %s\n", t->model, t->p,
                s.search_s, s1.search_s, s.build_s, mb, t->target_s, met ? "yes" : "NO",
                t->prototype);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
     printf("all targets met (time and < 1 GB): %s\n", all_met ? "yes" : "NO");
 
@@ -158,17 +161,17 @@ int main(void)
            "search");
     for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
         int idx = pase_model_find(models[m]);
-        pase_graph *g = model(models[m], pase_model_default_batch(idx));
+        iter_space *g = model(models[m], pase_model_default_batch(idx));
         if (g == NULL)
             return 1;
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
             run_stats s;
-            if (measure(g, ps[k], 0, 3, &s) < 0)
+            if (measure(g, pase_model_cutoff(idx), ps[k], 0, 3, &s) < 0)
                 return 1;
             printf("%-17s %3d %5d %4d %12.0f %12.4g %10.4f s\n", models[m], ps[k], s.kmax,
                    s.max_dep, s.max_rows, s.work, s.search_s);
         }
-        pase_graph_free(g);
+        iter_space_free(g);
     }
 
     /* growth with |V| */
@@ -176,24 +179,24 @@ int main(void)
     printf("%-26s %3s %5s %12s %12s\n", "graph", "p", "|V|", "work", "search");
     static const int layers[] = {1, 2, 4, 6, 8, 12};
     for (size_t k = 0; k < sizeof layers / sizeof layers[0]; k++) {
-        pase_graph *g = pase_build_transformer(64, layers[k]);
+        iter_space *g = pase_build_transformer(64, layers[k]);
         run_stats s;
-        if (g == NULL || g->err[0] || measure(g, 16, 0, 3, &s) < 0)
+        if (g == NULL || measure(g, 1, 16, 0, 3, &s) < 0)
             return 1;
         char nm[40];
         snprintf(nm, sizeof nm, "transformer, %d+%d layers", layers[k], layers[k]);
         printf("%-26s %3d %5d %12.4g %10.4f s\n", nm, 16, s.n_v, s.work, s.search_s);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
     static const int blocks[][4] = {{3, 4, 6, 3}, {3, 4, 23, 3}, {3, 8, 36, 3}, {3, 24, 36, 3}};
     static const char *const rn[] = {"resnet-50", "resnet-101", "resnet-152", "resnet-200"};
     for (size_t k = 0; k < 4; k++) {
-        pase_graph *g = pase_build_resnet(128, blocks[k]);
+        iter_space *g = pase_build_resnet(128, blocks[k]);
         run_stats s;
-        if (g == NULL || g->err[0] || measure(g, 64, 0, 3, &s) < 0)
+        if (g == NULL || measure(g, 4, 64, 0, 3, &s) < 0)
             return 1;
         printf("%-26s %3d %5d %12.4g %10.4f s\n", rn[k], 64, s.n_v, s.work, s.search_s);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
     return 0;
 }

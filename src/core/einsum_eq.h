@@ -1,7 +1,7 @@
 /* einsum_eq.h - the equation of a two-operand contraction, "A,B->O"
  * (numpy.einsum's notation, one letter per axis), split into its three
  * operands.  Shared by the core IR's einsum op (src/model/graph_named.c)
- * and PaSE's einsum vertex (src/search/pase/pase_ops.c). */
+ * and PaSE's einsum vertex (src/model/iter_nests.c). */
 #ifndef DNNPAR_EINSUM_EQ_H
 #define DNNPAR_EINSUM_EQ_H
 

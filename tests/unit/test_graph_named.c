@@ -102,26 +102,26 @@ TEST(named_convert_stack_select)
     int y = graph_named_einsum(g, "proj", "ble,ef->blf", b, -1, "f", f);
     int z = graph_named_like(g, "out", DNP_OP_SOFTMAX, 1, &y, 0);
     CHECK(a >= 0 && z >= 0);
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     dnp_error err = {0};
-    CHECK(pase_from_graph(g, 16, &pg, &err) == DNP_OK);
+    CHECK(iter_space_build(g, 16, &pg, &err) == DNP_OK);
     if (pg != NULL) {
-        CHECK_EQ_INT(pg->n_v, 4); /* stack, unstack, einsum, loss */
-        CHECK_EQ_INT(pg->v[0].kind, PASE_STACK);
-        CHECK_EQ_INT(pg->v[1].kind, PASE_UNSTACK);
-        CHECK_STR(pg->v[1].name, "un");
-        CHECK_EQ_INT(pg->v[1].model_dim, 3); /* dims s b l e: 'e' */
-        CHECK_EQ_INT(pg->v[2].kind, PASE_EINSUM);
-        CHECK_EQ_INT(pg->v[2].dom[0], 16);
-        CHECK_EQ_INT(pg->v[2].dom[3], 6);
-        CHECK_EQ_INT(pg->v[3].kind, PASE_SCE); /* nothing reads it: the loss */
+        CHECK_EQ_INT(pg->n_nest, 4); /* stack, unstack, einsum, loss */
+        CHECK_EQ_INT(pg->nest[0].kind, ITER_STACK);
+        CHECK_EQ_INT(pg->nest[1].kind, ITER_UNSTACK);
+        CHECK_STR(pg->nest[1].name, "un");
+        CHECK_EQ_INT(pg->nest[1].model_dim, 3); /* dims s b l e: 'e' */
+        CHECK_EQ_INT(pg->nest[2].kind, ITER_EINSUM);
+        CHECK_EQ_INT(pg->nest[2].dom[0], 16);
+        CHECK_EQ_INT(pg->nest[2].dom[3], 6);
+        CHECK_EQ_INT(pg->nest[3].kind, ITER_SCE); /* nothing reads it: the loss */
         /* stack <- x twice (graph input: no edge); unstack <- stack;
          * einsum <- unstack port 1; loss <- einsum */
-        CHECK_EQ_INT(pg->n_e, 3);
-        CHECK_EQ_INT(pg->e[1].src, 1);
-        CHECK_EQ_INT(pg->e[1].src_port, 1);
+        CHECK_EQ_INT(pg->n_read, 3);
+        CHECK_EQ_INT(pg->read[1].src, 1);
+        CHECK_EQ_INT(pg->read[1].src_port, 1);
     }
-    pase_graph_free(pg);
+    iter_space_free(pg);
     dnp_graph_free(g);
 }
 
@@ -129,42 +129,42 @@ TEST(named_convert_stack_select)
  * the expert's model dims. */
 TEST(named_pase_reference_models)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     CHECK(pase_model_build("pase-rnnlm", 64, &g, &err) == DNP_OK);
     if (g != NULL) {
-        CHECK_EQ_INT(g->n_v, 4);
-        CHECK_EQ_INT(g->n_e, 3);
-        CHECK_EQ_INT(g->cutoff, 1);
-        CHECK_EQ_INT(g->v[1].kind, PASE_LSTM);
-        CHECK_STR(g->v[2].dim[2], "v"); /* fc: b s v d */
-        CHECK_STR(g->v[2].dim[3], "d");
-        CHECK_EQ_INT(g->v[2].dom[2], 100000);
-        CHECK_STR(g->v[3].dim[2], "v");
+        CHECK_EQ_INT(g->n_nest, 4);
+        CHECK_EQ_INT(g->n_read, 3);
+        CHECK_EQ_INT(pase_model_cutoff(pase_model_find(dnp_graph_name(g->core))), 1);
+        CHECK_EQ_INT(g->nest[1].kind, ITER_LSTM);
+        CHECK_STR(g->nest[2].dim[2], "v"); /* fc: b s v d */
+        CHECK_STR(g->nest[2].dim[3], "d");
+        CHECK_EQ_INT(g->nest[2].dom[2], 100000);
+        CHECK_STR(g->nest[3].dim[2], "v");
     }
-    pase_graph_free(g);
+    iter_space_free(g);
     g = NULL;
     CHECK(pase_model_build("pase-transformer", 64, &g, &err) == DNP_OK);
     if (g != NULL) {
-        CHECK_EQ_INT(g->n_v, 204);
-        CHECK_EQ_INT(g->cutoff, 1);
-        CHECK_STR(g->v[2].name, "enc0.qkv");
-        CHECK_STR(g->v[3].name, "enc0.unstack");
-        CHECK_EQ_INT(g->v[3].model_dim, 2); /* s b h l k */
-        CHECK_EQ_INT(g->v[5].kind, PASE_SOFTMAX);
-        CHECK_EQ_INT(g->v[5].model_dim, 1); /* b h l m */
+        CHECK_EQ_INT(g->n_nest, 204);
+        CHECK_EQ_INT(pase_model_cutoff(pase_model_find(dnp_graph_name(g->core))), 1);
+        CHECK_STR(g->nest[2].name, "enc0.qkv");
+        CHECK_STR(g->nest[3].name, "enc0.unstack");
+        CHECK_EQ_INT(g->nest[3].model_dim, 2); /* s b h l k */
+        CHECK_EQ_INT(g->nest[5].kind, ITER_SOFTMAX);
+        CHECK_EQ_INT(g->nest[5].model_dim, 1); /* b h l m */
         int ff1 = -1;
-        for (int v = 0; v < g->n_v && ff1 < 0; v++)
-            if (strcmp(g->v[v].name, "enc0.ff1") == 0)
+        for (int v = 0; v < g->n_nest && ff1 < 0; v++)
+            if (strcmp(g->nest[v].name, "enc0.ff1") == 0)
                 ff1 = v;
-        CHECK(ff1 >= 0 && g->v[ff1].pw == 2); /* bias and ReLU fused */
-        CHECK_EQ_INT(g->v[g->n_v - 1].kind, PASE_SCE);
+        CHECK(ff1 >= 0 && g->nest[ff1].pw == 2); /* bias and ReLU fused */
+        CHECK_EQ_INT(g->nest[g->n_nest - 1].kind, ITER_SCE);
     }
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* Write the Transformer as JSON, read it back: the same text and the same
- * PaSE graph. */
+ * iteration space. */
 TEST(named_json_round_trip)
 {
     dnp_graph *g = NULL, *h = NULL;
@@ -177,20 +177,20 @@ TEST(named_json_round_trip)
         char *b = dnp_model_to_json(h);
         CHECK(b != NULL && strcmp(a, b) == 0);
         dnp_free(b);
-        pase_graph *x = NULL, *y = NULL;
-        CHECK(pase_from_graph(g, 8, &x, &err) == DNP_OK);
-        CHECK(pase_from_graph(h, 8, &y, &err) == DNP_OK);
+        iter_space *x = NULL, *y = NULL;
+        CHECK(iter_space_build(g, 8, &x, &err) == DNP_OK);
+        CHECK(iter_space_build(h, 8, &y, &err) == DNP_OK);
         if (x && y) {
-            CHECK(x->n_v == y->n_v && x->n_e == y->n_e);
+            CHECK(x->n_nest == y->n_nest && x->n_read == y->n_read);
             int same = 1;
-            for (int v = 0; same && v < x->n_v; v++)
-                same = memcmp(&x->v[v], &y->v[v], sizeof x->v[v]) == 0;
-            for (int e = 0; same && e < x->n_e; e++)
-                same = memcmp(&x->e[e], &y->e[e], sizeof x->e[e]) == 0;
+            for (int v = 0; same && v < x->n_nest; v++)
+                same = memcmp(&x->nest[v], &y->nest[v], sizeof x->nest[v]) == 0;
+            for (int e = 0; same && e < x->n_read; e++)
+                same = memcmp(&x->read[e], &y->read[e], sizeof x->read[e]) == 0;
             CHECK(same);
         }
-        pase_graph_free(x);
-        pase_graph_free(y);
+        iter_space_free(x);
+        iter_space_free(y);
     }
     dnp_free(a);
     dnp_graph_free(g);

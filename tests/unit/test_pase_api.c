@@ -25,19 +25,20 @@ static dnp_pase_hw proto_hw(int p)
 }
 
 /* F of zoo model `name` at batch and p through the internal path:
- * dnp_graph -> pase_from_graph -> pase_problem_build -> pase_search. */
+ * dnp_graph -> iter_space_build -> pase_problem_build -> pase_search. */
 static double internal_f(const char *name, int64_t batch, int p)
 {
     dnp_graph *g = NULL;
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     dnp_error err = {0};
     double f = -1.0;
-    if (dnp_model_load(name, &g, &err) != DNP_OK || pase_from_graph(g, batch, &pg, &err) != DNP_OK) {
+    if (dnp_model_load(name, &g, &err) != DNP_OK ||
+        iter_space_build(g, batch, &pg, &err) != DNP_OK) {
         printf("  %s\n", err.msg);
         dnp_graph_free(g);
         return f;
     }
-    pase_params par = {p, 5000.0, 0, 2048.0 * 1048576.0};
+    pase_params par = {p, 5000.0, 0, 2048.0 * 1048576.0, 0};
     pase_problem pb;
     if (pase_problem_build(pg, &par, &pb, &err) == DNP_OK) {
         pase_search_opts so = {1, NULL, NULL, 0.0, 0};
@@ -48,7 +49,7 @@ static double internal_f(const char *name, int64_t batch, int p)
         }
         pase_problem_free(&pb);
     }
-    pase_graph_free(pg);
+    iter_space_free(pg);
     dnp_graph_free(g);
     return f;
 }
@@ -327,13 +328,13 @@ TEST(pase_api_compare)
 
 /* The step time of zoo model `name` at batch on the one device type of
  * cluster `spec` through the internal path: pase_perf_init ->
- * pase_from_graph -> pase_problem_build_perf -> pase_fit_search (the
+ * iter_space_build -> pase_problem_build_perf -> pase_fit_search (the
  * memory limit of pase_perf.h).  -1 on failure. */
 static double internal_s(const char *name, int64_t batch, const char *spec, dnp_precision prec,
                          dnp_optimizer o, double mem_limit_bytes, int no_stragglers)
 {
     dnp_graph *g = NULL;
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     dnp_cluster c;
     dnp_error err = {0};
     pase_perf m;
@@ -342,12 +343,12 @@ static double internal_s(const char *name, int64_t batch, const char *spec, dnp_
         pase_perf_init(&c.types[0], (int)c.counts[0], prec, o, mem_limit_bytes, no_stragglers,
                        &m, &err) != DNP_OK ||
         dnp_model_load(name, &g, &err) != DNP_OK ||
-        pase_from_graph(g, batch, &pg, &err) != DNP_OK) {
+        iter_space_build(g, batch, &pg, &err) != DNP_OK) {
         printf("  %s\n", err.msg);
         dnp_graph_free(g);
         return t;
     }
-    pase_params par = {(int)c.counts[0], 1.0, 0, 2048.0 * 1048576.0};
+    pase_params par = {(int)c.counts[0], 1.0, 0, 2048.0 * 1048576.0, 0};
     pase_problem pb;
     if (pase_problem_build_perf(pg, &par, &m, &pb, &err) == DNP_OK) {
         pase_search_opts so = {1, NULL, NULL, 0.0, 0};
@@ -358,7 +359,7 @@ static double internal_s(const char *name, int64_t batch, const char *spec, dnp_
         }
         pase_problem_free(&pb);
     }
-    pase_graph_free(pg);
+    iter_space_free(pg);
     dnp_graph_free(g);
     return t;
 }
@@ -474,10 +475,10 @@ TEST(pase_api_seconds_bare_device)
         CHECK(pase_perf_init(&d, 2, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, 0.0, 0, &m, &err) ==
               DNP_OK);
         dnp_graph *g = NULL;
-        pase_graph *pg = NULL;
+        iter_space *pg = NULL;
         CHECK(dnp_model_load("lenet", &g, &err) == DNP_OK);
-        CHECK(pase_from_graph(g, 32, &pg, &err) == DNP_OK);
-        pase_params par = {2, 1.0, 0, 2048.0 * 1048576.0};
+        CHECK(iter_space_build(g, 32, &pg, &err) == DNP_OK);
+        pase_params par = {2, 1.0, 0, 2048.0 * 1048576.0, 0};
         pase_problem in;
         CHECK(pase_problem_build_perf(pg, &par, &m, &in, &err) == DNP_OK);
         pase_search_opts so = {1, NULL, NULL, 0.0, 0};
@@ -489,7 +490,7 @@ TEST(pase_api_seconds_bare_device)
         CHECK(s.mem_limit_bytes == 0.0 && !s.mem_budgeted);
         pase_result_free(&res);
         pase_problem_free(&in);
-        pase_graph_free(pg);
+        iter_space_free(pg);
         dnp_graph_free(g);
     }
     dnp_pase_run_free(r);
@@ -608,18 +609,18 @@ TEST(pase_api_cost_model_errors)
 TEST(pase_mcmc_honours_memory_limit)
 {
     dnp_graph *g = NULL;
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     dnp_cluster c;
     dnp_error err = {0};
     CHECK(dnp_cluster_parse("8xa100", &c, &err) == DNP_OK);
     CHECK(dnp_model_load("pase-alexnet", &g, &err) == DNP_OK);
-    CHECK(pase_from_graph(g, 128, &pg, &err) == DNP_OK);
+    CHECK(iter_space_build(g, 128, &pg, &err) == DNP_OK);
     double cost[2] = {0.0, 0.0}, bytes[2] = {0.0, 0.0};
     for (int limited = 0; limited < 2 && pg != NULL; limited++) {
         pase_perf m;
         CHECK(pase_perf_init(&c.types[0], 8, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM,
                              limited ? 100e6 : 0.0, 0, &m, &err) == DNP_OK);
-        pase_params par = {8, 1.0, 0, 2048.0 * 1048576.0};
+        pase_params par = {8, 1.0, 0, 2048.0 * 1048576.0, 0};
         pase_problem pb;
         CHECK(pase_problem_build_perf(pg, &par, &m, &pb, &err) == DNP_OK);
         int *start = dnp_calloc((size_t)pb.n_v, sizeof *start);
@@ -643,6 +644,6 @@ TEST(pase_mcmc_honours_memory_limit)
     printf("  pase-alexnet 8xa100 in 100 MB: MCMC %.6g s at %.4g GB (unlimited %.6g s at %.4g "
            "GB)\n",
            cost[1], bytes[1] / 1e9, cost[0], bytes[0] / 1e9);
-    pase_graph_free(pg);
+    iter_space_free(pg);
     dnp_graph_free(g);
 }

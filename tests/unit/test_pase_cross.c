@@ -106,8 +106,8 @@ TEST(pase_cross_refined_type_level)
     int arranged = 0, kept = 0;
     for (int t = 0; t < r->het.n_groups; t++) {
         pase_hetero_group *gr = &r->het.grp[t];
-        for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++) {
-            long split[PASE_MAX_RANK];
+        for (int v = 0; gr->g != NULL && v < gr->g->n_nest; v++) {
+            long split[ITER_MAX_RANK];
             int nd = pase_config_text_split(gr->cfg_text[v], split);
             int n = pase_level_orders(split, nd, PASE_LEVEL_ORDERS_MAX);
             int was = gr->order ? gr->order[v] : 0;
@@ -124,8 +124,8 @@ TEST(pase_cross_refined_type_level)
         }
     }
     CHECK(arranged >= 4 && kept >= 1);
-    for (int v = 0; v < r->het.grp[1].g->n_v; v++)
-        if (strcmp(r->het.grp[1].g->v[v].name, "fc6") == 0)
+    for (int v = 0; v < r->het.grp[1].g->n_nest; v++)
+        if (strcmp(r->het.grp[1].g->nest[v].name, "fc6") == 0)
             CHECK_STR(r->het.grp[1].cfg_text[v], "(1,2,4) levels c c n");
     dnp_pase_run_free(r);
     dnp_pase_problem_free(pb);
@@ -249,7 +249,7 @@ TEST(pase_refine_one_device_type)
         r->order = dnp_calloc((size_t)p->n_v, sizeof *r->order);
     CHECK(r->order != NULL);
     for (int v = 0; v < p->n_v && r->order != NULL; v++) {
-        const pase_vertex *x = &p->g->v[v];
+        const iter_nest *x = &p->g->nest[v];
         differ += r->cfg[v] != opt->cfg[v] || r->order[v] != 0;
         arranged += r->order[v] != 0;
         if (x->op < 0 || dnp_graph_decider(p->g->core, x->op) != x->op)
@@ -257,7 +257,7 @@ TEST(pase_refine_one_device_type)
         int was = r->cfg[v], was_order = r->order[v];
         for (int c = 0; c < p->cfg[v].n; c++) {
             const int32_t *split = &p->cfg[v].c[(size_t)c * (size_t)x->rank];
-            long q = 1, sp[PASE_MAX_RANK];
+            long q = 1, sp[ITER_MAX_RANK];
             for (int d = 0; d < x->rank; d++)
                 q *= sp[d] = split[d];
             if (q != 8)
@@ -281,7 +281,7 @@ TEST(pase_refine_one_device_type)
      * at level 2 (arrangement 2 of n c c), the one op rearranged */
     CHECK_EQ_INT(arranged, 1);
     for (int v = 0; v < p->n_v; v++)
-        if (strcmp(p->g->v[v].name, "fc6") == 0) {
+        if (strcmp(p->g->nest[v].name, "fc6") == 0) {
             char text[96];
             pase_run_fmt_config(r, v, text, sizeof text);
             CHECK_STR(text, "(1,2,4) levels c c n");

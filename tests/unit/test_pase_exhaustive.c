@@ -10,50 +10,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A random graph of small tensors: shape 0 chains, 1 diamonds, 2 fans
- * joined by concat, 3 residual blocks, 4 a mix. */
-static pase_graph *random_graph(unsigned long long *rng, int shape)
+/* A random core graph of small tensors, as its iteration space at batch
+ * 4: shape 0 chains, 1 diamonds, 2 fans joined by concat, 3 residual
+ * blocks, 4 a mix; *cutoff is 1 or 2.  NULL if the graph did not build. */
+static iter_space *random_graph(unsigned long long *rng, int shape, int *cutoff)
 {
-    pase_graph *g = pase_graph_new("random", 1 + (int)(test_rand(rng) % 2));
-    const int64_t in[4] = {4, 1 + (int64_t)(test_rand(rng) % 4), 4, 4};
-    pase_tensor x = pase_input(4, in, "bchw"), a, b, c;
+    dnp_graph *g = dnp_graph_new("random");
+    *cutoff = 1 + (int)(test_rand(rng) % 2);
+    int x = dnp_graph_input(g, "x", 1 + (int64_t)(test_rand(rng) % 4), 4, 4), a, b, c;
     char nm[16];
     int id = 0, blocks = 1 + (int)(test_rand(rng) % 2);
 #define NM() (snprintf(nm, sizeof nm, "op%d", id++), nm)
-    pase_conv(g, NM(), &x, 2 + (int64_t)(test_rand(rng) % 3), 1, 1, 1, 1, 0, 0, 0, &a);
-    x = a;
+    x = dnp_graph_conv(g, NM(), x, 2 + (int64_t)(test_rand(rng) % 3), 1, 1, 0, 1, 0);
     for (int k = 0; k < blocks; k++) {
         int s = shape == 4 ? (int)(test_rand(rng) % 4) : shape;
-        int64_t ch = x.shape[1];
-        if (s == 0) { /* chain */
-            pase_conv(g, NM(), &x, 2 + (int64_t)(test_rand(rng) % 3), 3, 3, 1, 1, 1, 1,
-                      (int)(test_rand(rng) % 2), &a);
-            x = a;
+        int64_t ch = x >= 0 ? dnp_graph_op(g, x)->out.c : 1;
+        if (s == 0) { /* chain, a ReLU fused or not */
+            x = dnp_graph_conv(g, NM(), x, 2 + (int64_t)(test_rand(rng) % 3), 3, 1, 1, 1, 0);
+            if (test_rand(rng) % 2)
+                x = dnp_graph_unary(g, NM(), DNP_OP_RELU, x);
         } else if (s == 1) { /* diamond: two branches joined by an add */
-            pase_conv(g, NM(), &x, ch, 1, 1, 1, 1, 0, 0, 0, &a);
-            pase_pool(g, NM(), &x, 3, 3, 1, 1, 1, 1, &b);
-            const pase_tensor *two[2] = {&a, &b};
-            pase_elementwise(g, NM(), 2, two, 0, &x);
+            a = dnp_graph_conv(g, NM(), x, ch, 1, 1, 0, 1, 0);
+            b = dnp_graph_pool(g, NM(), DNP_OP_MAXPOOL, x, 3, 1, 1);
+            x = dnp_graph_add(g, NM(), a, b);
         } else if (s == 2) { /* fan joined by concat */
-            pase_conv(g, NM(), &x, 2, 1, 1, 1, 1, 0, 0, 0, &a);
-            pase_norm(g, NM(), &x, 0, &b);
-            pase_pool(g, NM(), &x, 3, 3, 1, 1, 1, 1, &c);
-            const pase_tensor *three[3] = {&a, &b, &c};
-            pase_concat(g, NM(), 3, three, 1, &x);
-        } else { /* residual: conv + norm, added to the input */
-            pase_conv(g, NM(), &x, ch, 3, 3, 1, 1, 1, 1, 0, &a);
-            pase_norm(g, NM(), &a, 0, &b);
-            const pase_tensor *two[2] = {&b, &x};
-            pase_elementwise(g, NM(), 2, two, 1, &x);
+            a = dnp_graph_conv(g, NM(), x, 2, 1, 1, 0, 1, 0);
+            b = dnp_graph_unary(g, NM(), DNP_OP_BATCHNORM, x);
+            c = dnp_graph_pool(g, NM(), DNP_OP_MAXPOOL, x, 3, 1, 1);
+            const int three[3] = {a, b, c};
+            x = dnp_graph_concat(g, NM(), 3, three);
+        } else { /* residual: conv + norm, added to the input, then a ReLU */
+            a = dnp_graph_conv(g, NM(), x, ch, 3, 1, 1, 1, 0);
+            b = dnp_graph_unary(g, NM(), DNP_OP_BATCHNORM, a);
+            x = dnp_graph_add(g, NM(), b, x);
+            x = dnp_graph_unary(g, NM(), DNP_OP_RELU, x);
         }
     }
-    pase_ravel(g, NM(), &x, &a);
-    const int64_t flat[2] = {4, x.shape[1] * 16};
-    pase_unravel(g, NM(), &a, 2, flat, "bc", &b);
-    pase_fc(g, NM(), &b, 4, 0, &a);
-    pase_sce(g, NM(), &a, &b);
+    x = dnp_graph_flatten(g, NM(), x);
+    x = dnp_graph_fc(g, NM(), x, 4, 0);
+    x = dnp_graph_unary(g, NM(), DNP_OP_SOFTMAX, x);
 #undef NM
-    return g;
+    iter_space *sp = NULL;
+    dnp_error err = {0};
+    if (x < 0 || iter_space_build(g, 4, &sp, &err) != DNP_OK) {
+        printf("  random graph: %s%s\n", dnp_graph_error(g), err.msg);
+        dnp_graph_free(g);
+        return NULL;
+    }
+    sp->core_owned = g;
+    return sp;
 }
 
 static double strategies(const pase_problem *pb)
@@ -72,20 +77,24 @@ TEST(pase_dp_equals_exhaustive)
         int done = 0;
         while (done < 4 && tries < 2000) {
             tries++;
-            pase_graph *g = random_graph(&rng, shape);
+            int cutoff = 1;
+            iter_space *g = random_graph(&rng, shape, &cutoff);
+            CHECK(g != NULL);
+            if (g == NULL)
+                continue;
             CHECK_STR(g->err, "");
             int p = 2 + (int)(test_rand(&rng) % 2);
-            pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9};
+            pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9, cutoff};
             pase_problem pb;
             dnp_error err = {0};
             if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
                 CHECK(0);
-                pase_graph_free(g);
+                iter_space_free(g);
                 continue;
             }
-            if (strategies(&pb) > 2e5 || g->n_v < 5) { /* keep the oracle quick */
+            if (strategies(&pb) > 2e5 || g->n_nest < 5) { /* keep the oracle quick */
                 pase_problem_free(&pb);
-                pase_graph_free(g);
+                iter_space_free(g);
                 continue;
             }
             int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
@@ -104,7 +113,7 @@ TEST(pase_dp_equals_exhaustive)
                        pb.n_e, p, strategies(&pb));
             dnp_free(ex);
             pase_problem_free(&pb);
-            pase_graph_free(g);
+            iter_space_free(g);
             done++;
             checked++;
         }
@@ -124,31 +133,36 @@ TEST(pase_dp_equals_exhaustive_restricted)
     int checked = 0, tries = 0, fewer = 0;
     while (checked < 10 && tries < 2000) {
         tries++;
-        pase_graph *g = random_graph(&rng, (int)(test_rand(&rng) % 5));
+        int cutoff = 1;
+        iter_space *g = random_graph(&rng, (int)(test_rand(&rng) % 5), &cutoff);
+        CHECK(g != NULL);
+        if (g == NULL)
+            continue;
         CHECK_STR(g->err, "");
         int p = test_rand(&rng) % 2 ? 4 : 6;
-        pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9};
+        pase_params par = {p, test_uniform(&rng, 10.0, 5000.0), 0, 1e9, cutoff};
         pase_problem full, pb;
         dnp_error err = {0};
         if (pase_problem_build(g, &par, &full, &err) != DNP_OK) {
             CHECK(0);
-            pase_graph_free(g);
+            iter_space_free(g);
             continue;
         }
-        for (int v = 0; v < g->n_v; v++) {
-            g->v[v].pow2 = 1;
-            g->v[v].fixed |= (unsigned)test_rand(&rng) & ((1u << (unsigned)g->v[v].rank) - 2u);
+        for (int v = 0; v < g->n_nest; v++) {
+            g->nest[v].pow2 = 1;
+            unsigned all = (1u << (unsigned)g->nest[v].rank) - 2u;
+            g->nest[v].fixed |= (unsigned)test_rand(&rng) & all;
         }
         if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
             CHECK(0);
             pase_problem_free(&full);
-            pase_graph_free(g);
+            iter_space_free(g);
             continue;
         }
-        if (strategies(&full) > 2e5 || strategies(&pb) < 2.0 || g->n_v < 5) {
+        if (strategies(&full) > 2e5 || strategies(&pb) < 2.0 || g->n_nest < 5) {
             pase_problem_free(&full);
             pase_problem_free(&pb);
-            pase_graph_free(g);
+            iter_space_free(g);
             continue;
         }
         fewer += strategies(&pb) < strategies(&full);
@@ -157,7 +171,7 @@ TEST(pase_dp_equals_exhaustive_restricted)
                 for (int d = 0; d < pb.cfg[v].rank; d++) {
                     int32_t e = pb.cfg[v].c[(size_t)i * (size_t)pb.cfg[v].rank + (size_t)d];
                     CHECK((e & (e - 1)) == 0);
-                    CHECK(e == 1 || !(g->v[v].fixed & (1u << (unsigned)d)));
+                    CHECK(e == 1 || !(g->nest[v].fixed & (1u << (unsigned)d)));
                 }
         int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
         int *exf = dnp_malloc((size_t)full.n_v * sizeof(int));
@@ -172,7 +186,7 @@ TEST(pase_dp_equals_exhaustive_restricted)
         dnp_free(exf);
         pase_problem_free(&full);
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
         checked++;
     }
     CHECK_EQ_INT(checked, 10);
@@ -224,10 +238,10 @@ TEST(pase_generate_seq)
     static const char *const models[] = {"pase-alexnet", "pase-inception3", "pase-transformer",
                                          "pase-resnet101"};
     for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
-        pase_graph *g = NULL;
+        iter_space *g = NULL;
         dnp_error err = {0};
         CHECK(pase_model_build(models[i], 8, &g, &err) == DNP_OK);
-        pase_params par = {1, 5000.0, 0, 1e9};
+        pase_params par = {1, 5000.0, 0, 1e9, pase_model_cutoff(pase_model_find(models[i]))};
         pase_problem pb;
         CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
         pase_seq s;
@@ -242,17 +256,17 @@ TEST(pase_generate_seq)
             CHECK(max + 1 <= 3);
         pase_seq_free(&s);
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
 }
 
 /* Same strategy, bit for bit, whatever the thread count. */
 TEST(pase_threads_deterministic)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     CHECK(pase_model_build("pase-transformer", 64, &g, &err) == DNP_OK);
-    pase_params par = {8, 5000.0, 0, 1e9};
+    pase_params par = {8, 5000.0, 0, 1e9, 1}; /* README: cutoff 1 */
     pase_problem pb;
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
     pase_result r1, r2;
@@ -265,17 +279,17 @@ TEST(pase_threads_deterministic)
     pase_result_free(&r1);
     pase_result_free(&r2);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* The breadth-first DP on Inception-v3 would need far more than the
  * guard (the paper's OOM): a clear error with the size. */
 TEST(pase_memory_guard)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     CHECK(pase_model_build("pase-inception3", 128, &g, &err) == DNP_OK);
-    pase_params par = {8, 5000.0, 0, 64.0 * 1048576.0};
+    pase_params par = {8, 5000.0, 0, 64.0 * 1048576.0, 0};
     pase_problem pb;
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
     pase_result r;
@@ -294,5 +308,5 @@ TEST(pase_memory_guard)
     dnp_error e4 = {0};
     CHECK(pase_problem_build(g, &par, &pb, &e4) == DNP_ERR_INPUT);
     CHECK(strstr(e4.msg, "at least 1") != NULL);
-    pase_graph_free(g);
+    iter_space_free(g);
 }

@@ -23,26 +23,36 @@ static int find_cfg(const pase_problem *pb, int v, const int32_t *cfg)
  * cost"; r_w = 5000 FLOP per word). */
 TEST(pase_group_conv_hand_costs)
 {
-    pase_graph *g = pase_graph_new("dw", 4);
-    const int64_t in[4] = {8, 8, 8, 8};
-    pase_tensor x = pase_input(4, in, "bchw"), a, b;
-    int c1 = pase_conv(g, "pw1", &x, 16, 1, 1, 1, 1, 0, 0, 0, &a);
-    int dw = pase_group_conv_sized(g, "dw", &a, 16, 16, 3, 3, 8, 8, 0, &b);
-    CHECK_STR(g->err, "");
-    CHECK(c1 == 0 && dw == 1 && g->n_e == 1);
-    if (dw != 1 || g->n_e != 1) {
-        pase_graph_free(g);
+    dnp_graph *core = dnp_graph_new("dw");
+    int x = dnp_graph_input(core, "data", 8, 8, 8);
+    int a = dnp_graph_conv(core, "pw1", x, 16, 1, 1, 0, 1, 0);
+    int b = dnp_graph_conv(core, "dw", a, 16, 3, 1, 1, 16, 0);
+    dnp_graph_add(core, "sum", b, a); /* reads dw's output */
+    CHECK_STR(dnp_graph_error(core), "");
+    iter_space *g = NULL;
+    dnp_error err = {0};
+    CHECK(iter_space_build(core, 8, &g, &err) == DNP_OK);
+    if (g == NULL) {
+        dnp_graph_free(core);
         return;
     }
-    const pase_vertex *v = &g->v[dw];
-    CHECK_STR(pase_kind_name(v->kind), "GroupConv");
+    g->core_owned = core;
+    const int c1 = 0, dw = 1;
+    CHECK(g->n_nest == 3 && g->n_read == 3 && g->nest[c1].op == a && g->nest[dw].op == b);
+    if (g->n_nest != 3 || g->n_read != 3) {
+        iter_space_free(g);
+        return;
+    }
+    const iter_nest *v = &g->nest[dw];
+    CHECK_STR(iter_kind_name(v->kind), "GroupConv");
     const int64_t dom[8] = {8, 16, 1, 8, 8, 3, 3, 1};
     CHECK_EQ_INT(v->rank, 8);
     for (int d = 0; d < 8; d++)
         CHECK_EQ_INT(v->dom[d], dom[d]);
-    /* output (b, 16, 8, 8): channels = (g, n) */
-    CHECK_EQ_INT(b.shape[1], 16);
-    CHECK_EQ_INT(b.map[1], (1u << 1) | (1u << 7));
+    /* output (b, 16, 8, 8) as sum reads it: channels = (g, n) */
+    CHECK(g->read[1].src == dw && g->read[1].dst == 2);
+    CHECK_EQ_INT(g->read[1].shape[1], 16);
+    CHECK_EQ_INT(g->read[1].src_map[1], (1u << 1) | (1u << 7));
 
     const double r = 5000.0;
     /* (b 2, g 4): per device 4 groups x (8/2) x 8 x 8 outputs x 9 taps =
@@ -64,7 +74,7 @@ TEST(pase_group_conv_hand_costs)
      * channels, t_x = 0.  pw1 split over the batch by 2, dw over g by 4:
      * P_g = 4 > P_s = 2, so a device needs its whole (8, 4, 8, 8) block,
      * 2048 words, forward and backward: 2 x 5000 x 2048 = 20,480,000. */
-    const pase_edge *e = &g->e[0];
+    const iter_read *e = &g->read[0];
     const int32_t conv_n4[7] = {1, 1, 1, 1, 1, 1, 4}, conv_b2[7] = {2, 1, 1, 1, 1, 1, 1};
     const int32_t dw_g4[8] = {1, 4, 1, 1, 1, 1, 1, 1};
     int32_t s_src[4], s_dst[4];
@@ -77,9 +87,8 @@ TEST(pase_group_conv_hand_costs)
 
     /* The same through a problem at p = 8 (cutoff 4): dw's configurations
      * split b (8: 1, 2) and g (16: 1, 2, 4) only, 6 of them */
-    pase_params par = {8, r, 0, 1e9};
+    pase_params par = {8, r, 0, 1e9, 0};
     pase_problem pb;
-    dnp_error err = {0};
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
     CHECK_EQ_INT(pb.cfg[dw].n, 6);
     int k_bg = find_cfg(&pb, dw, (const int32_t[8]){2, 4, 1, 1, 1, 1, 1, 1});
@@ -92,7 +101,7 @@ TEST(pase_group_conv_hand_costs)
         CHECK_NEAR(pase_problem_edge_cost(&pb, 0, k_b2, k_g4), 20480000.0, 1e-15, 0);
     }
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* A grouped 1x1 conv with channels inside each group split too: g 4,
@@ -104,38 +113,59 @@ TEST(pase_group_conv_hand_costs)
  * t = 2 x (3072 + 3,840,000) = 7,686,144. */
 TEST(pase_group_conv_split_inside_groups)
 {
-    pase_graph *g = pase_graph_new("gc", 1);
-    const int64_t in[4] = {8, 16, 4, 4};
-    pase_tensor x = pase_input(4, in, "bchw"), o;
-    int id = pase_group_conv_sized(g, "gc", &x, 4, 32, 1, 1, 4, 4, 0, &o);
-    CHECK(id == 0);
-    if (id == 0) {
+    dnp_graph *core = dnp_graph_new("gc");
+    int x = dnp_graph_input(core, "data", 16, 4, 4);
+    dnp_graph_conv(core, "gc", x, 32, 1, 1, 0, 4, 0);
+    iter_space *g = NULL;
+    dnp_error err = {0};
+    CHECK(iter_space_build(core, 8, &g, &err) == DNP_OK);
+    CHECK(g != NULL && g->n_nest == 1);
+    if (g != NULL && g->n_nest == 1) {
         const int32_t c[8] = {1, 2, 2, 1, 1, 1, 1, 2};
-        CHECK_NEAR(pase_layer_cost(&g->v[0], c, 5000.0), 7686144.0, 1e-15, 0);
+        CHECK_NEAR(pase_layer_cost(&g->nest[0], c, 5000.0), 7686144.0, 1e-15, 0);
         /* one point-wise op fused adds 3 pw m n per group: 2 x 3 x 512 */
-        g->v[0].pw = 1;
-        CHECK_NEAR(pase_layer_cost(&g->v[0], c, 5000.0), 7686144.0 + 3072.0, 1e-15, 0);
+        g->nest[0].pw = 1;
+        CHECK_NEAR(pase_layer_cost(&g->nest[0], c, 5000.0), 7686144.0 + 3072.0, 1e-15, 0);
     }
+    iter_space_free(g);
     /* groups must divide both channel counts */
-    pase_tensor bad;
-    CHECK(pase_group_conv_sized(g, "bad", &x, 3, 32, 1, 1, 4, 4, 0, &bad) < 0);
-    CHECK(strstr(g->err, "bad") != NULL && strstr(g->err, "3 groups") != NULL);
-    pase_graph_free(g);
+    CHECK(dnp_graph_conv(core, "bad", x, 32, 1, 1, 0, 3, 0) < 0);
+    CHECK(strstr(dnp_graph_error(core), "bad") != NULL &&
+          strstr(dnp_graph_error(core), "3 groups") != NULL);
+    dnp_graph_free(core);
 }
 
 /* One group is the dense conv: same configurations (g never splits) and
  * bit-identical t_l for every one of them, at p = 8 and cutoff 1. */
 TEST(pase_group_conv_one_group_is_conv)
 {
-    pase_graph *g = pase_graph_new("one", 1);
-    const int64_t in[4] = {4, 6, 5, 5};
-    pase_tensor x = pase_input(4, in, "bchw"), a, b;
-    pase_conv_sized(g, "conv", &x, 8, 3, 3, 3, 3, 1, &a);
-    pase_group_conv_sized(g, "gconv", &x, 1, 8, 3, 3, 3, 3, 1, &b);
-    CHECK_STR(g->err, "");
-    pase_params par = {8, 700.0, 0, 1e9};
-    pase_problem pb;
+    /* A dense conv and a 2-group conv of the same sizes (6 -> 8 channels,
+     * 3x3 over 5x5, a ReLU fused); the GroupConv nest with its g extent
+     * folded back into c and n (g = 1) is the dense conv's space. */
+    dnp_graph *core = dnp_graph_new("one");
+    int x = dnp_graph_input(core, "data", 6, 5, 5);
+    int a = dnp_graph_conv(core, "conv", x, 8, 3, 1, 0, 1, 0);
+    dnp_graph_unary(core, "relu", DNP_OP_RELU, a);
+    int b = dnp_graph_conv(core, "gconv", x, 8, 3, 1, 0, 2, 0);
+    dnp_graph_unary(core, "relu2", DNP_OP_RELU, b);
+    CHECK_STR(dnp_graph_error(core), "");
+    iter_space *g = NULL;
     dnp_error err = {0};
+    CHECK(iter_space_build(core, 4, &g, &err) == DNP_OK);
+    if (g == NULL || g->n_nest != 2 || g->nest[1].kind != ITER_GROUP_CONV) {
+        CHECK(0);
+        iter_space_free(g);
+        dnp_graph_free(core);
+        return;
+    }
+    g->core_owned = core;
+    iter_nest *gv = &g->nest[1];
+    CHECK(gv->dom[1] == 2 && gv->dom[2] == 3 && gv->dom[7] == 4 && gv->pw == 1);
+    gv->dom[2] *= gv->dom[1];
+    gv->dom[7] *= gv->dom[1];
+    gv->dom[1] = 1;
+    pase_params par = {8, 700.0, 0, 1e9, 1};
+    pase_problem pb;
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
     CHECK_EQ_INT(pb.cfg[1].n, pb.cfg[0].n);
     int same = pb.cfg[1].n == pb.cfg[0].n && pb.cfg[0].n > 20;
@@ -148,7 +178,7 @@ TEST(pase_group_conv_one_group_is_conv)
     }
     CHECK(same);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* An inverted-residual block in the core IR: 1x1 expansion 16 -> 64,
@@ -170,25 +200,27 @@ TEST(pase_group_conv_dp_equals_exhaustive)
 {
     dnp_graph *core = small_block();
     CHECK_STR(dnp_graph_error(core), "");
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
-    CHECK(pase_from_graph(core, 16, &g, &err) == DNP_OK);
-    dnp_graph_free(core);
-    if (g == NULL)
-        return;
-    /* expand (Conv, relu fused), dw, gconv (GroupConv), add */
-    CHECK_EQ_INT(g->n_v, 4);
-    CHECK_EQ_INT(g->n_e, 4);
-    if (g->n_v != 4) {
-        pase_graph_free(g);
+    CHECK(iter_space_build(core, 16, &g, &err) == DNP_OK);
+    if (g == NULL) {
+        dnp_graph_free(core);
         return;
     }
-    CHECK(g->v[0].kind == PASE_CONV && g->v[0].pw == 1);
-    CHECK(g->v[1].kind == PASE_GROUP_CONV && g->v[2].kind == PASE_GROUP_CONV);
+    g->core_owned = core;
+    /* expand (Conv, relu fused), dw, gconv (GroupConv), add */
+    CHECK_EQ_INT(g->n_nest, 4);
+    CHECK_EQ_INT(g->n_read, 4);
+    if (g->n_nest != 4) {
+        iter_space_free(g);
+        return;
+    }
+    CHECK(g->nest[0].kind == ITER_CONV && g->nest[0].pw == 1);
+    CHECK(g->nest[1].kind == ITER_GROUP_CONV && g->nest[2].kind == ITER_GROUP_CONV);
     const int64_t dw[8] = {16, 64, 1, 8, 8, 3, 3, 1}, gc[8] = {16, 8, 8, 8, 8, 1, 1, 8};
     for (int d = 0; d < 8; d++) {
-        CHECK_EQ_INT(g->v[1].dom[d], dw[d]);
-        CHECK_EQ_INT(g->v[2].dom[d], gc[d]);
+        CHECK_EQ_INT(g->nest[1].dom[d], dw[d]);
+        CHECK_EQ_INT(g->nest[2].dom[d], gc[d]);
     }
     /* Strategies at p = 2 (cutoff 4): expand 4 (unsplit, or b, c or n by 2),
      * dw 3 (b or g), gconv 5 (b, g, c or n), add 5 (b, c, h or w): 300. */
@@ -197,7 +229,7 @@ TEST(pase_group_conv_dp_equals_exhaustive)
     int split_g = 0;
     for (int t = 0; t < 9; t++) {
         int p = ps[t / 3];
-        pase_params par = {p, rs[t % 3], 0, 1e9};
+        pase_params par = {p, rs[t % 3], 0, 1e9, 0};
         pase_problem pb;
         if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
             CHECK(0);
@@ -238,7 +270,7 @@ TEST(pase_group_conv_dp_equals_exhaustive)
     /* at p = 8 with cheap links (r = 1, 50) the optimum splits a group
      * dimension; never at p = 2, 4 or r = 5000 */
     CHECK_EQ_INT(split_g, 0x0c0);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* torchvision's MobileNet-v2 and ShuffleNet-v2 x1.0 (ONNX training graphs,
@@ -260,23 +292,23 @@ TEST(pase_group_conv_onnx_models)
             printf("  %s: %s\n", models[m].path, err.msg);
             continue;
         }
-        pase_graph *g = NULL;
-        CHECK(pase_from_graph(core, 128, &g, &err) == DNP_OK);
+        iter_space *g = NULL;
+        CHECK(iter_space_build(core, 128, &g, &err) == DNP_OK);
         dnp_graph_free(core);
         if (g == NULL) {
             printf("  %s: %s\n", models[m].path, err.msg);
             continue;
         }
         int n_group = 0;
-        for (int v = 0; v < g->n_v; v++)
-            if (g->v[v].kind == PASE_GROUP_CONV) {
+        for (int v = 0; v < g->n_nest; v++)
+            if (g->nest[v].kind == ITER_GROUP_CONV) {
                 n_group++;
-                CHECK_EQ_INT(g->v[v].dom[2], 1); /* depthwise: one channel per group */
-                CHECK_EQ_INT(g->v[v].dom[7], 1);
+                CHECK_EQ_INT(g->nest[v].dom[2], 1); /* depthwise: one channel per group */
+                CHECK_EQ_INT(g->nest[v].dom[7], 1);
             }
         CHECK_EQ_INT(n_group, models[m].group_convs);
         for (int p = 2; p <= 64; p *= 2) {
-            pase_params par = {p, 5000.0, 0, 1e9};
+            pase_params par = {p, 5000.0, 0, 1e9, 0};
             pase_problem pb;
             pase_result r;
             if (pase_problem_build(g, &par, &pb, &err) != DNP_OK) {
@@ -301,6 +333,6 @@ TEST(pase_group_conv_onnx_models)
             pase_result_free(&r);
             pase_problem_free(&pb);
         }
-        pase_graph_free(g);
+        iter_space_free(g);
     }
 }

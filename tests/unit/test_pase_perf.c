@@ -30,14 +30,14 @@ static void round_device(dnp_device_type *d, double peak_flops)
     d->devices_per_node = 1;
 }
 
-/* A core graph converted for `batch`, the PaSE graph owning it (the
+/* A core graph converted for `batch`, the iteration space owning it (the
  * shared model prices the core ops). */
-static pase_graph *converted(dnp_graph *core, int64_t batch)
+static iter_space *converted(dnp_graph *core, int64_t batch)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     if (core == NULL || dnp_graph_error(core)[0] != '\0' ||
-        pase_from_graph(core, batch, &g, &err) != DNP_OK) {
+        iter_space_build(core, batch, &g, &err) != DNP_OK) {
         dnp_graph_free(core);
         return NULL;
     }
@@ -47,7 +47,7 @@ static pase_graph *converted(dnp_graph *core, int64_t batch)
 
 /* FC 1024 -> 1024 twice, no bias (domains b n c): fc1 reads the data, so
  * it has no input-gradient pass (docs/device-model.md); fc2 has all three. */
-static pase_graph *two_fcs(int64_t batch)
+static iter_space *two_fcs(int64_t batch)
 {
     dnp_graph *core = dnp_graph_new("fc2");
     int x = dnp_graph_input(core, "x", 1024, 1, 1);
@@ -63,11 +63,11 @@ TEST(pase_perf_fc_by_hand)
     pase_perf m;
     dnp_error err = {0};
     CHECK(pase_perf_init(&d, 2, DNP_PREC_DEFAULT, DNP_OPTIM_SGD, 0.0, 0, &m, &err) == DNP_OK);
-    pase_graph *g = two_fcs(64);
+    iter_space *g = two_fcs(64);
     CHECK(g != NULL);
     if (g == NULL)
         return;
-    CHECK_EQ_INT(g->v[1].op, 2); /* fc2's own iteration space */
+    CHECK_EQ_INT(g->nest[1].op, 2); /* fc2's own iteration space */
     /* fc2 at (1,1,1): m = 64, n = k = 1024.  Each pass: 2 x 64 x 1024 x
      * 1024 = 134,217,728 FLOP / 50e12 = 2.684 us; bytes (X + Y) 4 + W 4 =
      * (65,536 + 65,536) 4 + 1,048,576 x 4 = 4,718,592 B / 1e12 = 4.719 us
@@ -99,9 +99,14 @@ TEST(pase_perf_fc_by_hand)
      * 1024 x 512 x 8 B (sgd: master + grad) = 4,194,304 B + its saved input
      * block (64, 512) x 4 = 131,072 B; fc1 the same (the data block it
      * saves for its weight gradient counts, as in the simulator) */
-    CHECK_NEAR(pase_perf_mem_bytes(&m, g, 1, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
-    CHECK_NEAR(pase_perf_mem_bytes(&m, g, 0, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
-    pase_graph_free(g);
+    unsigned char *saved = pase_perf_saved_by_consumer(g);
+    CHECK(saved != NULL);
+    if (saved != NULL) {
+        CHECK_NEAR(pase_perf_mem_bytes(&m, g, saved, 1, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
+        CHECK_NEAR(pase_perf_mem_bytes(&m, g, saved, 0, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
+    }
+    dnp_free(saved);
+    iter_space_free(g);
 }
 
 /* A conv on the same device: 3x3, 64 -> 64 channels, 14x14 output, batch
@@ -116,11 +121,11 @@ TEST(pase_perf_conv_by_hand)
     dnp_graph *core = dnp_graph_new("conv");
     int x = dnp_graph_input(core, "x", 64, 14, 14);
     dnp_graph_conv(core, "conv", x, 64, 3, 1, 1, 1, 0);
-    pase_graph *g = converted(core, 32);
+    iter_space *g = converted(core, 32);
     CHECK(g != NULL);
     if (g == NULL)
         return;
-    CHECK_EQ_INT(g->v[0].rank, 7);
+    CHECK_EQ_INT(g->nest[0].rank, 7);
     /* (4,1,1,1,1,1,1): the device holds 8 of the 32 samples, M = 8 x 196
      * x 64 x 576 = 57,802,752 multiply-adds.  Forward 2M - A(Y) =
      * 115,505,152 FLOP / 50e12 = 2.31010304 us, weight gradient 2M - A(W) =
@@ -135,7 +140,7 @@ TEST(pase_perf_conv_by_hand)
      * B = 37.49 us, is slower).  Total 41.1827968 us. */
     const int32_t b4[7] = {4, 1, 1, 1, 1, 1, 1};
     CHECK_NEAR(pase_perf_layer_s(&m, g, 0, b4), 41.1827968e-6, 1e-9, 0.0);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* A batch norm on (b, c, h, w) = (32, 64, 14, 14) on the same device, 4
@@ -156,11 +161,11 @@ TEST(pase_perf_batch_norm_statistics)
     dnp_graph *core = dnp_graph_new("bn");
     int x = dnp_graph_input(core, "x", 64, 14, 14);
     dnp_graph_unary(core, "bn", DNP_OP_BATCHNORM, x);
-    pase_graph *g = converted(core, 32);
+    iter_space *g = converted(core, 32);
     CHECK(g != NULL);
     if (g == NULL)
         return;
-    CHECK_EQ_INT(g->v[0].batch_dim, 0);
+    CHECK_EQ_INT(g->nest[0].batch_dim, 0);
     const int32_t b4[4] = {4, 1, 1, 1}, c4[4] = {1, 4, 1, 1}, h4[4] = {1, 1, 4, 1};
     double tb = pase_perf_layer_s(&m, g, 0, b4), tc = pase_perf_layer_s(&m, g, 0, c4);
     double th = pase_perf_layer_s(&m, g, 0, h4);
@@ -179,7 +184,7 @@ TEST(pase_perf_batch_norm_statistics)
     double opt = 12.0 * (128.0 - 32.0) / 1e12;
     CHECK_NEAR(tb - tc, cc.time_s + opt, 1e-12, 0.0);
     CHECK_NEAR(th - tc, 3.0 * cc.time_s + opt, 1e-12, 0.0);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* One performance model: on BERT-Base (softmax, layer norm, GELU,
@@ -198,16 +203,16 @@ TEST(pase_perf_is_the_simulators_device_model)
     CHECK(pase_perf_init(&d, 8, DNP_PREC_DEFAULT, DNP_OPTIM_ADAM, 0.0, 0, &m, &err) == DNP_OK);
     dnp_graph *core = NULL;
     CHECK(dnp_zoo_build("bert-base", &core, &err) == DNP_OK);
-    pase_graph *g = converted(core, 16);
+    iter_space *g = converted(core, 16);
     CHECK(g != NULL);
     if (g == NULL)
         return;
     int checked = 0, softmax = 0;
-    for (int v = 0; v < g->n_v; v++) {
-        const pase_vertex *pv = &g->v[v];
+    for (int v = 0; v < g->n_nest; v++) {
+        const iter_nest *pv = &g->nest[v];
         if (pv->op < 0 || pv->batch_dim < 0)
             continue;
-        int32_t cfg[PASE_MAX_RANK];
+        int32_t cfg[ITER_MAX_RANK];
         for (int k = 0; k < pv->rank; k++)
             cfg[k] = k == pv->batch_dim ? 8 : 1;
         double want = 0.0, params = 0.0;
@@ -227,7 +232,7 @@ TEST(pase_perf_is_the_simulators_device_model)
     }
     CHECK(checked >= 100);
     CHECK_EQ_INT(softmax, 12);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* The DP under the seconds model equals exhaustive enumeration. */
@@ -251,12 +256,12 @@ TEST(pase_perf_dp_equals_exhaustive)
         c = dnp_graph_unary(core, "r3", DNP_OP_RELU, c);
         c = dnp_graph_flatten(core, "flat", c);
         dnp_graph_fc(core, "fc", c, 32, 0);
-        pase_graph *g = converted(core, 16);
+        iter_space *g = converted(core, 16);
         CHECK(g != NULL);
         if (g == NULL)
             continue;
-        CHECK_EQ_INT(g->n_v, 6); /* c1 c2 add ravel unravel fc */
-        pase_params par = {p, 1.0, 0, 1e9};
+        CHECK_EQ_INT(g->n_nest, 6); /* c1 c2 add ravel unravel fc */
+        pase_params par = {p, 1.0, 0, 1e9, 0};
         pase_problem pb;
         CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
         pase_search_opts so = {1, NULL, NULL, 0.0, 0};
@@ -269,11 +274,11 @@ TEST(pase_perf_dp_equals_exhaustive)
         CHECK_NEAR(pase_objective(&pb, res.cfg), best, 1e-12, 0.0);
         pase_result_free(&res);
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
 }
 
-static dnp_status build_fcs(const void *user, int64_t batch, pase_graph **out, dnp_error *err)
+static dnp_status build_fcs(const void *user, int64_t batch, iter_space **out, dnp_error *err)
 {
     (void)user;
     (void)err;
@@ -289,14 +294,14 @@ TEST(pase_perf_memory_pruning)
     dnp_device_type d;
     dnp_error err = {0};
     CHECK(dnp_device_preset("a100", &d, &err) == DNP_OK);
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     CHECK(pase_model_build("pase-alexnet", 128, &g, &err) == DNP_OK);
     const double limits[3] = {20e6, 100e6, 0.0};
     for (int i = 0; i < 3; i++) {
         pase_perf m;
         CHECK(pase_perf_init(&d, 8, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, limits[i], 0, &m,
                              &err) == DNP_OK);
-        pase_params par = {8, 1.0, 0, 1e9};
+        pase_params par = {8, 1.0, 0, 1e9, 0};
         pase_problem pb;
         CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
         pase_search_opts so = {1, NULL, NULL, 0.0, 0};
@@ -315,7 +320,7 @@ TEST(pase_perf_memory_pruning)
         }
         pase_problem_free(&pb);
     }
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 /* Two device types, one twice as fast, compute-bound (memory traffic
@@ -373,14 +378,14 @@ TEST(pase_perf_hetero_two_types)
             pase_perf m;
             CHECK(pase_perf_init(&c.types[k], 1, DNP_PREC_DEFAULT, DNP_OPTIM_MOMENTUM, 0.0, 0, &m,
                                  &err) == DNP_OK);
-            pase_graph *g = two_fcs(b);
-            pase_params par = {1, 1.0, 0, 1e9};
+            iter_space *g = two_fcs(b);
+            pase_params par = {1, 1.0, 0, 1e9, 0};
             pase_problem pb;
             CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
             int zero[2] = {0, 0};
             t[k] = pase_objective(&pb, zero);
             pase_problem_free(&pb);
-            pase_graph_free(g);
+            iter_space_free(g);
         }
         double s = (t[0] > t[1] ? t[0] : t[1]) + (b0 > 0 && b0 < 32 ? sync : 0.0);
         best = s < best ? s : best;

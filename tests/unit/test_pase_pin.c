@@ -26,14 +26,14 @@ static double baseline_f(const pase_problem *pb, int which)
 
 /* The prototype's accounting (r = 5000 FLOP per word) of `model` over p
  * devices with the table guard max_bytes. */
-static int problem(const char *model, int p, int64_t batch, double max_bytes, pase_graph **g,
+static int problem(const char *model, int p, int64_t batch, double max_bytes, iter_space **g,
                    pase_problem *pb)
 {
     dnp_error err = {0};
     CHECK_EQ_INT(pase_model_build(model, batch, g, &err), DNP_OK);
     if (*g == NULL)
         return -1;
-    pase_params par = {p, 5000.0, 1, max_bytes};
+    pase_params par = {p, 5000.0, 1, max_bytes, pase_model_cutoff(pase_model_find(model))};
     CHECK_EQ_INT(pase_problem_build(*g, &par, pb, &err), DNP_OK);
     return 0;
 }
@@ -79,7 +79,7 @@ TEST(pase_pin_dense_graph)
 
 TEST(pase_pin_between_optimum_and_expert)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     pase_problem pb;
     if (problem("pase-inception3", 8, 128, 2048.0 * 1048576.0, &g, &pb) != 0)
         return;
@@ -105,5 +105,5 @@ TEST(pase_pin_between_optimum_and_expert)
     pase_result_free(&r);
     pase_result_free(&best);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }

@@ -27,13 +27,13 @@ static const char *model_of(const char *ref)
 static double best_total(const char *model, int p, int64_t batch, int prototype_edges,
                          int threads)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     if (pase_model_build(model, batch, &g, &err) != DNP_OK) {
         printf("  %s\n", err.msg);
         return -1;
     }
-    pase_params par = {p, 5000.0, prototype_edges, 1e10};
+    pase_params par = {p, 5000.0, prototype_edges, 1e10, pase_model_cutoff(pase_model_find(model))};
     pase_problem pb;
     double cost = -1;
     if (pase_problem_build(g, &par, &pb, &err) == DNP_OK) {
@@ -50,7 +50,7 @@ static double best_total(const char *model, int p, int64_t batch, int prototype_
     } else {
         printf("  %s\n", err.msg);
     }
-    pase_graph_free(g);
+    iter_space_free(g);
     return cost;
 }
 
@@ -90,17 +90,17 @@ TEST(pase_duplicate_edges)
     double both = best_total("pase-transformer", 4, 64, 0, 2);
     CHECK_NEAR(one, 2189181321216.0, 1e-9, 0);
     CHECK(both >= one);
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
     CHECK(pase_model_build("pase-transformer", 64, &g, &err) == DNP_OK);
-    pase_params par = {4, 5000.0, 1, 1e10};
+    pase_params par = {4, 5000.0, 1, 1e10, 1}; /* README: cutoff 1 */
     pase_problem pb;
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
-    CHECK_EQ_INT(g->n_v, 204);
-    CHECK_EQ_INT(g->n_e, 280);
+    CHECK_EQ_INT(g->n_nest, 204);
+    CHECK_EQ_INT(g->n_read, 280);
     CHECK_EQ_INT(pb.n_e, 256);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 TEST(pase_model_sizes)
@@ -114,15 +114,15 @@ TEST(pase_model_sizes)
                 {"pase-transformer", 204, 280},
                 {"pase-resnet101", 245, 0}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        pase_graph *g = NULL;
+        iter_space *g = NULL;
         dnp_error err = {0};
         CHECK(pase_model_build(want[i].name, 8, &g, &err) == DNP_OK);
         if (g == NULL)
             continue;
-        CHECK_EQ_INT(g->n_v, want[i].ops);
+        CHECK_EQ_INT(g->n_nest, want[i].ops);
         if (want[i].edges > 0)
-            CHECK_EQ_INT(g->n_e, want[i].edges);
-        pase_graph_free(g);
+            CHECK_EQ_INT(g->n_read, want[i].edges);
+        iter_space_free(g);
     }
 }
 
@@ -135,12 +135,12 @@ TEST(pase_data_parallel_uneven_batch)
     const int64_t batches[3] = {4, 100, 128};
     const int want[3] = {1, 5, 8};
     for (int i = 0; i < 3; i++) {
-        pase_graph *g = NULL;
+        iter_space *g = NULL;
         dnp_error err = {0};
         CHECK(pase_model_build("pase-alexnet", batches[i], &g, &err) == DNP_OK);
         if (g == NULL)
             continue;
-        pase_params par = {8, 5000.0, 0, 1e9};
+        pase_params par = {8, 5000.0, 0, 1e9, 0};
         pase_problem pb;
         CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
         int *cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
@@ -156,6 +156,6 @@ TEST(pase_data_parallel_uneven_batch)
             CHECK_EQ_INT(c[d], 1);
         dnp_free(cfg);
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
 }

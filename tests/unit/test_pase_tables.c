@@ -63,17 +63,17 @@ static const ref_case cases[] = {
     {"pase-transformer", "transformer_p4_b64", 4, 64},
 };
 
-static int build(const ref_case *c, pase_graph **g, pase_problem *pb)
+static int build(const ref_case *c, iter_space **g, pase_problem *pb)
 {
     dnp_error err = {0};
     if (pase_model_build(c->model, c->batch, g, &err) != DNP_OK) {
         printf("  %s: %s\n", c->model, err.msg);
         return -1;
     }
-    pase_params par = {c->p, 5000.0, 1, 1e10};
+    pase_params par = {c->p, 5000.0, 1, 1e10, pase_model_cutoff(pase_model_find(c->model))};
     if (pase_problem_build(*g, &par, pb, &err) != DNP_OK) {
         printf("  %s: %s\n", c->model, err.msg);
-        pase_graph_free(*g);
+        iter_space_free(*g);
         return -1;
     }
     return 0;
@@ -81,7 +81,7 @@ static int build(const ref_case *c, pase_graph **g, pase_problem *pb)
 
 static void check_vertices(const ref_case *c)
 {
-    pase_graph *g;
+    iter_space *g;
     pase_problem pb;
     if (build(c, &g, &pb) < 0) {
         CHECK(0);
@@ -91,7 +91,7 @@ static void check_vertices(const ref_case *c)
     snprintf(path, sizeof path, "%s/reference/pase/%s_vertices.csv", test_shared_dir(), c->file);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
-    int *rows = dnp_calloc((size_t)g->n_v, sizeof(int));
+    int *rows = dnp_calloc((size_t)g->n_nest, sizeof(int));
     int n = 0, bad = 0;
     while (f && fgets(line, sizeof line, f)) {
         char *fl[8];
@@ -101,13 +101,13 @@ static void check_vertices(const ref_case *c)
         int32_t dom[16], cfg[16];
         int rd = tuple(fl[2], dom, 16), rc = tuple(fl[3], cfg, 16);
         double want = strtod(fl[4], NULL);
-        if (v < 0 || v >= g->n_v) {
+        if (v < 0 || v >= g->n_nest) {
             if (bad++ < 5)
                 printf("  %s: node %d missing\n", c->model, v);
             continue;
         }
-        const pase_vertex *x = &g->v[v];
-        int same = strcmp(pase_kind_name(x->kind), fl[1]) == 0 && rd == x->rank && rc == x->rank;
+        const iter_nest *x = &g->nest[v];
+        int same = strcmp(iter_kind_name(x->kind), fl[1]) == 0 && rd == x->rank && rc == x->rank;
         for (int d = 0; same && d < rd; d++)
             same = dom[d] == x->dom[d];
         int ci = same ? pase_configs_find(&pb.cfg[v], cfg) : -1;
@@ -127,7 +127,7 @@ static void check_vertices(const ref_case *c)
     }
     if (f)
         fclose(f);
-    for (int v = 0; v < g->n_v; v++)
+    for (int v = 0; v < g->n_nest; v++)
         if (rows[v] != pb.cfg[v].n && bad++ < 10)
             printf("  %s: node %d has %d configs, reference %d\n", c->model, v, pb.cfg[v].n,
                    rows[v]);
@@ -135,12 +135,12 @@ static void check_vertices(const ref_case *c)
     CHECK(n > 1);
     dnp_free(rows);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 static void check_edges(const ref_case *c)
 {
-    pase_graph *g;
+    iter_space *g;
     pase_problem pb;
     if (build(c, &g, &pb) < 0) {
         CHECK(0);
@@ -162,7 +162,7 @@ static void check_edges(const ref_case *c)
         if (s != last_src || t != last_dst) {
             k = -1;
             for (int i = 0; i < pb.n_e; i++)
-                if (g->e[pb.edge[i]].src == s && g->e[pb.edge[i]].dst == t)
+                if (g->read[pb.edge[i]].src == s && g->read[pb.edge[i]].dst == t)
                     k = i;
             last_src = s, last_dst = t;
         }
@@ -186,7 +186,7 @@ static void check_edges(const ref_case *c)
     if (f)
         CHECK_EQ_INT(pclose(f), 0);
     for (int i = 0; i < pb.n_e; i++) {
-        const pase_edge *e = &g->e[pb.edge[i]];
+        const iter_read *e = &g->read[pb.edge[i]];
         long want = (long)pb.cfg[e->src].n * pb.cfg[e->dst].n;
         if (rows[i] != want && bad++ < 10)
             printf("  %s: edge %d -> %d has %ld rows, expected %ld\n", c->model, e->src, e->dst,
@@ -195,7 +195,7 @@ static void check_edges(const ref_case *c)
     CHECK_EQ_INT(bad, 0);
     dnp_free(rows);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
 }
 
 TEST(pase_vertex_tables)

@@ -4,23 +4,23 @@
  * graphs.  Internal to libdnnpar; the public dnp_pase_* API (dnnpar.h)
  * is built on it in pase_driver.h's files.
  *
+ * PaSE's search reads the core graph's iteration spaces (src/model/
+ * iter_space.h: one or more loop nests per op, and the tensors they read);
+ * a "vertex" below is a loop nest, an "edge" a read.
+ *
  * Pieces, one file each:
- *   pase_graph.c     the PaSE graph: vertices with named iteration spaces,
- *                    edges carrying tensors mapped onto both endpoints
- *   pase_ops.c       one builder per op kind (iteration spaces, tensor maps)
- *   pase_config.c    configurations of a vertex (reference README
+ *   pase_config.c    configurations of a nest (reference README
  *                    "Configurations")
  *   pase_cost.c      t_l per op kind and t_x per edge (Eq. 1; README "Layer
  *                    costs", "Transfer cost")
- *   pase_problem.c   a graph bound to p and r: configurations, t_l tables,
- *                    edge projections, the objective F
+ *   pase_problem.c   an iteration space bound to p and r: configurations,
+ *                    t_l tables, edge projections, the objective F
  *   pase_seq.c       GenerateSeq (Fig. 3) and the breadth-first order
  *   pase_dp.c        FindBestStrategy (Fig. 4, recurrence 4) and the
  *                    breadth-first DP (recurrence 2) on flat tables
  *   pase_exhaustive.c, pase_baselines.c, pase_mcmc.c   oracle and baselines
- *   pase_convert.c   core dnp_graph -> PaSE graph (the only way one is made)
  *   pase_zoo.c       zoo entries (core IR) of the prototype's five graphs and
- *                    their PaSE graphs (pase_model_*)
+ *                    their iteration spaces (pase_model_*)
  *   pase_compare.c   one call for `dnnpar compare`
  *
  * Units: costs are FLOP-equivalents; communication of w words costs
@@ -30,227 +30,9 @@
 #define DNNPAR_PASE_H
 
 #include "dnnpar.h"
+#include "model/iter_space.h"
 
 #include <stdint.h>
-
-#define PASE_MAX_RANK 8    /* dimensions of an iteration space or tensor */
-#define PASE_NAME_LEN 64
-
-/* ------------------------------------------------------------------ */
-/* Graph                                                               */
-/* ------------------------------------------------------------------ */
-
-/* Op kinds, named as the prototype's classes (its CSV `type` column). */
-typedef enum {
-    PASE_CONV = 0,
-    PASE_FC,
-    PASE_POOL,
-    PASE_ELEMWISE,
-    PASE_NORM,
-    PASE_REDUCE_MEAN,
-    PASE_SOFTMAX,
-    PASE_SCE, /* softmax cross-entropy */
-    PASE_EINSUM,
-    PASE_LSTM,
-    PASE_CONCAT,
-    PASE_SPLIT,
-    PASE_STACK,
-    PASE_UNSTACK,
-    PASE_RAVEL,
-    PASE_UNRAVEL,
-    PASE_TRANSPOSE,
-    PASE_SLICE, /* slice or pad: data movement onto a smaller or larger domain (ours) */
-    PASE_GROUP_CONV, /* grouped or depthwise convolution (ours, docs/pase.md) */
-    PASE_KIND_COUNT
-} pase_kind;
-
-/* "Conv", "FC", "Pooling", ... as in the reference CSVs.  O(1). */
-const char *pase_kind_name(pase_kind k);
-
-/* One op: its iteration space (domain) and the parameters of its cost. */
-typedef struct {
-    char name[PASE_NAME_LEN];
-    pase_kind kind;
-    int rank;                        /* dimensions of the domain */
-    int64_t dom[PASE_MAX_RANK];      /* extent of each dimension */
-    char dim[PASE_MAX_RANK][4];      /* dimension names, e.g. b c h w r s n */
-    unsigned fixed;                  /* bit d: dimension d is never split */
-    int pow2;                        /* splits only by powers of two (a dnnpar strategy's
-                                      * binary levels; pase_restrict_to_strategy) */
-    int contiguous;                  /* ravel / unravel: contiguous splits only */
-    int batch_dim;                   /* the mini-batch dimension, -1 if none */
-    int model_dim;                   /* what expert strategies split for model
-                                      * parallelism (FC n, vocabulary, heads,
-                                      * feed-forward), -1 if none */
-    int pw;                          /* fused point-wise ops (GEMMs, element-wise) */
-    int axis;                        /* norm / softmax axis */
-    unsigned axes;                   /* reduce-mean axes (bit mask) */
-    int win_r, win_s;                /* pooling window */
-    int64_t in_h, in_w;              /* pooling: input spatial sizes */
-    unsigned gemm_b, gemm_m, gemm_n, gemm_k; /* GEMM roles of the dims (masks) */
-    int op;                          /* the core op whose iteration space this is (the
-                                      * graph's `core`), -1 for a vertex the converter
-                                      * adds (an FC's Ravel + Unravel) or a hand-built one */
-} pase_vertex;
-
-/* A tensor as the builders pass it around: its shape and, per dimension,
- * the producer's domain dimensions whose splits multiply to that
- * dimension's split (mask 0: never split). */
-typedef struct {
-    int vertex;                      /* producer, -1 for a graph input */
-    int port;                        /* producer's output index */
-    int rank;
-    int64_t shape[PASE_MAX_RANK];
-    unsigned map[PASE_MAX_RANK];
-    char dim[PASE_MAX_RANK][4];
-} pase_tensor;
-
-/* A data dependency u -> v carrying one tensor. */
-typedef struct {
-    int src, dst;                    /* vertex ids */
-    int src_port, dst_port;          /* output index of src, input index of dst */
-    int rank;
-    int64_t shape[PASE_MAX_RANK];
-    unsigned src_map[PASE_MAX_RANK]; /* tensor dim -> src domain dims (mask) */
-    unsigned dst_map[PASE_MAX_RANK]; /* tensor dim -> dst domain dims (mask) */
-} pase_edge;
-
-typedef struct {
-    char name[64];
-    int cutoff;                      /* minimum per-device extent (README: 4; 1 for
-                                      * rnnlm and transformer) */
-    int n_v, cap_v;
-    pase_vertex *v;
-    int n_e, cap_e;
-    pase_edge *e;
-    char err[256];                   /* first builder error, "" if none */
-    /* The core graph it was converted from (pase_from_graph; NULL for a
-     * hand-built graph) and what the shared model prices with it
-     * (pase_perf.c): per core op, the vertex that carries its work (its
-     * own, or the producer a point-wise op is fused into; -1 for inputs)
-     * and the carrier's domain dims its output spans; per vertex, the
-     * core ops it carries (op_start[v] .. op_start[v+1]-1 of ops). */
-    const dnp_graph *core;           /* borrowed, or core_owned */
-    dnp_graph *core_owned;           /* freed with the graph (pase_model_build) */
-    int64_t batch;                   /* the batch the core graph was converted at */
-    int n_core;
-    int *carrier;
-    unsigned *carrier_mask;
-    int *op_start, *ops;
-    unsigned char *saved_by_consumer; /* per core op: 1 if a consumer keeps its output for
-                                       * backward (perf_op_mem: saved inputs) */
-} pase_graph;
-
-/* An empty graph.  NULL on allocation failure.  O(1). */
-pase_graph *pase_graph_new(const char *name, int cutoff);
-/* Free g and everything it owns; NULL is a no-op.  O(1). */
-void pase_graph_free(pase_graph *g);
-/* Append a vertex (copied); returns its id or -1 (error recorded).
- * O(1) amortised. */
-int pase_graph_add_vertex(pase_graph *g, const pase_vertex *v);
-/* Append an edge from tensor t (skipped if t is a graph input) into input
- * `dst_port` of vertex dst, which reads t's dimensions as the domain
- * dimensions in dst_map.  Returns 0 or -1 (error recorded).  O(rank). */
-int pase_graph_add_edge(pase_graph *g, const pase_tensor *t, int dst, int dst_port,
-                        const unsigned *dst_map);
-/* Record a builder error (first one wins); returns -1.  O(1). */
-int pase_graph_fail(pase_graph *g, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* A graph input of the given shape; dims is one letter per dimension
- * (e.g. "bchw").  O(rank). */
-pase_tensor pase_input(int rank, const int64_t *shape, const char *dims);
-
-/* ---- builders (pase_ops.c) -----------------------------------------
- * Each appends one vertex whose inputs already exist, adds its in-edges,
- * writes its output tensor(s) and returns the vertex id, or -1 with the
- * reason in g->err (nothing is appended after the first error).  O(rank *
- * inputs).  Iteration spaces are those of the prototype (README "Layer
- * costs" names each domain). */
-
-/* Conv on img (b, c, h, w): domain (b, c, h_out, w_out, r, s, n); h_out and
- * w_out never split (no halo exchange). */
-int pase_conv(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out, int r,
-              int s, int stride_h, int stride_w, int pad_h, int pad_w, int pw, pase_tensor *out);
-/* The same with the output size given (graphs whose sizes are not a
- * stride's, e.g. the AccPar layer files). */
-int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out,
-                    int r, int s, int64_t h_out, int64_t w_out, int pw, pase_tensor *out);
-/* Grouped convolution (ours; depthwise when groups = channels = n_out) on
- * img (b, C, h, w) with `groups` groups of C / groups input and
- * n_out / groups output channels, output size given: domain (b, g, c, h,
- * w, r, s, n) = (batch, groups, input channels per group, h_out, w_out,
- * kernel, output channels per group), h and w never split.  Each group is
- * the dense conv's GEMM (M = b h w, N = n, K = c r s) and g is a batch
- * dimension of that GEMM: splitting it divides input channels, output
- * channels and weights alike with no all-reduce.  The image's channels
- * read (g, c), the output's are (g, n), group-major.  Fails (g->err) unless
- * groups divides C and n_out.  O(1). */
-int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *img,
-                          int64_t groups, int64_t n_out, int r, int s, int64_t h_out,
-                          int64_t w_out, int pw, pase_tensor *out);
-/* Max or average pooling on img (b, c, h, w), window r x s: domain
- * (b, c, h_out, w_out). */
-int pase_pool(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
-              int stride_h, int stride_w, int pad_h, int pad_w, pase_tensor *out);
-int pase_pool_sized(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
-                    int64_t h_out, int64_t w_out, pase_tensor *out);
-/* Fully connected on in (b..., k): domain (b..., n, k). */
-int pase_fc(pase_graph *g, const char *name, const pase_tensor *in, int64_t n_units, int pw,
-            pase_tensor *out);
-/* Element-wise op on 1 or 2 tensors of one shape (residual add, positional
- * encoding, unary point-wise): domain = the shape. */
-int pase_elementwise(pase_graph *g, const char *name, int n_in, const pase_tensor *const *in,
-                     int pw, pase_tensor *out);
-/* Normalisation over `axis` (batch norm: 0; layer norm: the last). */
-int pase_norm(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-              pase_tensor *out);
-/* Mean over the axes in mask `axes`; keepdims keeps them as size 1. */
-int pase_reduce_mean(pase_graph *g, const char *name, const pase_tensor *in, unsigned axes,
-                     int keepdims, pase_tensor *out);
-/* Softmax over `axis`. */
-int pase_softmax(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-                 pase_tensor *out);
-/* Softmax cross-entropy, classes on the last axis. */
-int pase_sce(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out);
-/* Two-input contraction "in1,in2->out" (one letter per dimension; the
- * letters become the dimension names): domain = output dims, then the
- * reduction dims in order of appearance. */
-int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tensor *a,
-                const pase_tensor *b, int pw, pase_tensor *out);
-/* Embedding of ids (graph input, e.g. "bs") into `width` features: the
- * einsum "<ids>v,ve-><ids>e" of a one-hot (ids..., vocab) with the table
- * (vocab, width), v and e being vocab_dim and width_dim. */
-int pase_embedding(pase_graph *g, const char *name, const pase_tensor *ids, int64_t vocab,
-                   int64_t width, char vocab_dim, char width_dim, pase_tensor *out);
-/* LSTM over in (b, s, e) with `layers` layers of `units` (= e) units, one
- * vertex: domain (l, s, b, d, e) = (layers, sequence, batch, units out,
- * units in), the sequence never split. */
-int pase_lstm(pase_graph *g, const char *name, const pase_tensor *in, int64_t units,
-              int layers, pase_tensor *out);
-/* Concatenation of n tensors along axis (never split). */
-int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
-                pase_tensor *out);
-/* Split into n equal parts along axis (never split): out[0..n-1]. */
-int pase_split(pase_graph *g, const char *name, const pase_tensor *in, int n, int axis,
-               pase_tensor *out);
-/* Stack n tensors of one shape along a new axis (never split). */
-int pase_stack(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
-               pase_tensor *out);
-/* Unstack along axis (never split) into in->shape[axis] tensors out[]. */
-int pase_unstack(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-                 pase_tensor *out);
-/* Flatten to one dimension (the first half of a reshape). */
-int pase_ravel(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out);
-/* A flat tensor to `shape` (the second half of a reshape). */
-int pase_unravel(pase_graph *g, const char *name, const pase_tensor *in, int rank,
-                 const int64_t *shape, const char *dims, pase_tensor *out);
-/* Permute dimensions: out dim i = in dim perm[i]. */
-int pase_transpose(pase_graph *g, const char *name, const pase_tensor *in, const int *perm,
-                   pase_tensor *out);
 
 /* ------------------------------------------------------------------ */
 /* Configurations and costs                                            */
@@ -267,12 +49,12 @@ typedef struct {
 
 /* Number of configurations of v for p devices and cutoff, without
  * building them (returned as double: it can be huge).  O(count). */
-double pase_config_count(const pase_vertex *v, int p, int cutoff);
+double pase_config_count(const iter_nest *v, int p, int cutoff);
 /* Enumerate them (README "Configurations": per dimension the divisors e of
  * d with d / e >= cutoff, or {1}; product <= p; fixed dimensions 1;
  * contiguous splits for ravel / unravel).  Returns DNP_OK or DNP_ERR_NOMEM.
  * O(count * rank). */
-dnp_status pase_configs_build(const pase_vertex *v, int p, int cutoff, pase_configs *out);
+dnp_status pase_configs_build(const iter_nest *v, int p, int cutoff, pase_configs *out);
 /* Free c's table (c itself is the caller's); NULL is a no-op.  O(1). */
 void pase_configs_free(pase_configs *c);
 /* Index of configuration `cfg` (rank split counts) in c, or -1.  O(n * rank). */
@@ -280,7 +62,7 @@ int pase_configs_find(const pase_configs *c, const int32_t *cfg);
 
 /* Layer cost t_l (FLOP) of v under configuration cfg, for r_w FLOP per
  * word (README "Layer costs"; Eq. 1).  O(rank). */
-double pase_layer_cost(const pase_vertex *v, const int32_t *cfg, double r_w);
+double pase_layer_cost(const iter_nest *v, const int32_t *cfg, double r_w);
 /* The words a device needs of a block a_dst (p_dst devices) that it does
  * not hold of a block a_src (p_src devices): README "Transfer cost"'s need,
  * without the factor 2.  O(rank). */
@@ -288,7 +70,7 @@ double pase_need_words(int rank, const double *a_src, const double *a_dst, doubl
                        double p_dst);
 /* Project a configuration of an edge endpoint onto the edge's tensor:
  * split[t] = product of cfg over map[t].  O(rank * endpoint rank). */
-void pase_project(const pase_edge *e, int dst_side, const int32_t *cfg, int32_t *split);
+void pase_project(const iter_read *e, int dst_side, const int32_t *cfg, int32_t *split);
 /* Transfer cost t_x (FLOP) of a tensor of `rank` dims `shape` held split
  * by src and needed split by dst (README "Transfer cost"; Eq. 1's
  * r * t_x, forward and backward).  O(rank). */
@@ -313,7 +95,12 @@ typedef struct {
     int prototype_edges;     /* 1: keep only the last edge of each (src, dst) pair, as
                               * the prototype's simple digraph does (README) */
     double max_bytes;        /* memory guard for configurations and tables */
+    int cutoff;              /* least per-device extent of a split dimension (README
+                              * "Configurations"); 0: 4, the README's default */
 } pase_params;
+
+/* par's cutoff, 0 read as the README's default of 4.  O(1). */
+int pase_params_cutoff(const pase_params *par);
 
 /* One endpoint's view of an edge: each configuration's projection onto
  * the tensor, deduplicated. */
@@ -325,13 +112,13 @@ typedef struct {
 } pase_side;
 
 typedef struct {
-    const pase_graph *g;
+    const iter_space *g;
     pase_params par;
     int n_v;
     pase_configs *cfg;       /* per vertex */
     double **tl;             /* per vertex, per configuration: t_l */
     int n_e;                 /* active edges */
-    int *edge;               /* active edge -> index in g->e */
+    int *edge;               /* active edge -> index in g->read */
     pase_side *src, *dst;    /* per active edge */
     int *inc_start, *inc;    /* active edges incident to each vertex */
     int *nb_start, *nb;      /* distinct undirected neighbours, ascending */
@@ -348,15 +135,15 @@ typedef struct {
  * edge.  The problem borrows g.  Errors: DNP_ERR_INPUT for p < 1 or
  * tables over the memory guard, DNP_ERR_NOMEM.
  * O(sum_v K_v * rank + sum_e (K_u + K_v) * rank). */
-dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *pb,
+dnp_status pase_problem_build(const iter_space *g, const pase_params *par, pase_problem *pb,
                               dnp_error *err);
 /* The same on the shared performance model (pase_perf.h): t_l and t_x in
  * seconds on perf's device and links (par->r_w unused), and every
  * configuration's per-device bytes in pb->mem.  perf is borrowed and must
- * outlive the problem.  g must come from pase_from_graph (the model prices
+ * outlive the problem.  g must come from iter_space_build (the model prices
  * its core ops; DNP_ERR_INPUT for a hand-built graph).  Same errors and
  * complexity, plus O(E) per t_l. */
-dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
+dnp_status pase_problem_build_perf(const iter_space *g, const pase_params *par,
                                    const pase_perf *perf, pase_problem *pb, dnp_error *err);
 /* Free what pase_problem_build allocated; NULL is a no-op.  O(V + E). */
 void pase_problem_free(pase_problem *pb);
@@ -512,13 +299,13 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
                      long *iters, double *cost_flop, dnp_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Models and conversion                                               */
+/* The prototype's models                                              */
 /* ------------------------------------------------------------------ */
 
 /* The prototype's reference graphs (README "The built-in models"):
  * "pase-alexnet", "pase-inception3", "pase-rnnlm", "pase-transformer",
- * "pase-resnet101": the zoo's core-IR models converted by pase_from_graph,
- * with the README's cutoff (pase_zoo.c). */
+ * "pase-resnet101": the zoo's core-IR models and their iteration spaces
+ * (iter_space_build; pase_zoo.c). */
 /* Their count, and model i's name and one-line description (NULL out of
  * range).  O(1). */
 int pase_model_count(void);
@@ -528,21 +315,18 @@ const char *pase_model_description(int i);
 int64_t pase_model_default_batch(int i);
 /* Index of `name` (case-insensitive), or -1.  O(models). */
 int pase_model_find(const char *name);
-/* Build model `name` for `batch`.  O(size of model). */
-dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, dnp_error *err);
+/* The README's cutoff for model i: 4, or 1 for RNNLM and Transformer (0
+ * out of range).  O(1). */
+int pase_model_cutoff(int i);
+/* The iteration space of model `name` for `batch` (it owns its core
+ * graph: core_owned).  O(size of model). */
+dnp_status pase_model_build(const char *name, int64_t batch, iter_space **out, dnp_error *err);
 /* Variants for the benchmarks: a transformer with `layers` encoder and
- * decoder layers, a ResNet with bottleneck blocks blocks[0..3], built in
- * the core IR and converted.  NULL on any failure.  O(size of model). */
-pase_graph *pase_build_transformer(int64_t batch, int layers);
-pase_graph *pase_build_resnet(int64_t batch, const int blocks[4]);
-
-/* Convert a core graph for `batch` (docs/pase.md "Converter"): one vertex
- * per op, point-wise ops fused, flatten as ravel + unravel.  Unknown or
- * unsupported op kinds fail with DNP_ERR_INPUT naming the op.  The PaSE
- * graph borrows g (its `core`, which the shared model prices): g must
- * outlive it, or be handed over as core_owned.  O(ops + edges). */
-dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out,
-                           dnp_error *err);
+ * decoder layers (cutoff 1), a ResNet with bottleneck blocks blocks[0..3]
+ * (cutoff 4), built in the core IR, as iteration spaces.  NULL on any
+ * failure.  O(size of model). */
+iter_space *pase_build_transformer(int64_t batch, int layers);
+iter_space *pase_build_resnet(int64_t batch, const int blocks[4]);
 
 /* ------------------------------------------------------------------ */
 /* For `dnnpar compare`                                                 */

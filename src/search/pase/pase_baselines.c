@@ -48,17 +48,17 @@ static int pick(const pase_problem *pb, int v, const int32_t *want)
 
 static void want_ones(int32_t *w)
 {
-    for (int d = 0; d < PASE_MAX_RANK; d++)
+    for (int d = 0; d < ITER_MAX_RANK; d++)
         w[d] = 1;
 }
 
 void pase_data_parallel(const pase_problem *pb, int *cfg)
 {
     for (int v = 0; v < pb->n_v; v++) {
-        int32_t want[PASE_MAX_RANK];
+        int32_t want[ITER_MAX_RANK];
         want_ones(want);
-        if (pb->g->v[v].batch_dim >= 0)
-            want[pb->g->v[v].batch_dim] = pb->par.p;
+        if (pb->g->nest[v].batch_dim >= 0)
+            want[pb->g->nest[v].batch_dim] = pb->par.p;
         cfg[v] = pick(pb, v, want);
     }
 }
@@ -67,7 +67,7 @@ void pase_data_parallel_split(const pase_problem *pb, const int *cfg, int *lo, i
 {
     *lo = *hi = 0;
     for (int v = 0; v < pb->n_v; v++) {
-        int d = pb->g->v[v].batch_dim;
+        int d = pb->g->nest[v].batch_dim;
         if (d < 0)
             continue;
         const pase_configs *c = &pb->cfg[v];
@@ -84,10 +84,10 @@ void pase_data_parallel_split(const pase_problem *pb, const int *cfg, int *lo, i
 static void owt(const pase_problem *pb, int *cfg)
 {
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        int32_t want[PASE_MAX_RANK];
+        const iter_nest *x = &pb->g->nest[v];
+        int32_t want[ITER_MAX_RANK];
         want_ones(want);
-        int model = (x->kind == PASE_FC || x->kind == PASE_SCE) && x->model_dim >= 0;
+        int model = (x->kind == ITER_FC || x->kind == ITER_SCE) && x->model_dim >= 0;
         if (model)
             want[x->model_dim] = pb->par.p;
         else if (x->batch_dim >= 0)
@@ -99,10 +99,10 @@ static void owt(const pase_problem *pb, int *cfg)
 static void gnmt(const pase_problem *pb, int *cfg)
 {
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        int32_t want[PASE_MAX_RANK];
+        const iter_nest *x = &pb->g->nest[v];
+        int32_t want[ITER_MAX_RANK];
         want_ones(want);
-        if (x->kind == PASE_LSTM) {
+        if (x->kind == ITER_LSTM) {
             /* layers over devices (dim 0), the batch over the rest */
             int32_t layers = 1;
             for (int32_t l = 1; l <= pb->par.p && l <= x->dom[0]; l++)
@@ -121,8 +121,8 @@ static void mesh(const pase_problem *pb, int m, int *cfg)
 {
     int n = pb->par.p / m;
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
-        int32_t want[PASE_MAX_RANK];
+        const iter_nest *x = &pb->g->nest[v];
+        int32_t want[ITER_MAX_RANK];
         want_ones(want);
         if (x->batch_dim >= 0)
             want[x->batch_dim] = m;
@@ -136,8 +136,8 @@ dnp_status pase_expert(const pase_problem *pb, int *cfg, char *buf, size_t len, 
 {
     int has_lstm = 0, has_einsum = 0;
     for (int v = 0; v < pb->n_v; v++) {
-        has_lstm |= pb->g->v[v].kind == PASE_LSTM;
-        has_einsum |= pb->g->v[v].kind == PASE_EINSUM;
+        has_lstm |= pb->g->nest[v].kind == ITER_LSTM;
+        has_einsum |= pb->g->nest[v].kind == ITER_EINSUM;
     }
     if (has_lstm) {
         gnmt(pb, cfg);

@@ -24,15 +24,15 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
         dnp_error_set(err, DNP_ERR_INPUT, "peak FLOP/s, bandwidth and word size must be positive");
         return DNP_ERR_INPUT;
     }
-    pase_graph *pg = NULL;
-    dnp_status st = pase_from_graph(g, batch, &pg, err);
+    iter_space *pg = NULL;
+    dnp_status st = iter_space_build(g, batch, &pg, err);
     if (st != DNP_OK)
         return st;
     /* Eq. 1's r: FLOP per word moved */
-    pase_params par = {p, peak_flops * bytes_per_word / net_bw_bps, 0, 2048.0 * 1048576.0};
+    pase_params par = {p, peak_flops * bytes_per_word / net_bw_bps, 0, 2048.0 * 1048576.0, 0};
     pase_problem pb;
     if ((st = pase_problem_build(pg, &par, &pb, err)) != DNP_OK) {
-        pase_graph_free(pg);
+        iter_space_free(pg);
         return st;
     }
     int *cfg = dnp_malloc((size_t)pb.n_v * sizeof(int));
@@ -65,7 +65,7 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
     dnp_free(cfg);
     dnp_free(best);
     pase_problem_free(&pb);
-    pase_graph_free(pg);
+    iter_space_free(pg);
     return st;
 }
 

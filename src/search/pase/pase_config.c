@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* Allowed splits of dimension d, ascending; returns the count (>= 1). */
-static int allowed(const pase_vertex *v, int d, int p, int cutoff, int32_t *out, int cap)
+static int allowed(const iter_nest *v, int d, int p, int cutoff, int32_t *out, int cap)
 {
     int64_t x = v->dom[d];
     int n = 0;
@@ -32,7 +32,7 @@ static int allowed(const pase_vertex *v, int d, int p, int cutoff, int32_t *out,
 
 /* Reshape halves: leading dims fully split, then one partial split, the
  * rest unsplit (the prototype's is_contiguous). */
-static int contiguous(const pase_vertex *v, const int32_t *c)
+static int contiguous(const iter_nest *v, const int32_t *c)
 {
     int i = 0;
     while (i < v->rank && v->dom[i] == c[i])
@@ -44,18 +44,18 @@ static int contiguous(const pase_vertex *v, const int32_t *c)
 }
 
 typedef struct {
-    const pase_vertex *v;
+    const iter_nest *v;
     int p;
-    int32_t *lists[PASE_MAX_RANK];
-    int len[PASE_MAX_RANK];
-    int32_t cur[PASE_MAX_RANK];
+    int32_t *lists[ITER_MAX_RANK];
+    int len[ITER_MAX_RANK];
+    int32_t cur[ITER_MAX_RANK];
     double count;
     pase_configs *out; /* NULL: count only */
 } walker;
 
 static void walk(walker *w, int d, int64_t prod)
 {
-    const pase_vertex *v = w->v;
+    const iter_nest *v = w->v;
     if (d == v->rank) {
         if (v->contiguous && !contiguous(v, w->cur))
             return;
@@ -74,7 +74,7 @@ static void walk(walker *w, int d, int64_t prod)
     }
 }
 
-static dnp_status walker_init(walker *w, const pase_vertex *v, int p, int cutoff)
+static dnp_status walker_init(walker *w, const iter_nest *v, int p, int cutoff)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -91,11 +91,11 @@ static dnp_status walker_init(walker *w, const pase_vertex *v, int p, int cutoff
 
 static void walker_free(walker *w)
 {
-    for (int d = 0; d < PASE_MAX_RANK; d++)
+    for (int d = 0; d < ITER_MAX_RANK; d++)
         dnp_free(w->lists[d]);
 }
 
-double pase_config_count(const pase_vertex *v, int p, int cutoff)
+double pase_config_count(const iter_nest *v, int p, int cutoff)
 {
     walker w;
     double n = -1.0;
@@ -108,7 +108,7 @@ double pase_config_count(const pase_vertex *v, int p, int cutoff)
     return n;
 }
 
-dnp_status pase_configs_build(const pase_vertex *v, int p, int cutoff, pase_configs *out)
+dnp_status pase_configs_build(const iter_nest *v, int p, int cutoff, pase_configs *out)
 {
     memset(out, 0, sizeof *out);
     walker w;

@@ -36,7 +36,7 @@ static double gemm(double nb, double M, double N, double K, double cm, double cn
 
 /* A GEMM-like op from its dimension roles: batch dims each divide, the
  * M, N, K extents are products of their dims. */
-static double gemm_roles(const pase_vertex *v, const int32_t *c, double r_w)
+static double gemm_roles(const iter_nest *v, const int32_t *c, double r_w)
 {
     double nb = 1.0, M = 1, N = 1, K = 1, cm = 1, cn = 1, ck = 1;
     for (int d = 0; d < v->rank; d++) {
@@ -54,7 +54,7 @@ static double gemm_roles(const pase_vertex *v, const int32_t *c, double r_w)
 }
 
 /* E = prod(dom / config), the per-device volume of the domain. */
-static double volume(const pase_vertex *v, const int32_t *c)
+static double volume(const iter_nest *v, const int32_t *c)
 {
     double e = 1.0;
     for (int d = 0; d < v->rank; d++)
@@ -80,7 +80,7 @@ double pase_need_words(int rank, const double *a_src, const double *a_dst, doubl
 
 /* README "Layer costs", LSTM: GEMM on (L, S*B, 4N, 2K) with pw = 3, plus
  * L * S * r_w * need from a (B/c_B, N/c_N) block to a (B/c_B, K/c_K) one. */
-static double lstm(const pase_vertex *v, const int32_t *c, double r_w)
+static double lstm(const iter_nest *v, const int32_t *c, double r_w)
 {
     double L = (double)v->dom[0], S = (double)v->dom[1], B = (double)v->dom[2];
     double N = (double)v->dom[3], K = (double)v->dom[4];
@@ -92,7 +92,7 @@ static double lstm(const pase_vertex *v, const int32_t *c, double r_w)
 
 /* README "Layer costs", pooling: E + r_w * ghost, the halo of a window
  * R x S on the input (h, w) when h or w is split. */
-static double pooling(const pase_vertex *v, const int32_t *c, double r_w)
+static double pooling(const iter_nest *v, const int32_t *c, double r_w)
 {
     double h = (double)v->in_h / c[2], w = (double)v->in_w / c[3];
     double hg = h + (c[2] > 1 ? v->win_r : 0), wg = w + (c[3] > 1 ? v->win_s : 0);
@@ -104,7 +104,7 @@ static double pooling(const pase_vertex *v, const int32_t *c, double r_w)
 
 /* README "Layer costs", norm over axis a: 16E + 4 AR(E / (dom_a / c_a), c_a)
  * + 4 AR(dom_a / c_a, prod_{i != a} c_i). */
-static double norm(const pase_vertex *v, const int32_t *c, double r_w)
+static double norm(const iter_nest *v, const int32_t *c, double r_w)
 {
     int a = v->axis;
     double e = volume(v, c), per_a = (double)v->dom[a] / c[a], others = 1.0;
@@ -119,7 +119,7 @@ static double norm(const pase_vertex *v, const int32_t *c, double r_w)
 
 /* README "Layer costs", softmax over axis a: 4E + E dom_a + AR(e, c_a) +
  * AR(e dom_a, c_a) + AR(e, c_a) with e = E / (dom_a / c_a). */
-static double softmax(const pase_vertex *v, const int32_t *c, double r_w)
+static double softmax(const iter_nest *v, const int32_t *c, double r_w)
 {
     int a = v->axis;
     double e = volume(v, c), rows = 1.0;
@@ -136,7 +136,7 @@ static double softmax(const pase_vertex *v, const int32_t *c, double r_w)
 
 /* README "Layer costs", softmax cross-entropy: 4E + 2 beta + [c_last > 1]
  * 2 beta r_w, beta = prod(dom[:-1] / config[:-1]). */
-static double sce(const pase_vertex *v, const int32_t *c, double r_w)
+static double sce(const iter_nest *v, const int32_t *c, double r_w)
 {
     int last = v->rank - 1;
     double beta = 1.0;
@@ -150,48 +150,46 @@ static double sce(const pase_vertex *v, const int32_t *c, double r_w)
     return t;
 }
 
-double pase_layer_cost(const pase_vertex *v, const int32_t *c, double r_w)
+double pase_layer_cost(const iter_nest *v, const int32_t *c, double r_w)
 {
     switch (v->kind) {
-    case PASE_CONV:
-    case PASE_GROUP_CONV: /* g a GEMM batch dim (pase_ops.c, docs/pase.md) */
-    case PASE_FC:
-    case PASE_EINSUM:
+    case ITER_CONV:
+    case ITER_GROUP_CONV: /* g a GEMM batch dim (iter_nests.c, docs/pase.md) */
+    case ITER_FC:
+    case ITER_EINSUM:
         return gemm_roles(v, c, r_w);
-    case PASE_LSTM:
+    case ITER_LSTM:
         return lstm(v, c, r_w);
-    case PASE_POOL:
+    case ITER_POOL:
         return pooling(v, c, r_w);
-    case PASE_ELEMWISE: /* (1 + pw) E */
+    case ITER_ELEMWISE: /* (1 + pw) E */
         return (1.0 + v->pw) * volume(v, c);
-    case PASE_NORM:
+    case ITER_NORM:
         return norm(v, c, r_w);
-    case PASE_REDUCE_MEAN: { /* AR(E, prod over the axes of c) */
+    case ITER_REDUCE_MEAN: { /* AR(E, prod over the axes of c) */
         double procs = 1.0;
         for (int d = 0; d < v->rank; d++)
             if (v->axes & BIT(d))
                 procs *= c[d];
         return all_reduce(volume(v, c), procs, r_w);
     }
-    case PASE_SOFTMAX:
+    case ITER_SOFTMAX:
         return softmax(v, c, r_w);
-    case PASE_SCE:
+    case ITER_SCE:
         return sce(v, c, r_w);
-    case PASE_CONCAT:
-    case PASE_SPLIT:
-    case PASE_STACK:
-    case PASE_UNSTACK:
-    case PASE_RAVEL:
-    case PASE_UNRAVEL:
-    case PASE_TRANSPOSE:
-    case PASE_SLICE:
-    case PASE_KIND_COUNT:
+    case ITER_CONCAT:
+    case ITER_STACK:
+    case ITER_UNSTACK:
+    case ITER_RAVEL:
+    case ITER_UNRAVEL:
+    case ITER_SLICE:
+    case ITER_KIND_COUNT:
         break; /* they only map configurations onto tensors */
     }
     return 0.0;
 }
 
-void pase_project(const pase_edge *e, int dst_side, const int32_t *cfg, int32_t *split)
+void pase_project(const iter_read *e, int dst_side, const int32_t *cfg, int32_t *split)
 {
     const unsigned *map = dst_side ? e->dst_map : e->src_map;
     for (int t = 0; t < e->rank; t++) {
@@ -212,7 +210,7 @@ double pase_transfer_parts(int rank, const double *a_src, const double *a_dst, d
 double pase_transfer_cost(int rank, const int64_t *shape, const int32_t *src_split,
                           const int32_t *dst_split, double r_w)
 {
-    double a_s[PASE_MAX_RANK], a_g[PASE_MAX_RANK], p_s = 1.0, p_g = 1.0;
+    double a_s[ITER_MAX_RANK], a_g[ITER_MAX_RANK], p_s = 1.0, p_g = 1.0;
     for (int i = 0; i < rank; i++) {
         a_s[i] = (double)shape[i] / src_split[i];
         a_g[i] = (double)shape[i] / dst_split[i];

@@ -132,7 +132,7 @@ static void group_text(pase_hetero_group *gr, int v, const long *split, int nd)
     char *close = strchr(gr->cfg_text[v], ')');
     if (close != NULL)
         close[1] = '\0';
-    pase_levels_text(&gr->g->v[v], split, nd, gr->order != NULL ? gr->order[v] : 0,
+    pase_levels_text(&gr->g->nest[v], split, nd, gr->order != NULL ? gr->order[v] : 0,
                      gr->cfg_text[v], sizeof gr->cfg_text[v]);
 }
 
@@ -148,17 +148,17 @@ static dnp_status descend_arrangements(cross_ctx *x, int *moved, dnp_error *err)
         pase_hetero_group *gr = &h->grp[t];
         if (gr->g == NULL || gr->batch <= 0)
             continue;
-        for (int v = 0; v < gr->g->n_v; v++) {
-            int gi = dnp_graph_find(x->g, gr->g->v[v].name);
+        for (int v = 0; v < gr->g->n_nest; v++) {
+            int gi = dnp_graph_find(x->g, gr->g->nest[v].name);
             if (gi < 0 || dnp_graph_decider(x->g, gi) != gi)
                 continue; /* not decided: no levels of its own */
-            long split[PASE_MAX_RANK];
+            long split[ITER_MAX_RANK];
             int nd = pase_config_text_split(gr->cfg_text[v], split);
             int n_orders = pase_level_orders(split, nd, PASE_LEVEL_ORDERS_MAX);
             if (n_orders < 2)
                 continue;
             if (gr->order == NULL &&
-                (gr->order = dnp_calloc((size_t)gr->g->n_v, sizeof *gr->order)) == NULL) {
+                (gr->order = dnp_calloc((size_t)gr->g->n_nest, sizeof *gr->order)) == NULL) {
                 dnp_error_set(err, DNP_ERR_NOMEM, "out of memory refining the type split");
                 return DNP_ERR_NOMEM;
             }

@@ -326,7 +326,7 @@ static dnp_status edge_matrix(const pase_problem *pb, int v, int u, double *em)
     memset(em, 0, (size_t)Ku * (size_t)Kv * sizeof(double));
     for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
         int k = pb->inc[i];
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         if (!((e->src == v && e->dst == u) || (e->src == u && e->dst == v)))
             continue;
         const pase_side *s = &pb->src[k], *d = &pb->dst[k];
@@ -405,7 +405,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
         goto done;
     if (m > 32) {
         dnp_error_set(err, DNP_ERR_INPUT, "op '%s' has a dependent set of %d ops (at most 32)",
-                      pb->g->v[v].name, m);
+                      pb->g->nest[v].name, m);
         st = DNP_ERR_INPUT;
         goto done;
     }
@@ -437,7 +437,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
             continue;
         if (X->mark[u] == 0) {
             dnp_error_set(err, DNP_ERR_INTERNAL, "op '%s': neighbour '%s' not in its dependent set",
-                          pb->g->v[v].name, pb->g->v[u].name);
+                          pb->g->nest[v].name, pb->g->nest[u].name);
             st = DNP_ERR_INTERNAL;
             goto done;
         }
@@ -460,7 +460,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
             if (X->mark[x] == 0) {
                 dnp_error_set(err, DNP_ERR_INTERNAL,
                               "dependent set of '%s' is not within that of '%s'",
-                              pb->g->v[w].name, pb->g->v[v].name);
+                              pb->g->nest[w].name, pb->g->nest[v].name);
                 st = DNP_ERR_INTERNAL;
                 goto done;
             }
@@ -565,7 +565,7 @@ done:
     dnp_free(acc0);
     dnp_free(J.K), dnp_free(J.ostride), dnp_free(J.tstride), dnp_free(J.lv_start), dnp_free(J.lv_term);
     if (st == DNP_ERR_NOMEM)
-        dnp_error_set(err, st, "out of memory in the PaSE table of op '%s'", pb->g->v[v].name);
+        dnp_error_set(err, st, "out of memory in the PaSE table of op '%s'", pb->g->nest[v].name);
     return st;
 }
 
@@ -600,7 +600,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         dnp_error_set(err, DNP_ERR_INPUT,
                       "the PaSE tables would need %.4g MiB (largest %.4g rows, dependent sets of "
                       "up to %d ops, at '%s'), over --max-memory %.0f MiB",
-                      need / 1048576.0, max_rows, max_dep, pb->g->v[worst].name,
+                      need / 1048576.0, max_rows, max_dep, pb->g->nest[worst].name,
                       pb->par.max_bytes / 1048576.0);
         return DNP_ERR_INPUT;
     }

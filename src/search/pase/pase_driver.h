@@ -2,7 +2,7 @@
  * pase_driver.h - the PaSE experiment driver behind dnnpar.h's dnp_pase_*
  * API (internal to libdnnpar).  One concern per file:
  *   pase_hw.c             hardware: p, peak, link, word (Eq. 1's r)
- *   pase_setup.c          dnp_pase_problem: model -> PaSE graph -> problem, on the
+ *   pase_setup.c          dnp_pase_problem: model -> iteration spaces -> problem, on the
  *                         shared model (pase_perf.h) or the prototype's Eq. 1
  *   pase_run.c            dnp_pase_run: a search, the baselines, the memory fit and
  *                         the type split of a mixed cluster
@@ -44,7 +44,7 @@ int pase_level_orders(const long *split, int nd, int cap);
  * first 24 in lexicographic order beyond (pase_refine.c, pase_cross.c). */
 #define PASE_LEVEL_ORDERS_MAX 24
 /* The split counts of configuration c of vertex v, into split (at most
- * PASE_MAX_RANK); returns how many.  O(rank). */
+ * ITER_MAX_RANK); returns how many.  O(rank). */
 int pase_config_split(const pase_problem *pb, int v, int c, long *split);
 /* The same read from a configuration's text, "(b,c,...)" and anything
  * after the ')' ignored (a type split group's cfg_text).  O(length). */
@@ -52,7 +52,7 @@ int pase_config_text_split(const char *text, long *split);
 /* Append to buf (n bytes in all) " levels" and the dimension of x each
  * level splits, for arrangement `order` of split; nothing for order 0.
  * O(levels). */
-void pase_levels_text(const pase_vertex *x, const long *split, int nd, int order, char *buf,
+void pase_levels_text(const iter_nest *x, const long *split, int nd, int order, char *buf,
                       size_t n);
 /* Run r's configuration of vertex v as text: pase_fmt_config, then, when
  * the refinement arranged its split dimensions over the levels otherwise
@@ -67,7 +67,7 @@ int pase_type_index(const char *t);
  * vertex that is an op the strategy decides (weighted, join) keeps only
  * the dimensions pase_strategy_type_of names, split by powers of two
  * (dnp_pase_options.strategy_space).  O(vertices x rank). */
-void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core);
+void pase_restrict_to_strategy(iter_space *pg);
 /* dnp_pase_run_strategy's document before it is written as text: *out
  * (owned by the caller) on success.  O(ops x levels). */
 dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
@@ -78,7 +78,7 @@ dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
 #define PASE_DEFAULT_MAX_BYTES (2048.0 * 1048576.0)
 
 struct dnp_pase_problem {
-    pase_graph *g;           /* owned */
+    iter_space *g;           /* owned */
     pase_problem pb;         /* borrows g, and perf under the default cost model */
     dnp_pase_hw hw;
     int64_t batch;
@@ -167,9 +167,9 @@ typedef struct {
 } pase_progress_ctx;
 void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
 
-/* The graph of problem pp's model at another batch (a pase_graph_builder
+/* The graph of problem pp's model at another batch (a pase_space_builder
  * for pase_hetero_search; user is the problem).  O(the conversion). */
-dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **out,
+dnp_status pase_problem_rebuild(const void *user, int64_t batch, iter_space **out,
                                 dnp_error *err);
 
 /* The step simulator's time of run r's chosen plan (dnp_pase_run_plan)
@@ -213,7 +213,7 @@ int pase_idle_warning(FILE *f, int used, int p, const char *what);
 /* ---- formatting (pase_fmt.c) ------------------------------------------ */
 
 /* Dimension names of v, e.g. "bchwrsn" (multi-letter names comma-separated). */
-void pase_fmt_dims(const pase_vertex *v, char *buf, size_t n);
+void pase_fmt_dims(const iter_nest *v, char *buf, size_t n);
 /* Configuration c of vertex v as "(s0,s1,...)". */
 void pase_fmt_config(const pase_problem *pb, int v, int c, char *buf, size_t n);
 /* A FLOP figure as JSON: an exact integer when it is one, else a real
@@ -249,7 +249,7 @@ typedef struct {
     const char *dims;            /* the paper's dimension letters */
     const char *config;
     const char *match;           /* op-name patterns, '|'-separated; '*' prefix = substring */
-    int kind;                    /* a pase_kind to keep, or -1 for any */
+    int kind;                    /* a iter_kind to keep, or -1 for any */
 } pase_table2_row;
 
 extern const pase_table1_row pase_table1[PASE_REPRO_MODELS];
@@ -258,10 +258,10 @@ extern const pase_table2_row pase_table2[];
 extern const int pase_table2_rows;
 
 /* 1 if vertex x belongs to Table II row t (kind and name patterns). */
-int pase_table2_matches(const pase_vertex *x, const pase_table2_row *t);
+int pase_table2_matches(const iter_nest *x, const pase_table2_row *t);
 /* The paper's configuration of row t for vertex x, in our dimension
  * order, when the paper's letters are a permutation of ours; 0 if not. */
-int pase_table2_config(const pase_vertex *x, const pase_table2_row *t, int32_t *out);
+int pase_table2_config(const iter_nest *x, const pase_table2_row *t, int32_t *out);
 
 typedef struct {
     int p;
@@ -275,7 +275,7 @@ typedef struct {
 struct dnp_pase_repro {
     pase_t1_cell cells[PASE_REPRO_MODELS][PASE_REPRO_PS];
     int p2;                      /* Table II's p: min(max_p, 32) */
-    pase_graph *g2[PASE_REPRO_T2_MODELS];
+    iter_space *g2[PASE_REPRO_T2_MODELS];
     pase_problem pb2[PASE_REPRO_T2_MODELS];
     int have2[PASE_REPRO_T2_MODELS];
     int *cfg2[PASE_REPRO_T2_MODELS];    /* our optimum at p2 */

@@ -23,7 +23,7 @@ double pase_exhaustive(const pase_problem *pb, double max_strategies, int *best)
     if (mx == NULL || cur == NULL)
         goto done;
     for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         int ku = pb->cfg[e->src].n, kv = pb->cfg[e->dst].n;
         mx[k] = dnp_malloc((size_t)ku * (size_t)kv * sizeof(double));
         if (mx[k] == NULL)
@@ -38,7 +38,7 @@ double pase_exhaustive(const pase_problem *pb, double max_strategies, int *best)
         for (int v = 0; v < n; v++)
             f += pb->tl[v][cur[v]];
         for (int k = 0; k < pb->n_e; k++) {
-            const pase_edge *e = &pb->g->e[pb->edge[k]];
+            const iter_read *e = &pb->g->read[pb->edge[k]];
             f += mx[k][(size_t)cur[e->src] * (size_t)pb->cfg[e->dst].n + (size_t)cur[e->dst]];
         }
         if (f < bestf) { /* the first optimum in enumeration order */

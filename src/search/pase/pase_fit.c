@@ -150,7 +150,7 @@ dnp_status pase_fit_search(const pase_problem *pb, const pase_search_opts *o,
                       "no strategy fits in %.3g GB per device: every strategy on %d devices "
                       "needs at least %.3g GB (weights, gradients, optimizer state and saved "
                       "activations; op '%s' alone %.3g GB)",
-                      limit / 1e9, pb->par.p, sum_min / 1e9, pb->g->v[worst].name,
+                      limit / 1e9, pb->par.p, sum_min / 1e9, pb->g->nest[worst].name,
                       cap[worst] / 1e9);
         dnp_free(cap);
         return DNP_ERR_INPUT;

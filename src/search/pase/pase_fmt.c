@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void pase_fmt_dims(const pase_vertex *v, char *buf, size_t n)
+void pase_fmt_dims(const iter_nest *v, char *buf, size_t n)
 {
     size_t k = 0;
     buf[0] = '\0';
@@ -42,7 +42,7 @@ double pase_transfer_total(const pase_problem *pb, const int *cfg)
 {
     double f = 0.0;
     for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         f += pase_problem_edge_cost(pb, k, cfg[e->src], cfg[e->dst]);
     }
     return f;

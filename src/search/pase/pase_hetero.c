@@ -38,7 +38,7 @@ const char *pase_hetero_variant_name(pase_hetero_variant v)
 typedef struct {
     const dnp_cluster *c;
     int64_t batch;
-    pase_graph_builder build;
+    pase_space_builder build;
     const void *user;
     const pase_hetero_opts *o;
     int k;                                   /* groups (types with devices) */
@@ -96,14 +96,15 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
         *time_s = h->memo[t][b];
         return DNP_OK;
     }
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_status st = h->build(h->user, b, &g, err);
     if (st != DNP_OK)
         return st;
-    pase_params par = {h->n_dev[t], 1.0, h->o->prototype_edges, h->o->max_table_bytes};
+    pase_params par = {h->n_dev[t], 1.0, h->o->prototype_edges, h->o->max_table_bytes,
+                       h->o->cutoff};
     pase_problem pb;
     if ((st = pase_problem_build_perf(g, &par, &h->perf[t], &pb, err)) != DNP_OK) {
-        pase_graph_free(g);
+        iter_space_free(g);
         return st;
     }
     pase_fit_result fr;
@@ -117,7 +118,7 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
         if (st != DNP_OK || !isfinite(fr.cost)) {
             pase_fit_result_free(&fr);
             pase_problem_free(&pb);
-            pase_graph_free(g);
+            iter_space_free(g);
             return st;
         }
     } else {
@@ -130,7 +131,7 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
             want->time_s = INFINITY;
         }
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
         h->memo[t][b] = INFINITY;
         return st;
     }
@@ -138,7 +139,7 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
         if (err != NULL)
             *err = ferr;
         pase_problem_free(&pb);
-        pase_graph_free(g);
+        iter_space_free(g);
         return st;
     }
     *time_s = fr.cost;
@@ -170,7 +171,7 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
     }
     pase_fit_result_free(&fr);
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory keeping a group's plan");
     return st;
@@ -388,7 +389,7 @@ static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exh
     return refine_shares(h, step_of, best, best_s, exhaustive, err);
 }
 
-dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
+dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_builder build,
                               const void *user, const pase_hetero_opts *o,
                               pase_hetero_result *out, dnp_error *err)
 {
@@ -442,12 +443,12 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_bu
             h.memo[t][b] = NAN;
     }
     {
-        pase_graph *g = NULL;
+        iter_space *g = NULL;
         if ((st = build(user, batch, &g, err)) != DNP_OK)
             goto done;
-        for (int v = 0; v < g->n_v; v++)
+        for (int v = 0; v < g->n_nest; v++)
             h.param_elems += pase_perf_param_elems(g, v);
-        pase_graph_free(g);
+        iter_space_free(g);
     }
     int64_t best[DNP_MAX_DEVICE_TYPES] = {0};
     double best_s;
@@ -534,7 +535,7 @@ void pase_hetero_result_free(pase_hetero_result *r)
     if (r == NULL)
         return;
     for (int t = 0; t < DNP_MAX_DEVICE_TYPES; t++) {
-        pase_graph_free(r->grp[t].g);
+        iter_space_free(r->grp[t].g);
         dnp_free(r->grp[t].cfg);
         dnp_free(r->grp[t].cfg_text);
         dnp_free(r->grp[t].order);

@@ -40,7 +40,7 @@ static double local_cost(const pase_problem *pb, const int *cfg, int v, int c)
     double f = pb->tl[v][c];
     for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
         int k = pb->inc[i];
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         int cs = e->src == v ? c : cfg[e->src], cd = e->dst == v ? c : cfg[e->dst];
         f += pase_problem_edge_cost(pb, k, cs, cd);
     }

@@ -148,7 +148,7 @@ typedef struct {
 } gemm_shape;
 
 /* README "Layer costs", GEMM roles: m = M / c_M etc. (as pase_cost.c). */
-static void gemm_of(const pase_vertex *v, const int32_t *c, gemm_shape *s)
+static void gemm_of(const iter_nest *v, const int32_t *c, gemm_shape *s)
 {
     double M = 1, N = 1, K = 1, cm = 1, cn = 1, ck = 1;
     memset(s, 0, sizeof *s);
@@ -173,7 +173,7 @@ static void gemm_of(const pase_vertex *v, const int32_t *c, gemm_shape *s)
  * the forward output's partial sums over the K splits, the input
  * gradient's over the N splits, the weight gradient's over the M splits
  * (gradient bytes). */
-static double gemm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c,
+static double gemm_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c,
                           const gemm_shape *s)
 {
     double A = m->r.act_bytes, G = m->r.grad_bytes;
@@ -185,7 +185,7 @@ static double gemm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_
 /* README's LSTM: the GEMM on (L, S B, 4N, 2K)'s all-reduces, plus per
  * layer and time step the exchange of the hidden state from a (B/c_B,
  * N/c_N) block to a (B/c_B, K/c_K) one. */
-static double lstm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double lstm_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     double L = (double)v->dom[0], S = (double)v->dom[1], B = (double)v->dom[2];
     double N = (double)v->dom[3], K = (double)v->dom[4];
@@ -199,7 +199,7 @@ static double lstm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_
     return t;
 }
 
-static double volume(const pase_vertex *v, const int32_t *c)
+static double volume(const iter_nest *v, const int32_t *c)
 {
     double e = 1.0;
     for (int d = 0; d < v->rank; d++)
@@ -208,7 +208,7 @@ static double volume(const pase_vertex *v, const int32_t *c)
 }
 
 /* Devices of the configuration (product of its splits). */
-static double devices_of(const pase_vertex *v, const int32_t *c)
+static double devices_of(const iter_nest *v, const int32_t *c)
 {
     double q = 1.0;
     for (int d = 0; d < v->rank; d++)
@@ -218,7 +218,7 @@ static double devices_of(const pase_vertex *v, const int32_t *c)
 
 /* README pooling: the ghost (halo) region when h or w is split, received
  * in the forward pass and its gradient returned in the backward. */
-static double pool_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double pool_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     double bc = ((double)v->dom[0] / c[0]) * ((double)v->dom[1] / c[1]);
     double h = (double)v->in_h / c[2], w = (double)v->in_w / c[3];
@@ -244,7 +244,7 @@ static double pool_comm_s(const pase_perf *m, const pase_vertex *v, const int32_
  *     backward sum dy and sum dy xhat), which the statistics need;
  *   - the parameter gradients (2 per local channel) all-reduced over the
  *     devices holding the same channels, as a weight's. */
-static double norm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double norm_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     double A = m->r.act_bytes, E = volume(v, c);
     int a = v->axis;
@@ -267,7 +267,7 @@ static double norm_comm_s(const pase_perf *m, const pase_vertex *v, const int32_
 
 /* README softmax over axis a: three all-reduces over c_a of rows, rows d_a
  * and rows elements. */
-static double softmax_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double softmax_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     double A = m->r.act_bytes, E = volume(v, c);
     int a = v->axis;
@@ -278,7 +278,7 @@ static double softmax_comm_s(const pase_perf *m, const pase_vertex *v, const int
 
 /* README softmax cross-entropy: with the classes split, 2 beta words
  * exchanged: two all-reduces of beta elements over c_last. */
-static double sce_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double sce_comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     double E = volume(v, c);
     int last = v->rank - 1;
@@ -288,43 +288,41 @@ static double sce_comm_s(const pase_perf *m, const pase_vertex *v, const int32_t
 
 /* The communication inside vertex v's op under configuration c: the
  * README's all-reduces and halo messages that its splits imply. */
-static double comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
+static double comm_s(const pase_perf *m, const iter_nest *v, const int32_t *c)
 {
     gemm_shape s;
     switch (v->kind) {
-    case PASE_CONV:
-    case PASE_GROUP_CONV:
-    case PASE_FC:
-    case PASE_EINSUM:
+    case ITER_CONV:
+    case ITER_GROUP_CONV:
+    case ITER_FC:
+    case ITER_EINSUM:
         gemm_of(v, c, &s);
         return gemm_comm_s(m, v, c, &s);
-    case PASE_LSTM:
+    case ITER_LSTM:
         return lstm_comm_s(m, v, c);
-    case PASE_POOL:
+    case ITER_POOL:
         return pool_comm_s(m, v, c);
-    case PASE_NORM:
+    case ITER_NORM:
         return norm_comm_s(m, v, c);
-    case PASE_REDUCE_MEAN: { /* README AR(E, prod of the reduced splits) */
+    case ITER_REDUCE_MEAN: { /* README AR(E, prod of the reduced splits) */
         unsigned axes = 0;
         for (int d = 0; d < v->rank; d++)
             if (v->axes & BIT(d))
                 axes |= BIT(d);
         return allreduce_s(m, v->rank, c, axes, volume(v, c), m->r.act_bytes);
     }
-    case PASE_SOFTMAX:
+    case ITER_SOFTMAX:
         return softmax_comm_s(m, v, c);
-    case PASE_SCE:
+    case ITER_SCE:
         return sce_comm_s(m, v, c);
-    case PASE_ELEMWISE:
-    case PASE_CONCAT:
-    case PASE_SPLIT:
-    case PASE_STACK:
-    case PASE_UNSTACK:
-    case PASE_RAVEL:
-    case PASE_UNRAVEL:
-    case PASE_TRANSPOSE:
-    case PASE_SLICE:
-    case PASE_KIND_COUNT:
+    case ITER_ELEMWISE:
+    case ITER_CONCAT:
+    case ITER_STACK:
+    case ITER_UNSTACK:
+    case ITER_RAVEL:
+    case ITER_UNRAVEL:
+    case ITER_SLICE:
+    case ITER_KIND_COUNT:
         break; /* nothing moves inside the op; views move their data on the edges (t_x) */
     }
     return 0.0;
@@ -333,7 +331,7 @@ static double comm_s(const pase_perf *m, const pase_vertex *v, const int32_t *c)
 /* ---- computation: the step simulator's device model -------------------- */
 
 /* 1 / the product of c's splits over the dims in mask. */
-static double share_of(const pase_vertex *v, const int32_t *c, unsigned mask)
+static double share_of(const iter_nest *v, const int32_t *c, unsigned mask)
 {
     double q = 1.0;
     for (int d = 0; d < v->rank; d++)
@@ -350,7 +348,7 @@ static double share_of(const pase_vertex *v, const int32_t *c, unsigned mask)
  * likewise with the layers splitting the weights; other ops' tensors over
  * the dims they span (out_mask), their parameters over the output's
  * non-batch dims (a norm's over its channel or normalised axis). */
-static perf_shares own_shares(const pase_vertex *v, const int32_t *c, unsigned out_mask,
+static perf_shares own_shares(const iter_nest *v, const int32_t *c, unsigned out_mask,
                               dnp_op_kind kind)
 {
     perf_shares s;
@@ -358,7 +356,7 @@ static perf_shares own_shares(const pase_vertex *v, const int32_t *c, unsigned o
     s.flop = s.in = share_of(v, c, all);
     s.out = share_of(v, c, out_mask);
     s.weight = s.bias = share_of(v, c, out_mask & ~(v->batch_dim >= 0 ? BIT(v->batch_dim) : 0u));
-    if (v->kind == PASE_LSTM) {
+    if (v->kind == ITER_LSTM) {
         s.in = share_of(v, c, BIT(1) | BIT(2) | BIT(4));
         s.out = share_of(v, c, BIT(1) | BIT(2) | BIT(3));
         s.weight = share_of(v, c, BIT(0) | BIT(3) | BIT(4));
@@ -370,7 +368,7 @@ static perf_shares own_shares(const pase_vertex *v, const int32_t *c, unsigned o
         s.bias = share_of(v, c, v->gemm_b | v->gemm_n);
         if (kind == DNP_OP_EMBEDDING) /* the gather writes its output's rows */
             s.flop = s.out;
-    } else if (v->kind == PASE_NORM) {
+    } else if (v->kind == ITER_NORM) {
         int a = v->axis == v->batch_dim && v->rank >= 2 ? 1 : v->axis;
         s.weight = s.bias = share_of(v, c, BIT(a));
     }
@@ -385,20 +383,18 @@ static perf_shares own_shares(const pase_vertex *v, const int32_t *c, unsigned o
 /* The shares of carried core op o that configuration c of vertex vi
  * leaves a device: its own op's (own_shares), or, fused, its carrier's
  * output block for every tensor. */
-static perf_shares carried_shares(const pase_graph *g, int vi, const int32_t *c, int o)
+static perf_shares carried_shares(const iter_space *g, int vi, const int32_t *c, int o)
 {
-    const pase_vertex *v = &g->v[vi];
+    const iter_nest *v = &g->nest[vi];
     if (o == v->op)
         return own_shares(v, c, g->carrier_mask[o], dnp_graph_op(g->core, o)->kind);
     double f = share_of(v, c, g->carrier_mask[o]);
     return (perf_shares){f, f, f, f, f};
 }
 
-static double compute_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+static double compute_s(const pase_perf *m, const iter_space *g, int vi, const int32_t *c)
 {
     double t = 0.0;
-    if (g->core == NULL || g->op_start == NULL)
-        return 0.0; /* a hand-built graph: no ops to price (pase_problem_build_perf refuses it) */
     for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
         int o = g->ops[k];
         perf_shares sh = carried_shares(g, vi, c, o);
@@ -419,9 +415,9 @@ static double compute_s(const pase_perf *m, const pase_graph *g, int vi, const i
     return t;
 }
 
-double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+double pase_perf_layer_s(const pase_perf *m, const iter_space *g, int vi, const int32_t *c)
 {
-    return compute_s(m, g, vi, c) + comm_s(m, &g->v[vi], c);
+    return compute_s(m, g, vi, c) + comm_s(m, &g->nest[vi], c);
 }
 
 double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
@@ -436,7 +432,26 @@ double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
     return 2.0 * message_s(m, devices, words * m->r.act_bytes);
 }
 
-double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int vi, const int32_t *c)
+unsigned char *pase_perf_saved_by_consumer(const iter_space *g)
+{
+    unsigned char *saved = dnp_calloc((size_t)(g->n_core > 0 ? g->n_core : 1), 1);
+    if (saved == NULL)
+        return NULL;
+    perf_rates unit;
+    memset(&unit, 0, sizeof unit);
+    unit.act_bytes = 1; /* whether, not how much */
+    for (int j = 0; j < g->n_core; j++) {
+        perf_op_mem mm;
+        perf_op_mem_get(g->core, j, g->batch, 1.0, 1.0, 1.0, &unit, &mm);
+        const dnp_op *op = dnp_graph_op(g->core, j);
+        for (int k = 0; k < op->n_inputs && mm.saved_input_bytes > 0.0; k++)
+            saved[op->inputs[k]] = 1;
+    }
+    return saved;
+}
+
+double pase_perf_mem_bytes(const pase_perf *m, const iter_space *g,
+                           const unsigned char *saved_by_consumer, int vi, const int32_t *c)
 {
     /* The step simulator's footprint (src/sim/lower.c), op by op: the
      * parameters held x (weight, gradient, optimizer state), each op's
@@ -445,25 +460,21 @@ double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int vi, cons
      * consumer saves the same tensor (autograd stores it once; the
      * consumer's block is the one counted). */
     double bytes = 0.0;
-    if (g->core == NULL || g->op_start == NULL)
-        return 0.0;
     for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
         int o = g->ops[k];
         perf_shares sh = carried_shares(g, vi, c, o);
         perf_op_mem mm;
         perf_op_mem_shares(g->core, o, g->batch, &sh, &m->r, &mm);
         bytes += mm.param_elems * m->bytes_per_param + mm.saved_act_bytes;
-        if (g->saved_by_consumer[o])
+        if (saved_by_consumer[o])
             bytes -= mm.saved_output_bytes;
     }
     return bytes;
 }
 
-double pase_perf_param_elems(const pase_graph *g, int vi)
+double pase_perf_param_elems(const iter_space *g, int vi)
 {
     double n = 0.0;
-    if (g->core == NULL || g->op_start == NULL)
-        return 0.0;
     for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
         dnp_op_cost cc;
         dnp_op_cost_get(g->core, g->ops[k], g->batch, &cc);

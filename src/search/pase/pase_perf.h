@@ -50,9 +50,8 @@ dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, d
  * the parameters held), plus the collectives the configuration implies
  * (README "Layer costs"' AR terms, each an all-reduce over the devices of
  * the split dimensions, priced by dnp_coll_estimate on the tiers that
- * group spans).  g must come from pase_from_graph (its core graph).
- * O(rank x carried ops) plus O(1) per collective. */
-double pase_perf_layer_s(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
+ * group spans).  O(rank x carried ops) plus O(1) per collective. */
+double pase_perf_layer_s(const pase_perf *m, const iter_space *g, int v, const int32_t *cfg);
 
 /* t_x in seconds of a re-layout (README "Transfer cost"'s need, forward
  * and backward): 2 x (latency + need x activation bytes / bandwidth) on the
@@ -65,12 +64,19 @@ double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
  * counts them (perf_op_mem_shares over the core ops v carries): the
  * parameters held x bytes_per_param (weights, gradient, optimizer state),
  * private buffers, the inputs saved for backward, and a saved output no
- * consumer saves too.  0 for a hand-built graph.  O(rank x carried ops). */
-double pase_perf_mem_bytes(const pase_perf *m, const pase_graph *g, int v, const int32_t *cfg);
+ * consumer saves too (saved_by_consumer, from pase_perf_saved_by_consumer).
+ * O(rank x carried ops). */
+double pase_perf_mem_bytes(const pase_perf *m, const iter_space *g,
+                           const unsigned char *saved_by_consumer, int v, const int32_t *cfg);
+/* Per core op of g: 1 if a consumer keeps its output for backward (the
+ * device model's saved inputs; pase_perf_mem_bytes then counts the tensor
+ * once, at the consumer).  Owned by the caller (dnp_free); NULL on
+ * allocation failure.  O(ops + inputs). */
+unsigned char *pase_perf_saved_by_consumer(const iter_space *g);
 
-/* The parameters of the core ops vertex v carries, unsplit (0 for a
- * hand-built graph).  O(carried ops). */
-double pase_perf_param_elems(const pase_graph *g, int v);
+/* The parameters of the core ops vertex v carries, unsplit.
+ * O(carried ops). */
+double pase_perf_param_elems(const iter_space *g, int v);
 
 /* The devices the busiest vertex of strategy cfg uses (max over vertices
  * of the product of its splits): p minus it are idle all step.  O(V rank). */
@@ -110,10 +116,10 @@ void pase_fit_result_free(pase_fit_result *r); /* NULL-safe.  O(1). */
 
 /* ---- heterogeneous clusters (pase_hetero.c) ------------------------- */
 
-/* Build the PaSE graph of the model for a mini-batch (the graph's batch
+/* Build the iteration space of the model for a mini-batch (the batch
  * dimension is part of every domain).  Returns DNP_OK and *out owned by
  * the caller, or an error. */
-typedef dnp_status (*pase_graph_builder)(const void *user, int64_t batch, pase_graph **out,
+typedef dnp_status (*pase_space_builder)(const void *user, int64_t batch, iter_space **out,
                                          dnp_error *err);
 
 struct pase_hetero_result;
@@ -137,6 +143,7 @@ typedef struct {
     int no_stragglers;
     double max_table_bytes;  /* the DP's table guard (pase_params.max_bytes) */
     int prototype_edges;
+    int cutoff;              /* pase_params.cutoff */
     const pase_search_opts *search;
     /* When set, the shares and the groups' plan variant are chosen by
      * judge (the step simulator: pase_run.c) among the splits whose plans
@@ -158,7 +165,7 @@ typedef struct {
     double time_s;           /* its PaSE optimum at that share, seconds */
     double mem_bytes;        /* its plan's per-device footprint */
     int devices_used;
-    pase_graph *g;           /* the graph at that share (owned; NULL if batch 0) */
+    iter_space *g;           /* the graph at that share (owned; NULL if batch 0) */
     int *cfg;                /* per vertex of g (owned) */
     char (*cfg_text)[48];    /* per vertex: "(b,c,...)", then " levels c c n" when
                               * order is not 0 (owned) */
@@ -199,7 +206,7 @@ typedef struct pase_hetero_result {
  * DNP_ERR_INPUT if no split fits in memory.  O(candidates x groups x one
  * PaSE search, plus 3 x the judge's candidates x (one group plan + the
  * judge)). */
-dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_graph_builder build,
+dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_builder build,
                               const void *user, const pase_hetero_opts *o,
                               pase_hetero_result *out, dnp_error *err);
 void pase_hetero_result_free(pase_hetero_result *r); /* NULL-safe.  O(groups x V). */

@@ -97,7 +97,7 @@ static void view_pin(pin_view *w, const pase_problem *pb, int v, int c)
         w->mem[v] = pb->mem[v] + at;
     for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
         int k = pb->inc[i];
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         if (e->src == v)
             w->src[k].proj_of = pb->src[k].proj_of + at;
         if (e->dst == v)
@@ -136,7 +136,7 @@ static double local_cost(const pase_problem *pb, const int *cfg, int v, int c, d
     double f = pb->tl[v][c];
     for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1] && f < stop; i++) {
         int k = pb->inc[i];
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         f += pase_problem_edge_cost(pb, k, e->src == v ? c : cfg[e->src],
                                     e->dst == v ? c : cfg[e->dst]);
     }
@@ -219,7 +219,7 @@ dnp_status pase_search_pinned(const pase_problem *pb, const pase_seq *s, const p
             dnp_error_set(err, st,
                           "the PaSE tables stay over --max-memory %.0f MiB with every op of "
                           "the dependent set of '%s' pinned",
-                          pb->par.max_bytes / 1048576.0, pb->g->v[s->order[i]].name);
+                          pb->par.max_bytes / 1048576.0, pb->g->nest[s->order[i]].name);
             goto done;
         }
         pin[pick] = expert[pick];

@@ -1,5 +1,5 @@
 /*
- * pase_problem.c - a PaSE graph bound to p devices and the hardware ratio
+ * pase_problem.c - an iteration space bound to p devices and the hardware ratio
  * r: every vertex's configurations with their layer costs t_l, every
  * active edge's endpoint projections (so that t_x of any pair of
  * configurations is a few operations), the adjacency the searches walk,
@@ -16,7 +16,7 @@
 
 /* Deduplicate the projections of one endpoint's configurations onto the
  * edge's tensor (open addressing on the split tuples). */
-static dnp_status build_side(const pase_edge *e, int dst_side, const pase_configs *cf,
+static dnp_status build_side(const iter_read *e, int dst_side, const pase_configs *cf,
                              pase_side *s)
 {
     memset(s, 0, sizeof *s);
@@ -37,7 +37,7 @@ static dnp_status build_side(const pase_edge *e, int dst_side, const pase_config
     for (size_t i = 0; i < cap; i++)
         slot[i] = -1;
     for (int c = 0; c < n; c++) {
-        int32_t split[PASE_MAX_RANK];
+        int32_t split[ITER_MAX_RANK];
         pase_project(e, dst_side, cf->c + (size_t)c * (size_t)cf->rank, split);
         uint64_t h = 1469598103934665603ULL;
         for (int t = 0; t < r; t++)
@@ -117,13 +117,13 @@ void pase_problem_free(pase_problem *pb)
 
 /* Active edges: all, or (prototype_edges) only the last of each
  * (src, dst) pair, as a simple digraph keeps them. */
-static int select_edges(const pase_graph *g, int prototype_edges, int *edge)
+static int select_edges(const iter_space *g, int prototype_edges, int *edge)
 {
     int n = 0;
-    for (int i = 0; i < g->n_e; i++) {
+    for (int i = 0; i < g->n_read; i++) {
         int keep = 1;
-        for (int j = i + 1; prototype_edges && j < g->n_e && keep; j++)
-            if (g->e[j].src == g->e[i].src && g->e[j].dst == g->e[i].dst)
+        for (int j = i + 1; prototype_edges && j < g->n_read && keep; j++)
+            if (g->read[j].src == g->read[i].src && g->read[j].dst == g->read[i].dst)
                 keep = 0;
         if (keep)
             edge[n++] = i;
@@ -139,7 +139,7 @@ static int cmp_int(const void *a, const void *b)
 
 static dnp_status build_adjacency(pase_problem *pb)
 {
-    const pase_graph *g = pb->g;
+    const iter_space *g = pb->g;
     int V = pb->n_v;
     pb->inc_start = dnp_calloc((size_t)V + 1, sizeof(int));
     pb->nb_start = dnp_calloc((size_t)V + 1, sizeof(int));
@@ -148,7 +148,7 @@ static dnp_status build_adjacency(pase_problem *pb)
     if (!pb->inc_start || !pb->nb_start || !pb->inc || !pb->nb)
         return DNP_ERR_NOMEM;
     for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &g->e[pb->edge[k]];
+        const iter_read *e = &g->read[pb->edge[k]];
         pb->inc_start[e->src + 1]++;
         pb->inc_start[e->dst + 1]++;
     }
@@ -159,7 +159,7 @@ static dnp_status build_adjacency(pase_problem *pb)
         return DNP_ERR_NOMEM;
     memcpy(fill, pb->inc_start, (size_t)V * sizeof(int));
     for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &g->e[pb->edge[k]];
+        const iter_read *e = &g->read[pb->edge[k]];
         pb->inc[fill[e->src]++] = k;
         pb->inc[fill[e->dst]++] = k;
     }
@@ -170,7 +170,7 @@ static dnp_status build_adjacency(pase_problem *pb)
         pb->nb_start[v] = n;
         int first = n;
         for (int i = pb->inc_start[v]; i < pb->inc_start[v + 1]; i++) {
-            const pase_edge *e = &g->e[pb->edge[pb->inc[i]]];
+            const iter_read *e = &g->read[pb->edge[pb->inc[i]]];
             pb->nb[n++] = e->src == v ? e->dst : e->src;
         }
         qsort(pb->nb + first, (size_t)(n - first), sizeof(int), cmp_int);
@@ -184,13 +184,13 @@ static dnp_status build_adjacency(pase_problem *pb)
     return DNP_OK;
 }
 
-dnp_status pase_problem_build(const pase_graph *g, const pase_params *par, pase_problem *out,
+dnp_status pase_problem_build(const iter_space *g, const pase_params *par, pase_problem *out,
                               dnp_error *err)
 {
     return pase_problem_build_perf(g, par, NULL, out, err);
 }
 
-dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
+dnp_status pase_problem_build_perf(const iter_space *g, const pase_params *par,
                                    const pase_perf *perf, pase_problem *out, dnp_error *err)
 {
     double t0 = dnp_now_s();
@@ -202,51 +202,47 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
                       par->p);
         return DNP_ERR_INPUT;
     }
-    if (perf != NULL && g->core == NULL) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "graph '%s': the shared model prices the ops of a core graph; build it "
-                      "with pase_from_graph", g->name);
-        return DNP_ERR_INPUT;
-    }
     if (perf == NULL && (!(par->r_w > 0.0) || !isfinite(par->r_w))) {
         dnp_error_set(err, DNP_ERR_INPUT, "the FLOP-per-word ratio r must be positive");
         return DNP_ERR_INPUT;
     }
-    if (g->n_v < 1) {
-        dnp_error_set(err, DNP_ERR_INPUT, "graph '%s' has no ops to partition", g->name);
+    if (g->n_nest < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "graph '%s' has no ops to partition", iter_space_name(g));
         return DNP_ERR_INPUT;
     }
     /* Estimate the configuration tables before building them. */
     double bytes = 0.0, kmax = 0.0;
     int worst = 0;
-    for (int v = 0; v < g->n_v; v++) {
-        double k = pase_config_count(&g->v[v], par->p, g->cutoff);
+    for (int v = 0; v < g->n_nest; v++) {
+        double k = pase_config_count(&g->nest[v], par->p, pase_params_cutoff(par));
         if (k > kmax)
             kmax = k, worst = v;
-        bytes += k * (g->v[v].rank * 4.0 + 8.0 + 8.0 * 4);
+        bytes += k * (g->nest[v].rank * 4.0 + 8.0 + 8.0 * 4);
     }
     if (kmax > INT_MAX / 4 || (par->max_bytes > 0 && bytes > par->max_bytes)) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "the configurations need %.0f MiB (op '%s' alone has %.0f) for p = %d, "
                       "over the memory limit of %.0f MiB",
-                      bytes / 1048576.0, g->v[worst].name, kmax, par->p,
+                      bytes / 1048576.0, g->nest[worst].name, kmax, par->p,
                       par->max_bytes / 1048576.0);
         return DNP_ERR_INPUT;
     }
     pb.g = g;
     pb.par = *par;
     pb.perf = perf;
-    pb.n_v = g->n_v;
+    pb.n_v = g->n_nest;
     dnp_status st = DNP_ERR_NOMEM;
-    pb.cfg = dnp_calloc((size_t)g->n_v, sizeof *pb.cfg);
-    pb.tl = dnp_calloc((size_t)g->n_v, sizeof *pb.tl);
-    pb.edge = dnp_malloc((size_t)(g->n_e + 1) * sizeof(int));
+    unsigned char *saved = NULL; /* per core op: a consumer saves its output */
+    pb.cfg = dnp_calloc((size_t)g->n_nest, sizeof *pb.cfg);
+    pb.tl = dnp_calloc((size_t)g->n_nest, sizeof *pb.tl);
+    pb.edge = dnp_malloc((size_t)(g->n_read + 1) * sizeof(int));
     if (pb.cfg == NULL || pb.tl == NULL || pb.edge == NULL)
         goto fail;
-    if (perf != NULL && (pb.mem = dnp_calloc((size_t)g->n_v, sizeof *pb.mem)) == NULL)
+    if (perf != NULL && ((pb.mem = dnp_calloc((size_t)g->n_nest, sizeof *pb.mem)) == NULL ||
+                         (saved = pase_perf_saved_by_consumer(g)) == NULL))
         goto fail;
-    for (int v = 0; v < g->n_v; v++) {
-        if (pase_configs_build(&g->v[v], par->p, g->cutoff, &pb.cfg[v]) != DNP_OK)
+    for (int v = 0; v < g->n_nest; v++) {
+        if (pase_configs_build(&g->nest[v], par->p, pase_params_cutoff(par), &pb.cfg[v]) != DNP_OK)
             goto fail;
         pb.tl[v] = dnp_malloc((size_t)pb.cfg[v].n * sizeof(double));
         if (pb.tl[v] == NULL)
@@ -256,15 +252,16 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
             if (pb.mem[v] == NULL)
                 goto fail;
             for (int c = 0; c < pb.cfg[v].n; c++) {
-                const int32_t *cc = pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank;
+                const int32_t *cc = pb.cfg[v].c + (size_t)c * (size_t)g->nest[v].rank;
                 pb.tl[v][c] = pase_perf_layer_s(perf, g, v, cc);
-                pb.mem[v][c] = pase_perf_mem_bytes(perf, g, v, cc);
+                pb.mem[v][c] = pase_perf_mem_bytes(perf, g, saved, v, cc);
             }
             continue;
         }
         for (int c = 0; c < pb.cfg[v].n; c++)
             pb.tl[v][c] =
-                pase_layer_cost(&g->v[v], pb.cfg[v].c + (size_t)c * (size_t)g->v[v].rank, par->r_w);
+                pase_layer_cost(&g->nest[v], pb.cfg[v].c + (size_t)c * (size_t)g->nest[v].rank,
+                                par->r_w);
     }
     pb.n_e = select_edges(g, par->prototype_edges, pb.edge);
     pb.src = dnp_calloc((size_t)pb.n_e + 1, sizeof *pb.src);
@@ -272,20 +269,27 @@ dnp_status pase_problem_build_perf(const pase_graph *g, const pase_params *par,
     if (pb.src == NULL || pb.dst == NULL)
         goto fail;
     for (int k = 0; k < pb.n_e; k++) {
-        const pase_edge *e = &g->e[pb.edge[k]];
+        const iter_read *e = &g->read[pb.edge[k]];
         if (build_side(e, 0, &pb.cfg[e->src], &pb.src[k]) != DNP_OK ||
             build_side(e, 1, &pb.cfg[e->dst], &pb.dst[k]) != DNP_OK)
             goto fail;
     }
     if (build_adjacency(&pb) != DNP_OK)
         goto fail;
+    dnp_free(saved);
     pb.build_s = dnp_now_s() - t0;
     *out = pb;
     return DNP_OK;
 fail:
+    dnp_free(saved);
     pase_problem_free(&pb);
-    dnp_error_set(err, st, "out of memory building the PaSE tables of '%s'", g->name);
+    dnp_error_set(err, st, "out of memory building the PaSE tables of '%s'", iter_space_name(g));
     return st;
+}
+
+int pase_params_cutoff(const pase_params *par)
+{
+    return par->cutoff > 0 ? par->cutoff : 4; /* README "Configurations" */
 }
 
 double pase_problem_transfer(const pase_problem *pb, int rank, const double *a_src,
@@ -299,7 +303,7 @@ double pase_problem_transfer(const pase_problem *pb, int rank, const double *a_s
 double pase_problem_edge_cost(const pase_problem *pb, int k, int cu, int cv)
 {
     const pase_side *s = &pb->src[k], *d = &pb->dst[k];
-    int r = pb->g->e[pb->edge[k]].rank;
+    int r = pb->g->read[pb->edge[k]].rank;
     int ps = s->proj_of[cu], pd = d->proj_of[cv];
     return pase_problem_transfer(pb, r, s->part + (size_t)ps * (size_t)r,
                                  d->part + (size_t)pd * (size_t)r, s->procs[ps], d->procs[pd]);
@@ -311,7 +315,7 @@ double pase_objective(const pase_problem *pb, const int *cfg)
     for (int v = 0; v < pb->n_v; v++)
         f += pb->tl[v][cfg[v]];
     for (int k = 0; k < pb->n_e; k++) {
-        const pase_edge *e = &pb->g->e[pb->edge[k]];
+        const iter_read *e = &pb->g->read[pb->edge[k]];
         f += pase_problem_edge_cost(pb, k, cfg[e->src], cfg[e->dst]);
     }
     return f;

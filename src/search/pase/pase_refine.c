@@ -38,8 +38,8 @@
  * names (weighted layers and joins; the others follow their owner). */
 static int decided(const dnp_pase_run *r, int v)
 {
-    const pase_graph *g = r->pp->pb.g;
-    const pase_vertex *x = &g->v[v];
+    const iter_space *g = r->pp->pb.g;
+    const iter_nest *x = &g->nest[v];
     if (x->op < 0 || g->core == NULL)
         return 0;
     return dnp_graph_decider(g->core, x->op) == x->op;
@@ -52,7 +52,7 @@ static int decided(const dnp_pase_run *r, int v)
 static int candidate(const dnp_pase_run *r, int v, int c)
 {
     const pase_problem *pb = &r->pp->pb;
-    const pase_vertex *x = &pb->g->v[v];
+    const iter_nest *x = &pb->g->nest[v];
     const dnp_op *op = dnp_graph_op(pb->g->core, x->op);
     const int32_t *split = &pb->cfg[v].c[(size_t)c * (size_t)pb->cfg[v].rank];
     long q = 1;
@@ -74,9 +74,9 @@ static int candidate(const dnp_pase_run *r, int v, int c)
 static int level_types(const dnp_pase_run *r, int v, int c, int order, int n_levels, int *types)
 {
     const pase_problem *pb = &r->pp->pb;
-    const pase_vertex *x = &pb->g->v[v];
+    const iter_nest *x = &pb->g->nest[v];
     const dnp_op *op = dnp_graph_op(pb->g->core, x->op);
-    long split[PASE_MAX_RANK];
+    long split[ITER_MAX_RANK];
     int nd = pase_config_split(pb, v, c, split), dims[PLAN_MAX_LEVELS];
     if (n_levels > PLAN_MAX_LEVELS || pase_level_dims(split, nd, order, n_levels, dims) != n_levels)
         return -1;
@@ -131,14 +131,14 @@ dnp_status pase_refine_plan(dnp_pase_run *r, dnp_error *err)
         for (int v = 0; v < pb->n_v && !r->refine_stopped && st == DNP_OK; v++) {
             if (!decided(r, v))
                 continue;
-            const int row = plan->lt.row_of_op[pb->g->v[v].op];
+            const int row = plan->lt.row_of_op[pb->g->nest[v].op];
             for (int c = 0; c < pb->cfg[v].n && st == DNP_OK && !r->refine_stopped; c++) {
                 if (!candidate(r, v, c))
                     continue;
                 if (pb->mem != NULL && pp->perf.mem_limit_bytes > 0.0 &&
                     pb->mem[v][c] > pp->perf.mem_limit_bytes)
                     continue; /* pruned by the search: no fitting plan holds it */
-                long split[PASE_MAX_RANK];
+                long split[ITER_MAX_RANK];
                 int n_orders = pase_level_orders(split, pase_config_split(pb, v, c, split),
                                                  PASE_LEVEL_ORDERS_MAX);
                 for (int o = 0; o < n_orders; o++) {

@@ -38,16 +38,17 @@ static dnp_status table1_cell(const char *model, int p, const dnp_pase_repro_opt
 {
     memset(c, 0, sizeof *c);
     c->p = p;
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error e = {0};
     dnp_status st = pase_model_build(model, pase_model_default_batch(pase_model_find(model)), &g,
                                      &e);
     if (st != DNP_OK)
         return fail(err, st, model, 0, e.msg);
-    pase_params par = {p, REPRO_R_FLOP_PER_WORD, 1, PASE_DEFAULT_MAX_BYTES};
+    pase_params par = {p, REPRO_R_FLOP_PER_WORD, 1, PASE_DEFAULT_MAX_BYTES,
+                       pase_model_cutoff(pase_model_find(model))};
     pase_problem pb;
     if ((st = pase_problem_build(g, &par, &pb, &e)) != DNP_OK) {
-        pase_graph_free(g);
+        iter_space_free(g);
         return fail(err, st, model, p, e.msg);
     }
     char what[64];
@@ -83,7 +84,7 @@ static dnp_status table1_cell(const char *model, int p, const dnp_pase_repro_opt
         }
     }
     pase_problem_free(&pb);
-    pase_graph_free(g);
+    iter_space_free(g);
     return st;
 }
 
@@ -104,11 +105,11 @@ static double paper_constrained_optimum(pase_problem *pb, const char *model, int
         if (strcmp(t->model, model) != 0)
             continue;
         for (int v = 0; v < n && f == 0.0; v++) {
-            int32_t c[PASE_MAX_RANK];
-            if (!pase_table2_matches(&pb->g->v[v], t))
+            int32_t c[ITER_MAX_RANK];
+            if (!pase_table2_matches(&pb->g->nest[v], t))
                 continue;
             int k = -1;
-            if (!pase_table2_config(&pb->g->v[v], t, c))
+            if (!pase_table2_config(&pb->g->nest[v], t, c))
                 f = -1.0;
             else if ((k = pase_configs_find(&pb->cfg[v], c)) < 0)
                 f = -2.0;
@@ -151,7 +152,8 @@ static dnp_status table2_model(dnp_pase_repro *r, int m, int threads, dnp_error 
                                      &r->g2[m], &e);
     if (st != DNP_OK)
         return fail(err, st, model, 0, e.msg);
-    pase_params par = {r->p2, REPRO_R_FLOP_PER_WORD, 0, PASE_DEFAULT_MAX_BYTES};
+    pase_params par = {r->p2, REPRO_R_FLOP_PER_WORD, 0, PASE_DEFAULT_MAX_BYTES,
+                       pase_model_cutoff(pase_model_find(model))};
     if ((st = pase_problem_build(r->g2[m], &par, &r->pb2[m], &e)) != DNP_OK)
         return fail(err, st, model, 0, e.msg);
     r->have2[m] = 1;
@@ -202,7 +204,7 @@ void dnp_pase_repro_free(dnp_pase_repro *r)
         dnp_free(r->cfg2[m]);
         if (r->have2[m])
             pase_problem_free(&r->pb2[m]);
-        pase_graph_free(r->g2[m]);
+        iter_space_free(r->g2[m]);
     }
     dnp_free(r);
 }

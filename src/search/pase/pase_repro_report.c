@@ -46,7 +46,7 @@ static int group_configs(const pase_problem *pb, const int *cfg, const pase_tabl
 {
     int n = 0;
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
+        const iter_nest *x = &pb->g->nest[v];
         if (!pase_table2_matches(x, t))
             continue;
         char dims[64], c[80], text[160];
@@ -81,11 +81,11 @@ static void paper_in_our_order(const pase_problem *pb, const pase_table2_row *t,
 {
     buf[0] = '\0';
     for (int v = 0; v < pb->n_v; v++) {
-        int32_t c[PASE_MAX_RANK];
-        if (!pase_table2_matches(&pb->g->v[v], t) || !pase_table2_config(&pb->g->v[v], t, c))
+        int32_t c[ITER_MAX_RANK];
+        if (!pase_table2_matches(&pb->g->nest[v], t) || !pase_table2_config(&pb->g->nest[v], t, c))
             continue;
         size_t k = (size_t)snprintf(buf, n, "(");
-        for (int d = 0; d < pb->g->v[v].rank && k < n; d++)
+        for (int d = 0; d < pb->g->nest[v].rank && k < n; d++)
             k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "," : "", c[d]);
         if (k < n)
             snprintf(buf + k, n - k, ")");

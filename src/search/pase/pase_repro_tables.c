@@ -47,9 +47,9 @@ const pase_table2_row pase_table2[] = {
     {"pase-alexnet", "FC 2", "bnc", "(1,8,4)", "fc7", -1},
     {"pase-alexnet", "Softmax", "bn", "(1,4)", "loss", -1},
     {"pase-inception3", "Modules A-D", "bchwnrs", "(32,1,1,1,1,1,1)",
-     "*Mixed_5|*Mixed_6|*Mixed_7a", PASE_CONV},
+     "*Mixed_5|*Mixed_6|*Mixed_7a", ITER_CONV},
     {"pase-inception3", "Module E", "bchwnrs", "(16,1,1,1,2,1,1)", "*Mixed_7b|*Mixed_7c",
-     PASE_CONV},
+     ITER_CONV},
     {"pase-inception3", "FC", "bnc", "(1,2,16)", "fc", -1},
     {"pase-inception3", "Softmax", "bn", "(1,2)", "loss", -1},
     {"pase-rnnlm", "Embedding", "bsdv", "(1,1,1,32)", "embedding", -1},
@@ -58,7 +58,7 @@ const pase_table2_row pase_table2[] = {
     {"pase-rnnlm", "Softmax", "bsv", "(1,1,32)", "loss", -1},
     {"pase-transformer", "Embedding", "bsdv", "(1,1,1,16)", "*embedding", -1},
     {"pase-transformer", "Multihead attn", "bshck", "(16,1,2,1,1)",
-     "*.qkv|*.logits|*.scores|*.out", PASE_EINSUM},
+     "*.qkv|*.logits|*.scores|*.out", ITER_EINSUM},
     {"pase-transformer", "Feed forward", "bsde", "(16,1,1,2)", "*.ff1|*.ff2", -1},
     {"pase-transformer", "FC", "bsvd", "(1,1,16,1)", "logits", -1},
     {"pase-transformer", "Softmax", "bsv", "(1,1,16)", "loss", -1},
@@ -85,16 +85,16 @@ static int name_matches(const char *name, const char *patterns)
     return 0;
 }
 
-int pase_table2_matches(const pase_vertex *x, const pase_table2_row *t)
+int pase_table2_matches(const iter_nest *x, const pase_table2_row *t)
 {
     return (t->kind < 0 || (int)x->kind == t->kind) && name_matches(x->name, t->match);
 }
 
-int pase_table2_config(const pase_vertex *x, const pase_table2_row *t, int32_t *out)
+int pase_table2_config(const iter_nest *x, const pase_table2_row *t, int32_t *out)
 {
-    int32_t pc[PASE_MAX_RANK];
+    int32_t pc[ITER_MAX_RANK];
     int np = 0;
-    for (const char *s = t->config; *s && np < PASE_MAX_RANK;) {
+    for (const char *s = t->config; *s && np < ITER_MAX_RANK;) {
         if (*s >= '0' && *s <= '9')
             pc[np++] = (int32_t)strtol(s, (char **)&s, 10);
         else

@@ -143,6 +143,7 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
     ho.no_stragglers = pp->opt.no_stragglers;
     ho.max_table_bytes = pp->pb.par.max_bytes;
     ho.prototype_edges = pp->opt.prototype_edges;
+    ho.cutoff = pp->pb.par.cutoff;
     ho.search = so;
     if (judged) {
         ho.judge = judge_split;
@@ -384,9 +385,9 @@ dnp_status dnp_pase_run_op(const dnp_pase_run *r, int v, dnp_pase_op *out, dnp_e
         dnp_error_set(err, DNP_ERR_INPUT, "op %d out of range (0 to %d)", v, pb->n_v - 1);
         return DNP_ERR_INPUT;
     }
-    const pase_vertex *x = &pb->g->v[v];
+    const iter_nest *x = &pb->g->nest[v];
     out->name = x->name;
-    out->kind = pase_kind_name(x->kind);
+    out->kind = iter_kind_name(x->kind);
     pase_fmt_dims(x, out->dims, sizeof out->dims);
     pase_run_fmt_config(r, v, out->config, sizeof out->config);
     out->layer_cost_flop = as_flop(r->pp, pb->tl[v][r->cfg[v]]);

@@ -44,8 +44,8 @@ static json_t *split_json(const dnp_pase_run *r)
     for (int t = 0; t < h->n_groups; t++) {
         const pase_hetero_group *gr = &h->grp[t];
         json_t *ops = json_array();
-        for (int v = 0; gr->g != NULL && v < gr->g->n_v; v++)
-            json_array_append_new(ops, json_pack("{s:s,s:s}", "name", gr->g->v[v].name, "config",
+        for (int v = 0; gr->g != NULL && v < gr->g->n_nest; v++)
+            json_array_append_new(ops, json_pack("{s:s,s:s}", "name", gr->g->nest[v].name, "config",
                                                  gr->cfg_text[v]));
         json_array_append_new(
             groups, json_pack("{s:s,s:i,s:I,s:f,s:f,s:i,s:o}", "device",
@@ -123,12 +123,12 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
     int sec = PASE_SECONDS(r->pp);
     json_t *ops = json_array();
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
+        const iter_nest *x = &pb->g->nest[v];
         char dims[64];
         pase_fmt_dims(x, dims, sizeof dims);
         double tl = pb->tl[v][r->cfg[v]];
         json_array_append_new(ops, json_pack("{s:s,s:s,s:s,s:o,s:o}", "name", x->name, "kind",
-                                             pase_kind_name(x->kind), "dims", dims, "config",
+                                             iter_kind_name(x->kind), "dims", dims, "config",
                                              config_json(pb, v, r->cfg[v]),
                                              sec ? "layer_cost_s" : "layer_cost_flop",
                                              sec ? json_real(tl) : pase_flop_json(tl)));
@@ -155,8 +155,8 @@ char *dnp_pase_run_json(const dnp_pase_run *r)
     }
     json_t *root = json_pack(
         "{s:s,s:s,s:I,s:i,s:f,s:f,s:i,s:f,s:s,s:i,s:i,s:o,s:f,s:o,s:o,s:o,s:s}", "model",
-        pb->g->name, "source", r->pp->source, "batch", (json_int_t)r->pp->batch, "p", hw->p,
-        "peak_flops", hw->peak_flops, "link_bytes_per_s", hw->link_bps, "word_bytes",
+        iter_space_name(pb->g), "source", r->pp->source, "batch", (json_int_t)r->pp->batch, "p",
+        hw->p, "peak_flops", hw->peak_flops, "link_bytes_per_s", hw->link_bps, "word_bytes",
         hw->word_bytes, "r_flop_per_word", pb->par.r_w, "search", search_name(r->search), "ops",
         pb->n_v, "edges", pb->n_e, "cost_flop", pase_flop_json(r->cost), "cost_s",
         r->cost / hw->peak_flops, "transfer_flop",
@@ -212,7 +212,7 @@ static void dp_note(const dnp_pase_run *r, FILE *f)
              "note: data parallel splits the batch %s, not %d: the largest split of batch "
              "%lld that is at most p and leaves at least %d samples per device (cutoff); "
              "%s%d of the %d devices idle",
-             ways, hw->p, (long long)r->pp->batch, r->pp->g->cutoff,
+             ways, hw->p, (long long)r->pp->batch, pase_params_cutoff(&r->pp->pb.par),
              r->dp_lo == r->dp_hi ? "" : "at least ", hw->p - r->dp_hi, hw->p);
     put_wrapped(f, "  ", line);
 }
@@ -300,8 +300,8 @@ static void split_text(const dnp_pase_run *r, FILE *f)
         for (int g = 0; g < h->n_groups; g++)
             fprintf(f, " %-24.24s", cl->types[h->grp[g].type].name);
         fprintf(f, "\n");
-        for (int v = 0; v < h->grp[first].g->n_v; v++) {
-            fprintf(f, "%4d  %-34.34s", v, h->grp[first].g->v[v].name);
+        for (int v = 0; v < h->grp[first].g->n_nest; v++) {
+            fprintf(f, "%4d  %-34.34s", v, h->grp[first].g->nest[v].name);
             for (int g = 0; g < h->n_groups; g++)
                 fprintf(f, " %-24s", h->grp[g].g != NULL ? h->grp[g].cfg_text[v] : "idle");
             fprintf(f, "\n");
@@ -408,8 +408,8 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
     const dnp_pase_hw *hw = &r->pp->hw;
     int sec = PASE_SECONDS(r->pp);
     char t[32], si[32];
-    fprintf(f, "model %s: %d ops, %d edges; batch %lld; p = %d\n", pb->g->name, pb->n_v, pb->n_e,
-            (long long)r->pp->batch, hw->p);
+    fprintf(f, "model %s: %d ops, %d edges; batch %lld; p = %d\n", iter_space_name(pb->g),
+            pb->n_v, pb->n_e, (long long)r->pp->batch, hw->p);
     if (sec)
         fprintf(f,
                 "hardware: %s\ncost model: default (seconds: roofline at %s, collectives on "
@@ -451,7 +451,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
     fprintf(f, "%4s  %-34s %-19s %-8s %-24s %10s\n", "#", "op", "kind", "dims", "configuration",
             h_tl);
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
+        const iter_nest *x = &pb->g->nest[v];
         char dims[64], cfg[96];
         pase_fmt_dims(x, dims, sizeof dims);
         pase_run_fmt_config(r, v, cfg, sizeof cfg);
@@ -459,7 +459,7 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
             snprintf(si, sizeof si, "%.3f", pb->tl[v][r->cfg[v]] * per_s);
         else
             dnp_fmt_si(pb->tl[v][r->cfg[v]], si, sizeof si);
-        fprintf(f, "%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, pase_kind_name(x->kind),
+        fprintf(f, "%4d  %-34.34s %-19s %-8s %-24s %10s\n", v, x->name, iter_kind_name(x->kind),
                 dims, cfg, si);
     }
     cost_text(r, f);

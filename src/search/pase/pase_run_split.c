@@ -67,7 +67,7 @@ const char *dnp_pase_run_type_config(const dnp_pase_run *r, int g, int v)
     if (!r->have_het || g < 0 || g >= r->het.n_groups)
         return NULL;
     const pase_hetero_group *gr = &r->het.grp[g];
-    if (gr->g == NULL || v < 0 || v >= gr->g->n_v)
+    if (gr->g == NULL || v < 0 || v >= gr->g->n_nest)
         return NULL;
     return gr->cfg_text[v];
 }

@@ -68,29 +68,17 @@ static dnp_status setup_perf(const dnp_pase_hw *hw, const dnp_pase_options *o, p
 }
 
 /* With opt->strategy_space: restrict pg to a dnnpar strategy's space
- * (pase_restrict_to_strategy) using core, or for a reference graph (core
- * NULL) the zoo model of the same name. */
-static dnp_status restrict_space(const dnp_pase_options *opt, const dnp_graph *core,
-                                 const char *source, pase_graph *pg, dnp_error *err)
+ * (pase_restrict_to_strategy). */
+static void restrict_space(const dnp_pase_options *opt, iter_space *pg)
 {
-    if (!opt->strategy_space)
-        return DNP_OK;
-    dnp_graph *tmp = NULL;
-    if (core == NULL) {
-        dnp_status st = dnp_model_load(source, &tmp, err);
-        if (st != DNP_OK)
-            return st;
-        core = tmp;
-    }
-    pase_restrict_to_strategy(pg, core);
-    dnp_graph_free(tmp);
-    return DNP_OK;
+    if (opt->strategy_space)
+        pase_restrict_to_strategy(pg);
 }
 
 /* Bind graph g (taken over: freed on failure too) and core (the model
  * before conversion, NULL for a reference graph) to hw and opt; owned is
  * core when the problem takes it over (freed on failure too), else NULL. */
-static dnp_status bind(pase_graph *g, const dnp_graph *core, dnp_graph *owned,
+static dnp_status bind(iter_space *g, const dnp_graph *core, dnp_graph *owned,
                        const char *source, int64_t batch, const dnp_pase_hw *hw,
                        const dnp_pase_options *opt, dnp_pase_problem **out, dnp_error *err)
 {
@@ -99,7 +87,7 @@ static dnp_status bind(pase_graph *g, const dnp_graph *core, dnp_graph *owned,
     if (pp == NULL || src == NULL) {
         dnp_free(pp);
         dnp_free(src);
-        pase_graph_free(g);
+        iter_space_free(g);
         dnp_graph_free(owned);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the PaSE problem");
         return DNP_ERR_NOMEM;
@@ -112,11 +100,11 @@ static dnp_status bind(pase_graph *g, const dnp_graph *core, dnp_graph *owned,
     pp->core_owned = owned;
     if (opt != NULL)
         pp->opt = *opt;
-    if (pp->opt.cutoff > 0)
-        g->cutoff = pp->opt.cutoff;
+    int model = pase_model_find(source);
+    int cutoff = pp->opt.cutoff > 0 ? pp->opt.cutoff : core == NULL ? pase_model_cutoff(model) : 0;
     dnp_status st = check_options(&pp->opt, err);
     if (st == DNP_OK)
-        st = restrict_space(&pp->opt, core, source, g, err);
+        restrict_space(&pp->opt, g);
     int seconds = pp->opt.cost_model == DNP_COST_DEFAULT;
     if (st == DNP_OK && seconds)
         st = setup_perf(hw, &pp->opt, &pp->perf, err);
@@ -124,7 +112,8 @@ static dnp_status bind(pase_graph *g, const dnp_graph *core, dnp_graph *owned,
         /* Eq. 1's r: FLOP per word moved (pase-paper only) */
         pase_params par = {hw->p, dnp_pase_hw_r_flop_per_word(hw), pp->opt.prototype_edges,
                            pp->opt.max_memory_bytes > 0.0 ? pp->opt.max_memory_bytes
-                                                          : PASE_DEFAULT_MAX_BYTES};
+                                                          : PASE_DEFAULT_MAX_BYTES,
+                           cutoff};
         st = pase_problem_build_perf(g, &par, seconds ? &pp->perf : NULL, &pp->pb, err);
     }
     if (st != DNP_OK) {
@@ -145,7 +134,7 @@ dnp_status dnp_pase_problem_load(const char *model, const dnp_pase_hw *hw,
                                  const dnp_pase_options *opt, dnp_pase_problem **out,
                                  dnp_error *err)
 {
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     dnp_status st;
     int m = pase_model_find(model);
     int64_t batch = batch_of(opt, m >= 0 ? pase_model_default_batch(m) : PASE_DEFAULT_BATCH);
@@ -159,7 +148,7 @@ dnp_status dnp_pase_problem_load(const char *model, const dnp_pase_hw *hw,
     if ((st = dnp_model_load_opts(model, &lo, &g, err)) != DNP_OK)
         return st;
     dnp_error cerr = {0};
-    st = pase_from_graph(g, batch, &pg, &cerr);
+    st = iter_space_build(g, batch, &pg, &cerr);
     if (st != DNP_OK) {
         dnp_graph_free(g);
         dnp_error_set(err, st, "%s: %s", model, cerr.msg);
@@ -172,26 +161,22 @@ dnp_status dnp_pase_problem_from_graph(const dnp_graph *g, const dnp_pase_hw *hw
                                        const dnp_pase_options *opt, dnp_pase_problem **out,
                                        dnp_error *err)
 {
-    pase_graph *pg = NULL;
+    iter_space *pg = NULL;
     int64_t batch = batch_of(opt, PASE_DEFAULT_BATCH);
-    dnp_status st = pase_from_graph(g, batch, &pg, err);
+    dnp_status st = iter_space_build(g, batch, &pg, err);
     if (st != DNP_OK)
         return st;
     return bind(pg, g, NULL, dnp_graph_name(g), batch, hw, opt, out, err);
 }
 
-dnp_status pase_problem_rebuild(const void *user, int64_t batch, pase_graph **out,
+dnp_status pase_problem_rebuild(const void *user, int64_t batch, iter_space **out,
                                 dnp_error *err)
 {
     const dnp_pase_problem *pp = user;
     dnp_status st = pp->core == NULL ? pase_model_build(pp->source, batch, out, err)
-                                     : pase_from_graph(pp->core, batch, out, err);
-    if (st == DNP_OK && pp->opt.cutoff > 0)
-        (*out)->cutoff = pp->opt.cutoff;
-    if (st == DNP_OK && (st = restrict_space(&pp->opt, pp->core, pp->source, *out, err)) != DNP_OK) {
-        pase_graph_free(*out);
-        *out = NULL;
-    }
+                                     : iter_space_build(pp->core, batch, out, err);
+    if (st == DNP_OK)
+        restrict_space(&pp->opt, *out);
     return st;
 }
 
@@ -200,7 +185,7 @@ void dnp_pase_problem_free(dnp_pase_problem *pp)
     if (pp == NULL)
         return;
     pase_problem_free(&pp->pb);
-    pase_graph_free(pp->g);
+    iter_space_free(pp->g);
     dnp_graph_free(pp->core_owned);
     dnp_free(pp->source);
     dnp_free(pp);

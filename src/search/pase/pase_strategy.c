@@ -119,7 +119,7 @@ int pase_level_orders(const long *split, int nd, int cap)
 int pase_config_split(const pase_problem *pb, int v, int c, long *split)
 {
     const pase_configs *cf = &pb->cfg[v];
-    int nd = cf->rank < PASE_MAX_RANK ? cf->rank : PASE_MAX_RANK;
+    int nd = cf->rank < ITER_MAX_RANK ? cf->rank : ITER_MAX_RANK;
     for (int d = 0; d < nd; d++)
         split[d] = cf->c[(size_t)c * (size_t)cf->rank + (size_t)d];
     return nd;
@@ -128,7 +128,7 @@ int pase_config_split(const pase_problem *pb, int v, int c, long *split)
 int pase_config_text_split(const char *text, long *split)
 {
     int nd = 0;
-    for (const char *q = text != NULL ? text : ""; *q != '\0' && *q != ')' && nd < PASE_MAX_RANK;) {
+    for (const char *q = text != NULL ? text : ""; *q != '\0' && *q != ')' && nd < ITER_MAX_RANK;) {
         if (*q >= '0' && *q <= '9') {
             char *end;
             split[nd++] = strtol(q, &end, 10);
@@ -140,7 +140,7 @@ int pase_config_text_split(const char *text, long *split)
     return nd;
 }
 
-void pase_levels_text(const pase_vertex *x, const long *split, int nd, int order, char *buf,
+void pase_levels_text(const iter_nest *x, const long *split, int nd, int order, char *buf,
                       size_t n)
 {
     int dims[PLAN_MAX_LEVELS];
@@ -157,9 +157,9 @@ void pase_run_fmt_config(const dnp_pase_run *r, int v, char *buf, size_t n)
 {
     const pase_problem *pb = &r->pp->pb;
     pase_fmt_config(pb, v, r->cfg[v], buf, n);
-    long split[PASE_MAX_RANK];
+    long split[ITER_MAX_RANK];
     int nd = pase_config_split(pb, v, r->cfg[v], split);
-    pase_levels_text(&pb->g->v[v], split, nd, r->order != NULL ? r->order[v] : 0, buf, n);
+    pase_levels_text(&pb->g->nest[v], split, nd, r->order != NULL ? r->order[v] : 0, buf, n);
 }
 
 int pase_type_index(const char *t)
@@ -184,7 +184,7 @@ static char last_letter(const char *s)
  * of g in a strategy, or NULL when the strategy cannot say it.  Weighted
  * ops: the batch 'b' is Type-I, the dimension AccPar's D_in names Type-II
  * (its output a partial sum), D_out Type-III (section 3.2):
- *   conv, fc               c, n (pase_convert.c's names)
+ *   conv, fc               c, n (iter_rules.c's names)
  *   fc on named axes       the input's last axis, the output's last axis
  *   embedding              the vocabulary v and the width d (a vocabulary
  *                          split is Megatron-LM's vocabulary-parallel
@@ -233,13 +233,14 @@ const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim
     return NULL;
 }
 
-void pase_restrict_to_strategy(pase_graph *pg, const dnp_graph *core)
+void pase_restrict_to_strategy(iter_space *pg)
 {
-    for (int i = 0; i < pg->n_v; i++) {
-        pase_vertex *v = &pg->v[i];
-        int gi = dnp_graph_find(core, v->name);
+    const dnp_graph *core = pg->core;
+    for (int i = 0; i < pg->n_nest; i++) {
+        iter_nest *v = &pg->nest[i];
+        int gi = v->op;
         if (gi < 0)
-            continue; /* the converter's own views (flatten.ravel, ...) */
+            continue; /* a stage before an op's own nest (an FC's Ravel, ...) */
         const dnp_op *op = dnp_graph_op(core, gi);
         if (dnp_graph_decider(core, gi) != gi)
             continue; /* not decided: the simulator gives it its decider's layout */
@@ -279,7 +280,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
      * simulated candidate of the share searches: no text formatting) */
     const pase_problem *pb = &r->pp->pb;
     for (int v = 0; v < pb->n_v; v++) {
-        const pase_vertex *x = &pb->g->v[v];
+        const iter_nest *x = &pb->g->nest[v];
         int gi = dnp_graph_find(g, x->name);
         if (gi < 0)
             continue; /* the converter's own views (flatten.ravel, ...); the strategy reader
@@ -289,7 +290,7 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             continue; /* the strategy decides weighted layers and joins only */
         /* the split of each dimension of x: the run's own configuration,
          * or the group's "(4,1,1,1,1,1,2)" */
-        long split[PASE_MAX_RANK];
+        long split[ITER_MAX_RANK];
         const char *group_cfg = grp < 0 ? NULL : dnp_pase_run_type_config(r, grp, v);
         int nd = grp < 0 ? pase_config_split(pb, v, r->cfg[v], split)
                          : pase_config_text_split(group_cfg, split);

@@ -2,11 +2,11 @@
  * pase_zoo.c - the zoo entries of the PaSE module: the five graphs of the
  * PaSE prototype (AlexNet, Inception-v3, ResNet-101, RNNLM, Transformer;
  * reference README "The built-in models"), built op for op in the order
- * the prototype adds them so that pase_convert.c turns each into exactly
- * the prototype's graph (vertex ids equal its node ids), and DenseNet-121,
+ * the prototype adds them so that their iteration spaces (iter_rules.c)
+ * are exactly the prototype's graphs (nest ids equal its node ids), and DenseNet-121,
  * the dense graph the paper names as its limitation (section V).  RNNLM
  * and the Transformer use the ops on named axes (src/model/graph_named.h).
- * Also the PaSE-graph view of the five (pase_model_*, pase.h) and the
+ * Also the iteration spaces of the five (pase_model_*, pase.h) and the
  * benchmark variants (pase_build_transformer, pase_build_resnet).
  */
 #include "model/zoo.h"
@@ -441,7 +441,7 @@ const zoo_model *zoo_models_pase(int *count)
     return pase_zoo;
 }
 
-/* ---- the prototype's graphs as PaSE graphs ---------------------------- */
+/* ---- the prototype's graphs as iteration spaces ----------------------- */
 
 typedef struct {
     const char *name;
@@ -475,6 +475,11 @@ int64_t pase_model_default_batch(int i)
     return i >= 0 && i < pase_model_count() ? ref_models[i].batch : 0;
 }
 
+int pase_model_cutoff(int i)
+{
+    return i >= 0 && i < pase_model_count() ? ref_models[i].cutoff : 0;
+}
+
 int pase_model_find(const char *name)
 {
     for (int i = 0; name && i < pase_model_count(); i++)
@@ -483,10 +488,9 @@ int pase_model_find(const char *name)
     return -1;
 }
 
-/* Build a core graph with `build`, convert it for batch, set the cutoff. */
+/* Build a core graph with `build` and its iteration space for batch. */
 static dnp_status convert_built(const char *name, int (*build)(dnp_graph *, const void *),
-                                const void *arg, int64_t batch, int cutoff, pase_graph **out,
-                                dnp_error *err)
+                                const void *arg, int64_t batch, iter_space **out, dnp_error *err)
 {
     dnp_graph *g = dnp_graph_new(name);
     if (g == NULL) {
@@ -498,13 +502,12 @@ static dnp_status convert_built(const char *name, int (*build)(dnp_graph *, cons
         dnp_graph_free(g);
         return DNP_ERR_INPUT;
     }
-    dnp_status st = pase_from_graph(g, batch, out, err);
+    dnp_status st = iter_space_build(g, batch, out, err);
     if (st != DNP_OK) {
         dnp_graph_free(g);
         return st;
     }
     (*out)->core_owned = g; /* the shared model prices its ops (pase_perf.c) */
-    (*out)->cutoff = cutoff;
     return st;
 }
 
@@ -513,7 +516,7 @@ static int build_zoo_entry(dnp_graph *g, const void *arg)
     return ((const zoo_model *)arg)->build(g);
 }
 
-dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, dnp_error *err)
+dnp_status pase_model_build(const char *name, int64_t batch, iter_space **out, dnp_error *err)
 {
     int i = pase_model_find(name);
     if (i < 0) {
@@ -522,8 +525,8 @@ dnp_status pase_model_build(const char *name, int64_t batch, pase_graph **out, d
     }
     for (size_t k = 0; k < sizeof pase_zoo / sizeof pase_zoo[0]; k++)
         if (strcmp(pase_zoo[k].name, ref_models[i].name) == 0)
-            return convert_built(ref_models[i].name, build_zoo_entry, &pase_zoo[k], batch,
-                                 ref_models[i].cutoff, out, err);
+            return convert_built(ref_models[i].name, build_zoo_entry, &pase_zoo[k], batch, out,
+                                 err);
     dnp_error_set(err, DNP_ERR_INPUT, "PaSE model '%s' is not in the zoo", name);
     return DNP_ERR_INPUT;
 }
@@ -538,20 +541,20 @@ static int build_resnet_arg(dnp_graph *g, const void *arg)
     return build_resnet_blocks(g, (const int *)arg);
 }
 
-pase_graph *pase_build_transformer(int64_t batch, int layers)
+iter_space *pase_build_transformer(int64_t batch, int layers)
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
-    if (convert_built("pase-transformer", build_tf_arg, &layers, batch, 1, &g, &err) != DNP_OK)
+    if (convert_built("pase-transformer", build_tf_arg, &layers, batch, &g, &err) != DNP_OK)
         return NULL;
     return g;
 }
 
-pase_graph *pase_build_resnet(int64_t batch, const int blocks[4])
+iter_space *pase_build_resnet(int64_t batch, const int blocks[4])
 {
-    pase_graph *g = NULL;
+    iter_space *g = NULL;
     dnp_error err = {0};
-    if (convert_built("pase-resnet", build_resnet_arg, blocks, batch, 4, &g, &err) != DNP_OK)
+    if (convert_built("pase-resnet", build_resnet_arg, blocks, batch, &g, &err) != DNP_OK)
         return NULL;
     return g;
 }

@@ -1,9 +1,11 @@
 /*
- * pase_convert.c - a core dnp_graph as a PaSE graph, one rule per op kind
- * (the table `rules` below; a kind without a rule is a clear error).
+ * iter_rules.c - the iteration spaces of a core graph's ops, one rule per
+ * op kind (the table `rules` below; a kind without a rule is a clear
+ * error).  Each rule appends the op's loop nests (iter_nests.c) and the
+ * reads of its inputs; a nest is called a vertex below, as in PaSE.
  * Activations are (b, c, h, w) tensors; the rules follow the prototype's
- * modelling so that the zoo's pase-* models convert to exactly the
- * prototype's graphs:
+ * modelling so that the zoo's pase-* models give exactly the prototype's
+ * graphs:
  *
  *   input        a graph input (no vertex, no edge: nothing to transfer)
  *   conv         Conv (b, c, h_out, w_out, r, s, n); a grouped or depthwise
@@ -67,9 +69,8 @@
  * vertex's dims, and its model axis (op->model_axis) names the dim expert
  * strategies split (the prototype sets both by hand on a few ops).
  */
-#include "search/pase/pase.h"
+#include "model/iter_build.h"
 #include "core/alloc.h"
-#include "perf/device_model.h"
 #include "model/graph_named.h"
 
 #include <stdio.h>
@@ -79,8 +80,8 @@
 typedef struct {
     const dnp_graph *g;
     int64_t batch;
-    pase_graph *pg;
-    pase_tensor *out; /* per core op: its output as a (b, c, h, w) tensor */
+    iter_space *s;
+    iter_tensor *out; /* per core op: its output as a (b, c, h, w) tensor */
     dnp_error *err;
     int *unstack;     /* per core op: the Unstack vertex of its selects, -1 if none */
     char *consumed;   /* per core op: 1 if a later op reads it */
@@ -99,27 +100,27 @@ static int fail(conv_ctx *x, const dnp_op *op, const char *why)
 static int built(conv_ctx *x, int id)
 {
     if (id < 0)
-        dnp_error_set(x->err, DNP_ERR_INPUT, "%s", x->pg->err);
+        dnp_error_set(x->err, DNP_ERR_INPUT, "%s", x->s->err);
     return id < 0 ? -1 : 0;
 }
 
-static const pase_tensor *in_of(conv_ctx *x, const dnp_op *op, int k)
+static const iter_tensor *in_of(conv_ctx *x, const dnp_op *op, int k)
 {
     return &x->out[op->inputs[k]];
 }
 
 /* A (b, c, 1, 1) tensor viewed as (b, c). */
-static pase_tensor flat_view(const pase_tensor *t)
+static iter_tensor flat_view(const iter_tensor *t)
 {
-    pase_tensor v = *t;
+    iter_tensor v = *t;
     v.rank = 2;
     return v;
 }
 
 /* A (b, n) tensor viewed as (b, n, 1, 1). */
-static pase_tensor image_view(const pase_tensor *t)
+static iter_tensor image_view(const iter_tensor *t)
 {
-    pase_tensor v = *t;
+    iter_tensor v = *t;
     for (int d = t->rank; d < 4; d++) {
         v.shape[d] = 1;
         v.map[d] = 0;
@@ -129,19 +130,19 @@ static pase_tensor image_view(const pase_tensor *t)
     return v;
 }
 
-static int is_flat(const pase_tensor *t) { return t->shape[2] == 1 && t->shape[3] == 1; }
+static int is_flat(const iter_tensor *t) { return t->shape[2] == 1 && t->shape[3] == 1; }
 
 /* Flatten a spatial (b, c, h, w) tensor: Ravel + Unravel to (b, c h w). */
-static int flatten(conv_ctx *x, const char *base, const pase_tensor *t, pase_tensor *out)
+static int flatten(conv_ctx *x, const char *base, const iter_tensor *t, iter_tensor *out)
 {
-    char nm[PASE_NAME_LEN];
-    pase_tensor r, u;
+    char nm[ITER_NAME_LEN];
+    iter_tensor r, u;
     snprintf(nm, sizeof nm, "%.54s.ravel", base);
-    if (built(x, pase_ravel(x->pg, nm, t, &r)) < 0)
+    if (built(x, nest_ravel(x->s, nm, t, &r)) < 0)
         return -1;
     const int64_t shape[2] = {t->shape[0], t->shape[1] * t->shape[2] * t->shape[3]};
     snprintf(nm, sizeof nm, "%.52s.unravel", base);
-    if (built(x, pase_unravel(x->pg, nm, &r, 2, shape, "bc", &u)) < 0)
+    if (built(x, nest_unravel(x->s, nm, &r, 2, shape, "bc", &u)) < 0)
         return -1;
     *out = image_view(&u);
     return 0;
@@ -150,12 +151,12 @@ static int flatten(conv_ctx *x, const char *base, const pase_tensor *t, pase_ten
 
 /* A vertex the builders do not offer (ONNX ops on the view): domain dom
  * with names, inputs read through maps, the output as out_map. */
-static int custom(conv_ctx *x, int i, const dnp_op *op, pase_kind kind, int rank,
-                  const int64_t *dom, const char *names, int n_in, const pase_tensor *const *in,
-                  unsigned (*maps)[PASE_MAX_RANK], int out_rank, const int64_t *out_shape,
-                  const unsigned *out_map, pase_vertex *proto)
+static int custom(conv_ctx *x, int i, const dnp_op *op, iter_kind kind, int rank,
+                  const int64_t *dom, const char *names, int n_in, const iter_tensor *const *in,
+                  unsigned (*maps)[ITER_MAX_RANK], int out_rank, const int64_t *out_shape,
+                  const unsigned *out_map, iter_nest *proto)
 {
-    pase_vertex v = *proto;
+    iter_nest v = *proto;
     snprintf(v.name, sizeof v.name, "%s", op->name);
     v.kind = kind;
     v.rank = rank;
@@ -163,15 +164,15 @@ static int custom(conv_ctx *x, int i, const dnp_op *op, pase_kind kind, int rank
         v.dom[d] = dom[d];
         snprintf(v.dim[d], sizeof v.dim[d], "%c", names[d]);
     }
-    int id = pase_graph_add_vertex(x->pg, &v);
+    int id = iter_add_nest(x->s, &v);
     for (int k = 0; k < n_in && id >= 0; k++)
-        if (pase_graph_add_edge(x->pg, in[k], id, k, maps[k]) < 0)
+        if (iter_add_read(x->s, in[k], id, k, maps[k]) < 0)
             id = -1;
     if (built(x, id) < 0)
         return -1;
-    pase_tensor *o = &x->out[i];
+    iter_tensor *o = &x->out[i];
     memset(o, 0, sizeof *o);
-    o->vertex = id;
+    o->nest = id;
     o->rank = out_rank;
     for (int d = 0; d < out_rank; d++) {
         o->shape[d] = out_shape[d];
@@ -181,9 +182,9 @@ static int custom(conv_ctx *x, int i, const dnp_op *op, pase_kind kind, int rank
     return 0;
 }
 
-static pase_vertex blank_vertex(void)
+static iter_nest blank_vertex(void)
 {
-    pase_vertex v;
+    iter_nest v;
     memset(&v, 0, sizeof v);
     v.batch_dim = 0;
     v.model_dim = -1;
@@ -192,7 +193,7 @@ static pase_vertex blank_vertex(void)
 
 /* Map each dim of tensor t onto the domain dim of the same extent among
  * `cand` (first match), else leave it unsplit. */
-static void match_dims(const pase_tensor *t, int rank, const int64_t *dom, unsigned cand,
+static void match_dims(const iter_tensor *t, int rank, const int64_t *dom, unsigned cand,
                        unsigned *map)
 {
     unsigned used = 0;
@@ -212,37 +213,37 @@ static void match_dims(const pase_tensor *t, int rank, const int64_t *dom, unsig
 static int rule_input(conv_ctx *x, int i, const dnp_op *op)
 {
     const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
-    x->out[i] = pase_input(4, shape, "bchw");
+    x->out[i] = iter_input(4, shape, "bchw");
     return 0;
 }
 
 static int rule_conv(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     if (t->shape[1] != op->in.c)
         return fail(x, op, "input channels do not match the producer");
     if (op->groups > 1) /* grouped or depthwise: GroupConv (b, g, c, h, w, r, s, n) */
-        return built(x, pase_group_conv_sized(x->pg, op->name, t, op->groups, op->out.c, op->kh,
+        return built(x, nest_group_conv_sized(x->s, op->name, t, op->groups, op->out.c, op->kh,
                                               op->kw, op->out.h, op->out.w, 0, &x->out[i]));
-    return built(x, pase_conv_sized(x->pg, op->name, t, op->out.c, op->kh, op->kw, op->out.h,
+    return built(x, nest_conv_sized(x->s, op->name, t, op->out.c, op->kh, op->kw, op->out.h,
                                     op->out.w, 0, &x->out[i]));
 }
 
 static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
 {
-    pase_tensor t = *in_of(x, op, 0), o;
+    iter_tensor t = *in_of(x, op, 0), o;
     if (op->keep_positions && !is_flat(&t)) {
         /* the same FC at every position: (b, h, w, c) -> (b, h, w, n) */
-        pase_tensor pv = t;
+        iter_tensor pv = t;
         static const int perm[4] = {0, 2, 3, 1};
         for (int d = 0; d < 4; d++) {
             pv.shape[d] = t.shape[perm[d]];
             pv.map[d] = t.map[perm[d]];
             memcpy(pv.dim[d], t.dim[perm[d]], sizeof pv.dim[d]);
         }
-        if (built(x, pase_fc(x->pg, op->name, &pv, op->out.c, 0, &o)) < 0)
+        if (built(x, nest_fc(x->s, op->name, &pv, op->out.c, 0, &o)) < 0)
             return -1;
-        pase_tensor *r = &x->out[i];
+        iter_tensor *r = &x->out[i];
         *r = o;
         for (int d = 0; d < 4; d++) { /* back to (b, n, h, w) */
             r->shape[perm[d]] = o.shape[d];
@@ -253,8 +254,8 @@ static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
     }
     if (!is_flat(&t) && flatten(x, op->name, &t, &t) < 0)
         return -1;
-    pase_tensor f = flat_view(&t);
-    if (built(x, pase_fc(x->pg, op->name, &f, op->out.c, 0, &o)) < 0)
+    iter_tensor f = flat_view(&t);
+    if (built(x, nest_fc(x->s, op->name, &f, op->out.c, 0, &o)) < 0)
         return -1;
     x->out[i] = image_view(&o);
     return 0;
@@ -262,23 +263,23 @@ static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_pool(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     if (op->kind == DNP_OP_AVGPOOL && op->out.h == 1 && op->out.w == 1 && op->kh >= op->in.h &&
         op->kw >= op->in.w) /* global average pooling */
-        return built(x, pase_reduce_mean(x->pg, op->name, t, (1u << 2) | (1u << 3), 1,
+        return built(x, nest_reduce_mean(x->s, op->name, t, (1u << 2) | (1u << 3), 1,
                                          &x->out[i]));
-    return built(x, pase_pool_sized(x->pg, op->name, t, op->kh, op->kw, op->out.h, op->out.w,
+    return built(x, nest_pool_sized(x->s, op->name, t, op->kh, op->kw, op->out.h, op->out.w,
                                      &x->out[i]));
 }
 
 static int rule_pointwise(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     x->out[i] = *t;
-    if (t->vertex >= 0) {
-        pase_vertex *p = &x->pg->v[t->vertex];
-        if (p->kind == PASE_CONV || p->kind == PASE_GROUP_CONV || p->kind == PASE_FC ||
-            p->kind == PASE_ELEMWISE || p->kind == PASE_EINSUM)
+    if (t->nest >= 0) {
+        iter_nest *p = &x->s->nest[t->nest];
+        if (p->kind == ITER_CONV || p->kind == ITER_GROUP_CONV || p->kind == ITER_FC ||
+            p->kind == ITER_ELEMWISE || p->kind == ITER_EINSUM)
             p->pw++;
     }
     return 0;
@@ -288,36 +289,36 @@ static int rule_add(conv_ctx *x, int i, const dnp_op *op)
 {
     if (op->n_inputs != 2)
         return fail(x, op, "element-wise add of other than two inputs");
-    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
-    return built(x, pase_elementwise(x->pg, op->name, 2, in, 0, &x->out[i]));
+    const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    return built(x, nest_elementwise(x->s, op->name, 2, in, 0, &x->out[i]));
 }
 
 static int rule_batchnorm(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), 0, &x->out[i]));
+    return built(x, nest_norm(x->s, op->name, in_of(x, op, 0), 0, &x->out[i]));
 }
 
 static int rule_lrn(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *in[1] = {in_of(x, op, 0)};
-    return built(x, pase_elementwise(x->pg, op->name, 1, in, 0, &x->out[i]));
+    const iter_tensor *in[1] = {in_of(x, op, 0)};
+    return built(x, nest_elementwise(x->s, op->name, 1, in, 0, &x->out[i]));
 }
 
 static int rule_concat(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor **in = dnp_malloc((size_t)(op->n_inputs > 0 ? op->n_inputs : 1) * sizeof *in);
+    const iter_tensor **in = dnp_malloc((size_t)(op->n_inputs > 0 ? op->n_inputs : 1) * sizeof *in);
     if (in == NULL)
         return fail(x, op, "out of memory");
     for (int k = 0; k < op->n_inputs; k++)
         in[k] = in_of(x, op, k);
-    int rc = built(x, pase_concat(x->pg, op->name, op->n_inputs, in, 1, &x->out[i]));
+    int rc = built(x, nest_concat(x->s, op->name, op->n_inputs, in, 1, &x->out[i]));
     dnp_free(in);
     return rc;
 }
 
 static int rule_flatten(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     if (is_flat(t)) {
         x->out[i] = *t;
         return 0;
@@ -327,11 +328,11 @@ static int rule_flatten(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_softmax(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     if (!is_flat(t))
-        return built(x, pase_softmax(x->pg, op->name, t, 1, &x->out[i]));
-    pase_tensor f = flat_view(t), o;
-    if (built(x, pase_sce(x->pg, op->name, &f, &o)) < 0)
+        return built(x, nest_softmax(x->s, op->name, t, 1, &x->out[i]));
+    iter_tensor f = flat_view(t), o;
+    if (built(x, nest_sce(x->s, op->name, &f, &o)) < 0)
         return -1;
     x->out[i] = image_view(&o);
     return 0;
@@ -344,11 +345,11 @@ static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
     if (op->n_inputs != 2 || op->contract < 1)
         return fail(x, op, "a matmul needs two inputs and a contracted length");
     const int64_t dom[4] = {x->batch, op->out.h * op->out.w, op->out.c, op->contract};
-    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
-    unsigned maps[2][PASE_MAX_RANK];
+    const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    unsigned maps[2][ITER_MAX_RANK];
     match_dims(in[0], 4, dom, (1u << 1) | (1u << 3), maps[0]); /* A: m, k */
     match_dims(in[1], 4, dom, (1u << 3) | (1u << 2), maps[1]); /* B: k, n */
-    pase_vertex v = blank_vertex();
+    iter_nest v = blank_vertex();
     /* both operands are activations: b indexes A, B and C, a batch of
      * GEMMs (splitting it needs no all-reduce: no operand is shared across
      * samples) */
@@ -358,7 +359,7 @@ static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
     v.gemm_k = 1u << 3;
     const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
     const unsigned omap[4] = {1u << 0, 1u << 2, 1u << 1, 0};
-    return custom(x, i, op, PASE_EINSUM, 4, dom, "bmnk", 2, in, maps, 4, shape, omap, &v);
+    return custom(x, i, op, ITER_EINSUM, 4, dom, "bmnk", 2, in, maps, 4, shape, omap, &v);
 }
 
 /* Embedding: one-hot (b, s, v) x table (v, d), no in-edge (README: the
@@ -370,19 +371,19 @@ static int rule_embedding(conv_ctx *x, int i, const dnp_op *op)
     if (vocab < 1)
         return fail(x, op, "an embedding needs its table's size");
     const int64_t dom[4] = {x->batch, pos, width, vocab};
-    pase_vertex v = blank_vertex();
+    iter_nest v = blank_vertex();
     v.gemm_m = (1u << 0) | (1u << 1);
     v.gemm_n = 1u << 2;
     v.gemm_k = 1u << 3;
     v.model_dim = 3;
     const int64_t shape[4] = {x->batch, width, op->out.h, op->out.w};
     const unsigned omap[4] = {1u << 0, 1u << 2, op->out.h > 1 ? 1u << 1 : 0, 0};
-    return custom(x, i, op, PASE_EINSUM, 4, dom, "bsdv", 0, NULL, NULL, 4, shape, omap, &v);
+    return custom(x, i, op, ITER_EINSUM, 4, dom, "bsdv", 0, NULL, NULL, 4, shape, omap, &v);
 }
 
 static int rule_layernorm(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), 1, &x->out[i]));
+    return built(x, nest_norm(x->s, op->name, in_of(x, op, 0), 1, &x->out[i]));
 }
 
 /* Element-wise op of two activations, broadcast axes read unsplit. */
@@ -393,19 +394,19 @@ static int rule_eltwise(conv_ctx *x, int i, const dnp_op *op)
     if (op->n_inputs != 2)
         return fail(x, op, "element-wise op of more than two inputs");
     const int64_t dom[4] = {x->batch, op->out.c, op->out.h, op->out.w};
-    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
-    unsigned maps[2][PASE_MAX_RANK];
+    const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    unsigned maps[2][ITER_MAX_RANK];
     for (int k = 0; k < 2; k++)
         for (int d = 0; d < 4; d++)
             maps[k][d] = in[k]->shape[d] == dom[d] ? 1u << (unsigned)d : 0;
-    pase_vertex v = blank_vertex();
+    iter_nest v = blank_vertex();
     const unsigned omap[4] = {1u << 0, 1u << 1, 1u << 2, 1u << 3};
-    return custom(x, i, op, PASE_ELEMWISE, 4, dom, "bchw", 2, in, maps, 4, dom, omap, &v);
+    return custom(x, i, op, ITER_ELEMWISE, 4, dom, "bchw", 2, in, maps, 4, dom, omap, &v);
 }
 
 static int rule_reduce(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
     unsigned axes = 0;
     for (int d = 1; d < 4; d++)
@@ -415,13 +416,13 @@ static int rule_reduce(conv_ctx *x, int i, const dnp_op *op)
         x->out[i] = *t;
         return 0;
     }
-    return built(x, pase_reduce_mean(x->pg, op->name, t, axes, 1, &x->out[i]));
+    return built(x, nest_reduce_mean(x->s, op->name, t, axes, 1, &x->out[i]));
 }
 
 /* Data movement: nothing, Ravel + Unravel, or a free Slice vertex. */
 static int rule_reshape(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
     int64_t n_in = 1, n_out = 1;
     int same = 1;
@@ -435,20 +436,20 @@ static int rule_reshape(conv_ctx *x, int i, const dnp_op *op)
         return 0;
     }
     if (n_in == n_out) {
-        char nm[PASE_NAME_LEN];
-        pase_tensor r;
+        char nm[ITER_NAME_LEN];
+        iter_tensor r;
         snprintf(nm, sizeof nm, "%.54s.ravel", op->name);
-        if (built(x, pase_ravel(x->pg, nm, t, &r)) < 0)
+        if (built(x, nest_ravel(x->s, nm, t, &r)) < 0)
             return -1;
         snprintf(nm, sizeof nm, "%.52s.unravel", op->name);
-        return built(x, pase_unravel(x->pg, nm, &r, 4, out, "bchw", &x->out[i]));
+        return built(x, nest_unravel(x->s, nm, &r, 4, out, "bchw", &x->out[i]));
     }
-    unsigned maps[1][PASE_MAX_RANK];
+    unsigned maps[1][ITER_MAX_RANK];
     for (int d = 0; d < 4; d++)
         maps[0][d] = 1u << (unsigned)d;
-    const pase_tensor *in[1] = {t};
-    pase_vertex v = blank_vertex();
-    return custom(x, i, op, PASE_SLICE, 4, out, "bchw", 1, in, maps, 4, out, maps[0], &v);
+    const iter_tensor *in[1] = {t};
+    iter_nest v = blank_vertex();
+    return custom(x, i, op, ITER_SLICE, 4, out, "bchw", 1, in, maps, 4, out, maps[0], &v);
 }
 
 
@@ -459,7 +460,7 @@ static int named_input(conv_ctx *x, int i, const dnp_op *op)
     char axes[DNP_MAX_RANK + 2];
     int64_t ext[DNP_MAX_RANK + 1];
     int rank = graph_named_shape(op, x->batch, axes, ext);
-    x->out[i] = pase_input(rank, ext, axes);
+    x->out[i] = iter_input(rank, ext, axes);
     return 0;
 }
 
@@ -469,46 +470,46 @@ static int named_embedding(conv_ctx *x, int i, const dnp_op *op)
     int64_t width = op->out.c, vocab = width > 0 ? op->param_elems / width : 0;
     if (nl < 1 || na < 1 || vocab < 1)
         return fail(x, op, "a named embedding needs its table and its loop letters");
-    return built(x, pase_embedding(x->pg, op->name, in_of(x, op, 0), vocab, width,
+    return built(x, nest_embedding(x->s, op->name, in_of(x, op, 0), vocab, width,
                                    op->loops[nl - 1], op->axes[na - 1], &x->out[i]));
 }
 
 static int named_lstm(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, pase_lstm(x->pg, op->name, in_of(x, op, 0), op->out.c, op->layers,
+    return built(x, nest_lstm(x->s, op->name, in_of(x, op, 0), op->out.c, op->layers,
                               &x->out[i]));
 }
 
 static int named_fc(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, pase_fc(x->pg, op->name, in_of(x, op, 0), op->out.c, 0, &x->out[i]));
+    return built(x, nest_fc(x->s, op->name, in_of(x, op, 0), op->out.c, 0, &x->out[i]));
 }
 
 /* Split "A,B->O" (graph_named.c checked it when the op was built). */
 static int split_eq(const char *eq, char *sa, char *sb, char *so)
 {
     const char *comma = strchr(eq, ','), *arrow = strstr(eq, "->");
-    if (comma == NULL || arrow == NULL || comma > arrow || comma - eq > PASE_MAX_RANK ||
-        arrow - comma - 1 > PASE_MAX_RANK || strlen(arrow + 2) > PASE_MAX_RANK)
+    if (comma == NULL || arrow == NULL || comma > arrow || comma - eq > ITER_MAX_RANK ||
+        arrow - comma - 1 > ITER_MAX_RANK || strlen(arrow + 2) > ITER_MAX_RANK)
         return -1;
-    snprintf(sa, PASE_MAX_RANK + 1, "%.*s", (int)(comma - eq), eq);
-    snprintf(sb, PASE_MAX_RANK + 1, "%.*s", (int)(arrow - comma - 1), comma + 1);
-    snprintf(so, PASE_MAX_RANK + 1, "%s", arrow + 2);
+    snprintf(sa, ITER_MAX_RANK + 1, "%.*s", (int)(comma - eq), eq);
+    snprintf(sb, ITER_MAX_RANK + 1, "%.*s", (int)(arrow - comma - 1), comma + 1);
+    snprintf(so, ITER_MAX_RANK + 1, "%s", arrow + 2);
     return 0;
 }
 
 static int named_einsum(conv_ctx *x, int i, const dnp_op *op)
 {
-    char sa[PASE_MAX_RANK + 1], sb[PASE_MAX_RANK + 1], so[PASE_MAX_RANK + 1];
+    char sa[ITER_MAX_RANK + 1], sb[ITER_MAX_RANK + 1], so[ITER_MAX_RANK + 1];
     if (split_eq(op->equation, sa, sb, so) < 0)
         return fail(x, op, "malformed einsum equation");
-    const pase_tensor *a = in_of(x, op, 0);
+    const iter_tensor *a = in_of(x, op, 0);
     if (op->n_inputs == 2)
-        return built(x, pase_einsum(x->pg, op->name, op->equation, a, in_of(x, op, 1), 0,
+        return built(x, nest_einsum(x->s, op->name, op->equation, a, in_of(x, op, 1), 0,
                                     &x->out[i]));
     /* the weight: each letter's extent from the activation or the output */
     char axes[DNP_MAX_RANK + 2];
-    int64_t ext[DNP_MAX_RANK + 1], shape[PASE_MAX_RANK];
+    int64_t ext[DNP_MAX_RANK + 1], shape[ITER_MAX_RANK];
     graph_named_shape(op, x->batch, axes, ext);
     int rank = (int)strlen(sb);
     for (int d = 0; d < rank; d++) {
@@ -520,25 +521,25 @@ static int named_einsum(conv_ctx *x, int i, const dnp_op *op)
         else
             return fail(x, op, "a weight letter has no extent");
     }
-    pase_tensor w = pase_input(rank, shape, sb);
-    return built(x, pase_einsum(x->pg, op->name, op->equation, a, &w, 0, &x->out[i]));
+    iter_tensor w = iter_input(rank, shape, sb);
+    return built(x, nest_einsum(x->s, op->name, op->equation, a, &w, 0, &x->out[i]));
 }
 
 /* Output `index` of Unstack vertex id on tensor t along axis (as
  * pase_unstack makes it). */
-static pase_tensor unstack_part(const pase_graph *pg, int id, const pase_tensor *t, int axis,
+static iter_tensor unstack_part(const iter_space *pg, int id, const iter_tensor *t, int axis,
                                 int index)
 {
-    pase_tensor o;
+    iter_tensor o;
     memset(&o, 0, sizeof o);
-    o.vertex = id;
+    o.nest = id;
     o.port = index;
     o.rank = t->rank - 1;
     for (int d = 0, k = 0; d < t->rank; d++)
         if (d != axis) {
             o.shape[k] = t->shape[d];
             o.map[k] = 1u << (unsigned)d;
-            memcpy(o.dim[k], pg->v[id].dim[d], sizeof o.dim[k]);
+            memcpy(o.dim[k], pg->nest[id].dim[d], sizeof o.dim[k]);
             k++;
         }
     return o;
@@ -547,50 +548,50 @@ static pase_tensor unstack_part(const pase_graph *pg, int id, const pase_tensor 
 static int named_select(conv_ctx *x, int i, const dnp_op *op)
 {
     int src = op->inputs[0];
-    const pase_tensor *t = in_of(x, op, 0);
+    const iter_tensor *t = in_of(x, op, 0);
     if (op->axis < 0 || op->axis >= t->rank || op->index < 0 || op->index >= t->shape[op->axis])
         return fail(x, op, "select outside its input");
     int id = x->unstack[src];
     if (id < 0) {
         if (t->shape[op->axis] > 64)
             return fail(x, op, "selects of an axis longer than 64");
-        char base[PASE_NAME_LEN];
+        char base[ITER_NAME_LEN];
         snprintf(base, sizeof base, "%s", op->name);
         char *dot = strrchr(base, '.');
         if (dot != NULL && dot != base)
             *dot = '\0';
-        pase_tensor parts[64];
-        id = pase_unstack(x->pg, base, t, op->axis, parts);
+        iter_tensor parts[64];
+        id = nest_unstack(x->s, base, t, op->axis, parts);
         if (built(x, id) < 0)
             return -1;
         x->unstack[src] = id;
-    } else if (x->pg->v[id].axis != op->axis) {
+    } else if (x->s->nest[id].axis != op->axis) {
         return fail(x, op, "selects of one tensor along two axes");
     }
-    x->out[i] = unstack_part(x->pg, id, t, op->axis, op->index);
+    x->out[i] = unstack_part(x->s, id, t, op->axis, op->index);
     return 0;
 }
 
 static int named_stack(conv_ctx *x, int i, const dnp_op *op)
 {
-    const pase_tensor *in[8];
+    const iter_tensor *in[8];
     if (op->n_inputs < 1 || op->n_inputs > 8)
         return fail(x, op, "a stack of other than 1 to 8 tensors");
     for (int k = 0; k < op->n_inputs; k++)
         in[k] = in_of(x, op, k);
-    return built(x, pase_stack(x->pg, op->name, op->n_inputs, in, op->axis, &x->out[i]));
+    return built(x, nest_stack(x->s, op->name, op->n_inputs, in, op->axis, &x->out[i]));
 }
 
 static int named_softmax(conv_ctx *x, int i, const dnp_op *op)
 {
     if (!x->consumed[i]) /* the loss */
-        return built(x, pase_sce(x->pg, op->name, in_of(x, op, 0), &x->out[i]));
-    return built(x, pase_softmax(x->pg, op->name, in_of(x, op, 0), -1, &x->out[i]));
+        return built(x, nest_sce(x->s, op->name, in_of(x, op, 0), &x->out[i]));
+    return built(x, nest_softmax(x->s, op->name, in_of(x, op, 0), -1, &x->out[i]));
 }
 
 static int named_layernorm(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, pase_norm(x->pg, op->name, in_of(x, op, 0), -1, &x->out[i]));
+    return built(x, nest_norm(x->s, op->name, in_of(x, op, 0), -1, &x->out[i]));
 }
 
 static int named_eltwise(conv_ctx *x, int i, const dnp_op *op)
@@ -599,8 +600,8 @@ static int named_eltwise(conv_ctx *x, int i, const dnp_op *op)
         return rule_pointwise(x, i, op);
     if (op->n_inputs != 2)
         return fail(x, op, "element-wise op of more than two inputs");
-    const pase_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
-    return built(x, pase_elementwise(x->pg, op->name, 2, in, 0, &x->out[i]));
+    const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
+    return built(x, nest_elementwise(x->s, op->name, 2, in, 0, &x->out[i]));
 }
 
 static const struct {
@@ -619,9 +620,9 @@ static const struct {
 /* The loop names and model axis of op on the vertex it just made. */
 static void annotate(conv_ctx *x, const dnp_op *op, int n_v_before)
 {
-    if (x->pg->n_v != n_v_before + 1)
+    if (x->s->n_nest != n_v_before + 1)
         return; /* fused, or a later select of an Unstack */
-    pase_vertex *v = &x->pg->v[n_v_before];
+    iter_nest *v = &x->s->nest[n_v_before];
     if (op->loops[0] != '\0' && (int)strlen(op->loops) == v->rank)
         for (int d = 0; d < v->rank; d++)
             snprintf(v->dim[d], sizeof v->dim[d], "%c", op->loops[d]);
@@ -661,59 +662,42 @@ static conv_rule find_rule(const dnp_op *op)
     return NULL;
 }
 
-/* Who carries core op i's work (pase.h, pase_graph's carrier): the
- * vertex its output tensor comes from; that vertex's op if this rule made
- * it (the op's own iteration space), else i is fused into it (a point-wise
- * op, a transpose left as a view of its producer). */
+/* Who carries core op i's work (iter_space's carrier): the nest its
+ * output tensor comes from; that nest's op if this rule made it (the op's
+ * own iteration space), else i is fused into it (a point-wise op, a
+ * transpose left as a view of its producer).  The nests the rule made are
+ * i's own (nest_start). */
 static void carry(conv_ctx *x, int i, int n_v_before)
 {
-    const pase_tensor *t = &x->out[i];
+    for (int v = n_v_before; v < x->s->n_nest; v++)
+        x->s->nest[v].owner = i;
+    x->s->nest_start[i + 1] = x->s->n_nest;
+    const iter_tensor *t = &x->out[i];
     unsigned mask = 0;
     for (int d = 0; d < t->rank; d++)
         mask |= t->map[d];
-    x->pg->carrier[i] = t->vertex;
-    x->pg->carrier_mask[i] = mask;
-    if (t->vertex >= n_v_before && x->pg->v[t->vertex].op < 0)
-        x->pg->v[t->vertex].op = i;
-}
-
-/* Which core ops' outputs a consumer saves for backward (the device
- * model's saved inputs; pase_perf_mem_bytes counts such a tensor once, at
- * the consumer). */
-static dnp_status saved_flags(pase_graph *pg)
-{
-    pg->saved_by_consumer = dnp_calloc((size_t)(pg->n_core > 0 ? pg->n_core : 1), 1);
-    if (pg->saved_by_consumer == NULL)
-        return DNP_ERR_NOMEM;
-    perf_rates unit;
-    memset(&unit, 0, sizeof unit);
-    unit.act_bytes = 1; /* whether, not how much */
-    for (int j = 0; j < pg->n_core; j++) {
-        perf_op_mem mm;
-        perf_op_mem_get(pg->core, j, pg->batch, 1.0, 1.0, 1.0, &unit, &mm);
-        const dnp_op *op = dnp_graph_op(pg->core, j);
-        for (int k = 0; k < op->n_inputs && mm.saved_input_bytes > 0.0; k++)
-            pg->saved_by_consumer[op->inputs[k]] = 1;
-    }
-    return DNP_OK;
+    x->s->carrier[i] = t->nest;
+    x->s->carrier_mask[i] = mask;
+    if (t->nest >= n_v_before && x->s->nest[t->nest].op < 0)
+        x->s->nest[t->nest].op = i;
 }
 
 /* The per-vertex index of the carried ops (op_start, ops). */
-static dnp_status carried_index(pase_graph *pg)
+static dnp_status carried_index(iter_space *pg)
 {
-    pg->op_start = dnp_calloc((size_t)pg->n_v + 1, sizeof *pg->op_start);
+    pg->op_start = dnp_calloc((size_t)pg->n_nest + 1, sizeof *pg->op_start);
     pg->ops = dnp_malloc((size_t)(pg->n_core > 0 ? pg->n_core : 1) * sizeof *pg->ops);
     if (pg->op_start == NULL || pg->ops == NULL)
         return DNP_ERR_NOMEM;
     for (int i = 0; i < pg->n_core; i++)
         if (pg->carrier[i] >= 0)
             pg->op_start[pg->carrier[i] + 1]++;
-    for (int v = 0; v < pg->n_v; v++)
+    for (int v = 0; v < pg->n_nest; v++)
         pg->op_start[v + 1] += pg->op_start[v];
-    int *fill = dnp_malloc(((size_t)pg->n_v + 1) * sizeof *fill);
+    int *fill = dnp_malloc(((size_t)pg->n_nest + 1) * sizeof *fill);
     if (fill == NULL)
         return DNP_ERR_NOMEM;
-    memcpy(fill, pg->op_start, ((size_t)pg->n_v + 1) * sizeof *fill);
+    memcpy(fill, pg->op_start, ((size_t)pg->n_nest + 1) * sizeof *fill);
     for (int i = 0; i < pg->n_core; i++)
         if (pg->carrier[i] >= 0)
             pg->ops[fill[pg->carrier[i]]++] = i;
@@ -758,7 +742,14 @@ static int check_op(conv_ctx *x, int i, const dnp_op *op, conv_rule *rule)
     return 0;
 }
 
-dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, dnp_error *err)
+static dnp_status oom(const dnp_graph *g, dnp_error *err)
+{
+    dnp_error_set(err, DNP_ERR_NOMEM, "out of memory deriving the iteration spaces of '%s'",
+                  dnp_graph_name(g));
+    return DNP_ERR_NOMEM;
+}
+
+dnp_status iter_space_build(const dnp_graph *g, int64_t batch, iter_space **out, dnp_error *err)
 {
     if (batch < 1) {
         dnp_error_set(err, DNP_ERR_INPUT, "batch must be positive, got %lld", (long long)batch);
@@ -767,15 +758,14 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
     unsigned long fails0 = dnp_alloc_failures();
     int n = dnp_graph_n_ops(g);
     size_t n_alloc = (size_t)(n > 0 ? n : 1);
-    conv_ctx x = {g, batch, pase_graph_new(dnp_graph_name(g), 4), NULL, err, NULL, NULL};
+    conv_ctx x = {g, batch, iter_space_new(), NULL, err, NULL, NULL};
     x.out = dnp_calloc(n_alloc, sizeof *x.out);
     x.unstack = dnp_malloc(n_alloc * sizeof *x.unstack);
     x.consumed = dnp_calloc(n_alloc, 1);
-    if (x.pg == NULL || x.out == NULL || x.unstack == NULL || x.consumed == NULL) {
-        pase_graph_free(x.pg);
+    if (x.s == NULL || x.out == NULL || x.unstack == NULL || x.consumed == NULL) {
+        iter_space_free(x.s);
         ctx_free(&x);
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
-        return DNP_ERR_NOMEM;
+        return oom(g, err);
     }
     for (int i = 0; i < n; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
@@ -784,52 +774,49 @@ dnp_status pase_from_graph(const dnp_graph *g, int64_t batch, pase_graph **out, 
             if (op->inputs[k] >= 0 && op->inputs[k] < n)
                 x.consumed[op->inputs[k]] = 1;
     }
-    x.pg->core = g;
-    x.pg->batch = batch;
-    x.pg->n_core = n;
-    x.pg->carrier = dnp_malloc(n_alloc * sizeof *x.pg->carrier);
-    x.pg->carrier_mask = dnp_calloc(n_alloc, sizeof *x.pg->carrier_mask);
-    if (x.pg->carrier == NULL || x.pg->carrier_mask == NULL) {
-        pase_graph_free(x.pg);
+    x.s->core = g;
+    x.s->batch = batch;
+    x.s->n_core = n;
+    x.s->carrier = dnp_malloc(n_alloc * sizeof *x.s->carrier);
+    x.s->carrier_mask = dnp_calloc(n_alloc, sizeof *x.s->carrier_mask);
+    x.s->nest_start = dnp_calloc(n_alloc + 1, sizeof *x.s->nest_start);
+    if (x.s->carrier == NULL || x.s->carrier_mask == NULL || x.s->nest_start == NULL) {
+        iter_space_free(x.s);
         ctx_free(&x);
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
-        return DNP_ERR_NOMEM;
+        return oom(g, err);
     }
     for (int i = 0; i < n; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         conv_rule rule = NULL;
         if (check_op(&x, i, op, &rule) < 0) {
-            pase_graph_free(x.pg);
+            iter_space_free(x.s);
             ctx_free(&x);
             return DNP_ERR_INPUT;
         }
-        int n_v = x.pg->n_v;
+        int n_v = x.s->n_nest;
         if (rule(&x, i, op) < 0) {
-            pase_graph_free(x.pg);
+            iter_space_free(x.s);
             ctx_free(&x);
             if (dnp_alloc_failures() == fails0)
                 return DNP_ERR_INPUT;
             /* the builders record a failed allocation as text: report it as such */
             dnp_error_clear(err);
-            dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'",
-                          dnp_graph_name(g));
-            return DNP_ERR_NOMEM;
+            return oom(g, err);
         }
         if (graph_named_op(op))
             annotate(&x, op, n_v);
         carry(&x, i, n_v);
     }
     ctx_free(&x);
-    if (carried_index(x.pg) != DNP_OK || saved_flags(x.pg) != DNP_OK) {
-        pase_graph_free(x.pg);
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory converting '%s'", dnp_graph_name(g));
-        return DNP_ERR_NOMEM;
+    if (carried_index(x.s) != DNP_OK) {
+        iter_space_free(x.s);
+        return oom(g, err);
     }
-    if (x.pg->n_v == 0) {
+    if (x.s->n_nest == 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "model '%s' has no ops to partition", dnp_graph_name(g));
-        pase_graph_free(x.pg);
+        iter_space_free(x.s);
         return DNP_ERR_INPUT;
     }
-    *out = x.pg;
+    *out = x.s;
     return DNP_OK;
 }

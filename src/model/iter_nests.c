@@ -1,11 +1,11 @@
 /*
- * pase_ops.c - one builder per op kind: the iteration space (domain) of
- * the op, how each input tensor's dimensions map onto it, and how the
- * output tensor's dimensions map back.  Domains follow the authors'
+ * iter_nests.c - one nest builder per cost form: the iteration space
+ * (domain) of the op, how each input tensor's dimensions map onto it,
+ * and how the output tensor's dimensions map back.  Domains follow the authors'
  * prototype as the reference README lists them ("Layer costs"), so that
  * configurations and costs line up with its tables.
  */
-#include "search/pase/pase.h"
+#include "model/iter_build.h"
 #include "core/einsum_eq.h"
 
 #include <stdio.h>
@@ -14,9 +14,9 @@
 
 #define BIT(d) (1u << (unsigned)(d))
 
-static int ok_graph(pase_graph *g) { return g != NULL && g->err[0] == '\0'; }
+static int ok_graph(iter_space *g) { return g != NULL && g->err[0] == '\0'; }
 
-static void vinit(pase_vertex *v, const char *name, pase_kind kind, int rank, const int64_t *dom)
+static void vinit(iter_nest *v, const char *name, iter_kind kind, int rank, const int64_t *dom)
 {
     memset(v, 0, sizeof *v);
     snprintf(v->name, sizeof v->name, "%s", name ? name : "");
@@ -34,7 +34,7 @@ static void set_name(char dst[4], const char *src)
 }
 
 /* The first dimension named "b" is the mini-batch. */
-static void find_batch(pase_vertex *v)
+static void find_batch(iter_nest *v)
 {
     for (int i = 0; i < v->rank; i++)
         if (strcmp(v->dim[i], "b") == 0) {
@@ -43,38 +43,38 @@ static void find_batch(pase_vertex *v)
         }
 }
 
-static int check_tensor(pase_graph *g, const char *name, const pase_tensor *t, int rank)
+static int check_tensor(iter_space *g, const char *name, const iter_tensor *t, int rank)
 {
-    if (t == NULL || t->rank < 1 || t->rank > PASE_MAX_RANK)
-        return pase_graph_fail(g, "op '%s': input has rank %d (1..%d)", name,
-                               t ? t->rank : 0, PASE_MAX_RANK);
+    if (t == NULL || t->rank < 1 || t->rank > ITER_MAX_RANK)
+        return iter_fail(g, "op '%s': input has rank %d (1..%d)", name,
+                               t ? t->rank : 0, ITER_MAX_RANK);
     if (rank > 0 && t->rank != rank)
-        return pase_graph_fail(g, "op '%s': input has rank %d, expected %d", name, t->rank, rank);
+        return iter_fail(g, "op '%s': input has rank %d, expected %d", name, t->rank, rank);
     for (int i = 0; i < t->rank; i++)
         if (t->shape[i] < 1)
-            return pase_graph_fail(g, "op '%s': input dimension %d is %lld", name, i,
+            return iter_fail(g, "op '%s': input dimension %d is %lld", name, i,
                                    (long long)t->shape[i]);
     return 0;
 }
 
-static int check_dom(pase_graph *g, const char *name, int rank, const int64_t *dom)
+static int check_dom(iter_space *g, const char *name, int rank, const int64_t *dom)
 {
-    if (rank < 1 || rank > PASE_MAX_RANK)
-        return pase_graph_fail(g, "op '%s': iteration space of rank %d (1..%d)", name, rank,
-                               PASE_MAX_RANK);
+    if (rank < 1 || rank > ITER_MAX_RANK)
+        return iter_fail(g, "op '%s': iteration space of rank %d (1..%d)", name, rank,
+                               ITER_MAX_RANK);
     for (int i = 0; i < rank; i++)
         if (dom[i] < 1)
-            return pase_graph_fail(g, "op '%s': iteration-space dimension %d is %lld", name, i,
+            return iter_fail(g, "op '%s': iteration-space dimension %d is %lld", name, i,
                                    (long long)dom[i]);
     return 0;
 }
 
 /* Output tensor `port` of vertex vid with per-dimension domain masks. */
-static void make_out(pase_tensor *o, int vid, int port, int rank, const int64_t *shape,
-                     const unsigned *map, const pase_vertex *v)
+static void make_out(iter_tensor *o, int vid, int port, int rank, const int64_t *shape,
+                     const unsigned *map, const iter_nest *v)
 {
     memset(o, 0, sizeof *o);
-    o->vertex = vid;
+    o->nest = vid;
     o->port = port;
     o->rank = rank;
     for (int i = 0; i < rank; i++) {
@@ -97,50 +97,32 @@ static void identity(int rank, unsigned *map)
 }
 
 /* Add the vertex, then one edge per input (the prototype's order). */
-static int finish(pase_graph *g, pase_vertex *v, int n_in, const pase_tensor *const *in,
-                  unsigned (*in_map)[PASE_MAX_RANK])
+static int finish(iter_space *g, iter_nest *v, int n_in, const iter_tensor *const *in,
+                  unsigned (*in_map)[ITER_MAX_RANK])
 {
     if (check_dom(g, v->name, v->rank, v->dom) < 0)
         return -1;
     if (v->batch_dim < 0)
         find_batch(v);
-    int id = pase_graph_add_vertex(g, v);
+    int id = iter_add_nest(g, v);
     for (int i = 0; i < n_in && id >= 0; i++)
-        if (pase_graph_add_edge(g, in[i], id, i, in_map[i]) < 0)
+        if (iter_add_read(g, in[i], id, i, in_map[i]) < 0)
             return -1;
     return id;
 }
 
-/* Python's int((x - k + 2 pad) / stride) + 1 for the prototype's sizes. */
-static int64_t conv_out(int64_t x, int k, int stride, int pad)
-{
-    int64_t num = x - k + 2 * (int64_t)pad;
-    if (stride < 1 || num < 0)
-        return 0;
-    return num / stride + 1;
-}
-
-int pase_conv(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out, int r,
-              int s, int stride_h, int stride_w, int pad_h, int pad_w, int pw, pase_tensor *out)
-{
-    if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
-        return -1;
-    return pase_conv_sized(g, name, img, n_out, r, s, conv_out(img->shape[2], r, stride_h, pad_h),
-                           conv_out(img->shape[3], s, stride_w, pad_w), pw, out);
-}
-
-int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int64_t n_out,
-                    int r, int s, int64_t ho, int64_t wo, int pw, pase_tensor *out)
+int nest_conv_sized(iter_space *g, const char *name, const iter_tensor *img, int64_t n_out,
+                    int r, int s, int64_t ho, int64_t wo, int pw, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
         return -1;
     if (ho < 1 || wo < 1 || n_out < 1 || r < 1 || s < 1)
-        return pase_graph_fail(g, "conv '%s': %dx%d window over %lldx%lld gives no output", name,
+        return iter_fail(g, "conv '%s': %dx%d window over %lldx%lld gives no output", name,
                                r, s, (long long)img->shape[2], (long long)img->shape[3]);
     const int64_t dom[7] = {img->shape[0], img->shape[1], ho, wo, r, s, n_out};
     static const char *const names[7] = {"b", "c", "h", "w", "r", "s", "n"};
-    pase_vertex v;
-    vinit(&v, name, PASE_CONV, 7, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_CONV, 7, dom);
     for (int i = 0; i < 7; i++)
         set_name(v.dim[i], names[i]);
     v.fixed = BIT(2) | BIT(3); /* no halo exchange: h_out, w_out unsplit */
@@ -149,8 +131,8 @@ int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int
     v.gemm_m = BIT(0) | BIT(2) | BIT(3); /* M = b h_out w_out */
     v.gemm_n = BIT(6);                   /* N = n */
     v.gemm_k = BIT(1) | BIT(4) | BIT(5); /* K = c r s */
-    unsigned in_map[1][PASE_MAX_RANK] = {{BIT(0), BIT(1), BIT(2), BIT(3)}};
-    const pase_tensor *ins[1] = {img};
+    unsigned in_map[1][ITER_MAX_RANK] = {{BIT(0), BIT(1), BIT(2), BIT(3)}};
+    const iter_tensor *ins[1] = {img};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0) {
         const int64_t shape[4] = {dom[0], n_out, ho, wo};
@@ -167,25 +149,25 @@ int pase_conv_sized(pase_graph *g, const char *name, const pase_tensor *img, int
  * i.e. the einsum "bgchw,gnc(rs)->bgnhw" whose g is in both operands and the
  * output: a batch dimension of the conv's GEMM (README "Layer costs",
  * GEMM: nb multiplies computation and communication alike). */
-int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *img,
+int nest_group_conv_sized(iter_space *g, const char *name, const iter_tensor *img,
                           int64_t groups, int64_t n_out, int r, int s, int64_t ho, int64_t wo,
-                          int pw, pase_tensor *out)
+                          int pw, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
         return -1;
     if (ho < 1 || wo < 1 || n_out < 1 || r < 1 || s < 1)
-        return pase_graph_fail(g, "conv '%s': %dx%d window over %lldx%lld gives no output", name,
+        return iter_fail(g, "conv '%s': %dx%d window over %lldx%lld gives no output", name,
                                r, s, (long long)img->shape[2], (long long)img->shape[3]);
     if (groups < 1 || img->shape[1] % groups != 0 || n_out % groups != 0)
-        return pase_graph_fail(g, "conv '%s': channels %lld -> %lld do not divide into %lld "
+        return iter_fail(g, "conv '%s': channels %lld -> %lld do not divide into %lld "
                                   "groups",
                                name, (long long)img->shape[1], (long long)n_out,
                                (long long)groups);
     const int64_t dom[8] = {img->shape[0], groups, img->shape[1] / groups, ho, wo, r, s,
                             n_out / groups};
     static const char *const names[8] = {"b", "g", "c", "h", "w", "r", "s", "n"};
-    pase_vertex v;
-    vinit(&v, name, PASE_GROUP_CONV, 8, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_GROUP_CONV, 8, dom);
     for (int i = 0; i < 8; i++)
         set_name(v.dim[i], names[i]);
     v.fixed = BIT(3) | BIT(4); /* no halo exchange, as the dense conv */
@@ -196,8 +178,8 @@ int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *im
     v.gemm_n = BIT(7);                   /* N = n (per group) */
     v.gemm_k = BIT(2) | BIT(5) | BIT(6); /* K = c r s (per group) */
     /* channels are group-major: their split is the product of g's and c's */
-    unsigned in_map[1][PASE_MAX_RANK] = {{BIT(0), BIT(1) | BIT(2), BIT(3), BIT(4)}};
-    const pase_tensor *ins[1] = {img};
+    unsigned in_map[1][ITER_MAX_RANK] = {{BIT(0), BIT(1) | BIT(2), BIT(3), BIT(4)}};
+    const iter_tensor *ins[1] = {img};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0) {
         const int64_t shape[4] = {dom[0], n_out, ho, wo};
@@ -208,27 +190,19 @@ int pase_group_conv_sized(pase_graph *g, const char *name, const pase_tensor *im
     return id;
 }
 
-int pase_pool(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
-              int stride_h, int stride_w, int pad_h, int pad_w, pase_tensor *out)
-{
-    if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
-        return -1;
-    return pase_pool_sized(g, name, img, r, s, conv_out(img->shape[2], r, stride_h, pad_h),
-                           conv_out(img->shape[3], s, stride_w, pad_w), out);
-}
 
-int pase_pool_sized(pase_graph *g, const char *name, const pase_tensor *img, int r, int s,
-                    int64_t ho, int64_t wo, pase_tensor *out)
+int nest_pool_sized(iter_space *g, const char *name, const iter_tensor *img, int r, int s,
+                    int64_t ho, int64_t wo, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, img, 4) < 0)
         return -1;
     if (ho < 1 || wo < 1 || r < 1 || s < 1)
-        return pase_graph_fail(g, "pooling '%s': %dx%d window over %lldx%lld gives no output",
+        return iter_fail(g, "pooling '%s': %dx%d window over %lldx%lld gives no output",
                                name, r, s, (long long)img->shape[2], (long long)img->shape[3]);
     const int64_t dom[4] = {img->shape[0], img->shape[1], ho, wo};
     static const char *const names[4] = {"b", "c", "h", "w"};
-    pase_vertex v;
-    vinit(&v, name, PASE_POOL, 4, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_POOL, 4, dom);
     for (int i = 0; i < 4; i++)
         set_name(v.dim[i], names[i]);
     v.batch_dim = 0;
@@ -236,32 +210,32 @@ int pase_pool_sized(pase_graph *g, const char *name, const pase_tensor *img, int
     v.win_s = s;
     v.in_h = img->shape[2];
     v.in_w = img->shape[3];
-    unsigned in_map[1][PASE_MAX_RANK];
+    unsigned in_map[1][ITER_MAX_RANK];
     identity(4, in_map[0]);
-    const pase_tensor *ins[1] = {img};
+    const iter_tensor *ins[1] = {img};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0)
         make_out(out, id, 0, 4, dom, in_map[0], &v);
     return id;
 }
 
-int pase_fc(pase_graph *g, const char *name, const pase_tensor *in, int64_t n_units, int pw,
-            pase_tensor *out)
+int nest_fc(iter_space *g, const char *name, const iter_tensor *in, int64_t n_units, int pw,
+            iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
-    if (in->rank < 2 || in->rank + 1 > PASE_MAX_RANK || n_units < 1)
-        return pase_graph_fail(g, "fc '%s': input of rank %d, %lld units", name, in->rank,
+    if (in->rank < 2 || in->rank + 1 > ITER_MAX_RANK || n_units < 1)
+        return iter_fail(g, "fc '%s': input of rank %d, %lld units", name, in->rank,
                                (long long)n_units);
     int rank = in->rank + 1, lead = in->rank - 1;
-    int64_t dom[PASE_MAX_RANK] = {0};
-    pase_vertex v;
+    int64_t dom[ITER_MAX_RANK] = {0};
+    iter_nest v;
     for (int i = 0; i < lead; i++)
         dom[i] = in->shape[i];
     dom[lead] = n_units;
     dom[lead + 1] = in->shape[lead];
-    vinit(&v, name, PASE_FC, rank, dom);
-    unsigned in_map[1][PASE_MAX_RANK], omap[PASE_MAX_RANK];
+    vinit(&v, name, ITER_FC, rank, dom);
+    unsigned in_map[1][ITER_MAX_RANK], omap[ITER_MAX_RANK];
     for (int i = 0; i < lead; i++) {
         set_name(v.dim[i], in->dim[i]);
         v.gemm_m |= BIT(i); /* M = the leading (batch-like) dims */
@@ -276,14 +250,14 @@ int pase_fc(pase_graph *g, const char *name, const pase_tensor *in, int64_t n_un
     v.pw = pw;
     in_map[0][lead] = BIT(lead + 1);
     omap[lead] = BIT(lead);
-    const pase_tensor *ins[1] = {in};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0)
         make_out(out, id, 0, in->rank, dom, omap, &v);
     return id;
 }
 
-static int same_shape(const pase_tensor *a, const pase_tensor *b)
+static int same_shape(const iter_tensor *a, const iter_tensor *b)
 {
     if (a->rank != b->rank)
         return 0;
@@ -294,37 +268,37 @@ static int same_shape(const pase_tensor *a, const pase_tensor *b)
 }
 
 /* Domain = the tensor; one input, output identical (norm, softmax, ...). */
-static int shape_op(pase_graph *g, pase_vertex *v, const pase_tensor *in, pase_tensor *out)
+static int shape_op(iter_space *g, iter_nest *v, const iter_tensor *in, iter_tensor *out)
 {
     for (int i = 0; i < in->rank; i++)
         set_name(v->dim[i], in->dim[i]);
-    unsigned in_map[1][PASE_MAX_RANK];
+    unsigned in_map[1][ITER_MAX_RANK];
     identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, v, 1, ins, in_map);
     if (id >= 0)
         make_out(out, id, 0, in->rank, in->shape, in_map[0], v);
     return id;
 }
 
-int pase_elementwise(pase_graph *g, const char *name, int n_in, const pase_tensor *const *in,
-                     int pw, pase_tensor *out)
+int nest_elementwise(iter_space *g, const char *name, int n_in, const iter_tensor *const *in,
+                     int pw, iter_tensor *out)
 {
     if (!ok_graph(g))
         return -1;
     if (n_in < 1 || n_in > 2)
-        return pase_graph_fail(g, "element-wise '%s': %d inputs (1 or 2)", name, n_in);
+        return iter_fail(g, "element-wise '%s': %d inputs (1 or 2)", name, n_in);
     for (int i = 0; i < n_in; i++)
         if (check_tensor(g, name, in[i], 0) < 0)
             return -1;
     if (n_in == 2 && !same_shape(in[0], in[1]))
-        return pase_graph_fail(g, "element-wise '%s': inputs of different shapes", name);
-    pase_vertex v;
-    vinit(&v, name, PASE_ELEMWISE, in[0]->rank, in[0]->shape);
+        return iter_fail(g, "element-wise '%s': inputs of different shapes", name);
+    iter_nest v;
+    vinit(&v, name, ITER_ELEMWISE, in[0]->rank, in[0]->shape);
     v.pw = pw;
     for (int i = 0; i < in[0]->rank; i++)
         set_name(v.dim[i], in[0]->dim[i]);
-    unsigned in_map[2][PASE_MAX_RANK];
+    unsigned in_map[2][ITER_MAX_RANK];
     identity(in[0]->rank, in_map[0]);
     identity(in[0]->rank, in_map[1]);
     int id = finish(g, &v, n_in, in, in_map);
@@ -335,42 +309,42 @@ int pase_elementwise(pase_graph *g, const char *name, int n_in, const pase_tenso
 
 static int adjust_axis(int axis, int rank) { return axis < 0 ? axis + rank : axis; }
 
-int pase_norm(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-              pase_tensor *out)
+int nest_norm(iter_space *g, const char *name, const iter_tensor *in, int axis,
+              iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
     axis = adjust_axis(axis, in->rank);
     if (in->rank < 2 || axis < 0 || axis >= in->rank)
-        return pase_graph_fail(g, "norm '%s': axis %d of a rank-%d tensor", name, axis,
+        return iter_fail(g, "norm '%s': axis %d of a rank-%d tensor", name, axis,
                                in->rank);
-    pase_vertex v;
-    vinit(&v, name, PASE_NORM, in->rank, in->shape);
+    iter_nest v;
+    vinit(&v, name, ITER_NORM, in->rank, in->shape);
     v.axis = axis;
     return shape_op(g, &v, in, out);
 }
 
-int pase_reduce_mean(pase_graph *g, const char *name, const pase_tensor *in, unsigned axes,
-                     int keepdims, pase_tensor *out)
+int nest_reduce_mean(iter_space *g, const char *name, const iter_tensor *in, unsigned axes,
+                     int keepdims, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
     if (axes == 0 || (axes >> in->rank) != 0)
-        return pase_graph_fail(g, "reduce-mean '%s': axes 0x%x of a rank-%d tensor", name, axes,
+        return iter_fail(g, "reduce-mean '%s': axes 0x%x of a rank-%d tensor", name, axes,
                                in->rank);
-    pase_vertex v;
-    vinit(&v, name, PASE_REDUCE_MEAN, in->rank, in->shape);
+    iter_nest v;
+    vinit(&v, name, ITER_REDUCE_MEAN, in->rank, in->shape);
     v.axes = axes;
     for (int i = 0; i < in->rank; i++)
         set_name(v.dim[i], in->dim[i]);
-    unsigned in_map[1][PASE_MAX_RANK];
+    unsigned in_map[1][ITER_MAX_RANK];
     identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     if (id < 0)
         return id;
-    int64_t shape[PASE_MAX_RANK];
-    unsigned map[PASE_MAX_RANK];
+    int64_t shape[ITER_MAX_RANK];
+    unsigned map[ITER_MAX_RANK];
     int r = 0;
     for (int i = 0; i < in->rank; i++) {
         if (!(axes & BIT(i))) {
@@ -390,27 +364,27 @@ int pase_reduce_mean(pase_graph *g, const char *name, const pase_tensor *in, uns
     return id;
 }
 
-int pase_softmax(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-                 pase_tensor *out)
+int nest_softmax(iter_space *g, const char *name, const iter_tensor *in, int axis,
+                 iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
     axis = adjust_axis(axis, in->rank);
     if (axis < 0 || axis >= in->rank)
-        return pase_graph_fail(g, "softmax '%s': axis %d of a rank-%d tensor", name, axis,
+        return iter_fail(g, "softmax '%s': axis %d of a rank-%d tensor", name, axis,
                                in->rank);
-    pase_vertex v;
-    vinit(&v, name, PASE_SOFTMAX, in->rank, in->shape);
+    iter_nest v;
+    vinit(&v, name, ITER_SOFTMAX, in->rank, in->shape);
     v.axis = axis;
     return shape_op(g, &v, in, out);
 }
 
-int pase_sce(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out)
+int nest_sce(iter_space *g, const char *name, const iter_tensor *in, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
-    pase_vertex v;
-    vinit(&v, name, PASE_SCE, in->rank, in->shape);
+    iter_nest v;
+    vinit(&v, name, ITER_SCE, in->rank, in->shape);
     v.model_dim = in->rank - 1; /* the classes */
     return shape_op(g, &v, in, out);
 }
@@ -419,26 +393,26 @@ int pase_sce(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor
  * (core/einsum_eq.h; PaSE's equations may use upper-case letters). */
 static int parse_eq(const char *eq, char *a, char *b, char *o)
 {
-    return einsum_eq_split(eq, PASE_MAX_RANK, 1, a, b, o);
+    return einsum_eq_split(eq, ITER_MAX_RANK, 1, a, b, o);
 }
 
-int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tensor *a,
-                const pase_tensor *b, int pw, pase_tensor *out)
+int nest_einsum(iter_space *g, const char *name, const char *eq, const iter_tensor *a,
+                const iter_tensor *b, int pw, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, a, 0) < 0 || check_tensor(g, name, b, 0) < 0)
         return -1;
-    char sa[PASE_MAX_RANK + 1], sb[PASE_MAX_RANK + 1], so[PASE_MAX_RANK + 1];
+    char sa[ITER_MAX_RANK + 1], sb[ITER_MAX_RANK + 1], so[ITER_MAX_RANK + 1];
     if (eq == NULL || parse_eq(eq, sa, sb, so) < 0)
-        return pase_graph_fail(g, "einsum '%s': malformed equation '%s'", name, eq ? eq : "");
+        return iter_fail(g, "einsum '%s': malformed equation '%s'", name, eq ? eq : "");
     if ((int)strlen(sa) != a->rank || (int)strlen(sb) != b->rank)
-        return pase_graph_fail(g, "einsum '%s': '%s' does not match input ranks %d and %d", name,
+        return iter_fail(g, "einsum '%s': '%s' does not match input ranks %d and %d", name,
                                eq, a->rank, b->rank);
     /* domain letters: the output, then reductions in order of appearance */
-    char dl[2 * PASE_MAX_RANK + 1];
+    char dl[2 * ITER_MAX_RANK + 1];
     int nd = 0;
     for (const char *s = so; *s; s++) {
         if (!strchr(sa, *s) && !strchr(sb, *s))
-            return pase_graph_fail(g, "einsum '%s': output dim '%c' is in no input", name, *s);
+            return iter_fail(g, "einsum '%s': output dim '%c' is in no input", name, *s);
         dl[nd++] = *s;
     }
     for (const char *s = sa; *s; s++)
@@ -448,23 +422,23 @@ int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tens
     for (int p = 0; p < 2; p++)
         for (const char *s = p ? sb : sa; *s; s++)
             if (!strchr(dl, *s))
-                return pase_graph_fail(g, "einsum '%s': dim '%c' of one input only is summed "
+                return iter_fail(g, "einsum '%s': dim '%c' of one input only is summed "
                                           "out (unsupported)",
                                        name, *s);
-    if (nd > PASE_MAX_RANK)
-        return pase_graph_fail(g, "einsum '%s': %d dims (at most %d)", name, nd, PASE_MAX_RANK);
-    int64_t dom[PASE_MAX_RANK] = {0};
-    pase_vertex v;
-    unsigned in_map[2][PASE_MAX_RANK];
+    if (nd > ITER_MAX_RANK)
+        return iter_fail(g, "einsum '%s': %d dims (at most %d)", name, nd, ITER_MAX_RANK);
+    int64_t dom[ITER_MAX_RANK] = {0};
+    iter_nest v;
+    unsigned in_map[2][ITER_MAX_RANK];
     for (int d = 0; d < nd; d++) {
         const char *pa = strchr(sa, dl[d]), *pb = strchr(sb, dl[d]);
         int64_t xa = pa ? a->shape[pa - sa] : -1, xb = pb ? b->shape[pb - sb] : -1;
         if (xa > 0 && xb > 0 && xa != xb)
-            return pase_graph_fail(g, "einsum '%s': dim '%c' is %lld and %lld", name, dl[d],
+            return iter_fail(g, "einsum '%s': dim '%c' is %lld and %lld", name, dl[d],
                                    (long long)xa, (long long)xb);
         dom[d] = xa > 0 ? xa : xb;
     }
-    vinit(&v, name, PASE_EINSUM, nd, dom);
+    vinit(&v, name, ITER_EINSUM, nd, dom);
     v.pw = pw;
     for (int d = 0; d < nd; d++) {
         char nm[2] = {dl[d], '\0'};
@@ -479,36 +453,36 @@ int pase_einsum(pase_graph *g, const char *name, const char *eq, const pase_tens
             v.model_dim = d;
     }
     if (v.gemm_m == 0 || v.gemm_n == 0)
-        return pase_graph_fail(g, "einsum '%s': '%s' needs a dim of each input alone in the "
+        return iter_fail(g, "einsum '%s': '%s' needs a dim of each input alone in the "
                                   "output (as the prototype)",
                                name, eq);
     for (int i = 0; i < a->rank; i++)
         in_map[0][i] = BIT(strchr(dl, sa[i]) - dl);
     for (int i = 0; i < b->rank; i++)
         in_map[1][i] = BIT(strchr(dl, sb[i]) - dl);
-    const pase_tensor *ins[2] = {a, b};
+    const iter_tensor *ins[2] = {a, b};
     int id = finish(g, &v, 2, ins, in_map);
     if (id >= 0) {
         int no = (int)strlen(so);
-        unsigned omap[PASE_MAX_RANK];
+        unsigned omap[ITER_MAX_RANK];
         identity(no, omap);
         make_out(out, id, 0, no, dom, omap, &v);
     }
     return id;
 }
 
-int pase_embedding(pase_graph *g, const char *name, const pase_tensor *ids, int64_t vocab,
-                   int64_t width, char vocab_dim, char width_dim, pase_tensor *out)
+int nest_embedding(iter_space *g, const char *name, const iter_tensor *ids, int64_t vocab,
+                   int64_t width, char vocab_dim, char width_dim, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, ids, 0) < 0)
         return -1;
-    if (ids->vertex >= 0)
-        return pase_graph_fail(g, "embedding '%s': the ids must be a graph input", name);
-    if (ids->rank + 1 > PASE_MAX_RANK)
-        return pase_graph_fail(g, "embedding '%s': ids of rank %d", name, ids->rank);
+    if (ids->nest >= 0)
+        return iter_fail(g, "embedding '%s': the ids must be a graph input", name);
+    if (ids->rank + 1 > ITER_MAX_RANK)
+        return iter_fail(g, "embedding '%s': ids of rank %d", name, ids->rank);
     /* The prototype's Embedding: einsum of a dense one-hot with the table. */
-    char eq[3 * PASE_MAX_RANK + 8], letters[PASE_MAX_RANK + 1];
-    int64_t oh_shape[PASE_MAX_RANK], w_shape[2] = {vocab, width};
+    char eq[3 * ITER_MAX_RANK + 8], letters[ITER_MAX_RANK + 1];
+    int64_t oh_shape[ITER_MAX_RANK], w_shape[2] = {vocab, width};
     for (int i = 0; i < ids->rank; i++) {
         letters[i] = ids->dim[i][0];
         oh_shape[i] = ids->shape[i];
@@ -517,34 +491,34 @@ int pase_embedding(pase_graph *g, const char *name, const pase_tensor *ids, int6
     oh_shape[ids->rank] = vocab;
     snprintf(eq, sizeof eq, "%s%c,%c%c->%s%c", letters, vocab_dim, vocab_dim, width_dim, letters,
              width_dim);
-    char oh_dims[PASE_MAX_RANK + 2], w_dims[3] = {vocab_dim, width_dim, '\0'};
+    char oh_dims[ITER_MAX_RANK + 2], w_dims[3] = {vocab_dim, width_dim, '\0'};
     snprintf(oh_dims, sizeof oh_dims, "%s%c", letters, vocab_dim);
-    pase_tensor oh = pase_input(ids->rank + 1, oh_shape, oh_dims);
-    pase_tensor w = pase_input(2, w_shape, w_dims);
-    return pase_einsum(g, name, eq, &oh, &w, 0, out);
+    iter_tensor oh = iter_input(ids->rank + 1, oh_shape, oh_dims);
+    iter_tensor w = iter_input(2, w_shape, w_dims);
+    return nest_einsum(g, name, eq, &oh, &w, 0, out);
 }
 
-int pase_lstm(pase_graph *g, const char *name, const pase_tensor *in, int64_t units,
-              int layers, pase_tensor *out)
+int nest_lstm(iter_space *g, const char *name, const iter_tensor *in, int64_t units,
+              int layers, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 3) < 0)
         return -1;
     if (in->shape[2] != units || layers < 1)
-        return pase_graph_fail(g, "lstm '%s': input width %lld, %lld units, %d layers", name,
+        return iter_fail(g, "lstm '%s': input width %lld, %lld units, %d layers", name,
                                (long long)in->shape[2], (long long)units, layers);
     /* (layers, sequence, batch, units n, units k) */
     const int64_t dom[5] = {layers, in->shape[1], in->shape[0], units, units};
     /* the paper's Table II letters: layers, sequence, batch, d (units out), e (in) */
     static const char *const names[5] = {"l", "s", "b", "d", "e"};
-    pase_vertex v;
-    vinit(&v, name, PASE_LSTM, 5, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_LSTM, 5, dom);
     for (int i = 0; i < 5; i++)
         set_name(v.dim[i], names[i]);
     v.fixed = BIT(1); /* the sequence is never split */
     v.batch_dim = 2;
     v.pw = 3;
-    unsigned in_map[1][PASE_MAX_RANK] = {{BIT(2), BIT(1), BIT(4)}};
-    const pase_tensor *ins[1] = {in};
+    unsigned in_map[1][ITER_MAX_RANK] = {{BIT(2), BIT(1), BIT(4)}};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0) {
         const int64_t shape[3] = {in->shape[0], in->shape[1], units};
@@ -554,50 +528,50 @@ int pase_lstm(pase_graph *g, const char *name, const pase_tensor *in, int64_t un
     return id;
 }
 
-int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
-                pase_tensor *out)
+int nest_concat(iter_space *g, const char *name, int n, const iter_tensor *const *in, int axis,
+                iter_tensor *out)
 {
     if (!ok_graph(g))
         return -1;
     if (n < 1 || n > 4096)
-        return pase_graph_fail(g, "concat '%s': %d inputs", name, n);
+        return iter_fail(g, "concat '%s': %d inputs", name, n);
     for (int i = 0; i < n; i++)
         if (check_tensor(g, name, in[i], in[0]->rank) < 0)
             return -1;
     int rank = in[0]->rank;
     axis = adjust_axis(axis, rank);
     if (axis < 0 || axis >= rank)
-        return pase_graph_fail(g, "concat '%s': axis %d of rank %d", name, axis, rank);
+        return iter_fail(g, "concat '%s': axis %d of rank %d", name, axis, rank);
     int64_t total = 0;
     for (int i = 0; i < n; i++) {
         for (int d = 0; d < rank; d++)
             if (d != axis && in[i]->shape[d] != in[0]->shape[d])
-                return pase_graph_fail(g, "concat '%s': input %d differs off the axis", name, i);
+                return iter_fail(g, "concat '%s': input %d differs off the axis", name, i);
         total += in[i]->shape[axis];
     }
-    int64_t dom[PASE_MAX_RANK] = {0}, shape[PASE_MAX_RANK] = {0};
+    int64_t dom[ITER_MAX_RANK] = {0}, shape[ITER_MAX_RANK] = {0};
     for (int d = 0; d < rank; d++)
         dom[d] = shape[d] = in[0]->shape[d];
     dom[axis] = 1; /* the axis is never split */
     shape[axis] = total;
-    pase_vertex v;
-    vinit(&v, name, PASE_CONCAT, rank, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_CONCAT, rank, dom);
     v.axis = axis;
     v.fixed = BIT(axis);
     for (int d = 0; d < rank; d++)
         set_name(v.dim[d], in[0]->dim[d]);
-    unsigned(*maps)[PASE_MAX_RANK] = NULL;
-    unsigned map1[PASE_MAX_RANK];
+    unsigned(*maps)[ITER_MAX_RANK] = NULL;
+    unsigned map1[ITER_MAX_RANK];
     identity(rank, map1);
     /* every input reads the same identity map */
-    unsigned small[8][PASE_MAX_RANK];
-    unsigned(*big)[PASE_MAX_RANK] = NULL;
+    unsigned small[8][ITER_MAX_RANK];
+    unsigned(*big)[ITER_MAX_RANK] = NULL;
     if (n <= 8) {
         maps = small;
     } else {
         big = dnp_malloc((size_t)n * sizeof *big);
         if (big == NULL)
-            return pase_graph_fail(g, "concat '%s': out of memory", name);
+            return iter_fail(g, "concat '%s': out of memory", name);
         maps = big;
     }
     for (int i = 0; i < n; i++)
@@ -609,55 +583,28 @@ int pase_concat(pase_graph *g, const char *name, int n, const pase_tensor *const
     return id;
 }
 
-int pase_split(pase_graph *g, const char *name, const pase_tensor *in, int n, int axis,
-               pase_tensor *out)
-{
-    if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
-        return -1;
-    axis = adjust_axis(axis, in->rank);
-    if (axis < 0 || axis >= in->rank || n < 1 || in->shape[axis] % n != 0)
-        return pase_graph_fail(g, "split '%s': %d parts of axis %d", name, n, axis);
-    int64_t dom[PASE_MAX_RANK] = {0}, shape[PASE_MAX_RANK] = {0};
-    for (int d = 0; d < in->rank; d++)
-        dom[d] = shape[d] = in->shape[d];
-    dom[axis] = 1;
-    shape[axis] = in->shape[axis] / n;
-    pase_vertex v;
-    vinit(&v, name, PASE_SPLIT, in->rank, dom);
-    v.axis = axis;
-    v.fixed = BIT(axis);
-    for (int d = 0; d < in->rank; d++)
-        set_name(v.dim[d], in->dim[d]);
-    unsigned in_map[1][PASE_MAX_RANK];
-    identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
-    int id = finish(g, &v, 1, ins, in_map);
-    for (int i = 0; id >= 0 && i < n; i++)
-        make_out(&out[i], id, i, in->rank, shape, in_map[0], &v);
-    return id;
-}
 
-int pase_stack(pase_graph *g, const char *name, int n, const pase_tensor *const *in, int axis,
-               pase_tensor *out)
+int nest_stack(iter_space *g, const char *name, int n, const iter_tensor *const *in, int axis,
+               iter_tensor *out)
 {
     if (!ok_graph(g))
         return -1;
     if (n < 1 || n > 8)
-        return pase_graph_fail(g, "stack '%s': %d inputs (1..8)", name, n);
+        return iter_fail(g, "stack '%s': %d inputs (1..8)", name, n);
     for (int i = 0; i < n; i++)
         if (check_tensor(g, name, in[i], 0) < 0)
             return -1;
     int rank = in[0]->rank + 1;
     if (axis < 0)
         axis += rank;
-    if (rank > PASE_MAX_RANK || axis < 0 || axis >= rank)
-        return pase_graph_fail(g, "stack '%s': axis %d of rank %d", name, axis, rank);
+    if (rank > ITER_MAX_RANK || axis < 0 || axis >= rank)
+        return iter_fail(g, "stack '%s': axis %d of rank %d", name, axis, rank);
     for (int i = 1; i < n; i++)
         if (!same_shape(in[0], in[i]))
-            return pase_graph_fail(g, "stack '%s': inputs of different shapes", name);
-    int64_t dom[PASE_MAX_RANK] = {0}, shape[PASE_MAX_RANK] = {0};
-    unsigned maps[8][PASE_MAX_RANK];
-    pase_vertex v;
+            return iter_fail(g, "stack '%s': inputs of different shapes", name);
+    int64_t dom[ITER_MAX_RANK] = {0}, shape[ITER_MAX_RANK] = {0};
+    unsigned maps[8][ITER_MAX_RANK];
+    iter_nest v;
     for (int d = 0, k = 0; d < rank; d++) {
         if (d == axis) {
             dom[d] = 1;
@@ -669,30 +616,30 @@ int pase_stack(pase_graph *g, const char *name, int n, const pase_tensor *const 
             k++;
         }
     }
-    vinit(&v, name, PASE_STACK, rank, dom);
+    vinit(&v, name, ITER_STACK, rank, dom);
     v.axis = axis;
     v.fixed = BIT(axis);
     for (int d = 0, k = 0; d < rank; d++)
         set_name(v.dim[d], d == axis ? "s" : in[0]->dim[k++]);
     int id = finish(g, &v, n, in, maps);
     if (id >= 0) {
-        unsigned omap[PASE_MAX_RANK];
+        unsigned omap[ITER_MAX_RANK];
         identity(rank, omap);
         make_out(out, id, 0, rank, shape, omap, &v);
     }
     return id;
 }
 
-int pase_unstack(pase_graph *g, const char *name, const pase_tensor *in, int axis,
-                 pase_tensor *out)
+int nest_unstack(iter_space *g, const char *name, const iter_tensor *in, int axis,
+                 iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
     axis = adjust_axis(axis, in->rank);
     if (in->rank < 2 || axis < 0 || axis >= in->rank || in->shape[axis] > 64)
-        return pase_graph_fail(g, "unstack '%s': axis %d of rank %d", name, axis, in->rank);
-    int64_t dom[PASE_MAX_RANK] = {0}, shape[PASE_MAX_RANK] = {0};
-    unsigned omap[PASE_MAX_RANK];
+        return iter_fail(g, "unstack '%s': axis %d of rank %d", name, axis, in->rank);
+    int64_t dom[ITER_MAX_RANK] = {0}, shape[ITER_MAX_RANK] = {0};
+    unsigned omap[ITER_MAX_RANK];
     for (int d = 0, k = 0; d < in->rank; d++) {
         dom[d] = in->shape[d];
         if (d != axis) {
@@ -701,27 +648,27 @@ int pase_unstack(pase_graph *g, const char *name, const pase_tensor *in, int axi
         }
     }
     dom[axis] = 1;
-    pase_vertex v;
-    vinit(&v, name, PASE_UNSTACK, in->rank, dom);
+    iter_nest v;
+    vinit(&v, name, ITER_UNSTACK, in->rank, dom);
     v.axis = axis;
     v.fixed = BIT(axis);
     for (int d = 0; d < in->rank; d++)
         set_name(v.dim[d], in->dim[d]);
-    unsigned in_map[1][PASE_MAX_RANK];
+    unsigned in_map[1][ITER_MAX_RANK];
     identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     for (int i = 0; id >= 0 && i < in->shape[axis]; i++)
         make_out(&out[i], id, i, in->rank - 1, shape, omap, &v);
     return id;
 }
 
-int pase_ravel(pase_graph *g, const char *name, const pase_tensor *in, pase_tensor *out)
+int nest_ravel(iter_space *g, const char *name, const iter_tensor *in, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
         return -1;
-    pase_vertex v;
-    vinit(&v, name, PASE_RAVEL, in->rank, in->shape);
+    iter_nest v;
+    vinit(&v, name, ITER_RAVEL, in->rank, in->shape);
     v.contiguous = 1;
     int64_t total = 1;
     unsigned all = 0;
@@ -730,28 +677,28 @@ int pase_ravel(pase_graph *g, const char *name, const pase_tensor *in, pase_tens
         total *= in->shape[d];
         all |= BIT(d);
     }
-    unsigned in_map[1][PASE_MAX_RANK];
+    unsigned in_map[1][ITER_MAX_RANK];
     identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0)
         make_out(out, id, 0, 1, &total, &all, &v);
     return id;
 }
 
-int pase_unravel(pase_graph *g, const char *name, const pase_tensor *in, int rank,
-                 const int64_t *shape, const char *dims, pase_tensor *out)
+int nest_unravel(iter_space *g, const char *name, const iter_tensor *in, int rank,
+                 const int64_t *shape, const char *dims, iter_tensor *out)
 {
     if (!ok_graph(g) || check_tensor(g, name, in, 1) < 0)
         return -1;
     int64_t total = 1;
-    for (int d = 0; d < rank && d < PASE_MAX_RANK; d++)
+    for (int d = 0; d < rank && d < ITER_MAX_RANK; d++)
         total *= shape[d];
-    if (rank < 1 || rank > PASE_MAX_RANK || total != in->shape[0])
-        return pase_graph_fail(g, "unravel '%s': %lld elements into rank %d", name,
+    if (rank < 1 || rank > ITER_MAX_RANK || total != in->shape[0])
+        return iter_fail(g, "unravel '%s': %lld elements into rank %d", name,
                                (long long)in->shape[0], rank);
-    pase_vertex v;
-    vinit(&v, name, PASE_UNRAVEL, rank, shape);
+    iter_nest v;
+    vinit(&v, name, ITER_UNRAVEL, rank, shape);
     v.contiguous = 1;
     size_t nd = dims ? strlen(dims) : 0;
     unsigned all = 0;
@@ -760,44 +707,14 @@ int pase_unravel(pase_graph *g, const char *name, const pase_tensor *in, int ran
         set_name(v.dim[d], nm);
         all |= BIT(d);
     }
-    unsigned in_map[1][PASE_MAX_RANK] = {{all}};
-    const pase_tensor *ins[1] = {in};
+    unsigned in_map[1][ITER_MAX_RANK] = {{all}};
+    const iter_tensor *ins[1] = {in};
     int id = finish(g, &v, 1, ins, in_map);
     if (id >= 0) {
-        unsigned omap[PASE_MAX_RANK];
+        unsigned omap[ITER_MAX_RANK];
         identity(rank, omap);
         make_out(out, id, 0, rank, shape, omap, &v);
     }
     return id;
 }
 
-int pase_transpose(pase_graph *g, const char *name, const pase_tensor *in, const int *perm,
-                   pase_tensor *out)
-{
-    if (!ok_graph(g) || check_tensor(g, name, in, 0) < 0)
-        return -1;
-    unsigned seen = 0;
-    for (int i = 0; i < in->rank; i++) {
-        if (perm[i] < 0 || perm[i] >= in->rank || (seen & BIT(perm[i])))
-            return pase_graph_fail(g, "transpose '%s': not a permutation", name);
-        seen |= BIT(perm[i]);
-    }
-    pase_vertex v;
-    vinit(&v, name, PASE_TRANSPOSE, in->rank, in->shape);
-    for (int d = 0; d < in->rank; d++)
-        set_name(v.dim[d], in->dim[d]);
-    unsigned in_map[1][PASE_MAX_RANK];
-    identity(in->rank, in_map[0]);
-    const pase_tensor *ins[1] = {in};
-    int id = finish(g, &v, 1, ins, in_map);
-    if (id >= 0) {
-        int64_t shape[PASE_MAX_RANK];
-        unsigned omap[PASE_MAX_RANK];
-        for (int i = 0; i < in->rank; i++) {
-            shape[i] = in->shape[perm[i]];
-            omap[i] = BIT(perm[i]);
-        }
-        make_out(out, id, 0, in->rank, shape, omap, &v);
-    }
-    return id;
-}
