@@ -124,6 +124,11 @@ struct dnp_pase_run {
     int budget_from_expert;      /* budgeted: 1 if the strategy kept is the memory-aware
                                   * MCMC baseline's (from the expert strategy) */
     int have_het;                /* default model, DP, several types: het below */
+    int split_none_fits;         /* several types, but no split of the batch across them
+                                  * fits in their memory (the plan is the weakest-device
+                                  * plan over all devices); split_exhaustive: every integer
+                                  * split was tried */
+    int split_exhaustive;
     pase_hetero_result het;      /* owned */
     double own_simulated_s;      /* with het: the step simulator's time of the run's own
                                   * (weakest-device) plan, INFINITY if it cannot run it,

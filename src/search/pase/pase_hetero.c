@@ -257,12 +257,17 @@ static dnp_status judge_of(hctx *h, const int64_t *b, double *step, dnp_error *e
  * to integers summing to the batch. */
 static void round_shares(const hctx *h, const double *w, int64_t *b)
 {
-    double sum = 0.0, rem[DNP_MAX_DEVICE_TYPES];
+    double sum = 0.0, rem[DNP_MAX_DEVICE_TYPES], by[DNP_MAX_DEVICE_TYPES];
     for (int t = 0; t < h->k; t++)
-        sum += w[t];
+        sum += (by[t] = w[t]);
+    if (!(sum > 0.0) || !isfinite(sum)) { /* no weights to go by: shares by devices */
+        sum = 0.0;
+        for (int t = 0; t < h->k; t++)
+            sum += (by[t] = (double)h->n_dev[t]);
+    }
     int64_t given = 0;
     for (int t = 0; t < h->k; t++) {
-        double x = (double)h->batch * w[t] / sum;
+        double x = (double)h->batch * by[t] / sum;
         b[t] = (int64_t)floor(x);
         rem[t] = x - (double)b[t];
         given += b[t];
@@ -366,8 +371,9 @@ static dnp_status search_shares(hctx *h, int64_t *best, double *best_s, int *exh
     round_shares(h, w, b);
     if ((st = try_split(h, step_of, b, best, best_s, err)) != DNP_OK)
         return st;
-    /* Eq. 10 fixed point: alpha T(alpha) balanced, shares ~ share / time */
-    for (int it = 0; it < 4; it++) {
+    /* Eq. 10 fixed point: alpha T(alpha) balanced, shares ~ share / time
+     * (from a balance that fits: else there are no times to go by) */
+    for (int it = 0; it < 4 && isfinite(*best_s); it++) {
         double times[DNP_MAX_DEVICE_TYPES];
         int ok = 1;
         for (int t = 0; t < h->k; t++) {
@@ -454,13 +460,11 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_bu
     double best_s;
     if ((st = search_shares(&h, best, &best_s, &out->exhaustive, err)) != DNP_OK)
         goto done;
-    if (!isfinite(best_s)) {
-        st = DNP_ERR_INPUT;
-        dnp_error_set(err, st,
-                      "no split of batch %lld across the device types fits in their memory",
-                      (long long)batch);
-        goto done;
-    }
+    out->n_groups = h.k;
+    out->candidates = h.candidates;
+    if (!isfinite(best_s))
+        goto done; /* no split fits: out->fits 0 */
+    out->fits = 1;
     out->best_objective_s = best_s;
     out->judged_s = NAN;
     if (o->judge != NULL) {

@@ -187,6 +187,9 @@ typedef struct pase_hetero_result {
     pase_hetero_variant variant; /* the groups' plans (the optimum unless judged) */
     int candidates;          /* batch splits evaluated */
     int exhaustive;          /* 1: every integer split was evaluated (two types) */
+    int fits;                /* 1: some split fits in the groups' memory (the rest of the
+                              * result is its); 0: none of the candidates does (no
+                              * groups' plans: n_groups, candidates and exhaustive only) */
     double search_s;         /* wall time */
 } pase_hetero_result;
 
@@ -203,7 +206,8 @@ typedef struct pase_hetero_result {
  * refinement run again from the objective's best on the judge's step, for
  * each pase_hetero_variant of the groups' plans; the fastest is kept
  * (out->variant, out->judged_s).
- * DNP_ERR_INPUT if no split fits in memory.  O(candidates x groups x one
+ * No split fitting in memory is a result (out->fits 0), not an error: the
+ * caller keeps its one plan over all devices.  O(candidates x groups x one
  * PaSE search, plus 3 x the judge's candidates x (one group plan + the
  * judge)). */
 dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_builder build,

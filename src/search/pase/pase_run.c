@@ -153,6 +153,13 @@ static dnp_status run_split(const dnp_pase_problem *pp, const pase_search_opts *
                                        pp, &ho, &r->het, err);
     if (st != DNP_OK)
         return st;
+    if (!r->het.fits) { /* no split fits: the plan over all devices stays */
+        r->split_none_fits = 1;
+        r->split_exhaustive = r->het.exhaustive;
+        r->search_s += r->het.search_s;
+        pase_hetero_result_free(&r->het);
+        return DNP_OK;
+    }
     r->have_het = 1;
     if (judged) {
         /* the type level with the groups' plans fixed (pase_cross.c) */

@@ -108,6 +108,10 @@ static void seconds_json(const dnp_pase_run *r, json_t *root)
     }
     if (r->have_het)
         json_object_set_new(root, "heterogeneous", split_json(r));
+    else if (r->split_none_fits)
+        json_object_set_new(root, "heterogeneous",
+                            json_pack("{s:b,s:b,s:s}", "fits", 0, "exhaustive",
+                                      r->split_exhaustive, "chosen", "weakest device"));
     if (r->refine_judged > 0) /* pase_refine.c */
         json_object_set_new(root, "refined",
                             json_pack("{s:i,s:f,s:f,s:f,s:b}", "simulated_plans",
@@ -289,8 +293,10 @@ static void split_text(const dnp_pase_run *r, FILE *f)
                 gr->mem_bytes / 1e9, at);
     }
     fprintf(f, "  gradient all-reduce across the types: %s (%.4g MB)\n", b, h->param_bytes / 1e6);
-    fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan\n", a,
-            h->step_s / r->cost);
+    char w[32];
+    dnp_fmt_time(r->cost, w, sizeof w);
+    fprintf(f, "step time with the type split: %s, %.4fx the weakest-device plan's %s\n", a,
+            h->step_s / r->cost, w);
     int first = -1;
     for (int g = 0; g < h->n_groups && first < 0; g++)
         if (h->grp[g].g != NULL)
@@ -494,6 +500,12 @@ void dnp_pase_run_print(const dnp_pase_run *r, int timing, FILE *f)
                           r->have_het ? "the weakest-device plan" : "the plan");
     if (r->have_het)
         split_text(r, f);
+    else if (r->split_none_fits)
+        fprintf(f,
+                "\nbatch split across the device types: none fits in the groups' memory (%s);\n"
+                "  the plan is the one above, over all %d devices\n",
+                r->split_exhaustive ? "every integer split tried" : "a grid of splits tried",
+                hw->p);
     if (r->have_tables)
         fprintf(f,
                 "tables: dependent sets of up to %d ops, largest table %.0f rows, estimated "
