@@ -1355,8 +1355,9 @@ typedef struct {
     double sync_s;           /* the gradient all-reduce across the groups */
     double grad_bytes;       /* the gradient bytes it sums */
     double step_s;           /* the step with the split */
-    int candidates;          /* splits evaluated */
-    int exhaustive;          /* 1: every integer split was */
+    int candidates;          /* group plans searched (one PaSE search of one group at
+                              * one share; shares searched before are not counted) */
+    int exhaustive;          /* 1: every integer split was tried (two types) */
     int chosen;              /* 1: faster than the plan on the weakest device */
 } dnp_pase_type_split;
 /* The run's type split; DNP_ERR_INPUT if it has none.  O(types). */

@@ -45,15 +45,20 @@ double pase_footprint(const pase_problem *pb, const int *cfg)
     return b;
 }
 
+/* The least bytes op v holds over its configurations.  O(K_v). */
+static double op_min_bytes(const pase_problem *pb, int v)
+{
+    double lo = INFINITY;
+    for (int c = 0; c < pb->cfg[v].n; c++)
+        lo = pb->mem[v][c] < lo ? pb->mem[v][c] : lo;
+    return lo;
+}
+
 double pase_min_footprint(const pase_problem *pb)
 {
     double b = 0.0;
-    for (int v = 0; pb->mem != NULL && v < pb->n_v; v++) {
-        double lo = INFINITY;
-        for (int c = 0; c < pb->cfg[v].n; c++)
-            lo = pb->mem[v][c] < lo ? pb->mem[v][c] : lo;
-        b += lo;
-    }
+    for (int v = 0; pb->mem != NULL && v < pb->n_v; v++)
+        b += op_min_bytes(pb, v);
     return b;
 }
 
@@ -136,12 +141,9 @@ dnp_status pase_fit_search(const pase_problem *pb, const pase_search_opts *o,
     double sum_min = 0.0;
     int worst = 0;
     for (int v = 0; v < pb->n_v; v++) {
-        double lo = INFINITY;
-        for (int c = 0; c < pb->cfg[v].n; c++)
-            lo = pb->mem[v][c] < lo ? pb->mem[v][c] : lo;
-        cap[v] = lo;
-        sum_min += lo;
-        if (lo > cap[worst])
+        cap[v] = op_min_bytes(pb, v);
+        sum_min += cap[v];
+        if (cap[v] > cap[worst])
             worst = v;
     }
     out->min_mem_bytes = sum_min;

@@ -185,7 +185,8 @@ typedef struct pase_hetero_result {
                               * when it could run none (then the objective chose) */
     int judged;              /* splits the judge evaluated */
     pase_hetero_variant variant; /* the groups' plans (the optimum unless judged) */
-    int candidates;          /* batch splits evaluated */
+    int candidates;          /* group plans searched: one PaSE search of one group at one
+                              * share (a share searched before is not counted again) */
     int exhaustive;          /* 1: every integer split was evaluated (two types) */
     int fits;                /* 1: some split fits in the groups' memory (the rest of the
                               * result is its); 0: none of the candidates does (no

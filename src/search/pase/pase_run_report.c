@@ -274,9 +274,9 @@ static void split_text(const dnp_pase_run *r, FILE *f)
     dnp_fmt_time(h->step_s, a, sizeof a);
     dnp_fmt_time(h->sync_s, b, sizeof b);
     fprintf(f,
-            "\nbatch split across the device types (PaSE inside each type, %d splits "
-            "evaluated%s):\n",
-            h->candidates, h->exhaustive ? ", every integer split" : "");
+            "\nbatch split across the device types (PaSE inside each type, %d group plans "
+            "searched%s):\n",
+            h->candidates, h->exhaustive ? ", every integer split tried" : "");
     /* The groups' times in one unit, named on the first row. */
     double max_s = 0.0, per_s = 1.0;
     for (int g = 0; g < h->n_groups; g++)
