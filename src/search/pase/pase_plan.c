@@ -101,9 +101,15 @@ static dnp_status prefer_simulated(const char *model, const dnp_graph *g, const 
     if (st == DNP_OK)
         st = simulated_of(&alt, c, &space_s, &e);
     if (st == DNP_OK && space_s < full_s) {
-        char optimum[sizeof out->optimum], a[32], b[32];
+        char optimum[sizeof out->optimum], a[96], b[32];
         put_cost(out->run, optimum, sizeof optimum);
-        dnp_fmt_time(full_s, a, sizeof a);
+        if (isfinite(full_s)) {
+            snprintf(a, sizeof a, "simulates in ");
+            dnp_fmt_time(full_s, a + strlen(a), sizeof a - strlen(a));
+        } else { /* pase_plan_step_s's INFINITY */
+            snprintf(a, sizeof a, "cannot run in the simulator (over a device's memory, or no "
+                                  "plan it can run)");
+        }
         dnp_fmt_time(space_s, b, sizeof b);
         dnp_pase_strategy_search_free(out);
         *out = alt;
@@ -111,9 +117,9 @@ static dnp_status prefer_simulated(const char *model, const dnp_graph *g, const 
         out->faster = 1;
         memcpy(out->optimum, optimum, sizeof optimum);
         snprintf(out->why, sizeof out->why,
-                 "on several device types the step simulator chooses: PaSE's optimum simulates "
-                 "in %s, the type split of the strategy's space, chosen and refined in the "
-                 "simulator, in %s",
+                 "on several device types the step simulator chooses: PaSE's optimum %s, the "
+                 "type split of the strategy's space, chosen and refined in the simulator, "
+                 "simulates in %s",
                  a, b);
         return DNP_OK;
     }
