@@ -520,7 +520,7 @@ TEST(pase_api_memory_limit)
         const double budgeted_s = internal_s("pase-alexnet", 128, "8xa100", DNP_PREC_DEFAULT,
                                              DNP_OPTIM_MOMENTUM, 100e6, 0);
         CHECK_NEAR(budgeted_s, 2.2049036215478382e-3, 1e-12, 0);
-        CHECK_NEAR(s.cost_s, 1.4302287913068297e-3, 1e-12, 0);
+        CHECK_NEAR(s.cost_s, 1.5651883270466388e-3, 1e-12, 0);
         /* the fitting baselines are no cheaper than the plan kept */
         for (int i = 0; i < s.n_baselines; i++) {
             dnp_pase_baseline b;
@@ -640,7 +640,7 @@ TEST(pase_mcmc_honours_memory_limit)
     }
     CHECK(bytes[1] <= 100e6 && bytes[0] > 100e6);
     CHECK(cost[0] < cost[1]);
-    CHECK_NEAR(cost[1], 1.493e-3, 1e-3, 0); /* golden pase_perf_memory's baseline row */
+    CHECK_NEAR(cost[1], 1.611e-3, 1e-3, 0); /* plan pase-alexnet ... 100MB: the mcmc row */
     printf("  pase-alexnet 8xa100 in 100 MB: MCMC %.6g s at %.4g GB (unlimited %.6g s at %.4g "
            "GB)\n",
            cost[1], bytes[1] / 1e9, cost[0], bytes[0] / 1e9);

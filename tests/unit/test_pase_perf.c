@@ -104,6 +104,13 @@ TEST(pase_perf_fc_by_hand)
     if (saved != NULL) {
         CHECK_NEAR(pase_perf_mem_bytes(&m, g, saved, 1, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
         CHECK_NEAR(pase_perf_mem_bytes(&m, g, saved, 0, k2), 4194304.0 + 131072.0, 1e-12, 0.0);
+        /* fc2 split by the batch (2,1,1): both devices hold the whole
+         * weight, 1,048,576 x 8 B = 8,388,608 B, and, replicated, its
+         * gradient's copy in a DDP bucket (4-byte gradients: 4,194,304 B);
+         * the saved input block is (32, 1024) x 4 = 131,072 B */
+        const int32_t b2[3] = {2, 1, 1};
+        CHECK_NEAR(pase_perf_mem_bytes(&m, g, saved, 1, b2), 8388608.0 + 4194304.0 + 131072.0,
+                   1e-12, 0.0);
     }
     dnp_free(saved);
     iter_space_free(g);

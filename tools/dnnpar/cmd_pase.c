@@ -282,6 +282,13 @@ static void print_run(const void *x, int timing, FILE *f)
                 "simulated step time %s: compute %s, exposed communication %s (this plan in the "
                 "step\n  simulator, as every search's plan; docs/time-model.md)\n",
                 t, c, m);
+        if (!rr->sim.mem_fits) /* PaSE's own count is per op (docs/pase.md "Memory") */
+            cli_wrapf(f, 0, "  ",
+                      "** DOES NOT FIT in the step simulator: %.4g GB per device of %.4g GB ** "
+                      "(it counts each tensor once, and a follower op at its decider's layout; "
+                      "PaSE's count above is per op, at each op's own configuration; "
+                      "docs/pase.md \"Memory\")",
+                      rr->sim.mem_bytes_max / 1e9, rr->sim.mem_capacity_bytes / 1e9);
     } else {
         cli_wrapf(f, 0, "  ", "simulated step time: n/a (%s)", rr->why);
     }
@@ -300,9 +307,11 @@ static char *run_json(const run_report *rr)
     if (root == NULL)
         return NULL;
     json_object_set_new(root, "simulated",
-                        rr->have_sim ? json_pack("{s:f,s:f,s:f}", "step_time_s",
+                        rr->have_sim ? json_pack("{s:f,s:f,s:f,s:f,s:b}", "step_time_s",
                                                  rr->sim.step_time_s, "compute_s",
-                                                 rr->sim.compute_s, "comm_s", rr->sim.comm_s)
+                                                 rr->sim.compute_s, "comm_s", rr->sim.comm_s,
+                                                 "mem_bytes", rr->sim.mem_bytes_max, "mem_fits",
+                                                 rr->sim.mem_fits)
                                      : json_pack("{s:s}", "not_available", rr->why));
     char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(root);

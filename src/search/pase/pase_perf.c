@@ -456,16 +456,23 @@ double pase_perf_mem_bytes(const pase_perf *m, const iter_space *g,
     /* The step simulator's footprint (src/sim/lower.c), op by op: the
      * parameters held x (weight, gradient, optimizer state), each op's
      * private buffers (masks, indices, statistics), the inputs it saves
-     * for backward at its own shares, and the output it saves unless a
+     * for backward at its own shares, the output it saves unless a
      * consumer saves the same tensor (autograd stores it once; the
-     * consumer's block is the one counted). */
+     * consumer's block is the one counted), and, for parameters held by
+     * more than one device, their gradients' copy in the DDP buckets the
+     * simulator counts (docs/time-model.md "Memory": gradient buckets). */
     double bytes = 0.0;
+    const double devices = devices_of(&g->nest[vi], c);
     for (int k = g->op_start[vi]; k < g->op_start[vi + 1]; k++) {
         int o = g->ops[k];
         perf_shares sh = carried_shares(g, vi, c, o);
         perf_op_mem mm;
         perf_op_mem_shares(g->core, o, g->batch, &sh, &m->r, &mm);
         bytes += mm.param_elems * m->bytes_per_param + mm.saved_act_bytes;
+        /* replicas of the held parameters: the devices over the shards */
+        double held_share = sh.weight > 0.0 ? sh.weight : sh.bias;
+        if (mm.param_elems > 0.0 && devices * held_share > 1.5)
+            bytes += mm.param_elems * m->r.grad_bytes;
         if (saved_by_consumer[o])
             bytes -= mm.saved_output_bytes;
     }

@@ -61,11 +61,13 @@ double pase_perf_transfer_s(const pase_perf *m, int rank, const double *a_src,
                             const double *a_dst, double p_src, double p_dst);
 
 /* Bytes one device holds for vertex v under cfg, as the step simulator
- * counts them (perf_op_mem_shares over the core ops v carries): the
- * parameters held x bytes_per_param (weights, gradient, optimizer state),
- * private buffers, the inputs saved for backward, and a saved output no
- * consumer saves too (saved_by_consumer, from pase_perf_saved_by_consumer).
- * O(rank x carried ops). */
+ * counts them per op (perf_op_mem_shares over the core ops v carries):
+ * the parameters held x bytes_per_param (weights, gradient, optimizer
+ * state), private buffers, the inputs saved for backward, a saved output
+ * no consumer saves too (saved_by_consumer, from
+ * pase_perf_saved_by_consumer), and the DDP bucket copy of the gradients
+ * of parameters held by more than one device.  Where it differs from the
+ * simulator's total: docs/pase.md "Memory".  O(rank x carried ops). */
 double pase_perf_mem_bytes(const pase_perf *m, const iter_space *g,
                            const unsigned char *saved_by_consumer, int v, const int32_t *cfg);
 /* Per core op of g: 1 if a consumer keeps its output for backward (the
