@@ -34,21 +34,12 @@ static dnp_status search_once(const char *model, const dnp_graph *g, const dnp_p
         st = dnp_pase_run_new(out->problem, ro, &out->run, err);
     if (st != DNP_OK)
         return st;
-    /* the core graph the strategy names: g, the problem's, or (a reference
-     * graph's problem has none) the zoo model of the same name */
-    const dnp_graph *core = g != NULL ? g : out->problem->core;
-    dnp_graph *loaded = NULL;
-    if (core == NULL) {
-        dnp_load_options lo = {opt->skip_unknown};
-        if ((st = dnp_model_load_opts(model, &lo, &loaded, err)) != DNP_OK)
-            return st;
-        core = loaded;
-    }
-    st = dnp_pase_run_strategy(out->run, core, g != NULL ? NULL : model, c,
-                               dnp_pase_problem_batch(out->problem), &out->strategy, &out->info,
-                               err);
-    dnp_graph_free(loaded);
-    return st;
+    /* the core graph the strategy names: g, or the one the problem's
+     * iteration spaces come from (a reference graph's: its zoo model) */
+    const dnp_graph *core = g != NULL ? g : out->problem->pb.g->core;
+    return dnp_pase_run_strategy(out->run, core, g != NULL ? NULL : model, c,
+                                 dnp_pase_problem_batch(out->problem), &out->strategy,
+                                 &out->info, err);
 }
 
 dnp_status pase_plan_step_s(dnp_status made, dnp_plan *plan, const dnp_error *e,
@@ -275,14 +266,8 @@ dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_clu
                                 dnp_plan **out, dnp_error *err)
 {
     const dnp_pase_problem *pp = s->problem;
-    const dnp_graph *core = pp->core;
-    dnp_graph *loaded = NULL;
+    const dnp_graph *core = pp->pb.g->core; /* a reference graph's: its zoo model */
     dnp_status st = simulable(&pp->opt, err);
-    if (st == DNP_OK && core == NULL) { /* a reference graph's problem: its zoo model */
-        dnp_load_options lo = {pp->opt.skip_unknown};
-        st = dnp_model_load_opts(pp->source, &lo, &loaded, err);
-        core = loaded;
-    }
     dnp_strategy *strat = NULL;
     if (st == DNP_OK)
         st = dnp_strategy_read_buffer(s->strategy, strlen(s->strategy), "pase", &strat, err);
@@ -290,6 +275,5 @@ dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_clu
         st = plan_of_strategy(strat, &s->info, core, c, &pp->opt, dnp_pase_problem_batch(pp),
                               s->run->search, out, err);
     dnp_strategy_free(strat);
-    dnp_graph_free(loaded);
     return st;
 }
