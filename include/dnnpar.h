@@ -1195,7 +1195,7 @@ typedef struct {
 /* Build the problem of `model`: a PaSE reference graph (pase-alexnet,
  * pase-inception3, pase-rnnlm, pase-transformer, pase-resnet101), else a
  * zoo name or model file (dnp_model_load_opts) converted to PaSE's
- * iteration spaces (docs/pase.md "Converter"); opt may be NULL (all
+ * iteration spaces (docs/pase.md "Iteration spaces"); opt may be NULL (all
  * defaults: the default cost model).  On success *out is the caller's
  * (dnp_pase_problem_free); it keeps a copy of `model` as the reports'
  * source and the loaded model (the type split rebuilds it at other
@@ -1266,8 +1266,9 @@ typedef struct dnp_pase_run dnp_pase_run;
  * (dnp_pase_run_type_split).  The run borrows pb (read only: runs on one
  * problem may proceed in parallel): free it before pb.  On success *out
  * is the caller's (dnp_pase_run_free).  Errors: DNP_ERR_INPUT (DP tables
- * over the memory limit, time limit of an exact search, no strategy or no
- * type split fits in the device memory, naming the figures),
+ * over the memory limit, time limit of an exact search, no strategy fits
+ * in the device memory, naming the figures; a type split that fits
+ * nowhere is no error: the plan over all devices stays),
  * DNP_ERR_NOMEM.  O(the search: sum over ops of K_v x prod of K over its
  * dependent set; the type split: one per share evaluated and type). */
 dnp_status dnp_pase_run_new(const dnp_pase_problem *pb, const dnp_pase_run_options *o,

@@ -47,8 +47,46 @@ static inline void fuzz_small_cluster(dnp_cluster *c)
         fuzz_fail("the preset cluster 4xv100 does not parse", err.msg);
 }
 
+/* PaSE on a loaded graph (its iteration spaces, src/model/iter_rules.c):
+ * the exact DP and the baselines at batch 8 on cluster c, with small
+ * table and MCMC budgets so one execution stays fast.  A graph PaSE has no
+ * iteration space for, or tables over the guard, is an input error with a
+ * message; anything else must give a finite, non-negative step. */
+static inline void fuzz_pase_graph(const dnp_graph *g, const dnp_cluster *c)
+{
+    dnp_pase_hw hw;
+    dnp_error err = {0};
+    if (dnp_pase_hw_from_cluster(c, &hw, &err) != DNP_OK)
+        return;
+    dnp_pase_options po = {0};
+    po.batch = 8;
+    po.max_memory_bytes = 64.0 * 1048576.0;
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *r = NULL;
+    dnp_pase_run_options ro = {0};
+    ro.search = DNP_PASE_SEARCH_DP;
+    ro.threads = 1;
+    ro.mcmc_iters = 2000;
+    ro.no_refine = 1;
+    dnp_status st = dnp_pase_problem_from_graph(g, &hw, &po, &pb, &err);
+    if (st == DNP_OK)
+        st = dnp_pase_run_new(pb, &ro, &r, &err);
+    if (st == DNP_OK) {
+        dnp_pase_summary s;
+        dnp_pase_run_summary(r, &s);
+        if (!(s.cost_s >= 0.0) || !(s.cost_s < 1e300))
+            fuzz_fail("a PaSE plan of a loaded model has a negative or non-finite cost",
+                      dnp_graph_name(g));
+    } else if (err.status == DNP_ERR_INTERNAL || err.msg[0] == '\0') {
+        fuzz_fail("PaSE on a loaded model failed without an input error's message", err.msg);
+    }
+    dnp_pase_run_free(r);
+    dnp_pase_problem_free(pb);
+}
+
 /* Downstream of a model loader: totals at two batches (the per-batch
- * figures must scale), and a small AccPar plan when the graph is small.
+ * figures must scale), and a small PaSE run (fuzz_pase_graph) and AccPar
+ * plan when the graph is small.
  * A plan may fail with an input error (e.g. memory); it must not crash. */
 static inline void fuzz_use_graph(const dnp_graph *g, const dnp_cluster *c)
 {
@@ -71,6 +109,7 @@ static inline void fuzz_use_graph(const dnp_graph *g, const dnp_cluster *c)
     }
     if (dnp_graph_n_ops(g) > FUZZ_PLAN_MAX_OPS || dnp_cluster_devices(c) > FUZZ_PLAN_MAX_DEVICES)
         return;
+    fuzz_pase_graph(g, c);
     dnp_plan_options opt = {0};
     opt.scheme = DNP_SCHEME_ACCPAR;
     opt.batch = 8;
