@@ -32,9 +32,12 @@ dnp_status dnp_pase_run_type_split(const dnp_pase_run *r, dnp_pase_type_split *o
                                    dnp_error *err)
 {
     if (!r->have_het) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "the run has no type split (the default cost model's DP on several "
-                      "device types has one)");
+        dnp_error_set(err, DNP_ERR_INPUT, "%s",
+                      r->split_none_fits
+                          ? "the run has no type split: no split of the batch across the "
+                            "device types fits in their memory (the plan is over all devices)"
+                          : "the run has no type split (the default cost model's DP on "
+                            "several device types has one)");
         return DNP_ERR_INPUT;
     }
     const pase_hetero_result *h = &r->het;
