@@ -478,6 +478,15 @@ typedef struct {
      * conv / matmul, mem_eff of memory bandwidth on memory-bound ops;
      * kernel_overhead_s is a fixed time per kernel.  0 = model default. */
     double compute_eff, mem_eff, kernel_overhead_s;
+    /* The kernel model by shape (docs/device-model.md, "GEMM tiles and
+     * waves"): sm_count compute units (SMs, CUs) that run a GEMM's output
+     * tiles concurrently, 0 = unknown (no tile or wave quantization);
+     * l2_bw_bps the on-chip cache bandwidth that feeds the tiles' operands,
+     * bytes/s, 0 = model default; host_kernel_s the host (framework) time to
+     * issue one kernel, which the device cannot outrun, 0 = model default. */
+    int sm_count;
+    double l2_bw_bps;
+    double host_kernel_s;
     /* Spread of sustained speed across devices of this type: the relative
      * standard deviation of one device's kernel times (0 = identical
      * devices).  A synchronous step waits for the slowest of the devices it
