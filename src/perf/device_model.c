@@ -113,6 +113,9 @@ void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
     out->mem_eff = d->mem_eff > 0.0 ? d->mem_eff : PERF_DEFAULT_MEM_EFF;
     out->kernel_overhead_s =
         d->kernel_overhead_s > 0.0 ? d->kernel_overhead_s : PERF_DEFAULT_KERNEL_OVERHEAD_S;
+    out->sm_count = d->sm_count > 0 ? d->sm_count : 0;
+    out->l2_bw_bps = d->l2_bw_bps > 0.0 ? d->l2_bw_bps : d->mem_bw_bps * PERF_DEFAULT_L2_PER_DRAM;
+    out->host_kernel_s = d->host_kernel_s > 0.0 ? d->host_kernel_s : PERF_DEFAULT_HOST_KERNEL_S;
     out->pace = 1.0;
     switch (p) {
     case DNP_PREC_FP16:
@@ -145,26 +148,90 @@ void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
 /* ------------------------------------------------------------------ */
 
 typedef struct {
-    double s, flop, bytes;
+    double s, flop, bytes, host_s;
     int kernels;
 } pass_acc;
 
+/* ---- GEMM tiles and waves (docs/device-model.md) ---------------------- */
+
+/* Output tiles a GEMM library chooses among (m x n per thread block):
+ * the tensor-core tile shapes of NVIDIA's "Matrix Multiplication
+ * Background User's Guide" (Deep Learning Performance documentation,
+ * "Dimension Quantization Effects": 256x128, 128x256, 128x128, 128x64,
+ * 64x128, 64x64), one thread block per SM at a time. */
+static const double k_tiles[][2] = {{256, 128}, {128, 256}, {128, 128},
+                                    {128, 64},  {64, 128},  {64, 64}};
+/* Split-k factors (cuBLAS and CUTLASS split the contraction over
+ * several tiles when the output has too few tiles for the SMs), each
+ * slice at least GEMM_MIN_SPLIT_K long. */
+static const double k_splits[] = {1, 2, 4, 8, 16};
+#define GEMM_MIN_SPLIT_K 128.0
+/* bytes of a split-k partial sum (accumulated in fp32) */
+#define PARTIAL_BYTES 4.0
+
+double perf_gemm_eff(const perf_rates *r, double batch_count, double m, double n, double k)
+{
+    if (r->sm_count <= 0 || !(batch_count >= 1.0 && m >= 1.0 && n >= 1.0 && k >= 1.0) ||
+        !(r->peak_flops > 0.0))
+        return 1.0;
+    const double sms = (double)r->sm_count;
+    const double ceiling_flops = r->peak_flops * r->compute_eff; /* the whole device */
+    const double ideal_s = 2.0 * batch_count * m * n * k / ceiling_flops;
+    const double op_bytes = r->act_bytes > 0 ? (double)r->act_bytes : 4.0;
+    const double mem_bps = r->mem_bw_bps * r->mem_eff;
+    double best_s = INFINITY;
+    for (size_t t = 0; t < sizeof k_tiles / sizeof k_tiles[0]; t++) {
+        const double tm = k_tiles[t][0], tn = k_tiles[t][1];
+        const double out_tiles = batch_count * ceil(m / tm) * ceil(n / tn);
+        /* flop per operand byte of one k-step of the tile: it loads
+         * (tm + tn) elements and does 2 tm tn flop */
+        const double intensity = 2.0 * tm * tn / ((tm + tn) * op_bytes);
+        for (size_t j = 0; j < sizeof k_splits / sizeof k_splits[0]; j++) {
+            const double split = k_splits[j];
+            if (split > 1.0 && (k / split < GEMM_MIN_SPLIT_K || out_tiles >= sms))
+                break;
+            const double tiles = out_tiles * split;
+            const double waves = ceil(tiles / sms);
+            const double active = tiles < sms ? tiles : sms;
+            double rate = ceiling_flops / sms; /* one SM at the ceiling */
+            if (r->l2_bw_bps > 0.0) {
+                double fed = r->l2_bw_bps / active * intensity;
+                rate = fed < rate ? fed : rate;
+            }
+            double t_s = waves * 2.0 * tm * tn * ceil(k / split) / rate;
+            if (split > 1.0 && mem_bps > 0.0) /* partials written, then read and summed */
+                t_s += 2.0 * split * batch_count * m * n * PARTIAL_BYTES / mem_bps;
+            best_s = t_s < best_s ? t_s : best_s;
+        }
+    }
+    double q = ideal_s / best_s;
+    return q > 1.0 ? 1.0 : q;
+}
+
 /* One kernel: roofline time plus the launch cost.  tensor = 1 for
- * conv / matmul math (peak x compute_eff), 0 for vector math. */
-static void kernel(pass_acc *a, const perf_rates *r, double flop, double bytes, int tensor)
+ * conv / matmul math (peak x compute_eff x gemm_eff, the shape's fraction
+ * of the ceiling), 0 for vector math. */
+static void kernel_q(pass_acc *a, const perf_rates *r, double flop, double bytes, int tensor,
+                     double gemm_eff)
 {
     if (flop <= 0.0 && bytes <= 0.0)
         return;
-    double rate = tensor ? r->peak_flops * r->compute_eff : r->vector_flops;
+    double rate = tensor ? r->peak_flops * r->compute_eff * gemm_eff : r->vector_flops;
     double t_compute_s = rate > 0.0 ? flop / rate : 0.0;
     double bw_bps = r->mem_bw_bps * r->mem_eff;
     double t_mem_s = bw_bps > 0.0 ? bytes / bw_bps : 0.0; /* 0 bandwidth = unknown */
     /* the launch overhead is host-side: the device's speed spread (pace)
      * scales the roofline part only */
     a->s += (t_compute_s > t_mem_s ? t_compute_s : t_mem_s) * r->pace + r->kernel_overhead_s;
+    a->host_s += r->host_kernel_s;
     a->flop += flop;
     a->bytes += bytes;
     a->kernels++;
+}
+
+static void kernel(pass_acc *a, const perf_rates *r, double flop, double bytes, int tensor)
+{
+    kernel_q(a, r, flop, bytes, tensor, 1.0);
 }
 
 /* 1 if every input of op is a graph input: no input gradient is needed
@@ -219,6 +286,57 @@ static dnp_op_kind kernel_kind(const dnp_op *op)
 static int reshape_copies(const dnp_op *op)
 {
     return strcasecmp(op->src_type, "Transpose") == 0 || strcasecmp(op->src_type, "Pad") == 0;
+}
+
+/* The GEMM an op's forward runs on one device: b independent products of
+ * (m x k) . (k x n) (docs/device-model.md, "GEMM tiles and waves").  ok = 0
+ * when the op is no plain GEMM (grouped convolutions, named-axes einsums,
+ * LSTMs, a matmul without a 2-D output): those keep the ceiling rate. */
+typedef struct {
+    double b, m, n, k;
+    int ok;
+} gemm_dims;
+
+static void gemm_dims_of(const dnp_op *op, int64_t batch, const perf_shares *sh, gemm_dims *out)
+{
+    memset(out, 0, sizeof *out);
+    const double nb = (double)batch;
+    if (op->kind == DNP_OP_FC || (op->kind == DNP_OP_CONV && op->groups <= 1)) {
+        /* the shares: in = fb fi, out = fb fo, weight = fi fo (perf_shares_of) */
+        if (!(sh->weight > 0.0 && sh->in > 0.0 && sh->out > 0.0))
+            return;
+        const double fb = sqrt(sh->in * sh->out / sh->weight);
+        const double fi = sh->in / fb, fo = sh->out / fb;
+        double k_full;
+        double positions; /* output positions per sample: the GEMM's rows */
+        if (op->kind == DNP_OP_CONV) {
+            /* implicit GEMM (cuDNN's IMPLICIT_GEMM algorithm): one row per
+             * output pixel, one column per output channel, contraction over
+             * input channels x kernel window */
+            positions = (double)op->out.h * (double)op->out.w;
+            k_full = (double)op->in.c * op->kh * op->kw;
+        } else {
+            positions = op->keep_positions ? (double)op->out.h * (double)op->out.w : 1.0;
+            k_full = op->keep_positions ? (double)op->in.c
+                                        : (double)op->in.c * (double)op->in.h * (double)op->in.w;
+        }
+        out->b = 1.0;
+        out->m = nb * positions * fb;
+        out->n = (double)op->out.c * fo;
+        out->k = k_full * fi;
+        out->ok = 1;
+    } else if (op->kind == DNP_OP_MATMUL && op->out_rank >= 2 && op->contract > 0) {
+        /* batched product: the leading output axes (heads) and the batch
+         * are independent products; the device holds sh->flop of them */
+        double inst = nb;
+        for (int a = 0; a + 2 < op->out_rank; a++)
+            inst *= (double)op->out_dims[a];
+        out->b = inst * sh->flop;
+        out->m = (double)op->out_dims[op->out_rank - 2];
+        out->n = (double)op->out_dims[op->out_rank - 1];
+        out->k = (double)op->contract;
+        out->ok = out->b >= 1.0;
+    }
 }
 
 perf_shares perf_shares_of(const dnp_op *op, double fb, double fi, double fo)
@@ -280,24 +398,35 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         const double Y = (double)c.out_elems * sh->out;
         const double W =
             (double)c.weight_elems * sh->weight + (double)(c.params - c.weight_elems) * sh->bias;
-        /* forward Y = X (*) W: read X and W, write Y */
-        kernel(&f, r, c.fwd_flop * s, (X + Y) * A + W * P, 1);
-        /* input gradient dX = dY (*) W^T: read dY and W, write dX */
+        gemm_dims gd;
+        gemm_dims_of(op, batch, sh, &gd);
+        /* forward Y = X (*) W (m x k . k x n): read X and W, write Y */
+        kernel_q(&f, r, c.fwd_flop * s, (X + Y) * A + W * P, 1,
+                 gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0);
+        /* input gradient dX = dY (*) W^T (m x n . n x k): read dY and W, write dX */
         if (!no_dx)
-            kernel(&b, r, c.bwd_flop * s, (Y + X) * A + W * P, 1);
-        /* weight gradient dW = X^T (*) dY: read X and dY, write dW */
-        kernel(&w, r, c.grad_flop * s, (X + Y) * A + W * G, 1);
+            kernel_q(&b, r, c.bwd_flop * s, (Y + X) * A + W * P, 1,
+                     gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.k, gd.n) : 1.0);
+        /* weight gradient dW = X^T (*) dY (k x m . m x n): read X and dY, write dW */
+        kernel_q(&w, r, c.grad_flop * s, (X + Y) * A + W * G, 1,
+                 gd.ok ? perf_gemm_eff(r, gd.b, gd.k, gd.n, gd.m) : 1.0);
         break;
     }
     case DNP_OP_MATMUL: {
         const double in_all = inputs_elems_per_sample(g, op) * (double)batch * sh->in;
-        /* C = A x B: read both operands, write C */
-        kernel(&f, r, c.fwd_flop * e, (in_all + N) * A, 1);
+        gemm_dims gd;
+        gemm_dims_of(op, batch, sh, &gd);
+        /* C = A x B (m x k . k x n): read both operands, write C */
+        kernel_q(&f, r, c.fwd_flop * e, (in_all + N) * A, 1,
+                 gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0);
         if (!no_dx) {
-            /* dA = dC B^T and dB = A^T dC: two products, each reading dC
-             * and the other operand and writing one gradient */
-            kernel(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1);
-            kernel(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1);
+            /* dA = dC B^T (m x n . n x k) and dB = A^T dC (k x m . m x n):
+             * two products, each reading dC and the other operand and
+             * writing one gradient */
+            kernel_q(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1,
+                     gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.k, gd.n) : 1.0);
+            kernel_q(&b, r, 0.5 * c.bwd_flop * e, (N + in_all) * A, 1,
+                     gd.ok ? perf_gemm_eff(r, gd.b, gd.k, gd.n, gd.m) : 1.0);
         }
         break;
     }
@@ -417,6 +546,9 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
     out->fwd_s = f.s;
     out->bwd_s = b.s;
     out->wgrad_s = w.s;
+    out->fwd_host_s = f.host_s;
+    out->bwd_host_s = b.host_s;
+    out->wgrad_host_s = w.host_s;
     out->fwd_flop = f.flop;
     out->bwd_flop = b.flop;
     out->wgrad_flop = w.flop;

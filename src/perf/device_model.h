@@ -19,6 +19,19 @@
 #define PERF_DEFAULT_COMPUTE_EFF 0.57
 #define PERF_DEFAULT_MEM_EFF (790.0 / 900.0)
 #define PERF_DEFAULT_KERNEL_OVERHEAD_S 4e-6
+/* Host (framework) time to issue one kernel when the device leaves
+ * host_kernel_s 0: PyTorch's dispatch of an op, 3.3 us (the operator
+ * micro-benchmark's "Forward Execution Time" of a view op on CUDA, which
+ * launches nothing: pytorch/pytorch#32194), plus the CUDA launch, 3.8 us per
+ * back-to-back kernel (A. Gray, "Getting Started with CUDA Graphs", NVIDIA
+ * Technical Blog, 2019); docs/device-model.md, "Host dispatch". */
+#define PERF_DEFAULT_HOST_KERNEL_S (3.3e-6 + 3.8e-6)
+/* L2 bandwidth per byte/s of DRAM bandwidth when a device with an SM count
+ * leaves l2_bw_bps 0: the V100's, 2048 B/clk x 1.53 GHz = 3.13 TB/s of
+ * 900 GB/s (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020, which
+ * gives the A100's L2 read bandwidth as 5120 B/clk, 2.3x the V100's), the
+ * lowest ratio of the GPUs with published figures. */
+#define PERF_DEFAULT_L2_PER_DRAM (2048.0 * 1.53e9 / 900e9)
 
 /* A device's rates at one precision. */
 typedef struct {
@@ -32,6 +45,9 @@ typedef struct {
     double pace;              /* factor >= 1 on every kernel's roofline time: the
                                * expected slowest device of the group (perf_straggler_pace);
                                * perf_rates_get sets 1 */
+    int sm_count;             /* compute units running GEMM tiles (0: no tile model) */
+    double l2_bw_bps;         /* cache bandwidth feeding the tiles' operands, bytes/s */
+    double host_kernel_s;     /* host time to issue one kernel */
     int act_bytes;            /* bytes per activation / activation-gradient element */
     int param_bytes;          /* bytes per weight element as compute reads it */
     int grad_bytes;           /* bytes per weight-gradient element (what is all-reduced) */
@@ -58,9 +74,22 @@ double perf_expected_max_std_normal(double n);
  * 1 for one device or speed_cv 0.  O(1). */
 double perf_straggler_pace(double speed_cv, double n_devices);
 
+/* The fraction of the compute ceiling (peak_flops x compute_eff) that a
+ * GEMM of batch_count independent (m x k) . (k x n) products reaches on a
+ * device of r->sm_count units (docs/device-model.md, "GEMM tiles and
+ * waves"): the library picks the output tile (256x128 ... 64x64) and
+ * split of k that finishes first, where the tiles run in waves of
+ * sm_count, each tile at the ceiling rate or at the rate its operand
+ * traffic can be fed from L2 (l2_bw_bps shared by the active units),
+ * whichever is lower, and a split-k GEMM adds its fp32 partial sums'
+ * traffic.  1 when sm_count is 0 or a dimension is < 1.  In (0, 1].
+ * O(candidate tiles x splits) = O(30). */
+double perf_gemm_eff(const perf_rates *r, double batch_count, double m, double n, double k);
+
 /* One op's three passes on one device. */
 typedef struct {
     double fwd_s, bwd_s, wgrad_s;          /* forward, input gradient, weight gradient */
+    double fwd_host_s, bwd_host_s, wgrad_host_s; /* host time issuing each pass's kernels */
     double fwd_flop, bwd_flop, wgrad_flop;
     double fwd_bytes, bwd_bytes, wgrad_bytes; /* memory traffic of each pass */
     int kernels;                           /* kernels over the three passes */

@@ -190,13 +190,20 @@ static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *f
 
 /* Costs of the ops whose name starts with `prefix` (one layer) or, with
  * prefix NULL, of the ops that belong to no layer and satisfy `first`
- * (1: before the layers, 0: after them). */
+ * (1: before the layers, 0: after them).  The device cannot run a kernel
+ * before the host has issued it (docs/device-model.md, "Host dispatch"):
+ * with host and device starting together, op k ends on the device at
+ * max(its predecessor's end, the host's time to issue ops 1..k) + its
+ * device time, forward in graph order and backward in reverse. */
 static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int seq_par,
                  const char *prefix, int first, c3_part *out)
 {
     memset(out, 0, sizeof *out);
-    int seen_layer = 0;
-    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+    int seen_layer = 0, n_ops = dnp_graph_n_ops(g), n_in = 0;
+    double host_f = 0.0;
+    /* the backward's (device, host) times of the part's ops, in graph order */
+    double *bwd = dnp_malloc(2 * (size_t)(n_ops > 0 ? n_ops : 1) * sizeof *bwd);
+    for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
         int in_layer = starts_with(op->name, "layer");
         seen_layer |= in_layer;
@@ -208,8 +215,17 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
             continue;
         perf_op_time t_op;
         perf_op_time_get(g, i, mb, fb, fi, fo, r, &t_op);
-        out->fwd_s += t_op.fwd_s;
-        out->bwd_s += t_op.bwd_s + t_op.wgrad_s;
+        host_f += t_op.fwd_host_s;
+        out->fwd_s = (out->fwd_s > host_f ? out->fwd_s : host_f) + t_op.fwd_s;
+        out->fwd_device_s += t_op.fwd_s;
+        if (bwd != NULL) {
+            bwd[2 * n_in] = t_op.bwd_s + t_op.wgrad_s;
+            bwd[2 * n_in + 1] = t_op.bwd_host_s + t_op.wgrad_host_s;
+        } else { /* no memory for the order: the device's sum alone */
+            out->bwd_s += t_op.bwd_s + t_op.wgrad_s;
+        }
+        n_in++;
+        out->bwd_device_s += t_op.bwd_s + t_op.wgrad_s;
         if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX)
             out->attn_core_fwd_s += t_op.fwd_s;
         dnp_op_cost c;
@@ -217,6 +233,12 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
         out->params += (double)c.params * fi * fo * (op->kind == DNP_OP_EMBEDDING ? fb : 1.0);
         out->fwd_flop += 2.0 * (double)c.macs_per_sample * (double)mb;
     }
+    double host_b = 0.0;
+    for (int k = n_in - 1; bwd != NULL && k >= 0; k--) {
+        host_b += bwd[2 * k + 1];
+        out->bwd_s = (out->bwd_s > host_b ? out->bwd_s : host_b) + bwd[2 * k];
+    }
+    dnp_free(bwd);
 }
 
 /* ---- the schedule ------------------------------------------------------ */

@@ -13,7 +13,9 @@
 /* Compute of one tensor-parallel rank's share of a part of the model for
  * one micro-batch. */
 typedef struct {
-    double fwd_s, bwd_s;        /* compute of one micro-batch (bwd: input + weight gradient) */
+    double fwd_s, bwd_s;        /* compute of one micro-batch (bwd: input + weight gradient),
+                                 * never ahead of the host issuing its kernels */
+    double fwd_device_s, bwd_device_s; /* the device's kernel times alone */
     double attn_core_fwd_s;     /* the part selective recompute redoes (scores, softmax, context) */
     double params;              /* parameters held by one tensor-parallel rank */
     double fwd_flop;            /* model FLOP of the forward, whole micro-batch, all ranks */

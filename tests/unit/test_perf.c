@@ -502,3 +502,49 @@ TEST(perf_plan_stragglers)
     }
     dnp_graph_free(g);
 }
+
+/* Tiles and waves (docs/device-model.md, "GEMM tiles and waves"), worked by
+ * hand on an A100-like device: 108 SMs, 312 TFLOP/s at a 0.8 ceiling
+ * (2.3111e12 FLOP/s per SM), L2 5120 B/clk x 1.41 GHz = 7.2192e12 B/s,
+ * 2-byte operands, 2039 GB/s x 790/900 DRAM. */
+TEST(perf_gemm_tiles_and_waves)
+{
+    perf_rates r;
+    memset(&r, 0, sizeof r);
+    r.peak_flops = 312e12;
+    r.compute_eff = 0.8;
+    r.sm_count = 108;
+    r.l2_bw_bps = 5120.0 * 1.41e9;
+    r.act_bytes = 2;
+    r.mem_bw_bps = 2039e9;
+    r.mem_eff = 790.0 / 900.0;
+    /* 8192^3: 256x128 tiles, 32 x 64 = 2048 of them in ceil(2048 / 108) = 19
+     * waves (2052 slots); 128x128: 4096 tiles in 38 waves (4104 slots); each
+     * tile at the ceiling (L2 feeds 6.68e10 B/s x 85.3 or x 64 FLOP/B per
+     * SM, above 2.31e12): 2048/2052 = 4096/4104 of the ceiling */
+    CHECK_NEAR(perf_gemm_eff(&r, 1, 8192, 8192, 8192), 4096.0 / 4104.0, 1e-12, 0);
+    /* 128 x 128 x 4096: one output tile.  Best: 64x64 tiles (4) split 16
+     * ways over k (64 tiles, one wave, 256-long slices): 2 64 64 256 /
+     * 2.3111e12 = 0.90743 us, plus the fp32 partials written and read,
+     * 2 x 16 x 128 x 128 x 4 B / 1.78984e12 B/s = 1.17172 us; the ceiling
+     * would take 2 x 128^2 x 4096 / 2.496e14 = 0.53773 us: 0.25862 */
+    double cl = 312e12 * 0.8 / 108.0, mem = 2039e9 * 790.0 / 900.0;
+    double t = 2.0 * 64 * 64 * 256 / cl + 2.0 * 16 * 128 * 128 * 4 / mem;
+    CHECK_NEAR(perf_gemm_eff(&r, 1, 128, 128, 4096), 2.0 * 128 * 128 * 4096 / (cl * 108) / t,
+               1e-12, 0);
+    CHECK_NEAR(perf_gemm_eff(&r, 1, 128, 128, 4096), 0.25862, 1e-4, 0);
+    /* no SM count: no tile model */
+    r.sm_count = 0;
+    CHECK_NEAR(perf_gemm_eff(&r, 1, 128, 128, 4096), 1.0, 0, 0);
+    /* 4-byte operands halve every tile's intensity: a 64x64 tile (64 of
+     * them active) has 16 FLOP/B and is fed at 7.2192e12 / 64 x 16 =
+     * 1.80480e12 FLOP/s, below the ceiling's 2.3111e12; it still beats
+     * 64x128 tiles (32 active at the ceiling, twice the work per tile) */
+    r.sm_count = 108;
+    r.act_bytes = 4;
+    double t64 = 2.0 * 64 * 64 * 256 / (7.2192e12 / 64.0 * 16.0) + 2.0 * 16 * 128 * 128 * 4 / mem;
+    double t128 = 2.0 * 64 * 128 * 256 / cl + 2.0 * 16 * 128 * 128 * 4 / mem;
+    CHECK(t64 < t128);
+    CHECK_NEAR(perf_gemm_eff(&r, 1, 128, 128, 4096), 2.0 * 128 * 128 * 4096 / (cl * 108) / t64,
+               1e-12, 0);
+}

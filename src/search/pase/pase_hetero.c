@@ -579,7 +579,10 @@ dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_
         if (m.r.peak_flops * m.r.compute_eff < r->peak_flops * r->compute_eff) {
             r->peak_flops = m.r.peak_flops;
             r->compute_eff = m.r.compute_eff;
+            r->sm_count = m.r.sm_count; /* that device's tiles and waves */
+            r->l2_bw_bps = m.r.l2_bw_bps;
         }
+        r->host_kernel_s = m.r.host_kernel_s > r->host_kernel_s ? m.r.host_kernel_s : r->host_kernel_s;
         r->vector_flops = m.r.vector_flops < r->vector_flops ? m.r.vector_flops : r->vector_flops;
         if (m.r.mem_bw_bps * m.r.mem_eff < r->mem_bw_bps * r->mem_eff) {
             r->mem_bw_bps = m.r.mem_bw_bps;
