@@ -600,12 +600,18 @@ typedef struct {
  * group g, the fastest algorithm as NCCL picks it (minimum predicted time
  * over the algorithms that apply; ties keep the first of ring, tree,
  * hierarchical, torus-2d, binomial, pairwise, direct).  Alpha-beta models
- * on the tiers the group spans, formulas and sources in
+ * on the tiers the group spans at NCCL's achieved fraction of each link rate
+ * (dnp_coll_link_efficiency), formulas and sources in
  * docs/collectives.md.  Units: bytes; out->time_s seconds; algbw_bps and
  * busbw_bps bytes/s (nccl-tests definitions; 0 when time_s is 0).
  * One member: time 0, algorithm "local"; bytes <= 0: time 0, "none";
  * a tier the group needs without bandwidth: time INFINITY,
  * "unavailable".  Never fails.  O(1) (O(sqrt(per_node)) on a torus). */
+/* The fractions of the intra-node and network link rates that
+ * dnp_coll_estimate moves data at (NCCL's achieved bandwidth as its
+ * maintainers measured it; docs/collectives.md, "Link efficiency").
+ * Either pointer may be NULL.  O(1). */
+void dnp_coll_link_efficiency(double *intra, double *network);
 void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes,
                        dnp_coll_cost *out);
 /* The group of all devices of cluster c, from the device types' node

@@ -123,6 +123,10 @@ static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_g
     if (g->n_nodes > 1)
         printf("# inter: %.6g GB/s per device per direction, %.6g us\n", g->inter_bw_bps / 1e9,
                g->inter_lat_s * 1e6);
+    double eff_intra, eff_net;
+    dnp_coll_link_efficiency(&eff_intra, &eff_net);
+    printf("# achieved: %.3g of the intra rate, %.3g of the network rate (NCCL's maintainers' "
+           "measurements, docs/collectives.md)\n", eff_intra, eff_net);
 }
 
 /* The rows under the '#' header of nccl-tests' format: columns sized to
