@@ -16,6 +16,7 @@
 #include "perf/device_model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -169,11 +170,51 @@ static const double k_splits[] = {1, 2, 4, 8, 16};
 /* bytes of a split-k partial sum (accumulated in fp32) */
 #define PARTIAL_BYTES 4.0
 
+/* The searches price the same GEMM on the same device many times (every
+ * configuration of an op, every pass): a per-thread direct-mapped memo of
+ * GEMM_MEMO_SLOTS answers keyed by every input, so an answer is the one the
+ * computation gives (deterministic), only sooner. */
+#define GEMM_MEMO_SLOTS 4096
+typedef struct {
+    double key[9];
+    double q;
+    int used;
+} gemm_memo;
+
+static double gemm_eff_compute(const perf_rates *r, double batch_count, double m, double n,
+                               double k);
+
 double perf_gemm_eff(const perf_rates *r, double batch_count, double m, double n, double k)
 {
     if (r->sm_count <= 0 || !(batch_count >= 1.0 && m >= 1.0 && n >= 1.0 && k >= 1.0) ||
         !(r->peak_flops > 0.0))
         return 1.0;
+    static _Thread_local gemm_memo memo[GEMM_MEMO_SLOTS];
+    const double key[9] = {batch_count, m, n, k, (double)r->sm_count, r->l2_bw_bps,
+                           r->peak_flops * r->compute_eff, (double)r->act_bytes,
+                           r->mem_bw_bps * r->mem_eff};
+    uint64_t h = 0; /* each 64-bit word through splitmix64's finaliser (Steele et al.) */
+    for (size_t i = 0; i < sizeof key / sizeof key[0]; i++) {
+        uint64_t w;
+        memcpy(&w, &key[i], sizeof w);
+        h = (h ^ w) + 0x9e3779b97f4a7c15ULL;
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+        h ^= h >> 31;
+    }
+    gemm_memo *slot = &memo[h % GEMM_MEMO_SLOTS];
+    if (slot->used && memcmp(slot->key, key, sizeof key) == 0)
+        return slot->q;
+    double q = gemm_eff_compute(r, batch_count, m, n, k);
+    memcpy(slot->key, key, sizeof key);
+    slot->q = q;
+    slot->used = 1;
+    return q;
+}
+
+static double gemm_eff_compute(const perf_rates *r, double batch_count, double m, double n,
+                               double k)
+{
     const double sms = (double)r->sm_count;
     const double ceiling_flops = r->peak_flops * r->compute_eff; /* the whole device */
     const double ideal_s = 2.0 * batch_count * m * n * k / ceiling_flops;
