@@ -424,6 +424,9 @@ dnp_status dnp_model_read_json_buffer(const char *data, size_t len_bytes, const 
 /* The JSON text of a model (caller frees with free()); NULL on allocation failure. */
 char *dnp_model_to_json(const dnp_graph *g);
 
+/* The largest model a loader accepts: model JSON ops, ONNX nodes. */
+#define DNP_MAX_MODEL_OPS 1000000
+
 /* Load a model: a zoo name, "-" (model JSON on standard input) or a file,
  * recognised by content: JSON if its first non-blank byte is '{' (dnnpar
  * model JSON, docs/formats.md), ONNX if its first byte is not text, else by

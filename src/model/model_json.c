@@ -17,7 +17,7 @@
 #define FORMAT_NAME "dnnpar-model"
 #define FORMAT_VERSION 1
 /* Most ops a model JSON may hold. */
-#define MAX_MODEL_OPS 1000000
+#define MAX_MODEL_OPS DNP_MAX_MODEL_OPS
 
 static json_t *shape_json(dnp_shape s)
 {

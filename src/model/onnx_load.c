@@ -218,9 +218,10 @@ static dnp_shape view_of(const importer *im, const ot_tensor *t, dnp_op_attrs *a
     int64_t pd[OT_MAX_RANK];
     signed char pr[OT_MAX_RANK];
     int r = ax_per_sample(t, im->batch, pd, pr);
-    int64_t n = 1;
-    for (int i = 0; i < r; i++)
-        n *= pd[i];
+    int64_t n = 1; /* checked: a shape not yet bounded by set_out may be huge */
+    for (int i = 0; i < r && n > 0; i++)
+        if (pd[i] < 0 || pd[i] > DIM_MAX || dnp_mul_i64(n, pd[i], &n) || n > (INT64_C(1) << 62))
+            n = -1;
     int nchw = mode == VIEW_NCHW || (mode == VIEW_AUTO && ax_is_nchw(t, im->batch));
     if (n > 0 && nchw && r == 3) {
         s = (dnp_shape){pd[0], pd[1], pd[2]};
@@ -1564,6 +1565,9 @@ static int import_inputs(importer *im, const Onnx__GraphProto *gp)
                                      "data input a batch of %lld",
                                  qname(im, v->name), (long long)slot->dims[bax], bax,
                                  (long long)im->batch);
+            if (ot_numel(slot) < 0) /* each axis is <= 2^40 (value_info_shape), not their product */
+                return node_fail(im, "data input '%s' has more than 2^62 elements",
+                                 qname(im, v->name));
             ax_input(slot, bax, is_int);
             dnp_op_attrs a = {0};
             dnp_shape s = view_of(im, slot, &a, VIEW_AUTO);
@@ -1648,6 +1652,11 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
     const char *dot = strrchr(base, '.');
     int stem = (int)(dot != NULL && dot > base ? (size_t)(dot - base) : strlen(base));
     snprintf(gname, sizeof gname, "%.*s", stem, base);
+    if (gp->n_node > DNP_MAX_MODEL_OPS) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: %zu nodes (at most %d)", base, gp->n_node,
+                      DNP_MAX_MODEL_OPS);
+        goto done;
+    }
     im.g = dnp_graph_new(gname);
     if (im.g == NULL || ot_init(&im.tab, (int)(gp->n_node * 2 + gp->n_input + gp->n_initializer)) != 0) {
         dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", base);

@@ -158,8 +158,9 @@ TEST(onnx_bert_shapes)
     dnp_graph_free(g);
 }
 
-/* Write a one-node model (op `op_type` on a 1x3x8x8 input) to a temp file. */
-static int write_tiny_model(char *path, const char *op_type)
+/* Write a one-node model (op `op_type` on an input of shape dims) to a
+ * temp file. */
+static int write_model_dims(char *path, const char *op_type, const int64_t *dims)
 {
     Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
     Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
@@ -170,7 +171,6 @@ static int write_tiny_model(char *path, const char *op_type)
     Onnx__TensorShapeProto shape = ONNX__TENSOR_SHAPE_PROTO__INIT;
     Onnx__TensorShapeProto__Dimension d[4];
     Onnx__TensorShapeProto__Dimension *dp[4];
-    int64_t dims[4] = {1, 3, 8, 8};
     for (int i = 0; i < 4; i++) {
         onnx__tensor_shape_proto__dimension__init(&d[i]);
         d[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
@@ -210,6 +210,74 @@ static int write_tiny_model(char *path, const char *op_type)
         close(fd);
     dnp_free(buf);
     return ok ? 0 : -1;
+}
+
+/* ... on a 1x3x8x8 input */
+static int write_tiny_model(char *path, const char *op_type)
+{
+    static const int64_t dims[4] = {1, 3, 8, 8};
+    return write_model_dims(path, op_type, dims);
+}
+
+/* Shapes whose element count overflows int64 are refused before any
+ * product is taken (issue 31: a [1, 2^40, 2^40, 8] input overflowed the
+ * per-sample view); a dimension over 2^40 likewise. */
+TEST(onnx_huge_input_shapes_refused)
+{
+    char path[64];
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    const int64_t big[4] = {1, INT64_C(1) << 40, INT64_C(1) << 40, 8};
+    CHECK(write_model_dims(path, "Relu", big) == 0);
+    CHECK(dnp_load_onnx(path, NULL, &g, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "more than 2^62 elements") != NULL);
+    CHECK(g == NULL);
+    unlink(path);
+    dnp_error_clear(&err);
+    const int64_t wide[4] = {1, 3, INT64_C(1) << 41, 1};
+    CHECK(write_model_dims(path, "Relu", wide) == 0);
+    CHECK(dnp_load_onnx(path, NULL, &g, &err) == DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "dimension over 2^40") != NULL);
+    CHECK(g == NULL);
+    unlink(path);
+}
+
+/* More nodes than a model may have (DNP_MAX_MODEL_OPS, as model JSON):
+ * refused before importing any (issue 31: 1.3 M Relu nodes took 60 s and
+ * 6.3 GB before the graph's own limit refused them). */
+TEST(onnx_node_cap)
+{
+    Onnx__ModelProto m = ONNX__MODEL_PROTO__INIT;
+    Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
+    Onnx__NodeProto node = ONNX__NODE_PROTO__INIT;
+    char *node_in[1] = {(char *)"x"}, *node_out[1] = {(char *)"x"};
+    node.op_type = (char *)"Relu";
+    node.n_input = node.n_output = 1;
+    node.input = node_in;
+    node.output = node_out;
+    size_t n = (size_t)DNP_MAX_MODEL_OPS + 1;
+    Onnx__NodeProto **nodes = dnp_malloc(n * sizeof *nodes);
+    CHECK(nodes != NULL);
+    if (nodes == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        nodes[i] = &node;
+    gp.n_node = n;
+    gp.node = nodes;
+    m.graph = &gp;
+    size_t len = onnx__model_proto__get_packed_size(&m);
+    uint8_t *buf = dnp_malloc(len);
+    CHECK(buf != NULL);
+    if (buf != NULL) {
+        onnx__model_proto__pack(&m, buf);
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK(dnp_load_onnx_buffer(buf, len, "many.onnx", NULL, &g, &err) == DNP_ERR_INPUT);
+        CHECK(strstr(err.msg, "1000001 nodes (at most 1000000)") != NULL);
+        CHECK(g == NULL);
+    }
+    dnp_free(buf);
+    dnp_free(nodes);
 }
 
 TEST(onnx_errors_are_located)
