@@ -730,6 +730,20 @@ const char *dnp_strategy_cluster(const dnp_strategy *s);
 int64_t dnp_strategy_batch(const dnp_strategy *s);
 int dnp_strategy_levels(const dnp_strategy *s);
 
+/* A strategy file is untrusted input (docs/formats.md, "Strategy files are
+ * untrusted"): the model (what = DNP_STRATEGY_MODEL) or cluster
+ * (DNP_STRATEGY_CLUSTER) it names, made safe to load.  A zoo model (any
+ * name dnp_zoo_build accepts) or a cluster spec that parses is copied to
+ * out as is; anything else must be a path relative to the directory of
+ * strategy_path (the current directory for "-"), without ".." components,
+ * naming a regular file that stays inside that directory once symbolic
+ * links are resolved (no FIFO, device, socket or "-").  On success out (n
+ * bytes) holds what to load; errors name the field and the rule, never the
+ * file's contents.  DNP_ERR_INPUT.  O(path length) plus one zoo build. */
+enum { DNP_STRATEGY_MODEL = 0, DNP_STRATEGY_CLUSTER = 1 };
+dnp_status dnp_strategy_source(const dnp_strategy *s, const char *strategy_path, int what,
+                               char *out, size_t n, dnp_error *err);
+
 /* Evaluate strategy s (instead of searching) for g on c with opt's batch;
  * opt->levels is ignored (the strategy's levels are used) and opt->scheme
  * only names the plan.  Every op of g must have a decision at every level

@@ -8,9 +8,11 @@
 #include "core/input.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct dnp_strategy {
     json_t *root;
@@ -150,6 +152,90 @@ const char *dnp_strategy_model(const dnp_strategy *s)
 }
 
 const char *dnp_strategy_cluster(const dnp_strategy *s) { return str_or(s, "cluster", ""); }
+
+/* 1 if path has a ".." component. */
+static int has_dotdot(const char *path)
+{
+    for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+            return 1;
+    return 0;
+}
+
+dnp_status dnp_strategy_source(const dnp_strategy *s, const char *strategy_path, int what,
+                               char *out, size_t n, dnp_error *err)
+{
+    const char *field = what == DNP_STRATEGY_CLUSTER ? "cluster" : "model_source";
+    const char *name = what == DNP_STRATEGY_CLUSTER ? dnp_strategy_cluster(s) : dnp_strategy_model(s);
+    const char *file = s->file;
+    if (name[0] == '\0') {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: no %s: give it on the command line", file, field);
+        return DNP_ERR_INPUT;
+    }
+    if (strlen(name) >= n) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: %s is longer than %zu characters", file, field,
+                      n - 1);
+        return DNP_ERR_INPUT;
+    }
+    dnp_error ignore = {0};
+    if (what == DNP_STRATEGY_CLUSTER) {
+        dnp_cluster c;
+        if (dnp_cluster_parse(name, &c, &ignore) == DNP_OK) {
+            snprintf(out, n, "%s", name);
+            return DNP_OK;
+        }
+    } else {
+        dnp_graph *g = NULL;
+        if (dnp_zoo_build(name, &g, &ignore) == DNP_OK) {
+            dnp_graph_free(g);
+            snprintf(out, n, "%s", name);
+            return DNP_OK;
+        }
+    }
+    /* a file: relative to the strategy's directory and inside it */
+    if (name[0] == '/' || strcmp(name, "-") == 0 || has_dotdot(name)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "%s: %s must be %s or a path relative to the strategy file's "
+                      "directory without '..' (not absolute, not '-'); give it on the command "
+                      "line instead",
+                      file, field, what == DNP_STRATEGY_CLUSTER ? "a cluster spec" : "a zoo model");
+        return DNP_ERR_INPUT;
+    }
+    char dir[PATH_MAX];
+    const char *slash = strategy_path != NULL && strcmp(strategy_path, "-") != 0
+                            ? strrchr(strategy_path, '/')
+                            : NULL;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - strategy_path) + (slash == strategy_path),
+                 strategy_path);
+    char joined[PATH_MAX], real_dir[PATH_MAX], real_file[PATH_MAX];
+    int w = snprintf(joined, sizeof joined, "%s/%s", dir, name);
+    struct stat sb;
+    if (w < 0 || (size_t)w >= sizeof joined || realpath(dir, real_dir) == NULL ||
+        realpath(joined, real_file) == NULL || stat(real_file, &sb) != 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: the %s it names is no file beside it", file, field);
+        return DNP_ERR_INPUT;
+    }
+    size_t dl = strlen(real_dir);
+    int inside = strncmp(real_file, real_dir, dl) == 0 &&
+                 (real_file[dl] == '/' || (dl == 1 && real_dir[0] == '/'));
+    if (!inside || !S_ISREG(sb.st_mode)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "%s: the %s it names is %s: it must be a regular file in the strategy "
+                      "file's directory",
+                      file, field, !inside ? "outside that directory" : "not a regular file");
+        return DNP_ERR_INPUT;
+    }
+    if (strlen(joined) >= n) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s: the %s path is longer than %zu characters", file,
+                      field, n - 1);
+        return DNP_ERR_INPUT;
+    }
+    snprintf(out, n, "%s", joined);
+    return DNP_OK;
+}
 
 const char *dnp_strategy_option(const dnp_strategy *s, const char *key)
 {

@@ -121,8 +121,34 @@ int cmd_simulate(int argc, char **argv)
         cli_error("simulate", "%s", err.msg);
         return cli_exit_for(err.status);
     }
-    const char *model = a.n_pos == 1 ? a.pos[0] : dnp_strategy_model(s);
-    const char *spec_text = cli_get(&a, "cluster") ? cli_get(&a, "cluster") : dnp_strategy_cluster(s);
+    /* the model and cluster the file names are untrusted: zoo names, specs or
+     * regular files beside it only (dnp_strategy_source) */
+    char model_buf[4096], spec_buf[4096];
+    const char *model = a.n_pos == 1 ? a.pos[0] : model_buf;
+    const char *spec_text = cli_get(&a, "cluster") ? cli_get(&a, "cluster") : spec_buf;
+    if ((a.n_pos != 1 && dnp_strategy_source(s, path, DNP_STRATEGY_MODEL, model_buf,
+                                             sizeof model_buf, &err) != DNP_OK) ||
+        (cli_get(&a, "cluster") == NULL &&
+         dnp_strategy_source(s, path, DNP_STRATEGY_CLUSTER, spec_buf, sizeof spec_buf, &err) !=
+             DNP_OK)) {
+        cli_error("simulate", "%s", err.msg);
+        dnp_strategy_free(s);
+        return cli_exit_for(err.status);
+    }
+    /* its options are checked, never replaced by a default */
+    static const char *const opt_keys[3] = {"precision", "cost_model", "optimizer"};
+    for (int k = 0; k < 3; k++) {
+        const char *o = dnp_strategy_option(s, opt_keys[k]);
+        int known = o == NULL || (k == 0   ? dnp_precision_from_name(o) >= 0
+                                  : k == 1 ? dnp_cost_model_from_name(o) >= 0
+                                           : dnp_optimizer_from_name(o) >= 0);
+        if (!known) {
+            cli_error("simulate", "%s: %s '%.40s' is not one dnnpar knows", path, opt_keys[k],
+                      o);
+            dnp_strategy_free(s);
+            return EXIT_USAGE;
+        }
+    }
     long long batch = dnp_strategy_batch(s);
     const char *b = cli_get(&a, "batch");
     if (b != NULL && (batch = cli_positive("simulate", "batch", b, 1LL << 40)) < 0) {

@@ -158,7 +158,14 @@ static int prepare(const char *path, const dnp_graph *g, const char *model_file,
     }
     int rc = 0;
     long long batch = dnp_strategy_batch(s);
-    const char *spec = dnp_strategy_cluster(s);
+    char spec_buf[4096];
+    const char *spec = spec_buf;
+    if (dnp_strategy_source(s, path, DNP_STRATEGY_CLUSTER, spec_buf, sizeof spec_buf, &err) !=
+        DNP_OK) { /* untrusted: a spec or a regular file beside it */
+        cli_error("run-torch", "%s", err.msg);
+        dnp_strategy_free(s);
+        return cli_exit_for(err.status);
+    }
     dnp_cluster cl;
     dnp_plan *p = NULL;
     dnp_device_comm *dc = NULL;
