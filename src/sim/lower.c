@@ -543,18 +543,27 @@ static dnp_status lower_all(lowerer *L)
                          L->last_compute[c]);
     }
     /* The optimizer step after the class's last gradient all-reduce (the
-     * gradient stream is FIFO: its last task stands for all). */
+     * gradient stream is FIFO: its last task stands for all); one pass over
+     * the tasks finds every class's (O(tasks + classes), not their product:
+     * issue 31, 10^6 devices of three types). */
+    int *last_grad_of = dnp_malloc((size_t)C * sizeof *last_grad_of);
+    if (last_grad_of == NULL) {
+        dnp_free(bk);
+        dnp_free(deferred);
+        dnp_free(n_deferred);
+        return DNP_ERR_NOMEM;
+    }
+    for (int c = 0; c < C; c++)
+        last_grad_of[c] = -1;
+    for (int t = 0; t < r->sim.n_tasks; t++) {
+        const sim_task *tk = &r->sim.tasks[t];
+        int ref = tk->n_streams == 1 ? r->sim.refs[tk->first_stream] : -1;
+        if (tk->phase == PH_GRAD_SYNC && ref >= 0 && ref % ST_PER_CLASS == ST_GRAD)
+            last_grad_of[ref / ST_PER_CLASS] = t;
+    }
     for (int c = 0; c < C; c++) {
         lower_class *cls = &r->classes[c];
-        int last_grad = -1;
-        for (int t = r->sim.n_tasks - 1; t >= 0; t--) {
-            const sim_task *tk = &r->sim.tasks[t];
-            if (tk->phase == PH_GRAD_SYNC && tk->n_streams == 1 &&
-                r->sim.refs[tk->first_stream] == c * ST_PER_CLASS + ST_GRAD) {
-                last_grad = t;
-                break;
-            }
-        }
+        int last_grad = last_grad_of[c];
         double opt_s =
             perf_optimizer_time_s(cls->param_elems, L->optimizer, &L->rates[cls->type]);
         int s = c * ST_PER_CLASS + ST_COMPUTE;
@@ -563,6 +572,7 @@ static dnp_status lower_all(lowerer *L)
         L->pending[c] = -1;
         cls->compute_busy_s += opt_s;
     }
+    dnp_free(last_grad_of);
     dnp_free(bk);
     dnp_free(deferred);
     dnp_free(n_deferred);
@@ -597,21 +607,27 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
 {
     lower_result *r = L->r;
     r->step_time_s = sim_run(&r->sim);
-    /* The class whose last task ends last (first such in class order). */
+    /* The class whose last compute task ends last (first such in class
+     * order): one pass over the tasks, O(tasks + classes). */
+    double *end_of = dnp_calloc((size_t)r->n_classes, sizeof *end_of);
+    if (end_of == NULL) {
+        r->sim.oom = 1;
+        return;
+    }
+    for (int t = 0; t < r->sim.n_tasks; t++) {
+        const sim_task *tk = &r->sim.tasks[t];
+        int ref = r->sim.refs[tk->first_stream];
+        if (tk->kind == SIM_COMPUTE && ref % ST_PER_CLASS == ST_COMPUTE &&
+            tk->end_s > end_of[ref / ST_PER_CLASS])
+            end_of[ref / ST_PER_CLASS] = tk->end_s;
+    }
     double best_end = -1.0;
-    for (int c = 0; c < r->n_classes; c++) {
-        double end = 0.0;
-        for (int t = 0; t < r->sim.n_tasks; t++) {
-            const sim_task *tk = &r->sim.tasks[t];
-            if (tk->kind == SIM_COMPUTE &&
-                r->sim.refs[tk->first_stream] == c * ST_PER_CLASS + ST_COMPUTE && tk->end_s > end)
-                end = tk->end_s;
-        }
-        if (end > best_end) {
-            best_end = end;
+    for (int c = 0; c < r->n_classes; c++)
+        if (end_of[c] > best_end) {
+            best_end = end_of[c];
             r->crit_class = c;
         }
-    }
+    dnp_free(end_of);
     const lower_class *cc = &r->classes[r->crit_class];
     r->compute_s = cc->compute_busy_s;
     r->comm_busy_s = cc->xchg_busy_s + cc->grad_busy_s;
