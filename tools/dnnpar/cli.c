@@ -210,10 +210,45 @@ static int parse(int argc, char **argv, int first, const cli_spec *spec, const c
     return 0;
 }
 
+/* The options that name a file a command writes. */
+static const char *const k_output_options[] = {"json", "trace", "plot", "dot", "output",
+                                               "strategy-json", NULL};
+
+/* No output option is given twice, and two outputs of one run never share a destination: `--json - --trace -`
+ * would interleave two documents on standard output, and one path given
+ * to two options would keep only the last written (issue 31); /dev/null,
+ * a sink, may take several.  EXIT_USAGE
+ * naming both options, else 0.  O(options^2). */
+static int check_outputs(const cli_args *a, const char *cmd)
+{
+    /* an output option given twice would have one of its files ignored */
+    for (int i = 0; i < a->n_opt; i++)
+        for (int j = i + 1; j < a->n_opt; j++)
+            if (!a->unknown[i] && !a->unknown[j] && strcmp(a->key[i], a->key[j]) == 0 &&
+                in_list(k_output_options, a->key[i], strlen(a->key[i]))) {
+                cli_error(cmd, "--%s is given twice", a->key[i]);
+                return EXIT_USAGE;
+            }
+    for (int i = 0; i < a->n_opt; i++) {
+        if (a->val[i] == NULL || !in_list(k_output_options, a->key[i], strlen(a->key[i])))
+            continue;
+        for (int j = i + 1; j < a->n_opt; j++)
+            if (a->val[j] != NULL && in_list(k_output_options, a->key[j], strlen(a->key[j])) &&
+                strcmp(a->val[i], a->val[j]) == 0 && strcmp(a->val[i], "/dev/null") != 0) {
+                cli_error(cmd, "--%s and --%s both write %s: give each its own file",
+                              a->key[i], a->key[j],
+                              strcmp(a->val[i], "-") == 0 ? "standard output" : "one file");
+                return EXIT_USAGE;
+            }
+    }
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
               cli_args *out)
 {
-    return parse(argc, argv, first, spec, cmd, out, 0);
+    int rc = parse(argc, argv, first, spec, cmd, out, 0);
+    return rc != 0 ? rc : check_outputs(out, cmd);
 }
 
 int cli_parse_loose(int argc, char **argv, int first, const cli_spec *spec, const char *cmd,
@@ -244,7 +279,7 @@ int cli_check(const cli_args *a, const cli_spec *spec, const char *cmd)
             return EXIT_USAGE;
         }
     }
-    return 0;
+    return check_outputs(a, cmd);
 }
 
 static int finish(const cli_args *a, const char *cmd, const char *help, int n_pos,

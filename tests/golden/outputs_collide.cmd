@@ -1,0 +1,1 @@
+dnnpar simulate gpt2 --config tp=2 --cluster 2xa100 --batch 8 --json - --trace - 2>&1; echo "status $?"; dnnpar plan resnet18 --cluster 2xa100 --json "$TMPDIR_GOLD/a" --plot "$TMPDIR_GOLD/a" 2>&1; echo "status $?"; dnnpar plan resnet18 --cluster 2xa100 --json "$TMPDIR_GOLD/a" --json "$TMPDIR_GOLD/b" 2>&1; echo "status $?"; ls "$TMPDIR_GOLD" | wc -l
