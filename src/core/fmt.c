@@ -19,7 +19,12 @@ void dnp_fmt_si(double x, char *buf, size_t n)
 
 void dnp_fmt_time(double time_s, char *buf, size_t n)
 {
-    if (time_s >= 1.0)
+    /* a million seconds and more (a device of 1e-300 TFLOP/s) in
+     * scientific notation: "%.3f" would overflow a short buffer and lose
+     * the unit */
+    if (time_s >= 1e6)
+        snprintf(buf, n, "%.4g s", time_s);
+    else if (time_s >= 1.0)
         snprintf(buf, n, "%.3f s", time_s);
     else if (time_s >= 1e-3)
         snprintf(buf, n, "%.3f ms", time_s * 1e3);

@@ -141,13 +141,31 @@ int cmd_export(int argc, char **argv)
         out_path = "-";
     const char *s = cli_get(&a, "format");
     if (s == NULL) {
-        cli_error(cmd, "--format is required: jax, dtensor or astra");
+        cli_error(cmd, "--format is required: jax, dtensor, astra or megatron");
         goto done;
     }
+    /* an option the format does not read is refused, never ignored */
     if (strcmp(s, "megatron") == 0) {
+        static const char *const tree_only[] = {"strategy", "search", "levels", NULL};
+        for (int k = 0; tree_only[k] != NULL; k++)
+            if (cli_get(&a, tree_only[k]) != NULL) {
+                cli_error(cmd, "--%s applies to the jax, dtensor and astra exports (a tree "
+                               "plan); --format megatron exports a Megatron-LM configuration: "
+                               "give it with --config",
+                          tree_only[k]);
+                goto done;
+            }
         rc = export_megatron(&a, out_path);
         goto done;
     }
+    static const char *const megatron_only[] = {"config", "precision", NULL};
+    for (int k = 0; megatron_only[k] != NULL; k++)
+        if (cli_get(&a, megatron_only[k]) != NULL) {
+            cli_error(cmd, "--%s applies to --format megatron; the jax, dtensor and astra "
+                           "exports take a tree plan (--search, --levels or --strategy)",
+                      megatron_only[k]);
+            goto done;
+        }
     int fmt = dnp_export_from_name(s);
     if (fmt < 0) {
         static const char *const known[] = {"jax", "dtensor", "astra", "megatron", NULL};

@@ -102,12 +102,28 @@ int cmd_scale(int argc, char **argv)
     dnp_plan_summary last;
     memset(&last, 0, sizeof last);
     long long batch[MAX_SIZES];
+    /* every term of the node spec times the size ("dgx-a100+dgx1" at 2
+     * nodes: 2 of each), counted in the cluster, not by editing the text */
+    dnp_cluster base;
+    if ((rc = cli_load_cluster("scale", node, &base)) != 0) {
+        dnp_graph_free(g);
+        return rc;
+    }
     for (int i = 0; i < n && rc == 0; i++) {
-        char spec_text[160];
-        snprintf(spec_text, sizeof spec_text, "%lldx%s", sizes[i], node);
-        dnp_cluster cl;
-        if ((rc = cli_load_cluster("scale", spec_text, &cl)) != 0)
+        char spec_text[1024];
+        dnp_cluster cl = base;
+        long long total = 0;
+        for (int t = 0; t < cl.n_types; t++) {
+            cl.counts[t] = base.counts[t] * sizes[i];
+            total += cl.counts[t];
+        }
+        if (total > 1000000) {
+            cli_error("scale", "%lld nodes of %s are %lld devices (at most 1,000,000)",
+                      sizes[i], node, total);
+            rc = EXIT_USAGE;
             break;
+        }
+        dnp_cluster_format(&cl, spec_text, sizeof spec_text);
         devices[i] = (double)dnp_cluster_devices(&cl);
         batch[i] = per_dev * (long long)devices[i];
         opt.batch = batch[i];

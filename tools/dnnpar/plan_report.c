@@ -38,6 +38,14 @@ json_t *cli_straggler_json(const dnp_plan_summary *s) {
 
 /* Levels path `bits` decides, of the plan's `levels`: fewer where its
  * branch of the tree ends above them (a version-2 strategy's short path). */
+/* A time already in `unit`: three decimals, or four significant digits
+ * past a billion (a device of 1e-300 TFLOP/s), so that the unit is never cut
+ * off by the buffer. */
+static void fmt_in_unit(char *buf, size_t n, double v, const char *unit)
+{
+    snprintf(buf, n, v >= 1e9 ? "%.4g %s" : "%.3f %s", v, unit);
+}
+
 static int cli_path_levels(const dnp_plan *p, int levels, unsigned bits) {
     int depth = levels;
     while (depth > 0 && dnp_plan_n_nodes(p) > 0 && dnp_plan_type(p, depth - 1, bits, 0) < 0)
@@ -222,9 +230,9 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     double per_s = 1.0;
     const char *unit = cli_time_unit(s.step_time_s, &per_s);
     dnp_cluster_format(info->cluster, spec, sizeof spec);
-    snprintf(t1, sizeof t1, "%.3f %s", s.step_time_s * per_s, unit);
-    snprintf(t2, sizeof t2, "%.3f %s", s.compute_s * per_s, unit);
-    snprintf(t3, sizeof t3, "%.3f %s", s.comm_s * per_s, unit);
+    fmt_in_unit(t1, sizeof t1, s.step_time_s * per_s, unit);
+    fmt_in_unit(t2, sizeof t2, s.compute_s * per_s, unit);
+    fmt_in_unit(t3, sizeof t3, s.comm_s * per_s, unit);
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
            spec, info->search);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
@@ -253,7 +261,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                s.comm_bytes / 1e9, s.mem_bytes_max / 1e9, s.mem_capacity_bytes / 1e9);
     } else {
         char t4[32];
-        snprintf(t4, sizeof t4, "%.3f %s", s.comm_busy_s * per_s, unit);
+        fmt_in_unit(t4, sizeof t4, s.comm_busy_s * per_s, unit);
         printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
                dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
                s.device_classes, s.device_classes == 1 ? "" : "es");
