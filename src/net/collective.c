@@ -454,6 +454,19 @@ static int group_usable(const dnp_comm_group *g)
 
 void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes, dnp_coll_cost *out)
 {
+    if (g == NULL) {
+        coll_estimate_at_rates(op, g, bytes, out);
+        return;
+    }
+    dnp_comm_group achieved = *g;
+    achieved.intra_bw_bps *= COLL_INTRA_EFF;
+    achieved.inter_bw_bps *= COLL_NET_EFF;
+    coll_estimate_at_rates(op, &achieved, bytes, out);
+}
+
+void coll_estimate_at_rates(dnp_coll_op op, const dnp_comm_group *g, double bytes,
+                            dnp_coll_cost *out)
+{
     memset(out, 0, sizeof *out);
     if (g == NULL || (int)op < 0 || op >= DNP_COLL_COUNT) {
         set_algorithm(out, "none");
@@ -466,8 +479,6 @@ void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes, dn
         grp.intra_lat_s = 0.0;
     if (!(grp.inter_lat_s >= 0.0))
         grp.inter_lat_s = 0.0;
-    grp.intra_bw_bps *= COLL_INTRA_EFF;
-    grp.inter_bw_bps *= COLL_NET_EFF;
     int64_t members = grp.n_nodes * grp.per_node;
     /* One member: nothing to exchange (NCCL with one rank copies locally). */
     if (grp.n_nodes <= 1 && grp.per_node <= 1) {

@@ -36,4 +36,10 @@ double coll_algo_time_s(dnp_coll_op op, coll_algo a, const dnp_comm_group *g, do
  * all-to-all (n-1)/n; broadcast and point-to-point 1.  O(1). */
 double coll_bus_factor(dnp_coll_op op, int64_t n);
 
+/* dnp_coll_estimate on g's rates as they are: the link efficiency
+ * (dnp_coll_link_efficiency) already applied, or, in the hand-worked
+ * tests, textbook rates.  O(1). */
+void coll_estimate_at_rates(dnp_coll_op op, const dnp_comm_group *g, double bytes,
+                            dnp_coll_cost *out);
+
 #endif

@@ -76,7 +76,12 @@ double level_local_search(const level_problem *lp, int *types)
     for (int v = 0; v < n; v++)
         out_start[v + 1] += out_start[v];
     int *fill = dnp_calloc((size_t)n, sizeof *fill);
-    for (int e = 0; fill != NULL && e < lt->n_xchg; e++) {
+    if (fill == NULL) { /* out_list would stay unfilled: no search */
+        dnp_free(out_start);
+        dnp_free(out_list);
+        return level_objective(lp, types);
+    }
+    for (int e = 0; e < lt->n_xchg; e++) {
         int u = lt->xchg[e].u;
         out_list[out_start[u] + fill[u]++] = e;
     }

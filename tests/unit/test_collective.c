@@ -62,7 +62,7 @@ TEST(coll_ring_allreduce_textbook)
 {
     dnp_coll_cost c;
     dnp_comm_group g = one_node(8, DNP_TOPO_SWITCH, 100 * GB, 0.0);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.0175, 1e-12, 0);
     CHECK_NEAR(c.algbw_bps, 1e9 / 0.0175, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, 100 * GB, 1e-12, 0);
@@ -70,12 +70,12 @@ TEST(coll_ring_allreduce_textbook)
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_RING, &g, 1e9), 0.0175, 1e-12, 0);
 
     g.intra_lat_s = 5e-6;
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.01757, 1e-12, 0);
     CHECK_STR(c.algorithm, "ring");
 
     dnp_comm_group b = bare(8, 100 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &b, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &b, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.01757, 1e-12, 0);
     CHECK_STR(c.algorithm, "ring");
     /* Tree on the same: 2 floor(log2 8) a + 2S/B = 30e-6 + 0.02 = 0.02003. */
@@ -93,16 +93,16 @@ TEST(coll_reduce_scatter_allgather)
 {
     dnp_coll_cost c;
     dnp_comm_group g = bare(8, 100 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_REDUCE_SCATTER, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_REDUCE_SCATTER, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 8.785e-3, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, 1e9 / 8.785e-3 * 7.0 / 8.0, 1e-12, 0);
     CHECK_STR(c.algorithm, "ring");
-    dnp_coll_estimate(DNP_COLL_ALLGATHER, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLGATHER, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 8.785e-3, 1e-12, 0);
     CHECK(coll_algo_time_s(DNP_COLL_ALLGATHER, COLL_ALGO_TREE, &g, 1e9) < 0.0);
 
     g = one_node(8, DNP_TOPO_SWITCH, 100 * GB, 0.0);
-    dnp_coll_estimate(DNP_COLL_ALLGATHER, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLGATHER, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 8.75e-3, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, 100 * GB, 1e-12, 0);
 }
@@ -134,7 +134,7 @@ TEST(coll_hierarchical_two_nodes)
     CHECK_NEAR(2.0 * rs + 10.01e-3, 15.857333e-3, 1e-6, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_RING, &g, 1e9), 18.788e-3, 1e-12, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_TREE, &g, 1e9), 20.024e-3, 1e-12, 0);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK_STR(c.algorithm, "hierarchical");
     CHECK_NEAR(c.time_s, 2.0 * rs + 10.01e-3, 1e-12, 0);
     /* busbw = S/T x 2*15/16 */
@@ -145,7 +145,7 @@ TEST(coll_hierarchical_two_nodes)
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_HIERARCHICAL, &g, 1e9),
                2.0 * rs + 5.01e-3, 1e-12, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_TREE, &g, 1e9), 10.024e-3, 1e-12, 0);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK_STR(c.algorithm, "ring");
     CHECK_NEAR(c.time_s, 9.413e-3, 1e-12, 0);
 
@@ -164,12 +164,12 @@ TEST(coll_algorithm_choice)
 {
     dnp_coll_cost c;
     dnp_comm_group g = bare(16, 12.5 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1024, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1024, &c);
     CHECK_STR(c.algorithm, "tree");
     CHECK_NEAR(c.time_s, 40.16384e-6, 1e-12, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_RING, &g, 1024), 150.1536e-6, 1e-12,
                0);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK_STR(c.algorithm, "ring");
     CHECK_NEAR(c.time_s, 0.15015, 1e-12, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_TREE, &g, 1e9), 0.16004, 1e-12, 0);
@@ -179,13 +179,13 @@ TEST(coll_algorithm_choice)
      *            binomial 3 x (5e-6 + 0.01) = 0.030015 -> ring
      *   S = 8:   ring 35e-6 + 8e-11; binomial 3 x (5e-6 + 8e-11) -> binomial */
     g = bare(8, 100 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_BROADCAST, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_BROADCAST, &g, 1e9, &c);
     CHECK_STR(c.algorithm, "ring");
     CHECK_NEAR(c.time_s, 0.010035, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, c.algbw_bps, 1e-15, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_BROADCAST, COLL_ALGO_BINOMIAL, &g, 1e9), 0.030015, 1e-12,
                0);
-    dnp_coll_estimate(DNP_COLL_BROADCAST, &g, 8, &c);
+    coll_estimate_at_rates(DNP_COLL_BROADCAST, &g, 8, &c);
     CHECK_STR(c.algorithm, "binomial");
     CHECK_NEAR(c.time_s, 3.0 * (5e-6 + 8e-11), 1e-12, 0);
 }
@@ -208,18 +208,18 @@ TEST(coll_degenerate)
     dnp_coll_cost c;
     dnp_comm_group g = bare(1, 100 * GB, 5e-6);
     for (int op = 0; op < DNP_COLL_COUNT; op++) {
-        dnp_coll_estimate((dnp_coll_op)op, &g, 1e9, &c);
+        coll_estimate_at_rates((dnp_coll_op)op, &g, 1e9, &c);
         CHECK_NEAR(c.time_s, 0.0, 0, 0);
         CHECK_NEAR(c.algbw_bps, 0.0, 0, 0);
         CHECK_STR(c.algorithm, "local");
     }
     g = bare(8, 100 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 0, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 0, &c);
     CHECK_NEAR(c.time_s, 0.0, 0, 0);
     CHECK_STR(c.algorithm, "none");
     /* A group without the bandwidth it needs: infinite, never NaN. */
     g.inter_bw_bps = 0.0;
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1e9, &c);
     CHECK(isinf(c.time_s));
     CHECK_STR(c.algorithm, "unavailable");
 }
@@ -237,34 +237,34 @@ TEST(coll_intra_topologies)
 {
     dnp_coll_cost c;
     dnp_comm_group t = one_node(16, DNP_TOPO_TORUS2D, 100 * GB, 1e-6);
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &t, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &t, 1e9, &c);
     CHECK_STR(c.algorithm, "torus-2d");
     CHECK_NEAR(c.time_s, 18.762e-3, 1e-12, 0);
     CHECK_NEAR(coll_algo_time_s(DNP_COLL_ALLREDUCE, COLL_ALGO_RING, &t, 1e9), 37.53e-3, 1e-12, 0);
-    dnp_coll_estimate(DNP_COLL_REDUCE_SCATTER, &t, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_REDUCE_SCATTER, &t, 1e9, &c);
     CHECK_STR(c.algorithm, "torus-2d");
     CHECK_NEAR(c.time_s, 9.381e-3, 1e-12, 0);
 
     t.intra_lat_s = 0.0;
-    dnp_coll_estimate(DNP_COLL_ALLTOALL, &t, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLTOALL, &t, 1e9, &c);
     CHECK_STR(c.algorithm, "pairwise");
     CHECK_NEAR(c.time_s, 0.02, 1e-12, 0);
 
     dnp_comm_group r = one_node(8, DNP_TOPO_RING, 100 * GB, 0.0);
-    dnp_coll_estimate(DNP_COLL_ALLTOALL, &r, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLTOALL, &r, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.02, 1e-12, 0);
     /* Ring all-reduce on a ring topology uses all of B: same as a switch. */
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &r, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &r, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.0175, 1e-12, 0);
 
     dnp_comm_group s = one_node(8, DNP_TOPO_SWITCH, 100 * GB, 0.0);
-    dnp_coll_estimate(DNP_COLL_ALLTOALL, &s, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLTOALL, &s, 1e9, &c);
     CHECK_NEAR(c.time_s, 8.75e-3, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, 100 * GB, 1e-12, 0);
 
     /* P2P on one ring link (B/2), a = 1 us: 1e-6 + 1e9/5e10 = 0.020001. */
     r.intra_lat_s = 1e-6;
-    dnp_coll_estimate(DNP_COLL_P2P, &r, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_P2P, &r, 1e9, &c);
     CHECK_STR(c.algorithm, "direct");
     CHECK_NEAR(c.time_s, 0.020001, 1e-12, 0);
 }
@@ -278,15 +278,15 @@ TEST(coll_across_nodes)
 {
     dnp_coll_cost c;
     dnp_comm_group g = two_by_eight(300 * GB, 1e-6, 12.5 * GB, 5e-6);
-    dnp_coll_estimate(DNP_COLL_ALLTOALL, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_ALLTOALL, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 7e-6 + 7.0 / 8.0 * 5e8 / 3e11 + 8.0 * (5e-6 + 5e-3), 1e-12, 0);
     CHECK_NEAR(c.time_s, 41.505333e-3, 1e-6, 0);
-    dnp_coll_estimate(DNP_COLL_P2P, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_P2P, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 0.080005, 1e-12, 0);
     CHECK_NEAR(c.busbw_bps, 1e9 / 0.080005, 1e-12, 0);
     /* Reduce-scatter: 14 a_i + 1 a_e + 15/16 S / min(300, 8 x 12.5) GB/s
      *   = 14e-6 + 5e-6 + 9.375e-3 = 9.394e-3 */
-    dnp_coll_estimate(DNP_COLL_REDUCE_SCATTER, &g, 1e9, &c);
+    coll_estimate_at_rates(DNP_COLL_REDUCE_SCATTER, &g, 1e9, &c);
     CHECK_NEAR(c.time_s, 9.394e-3, 1e-12, 0);
 }
 
@@ -365,7 +365,7 @@ TEST(coll_cluster_comm_group)
     CHECK_NEAR(g.inter_lat_s, 0, 0, 0);
     dnp_coll_cost cost;
     /* 2*7/8 * 2^30 / 1e11 = 18.790482e-3 s (the golden comm_allreduce_text). */
-    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, 1073741824.0, &cost);
+    coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &g, 1073741824.0, &cost);
     CHECK_NEAR(cost.time_s, 1.75 * 1073741824.0 / 1e11, 1e-12, 0);
     CHECK_STR(cost.algorithm, "ring");
     /* A mixed custom spec: the slower device's 100 Gb/s = 12.5 GB/s. */
@@ -376,4 +376,31 @@ TEST(coll_cluster_comm_group)
     dnp_cluster_comm_group(&c, &g);
     CHECK_EQ_INT(g.n_nodes, 8);
     CHECK_NEAR(g.inter_bw_bps, 12.5 * GB, 1e-15, 0);
+}
+
+/* The public estimate is the hand-worked model at NCCL's achieved rates:
+ * the intra tier's and the network's bandwidth times their efficiencies
+ * (docs/collectives.md, "Link efficiency"), the latencies unchanged. */
+TEST(coll_estimate_at_nccl_efficiency)
+{
+    double ei, ee;
+    dnp_coll_link_efficiency(&ei, &ee);
+    CHECK_NEAR(ei, 370.0 / 450.0, 1e-15, 0);
+    CHECK_NEAR(ee, 0.96, 1e-15, 0);
+    dnp_comm_group g = two_by_eight(300 * GB, 2e-6, 25 * GB, 5e-6), at = g;
+    at.intra_bw_bps *= ei;
+    at.inter_bw_bps *= ee;
+    for (int op = 0; op < DNP_COLL_COUNT; op++) {
+        dnp_coll_cost pub, raw;
+        dnp_coll_estimate((dnp_coll_op)op, &g, 1e9, &pub);
+        coll_estimate_at_rates((dnp_coll_op)op, &at, 1e9, &raw);
+        CHECK_NEAR(pub.time_s, raw.time_s, 1e-15, 0);
+        CHECK_STR(pub.algorithm, raw.algorithm);
+    }
+    /* one node of 8 on NVSwitch, 1 GB all-reduce: ring 2 x 7/8 x 1e9 /
+     * (300e9 x 370/450) + 14 x 2 us = 7.0945946 ms + 28 us */
+    dnp_comm_group n8 = one_node(8, DNP_TOPO_SWITCH, 300 * GB, 2e-6);
+    dnp_coll_cost c;
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &n8, 1e9, &c);
+    CHECK_NEAR(c.time_s, 1.75e9 / (300e9 * 370.0 / 450.0) + 14 * 2e-6, 1e-12, 0);
 }

@@ -255,8 +255,9 @@ TEST(sim_dp_two_layers_hand_worked)
         dnp_cluster_comm_group(&cl, &grp);
         dnp_coll_cost ar;
         dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, params * r.grad_bytes, &ar);
-        /* ring on 2 members: 2 (p-1)/p S / B = S / B at 12.5 GB/s */
-        CHECK_NEAR(ar.time_s, params * 4.0 / 12.5e9, 1e-9, 0);
+        /* ring on 2 members: 2 (p-1)/p S / B = S / B at 12.5 GB/s x 0.96,
+         * NCCL's achieved fraction of a network link (docs/collectives.md) */
+        CHECK_NEAR(ar.time_s, params * 4.0 / (12.5e9 * 0.96), 1e-9, 0);
         double want = compute_s + ar.time_s + perf_optimizer_time_s(params, DNP_OPTIM_MOMENTUM, &r);
         dnp_plan_summary s;
         dnp_plan_get_summary(p, &s);
