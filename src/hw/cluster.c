@@ -892,9 +892,10 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
         }
         size_t key_from = p->pos, key_to = name_end(p, key_from);
         if (key_to == key_from) {
+            char u[TOKBUF];
             fail(p, key_from, NULL, "expected a key in '%s(...)', got '%s'",
                  tok(p, dev_start, name_end(p, dev_start), t, sizeof t),
-                 tok(p, key_from, some_token_end(p, key_from), t + TOKBUF / 2, TOKBUF / 2));
+                 tok(p, key_from, some_token_end(p, key_from), u, sizeof u));
             return 0;
         }
         int key = -1;
