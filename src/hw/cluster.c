@@ -103,10 +103,11 @@ typedef struct {
  * Architecture whitepaper (V1.0, 2020), table "NVIDIA A100 Tensor Core GPU
  * ... compared to V100": L2 cache read bandwidth 2048 bytes/clk (V100) and
  * 5120 bytes/clk (A100), times the GPU boost clock of the same table
- * (V100 SXM2 1530 MHz, A100 SXM4 1410 MHz): 3133.44 GB/s and 7219.2 GB/s.
- * A peak, like the TFLOP/s figures (Jia et al., "Dissecting the NVIDIA
- * Volta GPU Architecture via Microbenchmarking", 2018, measured 2155 GB/s
- * of L2 load throughput on a V100, 69% of it). */
+ * (V100 SXM2 1530 MHz, A100 SXM4 1410 MHz): 3133.44 GB/s and 7219.2 GB/s;
+ * their ratio 2.30 is the whitepaper's "A100 L2 cache provides 2.3x the L2
+ * cache read bandwidth of V100".  A peak, like the TFLOP/s figures
+ * (microbenchmarks, e.g. Jia et al., "Dissecting the NVIDIA Volta GPU
+ * Architecture via Microbenchmarking", 2018, measure less). */
 #define V100_L2_BPS (2048.0 * 1530e6)
 #define A100_L2_BPS (5120.0 * 1410e6)
 /* NVIDIA Tesla V100 GPU datasheet, V100 SXM2 (NVLink) 16 GB: 15.7 TFLOP/s
