@@ -539,7 +539,9 @@ int dnp_link_topo_from_name(const char *s);
  * "2xdgx-a100+2xdgx1" (counts of nodes: 16 a100 and 16 v100 devices) or
  * "4xcustom(name=g,tflops=100,mem_gb=32,membw_gbps=900,net_gbps=100,dtype=fp16)".
  * Counts in the result are always devices.  Types are told apart by device
- * and node name: "1xdgx1+2xv100" has two v100 types.  Grammar and units in
+ * and node name: "1xdgx1+2xv100" has two v100 types.  A preset may carry
+ * changed figures, "2xdgx-a100(inter_gbps=400)", and a custom(...) named like
+ * a preset takes the preset's figures for the keys it omits.  Grammar and units in
  * docs/cluster.md; the canonical form always writes the count ("1xtpu-v3")
  * and writes node presets in node form ("2xdgx-a100").  O(length). */
 dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);

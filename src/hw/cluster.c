@@ -35,6 +35,7 @@
 #define GBITS_PS_TO_BPS 1.25e8      /* Gb/s -> bytes/s (1e9 / 8, exact) */
 #define US_TO_S 1e-6                /* microseconds -> seconds */
 #define PER_NODE_MAX 65536          /* devices per node */
+#define SMS_MAX 1000000             /* sms= (compute units per device) */
 
 /* How much of the user's text is echoed into one error line. */
 #define ECHO_SPEC_CHARS 80
@@ -98,44 +99,158 @@ typedef struct {
  * to every GPU preset (A100 and H100 were not measured); docs/device-model.md,
  * "Stragglers". */
 #define GPU_SPEED_CV (0.08 / (2.0 * 2.698))
+/* L2 cache read bandwidth of Volta and Ampere: NVIDIA A100 Tensor Core GPU
+ * Architecture whitepaper (V1.0, 2020), table "NVIDIA A100 Tensor Core GPU
+ * ... compared to V100": L2 cache read bandwidth 2048 bytes/clk (V100) and
+ * 5120 bytes/clk (A100), times the GPU boost clock of the same table
+ * (V100 SXM2 1530 MHz, A100 SXM4 1410 MHz): 3133.44 GB/s and 7219.2 GB/s;
+ * their ratio 2.30 is the whitepaper's "A100 L2 cache provides 2.3x the L2
+ * cache read bandwidth of V100".  A peak, like the TFLOP/s figures
+ * (microbenchmarks, e.g. Jia et al., "Dissecting the NVIDIA Volta GPU
+ * Architecture via Microbenchmarking", 2018, measure less). */
+#define V100_L2_BPS (2048.0 * 1530e6)
+#define A100_L2_BPS (5120.0 * 1410e6)
 /* NVIDIA Tesla V100 GPU datasheet, V100 SXM2 (NVLink) 16 GB: 15.7 TFLOP/s
- * fp32, 125 TFLOP/s tensor (fp16), 900 GB/s HBM2, NVLink 300 GB/s total. */
+ * fp32, 125 TFLOP/s tensor (fp16), 900 GB/s HBM2, NVLink 300 GB/s total.
+ * 80 SMs: NVIDIA Tesla V100 GPU Architecture whitepaper (WP-08608-001),
+ * table 1, Tesla V100 SXM2. */
 #define DEV_V100                                                                              \
     .name = "v100", .peak_flops = 125e12, .mem_bytes = 16e9, .mem_bw_bps = 900e9,            \
     .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16", .peak_fp32_flops = 15.7e12,   \
-    .peak_fp16_flops = 125e12, .speed_cv = GPU_SPEED_CV
+    .peak_fp16_flops = 125e12, .sm_count = 80, .l2_bw_bps = V100_L2_BPS,                     \
+    .speed_cv = GPU_SPEED_CV
 /* The V100 SXM3 32 GB (450 W) of the DGX-2H: NVIDIA DGX-2H datasheet,
  * 2.1 PFLOP/s tensor for 16 GPUs = 131.25 TFLOP/s per GPU; 32 GB HBM2;
  * 900 GB/s and 15.7 TFLOP/s fp32 from the V100 datasheet (NVIDIA does not
- * publish the fp32 peak of the 450 W part; 15.7 is the SXM2 figure). */
+ * publish the fp32 peak of the 450 W part; 15.7 is the SXM2 figure).  The
+ * same GV100 with 80 SMs (V100 whitepaper); its boost clock is unpublished,
+ * so the L2 figure is the SXM2's, a lower bound like the fp32 peak. */
 #define DEV_V100_SXM3                                                                         \
     .name = "v100-sxm3-32g", .peak_flops = 2.1e15 / 16, .mem_bytes = 32e9,                   \
     .mem_bw_bps = 900e9, .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16",          \
-    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16, .speed_cv = GPU_SPEED_CV
+    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16, .sm_count = 80,              \
+    .l2_bw_bps = V100_L2_BPS, .speed_cv = GPU_SPEED_CV
 /* NVIDIA A100 Tensor Core GPU datasheet, A100 SXM4: 19.5 TFLOP/s fp32,
  * 156 tf32, 312 fp16 and bf16 (dense); 40 GB HBM2 1555 GB/s, 80 GB HBM2e
- * 2039 GB/s; NVLink 600 GB/s total. */
+ * 2039 GB/s; NVLink 600 GB/s total.  108 SMs: NVIDIA A100 Tensor Core GPU
+ * Architecture whitepaper, table "A100 ... compared to V100". */
 #define DEV_A100_COMPUTE                                                                      \
     .peak_flops = 312e12, .net_bw_bps = 600e9, .bytes_per_elem = 2, .dtype = "bfloat16",    \
     .peak_fp32_flops = 19.5e12, .peak_tf32_flops = 156e12, .peak_fp16_flops = 312e12,        \
-    .peak_bf16_flops = 312e12, .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 312e12, .sm_count = 108, .l2_bw_bps = A100_L2_BPS,                    \
+    .speed_cv = GPU_SPEED_CV
 #define DEV_A100 .name = "a100", .mem_bytes = 40e9, .mem_bw_bps = 1555e9, DEV_A100_COMPUTE
 #define DEV_A100_80G                                                                          \
     .name = "a100-80g", .mem_bytes = 80e9, .mem_bw_bps = 2039e9, DEV_A100_COMPUTE
 /* NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: 80 GB HBM3, 3.35 TB/s,
  * NVLink 900 GB/s) and the NVIDIA H100 Tensor Core GPU Architecture
  * whitepaper (H100 SXM5 dense peaks: 66.9 TFLOP/s fp32, 494.7 tf32,
- * 989.4 fp16 and bf16; the datasheet's tensor figures are with sparsity). */
+ * 989.4 fp16 and bf16; the datasheet's tensor figures are with sparsity;
+ * 132 SMs).  NVIDIA publishes no L2 bandwidth for Hopper: 0. */
 #define DEV_H100                                                                              \
     .name = "h100", .peak_flops = 989.4e12, .mem_bytes = 80e9, .mem_bw_bps = 3350e9,         \
     .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 66.9e12, .peak_tf32_flops = 494.7e12, .peak_fp16_flops = 989.4e12,    \
-    .peak_bf16_flops = 989.4e12, .speed_cv = GPU_SPEED_CV
-/* NVIDIA GeForce GTX 1080 Ti specifications. */
+    .peak_bf16_flops = 989.4e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
+/* NVIDIA GeForce GTX 1080 Ti specifications (3584 CUDA cores); 28 SMs =
+ * 3584 / 128 CUDA cores per Pascal GP10x SM (NVIDIA GeForce GTX 1080
+ * whitepaper, "GP104 ... each SM ... 128 CUDA cores"). */
 #define DEV_1080TI                                                                            \
     .name = "1080ti", .peak_flops = 11.34e12, .mem_bytes = 11e9, .mem_bw_bps = 484e9,        \
     .net_bw_bps = 15.75e9, .bytes_per_elem = 4, .dtype = "fp32", .peak_fp32_flops = 11.34e12, \
+    .sm_count = 28, .speed_cv = GPU_SPEED_CV
+/* PCIe x16 per direction: PCIe 3.0 8 GT/s and 4.0 16 GT/s per lane with
+ * 128b/130b encoding (PCI-SIG base specifications 3.0 / 4.0): 15.75 GB/s
+ * and 31.5 GB/s for 16 lanes (NVIDIA datasheets quote "PCIe Gen4 x16:
+ * 64 GB/s bidirectional"; the 1080 Ti figure above is the same 15.75). */
+#define PCIE3_X16_BPS 15.75e9
+#define PCIE4_X16_BPS 31.5e9
+/* NVIDIA T4 Tensor Core GPU datasheet: 8.1 TFLOP/s fp32, 65 TFLOP/s mixed
+ * precision (fp16 tensor, fp32 accumulate), 16 GB GDDR6, 320+ GB/s (320
+ * used), PCIe Gen3 x16, no NVLink; 40 SMs: NVIDIA Turing GPU Architecture
+ * whitepaper (WP-09183-001), appendix "Tesla T4".  Turing has no bf16/tf32. */
+#define DEV_T4                                                                                \
+    .name = "t4", .peak_flops = 65e12, .mem_bytes = 16e9, .mem_bw_bps = 320e9,               \
+    .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
+    .peak_fp32_flops = 8.1e12, .peak_fp16_flops = 65e12, .sm_count = 40, .speed_cv = GPU_SPEED_CV
+/* NVIDIA Turing GPU Architecture whitepaper, table 1, GeForce RTX 2080 Ti
+ * reference board (not the Founders Edition's 1635 MHz): 68 SMs, boost
+ * 1545 MHz, 13.4 TFLOP/s fp32, 53.8 TFLOP/s fp16 tensor with fp32
+ * accumulate (training; 107.6 with fp16 accumulate), 11 GB GDDR6, 616 GB/s;
+ * PCIe 3.0 x16 (its 2-way NVLink bridge joins pairs only). */
+#define DEV_RTX2080TI                                                                         \
+    .name = "rtx2080ti", .peak_flops = 53.8e12, .mem_bytes = 11e9, .mem_bw_bps = 616e9,      \
+    .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
+    .peak_fp32_flops = 13.4e12, .peak_fp16_flops = 53.8e12, .sm_count = 68,                  \
     .speed_cv = GPU_SPEED_CV
+/* NVIDIA TITAN RTX specifications: 4608 CUDA cores, 576 Tensor Cores, boost
+ * 1770 MHz, "130 teraflops" tensor (fp16, full-rate fp32 accumulate on
+ * TITAN), 24 GB GDDR6, 672 GB/s; fp32 = 4608 x 2 x 1.77 GHz = 16.3 TFLOP/s;
+ * 72 SMs = 4608 / 64 CUDA cores per Turing SM (Turing whitepaper, TU102).
+ * PCIe 3.0 x16 (2-way NVLink bridge joins pairs only). */
+#define DEV_TITAN_RTX                                                                         \
+    .name = "titan-rtx", .peak_flops = 130e12, .mem_bytes = 24e9, .mem_bw_bps = 672e9,       \
+    .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
+    .peak_fp32_flops = 16.3e12, .peak_fp16_flops = 130e12, .sm_count = 72,                   \
+    .speed_cv = GPU_SPEED_CV
+/* NVIDIA Ampere GA102 GPU Architecture whitepaper, table "GeForce RTX 3090":
+ * 82 SMs, boost 1695 MHz, 35.6 TFLOP/s fp32, dense tensor with fp32
+ * accumulate: tf32 35.6, fp16 71, bf16 71 (142 sparse), 24 GB GDDR6X,
+ * 936 GB/s; PCIe 4.0 x16 (2-way NVLink bridge joins pairs only). */
+#define DEV_RTX3090                                                                           \
+    .name = "rtx3090", .peak_flops = 71e12, .mem_bytes = 24e9, .mem_bw_bps = 936e9,          \
+    .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
+    .peak_fp32_flops = 35.6e12, .peak_tf32_flops = 35.6e12, .peak_fp16_flops = 71e12,        \
+    .peak_bf16_flops = 71e12, .sm_count = 82, .speed_cv = GPU_SPEED_CV
+/* NVIDIA L4 Tensor Core GPU datasheet: fp32 30.3 TFLOP/s; tf32 120, fp16
+ * and bf16 242 TFLOP/s "with sparsity", halved for dense (60, 121); 24 GB
+ * GDDR6, 300 GB/s; PCIe Gen4 x16.  NVIDIA's datasheet gives no SM count:
+ * 58 = 7424 CUDA cores (TechPowerUp GPU database, AD104 on L4) / 128 per
+ * Ada SM, consistent with 30.3 TFLOP/s = 58 x 128 x 2 x 2.04 GHz boost. */
+#define DEV_L4                                                                                \
+    .name = "l4", .peak_flops = 121e12, .mem_bytes = 24e9, .mem_bw_bps = 300e9,              \
+    .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
+    .peak_fp32_flops = 30.3e12, .peak_tf32_flops = 60e12, .peak_fp16_flops = 121e12,         \
+    .peak_bf16_flops = 121e12, .sm_count = 58, .speed_cv = GPU_SPEED_CV
+/* NVIDIA L40S datasheet (PCIe card): fp32 91.6 TFLOP/s, dense tensor tf32
+ * 183, bf16 362.05, fp16 362.05 (366 / 733 with sparsity), 48 GB GDDR6,
+ * 864 GB/s, PCIe Gen4 x16, no NVLink; 142 SMs = 568 fourth-generation
+ * Tensor Cores / 4 per Ada SM (= 142 RT cores, one per SM). */
+#define DEV_L40S                                                                              \
+    .name = "l40s", .peak_flops = 362.05e12, .mem_bytes = 48e9, .mem_bw_bps = 864e9,         \
+    .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
+    .peak_fp32_flops = 91.6e12, .peak_tf32_flops = 183e12, .peak_fp16_flops = 362.05e12,     \
+    .peak_bf16_flops = 362.05e12, .sm_count = 142, .speed_cv = GPU_SPEED_CV
+/* NVIDIA H200 Tensor Core GPU datasheet, H200 SXM 141 GB: fp32 67 TFLOP/s,
+ * tf32 989, bf16 / fp16 1979 "with sparsity", halved for dense (494.5,
+ * 989.5); 141 GB HBM3e, 4.8 TB/s; NVLink 900 GB/s.  The H200 is the H100
+ * SXM5's GH100 (same 132 SMs; NVIDIA H200 product brief). */
+#define DEV_H200                                                                              \
+    .name = "h200", .peak_flops = 989.5e12, .mem_bytes = 141e9, .mem_bw_bps = 4800e9,        \
+    .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
+    .peak_fp32_flops = 67e12, .peak_tf32_flops = 494.5e12, .peak_fp16_flops = 989.5e12,      \
+    .peak_bf16_flops = 989.5e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
+/* The Hopper GPU of the GH200 Grace Hopper Superchip, 96 GB HBM3 variant:
+ * NVIDIA GH200 Grace Hopper Superchip datasheet: fp32 67 TFLOP/s, tf32
+ * tensor 494, bf16 / fp16 tensor 990 (dense: the H100 SXM5 whitepaper's
+ * 494.7 / 989.4, rounded), 96 GB HBM3, 4 TB/s; NVLink 900 GB/s; 132 SMs
+ * (H100 SXM5 configuration, H100 whitepaper). */
+#define DEV_GH200                                                                             \
+    .name = "gh200", .peak_flops = 990e12, .mem_bytes = 96e9, .mem_bw_bps = 4000e9,          \
+    .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
+    .peak_fp32_flops = 67e12, .peak_tf32_flops = 494e12, .peak_fp16_flops = 990e12,          \
+    .peak_bf16_flops = 990e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
+/* AMD Instinct MI250X (OAM module, both GCDs): AMD Instinct MI250X data
+ * sheet: 220 compute units, peak fp32 matrix 95.7 TFLOP/s (vector 47.9),
+ * fp16 and bf16 matrix 383 TFLOP/s, no tf32; 128 GB HBM2e, 3.2 TB/s; 8
+ * Infinity Fabric links, 800 GB/s peak aggregate (both directions; AMD
+ * ROCm docs, "MI250 microarchitecture": 50 GB/s per 16-wide link and
+ * direction).  A framework sees each of the 2 GCDs as a device. */
+#define DEV_MI250X                                                                            \
+    .name = "mi250x", .peak_flops = 383e12, .mem_bytes = 128e9, .mem_bw_bps = 3200e9,        \
+    .net_bw_bps = 800e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
+    .peak_fp32_flops = 95.7e12, .peak_fp16_flops = 383e12, .peak_bf16_flops = 383e12,        \
+    .sm_count = 220, .speed_cv = GPU_SPEED_CV
 
 static const preset_entry k_presets[] = {
     {{DEV_TPU_V2, BARE(8 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},
@@ -152,23 +267,64 @@ static const preset_entry k_presets[] = {
      "latency: NCCL tuning.cc NET (stand-in)"},
     {{DEV_V100, BARE(300e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA Tesla V100 datasheet, V100 SXM2 16GB: 15.7 TFLOP/s fp32, 125 fp16 tensor, "
-     "16 GB HBM2, 900 GB/s, NVLink 300 GB/s total; latency: NCCL tuning.cc NVLINK"},
+     "16 GB HBM2, 900 GB/s, NVLink 300 GB/s total; V100 whitepaper: 80 SMs; L2 2048 B/clk x "
+     "1530 MHz (A100 whitepaper); latency: NCCL tuning.cc NVLINK"},
     {{DEV_V100_SXM3, BARE(300e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA DGX-2H datasheet: 2.1 PFLOP/s tensor / 16 GPUs = 131.25 TFLOP/s fp16, 32 GB "
      "HBM2; V100 datasheet: 900 GB/s, 15.7 TFLOP/s fp32 (450 W part unpublished), NVLink "
-     "300 GB/s total"},
+     "300 GB/s total; 80 SMs; L2 as the SXM2 (clock unpublished, lower bound)"},
     {{DEV_A100, BARE(600e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA A100 datasheet, SXM4 40GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
-     "40 GB HBM2, 1555 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
+     "40 GB HBM2, 1555 GB/s, NVLink 600 GB/s total; A100 whitepaper: 108 SMs, L2 5120 B/clk x "
+     "1410 MHz; latency: NCCL tuning.cc NVLINK"},
     {{DEV_A100_80G, BARE(600e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA A100 datasheet, SXM4 80GB: 19.5 TFLOP/s fp32, 156 tf32, 312 fp16/bf16 (dense), "
-     "80 GB HBM2e, 2039 GB/s, NVLink 600 GB/s total; latency: NCCL tuning.cc NVLINK"},
+     "80 GB HBM2e, 2039 GB/s, NVLink 600 GB/s total; A100 whitepaper: 108 SMs, L2 5120 B/clk x "
+     "1410 MHz; latency: NCCL tuning.cc NVLINK"},
     {{DEV_H100, BARE(900e9 / 2, NCCL_NVLINK_LAT_S)},
      "NVIDIA H100 datasheet (SXM: 80 GB HBM3, 3.35 TB/s, NVLink 900 GB/s total) and H100 "
-     "architecture whitepaper (dense SXM5: 66.9 TFLOP/s fp32, 494.7 tf32, 989.4 fp16/bf16)"},
+     "architecture whitepaper (dense SXM5: 66.9 TFLOP/s fp32, 494.7 tf32, 989.4 fp16/bf16, "
+     "132 SMs; L2 bandwidth unpublished)"},
     {{DEV_1080TI, BARE(15.75e9, NCCL_PCI_LAT_S)},
      "NVIDIA GeForce GTX 1080 Ti specifications: 11.34 TFLOP/s fp32 (boost), 11 GB GDDR5X, "
-     "484 GB/s, PCIe 3.0 x16 15.75 GB/s, fp32; latency: NCCL tuning.cc PCI"},
+     "484 GB/s, PCIe 3.0 x16 15.75 GB/s, fp32, 3584 CUDA cores = 28 SMs of 128 (GTX 1080 "
+     "whitepaper); latency: NCCL tuning.cc PCI"},
+    {{DEV_T4, BARE(PCIE3_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA T4 datasheet: 8.1 TFLOP/s fp32, 65 fp16 tensor (mixed precision), 16 GB GDDR6, "
+     "320 GB/s, PCIe Gen3 x16 15.75 GB/s per direction, no NVLink; Turing whitepaper "
+     "appendix: 40 SMs; latency: NCCL tuning.cc PCI"},
+    {{DEV_RTX2080TI, BARE(PCIE3_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA Turing whitepaper table 1, RTX 2080 Ti reference: 68 SMs, 13.4 TFLOP/s fp32, 53.8 "
+     "fp16 tensor with fp32 accumulate, 11 GB GDDR6, 616 GB/s; PCIe 3.0 x16 15.75 GB/s; "
+     "latency: NCCL tuning.cc PCI"},
+    {{DEV_TITAN_RTX, BARE(PCIE3_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA TITAN RTX specifications: 130 TFLOP/s tensor (fp16), 4608 CUDA cores at 1770 MHz "
+     "= 16.3 TFLOP/s fp32 and 72 SMs (64 per Turing SM), 24 GB GDDR6, 672 GB/s; PCIe 3.0 x16 "
+     "15.75 GB/s; latency: NCCL tuning.cc PCI"},
+    {{DEV_RTX3090, BARE(PCIE4_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA GA102 whitepaper, RTX 3090: 82 SMs, 35.6 TFLOP/s fp32, dense tensor tf32 35.6, "
+     "fp16/bf16 71 (fp32 accumulate), 24 GB GDDR6X, 936 GB/s; PCIe 4.0 x16 31.5 GB/s; "
+     "latency: NCCL tuning.cc PCI"},
+    {{DEV_L4, BARE(PCIE4_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA L4 datasheet: 30.3 TFLOP/s fp32, tf32 120 / fp16, bf16 242 with sparsity = 60 / "
+     "121 dense, 24 GB GDDR6, 300 GB/s, PCIe Gen4 x16 31.5 GB/s; 58 SMs (7424 CUDA cores, "
+     "TechPowerUp; not in the datasheet); latency: NCCL tuning.cc PCI"},
+    {{DEV_L40S, BARE(PCIE4_X16_BPS, NCCL_PCI_LAT_S)},
+     "NVIDIA L40S datasheet (PCIe): 91.6 TFLOP/s fp32, dense tf32 183, fp16/bf16 362.05, 48 GB "
+     "GDDR6, 864 GB/s, PCIe Gen4 x16 31.5 GB/s, 568 Tensor Cores = 142 SMs; latency: NCCL "
+     "tuning.cc PCI"},
+    {{DEV_H200, BARE(900e9 / 2, NCCL_NVLINK_LAT_S)},
+     "NVIDIA H200 datasheet, H200 SXM 141GB: 67 TFLOP/s fp32, tf32 989 / fp16, bf16 1979 with "
+     "sparsity = 494.5 / 989.5 dense, 141 GB HBM3e, 4.8 TB/s, NVLink 900 GB/s total; GH100 "
+     "with 132 SMs; latency: NCCL tuning.cc NVLINK"},
+    {{DEV_GH200, BARE(900e9 / 2, NCCL_NVLINK_LAT_S)},
+     "NVIDIA GH200 Grace Hopper Superchip datasheet, 96 GB HBM3 GPU: 67 TFLOP/s fp32, 494 tf32, "
+     "990 fp16/bf16 (dense), 4 TB/s, NVLink 900 GB/s total; 132 SMs (H100 whitepaper); "
+     "latency: NCCL tuning.cc NVLINK"},
+    {{DEV_MI250X, BARE(800e9 / 2, NCCL_NVLINK_LAT_S)},
+     "AMD Instinct MI250X data sheet (OAM, 2 GCDs): 220 CUs, 95.7 TFLOP/s fp32 matrix, 383 "
+     "fp16/bf16 matrix, 128 GB HBM2e, 3.2 TB/s, Infinity Fabric 800 GB/s aggregate (8 links "
+     "x 50 GB/s per direction); latency: NCCL NVLINK as a stand-in (unpublished)"},
 };
 
 /* Node presets: a device preset's figures with the node's link tiers.
@@ -188,6 +344,11 @@ static const preset_entry k_presets[] = {
 /* NVLink 4: 900 GB/s total, 450 GB/s per direction per H100 (DGX H100
  * datasheet 7.2 TB/s bidirectional for 8 GPUs). */
 #define NVLINK4_H100_BPS 450e9
+/* AWS p3.8xlarge: 4 V100 SXM2 of one quad of the DGX-1 hybrid cube-mesh
+ * (AWS does not publish the 4-GPU topology; the p3.16xlarge is the DGX-1's
+ * 8-GPU mesh, whose GPU0 has NV1, NV1, NV2 to GPUs 1, 2, 3 of its quad in
+ * nvidia-smi topo -m): 4 NVLink 2 links x 25 GB/s per direction. */
+#define P3_8XL_NVLINK_BPS (4 * 25e9)
 /* TPU v3 ICI: 1e11 B/s per link and direction ("How to Scale Your Model",
  * part 2, ICI table), 4 links per chip in the 2-D torus (Google Cloud TPU v3:
  * "Interconnect topology: 2D torus"). */
@@ -221,6 +382,26 @@ static const preset_entry k_nodes[] = {
                      8 * 400 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
      "NVIDIA DGX H100 datasheet: 8 x H100 SXM on 4 NVSwitches (NVLink 4, 900 GB/s total = "
      "450 GB/s per direction per GPU), 8 x 400 Gb/s ConnectX-7 NDR; latencies: NCCL NVLINK / NET"},
+    {{DEV_H200, NODE("dgx-h200", 8, DNP_TOPO_SWITCH, NVLINK4_H100_BPS, NCCL_NVLINK_LAT_S,
+                     8 * 400 * GBITS_PS_TO_BPS / 8, NCCL_NET_LAT_S)},
+     "NVIDIA DGX H200 datasheet: 8 x H200 141GB on 4 NVSwitches (NVLink 4, 900 GB/s total = "
+     "450 GB/s per direction per GPU), 8 x 400 Gb/s ConnectX-7 for compute; latencies: NCCL "
+     "NVLINK / NET"},
+    {{DEV_V100, NODE("p3.8xlarge", 4, DNP_TOPO_RING, P3_8XL_NVLINK_BPS, NCCL_NVLINK_LAT_S,
+                     10 * GBITS_PS_TO_BPS / 4, NCCL_NET_LAT_S)},
+     "AWS EC2 P3 instances: p3.8xlarge = 4 x V100 SXM2 16GB with NVLink, 10 Gb/s network "
+     "(2.5 Gb/s per GPU); NVLink: one quad of the DGX-1 hybrid cube-mesh (p3.16xlarge), 4 of "
+     "each GPU's 6 links inside the quad = 100 GB/s per direction; latencies: NCCL NVLINK / NET"},
+    {{DEV_T4, NODE("g4dn.12xlarge", 4, DNP_TOPO_SWITCH, PCIE3_X16_BPS, NCCL_PCI_LAT_S,
+                   50 * GBITS_PS_TO_BPS / 4, NCCL_NET_LAT_S)},
+     "AWS EC2 G4 instances: g4dn.12xlarge = 4 x T4 on PCIe (no NVLink), 50 Gb/s network (12.5 "
+     "Gb/s per GPU); intra: each T4's PCIe 3.0 x16 link, 15.75 GB/s per direction, through "
+     "the host bridge as a switch; latencies: NCCL PCI / NET"},
+    {{DEV_GH200, NODE("alps-gh200", 4, DNP_TOPO_SWITCH, NVLINK4_H100_BPS, NCCL_NVLINK_LAT_S,
+                      200 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},
+     "CSCS Alps / Clariden GH200 node (HPE Cray EX254n): 4 x GH200 (96 GB), NVLink 4 all-to-all "
+     "(900 GB/s total = 450 GB/s per direction per GPU), one 200 Gb/s Slingshot-11 NIC per "
+     "GH200 (CSCS docs; sailor.csv); latencies: NCCL NVLINK / NET"},
     TPU_V3_SLICE(8, 4),
     TPU_V3_SLICE(32, 16),
     TPU_V3_SLICE(64, 32),
@@ -302,6 +483,8 @@ static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
            a->peak_fp16_flops == b->peak_fp16_flops && a->peak_bf16_flops == b->peak_bf16_flops &&
            a->compute_eff == b->compute_eff && a->mem_eff == b->mem_eff &&
            a->kernel_overhead_s == b->kernel_overhead_s && a->speed_cv == b->speed_cv &&
+           a->sm_count == b->sm_count && a->l2_bw_bps == b->l2_bw_bps &&
+           a->host_kernel_s == b->host_kernel_s &&
            name_ieq(a->node, b->node, sizeof a->node) &&
            a->devices_per_node == b->devices_per_node && a->intra_topo == b->intra_topo &&
            a->intra_bw_bps == b->intra_bw_bps && a->intra_lat_s == b->intra_lat_s &&
@@ -330,22 +513,6 @@ static int node_find(const char *s, size_t len)
         if (span_ieq(s, len, k_nodes[i].dev.node))
             return i;
     return -1;
-}
-
-/* Index of the node preset whose figures and names equal *d, or -1. */
-static int node_matching(const dnp_device_type *d)
-{
-    for (int i = 0; i < N_NODES; i++)
-        if (same_identity(d, &k_nodes[i].dev) && same_figures(d, &k_nodes[i].dev))
-            return i;
-    return -1;
-}
-
-/* Index of the bare device preset equal to *d (name and every figure), or -1. */
-static int preset_matching(const dnp_device_type *d)
-{
-    int i = preset_find(d->name, bounded_len(d->name, sizeof d->name));
-    return i >= 0 && same_figures(d, &k_presets[i].dev) ? i : -1;
 }
 
 /* Printable, bounded copy of s[0..len) for an error message: bytes outside
@@ -555,7 +722,7 @@ enum {
     KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE,
     KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US,
     KEY_NODE, KEY_PER_NODE, KEY_TOPO, KEY_INTRA_GBPS, KEY_INTRA_LAT_US, KEY_INTER_GBPS,
-    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_COUNT
+    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_SMS, KEY_L2_GBPS, KEY_HOST_US, KEY_COUNT
 };
 
 static const char *const k_keys[KEY_COUNT] = {
@@ -563,7 +730,7 @@ static const char *const k_keys[KEY_COUNT] = {
     "dtype",       "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
     "compute_eff", "mem_eff",     "kernel_us",   "node",        "per_node",
     "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us",
-    "speed_cv"};
+    "speed_cv",    "sms",         "l2_gbps",     "host_us"};
 
 /* Spec unit -> SI factor of the numeric keys (0: not a plain number). */
 static const double k_key_factor[KEY_COUNT] = {
@@ -574,7 +741,16 @@ static const double k_key_factor[KEY_COUNT] = {
     [KEY_COMPUTE_EFF] = 1.0,            [KEY_MEM_EFF] = 1.0,
     [KEY_KERNEL_US] = US_TO_S,          [KEY_INTRA_GBPS] = GBYTES_PS_TO_BPS,
     [KEY_INTRA_LAT_US] = US_TO_S,       [KEY_INTER_GBPS] = GBITS_PS_TO_BPS,
-    [KEY_INTER_LAT_US] = US_TO_S,       [KEY_SPEED_CV] = 1.0};
+    [KEY_INTER_LAT_US] = US_TO_S,       [KEY_SPEED_CV] = 1.0,
+    [KEY_L2_GBPS] = GBYTES_PS_TO_BPS,   [KEY_HOST_US] = US_TO_S};
+
+/* 1 for the numeric keys whose 0 means "unknown / unsupported / model
+ * default": they may be given as 0, which is how a term named like a
+ * preset says it does not have the preset's figure. */
+static int zero_allowed(int k)
+{
+    return k != KEY_TFLOPS && k != KEY_NET_GBPS && k != KEY_INTRA_GBPS && k != KEY_INTER_GBPS;
+}
 
 /* " (known: name, tflops, ...)" */
 static void known_keys(char *out, size_t n)
@@ -590,14 +766,15 @@ static void known_keys(char *out, size_t n)
  * sign; finite and > 0; value * factor must stay finite.  Returns 0 on
  * error (recorded). */
 static int parse_number(const parser *p, size_t from, size_t to, const char *key, double factor,
-                        double *out_si)
+                        int allow_zero, double *out_si)
 {
     char t[TOKBUF];
+    const char *need = allow_zero ? "must be a finite number >= 0" : "must be a finite number > 0";
     for (size_t i = from; i < to; i++) {
         unsigned char c = (unsigned char)p->s[i];
         if (!(is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-')) {
-            fail(p, from, NULL, "invalid number '%s' for key '%s' (must be a finite number > 0)",
-                 tok(p, from, to, t, sizeof t), key);
+            fail(p, from, NULL, "invalid number '%s' for key '%s' (%s)",
+                 tok(p, from, to, t, sizeof t), key, need);
             return 0;
         }
     }
@@ -607,8 +784,8 @@ static int parse_number(const parser *p, size_t from, size_t to, const char *key
     errno = 0;
     double v = strtod(p->s + from, &endp);
     if (endp != p->s + to) {
-        fail(p, from, NULL, "invalid number '%s' for key '%s' (must be a finite number > 0)",
-             tok(p, from, to, t, sizeof t), key);
+        fail(p, from, NULL, "invalid number '%s' for key '%s' (%s)",
+             tok(p, from, to, t, sizeof t), key, need);
         return 0;
     }
     if (errno == ERANGE) {
@@ -616,9 +793,13 @@ static int parse_number(const parser *p, size_t from, size_t to, const char *key
              tok(p, from, to, t, sizeof t), key);
         return 0;
     }
+    if (allow_zero && v == 0 && !signbit(v)) {
+        *out_si = 0;
+        return 1;
+    }
     if (!(v > 0) || !isfinite(v)) {
-        fail(p, from, NULL, "invalid number '%s' for key '%s' (must be a finite number > 0)",
-             tok(p, from, to, t, sizeof t), key);
+        fail(p, from, NULL, "invalid number '%s' for key '%s' (%s)",
+             tok(p, from, to, t, sizeof t), key, need);
         return 0;
     }
     double si = v * factor;
@@ -656,6 +837,8 @@ static double *key_field(dnp_device_type *d, int k)
     case KEY_MEM_EFF: return &d->mem_eff;
     case KEY_KERNEL_US: return &d->kernel_overhead_s;
     case KEY_SPEED_CV: return &d->speed_cv;
+    case KEY_L2_GBPS: return &d->l2_bw_bps;
+    case KEY_HOST_US: return &d->host_kernel_s;
     case KEY_INTRA_GBPS: return &d->intra_bw_bps;
     case KEY_INTRA_LAT_US: return &d->intra_lat_s;
     case KEY_INTER_GBPS: return &d->inter_bw_bps;
@@ -670,253 +853,339 @@ static int is_node_key(int k)
     return k == KEY_NODE || k == KEY_TOPO || k == KEY_INTRA_GBPS || k == KEY_INTRA_LAT_US;
 }
 
-/* Parse "custom(...)"; p->pos is at '('.  dev_start is the column of
- * "custom" for messages.  Returns 0 on error (recorded).  Rules in
- * docs/cluster.md: a device named like a preset takes the preset's figures
- * and must not contradict them; a node named like a node preset must be it. */
-static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
+/* The key = value pairs of one "custom(...)" or "PRESET(...)". */
+typedef struct {
+    int seen[KEY_COUNT];
+    size_t at[KEY_COUNT];       /* column of each key given */
+    double figures[KEY_COUNT];  /* numeric keys, SI units */
+    size_t name_from, name_to, node_from, node_to;
+    int bytes_per_elem, topo, sms;
+    int64_t per_node;
+    const char *dtype;
+} pairs;
+
+/* Parse "( PAIR, ... )"; p->pos is at '('.  dev_start is the term's
+ * device column for messages.  Returns 0 on error (recorded). */
+static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
 {
     char t[TOKBUF];
-    int seen[KEY_COUNT] = {0};
-    size_t at[KEY_COUNT] = {0};
-    double figures[KEY_COUNT] = {0};
-    size_t name_from = 0, name_to = 0, node_from = 0, node_to = 0;
-    int bytes_per_elem = 4, topo = DNP_TOPO_NONE;
-    int64_t per_node = 1;
-    const char *dtype = "fp32";
+    memset(pr, 0, sizeof *pr);
+    pr->bytes_per_elem = 4;
+    pr->topo = DNP_TOPO_NONE;
+    pr->per_node = 1;
+    pr->dtype = "fp32";
+    const char *what = span_ieq(p->s + dev_start, name_end(p, dev_start) - dev_start, "custom")
+                           ? "custom"
+                           : "override";
 
     p->pos++; /* '(' */
     skip_space(p);
     if (!at_end(p) && cur(p) == ')') {
         p->pos++;
-    } else {
-        for (;;) {
-            skip_space(p);
-            if (at_end(p)) {
-                fail(p, dev_start, NULL, "unterminated 'custom(' (missing ')')");
-                return 0;
-            }
-            size_t key_from = p->pos, key_to = name_end(p, key_from);
-            if (key_to == key_from) {
-                fail(p, key_from, NULL, "expected a key in 'custom(...)', got '%s'",
-                     tok(p, key_from, some_token_end(p, key_from), t, sizeof t));
-                return 0;
-            }
-            int key = -1;
-            for (int k = 0; k < KEY_COUNT; k++)
-                if (span_ieq(p->s + key_from, key_to - key_from, k_keys[k]))
-                    key = k;
-            if (key < 0) {
-                char kk[400];
-                known_keys(kk, sizeof kk);
-                fail(p, key_from, kk, "unknown custom key '%s'",
-                     tok(p, key_from, key_to, t, sizeof t));
-                return 0;
-            }
-            if (seen[key]) {
-                fail(p, key_from, NULL, "duplicate key '%s'", k_keys[key]);
-                return 0;
-            }
-            seen[key] = 1;
-            at[key] = key_from;
-            p->pos = key_to;
-            skip_space(p);
-            if (cur(p) != '=') {
-                fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'", k_keys[key],
-                     at_end(p) ? "end of spec"
-                               : tok(p, p->pos, some_token_end(p, p->pos), t, sizeof t));
-                return 0;
-            }
-            p->pos++;
-            skip_space(p);
-            size_t val_from = p->pos;
-            while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
-                p->pos++;
-            size_t val_to = p->pos;
-            while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
-                val_to--;
-            if (val_to == val_from) {
-                fail(p, val_from, NULL, "missing value for key '%s'", k_keys[key]);
-                return 0;
-            }
-            size_t n = val_to - val_from;
-            const char *v = p->s + val_from;
-            switch (key) {
-            case KEY_NAME:
-            case KEY_NODE:
-                if (!valid_name(p, val_from, val_to)) {
-                    fail(p, val_from, NULL,
-                         "invalid %s name '%s' (1 to %d characters of A-Z a-z 0-9 _ . -)",
-                         key == KEY_NAME ? "device" : "node", tok(p, val_from, val_to, t, sizeof t),
-                         NAME_MAX_CHARS);
-                    return 0;
-                }
-                if (key == KEY_NAME) {
-                    name_from = val_from;
-                    name_to = val_to;
-                } else {
-                    node_from = val_from;
-                    node_to = val_to;
-                }
-                break;
-            case KEY_DTYPE:
-                if (span_ieq(v, n, "bfloat16") || span_ieq(v, n, "bf16")) {
-                    dtype = "bfloat16";
-                    bytes_per_elem = 2;
-                } else if (span_ieq(v, n, "fp16")) {
-                    dtype = "fp16";
-                    bytes_per_elem = 2;
-                } else if (span_ieq(v, n, "fp32")) {
-                    dtype = "fp32";
-                    bytes_per_elem = 4;
-                } else {
-                    fail(p, val_from, " (known: bfloat16, bf16, fp16, fp32)", "unknown dtype '%s'",
-                         tok(p, val_from, val_to, t, sizeof t));
-                    return 0;
-                }
-                break;
-            case KEY_TOPO: {
-                int tp = -1;
-                for (int i = 1; i < 4; i++)
-                    if (span_ieq(v, n, k_topo_names[i]))
-                        tp = i;
-                if (tp < 0) {
-                    fail(p, val_from, " (known: switch, ring, torus2d)", "unknown topo '%s'",
-                         tok(p, val_from, val_to, t, sizeof t));
-                    return 0;
-                }
-                topo = tp;
-                break;
-            }
-            case KEY_PER_NODE: {
-                int64_t x = 0;
-                int ok = 1;
-                for (size_t i = val_from; ok && i < val_to; i++) {
-                    ok = is_digit((unsigned char)p->s[i]);
-                    if (ok && x <= PER_NODE_MAX)
-                        x = x * 10 + (p->s[i] - '0');
-                }
-                if (!ok || x < 1 || x > PER_NODE_MAX) {
-                    fail(p, val_from, NULL, "invalid per_node '%s' (an integer from 1 to %d)",
-                         tok(p, val_from, val_to, t, sizeof t), PER_NODE_MAX);
-                    return 0;
-                }
-                per_node = x;
-                break;
-            }
-            default:
-                if (!parse_number(p, val_from, val_to, k_keys[key], k_key_factor[key],
-                                  &figures[key]))
-                    return 0;
-                if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF || key == KEY_SPEED_CV) &&
-                    figures[key] > 1.0) {
-                    fail(p, val_from, NULL, "'%s' for key '%s' must be at most 1 (a fraction)",
-                         tok(p, val_from, val_to, t, sizeof t), k_keys[key]);
-                    return 0;
-                }
-                break;
-            }
-            if (at_end(p)) {
-                fail(p, dev_start, NULL, "unterminated 'custom(' (missing ')')");
-                return 0;
-            }
-            if (cur(p) == ')') {
-                p->pos++;
-                break;
-            }
-            p->pos++; /* ',' */
-        }
+        return 1;
     }
-
-    static const int required[] = {KEY_NAME, KEY_TFLOPS, KEY_NET_GBPS};
-    for (size_t r = 0; r < sizeof required / sizeof required[0]; r++) {
-        if (!seen[required[r]]) {
-            fail(p, dev_start, NULL, "'%s' is missing required key '%s'",
-                 tok(p, dev_start, p->pos, t, sizeof t), k_keys[required[r]]);
+    for (;;) {
+        skip_space(p);
+        if (at_end(p)) {
+            fail(p, dev_start, NULL, "unterminated '%s(' (missing ')')",
+                 tok(p, dev_start, name_end(p, dev_start), t, sizeof t));
             return 0;
         }
-    }
-    /* Node keys need a node of several devices, and such a node needs them. */
-    if (per_node == 1) {
-        for (int k = 0; k < KEY_COUNT; k++)
-            if (seen[k] && is_node_key(k)) {
-                fail(p, at[k], NULL, "key '%s' needs per_node > 1 (a node of several devices)",
-                     k_keys[k]);
-                return 0;
-            }
-    } else {
-        static const int node_required[] = {KEY_NODE, KEY_TOPO, KEY_INTRA_GBPS};
-        for (size_t r = 0; r < sizeof node_required / sizeof node_required[0]; r++) {
-            if (!seen[node_required[r]]) {
-                fail(p, at[KEY_PER_NODE], NULL, "per_node > 1 needs key '%s'",
-                     k_keys[node_required[r]]);
-                return 0;
-            }
+        size_t key_from = p->pos, key_to = name_end(p, key_from);
+        if (key_to == key_from) {
+            char u[TOKBUF];
+            fail(p, key_from, NULL, "expected a key in '%s(...)', got '%s'",
+                 tok(p, dev_start, name_end(p, dev_start), t, sizeof t),
+                 tok(p, key_from, some_token_end(p, key_from), u, sizeof u));
+            return 0;
         }
+        int key = -1;
+        for (int k = 0; k < KEY_COUNT; k++)
+            if (span_ieq(p->s + key_from, key_to - key_from, k_keys[k]))
+                key = k;
+        if (key < 0) {
+            char kk[400];
+            known_keys(kk, sizeof kk);
+            fail(p, key_from, kk, "unknown %s key '%s'", what,
+                 tok(p, key_from, key_to, t, sizeof t));
+            return 0;
+        }
+        if (pr->seen[key]) {
+            fail(p, key_from, NULL, "duplicate key '%s'", k_keys[key]);
+            return 0;
+        }
+        pr->seen[key] = 1;
+        pr->at[key] = key_from;
+        p->pos = key_to;
+        skip_space(p);
+        if (cur(p) != '=') {
+            fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'", k_keys[key],
+                 at_end(p) ? "end of spec"
+                           : tok(p, p->pos, some_token_end(p, p->pos), t, sizeof t));
+            return 0;
+        }
+        p->pos++;
+        skip_space(p);
+        size_t val_from = p->pos;
+        while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
+            p->pos++;
+        size_t val_to = p->pos;
+        while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
+            val_to--;
+        if (val_to == val_from) {
+            fail(p, val_from, NULL, "missing value for key '%s'", k_keys[key]);
+            return 0;
+        }
+        size_t n = val_to - val_from;
+        const char *v = p->s + val_from;
+        switch (key) {
+        case KEY_NAME:
+        case KEY_NODE:
+            if (!valid_name(p, val_from, val_to)) {
+                fail(p, val_from, NULL,
+                     "invalid %s name '%s' (1 to %d characters of A-Z a-z 0-9 _ . -)",
+                     key == KEY_NAME ? "device" : "node", tok(p, val_from, val_to, t, sizeof t),
+                     NAME_MAX_CHARS);
+                return 0;
+            }
+            if (key == KEY_NAME) {
+                pr->name_from = val_from;
+                pr->name_to = val_to;
+            } else {
+                pr->node_from = val_from;
+                pr->node_to = val_to;
+            }
+            break;
+        case KEY_DTYPE:
+            if (span_ieq(v, n, "bfloat16") || span_ieq(v, n, "bf16")) {
+                pr->dtype = "bfloat16";
+                pr->bytes_per_elem = 2;
+            } else if (span_ieq(v, n, "fp16")) {
+                pr->dtype = "fp16";
+                pr->bytes_per_elem = 2;
+            } else if (span_ieq(v, n, "fp32")) {
+                pr->dtype = "fp32";
+                pr->bytes_per_elem = 4;
+            } else {
+                fail(p, val_from, " (known: bfloat16, bf16, fp16, fp32)", "unknown dtype '%s'",
+                     tok(p, val_from, val_to, t, sizeof t));
+                return 0;
+            }
+            break;
+        case KEY_TOPO: {
+            int tp = -1;
+            for (int i = 1; i < 4; i++)
+                if (span_ieq(v, n, k_topo_names[i]))
+                    tp = i;
+            if (tp < 0) {
+                fail(p, val_from, " (known: switch, ring, torus2d)", "unknown topo '%s'",
+                     tok(p, val_from, val_to, t, sizeof t));
+                return 0;
+            }
+            pr->topo = tp;
+            break;
+        }
+        case KEY_PER_NODE:
+        case KEY_SMS: {
+            int64_t x = 0, lo = key == KEY_SMS ? 0 : 1;
+            int64_t hi = key == KEY_SMS ? SMS_MAX : PER_NODE_MAX;
+            int ok = 1;
+            for (size_t i = val_from; ok && i < val_to; i++) {
+                ok = is_digit((unsigned char)p->s[i]);
+                if (ok && x <= hi)
+                    x = x * 10 + (p->s[i] - '0');
+            }
+            if (!ok || x < lo || x > hi) {
+                fail(p, val_from, NULL, "invalid %s '%s' (an integer from %lld to %lld)",
+                     k_keys[key], tok(p, val_from, val_to, t, sizeof t), (long long)lo,
+                     (long long)hi);
+                return 0;
+            }
+            if (key == KEY_SMS)
+                pr->sms = (int)x;
+            else
+                pr->per_node = x;
+            break;
+        }
+        default:
+            if (!parse_number(p, val_from, val_to, k_keys[key], k_key_factor[key],
+                              zero_allowed(key), &pr->figures[key]))
+                return 0;
+            if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF || key == KEY_SPEED_CV) &&
+                pr->figures[key] > 1.0) {
+                fail(p, val_from, NULL, "'%s' for key '%s' must be at most 1 (a fraction)",
+                     tok(p, val_from, val_to, t, sizeof t), k_keys[key]);
+                return 0;
+            }
+            break;
+        }
+        if (at_end(p)) {
+            fail(p, dev_start, NULL, "unterminated '%s(' (missing ')')",
+                 tok(p, dev_start, name_end(p, dev_start), t, sizeof t));
+            return 0;
+        }
+        if (cur(p) == ')') {
+            p->pos++;
+            return 1;
+        }
+        p->pos++; /* ',' */
     }
+}
 
-    /* Start from the preset of that name, or from zeros. */
-    dnp_device_type d;
-    memset(&d, 0, sizeof d);
-    int pi = preset_find(p->s + name_from, name_to - name_from);
-    if (pi >= 0)
-        d = k_presets[pi].dev;
-    else
-        d.inter_bw_bps = -1; /* = net_bw_bps unless given (set below) */
-    memset(d.name, 0, sizeof d.name);
-    memcpy(d.name, p->s + name_from, name_to - name_from); /* <= 31 bytes, rest zero */
-    int differs = 0;
+/* What a custom(...) term starts from, before its keys apply
+ * (docs/cluster.md, "Inheritance"): the node preset its node names (with
+ * that preset's device name), else the device preset its name names (with
+ * the custom node fields when per_node > 1), else zeros (fp32).
+ * *inter_follows_net: inter_gbps defaults to the term's net_gbps.  Used by
+ * the parser and by dnp_cluster_format, so both agree. */
+static void custom_base(const char *name, size_t name_len, const char *node, size_t node_len,
+                        int per_node, int topo, dnp_device_type *base, int *inter_follows_net)
+{
+    int ni = per_node > 1 ? node_find(node, node_len) : -1;
+    int pi = preset_find(name, name_len);
+    memset(base, 0, sizeof *base);
+    *inter_follows_net = 0;
+    if (ni >= 0) {
+        *base = k_nodes[ni].dev;
+    } else if (pi >= 0) {
+        *base = k_presets[pi].dev;
+        if (per_node > 1) {
+            base->intra_bw_bps = base->intra_lat_s = base->inter_lat_s = 0;
+            *inter_follows_net = 1;
+        }
+    } else {
+        snprintf(base->dtype, sizeof base->dtype, "fp32");
+        base->bytes_per_elem = 4;
+        *inter_follows_net = 1;
+    }
+    /* a preset's names keep the preset's spelling (custom(name=A100) is a100) */
+    if (ni < 0 && pi < 0) {
+        memset(base->name, 0, sizeof base->name);
+        memcpy(base->name, name, name_len < NAME_MAX_CHARS ? name_len : NAME_MAX_CHARS);
+    }
+    if (ni < 0) {
+        memset(base->node, 0, sizeof base->node);
+        if (per_node > 1)
+            memcpy(base->node, node, node_len < NAME_MAX_CHARS ? node_len : NAME_MAX_CHARS);
+    }
+    base->devices_per_node = per_node;
+    base->intra_topo = per_node > 1 ? (dnp_link_topo)topo : DNP_TOPO_NONE;
+}
+
+/* Apply the figures of *pr to *d (which holds the base). */
+static void apply_pairs(const pairs *pr, int inter_follows_net, dnp_device_type *d)
+{
     for (int k = 0; k < KEY_COUNT; k++) {
-        double *f = key_field(&d, k);
-        if (f == NULL || !seen[k])
-            continue;
-        /* A preset's device figures (and a bare preset's link) are fixed. */
-        int fixed = pi >= 0 && (k < KEY_NODE || per_node == 1);
-        if (fixed && *f != figures[k])
-            differs = 1;
-        *f = figures[k];
+        double *f = key_field(d, k);
+        if (f != NULL && pr->seen[k])
+            *f = pr->figures[k];
     }
-    if (seen[KEY_DTYPE] && pi >= 0 &&
-        (strcmp(d.dtype, dtype) != 0 || d.bytes_per_elem != bytes_per_elem))
-        differs = 1;
-    if (pi < 0 || seen[KEY_DTYPE]) {
-        snprintf(d.dtype, sizeof d.dtype, "%s", dtype);
-        d.bytes_per_elem = bytes_per_elem;
+    if (pr->seen[KEY_SMS])
+        d->sm_count = pr->sms;
+    if (pr->seen[KEY_DTYPE]) {
+        snprintf(d->dtype, sizeof d->dtype, "%s", pr->dtype);
+        d->bytes_per_elem = pr->bytes_per_elem;
     }
-    if (differs) {
-        fail(p, name_from, NULL,
-             "custom device name '%s' is a preset's name but the figures differ",
-             tok(p, name_from, name_to, t, sizeof t));
+    if (!pr->seen[KEY_INTER_GBPS] && inter_follows_net)
+        d->inter_bw_bps = d->net_bw_bps;
+}
+
+/* Node keys need a node of several devices.  Returns 0 on error. */
+static int check_node_keys(const parser *p, const pairs *pr, int per_node)
+{
+    if (per_node > 1)
+        return 1;
+    for (int k = 0; k < KEY_COUNT; k++)
+        if (pr->seen[k] && is_node_key(k)) {
+            fail(p, pr->at[k], NULL, "key '%s' needs per_node > 1 (a node of several devices)",
+                 k_keys[k]);
+            return 0;
+        }
+    return 1;
+}
+
+/* Parse "custom(...)"; p->pos is at '('.  dev_start is the column of
+ * "custom" for messages.  Returns 0 on error (recorded).  Rules in
+ * docs/cluster.md: a device named like a preset, or a node named like a
+ * node preset, takes the preset's figures for every key it does not give. */
+static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
+{
+    char t[TOKBUF];
+    pairs pr;
+    if (!parse_pairs(p, dev_start, &pr))
+        return 0;
+    if (!pr.seen[KEY_NAME]) {
+        fail(p, dev_start, NULL, "'%s' is missing required key 'name'",
+             tok(p, dev_start, p->pos, t, sizeof t));
         return 0;
     }
+    const char *name = p->s + pr.name_from, *node = p->s + pr.node_from;
+    size_t name_len = pr.name_to - pr.name_from, node_len = pr.node_to - pr.node_from;
+    int ni = pr.seen[KEY_NODE] ? node_find(node, node_len) : -1;
+    int per_node = pr.seen[KEY_PER_NODE] ? (int)pr.per_node
+                   : ni >= 0             ? k_nodes[ni].dev.devices_per_node
+                                         : 1;
+    if (!check_node_keys(p, &pr, per_node))
+        return 0;
+    if (ni >= 0 && !span_ieq(name, name_len, k_nodes[ni].dev.name)) {
+        fail(p, pr.name_from, NULL,
+             "node preset '%s' holds '%s' devices, not '%s' (name the custom node otherwise)",
+             k_nodes[ni].dev.node, k_nodes[ni].dev.name, tok(p, pr.name_from, pr.name_to, t,
+                                                            sizeof t));
+        return 0;
+    }
+    int pi = preset_find(name, name_len);
     if (per_node > 1) {
-        memset(d.node, 0, sizeof d.node);
-        memcpy(d.node, p->s + node_from, node_to - node_from);
-        d.devices_per_node = (int)per_node;
-        d.intra_topo = (dnp_link_topo)topo;
-        if (!seen[KEY_INTER_GBPS])
-            d.inter_bw_bps = d.net_bw_bps;
-        if (!seen[KEY_INTER_LAT_US])
-            d.inter_lat_s = 0;
-        if (!seen[KEY_INTRA_LAT_US])
-            d.intra_lat_s = 0;
-        int ni = node_find(d.node, strlen(d.node));
-        if (ni >= 0) {
-            if (!same_identity(&d, &k_nodes[ni].dev) || !same_figures(&d, &k_nodes[ni].dev)) {
-                fail(p, node_from, NULL,
-                     "custom node name '%s' is a node preset's name but the figures differ",
-                     tok(p, node_from, node_to, t, sizeof t));
+        static const int node_required[] = {KEY_NODE, KEY_TOPO, KEY_INTRA_GBPS};
+        for (size_t r = 0; r < sizeof node_required / sizeof node_required[0]; r++) {
+            if (!pr.seen[node_required[r]] && (ni < 0 || node_required[r] == KEY_NODE)) {
+                fail(p, pr.seen[KEY_PER_NODE] ? pr.at[KEY_PER_NODE] : dev_start, NULL,
+                     "per_node > 1 needs key '%s'", k_keys[node_required[r]]);
                 return 0;
             }
-            d = k_nodes[ni].dev; /* identical: it is the node preset */
         }
-    } else {
-        d.devices_per_node = 1;
-        if (d.inter_bw_bps < 0)
-            d.inter_bw_bps = d.net_bw_bps;
-        if (pi >= 0)
-            d = k_presets[pi].dev; /* identical figures: it is the preset */
     }
+    if (pi < 0 && ni < 0) {
+        static const int required[] = {KEY_TFLOPS, KEY_NET_GBPS};
+        for (size_t r = 0; r < sizeof required / sizeof required[0]; r++) {
+            if (!pr.seen[required[r]]) {
+                fail(p, dev_start, NULL,
+                     "'%s' is missing required key '%s' (needed unless the name is a preset's)",
+                     tok(p, dev_start, p->pos, t, sizeof t), k_keys[required[r]]);
+                return 0;
+            }
+        }
+    }
+    int topo = pr.seen[KEY_TOPO] ? pr.topo : ni >= 0 ? (int)k_nodes[ni].dev.intra_topo : 0;
+    dnp_device_type d;
+    int follows = 0;
+    custom_base(name, name_len, node, node_len, per_node, topo, &d, &follows);
+    apply_pairs(&pr, follows, &d);
+    *out = d;
+    return 1;
+}
+
+/* Parse "PRESET(key=value, ...)", an override of preset `base` (a device or
+ * node preset); p->pos is at '('.  Returns 0 on error (recorded). */
+static int parse_override(parser *p, size_t dev_start, const dnp_device_type *base,
+                          dnp_device_type *out)
+{
+    char t[TOKBUF];
+    pairs pr;
+    if (!parse_pairs(p, dev_start, &pr))
+        return 0;
+    static const int fixed[] = {KEY_NAME, KEY_NODE, KEY_PER_NODE, KEY_TOPO};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (pr.seen[fixed[i]]) {
+            fail(p, pr.at[fixed[i]], NULL,
+                 "key '%s' cannot change in an override of preset '%s' (use custom(...))",
+                 k_keys[fixed[i]], tok(p, dev_start, name_end(p, dev_start), t, sizeof t));
+            return 0;
+        }
+    if (!check_node_keys(p, &pr, base->devices_per_node))
+        return 0;
+    dnp_device_type d = *base;
+    apply_pairs(&pr, 0, &d);
     *out = d;
     return 1;
 }
@@ -1028,13 +1297,19 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
              tok(p, dev_start, dev_end, t, sizeof t));
         return 0;
     }
-    if (pi >= 0) {
-        *dev = k_presets[pi].dev;
-    } else {
-        *dev = k_nodes[ni].dev;
-        *count *= dev->devices_per_node; /* the count is of nodes; clusters count devices */
-    }
+    const dnp_device_type *base = pi >= 0 ? &k_presets[pi].dev : &k_nodes[ni].dev;
     p->pos = dev_end;
+    size_t after = p->pos;
+    skip_space(p);
+    if (cur(p) == '(') { /* PRESET(key=value, ...): the preset with figures changed */
+        if (!parse_override(p, dev_start, base, dev))
+            return 0;
+    } else {
+        p->pos = after;
+        *dev = *base;
+    }
+    if (pi < 0)
+        *count *= dev->devices_per_node; /* the count is of nodes; clusters count devices */
     return 1;
 }
 
@@ -1217,50 +1492,112 @@ static void put_num(sink *s, const char *key, double si, double factor)
     put(s, ",%s=%s", key, num);
 }
 
-/* One term: "COUNTxNODE" for a node preset (count in nodes), "COUNTxNAME"
- * for a device preset, else "COUNTxcustom(...)" with every figure that
- * differs from its default (count in devices). */
-static void format_term(sink *s, int64_t count, const dnp_device_type *d)
+/* Index of the device preset whose name is exactly s (case too), or -1. */
+static int preset_exact(const char *s)
 {
-    int ni = node_matching(d);
-    if (ni >= 0 && d->devices_per_node > 0 && count % d->devices_per_node == 0) {
-        put(s, "%lldx%s", (long long)(count / d->devices_per_node), k_nodes[ni].dev.node);
-        return;
-    }
-    int pi = preset_matching(d);
-    if (pi >= 0) {
-        put(s, "%lldx%s", (long long)count, k_presets[pi].dev.name);
-        return;
-    }
-    put(s, "%lldxcustom(name=%.*s", (long long)count, (int)bounded_len(d->name, sizeof d->name),
-        d->name);
-    put_num(s, "tflops", d->peak_flops, TFLOPS_TO_FLOPS);
-    static const int peaks[] = {KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16};
-    dnp_device_type tmp = *d;
-    for (size_t i = 0; i < sizeof peaks / sizeof peaks[0]; i++)
-        if (*key_field(&tmp, peaks[i]) != 0)
-            put_num(s, k_keys[peaks[i]], *key_field(&tmp, peaks[i]), k_key_factor[peaks[i]]);
-    if (d->mem_bytes != 0)
-        put_num(s, "mem_gb", d->mem_bytes, GB_TO_BYTES);
-    if (d->mem_bw_bps != 0)
-        put_num(s, "membw_gbps", d->mem_bw_bps, GBYTES_PS_TO_BPS);
-    put_num(s, "net_gbps", d->net_bw_bps, GBITS_PS_TO_BPS);
-    put(s, ",dtype=%.*s", (int)bounded_len(d->dtype, sizeof d->dtype), d->dtype);
+    for (int i = 0; i < N_PRESETS; i++)
+        if (strcmp(s, k_presets[i].dev.name) == 0)
+            return i;
+    return -1;
+}
+
+/* Index of the node preset whose node name is exactly s, or -1. */
+static int node_exact(const char *s)
+{
+    for (int i = 0; i < N_NODES; i++)
+        if (strcmp(s, k_nodes[i].dev.node) == 0)
+            return i;
+    return -1;
+}
+
+/* ",key=value" for each figure of *d that differs from *base, in the
+ * canonical key order; custom_form also writes tflops, net_gbps, dtype and
+ * the node keys always.  inter_follows_net: an absent inter_gbps would be
+ * net_gbps (custom_base). */
+static void put_figures(sink *s, const dnp_device_type *d, const dnp_device_type *base,
+                        int custom_form, int inter_follows_net)
+{
+    dnp_device_type dd = *d, bb = *base;
+    if (custom_form || d->peak_flops != base->peak_flops)
+        put_num(s, "tflops", d->peak_flops, TFLOPS_TO_FLOPS);
+    static const int mid[] = {KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_MEM_GB, KEY_MEMBW_GBPS};
+    for (size_t i = 0; i < sizeof mid / sizeof mid[0]; i++)
+        if (*key_field(&dd, mid[i]) != *key_field(&bb, mid[i]))
+            put_num(s, k_keys[mid[i]], *key_field(&dd, mid[i]), k_key_factor[mid[i]]);
+    if (custom_form || d->net_bw_bps != base->net_bw_bps)
+        put_num(s, "net_gbps", d->net_bw_bps, GBITS_PS_TO_BPS);
+    if (custom_form || strncmp(d->dtype, base->dtype, sizeof d->dtype) != 0)
+        put(s, ",dtype=%.*s", (int)bounded_len(d->dtype, sizeof d->dtype), d->dtype);
     static const int effs[] = {KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US, KEY_SPEED_CV};
     for (size_t i = 0; i < sizeof effs / sizeof effs[0]; i++)
-        if (*key_field(&tmp, effs[i]) != 0)
-            put_num(s, k_keys[effs[i]], *key_field(&tmp, effs[i]), k_key_factor[effs[i]]);
+        if (*key_field(&dd, effs[i]) != *key_field(&bb, effs[i]))
+            put_num(s, k_keys[effs[i]], *key_field(&dd, effs[i]), k_key_factor[effs[i]]);
+    if (d->sm_count != base->sm_count)
+        put(s, ",sms=%d", d->sm_count);
+    static const int kern[] = {KEY_L2_GBPS, KEY_HOST_US};
+    for (size_t i = 0; i < sizeof kern / sizeof kern[0]; i++)
+        if (*key_field(&dd, kern[i]) != *key_field(&bb, kern[i]))
+            put_num(s, k_keys[kern[i]], *key_field(&dd, kern[i]), k_key_factor[kern[i]]);
     if (d->devices_per_node > 1) {
-        put(s, ",node=%.*s,per_node=%d,topo=%s", (int)bounded_len(d->node, sizeof d->node),
-            d->node, d->devices_per_node, dnp_link_topo_name(d->intra_topo));
-        put_num(s, "intra_gbps", d->intra_bw_bps, GBYTES_PS_TO_BPS);
-        if (d->intra_lat_s != 0)
+        if (custom_form) {
+            put(s, ",node=%.*s,per_node=%d,topo=%s", (int)bounded_len(d->node, sizeof d->node),
+                d->node, d->devices_per_node, dnp_link_topo_name(d->intra_topo));
+            put_num(s, "intra_gbps", d->intra_bw_bps, GBYTES_PS_TO_BPS);
+        } else if (d->intra_bw_bps != base->intra_bw_bps) {
+            put_num(s, "intra_gbps", d->intra_bw_bps, GBYTES_PS_TO_BPS);
+        }
+        if (d->intra_lat_s != base->intra_lat_s)
             put_num(s, "intra_lat_us", d->intra_lat_s, US_TO_S);
     }
-    if (d->inter_bw_bps != d->net_bw_bps)
+    if (d->inter_bw_bps != (inter_follows_net ? d->net_bw_bps : base->inter_bw_bps))
         put_num(s, "inter_gbps", d->inter_bw_bps, GBITS_PS_TO_BPS);
-    if (d->inter_lat_s != 0)
+    if (d->inter_lat_s != base->inter_lat_s)
         put_num(s, "inter_lat_us", d->inter_lat_s, US_TO_S);
+}
+
+/* "COUNTxNAME(key=value,...)": preset `base` with the figures that differ
+ * (plain "COUNTxNAME" if none does). */
+static void put_override(sink *s, long long count, const char *name, const dnp_device_type *d,
+                         const dnp_device_type *base)
+{
+    char buf[2048];
+    sink o = {buf, sizeof buf, 0};
+    buf[0] = '\0';
+    put_figures(&o, d, base, 0, 0);
+    if (buf[0] == '\0')
+        put(s, "%lldx%s", count, name);
+    else
+        put(s, "%lldx%s(%s)", count, name, buf + 1);
+}
+
+/* One term: "COUNTxNODE" for a node preset (count in nodes), "COUNTxNAME"
+ * for a device preset, "COUNTxNODE(...)" / "COUNTxNAME(...)" for a preset
+ * with other figures, else "COUNTxcustom(...)" with every figure that
+ * differs from what its name inherits (count in devices). */
+static void format_term(sink *s, int64_t count, const dnp_device_type *d)
+{
+    int dpn = d->devices_per_node;
+    if (dpn > 1) {
+        int ni = node_exact(d->node);
+        const dnp_device_type *nb = ni >= 0 ? &k_nodes[ni].dev : NULL;
+        if (nb != NULL && strcmp(d->name, nb->name) == 0 && dpn == nb->devices_per_node &&
+            d->intra_topo == nb->intra_topo && count % dpn == 0) {
+            put_override(s, (long long)(count / dpn), nb->node, d, nb);
+            return;
+        }
+    } else {
+        int pi = preset_exact(d->name);
+        if (pi >= 0 && d->node[0] == '\0') {
+            put_override(s, (long long)count, k_presets[pi].dev.name, d, &k_presets[pi].dev);
+            return;
+        }
+    }
+    dnp_device_type base;
+    int follows = 0;
+    size_t nl = bounded_len(d->name, sizeof d->name), dl = bounded_len(d->node, sizeof d->node);
+    custom_base(d->name, nl, d->node, dl, dpn > 1 ? dpn : 1, d->intra_topo, &base, &follows);
+    put(s, "%lldxcustom(name=%.*s", (long long)count, (int)nl, d->name);
+    put_figures(s, d, &base, 1, follows);
     put(s, ")");
 }
 

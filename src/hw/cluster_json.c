@@ -37,8 +37,12 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
             "speed_cv", d->speed_cv, "node", d->node, "devices_per_node", d->devices_per_node, "intra_topo",
             dnp_link_topo_name(d->intra_topo), "intra_bw_bps", d->intra_bw_bps, "intra_lat_s",
             d->intra_lat_s, "inter_bw_bps", d->inter_bw_bps, "inter_lat_s", d->inter_lat_s);
-        ok = o != NULL && more != NULL && json_object_update(o, more) == 0;
+        json_t *kern = json_pack("{s:i,s:f,s:f}", "sm_count", d->sm_count, "l2_bw_bps",
+                                 d->l2_bw_bps, "host_kernel_s", d->host_kernel_s);
+        ok = o != NULL && more != NULL && kern != NULL && json_object_update(o, more) == 0 &&
+             json_object_update(o, kern) == 0;
         json_decref(more);
+        json_decref(kern);
         if (ok)
             ok = json_array_append_new(devs, o) == 0;
         else
@@ -107,6 +111,30 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
         opt_number(o, "inter_lat_s", -1, &d->inter_lat_s))
         return "\"peak_*_flops\", \"kernel_overhead_s\", \"intra_bw_bps\", \"intra_lat_s\" and "
                "\"inter_lat_s\" must be numbers >= 0";
+    if (opt_number(o, "l2_bw_bps", -1, &d->l2_bw_bps) ||
+        opt_number(o, "host_kernel_s", -1, &d->host_kernel_s))
+        return "\"l2_bw_bps\" and \"host_kernel_s\" must be numbers >= 0 (0 = model default)";
+    const json_t *sms = json_object_get(o, "sm_count");
+    if (sms != NULL) {
+        if (!json_is_integer(sms) || json_integer_value(sms) < 0 ||
+            json_integer_value(sms) > 1000000)
+            return "\"sm_count\" must be an integer in 0 .. 1000000 (0 = unknown)";
+        d->sm_count = (int)json_integer_value(sms);
+    }
+    {
+        /* a file from before the kernel figures: a device named like a
+         * preset has the preset's, any other none (as for speed_cv) */
+        dnp_device_type p;
+        dnp_error ignore = {0};
+        if (dnp_device_preset(d->name, &p, &ignore) == DNP_OK) {
+            if (sms == NULL)
+                d->sm_count = p.sm_count;
+            if (json_object_get(o, "l2_bw_bps") == NULL)
+                d->l2_bw_bps = p.l2_bw_bps;
+            if (json_object_get(o, "host_kernel_s") == NULL)
+                d->host_kernel_s = p.host_kernel_s;
+        }
+    }
     if (opt_number(o, "compute_eff", 1.0, &d->compute_eff) ||
         opt_number(o, "mem_eff", 1.0, &d->mem_eff))
         return "\"compute_eff\" and \"mem_eff\" must be numbers in 0 .. 1 (0 = model default)";
@@ -159,7 +187,8 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
 static int legacy_entry(const json_t *o) {
     static const char *const keys[] = {"peak_fp32_flops", "peak_tf32_flops", "peak_fp16_flops",
                                        "peak_bf16_flops", "compute_eff",     "mem_eff",
-                                       "kernel_overhead_s", "speed_cv", "node", "devices_per_node",
+                                       "kernel_overhead_s", "speed_cv", "sm_count",
+                                       "l2_bw_bps", "host_kernel_s", "node", "devices_per_node",
                                        "intra_topo",      "intra_bw_bps",    "intra_lat_s",
                                        "inter_bw_bps",    "inter_lat_s"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

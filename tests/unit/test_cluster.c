@@ -25,7 +25,9 @@ static int type_equal(const dnp_device_type *x, const dnp_device_type *y)
            strcmp(x->node, y->node) == 0 && x->devices_per_node == y->devices_per_node &&
            x->intra_topo == y->intra_topo && same_bits(x->intra_bw_bps, y->intra_bw_bps) &&
            same_bits(x->intra_lat_s, y->intra_lat_s) &&
-           same_bits(x->inter_bw_bps, y->inter_bw_bps) && same_bits(x->inter_lat_s, y->inter_lat_s);
+           same_bits(x->inter_bw_bps, y->inter_bw_bps) && same_bits(x->inter_lat_s, y->inter_lat_s) &&
+           same_bits(x->speed_cv, y->speed_cv) && x->sm_count == y->sm_count &&
+           same_bits(x->l2_bw_bps, y->l2_bw_bps) && same_bits(x->host_kernel_s, y->host_kernel_s);
 }
 
 /* 1 if two clusters are identical: same types (every field) in the same
@@ -107,14 +109,28 @@ static void check_peaks(const dnp_device_type *d, double fp32, double tf32, doub
     CHECK_EQ_INT(d->devices_per_node, 1);
     CHECK_EQ_INT(d->intra_topo, DNP_TOPO_NONE);
     CHECK(d->intra_bw_bps == 0 && d->intra_lat_s == 0);
-    int nvlink = strncmp(d->name, "tpu", 3) != 0 && strcmp(d->name, "1080ti") != 0;
+    /* NVLink / Infinity Fabric totals (>= 300 GB/s) are halved; PCIe x16 and
+     * the TPU network figures are already per direction. */
+    int nvlink = d->net_bw_bps >= 300e9;
     CHECK(d->inter_bw_bps == (nvlink ? d->net_bw_bps / 2 : d->net_bw_bps));
     CHECK_NEAR(d->inter_lat_s, lat_s, 1e-15, 0);
 }
 
+/* The kernel model's figures: SMs / CUs and L2 bandwidth (presets leave
+ * the host time to the model). */
+static void check_kernel(const dnp_device_type *d, int sms, double l2_bps)
+{
+    CHECK(d != NULL);
+    if (d == NULL)
+        return;
+    CHECK_EQ_INT(d->sm_count, sms);
+    CHECK(d->l2_bw_bps == l2_bps);
+    CHECK(d->host_kernel_s == 0);
+}
+
 TEST(cluster_presets)
 {
-    CHECK_EQ_INT(dnp_device_preset_count(), 9);
+    CHECK_EQ_INT(dnp_device_preset_count(), 18);
     dnp_device_type a100;
     dnp_error e0 = {0};
     CHECK(dnp_device_preset("a100", &a100, &e0) == DNP_OK);
@@ -146,6 +162,59 @@ TEST(cluster_presets)
     check_peaks(preset_named("h100"), 66.9e12, 494.7e12, 989.4e12, 989.4e12, 3.4e-6);
     check_device(preset_named("1080ti"), "1080ti", 11.34e12, 11e9, 484e9, 15.75e9, 4, "fp32");
     check_peaks(preset_named("1080ti"), 11.34e12, 0, 0, 0, 5.7e-6);
+    /* SMs: V100 / A100 / H100 whitepapers 80 / 108 / 132; GTX 1080 Ti 3584 cores / 128.
+     * L2: A100 whitepaper 2048 B/clk x 1530 MHz (V100), 5120 B/clk x 1410 MHz (A100);
+     * Hopper and TPUs: unpublished. */
+    check_kernel(preset_named("tpu-v2"), 0, 0);
+    check_kernel(preset_named("tpu-v3"), 0, 0);
+    check_kernel(preset_named("tpu-v3-chip"), 0, 0);
+    check_kernel(preset_named("v100"), 80, 3133.44e9);
+    check_kernel(preset_named("v100-sxm3-32g"), 80, 3133.44e9);
+    check_kernel(preset_named("a100"), 108, 7219.2e9);
+    check_kernel(preset_named("a100-80g"), 108, 7219.2e9);
+    check_kernel(preset_named("h100"), 132, 0);
+    check_kernel(preset_named("1080ti"), 28, 0);
+    /* T4 datasheet: 8.1 fp32, 65 fp16 tensor, 16 GB, 320 GB/s, PCIe 3.0 x16; 40 SMs. */
+    check_device(preset_named("t4"), "t4", 65e12, 16e9, 320e9, 15.75e9, 2, "fp16");
+    check_peaks(preset_named("t4"), 8.1e12, 0, 65e12, 0, 5.7e-6);
+    check_kernel(preset_named("t4"), 40, 0);
+    /* Turing whitepaper, RTX 2080 Ti reference: 13.4 fp32, 53.8 fp16 (fp32 acc.), 11 GB, 616. */
+    check_device(preset_named("rtx2080ti"), "rtx2080ti", 53.8e12, 11e9, 616e9, 15.75e9, 2, "fp16");
+    check_peaks(preset_named("rtx2080ti"), 13.4e12, 0, 53.8e12, 0, 5.7e-6);
+    check_kernel(preset_named("rtx2080ti"), 68, 0);
+    /* TITAN RTX: 130 tensor, 16.3 fp32, 24 GB, 672 GB/s, 72 SMs. */
+    check_device(preset_named("titan-rtx"), "titan-rtx", 130e12, 24e9, 672e9, 15.75e9, 2, "fp16");
+    check_peaks(preset_named("titan-rtx"), 16.3e12, 0, 130e12, 0, 5.7e-6);
+    check_kernel(preset_named("titan-rtx"), 72, 0);
+    /* GA102 whitepaper, RTX 3090: 35.6 fp32 / tf32, 71 fp16 / bf16, 24 GB, 936 GB/s, PCIe 4.0. */
+    check_device(preset_named("rtx3090"), "rtx3090", 71e12, 24e9, 936e9, 31.5e9, 2, "bfloat16");
+    check_peaks(preset_named("rtx3090"), 35.6e12, 35.6e12, 71e12, 71e12, 5.7e-6);
+    check_kernel(preset_named("rtx3090"), 82, 0);
+    /* L4 datasheet: 30.3 fp32, 120 / 242 sparse -> 60 / 121 dense, 24 GB, 300 GB/s. */
+    check_device(preset_named("l4"), "l4", 121e12, 24e9, 300e9, 31.5e9, 2, "bfloat16");
+    check_peaks(preset_named("l4"), 30.3e12, 60e12, 121e12, 121e12, 5.7e-6);
+    check_kernel(preset_named("l4"), 58, 0);
+    /* L40S datasheet: 91.6 fp32, 183 tf32, 362.05 fp16 / bf16 dense, 48 GB, 864 GB/s. */
+    check_device(preset_named("l40s"), "l40s", 362.05e12, 48e9, 864e9, 31.5e9, 2, "bfloat16");
+    check_peaks(preset_named("l40s"), 91.6e12, 183e12, 362.05e12, 362.05e12, 5.7e-6);
+    check_kernel(preset_named("l40s"), 142, 0);
+    /* H200 SXM 141 GB: 67 fp32, 989 / 1979 sparse -> 494.5 / 989.5, 4.8 TB/s, NVLink 900. */
+    check_device(preset_named("h200"), "h200", 989.5e12, 141e9, 4800e9, 900e9, 2, "bfloat16");
+    check_peaks(preset_named("h200"), 67e12, 494.5e12, 989.5e12, 989.5e12, 3.4e-6);
+    check_kernel(preset_named("h200"), 132, 0);
+    /* GH200 96 GB: 67 fp32, 494 tf32, 990 fp16 / bf16, 4 TB/s, NVLink 900. */
+    check_device(preset_named("gh200"), "gh200", 990e12, 96e9, 4000e9, 900e9, 2, "bfloat16");
+    check_peaks(preset_named("gh200"), 67e12, 494e12, 990e12, 990e12, 3.4e-6);
+    check_kernel(preset_named("gh200"), 132, 0);
+    /* MI250X: 220 CUs, 95.7 fp32 matrix, 383 fp16 / bf16, 128 GB, 3.2 TB/s, IF 800 GB/s. */
+    check_device(preset_named("mi250x"), "mi250x", 383e12, 128e9, 3200e9, 800e9, 2, "bfloat16");
+    check_peaks(preset_named("mi250x"), 95.7e12, 0, 383e12, 383e12, 3.4e-6);
+    check_kernel(preset_named("mi250x"), 220, 0);
+    for (int i = 0; i < dnp_device_preset_count(); i++) {
+        const dnp_device_type *d = dnp_device_preset_at(i);
+        /* every GPU preset carries the measured spread; TPUs none */
+        CHECK(d->speed_cv == (strncmp(d->name, "tpu", 3) == 0 ? 0 : 0.08 / (2.0 * 2.698)));
+    }
     for (int i = 0; i < dnp_device_preset_count(); i++) {
         const char *src = dnp_device_preset_source(i);
         CHECK(src != NULL && strlen(src) > 10 && strchr(src, '\n') == NULL);
@@ -194,7 +263,7 @@ static void check_node(const char *node, const char *device, int per_node, dnp_l
 
 TEST(cluster_node_presets)
 {
-    CHECK_EQ_INT(dnp_node_preset_count(), 13);
+    CHECK_EQ_INT(dnp_node_preset_count(), 17);
     /* DGX-1: NVLink 2 6 x 25 GB/s per direction, 4 x 100 Gb/s EDR over 8 GPUs. */
     check_node("dgx1", "v100", 8, DNP_TOPO_RING, 150e9, 3.4e-6, 4 * 12.5e9 / 8, 14e-6);
     /* DGX-2H: NVSwitch, 8 x 100 Gb/s over 16 GPUs. */
@@ -205,6 +274,17 @@ TEST(cluster_node_presets)
     check_node("dgx-a100-80g", "a100-80g", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 25e9, 14e-6);
     /* DGX H100: 450 GB/s per direction, 8 x 400 Gb/s NDR. */
     check_node("dgx-h100", "h100", 8, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 50e9, 14e-6);
+    /* DGX H200: as DGX H100 with H200 141 GB. */
+    check_node("dgx-h200", "h200", 8, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 50e9, 14e-6);
+    /* AWS p3.8xlarge: 4 V100, one DGX-1 quad (4 NVLinks x 25 GB/s), 10 Gb/s / 4 GPUs. */
+    check_node("p3.8xlarge", "v100", 4, DNP_TOPO_RING, 100e9, 3.4e-6, 10 * 1.25e8 / 4, 14e-6);
+    /* AWS g4dn.12xlarge: 4 T4 on PCIe 3.0 x16, 50 Gb/s / 4 GPUs, PCI latency. */
+    check_node("g4dn.12xlarge", "t4", 4, DNP_TOPO_SWITCH, 15.75e9, 5.7e-6, 50 * 1.25e8 / 4,
+               14e-6);
+    /* CSCS Alps GH200 node: 4 GH200, NVLink 450 GB/s per direction, 200 Gb/s per GPU. */
+    check_node("alps-gh200", "gh200", 4, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 25e9, 14e-6);
+    check_kernel(node_named("alps-gh200"), 132, 0);
+    check_kernel(node_named("g4dn.12xlarge"), 40, 0);
     /* TPU v3 slices named by TensorCores: chips = cores / 2, ICI 4 x 1e11 B/s. */
     static const int cores[] = {8, 32, 64, 128, 256, 512, 1024, 2048};
     for (size_t i = 0; i < sizeof cores / sizeof cores[0]; i++) {
@@ -557,6 +637,173 @@ TEST(cluster_parse_custom)
     check_round_trip("custom(name=x,tflops=123456.789,net_gbps=4.9e-300)", &c, buf, sizeof buf);
 }
 
+/* The kernel model's keys: sms (integer), l2_gbps (GB/s), host_us (us), in
+ * custom(...) and preset overrides; format and JSON round-trip them. */
+TEST(cluster_kernel_keys)
+{
+    dnp_cluster c;
+    char buf[1024];
+    check_round_trip("2xcustom(name=g,tflops=100,net_gbps=100,sms=80,l2_gbps=3133.44,host_us=12.5)",
+                     &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.types[0].sm_count, 80);
+    CHECK(c.types[0].l2_bw_bps == 3133.44 * 1e9);
+    CHECK(c.types[0].host_kernel_s == 12.5 * 1e-6);
+    CHECK_STR(buf, "2xcustom(name=g,tflops=100,net_gbps=100,dtype=fp32,sms=80,l2_gbps=3133.44,"
+                   "host_us=12.5)");
+    /* 0 = unknown / model default: allowed, and not written for a custom of no preset. */
+    check_round_trip("custom(name=g,tflops=1,net_gbps=1,sms=0,l2_gbps=0,host_us=0,mem_gb=0)", &c,
+                     buf, sizeof buf);
+    CHECK_STR(buf, "1xcustom(name=g,tflops=1,net_gbps=1,dtype=fp32)");
+    /* On a preset: the override form; 0 takes the preset's figure away. */
+    check_round_trip("a100(host_us=4)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "1xa100(host_us=4)");
+    CHECK(c.types[0].host_kernel_s == 4e-6 && c.types[0].sm_count == 108);
+    check_round_trip("3xv100(sms=0,l2_gbps=0)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "3xv100(sms=0,l2_gbps=0)");
+    CHECK(c.types[0].sm_count == 0 && c.types[0].l2_bw_bps == 0);
+    CHECK(c.types[0].peak_flops == 125e12);
+    /* A figure different from the preset's is a different type (not merged). */
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("v100+v100(sms=81)", &c, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "device 'v100' is defined twice with different figures") != NULL);
+    /* JSON: written, read back exactly, range-checked. */
+    CHECK_EQ_INT(dnp_cluster_parse("2xcustom(name=g,tflops=1,net_gbps=1,sms=7,l2_gbps=0.1,"
+                                   "host_us=3)+dgx1(host_us=9)",
+                                   &c, &err),
+                 DNP_OK);
+    char *text = dnp_cluster_to_json(&c);
+    CHECK(text != NULL);
+    CHECK(text != NULL && strstr(text, "\"sm_count\": 7") != NULL);
+    CHECK(text != NULL && strstr(text, "\"host_kernel_s\": 9") != NULL);
+    dnp_cluster back;
+    CHECK_EQ_INT(dnp_cluster_read_json_buffer(text, text ? strlen(text) : 0, "t.json", &back,
+                                              &err),
+                 DNP_OK);
+    CHECK(cluster_equal(&c, &back));
+    dnp_free(text);
+    static const struct {
+        const char *field, *needle;
+    } bad[] = {
+        {"\"sm_count\": -1", "\"sm_count\" must be an integer in 0 .. 1000000"},
+        {"\"sm_count\": 1.5", "\"sm_count\" must be an integer"},
+        {"\"sm_count\": 1000001", "\"sm_count\" must be an integer"},
+        {"\"l2_bw_bps\": -1", "\"l2_bw_bps\" and \"host_kernel_s\" must be numbers >= 0"},
+        {"\"host_kernel_s\": \"x\"", "\"l2_bw_bps\" and \"host_kernel_s\" must be numbers >= 0"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": [{\"name\": \"g\", "
+                 "\"count\": 1, \"dtype\": \"fp32\", \"mem_bytes\": 0, \"mem_bw_bps\": 0, "
+                 "\"peak_flops\": 1, \"net_bw_bps\": 1, %s}]}",
+                 bad[i].field);
+        dnp_error_clear(&err);
+        CHECK_EQ_INT(dnp_cluster_read_json_buffer(json, strlen(json), "b.json", &back, &err),
+                     DNP_ERR_INPUT);
+        if (strstr(err.msg, bad[i].needle) == NULL) {
+            printf("  %s: %s\n", bad[i].field, err.msg);
+            CHECK(0);
+        }
+    }
+    /* A file from before the fields: a device named like a preset has the preset's. */
+    const char *old = "{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": [{\"name\": "
+                      "\"a100\", \"count\": 1, \"dtype\": \"bfloat16\", \"mem_bytes\": 40e9, "
+                      "\"mem_bw_bps\": 1555e9, \"peak_flops\": 312e12, \"net_bw_bps\": 600e9}]}";
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_cluster_read_json_buffer(old, strlen(old), "o.json", &back, &err), DNP_OK);
+    CHECK_EQ_INT(back.types[0].sm_count, 108);
+    CHECK(back.types[0].l2_bw_bps == 7219.2e9);
+}
+
+/* custom(name=PRESET, ...) takes the preset's figures for every key it
+ * does not give (docs/cluster.md, "Inheritance"); it prints as an override
+ * of the preset when its figures differ, as the preset when they do not. */
+TEST(cluster_custom_inherits_preset)
+{
+    dnp_cluster c;
+    char buf[1024];
+    check_round_trip("custom(name=a100-80g,tflops=250)", &c, buf, sizeof buf);
+    const dnp_device_type *d = &c.types[0];
+    CHECK_STR(d->name, "a100-80g");
+    CHECK(d->peak_flops == 250e12);
+    CHECK(d->mem_bytes == 80e9 && d->mem_bw_bps == 2039e9); /* A100 80GB datasheet */
+    CHECK_EQ_INT(d->sm_count, 108);
+    CHECK(d->l2_bw_bps == 7219.2e9);
+    CHECK(d->peak_fp32_flops == 19.5e12 && d->peak_tf32_flops == 156e12);
+    CHECK(d->peak_fp16_flops == 312e12 && d->peak_bf16_flops == 312e12);
+    CHECK_STR(d->dtype, "bfloat16");
+    CHECK(d->net_bw_bps == 600e9 && d->inter_bw_bps == 300e9);
+    CHECK_NEAR(d->inter_lat_s, 3.4e-6, 1e-15, 0);  /* NCCL NVLINK latency kept */
+    CHECK(d->speed_cv == 0.08 / (2.0 * 2.698));    /* the GPU spread kept */
+    CHECK_STR(buf, "1xa100-80g(tflops=250)");
+    /* Identical figures: the preset itself (any letter case of the name). */
+    check_round_trip("custom(name=A100-80G,dtype=bf16)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "1xa100-80g");
+    CHECK_STR(c.types[0].name, "a100-80g");
+    /* Everything given equal to the preset but one figure. */
+    check_round_trip("custom(name=v100,tflops=125,net_gbps=2400,dtype=fp16,mem_gb=32)", &c, buf,
+                     sizeof buf);
+    CHECK_STR(buf, "1xv100(mem_gb=32)");
+    /* A custom node of a preset device: device figures inherited, link keys as given. */
+    check_round_trip("12xcustom(name=v100,tflops=125,net_gbps=2400,node=p3-8xlarge,per_node=4,"
+                     "topo=switch,intra_gbps=21.25,inter_gbps=2.5)",
+                     &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.types[0].sm_count, 80);
+    CHECK(c.types[0].mem_bytes == 16e9 && c.types[0].peak_fp32_flops == 15.7e12);
+    CHECK(c.types[0].intra_lat_s == 0 && c.types[0].inter_lat_s == 0);
+    CHECK_STR(buf, "12xcustom(name=v100,tflops=125,net_gbps=2400,dtype=fp16,node=p3-8xlarge,"
+                   "per_node=4,topo=switch,intra_gbps=21.25,inter_gbps=2.5)");
+    /* A custom node named like a node preset takes the node preset's figures too. */
+    check_round_trip("8xcustom(name=gh200,node=alps-gh200,inter_gbps=100)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "2xalps-gh200(inter_gbps=100)");
+    CHECK(c.types[0].intra_bw_bps == 450e9 && c.types[0].inter_bw_bps == 12.5e9);
+    CHECK_NEAR(c.types[0].intra_lat_s, 3.4e-6, 1e-15, 0);
+    CHECK_NEAR(c.types[0].inter_lat_s, 14e-6, 1e-15, 0);
+    CHECK_EQ_INT(c.counts[0], 8);
+    check_round_trip("8xcustom(name=gh200,node=alps-gh200,per_node=8,dtype=fp32)", &c, buf,
+                     sizeof buf);
+    CHECK_STR(buf, "8xcustom(name=gh200,tflops=990,net_gbps=7200,dtype=fp32,node=alps-gh200,"
+                   "per_node=8,topo=switch,intra_gbps=450)");
+    /* The sailor.csv GH200 spec now inherits the gh200 preset's SMs. */
+    check_round_trip("4xcustom(name=gh200,tflops=67,fp32_tflops=67,tf32_tflops=494,"
+                     "fp16_tflops=989,bf16_tflops=989,mem_gb=96,membw_gbps=4000,net_gbps=200,"
+                     "dtype=fp32,node=clariden,per_node=4,topo=switch,intra_gbps=450,"
+                     "inter_gbps=200)",
+                     &c, buf, sizeof buf);
+    CHECK_EQ_INT(c.types[0].sm_count, 132);
+    CHECK(c.types[0].peak_fp16_flops == 989e12 && c.types[0].bytes_per_elem == 4);
+    /* A name of no preset still needs tflops and net_gbps. */
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("custom(name=x100,tflops=1)", &c, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "missing required key 'net_gbps' (needed unless the name is a "
+                          "preset's)") != NULL);
+}
+
+/* PRESET(key=value, ...) and NODE(key=value, ...): what-ifs (issue 32). */
+TEST(cluster_preset_overrides)
+{
+    dnp_cluster c;
+    char buf[1024];
+    check_round_trip("2xdgx-a100-80g(inter_gbps=400)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "2xdgx-a100-80g(inter_gbps=400)");
+    CHECK_EQ_INT(c.counts[0], 16);
+    CHECK(c.types[0].inter_bw_bps == 50e9);
+    CHECK(c.types[0].intra_bw_bps == 300e9 && c.types[0].mem_bytes == 80e9);
+    check_round_trip(" 2 x DGX-A100-80G ( inter_gbps = 400 , intra_lat_us=1 ) + dgx1", &c, buf,
+                     sizeof buf);
+    CHECK_STR(buf, "2xdgx-a100-80g(intra_lat_us=1,inter_gbps=400)+1xdgx1");
+    check_round_trip("4xh100(membw_gbps=4000,dtype=fp16)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "4xh100(membw_gbps=4000,dtype=fp16)");
+    CHECK(c.types[0].mem_bw_bps == 4000e9 && c.types[0].peak_flops == 989.4e12);
+    check_round_trip("a100()", &c, buf, sizeof buf);
+    CHECK_STR(buf, "1xa100");
+    check_round_trip("tpu-v3-8(inter_gbps=100)+1080ti(fp16_tflops=0.17)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "1xtpu-v3-8(inter_gbps=100)+1x1080ti(fp16_tflops=0.17)");
+    /* The same override twice merges; an override and the preset do not. */
+    check_round_trip("dgx1(inter_gbps=100)+2xdgx1(inter_gbps=100)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "3xdgx1(inter_gbps=100)");
+}
+
 TEST(cluster_format_round_trip_random)
 {
     unsigned long long st = 0x1234abcdULL;
@@ -644,8 +891,8 @@ TEST(cluster_parse_errors)
         {"4xtpu-v9", "unknown device or node 'tpu-v9'"},
         {"128xtpu-v9", "unknown device or node 'tpu-v9' at column 5; did you mean 'tpu-v2'? "
                        "(devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, v100-sxm3-32g, a100, a100-80g, "
-                       "h100, 1080ti; nodes: "
-                       "dgx1, dgx2h, dgx-a100"},
+                       "h100, 1080ti, t4, rtx2080ti, titan-rtx, rtx3090, l4, l40s, h200, gh200, "
+                       "mi250x; nodes: dgx1, dgx2h, dgx-a100"},
         {"2xdgx-b200", "unknown device or node 'dgx-b200' at column 3"},
         {"0xdgx1", "count must be a positive integer"},
         {"1000000xdgx1", "total device count exceeds 1000000"},
@@ -669,15 +916,40 @@ TEST(cluster_parse_errors)
          "unknown topo 'none'"},
         {"custom(name=g,tflops=1,net_gbps=1,compute_eff=1.5)",
          "'1.5' for key 'compute_eff' must be at most 1"},
-        {"custom(name=g,tflops=1,net_gbps=1,mem_eff=0)", "invalid number '0' for key 'mem_eff'"},
+        {"custom(name=g,tflops=1,net_gbps=1,mem_eff=-0)", "invalid number '-0' for key 'mem_eff' "
+                                                          "(must be a finite number >= 0)"},
+        {"custom(name=g,tflops=1,net_gbps=0)", "invalid number '0' for key 'net_gbps' "
+                                               "(must be a finite number > 0)"},
+        {"custom(name=g,tflops=1,net_gbps=1,sms=-1)", "invalid sms '-1' (an integer from 0 to "
+                                                      "1000000) at column 39"},
+        {"custom(name=g,tflops=1,net_gbps=1,sms=1000001)", "invalid sms '1000001'"},
+        {"custom(name=g,tflops=1,net_gbps=1,sms=80.5)", "invalid sms '80.5'"},
+        {"custom(name=g,tflops=1,net_gbps=1,l2_gbps=x)", "invalid number 'x' for key 'l2_gbps'"},
+        {"custom(name=g,tflops=1,net_gbps=1,l2_gbps=1e400)", "'1e400' for key 'l2_gbps' is out"},
+        {"custom(name=g,tflops=1,net_gbps=1,host_us=-3)", "invalid number '-3' for key 'host_us'"},
+        {"custom(name=g,tflops=1,net_gbps=1,host_us=nan)", "invalid number 'nan' for key 'host_us'"},
+        {"custom(name=g,tflops=1,net_gbps=1,sms=1,sms=2)", "duplicate key 'sms'"},
+        {"a100(name=b)", "key 'name' cannot change in an override of preset 'a100' (use "
+                         "custom(...)) at column 6"},
+        {"dgx1(per_node=4)", "key 'per_node' cannot change in an override of preset 'dgx1'"},
+        {"dgx1(topo=switch)", "key 'topo' cannot change"},
+        {"dgx1(node=x)", "key 'node' cannot change"},
+        {"a100(intra_gbps=5)", "key 'intra_gbps' needs per_node > 1"},
+        {"a100(tflops=0)", "invalid number '0' for key 'tflops'"},
+        {"a100(bogus=1)", "unknown override key 'bogus' at column 6"},
+        {"a100(tflops=1", "unterminated 'a100(' (missing ')') at column 1"},
+        {"2xdgx1(inter_gbps=)", "missing value for key 'inter_gbps'"},
+        {"a100(tflops=250)+a100", "device 'a100' is defined twice with different figures"},
+        {"8xcustom(name=v100,node=alps-gh200)", "node preset 'alps-gh200' holds 'gh200' devices, "
+                                                "not 'v100'"},
+        {"3xcustom(name=gh200,node=alps-gh200)", "3 devices of"},
         {"custom(name=g,tflops=1,net_gbps=1,inter_lat_us=-2)", "invalid number '-2'"},
         {"custom(name=g,tflops=1,net_gbps=1,fp16_tflops=x)", "invalid number 'x' for key 'fp16_tflops'"},
         {"2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,node=a b,topo=ring,intra_gbps=5)",
          "invalid node name 'a b'"},
         {"8xcustom(name=g,tflops=1,net_gbps=1,per_node=8,node=dgx1,topo=ring,intra_gbps=150)",
-         "custom node name 'dgx1' is a node preset's name but the figures differ"},
-        {"custom(name=v100,tflops=125,net_gbps=2400,dtype=fp16,mem_gb=32)",
-         "custom device name 'v100' is a preset's name but the figures differ"},
+         "node preset 'dgx1' holds 'v100' devices, not 'g' (name the custom node otherwise) at "
+         "column 15"},
         {"custom(name=g,tflops=1,net_gbps=1)+2xcustom(name=g,tflops=1,net_gbps=1,per_node=2,"
          "node=n,topo=ring,intra_gbps=5)+2xcustom(name=g,tflops=2,net_gbps=1,per_node=2,node=n,"
          "topo=ring,intra_gbps=5)",
@@ -717,7 +989,6 @@ TEST(cluster_parse_errors)
         {"4xcustom(name=a b,tflops=1,net_gbps=1)", "invalid device name 'a b'"},
         {"4xcustom(name=abcdefghijklmnopqrstuvwxyz0123456,tflops=1,net_gbps=1)",
          "invalid device name 'abcdefghijklmnopqrstuvwxyz0123456'"},
-        {"4xcustom(name=tpu-v2,tflops=1,net_gbps=1)", "name 'tpu-v2' is a preset's name"},
         {"custom(name=a,tflops=1,net_gbps=1)+custom(name=A,tflops=2,net_gbps=1)",
          "device 'A' is defined twice with different figures"},
         {"custom(name=a,tflops=1,net_gbps=1)+custom(name=b,tflops=1,net_gbps=1)+"
@@ -727,7 +998,8 @@ TEST(cluster_parse_errors)
          "custom(name=i,tflops=1,net_gbps=1)",
          "more than 8 distinct device types ('custom(name=i,tflops=1,net_gbps=1)'"},
         {"tpu-v2\n+\x01", "'\\x01'"},
-        {"tpu-v2(", "unexpected '('"},
+        {"tpu-v2(", "unterminated 'tpu-v2(' (missing ')')"},
+        {"tpu-v2 (", "unterminated 'tpu-v2('"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_bad(cases[i].spec, cases[i].needle);
@@ -738,9 +1010,10 @@ TEST(cluster_parse_errors)
     CHECK_EQ_INT(dnp_cluster_parse("128xtpu-v9", &c, &err), DNP_ERR_INPUT);
     CHECK_STR(err.msg, "cluster spec '128xtpu-v9': unknown device or node 'tpu-v9' at column 5; "
                        "did you mean 'tpu-v2'? (devices: tpu-v2, tpu-v3, tpu-v3-chip, v100, "
-                       "v100-sxm3-32g, a100, a100-80g, h100, 1080ti; nodes: dgx1, dgx2h, dgx-a100, "
-                       "dgx-a100-80g, "
-                       "dgx-h100, tpu-v3-8, tpu-v3-32, tpu-v3-64, tpu-v3-128, tpu-v3-256, "
+                       "v100-sxm3-32g, a100, a100-80g, h100, 1080ti, t4, rtx2080ti, titan-rtx, "
+                       "rtx3090, l4, l40s, h200, gh200, mi250x; nodes: dgx1, dgx2h, dgx-a100, "
+                       "dgx-a100-80g, dgx-h100, dgx-h200, p3.8xlarge, g4dn.12xlarge, alps-gh200, "
+                       "tpu-v3-8, tpu-v3-32, tpu-v3-64, tpu-v3-128, tpu-v3-256, "
                        "tpu-v3-512, tpu-v3-1024, tpu-v3-2048; or custom(...))");
     dnp_error_clear(&err);
     CHECK_EQ_INT(dnp_cluster_parse("0xtpu-v3", &c, &err), DNP_ERR_INPUT);

@@ -93,6 +93,9 @@ static json_t *device_json(const dnp_device_type *d, const char *source)
                           "peak_fp16_flops", d->peak_fp16_flops, "peak_bf16_flops",
                           d->peak_bf16_flops, "mem_bytes", d->mem_bytes, "mem_bw_Bps",
                           d->mem_bw_bps, "net_bw_Bps", d->net_bw_bps);
+    json_object_set_new(o, "sm_count", json_integer(d->sm_count));
+    json_object_set_new(o, "l2_bw_Bps", json_real(d->l2_bw_bps));
+    json_object_set_new(o, "host_kernel_s", json_real(d->host_kernel_s));
     if (d->node[0] != '\0') {
         json_object_set_new(o, "node", json_string(d->node));
         json_object_set_new(o, "devices_per_node", json_integer(d->devices_per_node));
@@ -134,14 +137,15 @@ int cmd_devices(int argc, char **argv)
     if (json != NULL && ((rc = cli_write_json("devices", json, devices_json())) != 0 ||
                          strcmp(json, "-") == 0))
         return rc;
-    printf("Devices (peaks in TFLOP/s, dense; '-' = not supported or not published)\n");
+    printf("Devices (peaks in TFLOP/s, dense; SMs = SMs or CUs; '-' = not supported or not "
+           "published)\n");
     static const char *const dev_header[] = {"name", "dtype",  "peak",     "fp32",
                                              "tf32", "fp16",   "bf16",     "mem GB",
-                                             "mem GB/s", "net Gb/s", "lat us"};
-    cli_table *t = cli_table_new(11, "llrrrrrrrrr", dev_header);
+                                             "mem GB/s", "SMs", "L2 GB/s", "net Gb/s", "lat us"};
+    cli_table *t = cli_table_new(13, "llrrrrrrrrrrr", dev_header);
     for (int i = 0; i < dnp_device_preset_count(); i++) {
         const dnp_device_type *d = dnp_device_preset_at(i);
-        char c[9][32];
+        char c[11][32];
         snprintf(c[0], sizeof c[0], "%.1f", d->peak_flops / 1e12);
         tflops_text(d->peak_fp32_flops, c[1], sizeof c[1]);
         tflops_text(d->peak_tf32_flops, c[2], sizeof c[2]);
@@ -151,8 +155,16 @@ int cmd_devices(int argc, char **argv)
         snprintf(c[6], sizeof c[6], "%.0f", d->mem_bw_bps / 1e9);
         snprintf(c[7], sizeof c[7], "%.2f", d->net_bw_bps * 8.0 / 1e9);
         snprintf(c[8], sizeof c[8], "%.2f", d->inter_lat_s * 1e6);
-        const char *row[] = {d->name, d->dtype, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-                             c[8]};
+        if (d->sm_count > 0)
+            snprintf(c[9], sizeof c[9], "%d", d->sm_count);
+        else
+            snprintf(c[9], sizeof c[9], "-");
+        if (d->l2_bw_bps > 0)
+            snprintf(c[10], sizeof c[10], "%.0f", d->l2_bw_bps / 1e9);
+        else
+            snprintf(c[10], sizeof c[10], "-");
+        const char *row[] = {d->name, d->dtype, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[9],
+                             c[10], c[7], c[8]};
         t = add_row(t, row);
     }
     if (print_table(t) != 0)

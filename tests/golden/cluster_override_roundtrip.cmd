@@ -1,0 +1,1 @@
+dnnpar export-cluster "2xdgx-a100-80g(inter_gbps=400)+custom(name=a100-80g,tflops=250)+4xcustom(name=t4,node=mine,per_node=4,topo=switch,intra_gbps=15.75,sms=40,host_us=20)" -o "$TMPDIR_GOLD/c.json" && cat "$TMPDIR_GOLD/c.json" && dnnpar export-cluster "$TMPDIR_GOLD/c.json" | cmp - "$TMPDIR_GOLD/c.json" && echo "round trip: identical"

@@ -1,0 +1,1 @@
+dnnpar devices --json - | python3 -c 'import json,sys; d=json.load(sys.stdin); [print(x.get("node", "-"), x["name"], x["sm_count"], x["l2_bw_Bps"], x["host_kernel_s"], x["peak_flops"], x["mem_bw_Bps"]) for x in d["devices"] + d["nodes"]]'

@@ -1,0 +1,1 @@
+for s in 'a100(per_node=2)' 'a100(bogus=1)' 'custom(name=g,tflops=1,net_gbps=1,sms=80.5)' 'custom(name=g,tflops=1,net_gbps=1,l2_gbps=-1)' '8xcustom(name=v100,node=alps-gh200)' 'a100(tflops=250)+a100' 'custom(name=x100,tflops=1)'; do dnnpar export-cluster "$s" -o "$TMPDIR_GOLD/x.json" 2>&1; echo "exit $? written $(ls "$TMPDIR_GOLD" | wc -l)"; done
