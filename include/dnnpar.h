@@ -992,8 +992,8 @@ typedef struct {
                                        * peak FLOP/s at the precision, then least / most memory */
     /* every device taken as the slowest type: the search's plan there, its
      * predicted step on that homogeneous cluster, and the same
-     * configuration simulated on the real cluster (when every type's count
-     * divides by its tp x dp and it fits every device there) */
+     * configuration simulated on the real cluster (when it fits every
+     * device there; its stages may span device types) */
     int slowest_ok, slowest_on_cluster_ok;
     dnp_config3d slowest_cfg;
     dnp_config3d_result slowest_planned, slowest_on_cluster;

@@ -220,8 +220,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                     printf(", %s on this cluster: ", tc);
                     print_ratio(base.slowest_on_cluster.step_time_s, res->step_time_s);
                 } else {
-                    printf(" (on this cluster its stages do not map onto the types or do not "
-                           "fit): ");
+                    printf(" (on this cluster it does not fit): ");
                     print_ratio(base.slowest_planned.step_time_s, res->step_time_s);
                 }
                 printf("\n");
