@@ -663,12 +663,18 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
      * the last stage (Megatron-LM megatron/training.py
      * _allreduce_word_embedding_grads, later
      * megatron/core/distributed/finalize_model_grads.py
-     * _allreduce_word_embedding_grads): pp > 1 only, each rank of the first
-     * stage with the corresponding rank of the last, the vocab x hidden / t
-     * gradient shard at the gradient all-reduce's precision, after the
-     * data-parallel all-reduce and before the optimizer step */
+     * _allreduce_word_embedding_grads; DeepSpeed's pipeline engine likewise,
+     * deepspeed/runtime/pipe/engine.py _exec_reduce_tied_grads): pp > 1
+     * only, each rank of the first stage with the corresponding rank of the
+     * last, the vocab x hidden / t gradient shard in the gradient's own
+     * precision (the grad buffer itself: fp32_allreduce casts only the
+     * data-parallel buckets), after the data-parallel all-reduce and before
+     * the optimizer step */
     if (p > 1 && x->tied) {
-        double gb = fmax(x->st[0].grad_comm_bytes_pp, x->st[p - 1].grad_comm_bytes_pp);
+        double gb = 0.0;
+        for (int k = 0; k < cl->n_types; k++)
+            if ((x->st[0].types | x->st[p - 1].types) & (1u << k))
+                gb = fmax(gb, x->ty[k].grad_bytes_pp);
         dnp_comm_group list[C3_MAX_GROUPS], grp;
         int n = 0;
         memset(list, 0, sizeof list);
