@@ -687,6 +687,9 @@ typedef struct {
     int no_overlap;            /* 1: gradient all-reduce after the backward pass, not overlapped */
     int no_stragglers;         /* 1: ignore the devices' speed spread (speed_cv): every device
                                 * runs at its nominal speed */
+    int grad_fp32;             /* 1: gradients all-reduced in fp32, 4 bytes per parameter
+                                * whatever the precision (DeepSpeed fp32_allreduce); Megatron-LM
+                                * configurations only (docs/config3d.md) */
     int keep_over_memory;      /* 1: return the best plan even if it does not fit (flagged)
                                 * instead of failing with DNP_ERR_INPUT */
     double time_limit_s;       /* wall-time limit of the search, seconds; 0 = none.  When it
@@ -878,9 +881,10 @@ int dnp_recompute_from_name(const char *s);      /* -1 if unknown */
 
 /* A Megatron-LM configuration.  Pipeline stage s runs on ranks
  * [s tp dp, (s + 1) tp dp) in Megatron's order (tensor-parallel ranks
- * fastest, then data, then pipeline), so on a mixed cluster (types in the
- * order the cluster lists them) every stage lies inside one device type
- * when each type's device count is a multiple of tp x dp. */
+ * fastest, then data, then pipeline) over the cluster's devices (types in
+ * the order the cluster lists them); a stage, a tensor-parallel group or a
+ * data-parallel group may span device types (docs/config3d.md, "Mixed
+ * clusters"). */
 typedef struct {
     int tp, pp, dp;          /* tensor-, pipeline-, data-parallel degrees (>= 1) */
     int64_t microbatch;      /* sequences per micro-batch */
@@ -893,18 +897,23 @@ typedef struct {
                               * Huang et al. 2019), 0: 1F1B / interleaved */
     /* Transformer layers per pipeline stage (uneven stages, 1F1B only):
      * n_stage_layers = 0 splits the layers evenly; otherwise it equals pp,
-     * every entry is >= 1 and they sum to the model's layers. */
+     * every entry is >= 1 (0 allowed for the first stage, which then holds
+     * only the embedding, and the last, only the final norm and head) and
+     * they sum to the model's layers. */
     int n_stage_layers;
     int stage_layers[DNP_CONFIG3D_MAX_STAGES];
+    int grad_fp32;           /* 1: gradient all-reduces in fp32 (grad_dtype=fp32; DeepSpeed's
+                              * fp32_allreduce), 4 bytes per parameter */
 } dnp_config3d;
 
 /* tp = pp = dp = microbatch = interleave = 1, no recompute, no sequence
  * parallelism.  O(1). */
 void dnp_config3d_defaults(dnp_config3d *c);
 /* Parse "tp=8,pp=8,dp=1,microbatch=1,interleave=3,recompute=selective,
- * seq_par=1,zero=1,schedule=1f1b,layers=14:18:18:14" (any subset, any
- * order; the rest default; `layers` lists the layers of each pipeline
- * stage, separated by ':'; schedule is 1f1b or gpipe).  DNP_ERR_INPUT
+ * seq_par=1,zero=1,schedule=1f1b,layers=14:18:18:14,grad_dtype=fp32" (any
+ * subset, any order; the rest default; `layers` lists the layers of each
+ * pipeline stage, separated by ':'; schedule is 1f1b or gpipe; grad_dtype
+ * is fp32 or default).  DNP_ERR_INPUT
  * naming the bad item.  O(length). */
 dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *err);
 
@@ -917,6 +926,8 @@ typedef struct {
     double tp_comm_s;        /* tensor-parallel collectives per rank per step */
     double p2p_s;            /* one pipeline message (send and re-gather) */
     double dp_comm_s;        /* the gradient all-reduce */
+    double embed_sync_s;     /* the tied word-embedding gradient all-reduce between the first
+                              * and last stage (pp > 1, tied embeddings; 0 otherwise) */
     double optimizer_s;
     double model_flop;       /* forward + backward + gradient of the GEMMs, whole step */
     double mfu;              /* model_flop / (step x devices x peak FLOP/s) */
@@ -928,20 +939,25 @@ typedef struct {
     int mem_stage;
     int fits;                /* every stage within its device's capacity */
     int stage_layers[DNP_CONFIG3D_MAX_STAGES]; /* layers per stage as simulated (pp entries) */
-    int stage_type[DNP_CONFIG3D_MAX_STAGES];   /* the cluster's device type of each stage */
+    int stage_type[DNP_CONFIG3D_MAX_STAGES];   /* the device type of each stage's first rank */
+    unsigned stage_types[DNP_CONFIG3D_MAX_STAGES]; /* every device type of each stage's ranks
+                                                    * (bit k: the cluster's type k) */
     int microbatches;        /* per data-parallel replica */
     double straggler_pace;   /* the device model's straggler factor (1 = none) */
 } dnp_config3d_result;
 
 /* Simulate one training step of transformer g (a gpt / bert / llama zoo
- * model) on cluster c (one device type) at global batch `batch` under
- * configuration cfg: per pipeline rank a compute stream running its
- * micro-batch chunks in Megatron's 1F1B or interleaved order, tensor-
- * parallel collectives in each chunk, pipeline messages on send streams,
- * the gradient all-reduce and the optimizer at the end.  opt gives the
- * precision, optimizer, memory limit and no_stragglers.  DNP_ERR_INPUT
- * when g is not such a model, tp x pp x dp differs from the devices, or
- * the batch or layers do not divide.  O(pp x micro-batches x interleave). */
+ * model) on cluster c (one or several device types; a stage paced by its
+ * slowest replica, each collective on the links its group spans) at
+ * global batch `batch` under configuration cfg: per pipeline rank a
+ * compute stream running its micro-batch chunks in Megatron's 1F1B or
+ * interleaved order, tensor-parallel collectives in each chunk, pipeline
+ * messages on send streams, the gradient all-reduce, the tied-embedding
+ * gradient all-reduce (pp > 1) and the optimizer at the end.  opt gives the
+ * precision, optimizer, memory limit, no_stragglers and grad_fp32.
+ * DNP_ERR_INPUT when g is not such a model, tp x pp x dp differs from the
+ * devices, or the batch or layers do not divide.
+ * O(devices + pp x micro-batches x interleave). */
 dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err);
@@ -1001,8 +1017,8 @@ typedef struct {
                                        * peak FLOP/s at the precision, then least / most memory */
     /* every device taken as the slowest type: the search's plan there, its
      * predicted step on that homogeneous cluster, and the same
-     * configuration simulated on the real cluster (when every type's count
-     * divides by its tp x dp and it fits every device there) */
+     * configuration simulated on the real cluster (when it fits every
+     * device there; its stages may span device types) */
     int slowest_ok, slowest_on_cluster_ok;
     dnp_config3d slowest_cfg;
     dnp_config3d_result slowest_planned, slowest_on_cluster;

@@ -18,6 +18,7 @@
 #include "sim/config3d_int.h"
 #include "sim/sim.h"
 #include "sim/trace_events.h"
+#include "topo/topology.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -78,11 +79,12 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
             for (const char *q = val;;) {
                 char *e = NULL;
                 long long v = (*q >= '0' && *q <= '9') ? strtoll(q, &e, 10) : -1;
-                if (e == NULL || v < 1 || v > 1048576 || (*e != ':' && *e != '\0') ||
+                if (e == NULL || v < 0 || v > 1048576 || (*e != ':' && *e != '\0') ||
                     c.n_stage_layers == DNP_CONFIG3D_MAX_STAGES) {
                     dnp_error_set(err, DNP_ERR_INPUT,
-                                  "config '%s': layers '%s' must be 1 to %d counts >= 1 "
-                                  "separated by ':' (one per pipeline stage)",
+                                  "config '%s': layers '%s' must be 1 to %d counts >= 0 "
+                                  "separated by ':' (one per pipeline stage; 0 only for the "
+                                  "first or last stage)",
                                   text, val, DNP_CONFIG3D_MAX_STAGES);
                     return DNP_ERR_INPUT;
                 }
@@ -91,6 +93,15 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                     break;
                 q = e + 1;
             }
+        } else if (strcmp(key, "grad_dtype") == 0) {
+            /* DeepSpeed's fp32_allreduce: gradients cast to fp32 for the
+             * all-reduce (deepspeed/runtime/engine.py, allreduce_bucket) */
+            if (strcmp(val, "fp32") != 0 && strcmp(val, "default") != 0) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "config '%s': grad_dtype '%s' (known: fp32, default)", text, val);
+                return DNP_ERR_INPUT;
+            }
+            c.grad_fp32 = strcmp(val, "fp32") == 0;
         } else if (strcmp(key, "schedule") == 0) {
             if (strcmp(val, "1f1b") != 0 && strcmp(val, "gpipe") != 0) {
                 dnp_error_set(err, DNP_ERR_INPUT,
@@ -130,7 +141,8 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                               "config '%s': bad item '%s=%s' (keys: tp, pp, dp, microbatch, "
                               "interleave: integers >= 1; seq_par: 0 or 1; zero: 0 to 3; "
                               "recompute: none, selective, full; schedule: 1f1b, gpipe; "
-                              "layers: per-stage counts as 14:18:18:14)",
+                              "layers: per-stage counts as 14:18:18:14; grad_dtype: fp32, "
+                              "default)",
                               text, key, val);
                 return DNP_ERR_INPUT;
             }
@@ -291,64 +303,184 @@ static int rank_schedule(int s, int p, int v, int m, int gpipe, unit *out)
 
 /* ---- links ------------------------------------------------------------- */
 
-/* Time of `op` on `bytes` over a group of n_nodes x per_node devices of type d. */
-static double coll_s(dnp_coll_op op, int64_t n_nodes, int64_t per_node, const dnp_device_type *d,
-                     double bytes)
+/* Time of `op` on `bytes` over link group g (src/topo/topology.h). */
+static double grp_s(dnp_coll_op op, const dnp_comm_group *g, double bytes)
 {
-    if (n_nodes * per_node <= 1 || bytes <= 0.0)
+    if (g->n_nodes * g->per_node <= 1 || bytes <= 0.0)
         return 0.0;
-    dnp_comm_group grp;
-    memset(&grp, 0, sizeof grp);
-    grp.n_nodes = n_nodes;
-    grp.per_node = per_node;
-    grp.intra_topo = d->intra_topo == DNP_TOPO_NONE ? DNP_TOPO_SWITCH : d->intra_topo;
-    grp.intra_bw_bps = d->intra_bw_bps > 0.0 ? d->intra_bw_bps : d->inter_bw_bps;
-    grp.intra_lat_s = d->intra_lat_s;
-    grp.inter_bw_bps = d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
-    grp.inter_lat_s = d->inter_lat_s;
     dnp_coll_cost c;
-    dnp_coll_estimate(op, &grp, bytes, &c);
+    dnp_coll_estimate(op, g, bytes, &c);
     return c.time_s;
 }
 
-/* A point-to-point message between a device of type a and one of type b
- * on different nodes: it leaves through a's network tier and enters
- * through b's, so it moves at the slower per-device bandwidth and waits
- * the longer latency (docs/config3d.md, "Mixed clusters"). */
-static double cross_type_p2p_s(const dnp_device_type *a, const dnp_device_type *b, double bytes)
+/* Adds g to the distinct groups list[0..*n) (at most C3_MAX_GROUPS; past
+ * that the last entry becomes the elementwise slowest of it and g: least
+ * bandwidths, largest latencies, the larger node count). */
+static void grp_add(dnp_comm_group *list, int *n, const dnp_comm_group *g)
 {
-    if (bytes <= 0.0)
-        return 0.0;
-    double bw_a = a->inter_bw_bps > 0.0 ? a->inter_bw_bps : a->net_bw_bps;
-    double bw_b = b->inter_bw_bps > 0.0 ? b->inter_bw_bps : b->net_bw_bps;
-    dnp_comm_group grp;
-    memset(&grp, 0, sizeof grp);
-    grp.n_nodes = 2;
-    grp.per_node = 1;
-    grp.intra_topo = DNP_TOPO_SWITCH;
-    grp.inter_bw_bps = bw_a < bw_b ? bw_a : bw_b;
-    grp.inter_lat_s = a->inter_lat_s > b->inter_lat_s ? a->inter_lat_s : b->inter_lat_s;
-    dnp_coll_cost c;
-    dnp_coll_estimate(DNP_COLL_P2P, &grp, bytes, &c);
-    return c.time_s;
-}
-
-/* A group of n ranks spaced `stride` apart in rank order (Megatron's
- * order: tensor-parallel ranks fastest, then data, then pipeline), on
- * nodes of per_node devices: how many nodes it spans and members per node. */
-static void group_shape(int64_t n, int64_t stride, int64_t per_node, int64_t *nodes,
-                        int64_t *members)
-{
-    if (per_node < 1)
-        per_node = 1;
-    int64_t span = n * stride; /* ranks from the first member to past the last */
-    if (span <= per_node) {
-        *nodes = 1;
-        *members = n;
-    } else {
-        *members = stride >= per_node ? 1 : per_node / stride;
-        *nodes = (n + *members - 1) / *members;
+    for (int i = 0; i < *n; i++)
+        if (memcmp(&list[i], g, sizeof *g) == 0)
+            return;
+    if (*n < C3_MAX_GROUPS) {
+        list[(*n)++] = *g;
+        return;
     }
+    dnp_comm_group *w = &list[*n - 1];
+    if (g->n_nodes > w->n_nodes) {
+        w->n_nodes = g->n_nodes;
+        w->per_node = g->per_node;
+    }
+    w->intra_bw_bps = fmin(w->intra_bw_bps, g->intra_bw_bps);
+    w->inter_bw_bps = fmin(w->inter_bw_bps, g->inter_bw_bps);
+    w->intra_lat_s = fmax(w->intra_lat_s, g->intra_lat_s);
+    w->inter_lat_s = fmax(w->inter_lat_s, g->inter_lat_s);
+}
+
+/* The slowest of `op` on `bytes` over the groups list[0..n). */
+static double grp_max_s(dnp_coll_op op, const dnp_comm_group *list, int n, double bytes)
+{
+    double t = 0.0;
+    for (int i = 0; i < n; i++)
+        t = fmax(t, grp_s(op, &list[i], bytes));
+    return t;
+}
+
+/* The links and pace of stage s (its types set; x->ty filled): each
+ * data-parallel replica's tensor-parallel group runs every layer at its
+ * slowest member's pace (each member computes its share at its own type's
+ * speed and all meet at the layer's collectives, Shoeybi et al. section 3),
+ * its collectives on the links the group spans; the stage runs at its
+ * slowest replica's pace (a synchronous step: every replica runs the same
+ * micro-batches and meets the others at the gradient all-reduce). */
+static void stage_links(c3_ctx *x, int s)
+{
+    const dnp_config3d *cfg = &x->cfg;
+    const dnp_cluster *cl = x->cl;
+    const int64_t t = cfg->tp, width = t * cfg->dp, first = s * width;
+    c3_stage *S = &x->st[s];
+    const unsigned types = S->types;
+    memset(S, 0, sizeof *S);
+    S->types = types;
+    for (int k = 0; k < cl->n_types; k++) {
+        if (!(types & (1u << k)))
+            continue;
+        const c3_type *T = &x->ty[k];
+        S->pre_f_s = fmax(S->pre_f_s, T->pre.fwd_s);
+        S->pre_b_s = fmax(S->pre_b_s, T->pre.bwd_s);
+        S->post_f_s = fmax(S->post_f_s, T->post.fwd_s);
+        S->post_b_s = fmax(S->post_b_s, T->post.bwd_s);
+        S->grad_comm_bytes_pp = fmax(S->grad_comm_bytes_pp, T->grad_comm_bytes_pp);
+        S->weight_bytes_pp = fmax(S->weight_bytes_pp, T->weight_bytes_pp);
+    }
+    /* tensor-parallel collectives of one layer (Shoeybi et al. section 3:
+     * f and g, two all-reduces of the [b, s, h] activation forward and two
+     * backward; with sequence parallelism each becomes an all-gather and a
+     * reduce-scatter of the same tensor, Korthikanti section 4.2.2); groups
+     * of the same types and links cost the same (memo) */
+    struct {
+        unsigned types;
+        dnp_comm_group g;
+        double f, b, tpf, rtp;
+    } memo[C3_MAX_GROUPS];
+    int n_memo = 0;
+    for (int64_t d = 0; d < cfg->dp; d++) {
+        dnp_comm_group g;
+        topo_group_strided(cl, first + d * t, t, 1, &g);
+        unsigned m = topo_types_strided(cl, first + d * t, t, 1);
+        int hit = -1;
+        for (int i = 0; i < n_memo && hit < 0; i++)
+            if (memo[i].types == m && memcmp(&memo[i].g, &g, sizeof g) == 0)
+                hit = i;
+        if (hit < 0) {
+            hit = n_memo < C3_MAX_GROUPS ? n_memo++ : C3_MAX_GROUPS - 1;
+            memo[hit].types = m;
+            memo[hit].g = g;
+            double act_r = 0.0;
+            for (int k = 0; k < cl->n_types; k++)
+                if (m & (1u << k))
+                    act_r = fmax(act_r, x->ty[k].r.act_bytes);
+            const double act_bytes = (double)cfg->microbatch * x->seq * x->hidden * act_r;
+            double tp_one = cfg->seq_par ? grp_s(DNP_COLL_ALLGATHER, &g, act_bytes) +
+                                               grp_s(DNP_COLL_REDUCE_SCATTER, &g, act_bytes)
+                                         : grp_s(DNP_COLL_ALLREDUCE, &g, act_bytes);
+            double tpf = 2.0 * tp_one;
+            double rtp = cfg->recompute == DNP_RECOMPUTE_FULL ? tpf : 0.0;
+            double f = 0.0, b = 0.0;
+            for (int k = 0; k < cl->n_types; k++) {
+                if (!(m & (1u << k)))
+                    continue;
+                const c3_type *T = &x->ty[k];
+                f = fmax(f, T->lay.fwd_s + tpf);
+                b = fmax(b, T->lay.bwd_s + tpf + T->recompute_s + rtp);
+            }
+            memo[hit].f = f;
+            memo[hit].b = b;
+            memo[hit].tpf = tpf;
+            memo[hit].rtp = rtp;
+        }
+        S->layer_f_s = fmax(S->layer_f_s, memo[hit].f);
+        S->layer_b_s = fmax(S->layer_b_s, memo[hit].b);
+        S->tp_fwd_s = S->tp_bwd_s = fmax(S->tp_fwd_s, memo[hit].tpf);
+        S->recompute_tp_s = fmax(S->recompute_tp_s, memo[hit].rtp);
+    }
+    /* the data-parallel groups: rank j of every replica, j < t */
+    for (int64_t j = 0; j < t; j++) {
+        dnp_comm_group g;
+        topo_group_strided(cl, first + j, cfg->dp, t, &g);
+        grp_add(S->dp_grp, &S->n_dp_grp, &g);
+    }
+    /* ZeRO-2 reduce-scatters each layer's gradients as its backward
+     * produces them (every micro-batch), ZeRO-3 also all-gathers each
+     * layer's weights before its forward and its backward; both are
+     * prefetched / bucketed so that they overlap the layer's compute
+     * (DeepSpeed overlap_comm, FSDP backward prefetch): a layer takes the
+     * longer of its compute and its traffic */
+    if (cfg->zero >= 2 && cfg->dp > 1) {
+        double lp = x->ty[x->stage_type[s]].lay.params;
+        double rs = grp_max_s(DNP_COLL_REDUCE_SCATTER, S->dp_grp, S->n_dp_grp,
+                              lp * S->grad_comm_bytes_pp);
+        double ag = cfg->zero == 3 ? grp_max_s(DNP_COLL_ALLGATHER, S->dp_grp, S->n_dp_grp,
+                                               lp * S->weight_bytes_pp)
+                                   : 0.0;
+        S->zero_layer_f_s = ag;
+        S->zero_layer_b_s = ag + rs;
+        S->layer_f_s = fmax(S->layer_f_s, S->zero_layer_f_s);
+        S->layer_b_s = fmax(S->layer_b_s, S->zero_layer_b_s);
+    }
+}
+
+/* One pipeline message from stage a to stage b: rank i of stage a sends
+ * to rank i of stage b over the link between them (src/topo/topology.h:
+ * one node's intra tier, else the slower NIC share and the larger
+ * latency), the [b, s, h] activation, 1/t of it per rank when t > 1,
+ * re-gathered over the receiving tensor-parallel group (Narayanan et al.
+ * section 4.1); the slowest pair and group pace the stage. */
+static double message_s(const c3_ctx *x, int a, int b)
+{
+    const dnp_config3d *c = &x->cfg;
+    const int64_t t = c->tp, width = t * c->dp;
+    double act_r = 0.0;
+    for (int k = 0; k < x->cl->n_types; k++)
+        if (x->st[b].types & (1u << k))
+            act_r = fmax(act_r, x->ty[k].r.act_bytes);
+    const double act_bytes = (double)c->microbatch * x->seq * x->hidden * act_r;
+    const double msg_bytes = t > 1 ? act_bytes / t : act_bytes;
+    dnp_comm_group list[C3_MAX_GROUPS], g;
+    int n = 0;
+    memset(list, 0, sizeof list);
+    for (int64_t i = 0; i < width; i++) {
+        topo_p2p(x->cl, a * width + i, b * width + i, &g);
+        grp_add(list, &n, &g);
+    }
+    double send = grp_max_s(DNP_COLL_P2P, list, n, msg_bytes);
+    if (t <= 1)
+        return send;
+    n = 0;
+    for (int64_t d = 0; d < c->dp; d++) {
+        topo_group_strided(x->cl, b * width + d * t, t, 1, &g);
+        grp_add(list, &n, &g);
+    }
+    return send + grp_max_s(DNP_COLL_ALLGATHER, list, n, act_bytes);
 }
 
 /* ---- preparing a configuration ---------------------------------------- */
@@ -421,21 +553,17 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         return DNP_ERR_INPUT;
     }
     x->m = m64;
-    /* stages onto device types: stage s holds ranks [s t dp, (s+1) t dp) */
+    x->grad_fp32 = cfg->grad_fp32 || opt->grad_fp32;
+    /* stages onto ranks: stage s holds ranks [s t dp, (s+1) t dp) of the
+     * cluster's devices in order (Megatron-LM's rank order,
+     * megatron/core/parallel_state.py: tensor-parallel ranks fastest, then
+     * data, then pipeline) */
     const int64_t width = (int64_t)t * cfg->dp;
-    int64_t start = 0;
-    for (int i = 0; i < cl->n_types; i++) {
-        if (cl->counts[i] % width != 0) {
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "config: on a mixed cluster every device type's count must be a "
-                          "multiple of tp x dp = %lld so that each pipeline stage has one "
-                          "type; %s has %lld",
-                          (long long)width, cl->types[i].name, (long long)cl->counts[i]);
-            return DNP_ERR_INPUT;
-        }
-        for (int64_t s = start / width; s < (start + cl->counts[i]) / width; s++)
-            x->stage_type[s] = i;
-        start += cl->counts[i];
+    for (int s = 0; s < p; s++) {
+        int64_t node;
+        x->st[s].types = topo_types_strided(cl, s * width, width, 1);
+        if (topo_locate(cl, s * width, &x->stage_type[s], &node) != 0)
+            x->stage_type[s] = 0;
     }
     const dnp_op *e = dnp_graph_op(g, emb);
     x->hidden = (double)e->out.c;
@@ -473,28 +601,11 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                 cache->part[i][2] = T->post;
             }
         }
-        /* tensor-parallel collectives of one layer (Shoeybi et al. section
-         * 3: f and g, two all-reduces of the [b, s, h] activation forward
-         * and two backward; with sequence parallelism each becomes an
-         * all-gather and a reduce-scatter of the same tensor, Korthikanti
-         * section 4.2.2) */
-        group_shape(t, 1, T->per_node, &T->tp_nodes, &T->tp_members);
-        const double act_bytes = (double)mbs * x->seq * x->hidden * T->r.act_bytes;
-        double tp_one =
-            cfg->seq_par ? coll_s(DNP_COLL_ALLGATHER, T->tp_nodes, T->tp_members, d, act_bytes) +
-                               coll_s(DNP_COLL_REDUCE_SCATTER, T->tp_nodes, T->tp_members, d,
-                                      act_bytes)
-                         : coll_s(DNP_COLL_ALLREDUCE, T->tp_nodes, T->tp_members, d, act_bytes);
-        T->tp_fwd_s = T->tp_bwd_s = 2.0 * tp_one;
-        double recompute_s = 0.0;
-        if (cfg->recompute == DNP_RECOMPUTE_FULL) {
-            recompute_s = T->lay.fwd_s; /* the layer's forward again before its backward */
-            T->recompute_tp_s = T->tp_fwd_s;
-        } else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE) {
-            recompute_s = T->lay.attn_core_fwd_s; /* scores, softmax, context (section 5) */
-        }
-        T->layer_f_s = T->lay.fwd_s + T->tp_fwd_s;
-        T->layer_b_s = T->lay.bwd_s + T->tp_bwd_s + recompute_s + T->recompute_tp_s;
+        T->recompute_s = 0.0;
+        if (cfg->recompute == DNP_RECOMPUTE_FULL)
+            T->recompute_s = T->lay.fwd_s; /* the layer's forward again before its backward */
+        else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
+            T->recompute_s = T->lay.attn_core_fwd_s; /* scores, softmax, context (section 5) */
         /* activations per layer for b sequences of s tokens, h hidden, a
          * heads, t-way tensor parallelism, 2-byte activations (Korthikanti
          * Table 2) */
@@ -548,26 +659,52 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
             T->bytes_per_param = T->weight_bytes_pp + (T->grad_bytes_pp + own) / dpn;
         else if (cfg->zero == 3)
             T->bytes_per_param = (T->weight_bytes_pp + T->grad_bytes_pp + own) / dpn;
-        /* ZeRO-2 reduce-scatters each layer's gradients as its backward
-         * produces them (every micro-batch), ZeRO-3 also all-gathers each
-         * layer's weights before its forward and its backward; both are
-         * prefetched / bucketed so that they overlap the layer's compute
-         * (DeepSpeed overlap_comm, FSDP backward prefetch): a layer takes
-         * the longer of its compute and its traffic */
-        int64_t dpg_nodes, dpg_members;
-        group_shape(cfg->dp, t, T->per_node, &dpg_nodes, &dpg_members);
-        if (cfg->zero >= 2 && cfg->dp > 1) {
-            double rs = coll_s(DNP_COLL_REDUCE_SCATTER, dpg_nodes, dpg_members, d,
-                               T->lay.params * T->grad_bytes_pp);
-            double ag = cfg->zero == 3 ? coll_s(DNP_COLL_ALLGATHER, dpg_nodes, dpg_members, d,
-                                                T->lay.params * T->weight_bytes_pp)
-                                       : 0.0;
-            T->zero_layer_f_s = ag;
-            T->zero_layer_b_s = ag + rs;
-            T->layer_f_s = fmax(T->layer_f_s, T->zero_layer_f_s);
-            T->layer_b_s = fmax(T->layer_b_s, T->zero_layer_b_s);
-        }
+        /* DeepSpeed's fp32_allreduce casts each gradient bucket to fp32
+         * for the all-reduce (deepspeed/runtime/engine.py, allreduce_bucket:
+         * tensor.float() when fp32_allreduce), whatever the precision */
+        T->grad_comm_bytes_pp = x->grad_fp32 ? 4.0 : T->grad_bytes_pp;
         T->capacity_bytes = opt->memory_limit_bytes > 0.0 ? opt->memory_limit_bytes : d->mem_bytes;
+    }
+    /* the word embedding: vocab x hidden, one 1/t shard per rank
+     * (vocabulary-parallel, Shoeybi et al. section 3); GPT ties the output
+     * layer to it ("lm_head.tied", src/model/zoo_transformer.c), as
+     * Megatron-LM does by default (--untie-embeddings-and-output-weights
+     * unties) */
+    dnp_op_cost ec;
+    dnp_op_cost_get(g, emb, 1, &ec);
+    x->word_params = (double)ec.params / t;
+    x->tied = dnp_graph_find(g, "lm_head.tied") >= 0;
+    for (int s = 0; s < p; s++)
+        stage_links(x, s);
+    if (p > 1)
+        for (int s = 0; s < p; s++) {
+            x->st[s].to_next_s = message_s(x, s, (s + 1) % p);
+            x->st[s].to_prev_s = message_s(x, s, (s + p - 1) % p);
+        }
+    /* the tied word-embedding gradient all-reduce between the first and
+     * the last stage (Megatron-LM megatron/training.py
+     * _allreduce_word_embedding_grads, later
+     * megatron/core/distributed/finalize_model_grads.py
+     * _allreduce_word_embedding_grads; DeepSpeed's pipeline engine likewise,
+     * deepspeed/runtime/pipe/engine.py _exec_reduce_tied_grads): pp > 1
+     * only, each rank of the first stage with the corresponding rank of the
+     * last, the vocab x hidden / t gradient shard in the gradient's own
+     * precision (the grad buffer itself: fp32_allreduce casts only the
+     * data-parallel buckets), after the data-parallel all-reduce and before
+     * the optimizer step */
+    if (p > 1 && x->tied) {
+        double gb = 0.0;
+        for (int k = 0; k < cl->n_types; k++)
+            if ((x->st[0].types | x->st[p - 1].types) & (1u << k))
+                gb = fmax(gb, x->ty[k].grad_bytes_pp);
+        dnp_comm_group list[C3_MAX_GROUPS], grp;
+        int n = 0;
+        memset(list, 0, sizeof list);
+        for (int64_t i = 0; i < width; i++) {
+            topo_group_strided(cl, i, 2, (int64_t)(p - 1) * width, &grp);
+            grp_add(list, &n, &grp);
+        }
+        x->embed_sync_s = grp_max_s(DNP_COLL_ALLREDUCE, list, n, x->word_params * gb);
     }
     if (cache != NULL)
         cache->valid = 1;
@@ -590,17 +727,34 @@ dnp_status c3_layers(const c3_ctx *x, int *layers, dnp_error *err)
                       (long long)sum, x->L);
         return DNP_ERR_INPUT;
     }
+    /* a stage without decoder layers: the first may hold only the
+     * embedding, the last only the final norm and head (Megatron-Core's
+     * custom pipeline layouts, "E|t*12|..."); one in the middle would hold
+     * nothing */
+    for (int s = 0; s < c->pp; s++)
+        if (layers[s] == 0 && ((s > 0 && s < c->pp - 1) || c->pp == 1)) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "config: layers= gives stage %d of %d no layers; only the first stage "
+                          "(embedding only) or the last (final norm and head only) may have 0",
+                          s + 1, c->pp);
+            return DNP_ERR_INPUT;
+        }
     return DNP_OK;
 }
 
 /* Parameters held by one rank of stage s with `n` layers: its layers, the
  * embedding on the first stage, the final norm and output layer on the
- * last (Megatron-LM places them so). */
+ * last (Megatron-LM places them so).  With tied embeddings and pp > 1 the
+ * last stage keeps its own copy of the word embedding for the output layer
+ * (megatron/model/module.py, initialize_word_embeddings; kept equal by the
+ * embedding gradient all-reduce), a full parameter with its gradient and
+ * optimizer state. */
 static double stage_params(const c3_ctx *x, int s, int n)
 {
     const c3_type *T = &x->ty[x->stage_type[s]];
-    return T->lay.params * n + (s == 0 ? T->pre.params : 0.0) +
-           (s == x->cfg.pp - 1 ? T->post.params : 0.0);
+    const int last = s == x->cfg.pp - 1;
+    return T->lay.params * n + (s == 0 ? T->pre.params : 0.0) + (last ? T->post.params : 0.0) +
+           (last && s > 0 && x->tied ? x->word_params : 0.0);
 }
 
 /* Chunks rank s holds activations for at its peak: its warm-up forwards
@@ -621,17 +775,22 @@ int c3_balance(const c3_ctx *x, int *layers)
     if (p > L)
         return 0;
     for (int s = 0; s < p; s++) {
-        const c3_type *T = &x->ty[x->stage_type[s]];
-        per[s] = T->layer_f_s + T->layer_b_s;
-        load[s] = (s == 0 ? T->pre.fwd_s + T->pre.bwd_s : 0.0) +
-                  (s == p - 1 ? T->post.fwd_s + T->post.bwd_s : 0.0);
+        const c3_stage *S = &x->st[s];
+        per[s] = S->layer_f_s + S->layer_b_s;
+        load[s] = (s == 0 ? S->pre_f_s + S->pre_b_s : 0.0) +
+                  (s == p - 1 ? S->post_f_s + S->post_b_s : 0.0);
         cap[s] = L;
-        if (T->capacity_bytes > 0.0) {
+        /* memory: every device type of the stage within its own capacity */
+        for (int k = 0; k < x->cl->n_types; k++) {
+            const c3_type *T = &x->ty[k];
+            if (!(S->types & (1u << k)) || !(T->capacity_bytes > 0.0))
+                continue;
             double fixed = stage_params(x, s, 0) * T->bytes_per_param;
             double one = T->lay.params * T->bytes_per_param +
                          T->act_layer_bytes * chunks_in_flight(x, s);
             double room = T->capacity_bytes - fixed;
-            cap[s] = room < one ? 0 : (int64_t)floor(room / one);
+            int64_t c = room < one ? 0 : (int64_t)floor(room / one);
+            cap[s] = c < cap[s] ? c : cap[s];
         }
         layers[s] = 1;
         load[s] += per[s];
@@ -659,30 +818,7 @@ int c3_balance(const c3_ctx *x, int *layers)
 
 /* ---- memory, bound and step -------------------------------------------- */
 
-enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT };
-
-/* One pipeline message from rank a to rank b (the [b, s, h] activation,
- * 1/t of it per rank when t > 1, re-gathered over the receiving
- * tensor-parallel group: Narayanan et al. section 4.1). */
-static double message_s(const c3_ctx *x, int a, int b)
-{
-    const dnp_config3d *c = &x->cfg;
-    const int t = c->tp;
-    const c3_type *A = &x->ty[x->stage_type[a]], *B = &x->ty[x->stage_type[b]];
-    const double act_bytes = (double)c->microbatch * x->seq * x->hidden * B->r.act_bytes;
-    const double msg_bytes = t > 1 ? act_bytes / t : act_bytes;
-    double send;
-    if (A == B) {
-        int64_t stride = (int64_t)t * c->dp, per_node = A->per_node;
-        int cross = stride >= per_node || per_node % stride != 0 ||
-                    (c->pp > 1 && (int64_t)c->pp * stride > per_node);
-        send = coll_s(DNP_COLL_P2P, cross ? 2 : 1, cross ? 1 : 2, A->d, msg_bytes);
-    } else {
-        send = cross_type_p2p_s(A->d, B->d, msg_bytes);
-    }
-    return send + (t > 1 ? coll_s(DNP_COLL_ALLGATHER, B->tp_nodes, B->tp_members, B->d, act_bytes)
-                         : 0.0);
-}
+enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT, PH_EMB };
 
 /* The simulated step as Chrome trace events: one process per pipeline
  * stage (its first rank), threads for compute and the two send streams. */
@@ -696,11 +832,17 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
                                            "sends to the previous stage"};
     int first_layer[DNP_CONFIG3D_MAX_STAGES];
     for (int s = 0, acc = 0; s < p; s++) {
-        char name[160];
+        char name[192], on[128] = "";
         first_layer[s] = acc;
         acc += layers[s];
+        /* the stage's device types, "v100+t4" when it spans several */
+        for (int k = 0, n = 0; k < x->cl->n_types; k++)
+            if (x->st[s].types & (1u << k))
+                n += snprintf(on + n, sizeof on - (size_t)n, "%s%s", n ? "+" : "",
+                              x->cl->types[k].name),
+                    n = n < (int)sizeof on ? n : (int)sizeof on - 1;
         snprintf(name, sizeof name, "stage %d: %d layers on %s (tp %d x dp %d ranks)", s + 1,
-                 layers[s], x->cl->types[x->stage_type[s]].name, cfg->tp, cfg->dp);
+                 layers[s], on, cfg->tp, cfg->dp);
         trace_meta(&b, "process_name", s + 1, 0, name);
         for (int k = 0; k < 3; k++)
             trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
@@ -715,6 +857,8 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
             snprintf(name, sizeof name, "gradient all-reduce");
         } else if (tk->phase == PH_OPT) {
             snprintf(name, sizeof name, "optimizer");
+        } else if (tk->phase == PH_EMB) {
+            snprintf(name, sizeof name, "embedding gradient all-reduce with stage %d", p);
         } else {
             int vs = tk->label / mi, mb = tk->label % mi, chunk = vs / p;
             int lpc = layers[s] / v, lo = first_layer[s] + chunk * lpc;
@@ -723,6 +867,10 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
             if (tk->phase == PH_SEND)
                 snprintf(name, sizeof name, "micro-batch %d %s", mb + 1,
                          thread == 1 ? "activations" : "gradients");
+            else if (lpc == 0) /* a stage of the embedding or the head only */
+                snprintf(name, sizeof name, "micro-batch %d %s, %s", mb + 1,
+                         tk->phase == PH_FWD ? "forward" : "backward",
+                         s == 0 ? "embedding" : "final norm and head");
             else
                 snprintf(name, sizeof name, "micro-batch %d %s, layers %d-%d", mb + 1,
                          tk->phase == PH_FWD ? "forward" : "backward", lo + 1, lo + lpc);
@@ -738,7 +886,7 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
 {
     memset(out, 0, sizeof *out);
     const dnp_config3d *cfg = &x->cfg;
-    const int p = cfg->pp, v = cfg->interleave, t = cfg->tp;
+    const int p = cfg->pp, v = cfg->interleave;
     const int64_t m = x->m;
     double dp_s[DNP_CONFIG3D_MAX_STAGES], opt_s[DNP_CONFIG3D_MAX_STAGES];
     double fwd_unit[DNP_CONFIG3D_MAX_STAGES], bwd_unit[DNP_CONFIG3D_MAX_STAGES];
@@ -747,83 +895,99 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     out->fits = 1;
     out->straggler_pace = x->pace_max;
     for (int s = 0; s < p; s++) {
-        const c3_type *T = &x->ty[x->stage_type[s]];
+        const c3_stage *S = &x->st[s];
         out->stage_layers[s] = layers[s];
         out->stage_type[s] = x->stage_type[s];
+        out->stage_types[s] = S->types;
         const double lpc = (double)layers[s] / v; /* layers per chunk */
-        fwd_unit[s] = lpc * T->layer_f_s;
-        bwd_unit[s] = lpc * T->layer_b_s;
-        /* the gradient all-reduce over the stage's data-parallel group and
+        fwd_unit[s] = lpc * S->layer_f_s;
+        bwd_unit[s] = lpc * S->layer_b_s;
+        /* the gradient all-reduce over the stage's data-parallel groups and
          * the optimizer step of its parameters */
         double params = stage_params(x, s, layers[s]);
-        if (s > 0 && x->stage_type[s] == x->stage_type[s - 1] &&
+        if (s > 0 && S->types == x->st[s - 1].types && S->n_dp_grp == x->st[s - 1].n_dp_grp &&
+            memcmp(S->dp_grp, x->st[s - 1].dp_grp, (size_t)S->n_dp_grp * sizeof *S->dp_grp) ==
+                0 &&
+            S->grad_comm_bytes_pp == x->st[s - 1].grad_comm_bytes_pp &&
             params == stage_params(x, s - 1, layers[s - 1])) {
-            /* the same type and parameters as the previous stage: the same
-             * end of step (most stages; saves the collective estimates) */
+            /* the same types, links and parameters as the previous stage:
+             * the same end of step (most stages; saves the estimates) */
             dp_s[s] = dp_s[s - 1];
             opt_s[s] = opt_s[s - 1];
         } else {
-            int64_t dp_nodes, dp_members;
-            group_shape(cfg->dp, t, T->per_node, &dp_nodes, &dp_members);
-        /* without ZeRO one all-reduce of the gradients; ZeRO-1 reduce-
-         * scatters them and all-gathers the updated weights (the same
-         * volume; Megatron-LM's distributed optimizer); ZeRO-2 has
-         * reduce-scattered them layer by layer already, ZeRO-3 also needs
-         * no weights gathered (ZeRO section 7); with ZeRO each rank updates
-         * 1/dp of the parameters */
-        const double dpn = (double)cfg->dp;
-        if (cfg->zero == 0)
-            dp_s[s] = coll_s(DNP_COLL_ALLREDUCE, dp_nodes, dp_members, T->d,
-                             params * T->grad_bytes_pp);
-        else if (cfg->zero == 1)
-            dp_s[s] = coll_s(DNP_COLL_REDUCE_SCATTER, dp_nodes, dp_members, T->d,
-                             params * T->grad_bytes_pp) +
-                      coll_s(DNP_COLL_ALLGATHER, dp_nodes, dp_members, T->d,
-                             params * T->weight_bytes_pp);
-        else if (cfg->zero == 2)
-            dp_s[s] = coll_s(DNP_COLL_ALLGATHER, dp_nodes, dp_members, T->d,
-                             params * T->weight_bytes_pp);
-        else
-            dp_s[s] = 0.0;
-        opt_s[s] = perf_optimizer_time_s(cfg->zero > 0 ? params / dpn : params, x->optimizer,
-                                         &T->r_state);
+            /* without ZeRO one all-reduce of the gradients; ZeRO-1 reduce-
+             * scatters them and all-gathers the updated weights (the same
+             * volume; Megatron-LM's distributed optimizer); ZeRO-2 has
+             * reduce-scattered them layer by layer already, ZeRO-3 also
+             * needs no weights gathered (ZeRO section 7); with ZeRO each
+             * rank updates 1/dp of the parameters; the slowest of the
+             * stage's t data-parallel groups paces it */
+            const double dpn = (double)cfg->dp;
+            const dnp_comm_group *G = S->dp_grp;
+            const int nG = S->n_dp_grp;
+            if (cfg->zero == 0)
+                dp_s[s] = grp_max_s(DNP_COLL_ALLREDUCE, G, nG, params * S->grad_comm_bytes_pp);
+            else if (cfg->zero == 1)
+                dp_s[s] =
+                    grp_max_s(DNP_COLL_REDUCE_SCATTER, G, nG, params * S->grad_comm_bytes_pp) +
+                    grp_max_s(DNP_COLL_ALLGATHER, G, nG, params * S->weight_bytes_pp);
+            else if (cfg->zero == 2)
+                dp_s[s] = grp_max_s(DNP_COLL_ALLGATHER, G, nG, params * S->weight_bytes_pp);
+            else
+                dp_s[s] = 0.0;
+            opt_s[s] = 0.0;
+            for (int k = 0; k < x->cl->n_types; k++)
+                if (S->types & (1u << k))
+                    opt_s[s] = fmax(opt_s[s], perf_optimizer_time_s(cfg->zero > 0 ? params / dpn
+                                                                                  : params,
+                                                                     x->optimizer,
+                                                                     &x->ty[k].r_state));
         }
-        /* memory: weights, gradients and optimizer state, and the
-         * activations of the chunks in flight (Korthikanti Table 2,
-         * section 4.2.3) */
-        double wb = params * T->bytes_per_param;
-        double ab = T->act_layer_bytes * lpc * chunks_in_flight(x, s);
-        double frac = T->capacity_bytes > 0.0 ? (wb + ab) / T->capacity_bytes : 0.0;
-        if (T->capacity_bytes > 0.0 && wb + ab > T->capacity_bytes)
-            out->fits = 0;
-        if (frac > worst) {
-            worst = frac;
-            out->mem_stage = s;
-            out->mem_weights_bytes = wb;
-            out->mem_activation_bytes = ab;
-            out->mem_bytes = wb + ab;
-            out->mem_capacity_bytes = T->capacity_bytes;
+        /* memory of every device type of the stage: weights, gradients and
+         * optimizer state, and the activations of the chunks in flight
+         * (Korthikanti Table 2, section 4.2.3), against its own capacity */
+        for (int k = 0; k < x->cl->n_types; k++) {
+            if (!(S->types & (1u << k)))
+                continue;
+            const c3_type *T = &x->ty[k];
+            double wb = params * T->bytes_per_param;
+            double ab = T->act_layer_bytes * lpc * chunks_in_flight(x, s);
+            double frac = T->capacity_bytes > 0.0 ? (wb + ab) / T->capacity_bytes : 0.0;
+            if (T->capacity_bytes > 0.0 && wb + ab > T->capacity_bytes)
+                out->fits = 0;
+            if (frac > worst) {
+                worst = frac;
+                out->mem_stage = s;
+                out->mem_weights_bytes = wb;
+                out->mem_activation_bytes = ab;
+                out->mem_bytes = wb + ab;
+                out->mem_capacity_bytes = T->capacity_bytes;
+            }
         }
         /* every rank runs m x v chunks forward and backward, then its
-         * all-reduce and update: a lower bound on the simulated step */
+         * all-reduce, the embedding sync on the first and last stage, and
+         * the update: a lower bound on the simulated step */
         double b = (double)m * v * (fwd_unit[s] + bwd_unit[s]) + dp_s[s] + opt_s[s];
+        if (s == 0 || s == p - 1)
+            b += x->embed_sync_s;
         bound = b > bound ? b : bound;
-        double tp = (double)m * layers[s] * (T->tp_fwd_s + T->tp_bwd_s + T->recompute_tp_s);
+        double tp = (double)m * layers[s] * (S->tp_fwd_s + S->tp_bwd_s + S->recompute_tp_s);
         out->tp_comm_s = tp > out->tp_comm_s ? tp : out->tp_comm_s;
         out->dp_comm_s = dp_s[s] > out->dp_comm_s ? dp_s[s] : out->dp_comm_s;
         out->optimizer_s = opt_s[s] > out->optimizer_s ? opt_s[s] : out->optimizer_s;
     }
+    out->embed_sync_s = x->embed_sync_s;
     *bound_s = bound;
     out->microbatches = (int)m;
     if (!simulate)
         return DNP_OK;
     for (int s = 0; s < p; s++) {
-        to_next[s] = p > 1 ? message_s(x, s, (s + 1) % p) : 0.0;
-        to_prev[s] = p > 1 ? message_s(x, s, (s + p - 1) % p) : 0.0;
+        to_next[s] = p > 1 ? x->st[s].to_next_s : 0.0;
+        to_prev[s] = p > 1 ? x->st[s].to_prev_s : 0.0;
         if (p > 1 && (v > 1 || s < p - 1))
             out->p2p_s = to_next[s] > out->p2p_s ? to_next[s] : out->p2p_s;
     }
-    const c3_type *first = &x->ty[x->stage_type[0]], *lastT = &x->ty[x->stage_type[p - 1]];
+    const c3_stage *first = &x->st[0], *lastS = &x->st[p - 1];
     /* the step simulator: per rank a compute stream and a send stream each way */
     const int V = p * v, units = (int)m * v * 2;
     const int mi = (int)m;
@@ -852,9 +1016,9 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                 const unit *u = &sched[(size_t)s * (size_t)units + (size_t)next[s]];
                 int vs = u->chunk * p + s, at = vs * mi + u->mb;
                 double extra_f =
-                    (vs == 0 ? first->pre.fwd_s : 0.0) + (vs == V - 1 ? lastT->post.fwd_s : 0.0);
+                    (vs == 0 ? first->pre_f_s : 0.0) + (vs == V - 1 ? lastS->post_f_s : 0.0);
                 double extra_b =
-                    (vs == 0 ? first->pre.bwd_s : 0.0) + (vs == V - 1 ? lastT->post.bwd_s : 0.0);
+                    (vs == 0 ? first->pre_b_s : 0.0) + (vs == V - 1 ? lastS->post_b_s : 0.0);
                 int cs = s, deps[2], nd = 0;
                 if (u->fwd) {
                     if (vs > 0 && send_f[at - mi] < 0)
@@ -895,11 +1059,22 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         }
     }
     /* gradient all-reduce over the data-parallel group after each rank's
-     * last backward (not overlapped), then the optimizer step */
+     * last backward (not overlapped); with tied embeddings and pp > 1 the
+     * first and last stage then all-reduce the word-embedding gradient
+     * together (both wait for it); then the optimizer step */
+    int ar[DNP_CONFIG3D_MAX_STAGES];
+    const int emb = p > 1 && x->embed_sync_s > 0.0;
     for (int s = 0; s < p; s++) {
         int cs = s;
-        int a = sim_add(&sg, SIM_COMM, dp_s[s], -1, PH_DP, &cs, 1, &last[s], 1);
-        sim_add(&sg, SIM_COMPUTE, opt_s[s], -1, PH_OPT, &cs, 1, &a, 1);
+        ar[s] = sim_add(&sg, SIM_COMM, dp_s[s], -1, PH_DP, &cs, 1, &last[s], 1);
+        if (!emb || (s > 0 && s < p - 1))
+            sim_add(&sg, SIM_COMPUTE, opt_s[s], -1, PH_OPT, &cs, 1, &ar[s], 1);
+    }
+    if (emb) {
+        int ends[2] = {0, p - 1}, deps[2] = {ar[0], ar[p - 1]};
+        int e = sim_add(&sg, SIM_COMM, x->embed_sync_s, -1, PH_EMB, ends, 2, deps, 2);
+        for (int k = 0; k < 2; k++)
+            sim_add(&sg, SIM_COMPUTE, opt_s[ends[k]], -1, PH_OPT, &ends[k], 1, &e, 1);
     }
     if (sg.oom)
         goto done;

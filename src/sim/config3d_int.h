@@ -37,18 +37,36 @@ typedef struct {
     perf_rates r_state;           /* the weights' and optimizer state's precision (mixed) */
     int64_t per_node;             /* devices per node (>= 1) */
     c3_part lay, pre, post;
-    double tp_fwd_s, tp_bwd_s;    /* tensor-parallel collectives of one layer */
-    double recompute_tp_s;        /* those redone by full recompute */
-    double layer_f_s, layer_b_s;  /* one layer, one micro-batch, collectives and recompute in */
+    double recompute_s;           /* compute a layer's recompute adds to its backward */
     double act_layer_bytes;       /* activations one layer keeps per micro-batch in flight */
     double bytes_per_param;       /* weights, gradients, optimizer state held (after ZeRO) */
     double weight_bytes_pp;       /* per parameter: the weights the kernels read */
     double grad_bytes_pp;         /* per parameter: its gradient */
+    double grad_comm_bytes_pp;    /* per parameter: the gradient the all-reduces move
+                                   * (4 with grad_fp32) */
+    double capacity_bytes;        /* memory limit (0: unknown, unlimited) */
+} c3_type;
+
+#define C3_MAX_GROUPS 4 /* distinct data-parallel link groups kept per stage */
+
+/* One pipeline stage under a configuration: its ranks' device types and
+ * links (src/topo/topology.h), paced by its slowest replica. */
+typedef struct {
+    unsigned types;               /* bit k: type k holds ranks of the stage */
+    double layer_f_s, layer_b_s;  /* one layer, one micro-batch: the slowest tensor-parallel
+                                   * group's, collectives, recompute and ZeRO traffic in */
+    double tp_fwd_s, tp_bwd_s;    /* tensor-parallel collectives of one layer (slowest group) */
+    double recompute_tp_s;        /* those redone by full recompute */
     double zero_layer_f_s;        /* ZeRO-2/3 traffic of one layer, forward and backward */
     double zero_layer_b_s;
-    double capacity_bytes;        /* memory limit (0: unknown, unlimited) */
-    int64_t tp_nodes, tp_members; /* the tensor-parallel group's shape */
-} c3_type;
+    double pre_f_s, pre_b_s;      /* the embedding (first stage), slowest type */
+    double post_f_s, post_b_s;    /* the final norm and head (last stage), slowest type */
+    double grad_comm_bytes_pp;    /* the largest of the types' */
+    double weight_bytes_pp;
+    double to_next_s, to_prev_s;  /* one pipeline message to the next / previous stage */
+    int n_dp_grp;                 /* distinct links of its data-parallel groups */
+    dnp_comm_group dp_grp[C3_MAX_GROUPS];
+} c3_stage;
 
 /* A configuration prepared on a cluster: everything but the layers per
  * stage. */
@@ -61,7 +79,12 @@ typedef struct {
     dnp_optimizer optimizer;
     double hidden, seq, heads;
     c3_type ty[DNP_MAX_DEVICE_TYPES];
-    int stage_type[DNP_CONFIG3D_MAX_STAGES];
+    c3_stage st[DNP_CONFIG3D_MAX_STAGES];
+    int stage_type[DNP_CONFIG3D_MAX_STAGES]; /* the type of each stage's first rank */
+    int grad_fp32;                /* the configuration's or the options' */
+    int tied;                     /* input and output embeddings tied (GPT) */
+    double word_params;           /* one tensor-parallel rank's share of the word embedding */
+    double embed_sync_s;          /* the tied-embedding gradient all-reduce (pp > 1) */
     double peak_total_flops;      /* sum over devices of the precision's peak */
     double pace_max;              /* the largest straggler factor of the types */
 } c3_ctx;

@@ -56,7 +56,8 @@ TEST(config3d_errors)
     CHECK_EQ_INT(run(GPT, "4xa100", 6, "pp=4,microbatch=4", &r), DNP_ERR_INPUT);
     CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,interleave=2,microbatch=4", &r), DNP_ERR_INPUT);
     CHECK_EQ_INT(run("resnet18", "4xa100", 8, "tp=4", &r), DNP_ERR_INPUT);
-    CHECK_EQ_INT(run(GPT, "2xa100+2xv100", 8, "tp=4", &r), DNP_ERR_INPUT);
+    /* a tensor-parallel group over both types runs (at the v100s' pace) */
+    CHECK_EQ_INT(run(GPT, "2xa100+2xv100", 8, "tp=4", &r), DNP_OK);
 }
 
 TEST(config3d_pipeline_bubble)
@@ -177,7 +178,7 @@ TEST(config3d_parse_layers)
     CHECK_EQ_INT(dnp_config3d_parse("pp=3,layers=5:6:5", &c, &err), DNP_OK);
     CHECK(c.n_stage_layers == 3 && c.stage_layers[0] == 5 && c.stage_layers[1] == 6 &&
           c.stage_layers[2] == 5);
-    static const char *const bad[] = {"layers=", "layers=3::4", "layers=0:4", "layers=4:x",
+    static const char *const bad[] = {"layers=", "layers=3::4", "layers=-1:4", "layers=4:x",
                                       "layers=4:"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dnp_error e = {0};
@@ -271,8 +272,10 @@ TEST(config3d_mixed_cluster)
     CHECK_EQ_INT(run(GPT, "1xdgx-a100+1xdgx1", 16, "tp=4,pp=2,dp=2,layers=10:6", &r), DNP_OK);
     CHECK(r.stage_type[0] == 0 && r.stage_type[1] == 1);
     CHECK(r.stage_layers[0] == 10 && r.stage_layers[1] == 6);
-    /* a stage would straddle the two types: tp 4 x dp 4 = 16 > 8 */
-    CHECK_EQ_INT(run(GPT, "1xdgx-a100+1xdgx1", 16, "tp=4,pp=1,dp=4", &r), DNP_ERR_INPUT);
+    /* a stage spanning both types (tp 4 x dp 4 = 16 ranks: replicas 1-2 on
+     * the a100s, 3-4 on the v100s) runs; its memory is checked per type */
+    CHECK_EQ_INT(run(GPT, "1xdgx-a100+1xdgx1", 16, "tp=4,pp=1,dp=4", &r), DNP_OK);
+    CHECK_EQ_INT(r.stage_types[0], 3);
 
     dnp_graph *g = NULL;
     dnp_cluster cl;
@@ -335,8 +338,8 @@ TEST(config3d_balance_by_hand)
     CHECK_EQ_INT(c3_balance(&x, layers), 1);
     /* the split minimising max(e0 + n0 t0, e1 + n1 t1) with n0 + n1 = 16,
      * checked against every split */
-    double t0 = x.ty[0].layer_f_s + x.ty[0].layer_b_s, t1 = x.ty[1].layer_f_s + x.ty[1].layer_b_s;
-    double e0 = x.ty[0].pre.fwd_s + x.ty[0].pre.bwd_s, e1 = x.ty[1].post.fwd_s + x.ty[1].post.bwd_s;
+    double t0 = x.st[0].layer_f_s + x.st[0].layer_b_s, t1 = x.st[1].layer_f_s + x.st[1].layer_b_s;
+    double e0 = x.st[0].pre_f_s + x.st[0].pre_b_s, e1 = x.st[1].post_f_s + x.st[1].post_b_s;
     double best = INFINITY;
     int best_n0 = 0;
     for (int n0 = 1; n0 <= 15; n0++) {
@@ -410,5 +413,198 @@ TEST(config3d_trace)
         json_decref(doc);
     }
     dnp_free(text);
+    dnp_graph_free(g);
+}
+
+/* ---- stages spanning device types, the embedding sync, grad_dtype ---- */
+
+/* Two bare fast and two bare slow devices of the same network (1e9 B/s, no
+ * latency, no speed spread), and the same cluster of four slow ones. */
+#define FAST_SLOW                                                                            \
+    "2xcustom(name=f,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8,dtype=fp16)+"          \
+    "2xcustom(name=s,tflops=25,mem_gb=80,membw_gbps=500,net_gbps=8,dtype=fp16)"
+#define ALL_SLOW "4xcustom(name=s,tflops=25,mem_gb=80,membw_gbps=500,net_gbps=8,dtype=fp16)"
+#define SMALL_GPT "gpt(hidden=256,heads=4,layers=4,seq=128,vocab=1000)"
+
+static int prepare(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
+                   dnp_graph **g, dnp_cluster *cl, c3_ctx *x, int *layers,
+                   dnp_config3d_result *res)
+{
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    double bound;
+    dnp_plan_options opt = {.batch = batch, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM};
+    int st = dnp_model_load(model, g, &err);
+    if (st == DNP_OK)
+        st = dnp_cluster_parse(cluster, cl, &err);
+    if (st == DNP_OK)
+        st = dnp_config3d_parse(cfg_text, &cfg, &err);
+    if (st == DNP_OK)
+        st = c3_prepare(*g, cl, batch, &opt, &cfg, NULL, x, &err);
+    if (st == DNP_OK)
+        st = c3_layers(x, layers, &err);
+    if (st == DNP_OK)
+        st = c3_eval(x, layers, 1, &bound, res, NULL, &err);
+    return st;
+}
+
+/* A stage whose data-parallel replicas span types runs at its slowest
+ * replica's pace: with pp 1 the step is m micro-batches of the slow type's
+ * layers, embedding and head, then the all-reduce and the update, and it
+ * equals the step on four slow devices. */
+TEST(config3d_mixed_stage_slowest_replica)
+{
+    static c3_ctx x;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    dnp_config3d_result r, slow;
+    CHECK_EQ_INT(prepare(SMALL_GPT, FAST_SLOW, 8, "tp=1,pp=1,dp=4", &g, &cl, &x, layers, &r),
+                 DNP_OK);
+    if (g == NULL)
+        return;
+    CHECK_EQ_INT(r.stage_types[0], 3);
+    const c3_type *F = &x.ty[0], *S = &x.ty[1];
+    CHECK(F->lay.fwd_s < S->lay.fwd_s); /* the fast type is faster */
+    /* the stage takes the slow type's layer, embedding and head */
+    CHECK_NEAR(x.st[0].layer_f_s, S->lay.fwd_s, 1e-12, 0.0);
+    CHECK_NEAR(x.st[0].layer_b_s, S->lay.bwd_s, 1e-12, 0.0);
+    CHECK_NEAR(x.st[0].pre_f_s, S->pre.fwd_s, 1e-12, 0.0);
+    CHECK_NEAR(x.st[0].post_b_s, S->post.bwd_s, 1e-12, 0.0);
+    /* m = 8 / (4 x 1) = 2 micro-batches; pp 1: no bubble */
+    double per_mb = 4.0 * (S->lay.fwd_s + S->lay.bwd_s) + S->pre.fwd_s + S->pre.bwd_s +
+                    S->post.fwd_s + S->post.bwd_s;
+    /* the gradient all-reduce on 4 bare devices of 1e9 B/s: the ring's
+     * 2 (p - 1) / p S / B with S = params x 2 bytes (fp16 gradients) */
+    double params = 4.0 * S->lay.params + S->pre.params + S->post.params;
+    CHECK_NEAR(r.dp_comm_s, 1.5 * params * 2.0 / 1e9, 1e-9, 0.0);
+    CHECK_NEAR(r.step_time_s, 2.0 * per_mb + r.dp_comm_s + r.optimizer_s, 1e-9, 0.0);
+    dnp_graph_free(g);
+    g = NULL;
+    CHECK_EQ_INT(prepare(SMALL_GPT, ALL_SLOW, 8, "tp=1,pp=1,dp=4", &g, &cl, &x, layers, &slow),
+                 DNP_OK);
+    CHECK_NEAR(r.step_time_s, slow.step_time_s, 1e-12, 0.0);
+    dnp_graph_free(g);
+}
+
+/* A tensor-parallel group over a node of fast devices and a node of slow
+ * ones: each layer waits for the slow member's compute, and its two
+ * all-reduces forward run on the group's links (2 nodes x 2, the slower
+ * intra tier, the slower NIC share). */
+TEST(config3d_tp_group_spans_types)
+{
+    static c3_ctx x;
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    dnp_config3d_result r;
+    const char *spec =
+        "2xcustom(name=f,tflops=100,net_gbps=16,dtype=fp16,node=nf,per_node=2,topo=switch,"
+        "intra_gbps=100,inter_gbps=16)+2xcustom(name=s,tflops=25,net_gbps=8,dtype=fp16,node=ns,"
+        "per_node=2,topo=switch,intra_gbps=10,inter_gbps=8)"; /* intra in GB/s, inter Gb/s */
+    CHECK_EQ_INT(prepare(SMALL_GPT, spec, 8, "tp=4,microbatch=2", &g, &cl, &x, layers, &r),
+                 DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_comm_group grp = {.n_nodes = 2, .per_node = 2, .intra_topo = DNP_TOPO_SWITCH,
+                          .intra_bw_bps = 10e9, .inter_bw_bps = 1e9};
+    dnp_coll_cost c;
+    double act_bytes = 2.0 * 128 * 256 * 2; /* b s h activations at 2 bytes */
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, act_bytes, &c);
+    CHECK(c.time_s > 0.0);
+    CHECK_NEAR(x.st[0].tp_fwd_s, 2.0 * c.time_s, 1e-12, 0.0);
+    CHECK_NEAR(x.st[0].layer_f_s, x.ty[1].lay.fwd_s + 2.0 * c.time_s, 1e-12, 0.0);
+    CHECK(x.ty[0].lay.fwd_s < x.ty[1].lay.fwd_s);
+    dnp_graph_free(g);
+}
+
+/* The tied word-embedding gradient all-reduce between the first and last
+ * stage (Megatron-LM _allreduce_word_embedding_grads): vocab x hidden / tp
+ * gradients, here 50,000 x 1,024 x 2 bytes (fp16) = 102.4 MB between two
+ * bare devices of 1e9 B/s: a ring of 2 moves S once, 0.1024 s.  It reduces
+ * the gradient buffer itself, so grad_dtype=fp32 (which casts the
+ * data-parallel buckets) leaves it; bf16 training keeps fp32 gradients
+ * (Megatron's main_grad), 0.2048 s. */
+TEST(config3d_embedding_sync)
+{
+    const char *gpt = "gpt(hidden=1024,heads=16,layers=2,seq=128,vocab=50000)";
+    const char *two = "2xcustom(name=g,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8,"
+                      "dtype=fp16)";
+    dnp_config3d_result r;
+    CHECK_EQ_INT(run(gpt, two, 4, "pp=2", &r), DNP_OK);
+    CHECK_NEAR(r.embed_sync_s, 50000.0 * 1024 * 2 / 1e9, 1e-12, 0.0);
+    double step16 = r.step_time_s;
+    CHECK_EQ_INT(run(gpt, two, 4, "pp=2,grad_dtype=fp32", &r), DNP_OK);
+    CHECK_NEAR(r.embed_sync_s, 50000.0 * 1024 * 2 / 1e9, 1e-12, 0.0);
+    /* both ends wait for it before their update: against the same step on
+     * a network a million times faster (sync and messages ~0), the step is
+     * longer by the sync plus the pipeline messages (4 micro-batches, each
+     * 128 x 1024 x 2 bytes = 0.26 ms each way, at most 16 of them) */
+    dnp_config3d_result fast;
+    CHECK_EQ_INT(run(gpt, "2xcustom(name=g,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8e6,"
+                          "dtype=fp16)", 4, "pp=2", &fast), DNP_OK);
+    CHECK(step16 - fast.step_time_s >= 0.1024);
+    CHECK(step16 - fast.step_time_s <= 0.1024 + 16 * 0.000263);
+    /* one stage holds both ends: nothing to synchronise */
+    CHECK_EQ_INT(run(gpt, two, 4, "dp=2", &r), DNP_OK);
+    CHECK_NEAR(r.embed_sync_s, 0.0, 0.0, 0.0);
+    /* LLaMA unties its output layer */
+    CHECK_EQ_INT(run("llama(hidden=1024,heads=16,layers=2,seq=128,vocab=50000)", two, 4, "pp=2",
+                     &r),
+                 DNP_OK);
+    CHECK_NEAR(r.embed_sync_s, 0.0, 0.0, 0.0);
+}
+
+/* grad_dtype=fp32 (DeepSpeed's fp32_allreduce): the gradient all-reduce
+ * moves 4 bytes per parameter instead of fp16's 2: on a link without
+ * latency exactly twice the time. */
+TEST(config3d_grad_dtype)
+{
+    dnp_config3d c;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_config3d_parse("grad_dtype=fp32", &c, &err), DNP_OK);
+    CHECK_EQ_INT(c.grad_fp32, 1);
+    CHECK_EQ_INT(dnp_config3d_parse("grad_dtype=default", &c, &err), DNP_OK);
+    CHECK_EQ_INT(c.grad_fp32, 0);
+    CHECK_EQ_INT(dnp_config3d_parse("grad_dtype=bf16", &c, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "grad_dtype 'bf16'") != NULL);
+    const char *two = "2xcustom(name=g,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8,"
+                      "dtype=fp16)";
+    dnp_config3d_result r16, r32;
+    CHECK_EQ_INT(run(SMALL_GPT, two, 4, "dp=2", &r16), DNP_OK);
+    CHECK_EQ_INT(run(SMALL_GPT, two, 4, "dp=2,grad_dtype=fp32", &r32), DNP_OK);
+    CHECK(r16.dp_comm_s > 0.0);
+    CHECK_NEAR(r32.dp_comm_s, 2.0 * r16.dp_comm_s, 1e-12, 0.0);
+}
+
+/* layers= may give the first stage (embedding only) or the last (final
+ * norm and head only) no decoder layers, no other stage. */
+TEST(config3d_zero_layer_stages)
+{
+    const char *three = "3xcustom(name=g,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8,"
+                        "dtype=fp16)";
+    dnp_config3d_result r;
+    CHECK_EQ_INT(run(SMALL_GPT, three, 4, "pp=3,layers=0:2:2", &r), DNP_OK);
+    CHECK_EQ_INT(r.stage_layers[0], 0);
+    CHECK(r.step_time_s > 0.0);
+    CHECK_EQ_INT(run(SMALL_GPT, three, 4, "pp=3,layers=2:2:0", &r), DNP_OK);
+    CHECK_EQ_INT(run(SMALL_GPT, three, 4, "pp=3,layers=0:4:0", &r), DNP_OK);
+    CHECK_EQ_INT(r.stage_layers[1], 4);
+    CHECK_EQ_INT(run(SMALL_GPT, three, 4, "pp=3,layers=2:0:2", &r), DNP_ERR_INPUT);
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    static c3_ctx x;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    CHECK_EQ_INT(dnp_model_load(SMALL_GPT, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse(three, &cl, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_parse("pp=3,layers=2:0:2", &cfg, &err), DNP_OK);
+    dnp_plan_options opt = {.batch = 4, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM};
+    CHECK_EQ_INT(c3_prepare(g, &cl, 4, &opt, &cfg, NULL, &x, &err), DNP_OK);
+    CHECK_EQ_INT(c3_layers(&x, layers, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "stage 2 of 3 no layers") != NULL);
     dnp_graph_free(g);
 }

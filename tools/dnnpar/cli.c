@@ -552,6 +552,19 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     return 0;
 }
 
+int cli_grad_dtype(const char *cmd, const cli_args *a, dnp_plan_options *opt)
+{
+    const char *s = cli_get(a, "grad-dtype");
+    if (s == NULL)
+        return 0;
+    if (strcmp(s, "fp32") != 0 && strcmp(s, "default") != 0) {
+        static const char *const known[] = {"fp32", "default", NULL};
+        return cli_unknown_name(cmd, "gradient dtype", s, known);
+    }
+    opt->grad_fp32 = strcmp(s, "fp32") == 0;
+    return 0;
+}
+
 int cli_time_limit(const char *cmd, const cli_args *a, double *seconds)
 {
     const char *s = cli_get(a, "time-limit");

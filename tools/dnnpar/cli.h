@@ -96,6 +96,10 @@ int cli_time_limit(const char *cmd, const cli_args *a, double *seconds);
 /* Read the performance-model options from `a` into opt (defaults kept for
  * those absent).  Prints the error; returns an exit status. */
 int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);
+/* --grad-dtype fp32|default (Megatron-LM configurations: DeepSpeed's
+ * fp32_allreduce) into opt->grad_fp32.  Returns 0 or EXIT_USAGE after
+ * printing the error. */
+int cli_grad_dtype(const char *cmd, const cli_args *a, dnp_plan_options *opt);
 /* Parse a memory size: a positive decimal number with a unit B, KB, MB,
  * GB, TB (powers of 10) or KiB, MiB, GiB, TiB (powers of 2).  Prints the
  * error; returns 0 or EXIT_USAGE. */

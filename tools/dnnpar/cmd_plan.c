@@ -10,7 +10,7 @@ static const char plan_help[] =
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                   [--time-limit S]\n"
+    "                   [--time-limit S] [--grad-dtype fp32]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -22,6 +22,8 @@ static const char plan_help[] =
     "                 space (options: dnnpar plan --search pase --help); 3d: the\n"
     "                 fastest Megatron-LM configuration of a zoo transformer\n"
     "                 (docs/config3d.md)\n"
+    "  --grad-dtype fp32  with --search 3d: gradients all-reduced in fp32 (4 bytes\n"
+    "                 per parameter; DeepSpeed's fp32_allreduce)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -73,7 +75,7 @@ typedef struct {
 } plan_job;
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
-                                          "plot", "dot", "trace", "time-limit",
+                                          "plot", "dot", "trace", "time-limit", "grad-dtype",
                                           CLI_PERF_VALUED, NULL};
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
@@ -128,6 +130,12 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
+    if (cli_get(a, "grad-dtype") != NULL && !job->search_3d) {
+        cli_error(cmd, "--grad-dtype applies to --search 3d (Megatron-LM configurations)");
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_grad_dtype(cmd, a, &job->opt)) != 0)
+        return rc;
     if ((s = cli_get(a, "batch")) != NULL &&
         (job->opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
         return EXIT_USAGE;

@@ -12,6 +12,7 @@ static const char help[] =
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
+    "                       [--grad-dtype fp32]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
     "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
@@ -25,7 +26,8 @@ static const char help[] =
     "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
-    "optimizer defaults to adam there.\n"
+    "optimizer defaults to adam there; --grad-dtype fp32 all-reduces the gradients\n"
+    "in fp32 (DeepSpeed's fp32_allreduce; or grad_dtype=fp32 in CFG).\n"
     CLI_PERF_HELP
     "\n"
     "examples:\n"
@@ -68,6 +70,10 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     }
     if (!explicit_opt)
         opt.optimizer = DNP_OPTIM_ADAM;
+    if ((rc = cli_grad_dtype("simulate", a, &opt)) != 0) {
+        dnp_graph_free(g);
+        return rc;
+    }
     dnp_config3d_result res;
     if (dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, &res, &err) != DNP_OK) {
         cli_error("simulate", "%s", err.msg);
@@ -95,7 +101,8 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
 int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
-                                         "config",   "plot",    "dot",   CLI_PERF_VALUED, NULL};
+                                         "config",   "plot",    "dot",   "grad-dtype",
+                                         CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -108,6 +115,10 @@ int cmd_simulate(int argc, char **argv)
     }
     if (cli_get(&a, "config") != NULL)
         return simulate_config(&a, cli_get(&a, "config"));
+    if (cli_get(&a, "grad-dtype") != NULL) {
+        cli_error("simulate", "--grad-dtype applies to --config (a Megatron-LM configuration)");
+        return EXIT_USAGE;
+    }
     const char *path = cli_get(&a, "strategy");
     if (path == NULL || a.n_pos > 1) {
         cli_error("simulate", "expected --strategy FILE and at most one MODEL (see dnnpar "

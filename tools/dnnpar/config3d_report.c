@@ -4,7 +4,25 @@
 
 #include <string.h>
 
-/* The stages as runs of equal (device type, layers): "stages 1-2: 22
+/* The device types of stage s: "a100", or "v100+t4" when its ranks span
+ * several types. */
+static void stage_on(const dnp_cluster *cl, const dnp_config3d_result *res, int s, char *buf,
+                     size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    unsigned types = res->stage_types[s] ? res->stage_types[s] : 1u << res->stage_type[s];
+    for (int k = 0; k < cl->n_types && n < size; k++) {
+        if (!(types & (1u << k)))
+            continue;
+        int w = snprintf(buf + n, size - n, "%s%s", n ? "+" : "", cl->types[k].name);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* The stages as runs of equal (device types, layers): "stages 1-2: 22
  * layers each on a100; stage 3: 18 layers on v100". */
 static void stage_runs(const dnp_cluster *cl, const dnp_config3d *cfg,
                        const dnp_config3d_result *res, char *buf, size_t size)
@@ -14,15 +32,18 @@ static void stage_runs(const dnp_cluster *cl, const dnp_config3d *cfg,
     for (int s = 0; s < cfg->pp && n < size;) {
         int e = s;
         while (e + 1 < cfg->pp && res->stage_type[e + 1] == res->stage_type[s] &&
+               res->stage_types[e + 1] == res->stage_types[s] &&
                res->stage_layers[e + 1] == res->stage_layers[s])
             e++;
+        char on[160];
+        stage_on(cl, res, s, on, sizeof on);
         int w;
         if (e > s)
             w = snprintf(buf + n, size - n, "%sstages %d-%d: %d layers each on %s", n ? "; " : "",
-                         s + 1, e + 1, res->stage_layers[s], cl->types[res->stage_type[s]].name);
+                         s + 1, e + 1, res->stage_layers[s], on);
         else
             w = snprintf(buf + n, size - n, "%sstage %d: %d layers on %s", n ? "; " : "", s + 1,
-                         res->stage_layers[s], cl->types[res->stage_type[s]].name);
+                         res->stage_layers[s], on);
         if (w < 0)
             break;
         n += (size_t)w;
@@ -58,9 +79,12 @@ static json_t *stages_json(const dnp_cluster *cl, const dnp_config3d *cfg,
                            const dnp_config3d_result *res)
 {
     json_t *a = json_array();
-    for (int s = 0; a != NULL && s < cfg->pp; s++)
+    for (int s = 0; a != NULL && s < cfg->pp; s++) {
+        char on[160];
+        stage_on(cl, res, s, on, sizeof on);
         json_array_append_new(a, json_pack("{s:i,s:s}", "layers", res->stage_layers[s], "device",
-                                           cl->types[res->stage_type[s]].name));
+                                           on));
+    }
     return a;
 }
 
@@ -69,7 +93,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
                         const char *json)
 {
-    char spec[256];
+    char spec[4096]; /* a cluster spec of 8 custom types fits (docs/cluster.md) */
     dnp_cluster_format(cl, spec, sizeof spec);
     int rc = 0;
     /* a search on a mixed cluster is compared with the plans that ignore
@@ -106,6 +130,10 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             json_t *c = json_object_get(o, "config");
             json_object_set_new(c, "zero", json_integer(cfg->zero));
             json_object_set_new(c, "schedule", json_string(cfg->gpipe ? "gpipe" : "1f1b"));
+            json_object_set_new(c, "grad_dtype", json_string(cfg->grad_fp32 || opt->grad_fp32
+                                                                 ? "fp32"
+                                                                 : "default"));
+            json_object_set_new(o, "embed_sync_s", json_real(res->embed_sync_s));
             json_object_set_new(o, "stages", stages_json(cl, cfg, res));
         }
         if (o != NULL && have_base) {
@@ -165,6 +193,15 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                "collectives %s per rank\n",
                t1, 100.0 * res->mfu, t2, t3);
         printf("pipeline message %s each, data-parallel gradient sync %s\n", t4, t5);
+        const char *fp32 = cfg->grad_fp32 || opt->grad_fp32 ? "gradients all-reduced in fp32" : "";
+        if (res->embed_sync_s > 0.0) {
+            char t6[32];
+            cli_fmt_time(res->embed_sync_s, t6, sizeof t6);
+            printf("tied-embedding gradient sync %s between the first and last stage%s%s\n", t6,
+                   *fp32 ? "; " : "", fp32);
+        } else if (*fp32) {
+            printf("%s\n", fp32);
+        }
         printf("memory per device (fullest stage %d of %d) %.1f GB of %.1f GB: weights, "
                "gradients, optimizer %.1f GB, activations %.1f GB%s\n",
                res->mem_stage + 1, cfg->pp, res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9,
@@ -183,8 +220,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                     printf(", %s on this cluster: ", tc);
                     print_ratio(base.slowest_on_cluster.step_time_s, res->step_time_s);
                 } else {
-                    printf(" (on this cluster its stages do not map onto the types or do not "
-                           "fit): ");
+                    printf(" (on this cluster it does not fit): ");
                     print_ratio(base.slowest_planned.step_time_s, res->step_time_s);
                 }
                 printf("\n");
