@@ -184,6 +184,15 @@ typedef struct {
 static double gemm_eff_compute(const perf_rates *r, double batch_count, double m, double n,
                                double k);
 
+/* ceil of a count computed in floating point: a dimension that is an
+ * integer up to rounding (a share's product, 1024 x 0.25 x 4) must not
+ * gain a tile (ceil(16.000000000001) = 17), or two paths to the same GEMM
+ * would differ. */
+static double ceil_count(double x)
+{
+    return ceil(x * (1.0 - 1e-12));
+}
+
 double perf_gemm_eff(const perf_rates *r, double batch_count, double m, double n, double k)
 {
     if (r->sm_count <= 0 || !(batch_count >= 1.0 && m >= 1.0 && n >= 1.0 && k >= 1.0) ||
@@ -223,7 +232,7 @@ static double gemm_eff_compute(const perf_rates *r, double batch_count, double m
     double best_s = INFINITY;
     for (size_t t = 0; t < sizeof k_tiles / sizeof k_tiles[0]; t++) {
         const double tm = k_tiles[t][0], tn = k_tiles[t][1];
-        const double out_tiles = batch_count * ceil(m / tm) * ceil(n / tn);
+        const double out_tiles = ceil_count(batch_count) * ceil_count(m / tm) * ceil_count(n / tn);
         /* flop per operand byte of one k-step of the tile: it loads
          * (tm + tn) elements and does 2 tm tn flop */
         const double intensity = 2.0 * tm * tn / ((tm + tn) * op_bytes);
@@ -232,14 +241,14 @@ static double gemm_eff_compute(const perf_rates *r, double batch_count, double m
             if (split > 1.0 && (k / split < GEMM_MIN_SPLIT_K || out_tiles >= sms))
                 break;
             const double tiles = out_tiles * split;
-            const double waves = ceil(tiles / sms);
+            const double waves = ceil_count(tiles / sms);
             const double active = tiles < sms ? tiles : sms;
             double rate = ceiling_flops / sms; /* one SM at the ceiling */
             if (r->l2_bw_bps > 0.0) {
                 double fed = r->l2_bw_bps / active * intensity;
                 rate = fed < rate ? fed : rate;
             }
-            double t_s = waves * 2.0 * tm * tn * ceil(k / split) / rate;
+            double t_s = waves * 2.0 * tm * tn * ceil_count(k / split) / rate;
             if (split > 1.0 && mem_bps > 0.0) /* partials written, then read and summed */
                 t_s += 2.0 * split * batch_count * m * n * PARTIAL_BYTES / mem_bps;
             best_s = t_s < best_s ? t_s : best_s;

@@ -478,7 +478,7 @@ TEST(config3d_mixed_stage_slowest_replica)
     /* the gradient all-reduce on 4 bare devices of 1e9 B/s: the ring's
      * 2 (p - 1) / p S / B with S = params x 2 bytes (fp16 gradients) */
     double params = 4.0 * S->lay.params + S->pre.params + S->post.params;
-    CHECK_NEAR(r.dp_comm_s, 1.5 * params * 2.0 / 1e9, 1e-9, 0.0);
+    CHECK_NEAR(r.dp_comm_s, 1.5 * params * 2.0 / (1e9 * 0.96), 1e-9, 0.0); /* NCCL's 0.96 */
     CHECK_NEAR(r.step_time_s, 2.0 * per_mb + r.dp_comm_s + r.optimizer_s, 1e-9, 0.0);
     dnp_graph_free(g);
     g = NULL;
@@ -533,10 +533,12 @@ TEST(config3d_embedding_sync)
                       "dtype=fp16)";
     dnp_config3d_result r;
     CHECK_EQ_INT(run(gpt, two, 4, "pp=2", &r), DNP_OK);
-    CHECK_NEAR(r.embed_sync_s, 50000.0 * 1024 * 2 / 1e9, 1e-12, 0.0);
+    /* at NCCL's achieved 0.96 of the network rate (docs/collectives.md) */
+    const double sync_s = 50000.0 * 1024 * 2 / (1e9 * 0.96);
+    CHECK_NEAR(r.embed_sync_s, sync_s, 1e-12, 0.0);
     double step16 = r.step_time_s;
     CHECK_EQ_INT(run(gpt, two, 4, "pp=2,grad_dtype=fp32", &r), DNP_OK);
-    CHECK_NEAR(r.embed_sync_s, 50000.0 * 1024 * 2 / 1e9, 1e-12, 0.0);
+    CHECK_NEAR(r.embed_sync_s, sync_s, 1e-12, 0.0);
     /* both ends wait for it before their update: against the same step on
      * a network a million times faster (sync and messages ~0), the step is
      * longer by the sync plus the pipeline messages (4 micro-batches, each
@@ -544,8 +546,8 @@ TEST(config3d_embedding_sync)
     dnp_config3d_result fast;
     CHECK_EQ_INT(run(gpt, "2xcustom(name=g,tflops=100,mem_gb=80,membw_gbps=2000,net_gbps=8e6,"
                           "dtype=fp16)", 4, "pp=2", &fast), DNP_OK);
-    CHECK(step16 - fast.step_time_s >= 0.1024);
-    CHECK(step16 - fast.step_time_s <= 0.1024 + 16 * 0.000263);
+    CHECK(step16 - fast.step_time_s >= sync_s);
+    CHECK(step16 - fast.step_time_s <= sync_s + 16 * 0.000263 / 0.96);
     /* one stage holds both ends: nothing to synchronise */
     CHECK_EQ_INT(run(gpt, two, 4, "dp=2", &r), DNP_OK);
     CHECK_NEAR(r.embed_sync_s, 0.0, 0.0, 0.0);
