@@ -19,7 +19,7 @@ static const char help[] =
     "  --json FILE     rows and summary as JSON (- for standard output)\n"
     "\n"
     "examples:\n"
-    "  dnnpar validate ../shared/data/validation/resnet50.csv\n"
+    "  dnnpar validate data/validation/resnet50.csv\n"
     "  dnnpar validate runs.csv --no-calibrate --json -\n";
 
 static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
