@@ -541,8 +541,12 @@ int dnp_link_topo_from_name(const char *s);
  * and writes node presets in node form ("2xdgx-a100").  O(length). */
 dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);
 /* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3"; parsing it
- * gives back *c exactly, every field. */
-void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
+ * gives back *c exactly, every field.  Writes at most n bytes into buf
+ * (NUL-terminated when n > 0; buf may be NULL when n is 0) and returns the
+ * full text's length without its NUL, as snprintf does: a caller allocates
+ * the returned length + 1 bytes for the whole text (custom device types
+ * make it run to hundreds of bytes a type).  O(types). */
+size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
