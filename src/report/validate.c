@@ -487,7 +487,15 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     rs->is_config = strcmp(r->search, "config") == 0;
     if (rs->is_config) {
         if (dnp_config3d_parse(r->config, &rs->cfg, &e) != DNP_OK) {
-            snprintf(r->note, sizeof r->note, "%s", e.msg);
+            /* the parser's "config 'TEXT': reason" without TEXT, the row's
+             * configuration columns (in the JSON report as "config") */
+            size_t lc = strlen(r->config);
+            const char *why = e.msg;
+            if (strncmp(why, "config '", 8) == 0 && strncmp(why + 8, r->config, lc) == 0 &&
+                strncmp(why + 8 + lc, "': ", 3) == 0)
+                why += 8 + lc + 3;
+            snprintf(r->note, sizeof r->note, "%s%s", why == e.msg ? "" : "configuration: ",
+                     why);
             return;
         }
         scheme = DNP_SCHEME_DP;

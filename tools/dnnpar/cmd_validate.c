@@ -152,7 +152,7 @@ static void print_breakdown(const dnp_validation *v, const char *unit, double pe
             if (k < K_MEM && isfinite(x[k]))
                 snprintf(cell[k], sizeof cell[k], "%.3f", x[k] * per_s);
             else if (k == K_MEM && isfinite(r->mem_bytes))
-                snprintf(cell[k], sizeof cell[k], "%.1f of %.1f", r->mem_bytes / 1e9,
+                snprintf(cell[k], sizeof cell[k], "%.3g of %.3g", r->mem_bytes / 1e9,
                          r->mem_capacity_bytes / 1e9);
             else if (k == K_FITS && r->fits >= 0)
                 snprintf(cell[k], sizeof cell[k], "%s", r->fits ? "yes" : "no");
@@ -198,11 +198,14 @@ static void to_text(const dnp_validation *v, int calibrate)
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
     }
     /* One unit for both time columns, named in their headers: the one the
-     * largest time of the rows, measured or predicted, reads best in
-     * (cli_time_unit), so predicted and measured compare digit by digit. */
+     * largest time of the predicted rows (of every row when none was
+     * predicted) reads best in (cli_time_unit), so predicted and measured
+     * compare digit by digit. */
     double max_s = 0.0, per_s;
     for (int i = 0; i < v->n_rows; i++) {
         const dnp_validation_row *r = &v->rows[i];
+        if (!isfinite(r->predicted_step_s) && v->n_not_predicted < v->n_rows)
+            continue;
         if (isfinite(r->predicted_step_s))
             max_s = r->predicted_step_s > max_s ? r->predicted_step_s : max_s;
         max_s = r->measured_step_s > max_s ? r->measured_step_s : max_s;
