@@ -546,8 +546,12 @@ int dnp_link_topo_from_name(const char *s);
  * and writes node presets in node form ("2xdgx-a100").  O(length). */
 dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err);
 /* Canonical spec text of a cluster, e.g. "128xtpu-v2+128xtpu-v3"; parsing it
- * gives back *c exactly, every field. */
-void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
+ * gives back *c exactly, every field.  Writes at most n bytes into buf
+ * (NUL-terminated when n > 0; buf may be NULL when n is 0) and returns the
+ * full text's length without its NUL, as snprintf does: a caller allocates
+ * the returned length + 1 bytes for the whole text (custom device types
+ * make it run to hundreds of bytes a type).  O(types). */
+size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
@@ -1108,12 +1112,15 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
 /* Validation against measured runs (src/report/validate.c)             */
 /* ------------------------------------------------------------------ */
 
-/* One row of a validation CSV (docs/validation.md) with its prediction. */
+/* One row of a validation CSV (docs/validation.md) with its prediction.
+ * Every string is NUL-terminated, of any length, and owned by the
+ * dnp_validation holding the row (freed by dnp_validation_free). */
 typedef struct {
-    char id[64];
-    char stack[64];           /* software stack: framework and version */
-    char role[16];            /* "calibrate" or "validate" */
-    char model[256], cluster[128], precision[16], search[16];
+    char *id;
+    char *stack;              /* software stack: framework and version */
+    char *role;               /* "calibrate" or "validate" */
+    char *model, *cluster, *precision, *search;
+    int line;                 /* the row's line in the file (the header is line 1) */
     int64_t batch;
     double measured_step_s;
     double predicted_step_s;  /* NAN if the row could not be predicted */
@@ -1121,15 +1128,34 @@ typedef struct {
     double compute_eff;       /* efficiency used: fitted, else the device's or the model default */
     int calibrated;           /* 1: compute_eff was fitted on this stack's calibrate rows */
     double straggler_pace;    /* the prediction's straggler factor (dnp_plan_summary; 1 = none) */
-    char config[160];         /* search "config": the configuration from the optional
-                               * columns tp, pp, dp, microbatch, interleave, recompute,
-                               * seq_par, as dnp_config3d_parse reads it; "" otherwise */
-    char note[600];           /* why a row was skipped, or "" */
+    char *config;             /* search "config": the configuration from the columns tp, pp,
+                               * dp, microbatch, interleave, recompute, seq_par, layers, zero,
+                               * schedule, grad_dtype as "KEY=VALUE,..." for
+                               * dnp_config3d_parse; "" otherwise */
+    char note[600];           /* why a row was not predicted, or a remark on its prediction;
+                               * "" if none */
+    /* The predicted step's parts (NAN where the row's search has no such
+     * figure, or the row was not predicted).  search "config", from
+     * dnp_config3d_result: busy_s (the busiest pipeline rank's compute
+     * stream: kernels, the tensor-parallel collectives it waits for, the
+     * gradient all-reduce, the optimizer) + bubble_s = the step; tp_comm_s,
+     * dp_comm_s, p2p_s (one pipeline message), optimizer_s.  Other searches,
+     * from dnp_plan_summary: compute_s (compute on the critical path) and
+     * exposed_comm_s (communication the critical device's compute waits
+     * for).  Both: mem_bytes (the fullest device's footprint: weights,
+     * gradients, optimizer state, activations), mem_capacity_bytes (that
+     * device's memory) and fits (1 within capacity, 0 not, -1 not
+     * predicted). */
+    double busy_s, bubble_s, tp_comm_s, dp_comm_s, p2p_s, optimizer_s;
+    double compute_s, exposed_comm_s;
+    double mem_bytes, mem_capacity_bytes;
+    int fits;
 } dnp_validation_row;
 
 /* A fitted efficiency: one per stack, device type and precision. */
 typedef struct {
-    char stack[64], device[32], precision[16];
+    const char *stack;        /* the stack of its rows (owned by the dnp_validation) */
+    char device[32], precision[16];
     double compute_eff;
     int n_rows;               /* calibrate rows it was fitted on */
     double rms_log_error;     /* residual over those rows */
@@ -1141,24 +1167,38 @@ typedef struct {
     int n_fits;
     dnp_calibration *fits;
     int n_validate;           /* validate rows predicted */
+    int n_not_predicted;      /* rows of either role without a prediction (see their notes) */
     double mape_pct;          /* mean absolute percentage error over them (NAN if none) */
     double max_abs_error_pct;
     double spearman;          /* rank correlation of predicted and measured (NAN if < 2) */
+    /* Header columns validate neither reads nor knows as context (source,
+     * note), in file order, each named once (owned by the dnp_validation). */
+    int n_unread_columns;
+    char **unread_columns;
 } dnp_validation;
 
-/* Read the CSV at `path` (columns id, stack, role, model, cluster, batch,
- * precision, search, measured_step_s, source; others ignored), fit each
- * stack's compute efficiency per device type and precision on its
- * calibrate rows (unless calibrate == 0: preset defaults), predict every
- * row with the default model, and summarise the validate rows.  Rows whose
- * model or search dnnpar cannot run are kept with a note and no
- * prediction.  Errors name file:line.  Free with dnp_validation_free.
- * O(rows x plan time x fit iterations). */
+/* Read the CSV at `path` (columns in docs/validation.md: id, stack, role,
+ * model, cluster, batch, precision, search, measured_step_s; for search
+ * "config" the configuration columns; a UTF-8 byte order mark is skipped;
+ * lines and fields of any length), fit each stack's compute efficiency
+ * per device type and precision on its calibrate rows (unless calibrate
+ * == 0: preset defaults), predict every row with the default model, and
+ * summarise the validate rows.  A row dnnpar cannot run (model, cluster,
+ * search or configuration refused by the loaders or the simulator) is
+ * kept with the reason in its note and no prediction; the others still
+ * run.  The input is refused (DNP_ERR_INPUT, naming file:line and the
+ * column) for a missing or duplicate column, a header column without a
+ * name, a row whose field count differs from the header's, a batch that
+ * is not decimal digits in 1 .. 2^40, a measured_step_s that is not a
+ * plain decimal number in [1e-9, 1e9] s, or a configuration value holding
+ * ',' or '='.  On success *out is owned by the caller: free it with
+ * dnp_validation_free.  O(rows x plan time x fit iterations). */
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err);
 /* From memory (see dnp_load_accpar_text_buffer). */
 dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const char *name,
                                    int calibrate, dnp_validation **out, dnp_error *err);
+/* Frees v, its rows, fits and every string they hold.  NULL is a no-op. */
 void dnp_validation_free(dnp_validation *v);
 
 /* ------------------------------------------------------------------ */

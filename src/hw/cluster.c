@@ -1427,10 +1427,11 @@ static int clamp_types(int n)
     return n < 0 ? 0 : n > DNP_MAX_DEVICE_TYPES ? DNP_MAX_DEVICE_TYPES : n;
 }
 
-/* Appends to a bounded buffer; always NUL-terminated, truncates silently. */
+/* Appends to a bounded buffer; always NUL-terminated (n > 0), truncates
+ * silently; need counts the bytes of the whole text (n = 0: measure only). */
 typedef struct {
     char *buf;
-    size_t n, len;
+    size_t n, len, need;
 } sink;
 
 #if defined(__GNUC__)
@@ -1438,15 +1439,16 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static void put(sink *s, const char *fmt, ...)
 {
-    if (s->len + 1 >= s->n)
-        return;
+    size_t room = s->len + 1 < s->n ? s->n - s->len : 0;
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(s->buf + s->len, s->n - s->len, fmt, ap);
+    int w = vsnprintf(room ? s->buf + s->len : NULL, room, fmt, ap);
     va_end(ap);
     if (w < 0)
         return;
-    s->len = (size_t)w >= s->n - s->len ? s->n - 1 : s->len + (size_t)w;
+    s->need += (size_t)w;
+    if (room)
+        s->len = (size_t)w >= room ? s->n - 1 : s->len + (size_t)w;
 }
 
 /* 1 if the decimal text parses back to a value that scales to exactly si. */
@@ -1611,23 +1613,27 @@ static void format_term(sink *s, int64_t count, const dnp_device_type *d)
 }
 
 /* Write the canonical spec of *c into buf[n] (always NUL-terminated when
- * n > 0, truncated if short): terms "COUNTxNAME" joined by '+', in type
- * order, count always written, custom types as custom(...) with every known
- * figure.  dnp_cluster_parse of the full text gives back *c. */
-void dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n)
+ * n > 0, truncated if short; buf may be NULL when n is 0): terms
+ * "COUNTxNAME" joined by '+', in type order, count always written, custom
+ * types as custom(...) with every known figure.  dnp_cluster_parse of the
+ * full text gives back *c.  Returns the full text's length (snprintf's
+ * convention): the text was cut if it is >= n. */
+size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n)
 {
-    if (buf == NULL || n == 0)
-        return;
-    buf[0] = '\0';
+    if (buf == NULL)
+        n = 0;
+    if (n > 0)
+        buf[0] = '\0';
     if (c == NULL)
-        return;
-    sink s = {buf, n, 0};
+        return 0;
+    sink s = {buf, n, 0, 0};
     int nt = clamp_types(c->n_types);
     for (int i = 0; i < nt; i++) {
         if (i)
             put(&s, "+");
         format_term(&s, c->counts[i], &c->types[i]);
     }
+    return s.need;
 }
 
 /* Total number of devices in *c (0 for NULL). */

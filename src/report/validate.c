@@ -18,30 +18,62 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_FIELDS 32
-#define MAX_LINE 4096
 /* The efficiency is searched in [EFF_MIN, 1] on a log scale. */
 #define EFF_MIN 0.02
 #define FIT_ITERATIONS 60
+/* A measured step must lie in [MEASURED_MIN_S, MEASURED_MAX_S]: a training
+ * step shorter than a nanosecond or longer than 31 years is no measurement,
+ * and the bounds keep the error's arithmetic finite (docs/validation.md). */
+#define MEASURED_MIN_S 1e-9
+#define MEASURED_MAX_S 1e9
+/* Largest global batch (sequences or samples per step): 2^40. */
+#define MAX_BATCH (1LL << 40)
+
+static void free_row(dnp_validation_row *r)
+{
+    dnp_free(r->id);
+    dnp_free(r->stack);
+    dnp_free(r->role);
+    dnp_free(r->model);
+    dnp_free(r->cluster);
+    dnp_free(r->precision);
+    dnp_free(r->search);
+    dnp_free(r->config);
+}
 
 void dnp_validation_free(dnp_validation *v)
 {
     if (v == NULL)
         return;
+    for (int i = 0; v->rows != NULL && i < v->n_rows; i++)
+        free_row(&v->rows[i]);
+    for (int i = 0; v->unread_columns != NULL && i < v->n_unread_columns; i++)
+        dnp_free(v->unread_columns[i]);
+    dnp_free(v->unread_columns);
     dnp_free(v->rows);
     dnp_free(v->fits);
     dnp_free(v);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = dnp_malloc(n);
+    if (d != NULL)
+        memcpy(d, s, n);
+    return d;
 }
 
 /* ---------------------------------------------------------------- */
 /* CSV (RFC 4180: quoted fields, doubled quotes; one record per line)  */
 /* ---------------------------------------------------------------- */
 
-/* Split `line` in place into fields; returns the count or -1 on a bad
- * quote. */
-static int split_csv(char *line, char **fields, int max)
+/* Split `line` in place into fields (at most max, which the caller sizes
+ * as its commas + 1, so it is never reached by a well-formed line); returns
+ * the count or -1 on a bad quote. */
+static int split_csv(char *line, char **fields, size_t max)
 {
-    int n = 0;
+    size_t n = 0;
     char *r = line, *w = line;
     for (;;) {
         if (n == max)
@@ -70,183 +102,361 @@ static int split_csv(char *line, char **fields, int max)
         }
         if (*r == '\0') {
             *w = '\0';
-            return n;
+            return n > (size_t)INT32_MAX ? -1 : (int)n;
         }
         *w++ = '\0';
         r++;
     }
 }
 
-static void chomp(char *s)
-{
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
-}
-
 enum { C_ID, C_STACK, C_ROLE, C_MODEL, C_CLUSTER, C_BATCH, C_PREC, C_SEARCH, C_MEASURED, C_N };
 static const char *const k_cols[C_N] = {"id",      "stack",     "role",
                                         "model",   "cluster",   "batch",
                                         "precision", "search",  "measured_step_s"};
-/* Optional columns of search "config" rows (docs/validation.md). */
-#define N_CFG_COLS 7
-static const char *const k_cfg_cols[N_CFG_COLS] = {"tp",         "pp",        "dp",     "microbatch",
-                                                   "interleave", "recompute", "seq_par"};
+/* The configuration columns of search "config" rows, each passed to
+ * dnp_config3d_parse as KEY=VALUE under its own name (docs/validation.md). */
+#define N_CFG_COLS 11
+static const char *const k_cfg_cols[N_CFG_COLS] = {
+    "tp",     "pp",   "dp",       "microbatch", "interleave", "recompute",
+    "seq_par", "layers", "zero", "schedule",   "grad_dtype"};
+/* Columns documented as context: read by people, not by validate. */
+static const char *const k_context_cols[] = {"source", "note"};
 
 /* Largest validation CSV read (bytes). */
 #define MAX_CSV_BYTES ((size_t)64 << 20)
 
-/* Copy the next line of data[*pos..len) (without its '\n') into line
- * (MAX_LINE bytes); returns 1 for a line, 0 at the end, -1 if it is longer
- * than MAX_LINE - 1 bytes or holds a NUL byte. */
-static int next_line(const char *data, size_t len, size_t *pos, char *line)
+/* A line of the file, copied out to be split in place, and its fields;
+ * both buffers grow to the longest line. */
+typedef struct {
+    char *line;
+    size_t line_cap;
+    char **fields;
+    size_t fields_cap;
+    int n;             /* fields of the current line */
+} csv_line;
+
+static void csv_line_free(csv_line *l)
+{
+    dnp_free(l->line);
+    dnp_free(l->fields);
+}
+
+/* Grow *buf (elements of `size` bytes, *cap of them) to hold `need`. */
+static int grow(void **buf, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < need)
+        c = c > SIZE_MAX / 2 / size ? need : 2 * c;
+    void *p = dnp_realloc(*buf, c * size);
+    if (p == NULL)
+        return -1;
+    *buf = p;
+    *cap = c;
+    return 0;
+}
+
+/* Read the next line of data[*pos..len) (without its "\n" or "\r\n") into
+ * l and split it: 1 for a line (l->n = -1 for a bad quote), 0 at the end,
+ * -1 for a NUL byte in it, -2 out of memory. */
+static int next_line(const char *data, size_t len, size_t *pos, csv_line *l)
 {
     if (*pos >= len)
         return 0;
-    size_t start = *pos, end = start;
+    size_t start = *pos, end = start, commas = 0;
     while (end < len && data[end] != '\n')
-        end++;
+        commas += data[end++] == ',';
     *pos = end < len ? end + 1 : end;
-    if (end - start >= MAX_LINE - 1 || memchr(data + start, '\0', end - start) != NULL)
+    if (memchr(data + start, '\0', end - start) != NULL)
         return -1;
-    memcpy(line, data + start, end - start);
-    line[end - start] = '\0';
+    if (grow((void **)&l->line, &l->line_cap, end - start + 1, 1) != 0 ||
+        grow((void **)&l->fields, &l->fields_cap, commas + 1, sizeof *l->fields) != 0)
+        return -2;
+    size_t n = end - start;
+    memcpy(l->line, data + start, n);
+    while (n > 0 && l->line[n - 1] == '\r')
+        n--;
+    l->line[n] = '\0';
+    l->n = split_csv(l->line, l->fields, commas + 1);
     return 1;
+}
+
+/* 1 if s is decimal digits only (a non-negative integer, no sign). */
+static int all_digits(const char *s)
+{
+    if (*s == '\0')
+        return 0;
+    for (; *s != '\0'; s++)
+        if (*s < '0' || *s > '9')
+            return 0;
+    return 1;
+}
+
+/* 1 if s is a plain decimal number: digits with at most one '.', at least
+ * one digit, then an optional exponent e[+-]digits; no sign, blanks, hex,
+ * inf or nan (strtod would take them). */
+static int plain_decimal(const char *s)
+{
+    int digits = 0;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
+    if (*s == '.')
+        for (s++; *s >= '0' && *s <= '9'; s++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == '\0';
+}
+
+/* Header: the column of each read field (-1 if absent). */
+typedef struct {
+    int n;                  /* fields in the header */
+    int col[C_N];
+    int cfg_col[N_CFG_COLS];
+} csv_header;
+
+static dnp_status read_header(csv_line *l, const char *path, csv_header *h, dnp_validation *v,
+                              dnp_error *err)
+{
+    char q[DNP_QUOTE_MAX + 8];
+    if (l->n < 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "%s:1: malformed CSV header (unbalanced quotes)",
+                      path);
+        return DNP_ERR_INPUT;
+    }
+    h->n = l->n;
+    for (int i = 0; i < l->n; i++) {
+        if (l->fields[i][0] == '\0') {
+            dnp_error_set(err, DNP_ERR_INPUT, "%s:1: column %d of the header has no name", path,
+                          i + 1);
+            return DNP_ERR_INPUT;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(l->fields[i], l->fields[j]) == 0) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "%s:1: column '%s' appears twice in the header (columns %d and %d)",
+                              path, dnp_quote_str(l->fields[i], q, sizeof q), j + 1, i + 1);
+                return DNP_ERR_INPUT;
+            }
+    }
+    for (int c = 0; c < C_N; c++) {
+        h->col[c] = -1;
+        for (int i = 0; i < l->n; i++)
+            if (strcmp(l->fields[i], k_cols[c]) == 0)
+                h->col[c] = i;
+        if (h->col[c] < 0) {
+            dnp_error_set(err, DNP_ERR_INPUT, "%s:1: no column '%s' in the header", path,
+                          k_cols[c]);
+            return DNP_ERR_INPUT;
+        }
+    }
+    for (int c = 0; c < N_CFG_COLS; c++) {
+        h->cfg_col[c] = -1;
+        for (int i = 0; i < l->n; i++)
+            if (strcmp(l->fields[i], k_cfg_cols[c]) == 0)
+                h->cfg_col[c] = i;
+    }
+    /* every other column is named once, in file order */
+    for (int i = 0; i < l->n; i++) {
+        int known = 0;
+        for (int c = 0; c < C_N; c++)
+            known |= h->col[c] == i;
+        for (int c = 0; c < N_CFG_COLS; c++)
+            known |= h->cfg_col[c] == i;
+        for (size_t c = 0; c < sizeof k_context_cols / sizeof k_context_cols[0]; c++)
+            known |= strcmp(l->fields[i], k_context_cols[c]) == 0;
+        if (known)
+            continue;
+        char **p = dnp_realloc(v->unread_columns,
+                               (size_t)(v->n_unread_columns + 1) * sizeof *p);
+        if (p == NULL)
+            return DNP_ERR_NOMEM;
+        v->unread_columns = p;
+        if ((p[v->n_unread_columns] = dup_str(l->fields[i])) == NULL)
+            return DNP_ERR_NOMEM;
+        v->n_unread_columns++;
+    }
+    return DNP_OK;
+}
+
+/* The configuration of row r (search "config") from its configuration
+ * columns as "KEY=VALUE,...", or the note of a row of another search that
+ * fills one.  A value holding ',' or '=' would become several items: the
+ * input is refused. */
+static dnp_status read_config(const csv_line *l, const csv_header *h, const char *path,
+                              int line_no, dnp_validation_row *r, dnp_error *err)
+{
+    char q[DNP_QUOTE_MAX + 8];
+    int is_config = strcmp(r->search, "config") == 0;
+    size_t need = 1;
+    for (int c = 0; c < N_CFG_COLS; c++) {
+        if (h->cfg_col[c] < 0)
+            continue;
+        const char *val = l->fields[h->cfg_col[c]];
+        if (val[0] == '\0')
+            continue;
+        if (strpbrk(val, ",=") != NULL) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "%s:%d: %s '%s' holds ',' or '=' (one value per column)", path,
+                          line_no, k_cfg_cols[c], dnp_quote_str(val, q, sizeof q));
+            return DNP_ERR_INPUT;
+        }
+        if (!is_config && r->note[0] == '\0')
+            snprintf(r->note, sizeof r->note,
+                     "column %s is given, but configuration columns are read for search "
+                     "'config' only (this row's search: %s)",
+                     k_cfg_cols[c], dnp_quote_str(r->search, q, sizeof q));
+        need += strlen(k_cfg_cols[c]) + strlen(val) + 2;
+    }
+    if ((r->config = dnp_malloc(need)) == NULL)
+        return DNP_ERR_NOMEM;
+    r->config[0] = '\0';
+    if (!is_config)
+        return DNP_OK;
+    size_t used = 0;
+    for (int c = 0; c < N_CFG_COLS; c++) {
+        if (h->cfg_col[c] < 0 || l->fields[h->cfg_col[c]][0] == '\0')
+            continue;
+        int w = snprintf(r->config + used, need - used, "%s%s=%s", used ? "," : "",
+                         k_cfg_cols[c], l->fields[h->cfg_col[c]]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return DNP_OK;
+}
+
+/* One data line into row r (already zeroed and counted in v, so its strings
+ * are freed with v whatever happens). */
+static dnp_status read_row(const csv_line *l, const csv_header *h, const char *path,
+                           int line_no, dnp_validation_row *r, dnp_error *err)
+{
+    char q[DNP_QUOTE_MAX + 8];
+    dnp_status st = DNP_ERR_INPUT;
+    r->line = line_no;
+    r->predicted_step_s = r->error_pct = NAN;
+    r->busy_s = r->bubble_s = r->tp_comm_s = r->dp_comm_s = r->p2p_s = r->optimizer_s = NAN;
+    r->compute_s = r->exposed_comm_s = r->mem_bytes = r->mem_capacity_bytes = NAN;
+    r->fits = -1;
+    char **dst[] = {&r->id,      &r->stack,   &r->role,      &r->model,
+                    &r->cluster, &r->precision, &r->search};
+    static const int src[] = {C_ID, C_STACK, C_ROLE, C_MODEL, C_CLUSTER, C_PREC, C_SEARCH};
+    for (size_t k = 0; k < sizeof src / sizeof src[0]; k++)
+        if ((*dst[k] = dup_str(l->fields[h->col[src[k]]])) == NULL)
+            return DNP_ERR_NOMEM;
+    if (strcmp(r->role, "calibrate") != 0 && strcmp(r->role, "validate") != 0) {
+        dnp_error_set(err, st, "%s:%d: role '%s' (expected calibrate or validate)", path,
+                      line_no, dnp_quote_str(r->role, q, sizeof q));
+        return st;
+    }
+    const char *bt = l->fields[h->col[C_BATCH]];
+    long long b = all_digits(bt) ? strtoll(bt, NULL, 10) : -1;
+    if (b <= 0 || b > MAX_BATCH) {
+        dnp_error_set(err, st, "%s:%d: batch '%s' is not an integer in 1 .. 2^40", path,
+                      line_no, dnp_quote_str(bt, q, sizeof q));
+        return st;
+    }
+    r->batch = b;
+    const char *mt = l->fields[h->col[C_MEASURED]];
+    if (!plain_decimal(mt)) {
+        dnp_error_set(err, st,
+                      "%s:%d: measured_step_s '%s' is not a plain decimal number of seconds "
+                      "(digits, '.', an exponent e[+-]N)",
+                      path, line_no, dnp_quote_str(mt, q, sizeof q));
+        return st;
+    }
+    double m = strtod(mt, NULL);
+    if (!(m >= MEASURED_MIN_S && m <= MEASURED_MAX_S)) {
+        dnp_error_set(err, st, "%s:%d: measured_step_s '%s' is out of range (%g .. %g s)", path,
+                      line_no, dnp_quote_str(mt, q, sizeof q), MEASURED_MIN_S, MEASURED_MAX_S);
+        return st;
+    }
+    r->measured_step_s = m;
+    return read_config(l, h, path, line_no, r, err);
 }
 
 static dnp_status read_rows(const char *data, size_t len, const char *path, dnp_validation *v,
                             dnp_error *err)
 {
-    char line[MAX_LINE];
-    char *fields[MAX_FIELDS];
-    int col[C_N], cfg_col[N_CFG_COLS], line_no = 0, cap = 0;
+    csv_line l = {0};
+    csv_header h;
+    int line_no = 1, cap = 0;
     dnp_status st = DNP_ERR_INPUT;
     size_t pos = 0;
-    int got = next_line(data, len, &pos, line);
+    /* a UTF-8 byte order mark (U+FEFF, EF BB BF; spreadsheets write one) */
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3;
+    int got = next_line(data, len, &pos, &l);
     if (got == 0) {
         dnp_error_set(err, st, "%s: empty file (expected a header line)", path);
         goto done;
     }
-    line_no = 1;
-    if (got < 0) {
-        dnp_error_set(err, st, "%s:1: line longer than %d bytes or holding a NUL byte", path,
-                      MAX_LINE - 1);
+    if (got == -1) {
+        dnp_error_set(err, st, "%s:1: a NUL byte in the line", path);
         goto done;
     }
-    chomp(line);
-    int nf = split_csv(line, fields, MAX_FIELDS);
-    for (int c = 0; c < C_N; c++) {
-        col[c] = -1;
-        for (int i = 0; i < nf; i++)
-            if (strcmp(fields[i], k_cols[c]) == 0)
-                col[c] = i;
-        if (col[c] < 0) {
-            dnp_error_set(err, st, "%s:1: no column '%s' in the header", path, k_cols[c]);
-            goto done;
-        }
+    if (got == -2 || (st = read_header(&l, path, &h, v, err)) == DNP_ERR_NOMEM) {
+        st = DNP_ERR_NOMEM;
+        goto done;
     }
-    for (int c = 0; c < N_CFG_COLS; c++) {
-        cfg_col[c] = -1;
-        for (int i = 0; i < nf; i++)
-            if (strcmp(fields[i], k_cfg_cols[c]) == 0)
-                cfg_col[c] = i;
-    }
-    while ((got = next_line(data, len, &pos, line)) != 0) {
+    if (st != DNP_OK)
+        goto done;
+    st = DNP_ERR_INPUT;
+    while ((got = next_line(data, len, &pos, &l)) != 0) {
         line_no++;
-        if (got < 0) {
-            dnp_error_set(err, st, "%s:%d: line longer than %d bytes or holding a NUL byte",
-                          path, line_no, MAX_LINE - 1);
+        if (got == -1) {
+            dnp_error_set(err, st, "%s:%d: a NUL byte in the line", path, line_no);
             goto done;
         }
-        chomp(line);
-        if (line[0] == '\0')
+        if (got == -2) {
+            st = DNP_ERR_NOMEM;
+            goto done;
+        }
+        if (l.n == 1 && l.line[0] == '\0')
             continue;
-        nf = split_csv(line, fields, MAX_FIELDS);
-        if (nf < 0) {
-            dnp_error_set(err, st, "%s:%d: malformed CSV (unbalanced quotes or too many fields)",
-                          path, line_no);
+        if (l.n < 0) {
+            dnp_error_set(err, st, "%s:%d: malformed CSV (unbalanced quotes)", path, line_no);
+            goto done;
+        }
+        if (l.n != h.n) {
+            dnp_error_set(err, st, "%s:%d: %d fields, the header has %d", path, line_no, l.n,
+                          h.n);
             goto done;
         }
         if (v->n_rows == cap) {
+            if (cap > INT32_MAX / 2) {
+                dnp_error_set(err, st, "%s:%d: too many rows", path, line_no);
+                goto done;
+            }
             cap = cap ? cap * 2 : 16;
             dnp_validation_row *p = dnp_realloc(v->rows, (size_t)cap * sizeof *p);
             if (p == NULL) {
                 st = DNP_ERR_NOMEM;
-                dnp_error_set(err, st, "out of memory reading %s", path);
                 goto done;
             }
             v->rows = p;
         }
-        dnp_validation_row *r = &v->rows[v->n_rows];
+        dnp_validation_row *r = &v->rows[v->n_rows++];
         memset(r, 0, sizeof *r);
-        for (int c = 0; c < C_N; c++)
-            if (col[c] >= nf) {
-                dnp_error_set(err, st, "%s:%d: %d fields, no '%s'", path, line_no, nf, k_cols[c]);
-                goto done;
-            }
-        static const struct { int col; size_t size; } k_len[] = {
-            {C_ID, sizeof r->id},           {C_STACK, sizeof r->stack},
-            {C_ROLE, sizeof r->role},       {C_MODEL, sizeof r->model},
-            {C_CLUSTER, sizeof r->cluster}, {C_PREC, sizeof r->precision},
-            {C_SEARCH, sizeof r->search}};
-        for (size_t k = 0; k < sizeof k_len / sizeof k_len[0]; k++)
-            if (strlen(fields[col[k_len[k].col]]) >= k_len[k].size) {
-                char q[DNP_QUOTE_MAX + 8];
-                dnp_error_set(err, st, "%s:%d: %s '%s' is longer than %zu characters", path,
-                              line_no, k_cols[k_len[k].col],
-                              dnp_quote_str(fields[col[k_len[k].col]], q, sizeof q),
-                              k_len[k].size - 1);
-                goto done;
-            }
-        char q[DNP_QUOTE_MAX + 8];
-        snprintf(r->id, sizeof r->id, "%s", fields[col[C_ID]]);
-        snprintf(r->stack, sizeof r->stack, "%s", fields[col[C_STACK]]);
-        snprintf(r->role, sizeof r->role, "%s", fields[col[C_ROLE]]);
-        snprintf(r->model, sizeof r->model, "%s", fields[col[C_MODEL]]);
-        snprintf(r->cluster, sizeof r->cluster, "%s", fields[col[C_CLUSTER]]);
-        snprintf(r->precision, sizeof r->precision, "%s", fields[col[C_PREC]]);
-        snprintf(r->search, sizeof r->search, "%s", fields[col[C_SEARCH]]);
-        if (strcmp(r->role, "calibrate") != 0 && strcmp(r->role, "validate") != 0) {
-            dnp_error_set(err, st, "%s:%d: role '%s' (expected calibrate or validate)", path,
-                          line_no, r->role);
+        dnp_status rst = read_row(&l, &h, path, line_no, r, err);
+        if (rst != DNP_OK) {
+            st = rst;
             goto done;
         }
-        char *end;
-        long long b = strtoll(fields[col[C_BATCH]], &end, 10);
-        if (*end != '\0' || b <= 0 || b > (1LL << 40)) {
-            dnp_error_set(err, st, "%s:%d: batch '%s' is not an integer in 1 .. 2^40", path,
-                          line_no, dnp_quote_str(fields[col[C_BATCH]], q, sizeof q));
-            goto done;
-        }
-        r->batch = b;
-        double m = strtod(fields[col[C_MEASURED]], &end);
-        if (*end != '\0' || !isfinite(m) || !(m > 0.0)) {
-            dnp_error_set(err, st, "%s:%d: measured_step_s '%s' is not a positive number", path,
-                          line_no, dnp_quote_str(fields[col[C_MEASURED]], q, sizeof q));
-            goto done;
-        }
-        r->measured_step_s = m;
-        if (strcmp(r->search, "config") == 0) {
-            size_t used = 0;
-            for (int c = 0; c < N_CFG_COLS; c++) {
-                if (cfg_col[c] < 0 || cfg_col[c] >= nf || fields[cfg_col[c]][0] == '\0')
-                    continue;
-                int w = snprintf(r->config + used, sizeof r->config - used, "%s%s=%s",
-                                 used ? "," : "", k_cfg_cols[c], fields[cfg_col[c]]);
-                if (w < 0 || (size_t)w >= sizeof r->config - used) {
-                    dnp_error_set(err, st, "%s:%d: the configuration columns are too long", path,
-                                  line_no);
-                    goto done;
-                }
-                used += (size_t)w;
-            }
-        }
-        r->predicted_step_s = NAN;
-        r->error_pct = NAN;
-        v->n_rows++;
     }
     st = DNP_OK;
 done:
+    if (st == DNP_ERR_NOMEM)
+        dnp_error_set(err, st, "out of memory reading %s", path);
+    csv_line_free(&l);
     return st;
 }
 
@@ -264,17 +474,28 @@ typedef struct {
 } row_setup;
 
 /* Model, cluster and options of a row; a row dnnpar cannot run gets a
- * note and ok = 0. */
+ * note and ok = 0 (a row whose note the reader already set, too). */
 static void setup_row(dnp_validation_row *r, row_setup *rs)
 {
     memset(rs, 0, sizeof *rs);
+    if (r->note[0] != '\0')
+        return;
     dnp_error e = {0};
+    char q[DNP_QUOTE_MAX + 8];
     int scheme = dnp_scheme_from_name(r->search);
     int prec = dnp_precision_from_name(r->precision);
     rs->is_config = strcmp(r->search, "config") == 0;
     if (rs->is_config) {
         if (dnp_config3d_parse(r->config, &rs->cfg, &e) != DNP_OK) {
-            snprintf(r->note, sizeof r->note, "%s", e.msg);
+            /* the parser's "config 'TEXT': reason" without TEXT, the row's
+             * configuration columns (in the JSON report as "config") */
+            size_t lc = strlen(r->config);
+            const char *why = e.msg;
+            if (strncmp(why, "config '", 8) == 0 && strncmp(why + 8, r->config, lc) == 0 &&
+                strncmp(why + 8 + lc, "': ", 3) == 0)
+                why += 8 + lc + 3;
+            snprintf(r->note, sizeof r->note, "%s%s", why == e.msg ? "" : "configuration: ",
+                     why);
             return;
         }
         scheme = DNP_SCHEME_DP;
@@ -284,11 +505,12 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     if (scheme < 0) {
         snprintf(r->note, sizeof r->note,
                  "search '%s' is not supported (known: dp, owt, hypar, accpar, config)",
-                 r->search);
+                 dnp_quote_str(r->search, q, sizeof q));
         return;
     }
     if (prec < 0) {
-        snprintf(r->note, sizeof r->note, "unknown precision '%s'", r->precision);
+        snprintf(r->note, sizeof r->note, "unknown precision '%s'",
+                 dnp_quote_str(r->precision, q, sizeof q));
         return;
     }
     if (dnp_cluster_parse(r->cluster, &rs->cl, &e) != DNP_OK) {
@@ -311,16 +533,20 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
 }
 
 /* Step time of a row with every device type named `device` at compute
- * efficiency eff (0 = preset default). */
+ * efficiency eff (0: each type's own, as the row's cluster gives it, else
+ * the model default); NAN with the reason in note[n] when
+ * the simulator refuses the row or its step is not finite.  With out !=
+ * NULL, the step's parts and straggler factor go into *out. */
 static double predict(row_setup *rs, const char *device, double eff, char *note, size_t n,
-                      double *pace)
+                      dnp_validation_row *out)
 {
     dnp_cluster cl = rs->cl;
-    for (int k = 0; k < cl.n_types; k++)
+    for (int k = 0; eff > 0.0 && k < cl.n_types; k++)
         if (device == NULL || strcmp(cl.types[k].name, device) == 0)
             cl.types[k].compute_eff = eff;
     dnp_plan *p = NULL;
     dnp_error e = {0};
+    double step_s;
     if (rs->is_config) {
         dnp_config3d_result cr;
         if (dnp_config3d_simulate(rs->g, &cl, rs->opt.batch, &rs->opt, &rs->cfg, &cr, &e) !=
@@ -328,20 +554,43 @@ static double predict(row_setup *rs, const char *device, double eff, char *note,
             snprintf(note, n, "%s", e.msg);
             return NAN;
         }
-        if (pace != NULL)
-            *pace = cr.straggler_pace;
-        return cr.step_time_s;
+        step_s = cr.step_time_s;
+        if (out != NULL) {
+            out->straggler_pace = cr.straggler_pace;
+            out->busy_s = cr.compute_busy_s;
+            out->bubble_s = cr.bubble_s;
+            out->tp_comm_s = cr.tp_comm_s;
+            out->dp_comm_s = cr.dp_comm_s;
+            out->p2p_s = cr.p2p_s;
+            out->optimizer_s = cr.optimizer_s;
+            out->mem_bytes = cr.mem_bytes;
+            out->mem_capacity_bytes = cr.mem_capacity_bytes;
+            out->fits = cr.fits != 0;
+        }
+    } else {
+        if (dnp_plan_run(rs->g, &cl, &rs->opt, &p, &e) != DNP_OK) {
+            snprintf(note, n, "%s", e.msg);
+            return NAN;
+        }
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        dnp_plan_free(p);
+        step_s = s.step_time_s;
+        if (out != NULL) {
+            out->straggler_pace = s.straggler_pace;
+            out->compute_s = s.compute_s;
+            out->exposed_comm_s = s.comm_s;
+            out->mem_bytes = s.mem_bytes_max;
+            out->mem_capacity_bytes = s.mem_capacity_bytes;
+            out->fits = s.mem_fits != 0;
+        }
     }
-    if (dnp_plan_run(rs->g, &cl, &rs->opt, &p, &e) != DNP_OK) {
-        snprintf(note, n, "%s", e.msg);
+    if (!isfinite(step_s) || !(step_s > 0.0)) {
+        snprintf(note, n, "the simulated step time is not a finite positive number (%g s)",
+                 step_s);
         return NAN;
     }
-    dnp_plan_summary s;
-    dnp_plan_get_summary(p, &s);
-    dnp_plan_free(p);
-    if (pace != NULL)
-        *pace = s.straggler_pace;
-    return s.step_time_s;
+    return step_s;
 }
 
 /* Fit compute_eff of (stack, device, precision) on its calibrate rows:
@@ -480,6 +729,15 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
     }
     for (int i = 0; i < n; i++)
         setup_row(&v->rows[i], &rs[i]);
+    /* A calibrate row the simulator refuses at the preset efficiency (a
+     * configuration that does not fit the cluster, say) would enter its fit
+     * as a penalty: it is set aside with its reason first. */
+    for (int i = 0; calibrate && i < n; i++) {
+        dnp_validation_row *r = &v->rows[i];
+        if (rs[i].ok && strcmp(r->role, "calibrate") == 0 &&
+            isnan(predict(&rs[i], row_device(&rs[i]), 0.0, r->note, sizeof r->note, NULL)))
+            rs[i].ok = 0;
+    }
     /* Fit each (stack, device, precision) on its calibrate rows, in the
      * order the groups first appear. */
     for (int i = 0; calibrate && i < n; i++) {
@@ -502,7 +760,7 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
                 strcmp(v->rows[j].precision, r->precision) == 0)
                 members[m++] = j;
         dnp_calibration *fit = &v->fits[v->n_fits++];
-        snprintf(fit->stack, sizeof fit->stack, "%s", r->stack);
+        fit->stack = r->stack;
         snprintf(fit->device, sizeof fit->device, "%s", row_device(&rs[i]));
         snprintf(fit->precision, sizeof fit->precision, "%s", r->precision);
         fit->n_rows = m;
@@ -523,14 +781,17 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
                 eff = v->fits[f].compute_eff;
                 r->calibrated = 1;
             }
-        if (calibrate && !r->calibrated)
+        if (calibrate && !r->calibrated) {
+            char q[DNP_QUOTE_MAX + 8];
             snprintf(r->note, sizeof r->note, "no calibrate row for stack %s, %s, %s: preset "
-                     "default efficiency", r->stack, row_device(&rs[i]), r->precision);
+                     "default efficiency", dnp_quote_str(r->stack, q, sizeof q),
+                     row_device(&rs[i]), r->precision);
+        }
         /* the efficiency in force: fitted, else the device's own, else the model's */
         double own = rs[i].cl.n_types > 0 ? rs[i].cl.types[0].compute_eff : 0.0;
         r->compute_eff = eff > 0.0 ? eff : own > 0.0 ? own : PERF_DEFAULT_COMPUTE_EFF;
         r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), eff, r->note, sizeof r->note,
-                                      &r->straggler_pace);
+                                      r);
         r->error_pct = 100.0 * (r->predicted_step_s - r->measured_step_s) / r->measured_step_s;
         if (strcmp(r->role, "validate") == 0 && isfinite(r->error_pct)) {
             pa[nv] = r->predicted_step_s;
@@ -540,6 +801,8 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
             max_abs = fabs(r->error_pct) > max_abs ? fabs(r->error_pct) : max_abs;
         }
     }
+    for (int i = 0; i < n; i++)
+        v->n_not_predicted += isnan(v->rows[i].predicted_step_s);
     v->n_validate = nv;
     v->mape_pct = nv > 0 ? sum_abs / nv : NAN;
     v->max_abs_error_pct = nv > 0 ? max_abs : NAN;

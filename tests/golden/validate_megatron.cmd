@@ -1,1 +1,1 @@
-dnnpar validate ../shared/data/validation/megatron.csv && dnnpar validate ../shared/data/validation/megatron.csv --no-calibrate | tail -n 3
+dnnpar validate data/validation/megatron.csv && dnnpar validate data/validation/megatron.csv --no-calibrate | tail -n 3

@@ -1,1 +1,1 @@
-dnnpar validate ../shared/data/validation/resnet50.csv && dnnpar validate ../shared/data/validation/resnet50.csv --no-calibrate | tail -n 3
+dnnpar validate data/validation/resnet50.csv && dnnpar validate data/validation/resnet50.csv --no-calibrate | tail -n 3

@@ -172,6 +172,11 @@ const char *cli_state_name(int weighted, int state);
 /* A count with an SI prefix and 3 significant digits: "1.85 G", "235 M", "12". */
 void cli_fmt_si(double x, char *buf, size_t n);
 
+/* The canonical spec of cluster c in full (dnp_cluster_format), as new
+ * text the caller frees with dnp_free; NULL on allocation failure.
+ * O(types). */
+char *cli_cluster_spec(const dnp_cluster *c);
+
 /* Human-friendly time: "12.345 ms", "1.234 s", "56.7 us". */
 void cli_fmt_time(double s, char *buf, size_t n);
 /* One unit for a column of times: the one cli_fmt_time picks for the

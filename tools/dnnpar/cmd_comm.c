@@ -111,12 +111,13 @@ static const char *topo_name(dnp_link_topo t)
 
 static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_group *g)
 {
-    char spec[1024];
-    dnp_cluster_format(cl, spec, sizeof spec);
+    char *spec = cli_cluster_spec(cl);
     long long members = (long long)(g->n_nodes * g->per_node);
     cli_wrapf(stdout, 0, "#   ", "# %s on %s: %lld member%s = %lld node%s x %lld per node",
-              dnp_coll_name(op), spec, members, members == 1 ? "" : "s", (long long)g->n_nodes,
-              g->n_nodes == 1 ? "" : "s", (long long)g->per_node);
+              dnp_coll_name(op), spec != NULL ? spec : "(out of memory)", members,
+              members == 1 ? "" : "s", (long long)g->n_nodes, g->n_nodes == 1 ? "" : "s",
+              (long long)g->per_node);
+    dnp_free(spec);
     if (g->per_node > 1)
         printf("# intra: %s, %.6g GB/s per device per direction, %.6g us\n",
                topo_name(g->intra_topo), g->intra_bw_bps / 1e9, g->intra_lat_s * 1e6);

@@ -271,13 +271,16 @@ int cmd_plan(int argc, char **argv)
         if (rc == 0 && job.json != NULL)
             rc = cli_write_json("plan", job.json, cli_plan_json(p, &info));
         if (rc == 0 && job.plot != NULL) {
-            char spec[256];
-            dnp_cluster_format(&job.cl, spec, sizeof spec);
+            char *spec = cli_cluster_spec(&job.cl);
             dnp_error err = {0};
-            dnp_status st = dnp_plot_plan(job.plot, p, dnp_graph_name(job.g), spec,
-                                             dnp_scheme_name(job.opt.scheme), job.opt.batch, &err);
+            dnp_status st = spec == NULL
+                                ? DNP_ERR_NOMEM
+                                : dnp_plot_plan(job.plot, p, dnp_graph_name(job.g), spec,
+                                                dnp_scheme_name(job.opt.scheme), job.opt.batch,
+                                                &err);
             if (st != DNP_OK)
-                cli_error("plan", "%s", err.msg);
+                cli_error("plan", "%s", spec == NULL ? "out of memory" : err.msg);
+            dnp_free(spec);
             rc = cli_exit_for(st);
         }
         if (rc == 0 && job.dot != NULL) {
@@ -503,9 +506,12 @@ int cmd_compare(int argc, char **argv)
     dnp_error perr = {0};
     int have_pase = rc == 0 && !job.opt.reference_mode &&
                     dnp_pase_compare(job.g, &job.cl, job.opt.batch, &pr, &perr) == DNP_OK;
+    char *spec = rc == 0 ? cli_cluster_spec(&job.cl) : NULL;
+    if (rc == 0 && spec == NULL) {
+        cli_error("compare", "out of memory");
+        rc = EXIT_RUNTIME;
+    }
     if (rc == 0) {
-        char spec[256];
-        dnp_cluster_format(&job.cl, spec, sizeof spec);
         if (job.plot != NULL) {
             const char *names[DNP_SCHEME_COUNT + 2];
             double step_s[DNP_SCHEME_COUNT + 2], speedup[DNP_SCHEME_COUNT + 2];
@@ -617,6 +623,7 @@ int cmd_compare(int argc, char **argv)
             }
         }
     }
+    dnp_free(spec);
     for (int s = 0; s < DNP_SCHEME_COUNT + 2; s++)
         dnp_plan_free(plans[s]);
     dnp_graph_free(job.g);

@@ -212,12 +212,14 @@ int cmd_simulate(int argc, char **argv)
             rc = cli_write_json("simulate", json, cli_plan_json(p, &info));
         const char *plot = cli_get(&a, "plot"), *dot = cli_get(&a, "dot");
         if (rc == 0 && plot != NULL) {
-            char cspec[256];
-            dnp_cluster_format(&cl, cspec, sizeof cspec);
+            char *cspec = cli_cluster_spec(&cl);
             dnp_error perr = {0};
-            dnp_status st = dnp_plot_plan(plot, p, dnp_graph_name(g), cspec, given, batch, &perr);
+            dnp_status st = cspec == NULL ? DNP_ERR_NOMEM
+                                          : dnp_plot_plan(plot, p, dnp_graph_name(g), cspec,
+                                                          given, batch, &perr);
             if (st != DNP_OK)
-                cli_error("simulate", "%s", perr.msg);
+                cli_error("simulate", "%s", cspec == NULL ? "out of memory" : perr.msg);
+            dnp_free(cspec);
             rc = cli_exit_for(st);
         }
         if (rc == 0 && dot != NULL) {

@@ -93,8 +93,6 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
                         const char *json)
 {
-    char spec[4096]; /* a cluster spec of 8 custom types fits (docs/cluster.md) */
-    dnp_cluster_format(cl, spec, sizeof spec);
     int rc = 0;
     /* a search on a mixed cluster is compared with the plans that ignore
      * the mix (docs/config3d.md, "Mixed clusters") */
@@ -106,6 +104,11 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             cli_error(cmd, "%s", err.msg);
             return cli_exit_for(err.status);
         }
+    }
+    char *spec = cli_cluster_spec(cl);
+    if (spec == NULL) {
+        cli_error(cmd, "out of memory");
+        return EXIT_RUNTIME;
     }
     if (json != NULL) {
         json_t *o = json_pack(
@@ -245,5 +248,6 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             printf("stragglers: kernel times x%.4f (--no-stragglers ignores it)\n  source: %s\n",
                    res->straggler_pace, DNP_SPEED_CV_SOURCE);
     }
+    dnp_free(spec);
     return rc;
 }

@@ -63,8 +63,9 @@ static const char *state_word(int weighted, int t) {
 json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
-    char spec[256];
-    dnp_cluster_format(info->cluster, spec, sizeof spec);
+    char *spec = cli_cluster_spec(info->cluster);
+    if (spec == NULL)
+        return NULL; /* cli_write_json: out of memory */
     unsigned paths[16];
     int np = cli_plan_paths(p, s.levels, paths, 16);
     json_t *jpaths = json_array();
@@ -106,6 +107,7 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
         "comm_s", s.comm_s, "exposed_comm_s", s.exposed_comm_s, "comm_busy_s", s.comm_busy_s,
         "comm_bytes", s.comm_bytes, "mem_bytes_max", s.mem_bytes_max, "mem_capacity_bytes",
         s.mem_capacity_bytes);
+    dnp_free(spec);
     json_object_set_new(root, "memory",
                         json_pack("{s:f,s:f,s:b}", "peak_bytes_max", s.mem_bytes_max,
                                   "capacity_bytes", s.mem_capacity_bytes, "fits", s.mem_fits));
@@ -224,17 +226,18 @@ static int layers_table(const dnp_plan *p, unsigned bits, int depth, int with_ti
 void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
-    char spec[256], t1[32], t2[32], t3[32];
+    char t1[32], t2[32], t3[32];
     /* The summary's times in one unit, the step time's (issue 15: one line
      * mixed ms and us); the JSON has them in seconds. */
     double per_s = 1.0;
     const char *unit = cli_time_unit(s.step_time_s, &per_s);
-    dnp_cluster_format(info->cluster, spec, sizeof spec);
+    char *spec = cli_cluster_spec(info->cluster);
     fmt_in_unit(t1, sizeof t1, s.step_time_s * per_s, unit);
     fmt_in_unit(t2, sizeof t2, s.compute_s * per_s, unit);
     fmt_in_unit(t3, sizeof t3, s.comm_s * per_s, unit);
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
-           spec, info->search);
+           spec != NULL ? spec : "(out of memory)", info->search);
+    dnp_free(spec);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
     if (!s.exact)
         cli_wrapf(stdout, 0, "  ",

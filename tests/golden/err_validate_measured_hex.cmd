@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate/measured_hex.csv 2>&1

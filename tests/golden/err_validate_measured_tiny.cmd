@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate/measured_tiny.csv 2>&1

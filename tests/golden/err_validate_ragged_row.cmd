@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate/ragged.csv 2>&1

@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate/bom.csv 2>&1

@@ -1,0 +1,1 @@
+dnnpar validate data/validation/megatron.csv --json -
