@@ -30,8 +30,7 @@ static const struct {
      "run-torch MODEL STRATEGY.json... --ranks N [--steps K] [--json FILE]",
      "execute strategies on torch.distributed, check them"},
     {"profile", cmd_profile,
-     "profile --out FILE [--grid small|full] [--gemm mm|onednn] [--threads N]\n"
-     "profile --check FILE [--json FILE]",
+     "profile --out FILE [--grid small|full] [--threads N] | --check FILE",
      "measure this machine with torch as a cluster JSON device"},
     {"scale", cmd_scale, "scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]",
      "step time and scaling efficiency per size"},
