@@ -103,6 +103,28 @@ def blas_info(torch):
     return m.group(1) if m else "unknown"
 
 
+def blas_library():
+    """The BLAS library this process mapped (/proc/self/maps), or None."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                base = os.path.basename(path)
+                if base.startswith(("libblas", "libopenblas", "libmkl_rt", "libblis")):
+                    return os.path.realpath(path)
+    except OSError:
+        pass
+    return None
+
+
+def reference_blas(path):
+    """1 if path is the netlib reference BLAS of Debian's alternatives
+    (.../blas/libblas.so.3: one thread, no blocking), which torch.mm calls
+    when torch was built with BLAS_INFO=generic and nothing else provides
+    libblas.so.3 (OpenBLAS: .../openblas-*/, BLIS: .../blis-*/)."""
+    return path is not None and os.path.basename(os.path.dirname(path)) == "blas"
+
+
 def main(argv):
     opt = parse(argv)
     try:
@@ -152,7 +174,9 @@ def main(argv):
         kernel_s = host.get("device_time_s", host["time_s"])
         dev_name = props.name
     else:
-        units = threads
+        # the threads a GEMM's output blocks are spread over; the reference
+        # BLAS runs on the calling thread whatever torch's setting
+        units = 1 if opt["gemm"] == "mm" and reference_blas(blas_library()) else threads
         mem_bytes = float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
         host_s = kernel_s = host["time_s"]
         dev_name = "cpu"
@@ -188,14 +212,16 @@ def main(argv):
         "host": socket.gethostname(), "platform": platform.platform(),
         "device": dev_name, "cpu_model": cpu_name, "cpu_mhz": cpu_mhz,
         "torch_version": torch.__version__, "blas": blas_info(torch),
+        "blas_library": blas_library() if kind == "cpu" else None,
         "gemm_backend": opt["gemm"], "threads": threads, "grid": opt["grid"],
         "last_level_cache_bytes": llc, "elapsed_s": elapsed,
         "derived": {
             "peak_flops": "best GEMM rate: m=%d n=%d k=%d" % (best["m"], best["n"], best["k"]),
             "mem_bw_bps": "element-wise add of %d elements" % mem_row["elems"],
             "l2_bw_bps": "element-wise add of %d elements (the sweep's best)" % cache_row["elems"],
-            "sm_count": ("CUDA multiprocessors" if kind == "cuda"
-                         else "torch.get_num_threads() (the threads a GEMM is split over)"),
+            "sm_count": ("CUDA multiprocessors" if kind == "cuda" else
+                         "1: torch.mm runs the single-threaded reference BLAS" if units == 1
+                         and threads > 1 else "torch threads, which a GEMM is split over"),
             "link": "p2p ping-pong alpha-beta fit between 2 local processes (%s); "
                     "inter tier not measured: set to the same" % coll["backend"],
         },
