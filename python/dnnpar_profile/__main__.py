@@ -238,5 +238,18 @@ def main(argv):
     return 0
 
 
+def run(argv):
+    """main(), with a failed measurement reported in one line (status 1)."""
+    try:
+        return main(argv)
+    except SystemExit:
+        raise
+    except BaseException as e:  # a rank that died, an allocation, an interrupt
+        msg = str(e).strip().splitlines()
+        sys.stderr.write("dnnpar profile: a measurement failed: %s%s\n" %
+                         (type(e).__name__, ": " + msg[-1][:300] if msg else ""))
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(sys.argv[1:]))

@@ -141,6 +141,7 @@ expect2 grid "$bin" profile --out "$work/x.json" --grid huge
 expect2 both "$bin" profile --out "$work/x.json" --check "$work/dev.json"
 expect2 name "$bin" profile --out "$work/x.json" --name a100
 expect2 threads "$bin" profile --out "$work/x.json" --threads 0
+expect2 out-dir "$bin" profile --out "$work/no/such/dir/x.json"
 expect2 nopython env DNNPAR_PYTHON=/nonexistent/python3 "$bin" profile --out "$work/x.json"
 expect2 check-missing "$bin" profile --check "$work/nonexistent.json"
 "$bin" export-cluster 8xa100 -o "$work/plain.json" 2>/dev/null

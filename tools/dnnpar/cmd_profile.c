@@ -268,6 +268,28 @@ static int profile_out(const cli_args *a)
         cli_error("profile", "--date: at most 64 characters");
         return EXIT_USAGE;
     }
+    /* a file that cannot be written is found before the measurements */
+    if (strcmp(out, "-") != 0) {
+        char dirbuf[PATH_MAX];
+        snprintf(dirbuf, sizeof dirbuf, "%s", out);
+        char *slash = strrchr(dirbuf, '/');
+        const char *parent = slash == NULL ? "." : slash == dirbuf ? "/" : dirbuf;
+        if (slash != NULL && slash != dirbuf)
+            *slash = '\0';
+        struct stat st;
+        if (out[0] == '\0') {
+            cli_error("profile", "--out needs a file name");
+            return EXIT_USAGE;
+        }
+        if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+            cli_error("profile", "--out '%.200s' is a directory", out);
+            return EXIT_USAGE;
+        }
+        if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode) || access(parent, W_OK) != 0) {
+            cli_error("profile", "--out '%.200s': cannot write in %.200s", out, parent);
+            return EXIT_USAGE;
+        }
+    }
     char pkg[PATH_MAX];
     if (find_package(pkg, sizeof pkg) != 0) {
         cli_error("profile", "cannot find the dnnpar_profile package next to the binary "
