@@ -536,6 +536,10 @@ static int profile_check(const cli_args *a)
         jcoll = NULL;
     }
     json_decref(jcoll);
+    if (rc == 0 && rep == NULL) {
+        cli_error("profile", "out of memory");
+        rc = EXIT_RUNTIME;
+    }
     if (rc == 0 && json_out != NULL)
         rc = cli_write_json("profile", json_out, json_incref(rep));
     if (rc == 0 && (json_out == NULL || strcmp(json_out, "-") != 0)) {
