@@ -545,22 +545,32 @@ static int profile_check(const cli_args *a)
     if (rc == 0 && (json_out == NULL || strcmp(json_out, "-") != 0)) {
         char pk[32];
         cli_fmt_si(d.peak_flops * (d.compute_eff > 0 ? d.compute_eff : 1.0), pk, sizeof pk);
-        printf("GEMMs of %s on device %s (model: ceiling %sFLOP/s, sm_count %d, tiles and "
-               "waves, operand roofline%s)\n",
-               path, d.name, pk, d.sm_count,
-               from_file ? "; sm_count, l2_bw_bps, host_kernel_s read from the file: this "
-                           "dnnpar's cluster reader does not read them yet"
-                         : "");
+        if (from_file)
+            fprintf(stderr, "dnnpar profile: note: sm_count, l2_bw_bps and host_kernel_s taken "
+                            "from %.200s (this dnnpar's cluster reader does not read them)\n",
+                    path);
+        cli_wrapf(stdout, 0, "  ",
+                  "GEMMs of %s on device %s (model: ceiling %sFLOP/s, sm_count %d, tiles and "
+                  "waves, operand roofline):",
+                  path, d.name, pk, d.sm_count);
+        /* one time unit per table (docs/cli.md): the largest time's */
+        double tmax = 0, per_s = 1;
+        for (int i = 0; i < n; i++)
+            tmax = fmax(tmax, fmax(g[i].measured_s, g[i].model_s));
+        const char *unit = cli_time_unit(tmax, &per_s);
+        char hm[32], hp[32];
+        snprintf(hm, sizeof hm, "measured (%s)", unit);
+        snprintf(hp, sizeof hp, "model (%s)", unit);
         const char *align = "rrrrrr";
-        const char *head[] = {"m", "n", "k", "measured", "model", "model/measured"};
+        const char *head[] = {"m", "n", "k", hm, hp, "model/measured"};
         cli_table *t = cli_table_new(6, align, head);
         for (int i = 0; t != NULL && i < n; i++) {
             char c[6][32];
             snprintf(c[0], 32, "%.0f", g[i].m);
             snprintf(c[1], 32, "%.0f", g[i].n);
             snprintf(c[2], 32, "%.0f", g[i].k);
-            cli_fmt_time(g[i].measured_s, c[3], 32);
-            cli_fmt_time(g[i].model_s, c[4], 32);
+            snprintf(c[3], 32, "%.4g", g[i].measured_s * per_s);
+            snprintf(c[4], 32, "%.4g", g[i].model_s * per_s);
             snprintf(c[5], 32, "%.3f", g[i].model_s / g[i].measured_s);
             const char *cells[] = {c[0], c[1], c[2], c[3], c[4], c[5]};
             cli_table_add(t, cells);
@@ -573,16 +583,24 @@ static int profile_check(const cli_args *a)
                rho, n, med_log, exp(med_log));
         json_t *jc = json_object_get(rep, "collectives");
         if (json_array_size(jc) > 0) {
-            printf("collectives on %s (measured vs dnnpar comm on this cluster):\n", path);
-            const char *h2[] = {"op", "bytes", "measured", "model", "model/measured"};
+            cli_wrapf(stdout, 0, "  ", "collectives (measured, and dnnpar comm on the "
+                                       "cluster of %s):", path);
+            tmax = 0;
+            for (size_t i = 0; i < json_array_size(jc); i++)
+                tmax = fmax(tmax, fmax(num_at(json_array_get(jc, i), "measured_s"),
+                                       num_at(json_array_get(jc, i), "model_s")));
+            unit = cli_time_unit(tmax, &per_s);
+            snprintf(hm, sizeof hm, "measured (%s)", unit);
+            snprintf(hp, sizeof hp, "model (%s)", unit);
+            const char *h2[] = {"op", "bytes", hm, hp, "model/measured"};
             cli_table *t2 = cli_table_new(5, "lrrrr", h2);
             for (size_t i = 0; t2 != NULL && i < json_array_size(jc); i++) {
                 const json_t *r = json_array_get(jc, i);
                 char c[5][32];
                 snprintf(c[0], 32, "%s", json_string_value(json_object_get(r, "op")));
                 snprintf(c[1], 32, "%.0f", num_at(r, "bytes"));
-                cli_fmt_time(num_at(r, "measured_s"), c[2], 32);
-                cli_fmt_time(num_at(r, "model_s"), c[3], 32);
+                snprintf(c[2], 32, "%.4g", num_at(r, "measured_s") * per_s);
+                snprintf(c[3], 32, "%.4g", num_at(r, "model_s") * per_s);
                 snprintf(c[4], 32, "%.3f", num_at(r, "ratio"));
                 const char *cells[] = {c[0], c[1], c[2], c[3], c[4]};
                 cli_table_add(t2, cells);
