@@ -195,6 +195,8 @@ $(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_com
 # The torch executor of `dnnpar run-torch` (docs/torch.md): installed to
 # DATADIR/dnnpar/python, where the binary looks for it (../share/dnnpar/python).
 TORCH_PY := $(sort $(wildcard python/dnnpar_torch/*.py))
+# The machine profiler of `dnnpar profile` (docs/device-model.md), beside it.
+PROFILE_PY := $(sort $(wildcard python/dnnpar_profile/*.py))
 
 # What one build directory ($(1)) installs.
 INSTALL_FILES = $(1)/dnnpar $(1)/libdnnpar.a $(1)/libdnnpar.so.$(VERSION) $(1)/dnnpar.1 \
@@ -220,6 +222,8 @@ define install_from
 	install -m 644 $(1)/completion/_dnnpar $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
 	install -d $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch
 	install -m 644 $(TORCH_PY) $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_torch/
+	install -d $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_profile
+	install -m 644 $(PROFILE_PY) $(DESTDIR)$(DATADIR)/dnnpar/python/dnnpar_profile/
 	install -d $(DESTDIR)$(DATADIR)/doc/dnnpar
 	install -m 644 LICENSE $(DESTDIR)$(DATADIR)/doc/dnnpar/LICENSE
 endef

@@ -513,6 +513,21 @@ typedef struct {
     int64_t counts[DNP_MAX_DEVICE_TYPES];
 } dnp_cluster;
 
+/* Predicted time in seconds of one GEMM kernel, batch_count independent
+ * (m x k) . (k x n) products, at precision p (DEFAULT = d's dtype) on one
+ * device of type d: max(FLOP / (peak x compute_eff x gemm_eff), operand
+ * bytes / (mem_bw_bps x mem_eff)) + kernel_overhead_s, where FLOP =
+ * 2 b m n k, gemm_eff is the shape's fraction of the ceiling from tile and
+ * wave quantization on d's sm_count (1 when sm_count is 0) and the operand
+ * bytes are b (m k + k n + m n) elements read or written once
+ * (docs/device-model.md, "GEMM tiles and waves"; the roofline and defaults
+ * of "The roofline").  The time the op-level models give a plain GEMM,
+ * without host dispatch (host_kernel_s) or stragglers.  Dimensions are
+ * real numbers >= 1 (NAN otherwise, or if d is NULL).  Nothing allocated.
+ * O(30) (the tile and split candidates). */
+double dnp_device_gemm_time_s(const dnp_device_type *d, dnp_precision p, double batch_count,
+                              double m, double n, double k);
+
 /* Look up preset `name` (case-insensitive). */
 dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *err);
 int dnp_device_preset_count(void);

@@ -30,6 +30,7 @@ cases=(
     "info|info resnet18 --json \$OUT/i.json --dot \$OUT/i.dot"
     "models|models"
     "devices|devices"
+    "profile-check|profile --check tests/data/profile-epyc-onednn.json --json \$OUT/c.json"
     "validate|validate tests/data/validate_custom.csv --json \$OUT/v.json"
     "export|export alexnet --cluster 4xtpu-v3 --format astra -o \$OUT/e.txt"
     "export-model|export-model lenet -o \$OUT/m.json"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the unit tests, the golden CLI tests, the determinism test
-# (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the ASTRA-sim run
+# (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the machine profile
+# (tests/profile/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
 # the golden widths (tests/width.sh), the install test (tests/install/run.sh), the
 # docs checks (tests/docs/check.sh) and the units (tests/units.sh) of build directory $1 and ends with one
@@ -145,6 +146,17 @@ if [ -n "$line" ]; then
     failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 else
     echo "torch test crashed"; failed=$((failed + 1))
+fi
+# This machine measured by dnnpar profile (tests/profile/run.sh; skipped,
+# with the reason printed, where Debian's python3-torch is absent).
+prof_out=$(bash tests/profile/run.sh "$bdir" 2>&1)
+printf '%s\n' "$prof_out"
+line=$(printf '%s\n' "$prof_out" | grep '^profile: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^profile: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "profile test crashed"; failed=$((failed + 1))
 fi
 # ASTRA-sim 1.0 runs every zoo model's astra export (tests/astra/run.sh;
 # skipped, with the reason printed, unless ASTRA_SIM_BIN names its binary).

@@ -284,6 +284,25 @@ static void kernel(pass_acc *a, const perf_rates *r, double flop, double bytes, 
     kernel_q(a, r, flop, bytes, tensor, 1.0);
 }
 
+/* One GEMM kernel on its own (dnnpar.h): the roofline of kernel_q with the
+ * shape's fraction of the ceiling (perf_gemm_eff) and the DRAM traffic of
+ * its operands, each read once and the product written once:
+ * b (m k + k n + m n) elements of the precision's activation bytes. */
+double dnp_device_gemm_time_s(const dnp_device_type *d, dnp_precision p, double batch_count,
+                              double m, double n, double k)
+{
+    if (d == NULL || !(batch_count >= 1.0 && m >= 1.0 && n >= 1.0 && k >= 1.0) ||
+        !isfinite(batch_count * m * n * k))
+        return NAN;
+    perf_rates r;
+    perf_rates_get(d, p, &r);
+    pass_acc a = {0};
+    const double flop = 2.0 * batch_count * m * n * k;
+    const double bytes = batch_count * (m * k + k * n + m * n) * (double)r.act_bytes;
+    kernel_q(&a, &r, flop, bytes, 1, perf_gemm_eff(&r, batch_count, m, n, k));
+    return a.s;
+}
+
 /* 1 if every input of op is a graph input: no input gradient is needed
  * (autograd does not compute gradients for data that does not require
  * them), so the op's backward (input-gradient) pass costs nothing. */

@@ -78,6 +78,7 @@ SKIP=(
     "reproduce pase|PaSE's full evaluation takes minutes; golden pase_reproduce_json runs it to p = 8"
     "reproduce synergyflow|run in full by goldens reproduce_synergyflow and reproduce_synergyflow_json"
     "reproduce mpt|run in full by goldens mpt_reproduce and mpt_reproduce_json"
+    "dev.json|dnnpar profile measures this machine (about 15 s); tests/profile/run.sh runs it, its --check and --cluster FILE"
 )
 "${DNNPAR_PYTHON:-/usr/bin/python3}" -c 'import torch' >/dev/null 2>&1 ||  # run-torch's interpreter
     SKIP+=("run-torch|needs torch (Debian's python3-torch is not installed)")

@@ -548,3 +548,32 @@ TEST(perf_gemm_tiles_and_waves)
     CHECK_NEAR(perf_gemm_eff(&r, 1, 128, 128, 4096), 2.0 * 128 * 128 * 4096 / (cl * 108) / t64,
                1e-12, 0);
 }
+
+TEST(device_gemm_time_by_hand)
+{
+    /* dnp_device_gemm_time_s: the roofline of one GEMM kernel */
+    dnp_device_type d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.dtype, sizeof d.dtype, "fp32");
+    d.peak_flops = 1e12;
+    d.compute_eff = 0.5;
+    d.mem_bw_bps = 1e11;
+    d.mem_eff = 1.0;
+    d.kernel_overhead_s = 1e-6;
+    /* no sm_count: 2 x 1024^3 FLOP at 5e11 FLOP/s = 4.294967 ms (compute
+     * bound: 3 x 1024^2 x 4 B / 1e11 B/s = 0.126 ms) + 1 us */
+    CHECK_NEAR(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 1, 1024, 1024, 1024),
+               2.0 * 1024 * 1024 * 1024 / 5e11 + 1e-6, 1e-15, 0);
+    /* 4 x 1 x 4096 x 1: memory bound, (4096 + 4096 + 1) x 4 x 4 B / 1e11 */
+    CHECK_NEAR(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 4, 1, 1, 4096),
+               4.0 * (4096 + 4096 + 1) * 4 / 1e11 + 1e-6, 1e-15, 0);
+    /* one unit: a 32^3 GEMM computes its whole 64x64 tile, 4x the FLOP */
+    d.sm_count = 1;
+    CHECK_NEAR(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 1, 32, 32, 32),
+               2.0 * 64 * 64 * 32 / 5e11 + 1e-6, 1e-15, 0);
+    /* 256 x 128 x k fills one 256x128 tile: the ceiling */
+    CHECK_NEAR(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 1, 256, 128, 512),
+               2.0 * 256 * 128 * 512 / 5e11 + 1e-6, 1e-15, 0);
+    CHECK(isnan(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 1, 0, 32, 32)));
+    CHECK(isnan(dnp_device_gemm_time_s(NULL, DNP_PREC_FP32, 1, 32, 32, 32)));
+}

@@ -254,6 +254,7 @@ int cmd_models(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);       /* cmd_simulate.c */
 int cmd_run_torch(int argc, char **argv);      /* cmd_torch.c: dnnpar run-torch */
+int cmd_profile(int argc, char **argv);        /* cmd_profile.c: dnnpar profile */
 int cmd_validate(int argc, char **argv);       /* cmd_validate.c */
 int cmd_scale(int argc, char **argv);          /* cmd_scale.c */
 int cmd_comm(int argc, char **argv);           /* cmd_comm.c: dnnpar comm OP */

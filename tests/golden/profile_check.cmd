@@ -1,0 +1,1 @@
+dnnpar profile --check tests/data/profile-epyc-onednn.json

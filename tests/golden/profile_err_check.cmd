@@ -1,0 +1,1 @@
+dnnpar profile --check tests/golden/profile_help.cmd 2>&1

@@ -1,0 +1,1 @@
+dnnpar profile --out x.json --grid huge 2>&1

@@ -1,0 +1,1 @@
+dnnpar profile --help
