@@ -1572,7 +1572,7 @@ static void put_override(sink *s, long long count, const char *name, const dnp_d
                          const dnp_device_type *base)
 {
     char buf[2048];
-    sink o = {buf, sizeof buf, 0};
+    sink o = {buf, sizeof buf, 0, 0};
     buf[0] = '\0';
     put_figures(&o, d, base, 0, 0);
     if (buf[0] == '\0')
