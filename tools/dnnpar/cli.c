@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -460,6 +461,34 @@ dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err)
     return (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
                ? dnp_cluster_read_json(spec, out, err)
                : dnp_cluster_parse(spec, out, err);
+}
+
+int cli_find_python_package(const char *package, char *buf, size_t n)
+{
+    const char *env = getenv("DNNPAR_PYTHONPATH");
+    if (env != NULL && *env != '\0') {
+        snprintf(buf, n, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return -1;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL)
+        return -1;
+    *slash = '\0';
+    static const char *const rel[] = {"/../python", "/../share/dnnpar/python"};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) {
+        char probe[PATH_MAX + 128];
+        snprintf(probe, sizeof probe, "%s%s/%s/__main__.py", exe, rel[k], package);
+        if (access(probe, R_OK) == 0) {
+            int w = snprintf(buf, n, "%s%s", exe, rel[k]);
+            return w > 0 && (size_t)w < n ? 0 : -1;
+        }
+    }
+    return -1;
 }
 
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out)

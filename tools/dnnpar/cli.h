@@ -159,6 +159,11 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
 dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err);
 /* The same, printing the error.  Returns an exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);
+/* The directory holding Python package `package` (dnnpar_torch,
+ * dnnpar_profile): $DNNPAR_PYTHONPATH, else next to the binary, ../python
+ * (build tree) or ../share/dnnpar/python (make install).  0 and buf (n
+ * bytes) filled, or -1.  O(1). */
+int cli_find_python_package(const char *package, char *buf, size_t n);
 
 /* "unknown WHAT 'VALUE'; did you mean 'X'? (known: A, B, ...)" on stderr,
  * the suggestion the nearest name of `known` (NULL-terminated) when one is

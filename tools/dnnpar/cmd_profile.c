@@ -66,37 +66,6 @@ static const char help[] =
     "  dnnpar profile --check dev.json\n"
     "  dnnpar comm allreduce --cluster dev.json --bytes 1M\n";
 
-/* The directory holding the dnnpar_profile package: $DNNPAR_PYTHONPATH, else
- * next to the binary: ../python (build tree) or ../share/dnnpar/python
- * (make install).  Returns 0 and fills buf, or -1. */
-static int find_package(char *buf, size_t n)
-{
-    const char *env = getenv("DNNPAR_PYTHONPATH");
-    if (env != NULL && *env != '\0') {
-        snprintf(buf, n, "%s", env);
-        return 0;
-    }
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return -1;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash == NULL)
-        return -1;
-    *slash = '\0';
-    static const char *const rel[] = {"/../python", "/../share/dnnpar/python"};
-    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) {
-        char probe[PATH_MAX + 64];
-        snprintf(probe, sizeof probe, "%s%s/dnnpar_profile/__main__.py", exe, rel[k]);
-        if (access(probe, R_OK) == 0) {
-            int w = snprintf(buf, n, "%s%s", exe, rel[k]);
-            return w > 0 && (size_t)w < n ? 0 : -1;
-        }
-    }
-    return -1;
-}
-
 /* Run the profiler, killing it (and the ranks it spawned: its process
  * group) at the time limit.  Returns an exit status, the error printed. */
 static int run_python(const char *pkg, char **pargv, double limit_s)
@@ -291,7 +260,7 @@ static int profile_out(const cli_args *a)
         }
     }
     char pkg[PATH_MAX];
-    if (find_package(pkg, sizeof pkg) != 0) {
+    if (cli_find_python_package("dnnpar_profile", pkg, sizeof pkg) != 0) {
         cli_error("profile", "cannot find the dnnpar_profile package next to the binary "
                              "(../python or ../share/dnnpar/python): set DNNPAR_PYTHONPATH");
         return EXIT_USAGE;

@@ -45,37 +45,6 @@ static const char help[] =
     "  dnnpar plan lenet --cluster 1xtpu-v2+2xtpu-v3 --search owt --batch 12 --json s.json\n"
     "  dnnpar run-torch lenet s.json --ranks 3 --json run.json\n";
 
-/* The directory holding the dnnpar_torch package: $DNNPAR_PYTHONPATH, else
- * next to the binary: ../python (build tree) or ../share/dnnpar/python
- * (make install).  Returns 0 and fills buf, or -1. */
-static int find_package(char *buf, size_t n)
-{
-    const char *env = getenv("DNNPAR_PYTHONPATH");
-    if (env != NULL && *env != '\0') {
-        snprintf(buf, n, "%s", env);
-        return 0;
-    }
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0)
-        return -1;
-    exe[len] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash == NULL)
-        return -1;
-    *slash = '\0';
-    static const char *const rel[] = {"/../python", "/../share/dnnpar/python"};
-    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) {
-        char probe[PATH_MAX + 64];
-        snprintf(probe, sizeof probe, "%s%s/dnnpar_torch/__main__.py", exe, rel[k]);
-        if (access(probe, R_OK) == 0) {
-            int w = snprintf(buf, n, "%s%s", exe, rel[k]);
-            return w > 0 && (size_t)w < n ? 0 : -1;
-        }
-    }
-    return -1;
-}
-
 /* What the executor is told about one strategy: the model file, the batch,
  * each device's path down the tree (ratio and types per level) and
  * dnnpar's per-device communication (docs/torch.md "The run file"). */
@@ -288,7 +257,7 @@ int cmd_run_torch(int argc, char **argv)
     if (ranks < 0 || steps < 0)
         return EXIT_USAGE;
     char pkg[PATH_MAX];
-    if (find_package(pkg, sizeof pkg) != 0) {
+    if (cli_find_python_package("dnnpar_torch", pkg, sizeof pkg) != 0) {
         cli_error("run-torch", "cannot find the dnnpar_torch package next to the binary "
                                "(../python or ../share/dnnpar/python): set DNNPAR_PYTHONPATH");
         return EXIT_USAGE;
