@@ -64,15 +64,6 @@ typedef struct {
     .node = "", .devices_per_node = 1, .intra_topo = DNP_TOPO_NONE, .intra_bw_bps = 0,       \
     .intra_lat_s = 0, .inter_bw_bps = (net_bps), .inter_lat_s = (lat_s)
 
-/* A preset's SM (CU) count from its datasheet, kept here with its source
- * but not yet given to the kernel model (expands to nothing): with the
- * presets' SM counts on, PaSE's public and internal paths price the same
- * plan differently (unit pase_api_seconds_same_as_internal), so the tile
- * and wave model applies only to devices that give sms= (custom(...),
- * PRESET(sms=N), cluster JSON sm_count) until that is found and fixed
- * (docs/device-model.md, "GEMM tiles and waves"). */
-#define PRESET_SMS(n)
-
 /* Device figures (everything but the node and link tiers).  Every figure
  * has its source in the preset's source line and in docs/cluster.md. */
 
@@ -126,7 +117,7 @@ typedef struct {
 #define DEV_V100                                                                              \
     .name = "v100", .peak_flops = 125e12, .mem_bytes = 16e9, .mem_bw_bps = 900e9,            \
     .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16", .peak_fp32_flops = 15.7e12,   \
-    .peak_fp16_flops = 125e12, PRESET_SMS(80) .l2_bw_bps = V100_L2_BPS,                     \
+    .peak_fp16_flops = 125e12, .sm_count = 80, .l2_bw_bps = V100_L2_BPS,                     \
     .speed_cv = GPU_SPEED_CV
 /* The V100 SXM3 32 GB (450 W) of the DGX-2H: NVIDIA DGX-2H datasheet,
  * 2.1 PFLOP/s tensor for 16 GPUs = 131.25 TFLOP/s per GPU; 32 GB HBM2;
@@ -137,7 +128,7 @@ typedef struct {
 #define DEV_V100_SXM3                                                                         \
     .name = "v100-sxm3-32g", .peak_flops = 2.1e15 / 16, .mem_bytes = 32e9,                   \
     .mem_bw_bps = 900e9, .net_bw_bps = 300e9, .bytes_per_elem = 2, .dtype = "fp16",          \
-    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16, PRESET_SMS(80)              \
+    .peak_fp32_flops = 15.7e12, .peak_fp16_flops = 2.1e15 / 16, .sm_count = 80,              \
     .l2_bw_bps = V100_L2_BPS, .speed_cv = GPU_SPEED_CV
 /* NVIDIA A100 Tensor Core GPU datasheet, A100 SXM4: 19.5 TFLOP/s fp32,
  * 156 tf32, 312 fp16 and bf16 (dense); 40 GB HBM2 1555 GB/s, 80 GB HBM2e
@@ -146,7 +137,7 @@ typedef struct {
 #define DEV_A100_COMPUTE                                                                      \
     .peak_flops = 312e12, .net_bw_bps = 600e9, .bytes_per_elem = 2, .dtype = "bfloat16",    \
     .peak_fp32_flops = 19.5e12, .peak_tf32_flops = 156e12, .peak_fp16_flops = 312e12,        \
-    .peak_bf16_flops = 312e12, PRESET_SMS(108) .l2_bw_bps = A100_L2_BPS,                    \
+    .peak_bf16_flops = 312e12, .sm_count = 108, .l2_bw_bps = A100_L2_BPS,                    \
     .speed_cv = GPU_SPEED_CV
 #define DEV_A100 .name = "a100", .mem_bytes = 40e9, .mem_bw_bps = 1555e9, DEV_A100_COMPUTE
 #define DEV_A100_80G                                                                          \
@@ -160,14 +151,14 @@ typedef struct {
     .name = "h100", .peak_flops = 989.4e12, .mem_bytes = 80e9, .mem_bw_bps = 3350e9,         \
     .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 66.9e12, .peak_tf32_flops = 494.7e12, .peak_fp16_flops = 989.4e12,    \
-    .peak_bf16_flops = 989.4e12, PRESET_SMS(132) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 989.4e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
 /* NVIDIA GeForce GTX 1080 Ti specifications (3584 CUDA cores); 28 SMs =
  * 3584 / 128 CUDA cores per Pascal GP10x SM (NVIDIA GeForce GTX 1080
  * whitepaper, "GP104 ... each SM ... 128 CUDA cores"). */
 #define DEV_1080TI                                                                            \
     .name = "1080ti", .peak_flops = 11.34e12, .mem_bytes = 11e9, .mem_bw_bps = 484e9,        \
     .net_bw_bps = 15.75e9, .bytes_per_elem = 4, .dtype = "fp32", .peak_fp32_flops = 11.34e12, \
-    PRESET_SMS(28) .speed_cv = GPU_SPEED_CV
+    .sm_count = 28, .speed_cv = GPU_SPEED_CV
 /* PCIe x16 per direction: PCIe 3.0 8 GT/s and 4.0 16 GT/s per lane with
  * 128b/130b encoding (PCI-SIG base specifications 3.0 / 4.0): 15.75 GB/s
  * and 31.5 GB/s for 16 lanes (NVIDIA datasheets quote "PCIe Gen4 x16:
@@ -181,7 +172,7 @@ typedef struct {
 #define DEV_T4                                                                                \
     .name = "t4", .peak_flops = 65e12, .mem_bytes = 16e9, .mem_bw_bps = 320e9,               \
     .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
-    .peak_fp32_flops = 8.1e12, .peak_fp16_flops = 65e12, PRESET_SMS(40) .speed_cv = GPU_SPEED_CV
+    .peak_fp32_flops = 8.1e12, .peak_fp16_flops = 65e12, .sm_count = 40, .speed_cv = GPU_SPEED_CV
 /* NVIDIA Turing GPU Architecture whitepaper, table 1, GeForce RTX 2080 Ti
  * reference board (not the Founders Edition's 1635 MHz): 68 SMs, boost
  * 1545 MHz, 13.4 TFLOP/s fp32, 53.8 TFLOP/s fp16 tensor with fp32
@@ -190,7 +181,7 @@ typedef struct {
 #define DEV_RTX2080TI                                                                         \
     .name = "rtx2080ti", .peak_flops = 53.8e12, .mem_bytes = 11e9, .mem_bw_bps = 616e9,      \
     .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
-    .peak_fp32_flops = 13.4e12, .peak_fp16_flops = 53.8e12, PRESET_SMS(68)                  \
+    .peak_fp32_flops = 13.4e12, .peak_fp16_flops = 53.8e12, .sm_count = 68,                  \
     .speed_cv = GPU_SPEED_CV
 /* NVIDIA TITAN RTX specifications: 4608 CUDA cores, 576 Tensor Cores, boost
  * 1770 MHz, "130 teraflops" tensor (fp16, full-rate fp32 accumulate on
@@ -200,7 +191,7 @@ typedef struct {
 #define DEV_TITAN_RTX                                                                         \
     .name = "titan-rtx", .peak_flops = 130e12, .mem_bytes = 24e9, .mem_bw_bps = 672e9,       \
     .net_bw_bps = PCIE3_X16_BPS, .bytes_per_elem = 2, .dtype = "fp16",                       \
-    .peak_fp32_flops = 16.3e12, .peak_fp16_flops = 130e12, PRESET_SMS(72)                   \
+    .peak_fp32_flops = 16.3e12, .peak_fp16_flops = 130e12, .sm_count = 72,                   \
     .speed_cv = GPU_SPEED_CV
 /* NVIDIA Ampere GA102 GPU Architecture whitepaper, table "GeForce RTX 3090":
  * 82 SMs, boost 1695 MHz, 35.6 TFLOP/s fp32, dense tensor with fp32
@@ -210,7 +201,7 @@ typedef struct {
     .name = "rtx3090", .peak_flops = 71e12, .mem_bytes = 24e9, .mem_bw_bps = 936e9,          \
     .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
     .peak_fp32_flops = 35.6e12, .peak_tf32_flops = 35.6e12, .peak_fp16_flops = 71e12,        \
-    .peak_bf16_flops = 71e12, PRESET_SMS(82) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 71e12, .sm_count = 82, .speed_cv = GPU_SPEED_CV
 /* NVIDIA L4 Tensor Core GPU datasheet: fp32 30.3 TFLOP/s; tf32 120, fp16
  * and bf16 242 TFLOP/s "with sparsity", halved for dense (60, 121); 24 GB
  * GDDR6, 300 GB/s; PCIe Gen4 x16.  NVIDIA's datasheet gives no SM count:
@@ -220,7 +211,7 @@ typedef struct {
     .name = "l4", .peak_flops = 121e12, .mem_bytes = 24e9, .mem_bw_bps = 300e9,              \
     .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
     .peak_fp32_flops = 30.3e12, .peak_tf32_flops = 60e12, .peak_fp16_flops = 121e12,         \
-    .peak_bf16_flops = 121e12, PRESET_SMS(58) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 121e12, .sm_count = 58, .speed_cv = GPU_SPEED_CV
 /* NVIDIA L40S datasheet (PCIe card): fp32 91.6 TFLOP/s, dense tensor tf32
  * 183, bf16 362.05, fp16 362.05 (366 / 733 with sparsity), 48 GB GDDR6,
  * 864 GB/s, PCIe Gen4 x16, no NVLink; 142 SMs = 568 fourth-generation
@@ -229,7 +220,7 @@ typedef struct {
     .name = "l40s", .peak_flops = 362.05e12, .mem_bytes = 48e9, .mem_bw_bps = 864e9,         \
     .net_bw_bps = PCIE4_X16_BPS, .bytes_per_elem = 2, .dtype = "bfloat16",                   \
     .peak_fp32_flops = 91.6e12, .peak_tf32_flops = 183e12, .peak_fp16_flops = 362.05e12,     \
-    .peak_bf16_flops = 362.05e12, PRESET_SMS(142) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 362.05e12, .sm_count = 142, .speed_cv = GPU_SPEED_CV
 /* NVIDIA H200 Tensor Core GPU datasheet, H200 SXM 141 GB: fp32 67 TFLOP/s,
  * tf32 989, bf16 / fp16 1979 "with sparsity", halved for dense (494.5,
  * 989.5); 141 GB HBM3e, 4.8 TB/s; NVLink 900 GB/s.  The H200 is the H100
@@ -238,7 +229,7 @@ typedef struct {
     .name = "h200", .peak_flops = 989.5e12, .mem_bytes = 141e9, .mem_bw_bps = 4800e9,        \
     .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 67e12, .peak_tf32_flops = 494.5e12, .peak_fp16_flops = 989.5e12,      \
-    .peak_bf16_flops = 989.5e12, PRESET_SMS(132) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 989.5e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
 /* The Hopper GPU of the GH200 Grace Hopper Superchip, 96 GB HBM3 variant:
  * NVIDIA GH200 Grace Hopper Superchip datasheet: fp32 67 TFLOP/s, tf32
  * tensor 494, bf16 / fp16 tensor 990 (dense: the H100 SXM5 whitepaper's
@@ -248,7 +239,7 @@ typedef struct {
     .name = "gh200", .peak_flops = 990e12, .mem_bytes = 96e9, .mem_bw_bps = 4000e9,          \
     .net_bw_bps = 900e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 67e12, .peak_tf32_flops = 494e12, .peak_fp16_flops = 990e12,          \
-    .peak_bf16_flops = 990e12, PRESET_SMS(132) .speed_cv = GPU_SPEED_CV
+    .peak_bf16_flops = 990e12, .sm_count = 132, .speed_cv = GPU_SPEED_CV
 /* AMD Instinct MI250X (OAM module, both GCDs): AMD Instinct MI250X data
  * sheet: 220 compute units, peak fp32 matrix 95.7 TFLOP/s (vector 47.9),
  * fp16 and bf16 matrix 383 TFLOP/s, no tf32; 128 GB HBM2e, 3.2 TB/s; 8
@@ -259,7 +250,7 @@ typedef struct {
     .name = "mi250x", .peak_flops = 383e12, .mem_bytes = 128e9, .mem_bw_bps = 3200e9,        \
     .net_bw_bps = 800e9, .bytes_per_elem = 2, .dtype = "bfloat16",                           \
     .peak_fp32_flops = 95.7e12, .peak_fp16_flops = 383e12, .peak_bf16_flops = 383e12,        \
-    PRESET_SMS(220) .speed_cv = GPU_SPEED_CV
+    .sm_count = 220, .speed_cv = GPU_SPEED_CV
 
 static const preset_entry k_presets[] = {
     {{DEV_TPU_V2, BARE(8 * GBITS_PS_TO_BPS, NCCL_NET_LAT_S)},

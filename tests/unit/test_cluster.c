@@ -123,8 +123,7 @@ static void check_kernel(const dnp_device_type *d, int sms, double l2_bps)
     CHECK(d != NULL);
     if (d == NULL)
         return;
-    (void)sms; /* the datasheet figure, not yet applied (cluster.c PRESET_SMS) */
-    CHECK_EQ_INT(d->sm_count, 0);
+    CHECK_EQ_INT(d->sm_count, sms);
     CHECK(d->l2_bw_bps == l2_bps);
     CHECK(d->host_kernel_s == 0);
 }
@@ -658,9 +657,9 @@ TEST(cluster_kernel_keys)
     /* On a preset: the override form; 0 takes the preset's figure away. */
     check_round_trip("a100(host_us=4)", &c, buf, sizeof buf);
     CHECK_STR(buf, "1xa100(host_us=4)");
-    CHECK(c.types[0].host_kernel_s == 4e-6 && c.types[0].sm_count == 0); /* PRESET_SMS */
+    CHECK(c.types[0].host_kernel_s == 4e-6 && c.types[0].sm_count == 108);
     check_round_trip("3xv100(sms=0,l2_gbps=0)", &c, buf, sizeof buf);
-    CHECK_STR(buf, "3xv100(l2_gbps=0)"); /* sms=0 is the preset's own (PRESET_SMS) */
+    CHECK_STR(buf, "3xv100(sms=0,l2_gbps=0)"); /* 0 takes the preset's 80 SMs away */
     CHECK(c.types[0].sm_count == 0 && c.types[0].l2_bw_bps == 0);
     CHECK(c.types[0].peak_flops == 125e12);
     /* A figure different from the preset's is a different type (not merged). */
@@ -712,7 +711,7 @@ TEST(cluster_kernel_keys)
                       "\"mem_bw_bps\": 1555e9, \"peak_flops\": 312e12, \"net_bw_bps\": 600e9}]}";
     dnp_error_clear(&err);
     CHECK_EQ_INT(dnp_cluster_read_json_buffer(old, strlen(old), "o.json", &back, &err), DNP_OK);
-    CHECK_EQ_INT(back.types[0].sm_count, 0); /* PRESET_SMS */
+    CHECK_EQ_INT(back.types[0].sm_count, 108);
     CHECK(back.types[0].l2_bw_bps == 7219.2e9);
 }
 
@@ -728,7 +727,7 @@ TEST(cluster_custom_inherits_preset)
     CHECK_STR(d->name, "a100-80g");
     CHECK(d->peak_flops == 250e12);
     CHECK(d->mem_bytes == 80e9 && d->mem_bw_bps == 2039e9); /* A100 80GB datasheet */
-    CHECK_EQ_INT(d->sm_count, 0); /* PRESET_SMS */
+    CHECK_EQ_INT(d->sm_count, 108);
     CHECK(d->l2_bw_bps == 7219.2e9);
     CHECK(d->peak_fp32_flops == 19.5e12 && d->peak_tf32_flops == 156e12);
     CHECK(d->peak_fp16_flops == 312e12 && d->peak_bf16_flops == 312e12);
@@ -749,7 +748,7 @@ TEST(cluster_custom_inherits_preset)
     check_round_trip("12xcustom(name=v100,tflops=125,net_gbps=2400,node=p3-8xlarge,per_node=4,"
                      "topo=switch,intra_gbps=21.25,inter_gbps=2.5)",
                      &c, buf, sizeof buf);
-    CHECK_EQ_INT(c.types[0].sm_count, 0); /* PRESET_SMS */
+    CHECK_EQ_INT(c.types[0].sm_count, 80);
     CHECK(c.types[0].mem_bytes == 16e9 && c.types[0].peak_fp32_flops == 15.7e12);
     CHECK(c.types[0].intra_lat_s == 0 && c.types[0].inter_lat_s == 0);
     CHECK_STR(buf, "12xcustom(name=v100,tflops=125,net_gbps=2400,dtype=fp16,node=p3-8xlarge,"
@@ -771,7 +770,7 @@ TEST(cluster_custom_inherits_preset)
                      "dtype=fp32,node=clariden,per_node=4,topo=switch,intra_gbps=450,"
                      "inter_gbps=200)",
                      &c, buf, sizeof buf);
-    CHECK_EQ_INT(c.types[0].sm_count, 0); /* PRESET_SMS */
+    CHECK_EQ_INT(c.types[0].sm_count, 132);
     CHECK(c.types[0].peak_fp16_flops == 989e12 && c.types[0].bytes_per_elem == 4);
     /* A name of no preset still needs tflops and net_gbps. */
     dnp_error err = {0};

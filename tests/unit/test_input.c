@@ -384,9 +384,8 @@ TEST(cluster_json_names_that_do_not_round_trip_are_refused)
     CHECK_STR(spec, "2xv100(tflops=1e-12,fp32_tflops=0,fp16_tflops=0,mem_gb=1e-09,"
                     "membw_gbps=1e-09,net_gbps=8e-09,dtype=fp32,inter_gbps=8e-09,"
                     "inter_lat_us=0)");
-    /* fields the file leaves out are the preset's (speed_cv, SMs, L2; the
-     * presets' SM counts are not yet applied: cluster.c PRESET_SMS) */
-    CHECK_EQ_INT(c.types[0].sm_count, 0);
+    /* fields the file leaves out are the preset's (speed_cv, SMs, L2) */
+    CHECK_EQ_INT(c.types[0].sm_count, 80);
     /* ... but a preset's name in other letter case reads back as the preset's. */
     CHECK_EQ_INT(load_cluster_text("{\"format\": \"dnnpar-cluster\", \"version\": 1, \"devices\": "
                                    "[{\"name\": \"V100\", \"count\": 2, \"dtype\": \"fp32\", \"mem_bytes\": 1, "

@@ -365,14 +365,16 @@ static double internal_s(const char *name, int64_t batch, const char *spec, dnp_
 }
 
 /* A problem of `model` on cluster `spec` under po, and its DP run. */
-static dnp_status load_run(const char *model, const char *spec, const dnp_pase_options *po,
-                           dnp_pase_problem **pb, dnp_pase_run **r, dnp_error *err)
+static dnp_status load_run_refine(const char *model, const char *spec,
+                                  const dnp_pase_options *po, int no_refine,
+                                  dnp_pase_problem **pb, dnp_pase_run **r, dnp_error *err)
 {
     dnp_cluster c;
     dnp_pase_hw hw;
     dnp_pase_run_options ro;
     memset(&ro, 0, sizeof ro);
     ro.threads = 1;
+    ro.no_refine = no_refine;
     *pb = NULL;
     *r = NULL;
     dnp_status st = dnp_cluster_parse(spec, &c, err);
@@ -383,6 +385,12 @@ static dnp_status load_run(const char *model, const char *spec, const dnp_pase_o
     if (st == DNP_OK)
         st = dnp_pase_run_new(*pb, &ro, r, err);
     return st;
+}
+
+static dnp_status load_run(const char *model, const char *spec, const dnp_pase_options *po,
+                           dnp_pase_problem **pb, dnp_pase_run **r, dnp_error *err)
+{
+    return load_run_refine(model, spec, po, 0, pb, r, err);
 }
 
 /* The public API's step time equals the internal path's for the default
@@ -409,7 +417,10 @@ TEST(pase_api_seconds_same_as_internal)
         dnp_pase_problem *pb;
         dnp_pase_run *r;
         dnp_error err = {0};
-        CHECK(load_run("lenet", "4xv100", &po, &pb, &r, &err) == DNP_OK);
+        /* the DP's optimum itself: the refinement in the step simulator
+         * (on by default) may leave it for a plan that simulates faster
+         * and costs more under Eq. 1 (docs/pase.md) */
+        CHECK(load_run_refine("lenet", "4xv100", &po, 1, &pb, &r, &err) == DNP_OK);
         if (r == NULL) {
             printf("  %s\n", err.msg);
             dnp_pase_problem_free(pb);
@@ -445,6 +456,15 @@ TEST(pase_api_seconds_same_as_internal)
         CHECK(text != NULL && strstr(text, "\"cost_model\": \"default\"") != NULL &&
               strstr(text, "\"cost_flop\"") == NULL && strstr(text, "\"layer_cost_s\"") != NULL);
         dnp_free(text);
+        dnp_pase_run_free(r);
+        dnp_pase_problem_free(pb);
+        /* refined (the default): never below the optimum under Eq. 1 */
+        CHECK(load_run("lenet", "4xv100", &po, &pb, &r, &err) == DNP_OK);
+        if (r != NULL) {
+            dnp_pase_summary rs;
+            dnp_pase_run_summary(r, &rs);
+            CHECK(rs.cost_s >= s.cost_s * (1 - 1e-12));
+        }
         dnp_pase_run_free(r);
         dnp_pase_problem_free(pb);
     }
@@ -499,9 +519,10 @@ TEST(pase_api_seconds_bare_device)
 
 /* Memory through the API (golden pase_perf_memory): AlexNet on 8 A100 in
  * 20 MB fits nowhere; in 100 MB the optimum does not fit, the per-op
- * budgets' plan (2.233 ms) fits, and the memory-aware MCMC from it finds a
- * fitting plan of 1.576 ms, which is kept (pase_run.c improve_budgeted).
- * Links at NCCL's achieved bandwidth (docs/collectives.md). */
+ * budgets' plan (2.348 ms) fits, and the memory-aware MCMC from it finds a
+ * fitting plan of 1.678 ms, which is kept (pase_run.c improve_budgeted).
+ * Links at NCCL's achieved bandwidth (docs/collectives.md), GEMMs by tiles
+ * and waves on the A100's 108 SMs (docs/device-model.md). */
 TEST(pase_api_memory_limit)
 {
     dnp_pase_options po = {.memory_limit_bytes = 20e6};
@@ -520,8 +541,8 @@ TEST(pase_api_memory_limit)
         CHECK(s.mem_budgeted == 1 && s.mem_bytes <= 100e6 && s.mem_limit_bytes == 100e6);
         const double budgeted_s = internal_s("pase-alexnet", 128, "8xa100", DNP_PREC_DEFAULT,
                                              DNP_OPTIM_MOMENTUM, 100e6, 0);
-        CHECK_NEAR(budgeted_s, 2.2332177015478381e-3, 1e-12, 0);
-        CHECK_NEAR(s.cost_s, 1.5761023359355275e-3, 1e-12, 0);
+        CHECK_NEAR(budgeted_s, 2.3480905458814309e-3, 1e-12, 0);
+        CHECK_NEAR(s.cost_s, 1.6779700223451038e-3, 1e-12, 0);
         /* the fitting baselines are no cheaper than the plan kept */
         for (int i = 0; i < s.n_baselines; i++) {
             dnp_pase_baseline b;
@@ -641,7 +662,7 @@ TEST(pase_mcmc_honours_memory_limit)
     }
     CHECK(bytes[1] <= 100e6 && bytes[0] > 100e6);
     CHECK(cost[0] < cost[1]);
-    CHECK_NEAR(cost[1], 1.624e-3, 1e-3, 0); /* plan pase-alexnet ... 100MB: the mcmc row */
+    CHECK_NEAR(cost[1], 1.773e-3, 1e-3, 0); /* plan pase-alexnet ... 100MB: the mcmc row */
     printf("  pase-alexnet 8xa100 in 100 MB: MCMC %.6g s at %.4g GB (unlimited %.6g s at %.4g "
            "GB)\n",
            cost[1], bytes[1] / 1e9, cost[0], bytes[0] / 1e9);

@@ -101,8 +101,8 @@ TEST(pase_cross_refined_type_level)
     }
     CHECK_EQ_INT(tried, 2 * 16); /* 13 convs and 3 FC layers, two other splits each */
     /* ... and in each group each other arrangement of a decided op's split
-     * dimensions over the group's levels (the V100 group's fc6 (1,2,4)
-     * keeps "levels c c n", 8.574 -> 8.566 ms, docs/pase.md) */
+     * dimensions over the group's levels (with the tile and wave model the
+     * V100 group's fc6 is (1,1,8), which has one arrangement) */
     int arranged = 0, kept = 0;
     for (int t = 0; t < r->het.n_groups; t++) {
         pase_hetero_group *gr = &r->het.grp[t];
@@ -126,7 +126,7 @@ TEST(pase_cross_refined_type_level)
     CHECK(arranged >= 4 && kept >= 1);
     for (int v = 0; v < r->het.grp[1].g->n_nest; v++)
         if (strcmp(r->het.grp[1].g->nest[v].name, "fc6") == 0)
-            CHECK_STR(r->het.grp[1].cfg_text[v], "(1,2,4) levels c c n");
+            CHECK_STR(r->het.grp[1].cfg_text[v], "(1,1,8)");
     dnp_pase_run_free(r);
     dnp_pase_problem_free(pb);
 }
@@ -231,10 +231,12 @@ TEST(pase_refine_one_device_type)
     CHECK_EQ_INT(pase_run_simulated_s(opt, &s_opt, &err), DNP_OK);
     CHECK_NEAR(r->refined_from_s, s_opt, 1e-12, 0.0);
     CHECK_NEAR(r->refined_from_cost, opt->cost, 1e-12, 0.0);
-    /* faster in the simulator (920.982 -> 908.833 us, docs/pase.md), at a
-     * higher objective: the sum charges the all-reduces the simulator hides */
+    /* faster in the simulator (1009.297 -> 991.601 us with the tile and
+     * wave model on the A100's 108 SMs), at an objective no lower: the sum
+     * charges the all-reduces the simulator hides, and an arrangement of
+     * levels does not change it */
     CHECK(r->refined_s < r->refined_from_s * (1.0 - 1e-3));
-    CHECK(r->cost > opt->cost);
+    CHECK(r->cost >= opt->cost); /* Eq. 1's optimum is not beaten under Eq. 1 */
     double s = NAN;
     CHECK_EQ_INT(pase_run_simulated_s(r, &s, &err), DNP_OK);
     CHECK_NEAR(s, r->refined_s, 1e-12, 0.0);
@@ -278,8 +280,8 @@ TEST(pase_refine_one_device_type)
     }
     CHECK(tried >= 80);
     /* fc6 keeps (1,2,4) but input-split at levels 0 and 1 and output-split
-     * at level 2 (arrangement 2 of n c c), the one op rearranged */
-    CHECK_EQ_INT(arranged, 1);
+     * at level 2 (arrangement 2 of n c c); two ops rearranged in all */
+    CHECK_EQ_INT(arranged, 2);
     for (int v = 0; v < p->n_v; v++)
         if (strcmp(p->g->nest[v].name, "fc6") == 0) {
             char text[96];
