@@ -1167,11 +1167,16 @@ typedef struct {
     int fits;
 } dnp_validation_row;
 
-/* A fitted efficiency: one per stack, device type and precision. */
+/* A stack's fitted parameters: one fit per stack, device type and
+ * precision, by least squares on log step times over its calibrate rows
+ * (docs/validation.md "Calibration").  A parameter the rows do not
+ * constrain is not fitted and reads 0 (the model default applies). */
 typedef struct {
     const char *stack;        /* the stack of its rows (owned by the dnp_validation) */
     char device[32], precision[16];
-    double compute_eff;
+    double compute_eff;       /* the GEMM ceiling, fraction of peak; 0: not fitted */
+    double host_kernel_s;     /* host time to issue one kernel (s); 0: not fitted */
+    int eff_at_bound;         /* 1: the ceiling sits at 1 (slower than measured at peak) */
     int n_rows;               /* calibrate rows it was fitted on */
     double rms_log_error;     /* residual over those rows */
 } dnp_calibration;

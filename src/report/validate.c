@@ -9,6 +9,7 @@
  */
 #include "dnnpar.h"
 #include "perf/device_model.h"
+#include "report/calibrate.h"
 #include "core/alloc.h"
 #include "core/input.h"
 
@@ -18,9 +19,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* The efficiency is searched in [EFF_MIN, 1] on a log scale. */
-#define EFF_MIN 0.02
-#define FIT_ITERATIONS 60
 /* A measured step must lie in [MEASURED_MIN_S, MEASURED_MAX_S]: a training
  * step shorter than a nanosecond or longer than 31 years is no measurement,
  * and the bounds keep the error's arithmetic finite (docs/validation.md). */
@@ -537,13 +535,17 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
  * the model default); NAN with the reason in note[n] when
  * the simulator refuses the row or its step is not finite.  With out !=
  * NULL, the step's parts and straggler factor go into *out. */
-static double predict(row_setup *rs, const char *device, double eff, char *note, size_t n,
-                      dnp_validation_row *out)
+static double predict(row_setup *rs, const char *device, const calib_params *par, char *note,
+                      size_t n, dnp_validation_row *out)
 {
     dnp_cluster cl = rs->cl;
-    for (int k = 0; eff > 0.0 && k < cl.n_types; k++)
-        if (device == NULL || strcmp(cl.types[k].name, device) == 0)
-            cl.types[k].compute_eff = eff;
+    for (int k = 0; par != NULL && k < cl.n_types; k++)
+        if (device == NULL || strcmp(cl.types[k].name, device) == 0) {
+            if (par->compute_eff > 0.0)
+                cl.types[k].compute_eff = par->compute_eff;
+            if (par->host_kernel_s > 0.0)
+                cl.types[k].host_kernel_s = par->host_kernel_s;
+        }
     dnp_plan *p = NULL;
     dnp_error e = {0};
     double step_s;
@@ -593,50 +595,17 @@ static double predict(row_setup *rs, const char *device, double eff, char *note,
     return step_s;
 }
 
-/* Fit compute_eff of (stack, device, precision) on its calibrate rows:
- * minimise the sum of squared log errors over log(eff) in [EFF_MIN, 1] by
- * golden-section search (the step time falls as eff rises, so the
- * objective is unimodal in practice). */
-static double fit_eff(dnp_validation *v, row_setup *rs, const int *members, int n_members,
-                      const char *device, double *rms)
+/* The calibration's view of one group's rows (calib_fit_rows). */
+typedef struct {
+    row_setup *rs;
+    const char *device;
+} fit_ctx;
+
+static double fit_predict(void *ctx, int row, const calib_params *p)
 {
-    const double phi = 0.6180339887498949;
-    double lo = log(EFF_MIN), hi = 0.0;
+    fit_ctx *f = ctx;
     char note[600];
-#define OBJ(le_, out_)                                                                      \
-    do {                                                                                    \
-        double s_ = 0.0;                                                                    \
-        for (int j_ = 0; j_ < n_members; j_++) {                                            \
-            int i_ = members[j_];                                                           \
-            double pr_ = predict(&rs[i_], device, exp(le_), note, sizeof note, NULL);             \
-            double d_ = log(pr_ / v->rows[i_].measured_step_s);                             \
-            s_ += isfinite(d_) ? d_ * d_ : 1e9;                                             \
-        }                                                                                   \
-        (out_) = s_;                                                                        \
-    } while (0)
-    double a = hi - phi * (hi - lo), b = lo + phi * (hi - lo), fa, fb;
-    OBJ(a, fa);
-    OBJ(b, fb);
-    for (int it = 0; it < FIT_ITERATIONS; it++) {
-        if (fa <= fb) {
-            hi = b;
-            b = a;
-            fb = fa;
-            a = hi - phi * (hi - lo);
-            OBJ(a, fa);
-        } else {
-            lo = a;
-            a = b;
-            fa = fb;
-            b = lo + phi * (hi - lo);
-            OBJ(b, fb);
-        }
-    }
-    double best = 0.5 * (lo + hi), f;
-    OBJ(best, f);
-#undef OBJ
-    *rms = sqrt(f / (n_members > 0 ? n_members : 1));
-    return exp(best);
+    return predict(&f->rs[row], f->device, p, note, sizeof note, NULL);
 }
 
 static const char *row_device(const row_setup *rs)
@@ -735,7 +704,7 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
     for (int i = 0; calibrate && i < n; i++) {
         dnp_validation_row *r = &v->rows[i];
         if (rs[i].ok && strcmp(r->role, "calibrate") == 0 &&
-            isnan(predict(&rs[i], row_device(&rs[i]), 0.0, r->note, sizeof r->note, NULL)))
+            isnan(predict(&rs[i], row_device(&rs[i]), NULL, r->note, sizeof r->note, NULL)))
             rs[i].ok = 0;
     }
     /* Fit each (stack, device, precision) on its calibrate rows, in the
@@ -764,7 +733,22 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         snprintf(fit->device, sizeof fit->device, "%s", row_device(&rs[i]));
         snprintf(fit->precision, sizeof fit->precision, "%s", r->precision);
         fit->n_rows = m;
-        fit->compute_eff = fit_eff(v, rs, members, m, fit->device, &fit->rms_log_error);
+        /* the two physical parameters by least squares on log step times
+         * (calibrate.h): both with two or more rows that depend on both,
+         * else the one the rows are most sensitive to */
+        for (int k = 0; k < m; k++)
+            ma[k] = v->rows[members[k]].measured_step_s;
+        const dnp_device_type *d0 = &rs[i].cl.types[0];
+        fit_ctx fc = {rs, fit->device};
+        calib_fit cf;
+        calib_fit_rows(fit_predict, &fc, members, ma, m,
+                       d0->compute_eff > 0.0 ? d0->compute_eff : PERF_DEFAULT_COMPUTE_EFF,
+                       d0->host_kernel_s > 0.0 ? d0->host_kernel_s : PERF_DEFAULT_HOST_KERNEL_S,
+                       &cf);
+        fit->compute_eff = cf.fitted_eff ? cf.p.compute_eff : 0.0;
+        fit->host_kernel_s = cf.fitted_host ? cf.p.host_kernel_s : 0.0;
+        fit->rms_log_error = cf.rms_log_error;
+        fit->eff_at_bound = cf.eff_at_bound;
     }
     /* Predict every row with its group's fit (or the preset default). */
     int nv = 0;
@@ -773,14 +757,16 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         dnp_validation_row *r = &v->rows[i];
         if (!rs[i].ok)
             continue;
-        double eff = 0.0;
+        calib_params par = {0.0, 0.0};
         for (int f = 0; f < v->n_fits; f++)
             if (strcmp(v->fits[f].stack, r->stack) == 0 &&
                 strcmp(v->fits[f].device, row_device(&rs[i])) == 0 &&
                 strcmp(v->fits[f].precision, r->precision) == 0) {
-                eff = v->fits[f].compute_eff;
+                par.compute_eff = v->fits[f].compute_eff;
+                par.host_kernel_s = v->fits[f].host_kernel_s;
                 r->calibrated = 1;
             }
+        const double eff = par.compute_eff;
         if (calibrate && !r->calibrated) {
             char q[DNP_QUOTE_MAX + 8];
             snprintf(r->note, sizeof r->note, "no calibrate row for stack %s, %s, %s: preset "
@@ -790,7 +776,7 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         /* the efficiency in force: fitted, else the device's own, else the model's */
         double own = rs[i].cl.n_types > 0 ? rs[i].cl.types[0].compute_eff : 0.0;
         r->compute_eff = eff > 0.0 ? eff : own > 0.0 ? own : PERF_DEFAULT_COMPUTE_EFF;
-        r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), eff, r->note, sizeof r->note,
+        r->predicted_step_s = predict(&rs[i], row_device(&rs[i]), &par, r->note, sizeof r->note,
                                       r);
         r->error_pct = 100.0 * (r->predicted_step_s - r->measured_step_s) / r->measured_step_s;
         if (strcmp(r->role, "validate") == 0 && isfinite(r->error_pct)) {

@@ -353,3 +353,77 @@ TEST(validate_csv_rows_that_cannot_run_keep_their_reason)
     }
     dnp_validation_free(v);
 }
+
+/* The calibration fits both physical parameters when the rows constrain
+ * both (docs/validation.md "Calibration"): measured times made by the model
+ * itself at a known GEMM ceiling (0.4) and host time per kernel (30 us),
+ * one row host-bound (a tiny model, one sample per micro-batch) and one
+ * compute-bound (a wide model, 8 per micro-batch), are matched by a fit
+ * that returns those two values. */
+/* One row of the calibration test: the tiny model (wide 0) or the wide one. */
+#define CAL_DEV "custom(name=g,tflops=100,net_gbps=800,sms=80,membw_gbps=2000,dtype=fp16"
+static void cal_row(char *buf, size_t n, int wide, const char *role, const char *extra,
+                    double measured_s)
+{
+    if (wide)
+        snprintf(buf, n,
+                 "wide,s,%s,\"gpt(hidden=2048,heads=16,layers=2,seq=1024,vocab=1000)\","
+                 "\"2x" CAL_DEV
+                 "%s)\",16,fp16,config,1,1,2,8,%.17g\n",
+                 role, extra, measured_s);
+    else
+        snprintf(buf, n,
+                 "host,s,%s,\"gpt(hidden=64,heads=2,layers=4,seq=16,ffn=256,vocab=100)\","
+                 "\"2x" CAL_DEV
+                 "%s)\",16,fp16,config,1,1,2,1,%.17g\n",
+                 role, extra, measured_s);
+}
+#undef CAL_DEV
+
+TEST(validate_calibration_recovers_both_parameters)
+{
+    const char *head = "id,stack,role,model,cluster,batch,precision,search,tp,pp,dp,microbatch,"
+                       "measured_step_s\n";
+    char csv[4096], line[1024];
+    double truth_s[2];
+    /* the model's own step times at compute_eff 0.4, host 30 us */
+    snprintf(csv, sizeof csv, "%s", head);
+    for (int i = 0; i < 2; i++) {
+        cal_row(line, sizeof line, i, "validate", ",compute_eff=0.4,host_us=30", 1.0);
+        strncat(csv, line, sizeof csv - strlen(csv) - 1);
+    }
+    dnp_validation *v = NULL;
+    dnp_error err;
+    CHECK_EQ_INT(run_csv(csv, 0, &v, &err), DNP_OK);
+    if (v == NULL || v->n_rows != 2) {
+        printf("  %s\n", err.msg);
+        dnp_validation_free(v);
+        return;
+    }
+    for (int i = 0; i < 2; i++)
+        truth_s[i] = v->rows[i].predicted_step_s;
+    dnp_validation_free(v);
+    CHECK(truth_s[0] > 0.0 && truth_s[1] > 0.0);
+    /* the same rows as calibrate rows on the bare device */
+    snprintf(csv, sizeof csv, "%s", head);
+    for (int i = 0; i < 2; i++) {
+        cal_row(line, sizeof line, i, "calibrate", "", truth_s[i]);
+        strncat(csv, line, sizeof csv - strlen(csv) - 1);
+    }
+    CHECK_EQ_INT(run_csv(csv, 1, &v, &err), DNP_OK);
+    if (v == NULL || v->n_fits != 1) {
+        printf("  %s\n", v == NULL ? err.msg : "not one fit");
+        dnp_validation_free(v);
+        return;
+    }
+    const dnp_calibration *c = &v->fits[0];
+    printf("  fit: compute_eff %.6f, host %.4f us, rms log error %.2g\n", c->compute_eff,
+           c->host_kernel_s * 1e6, c->rms_log_error);
+    CHECK_EQ_INT(c->n_rows, 2);
+    CHECK_NEAR(c->compute_eff, 0.4, 0, 1e-3);
+    CHECK_NEAR(c->host_kernel_s, 30e-6, 0, 1e-2);
+    CHECK(c->rms_log_error < 1e-3);
+    for (int i = 0; i < 2; i++)
+        CHECK_NEAR(v->rows[i].predicted_step_s, truth_s[i], 0, 1e-3);
+    dnp_validation_free(v);
+}

@@ -80,10 +80,17 @@ static json_t *to_json(const dnp_validation *v)
     }
     for (int f = 0; f < v->n_fits; f++) {
         const dnp_calibration *c = &v->fits[f];
-        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:f,s:i,s:f}", "stack", c->stack,
-                                              "device", c->device, "precision", c->precision,
-                                              "compute_eff", c->compute_eff, "rows", c->n_rows,
-                                              "rms_log_error", c->rms_log_error));
+        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:f}", "stack",
+                                              c->stack, "device", c->device, "precision",
+                                              c->precision, "compute_eff",
+                                              c->compute_eff > 0.0 ? json_real(c->compute_eff)
+                                                                   : json_null(),
+                                              "host_kernel_s",
+                                              c->host_kernel_s > 0.0
+                                                  ? json_real(c->host_kernel_s)
+                                                  : json_null(),
+                                              "rows", c->n_rows, "rms_log_error",
+                                              c->rms_log_error));
     }
     for (int k = 0; k < v->n_unread_columns; k++)
         json_array_append_new(unread, json_string(v->unread_columns[k]));
@@ -175,7 +182,8 @@ static void print_breakdown(const dnp_validation *v, const char *unit, double pe
 static void to_text(const dnp_validation *v, int calibrate)
 {
     if (calibrate) {
-        printf("calibration (compute efficiency fitted on calibrate rows only):\n");
+        printf("calibration (GEMM ceiling and host time per kernel, fitted on calibrate rows "
+               "only):\n");
         int n_cal = 0;
         for (int i = 0; i < v->n_rows; i++)
             n_cal += strcmp(v->rows[i].role, "calibrate") == 0;
@@ -184,15 +192,23 @@ static void to_text(const dnp_validation *v, int calibrate)
                          : "  none: the file has no calibrate row\n");
         for (int f = 0; f < v->n_fits; f++) {
             const dnp_calibration *c = &v->fits[f];
-            char bound[128] = "";
-            if (c->compute_eff > 0.999)
+            char bound[128] = "", eff[40], host[40];
+            if (c->eff_at_bound)
                 snprintf(bound, sizeof bound,
                          " at its bound: slower than measured even at peak (rms log error "
                          "%.3f)",
                          c->rms_log_error);
-            cli_wrapf(stdout, 0, "    ", "  %-24s %-10s %-5s compute_eff %.4f (%d row%s)%s",
-                      c->stack, c->device, c->precision, c->compute_eff, c->n_rows,
-                      c->n_rows == 1 ? "" : "s", bound);
+            if (c->compute_eff > 0.0)
+                snprintf(eff, sizeof eff, "compute_eff %.4f", c->compute_eff);
+            else
+                snprintf(eff, sizeof eff, "compute_eff default");
+            if (c->host_kernel_s > 0.0)
+                snprintf(host, sizeof host, "host %.2f us/kernel", c->host_kernel_s * 1e6);
+            else
+                snprintf(host, sizeof host, "host default");
+            cli_wrapf(stdout, 0, "    ", "  %-24s %-10s %-5s %s, %s (%d row%s)%s", c->stack,
+                      c->device, c->precision, eff, host, c->n_rows, c->n_rows == 1 ? "" : "s",
+                      bound);
         }
     } else {
         printf("no calibration: preset default efficiencies (docs/device-model.md)\n");
