@@ -1007,13 +1007,18 @@ typedef struct {
     int fitting;             /* of which within the memory limit */
     int simulated;           /* of which simulated (the others were bounded out) */
     double smallest_mem_bytes; /* the smallest footprint of those that did not fit */
+    /* dnp_config3d_search_layouts only (1, 0, 0 from dnp_config3d_search): */
+    int layouts;             /* orders and subsets of the device types searched */
+    int64_t idle_devices;    /* devices of the types the fastest plan leaves out */
+    int reordered;           /* 1: its stages take the types in another order than given */
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit
  * (opt->memory_limit_bytes, else each device's capacity): tensor
  * parallelism in powers of two inside the smallest node dividing the heads
  * (and every device type's count), every pipeline depth up to the layers,
- * data parallelism for the rest (each stage on one device type),
+ * data parallelism for the rest (a stage and its groups may span device
+ * types, docs/config3d.md "Mixed clusters"),
  * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank (interleaving
  * with even stages), each recompute mode, sequence parallelism on or off.
  * With one chunk per rank the layers per stage are balanced (c3_balance in
@@ -1028,6 +1033,27 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err);
+
+/* The largest number of device types whose orders and subsets
+ * dnp_config3d_search_layouts enumerates (4 types: 64 layouts). */
+#define DNP_CONFIG3D_LAYOUT_TYPES 4
+
+/* dnp_config3d_search over the layouts of a mixed cluster c
+ * (docs/config3d.md, "Layouts"): the stages follow the cluster's order of
+ * device types, so every order of the types is searched, and every
+ * non-empty subset of them (the others' devices left idle); the fastest
+ * plan of all wins, ties keeping the first layout in the order (all types,
+ * as given; then other orders; then subsets by size, largest first).
+ * *used receives the cluster the plan runs on (c's types in the chosen
+ * order, without the idle ones; c itself when c has one type or more than
+ * DNP_CONFIG3D_LAYOUT_TYPES types, which are searched as given); stats sum
+ * the searches and say the layout (layouts, idle_devices, reordered).
+ * DNP_ERR_INPUT if no layout fits.  O(layouts x one search); a layout
+ * whose search fails for memory is skipped. */
+dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                                       const dnp_plan_options *opt, dnp_config3d *best,
+                                       dnp_config3d_result *best_res, dnp_cluster *used,
+                                       dnp_config3d_stats *stats, dnp_error *err);
 
 /* What a mixed cluster's plan is compared with (docs/config3d.md, "Mixed
  * clusters"). */

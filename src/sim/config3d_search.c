@@ -85,6 +85,7 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
                                dnp_error *err)
 {
     memset(stats, 0, sizeof *stats);
+    stats->layouts = 1;
     const int L = count_layers(g);
     int sc = dnp_graph_find(g, "layer0.attn.scores");
     const int64_t devices = dnp_cluster_devices(cl);
@@ -127,7 +128,7 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
             if (devices % ((int64_t)t * p) != 0)
                 continue;
             int64_t dp = devices / ((int64_t)t * p);
-            if (batch % dp != 0 || !types_divide(cl, (int64_t)t * dp))
+            if (batch % dp != 0)
                 continue;
             for (int im = 0; im < C3_MAX_MB_CHOICES; im++) {
                 int64_t mb = (int64_t)1 << im;
@@ -221,6 +222,118 @@ done:
     dnp_free(cand);
     dnp_free(x);
     return st;
+}
+
+/* Next permutation of idx[0..n) in lexicographic order; 0 after the last. */
+static int next_perm(int *idx, int n)
+{
+    int i = n - 2;
+    while (i >= 0 && idx[i] >= idx[i + 1])
+        i--;
+    if (i < 0)
+        return 0;
+    int j = n - 1;
+    while (idx[j] <= idx[i])
+        j--;
+    int t = idx[i];
+    idx[i] = idx[j];
+    idx[j] = t;
+    for (int a = i + 1, b = n - 1; a < b; a++, b--) {
+        t = idx[a];
+        idx[a] = idx[b];
+        idx[b] = t;
+    }
+    return 1;
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                                       const dnp_plan_options *opt, dnp_config3d *best,
+                                       dnp_config3d_result *best_res, dnp_cluster *used,
+                                       dnp_config3d_stats *stats, dnp_error *err)
+{
+    const int k = c->n_types;
+    if (k < 2 || k > DNP_CONFIG3D_LAYOUT_TYPES) {
+        *used = *c;
+        return dnp_config3d_search(g, c, batch, opt, best, best_res, stats, err);
+    }
+    memset(stats, 0, sizeof *stats);
+    const unsigned all = (1u << k) - 1u;
+    double best_s = INFINITY;
+    int found = 0;
+    dnp_error first_err = {0};
+    /* subsets by size, largest first (all types first), each in every
+     * order of its types starting from the given one */
+    for (int size = k; size >= 1; size--) {
+        for (unsigned mask = all; mask >= 1; mask--) {
+            if (popcount(mask) != size)
+                continue;
+            int idx[DNP_CONFIG3D_LAYOUT_TYPES], n = 0;
+            for (int t = 0; t < k; t++)
+                if (mask & (1u << t))
+                    idx[n++] = t;
+            do {
+                dnp_cluster sub;
+                memset(&sub, 0, sizeof sub);
+                sub.n_types = n;
+                int64_t idle = 0;
+                for (int i = 0; i < n; i++) {
+                    sub.types[i] = c->types[idx[i]];
+                    sub.counts[i] = c->counts[idx[i]];
+                }
+                for (int t = 0; t < k; t++)
+                    if (!(mask & (1u << t)))
+                        idle += c->counts[t];
+                int reordered = 0;
+                for (int i = 1; i < n; i++)
+                    reordered |= idx[i] < idx[i - 1];
+                dnp_config3d cfg;
+                dnp_config3d_result res;
+                dnp_config3d_stats st;
+                dnp_error e = {0};
+                dnp_status rs = dnp_config3d_search(g, &sub, batch, opt, &cfg, &res, &st, &e);
+                stats->layouts++;
+                stats->candidates += st.candidates;
+                stats->fitting += st.fitting;
+                stats->simulated += st.simulated;
+                if (rs == DNP_ERR_NOMEM) {
+                    dnp_error_set(err, rs, "%s", e.msg);
+                    return rs;
+                }
+                if (rs != DNP_OK) {
+                    if (first_err.status == DNP_OK)
+                        first_err = e; /* the first layout's reason (all types, as given) */
+                    if (st.smallest_mem_bytes > 0.0 &&
+                        (stats->smallest_mem_bytes == 0.0 ||
+                         st.smallest_mem_bytes < stats->smallest_mem_bytes))
+                        stats->smallest_mem_bytes = st.smallest_mem_bytes;
+                    continue;
+                }
+                if (res.step_time_s < best_s) {
+                    best_s = res.step_time_s;
+                    *best = cfg;
+                    *best_res = res;
+                    *used = sub;
+                    stats->idle_devices = idle;
+                    stats->reordered = reordered;
+                    found = 1;
+                }
+            } while (next_perm(idx, n));
+        }
+    }
+    if (!found) {
+        dnp_error_set(err, first_err.status != DNP_OK ? first_err.status : DNP_ERR_INPUT, "%s",
+                      first_err.msg);
+        return err->status;
+    }
+    return DNP_OK;
 }
 
 /* The index of the weakest device type (lowest peak at the precision,

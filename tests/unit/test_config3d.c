@@ -610,3 +610,70 @@ TEST(config3d_zero_layer_stages)
     CHECK(strstr(err.msg, "stage 2 of 3 no layers") != NULL);
     dnp_graph_free(g);
 }
+
+/* The layout search (docs/config3d.md, "Layouts") is the best of the
+ * searches over every order and non-empty subset of a mixed cluster's
+ * types, each searched on its own: here 2 DGX A100 and 2 g4dn.12xlarge
+ * (T4 on PCIe), 4 layouts; the plan, the cluster it runs on and the idle
+ * count agree with that enumeration.  A small batch on a fast type beside
+ * a slow one leaves the slow type idle. */
+TEST(config3d_search_layouts_is_the_best_layout)
+{
+    const char *model = "gpt(hidden=512,heads=8,layers=8,seq=512,vocab=1000)";
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load(model, &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100+2xg4dn.12xlarge", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 16, .precision = DNP_PREC_FP16, .optimizer = DNP_OPTIM_ADAM};
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats stats;
+    dnp_cluster used;
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 16, &opt, &best, &res, &used, &stats, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(stats.layouts, 4); /* a100+t4, t4+a100, a100, t4 */
+    static const int orders[4][2] = {{0, 1}, {1, 0}, {0, -1}, {1, -1}};
+    double min_s = INFINITY;
+    int min_k = -1, candidates = 0;
+    for (int k = 0; k < 4; k++) {
+        dnp_cluster sub;
+        memset(&sub, 0, sizeof sub);
+        for (int i = 0; i < 2 && orders[k][i] >= 0; i++) {
+            sub.types[i] = cl.types[orders[k][i]];
+            sub.counts[i] = cl.counts[orders[k][i]];
+            sub.n_types = i + 1;
+        }
+        dnp_config3d c;
+        dnp_config3d_result r;
+        dnp_config3d_stats st;
+        dnp_error e = {0};
+        if (dnp_config3d_search(g, &sub, 16, &opt, &c, &r, &st, &e) == DNP_OK &&
+            r.step_time_s < min_s) {
+            min_s = r.step_time_s;
+            min_k = k;
+        }
+        candidates += st.candidates;
+    }
+    CHECK_EQ_INT(stats.candidates, candidates);
+    CHECK_NEAR(res.step_time_s, min_s, 0.0, 0.0);
+    CHECK(min_k >= 0);
+    if (min_k >= 0) {
+        CHECK_EQ_INT(used.n_types, orders[min_k][1] < 0 ? 1 : 2);
+        CHECK_STR(used.types[0].name, cl.types[orders[min_k][0]].name);
+        CHECK_EQ_INT(stats.reordered, min_k == 1);
+        CHECK_EQ_INT(stats.idle_devices,
+                     min_k == 2 ? cl.counts[1] : min_k == 3 ? cl.counts[0] : 0);
+    }
+    /* at 16 sequences the 8 T4 only slow the A100s down: left idle */
+    CHECK_EQ_INT(min_k, 2);
+    /* one type: the plain search, the cluster as given */
+    CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100", &cl, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 16, &opt, &best, &res, &used, &stats, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(stats.layouts, 1);
+    CHECK(stats.idle_devices == 0 && !stats.reordered && used.counts[0] == 16);
+    dnp_graph_free(g);
+}

@@ -242,10 +242,14 @@ void cli_straggler_note(const dnp_plan_summary *s, char *buf, size_t n);
 /* {"pace", "devices", "source"} or NULL when the factor is 1 (new reference). */
 json_t *cli_straggler_json(const dnp_plan_summary *s);
 
-/* The report of a Megatron-LM configuration and its simulated step (text
- * on stdout unless json is "-", JSON to json if given); stats (may be
- * NULL) adds the search's counts.  Returns an exit status. */
-int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+/* The report of a Megatron-LM configuration and its simulated step on
+ * cluster cl (text on stdout unless json is "-", JSON to json if given);
+ * stats (may be NULL) adds the search's counts and layout; given (may be
+ * NULL: cl) is the cluster the user gave when the search chose cl among
+ * its layouts (the mixed-cluster baselines are on it).  Returns an exit
+ * status. */
+int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
+                        const dnp_cluster *given, int64_t batch,
                         const dnp_plan_options *opt, const dnp_config3d *cfg,
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
                         const char *json);

@@ -83,7 +83,12 @@ static int export_megatron(const cli_args *a, const char *out_path)
         if (st == DNP_OK)
             st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, &res, &err);
     } else {
-        st = dnp_config3d_search(g, &cl, batch, &opt, &cfg, &res, &stats, &err);
+        /* the fastest layout: the stages may take the types in another
+         * order or leave a type idle (the arguments then say which hosts) */
+        dnp_cluster used;
+        st = dnp_config3d_search_layouts(g, &cl, batch, &opt, &cfg, &res, &used, &stats, &err);
+        if (st == DNP_OK)
+            cl = used;
     }
     char *text = NULL;
     if (st == DNP_OK)

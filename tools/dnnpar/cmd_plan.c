@@ -251,13 +251,14 @@ int cmd_plan(int argc, char **argv)
         dnp_config3d_result res;
         dnp_config3d_stats stats;
         dnp_error err = {0};
-        if (dnp_config3d_search(job.g, &job.cl, job.opt.batch, &job.opt, &best, &res, &stats,
-                                &err) != DNP_OK) {
+        dnp_cluster used;
+        if (dnp_config3d_search_layouts(job.g, &job.cl, job.opt.batch, &job.opt, &best, &res,
+                                        &used, &stats, &err) != DNP_OK) {
             cli_error("plan", "%s", err.msg);
             rc = cli_exit_for(err.status);
         } else {
-            rc = cli_config3d_report("plan", job.g, &job.cl, job.opt.batch, &job.opt, &best,
-                                     &res, &stats, job.json);
+            rc = cli_config3d_report("plan", job.g, &used, &job.cl, job.opt.batch, &job.opt,
+                                     &best, &res, &stats, job.json);
         }
         dnp_graph_free(job.g);
         return rc;

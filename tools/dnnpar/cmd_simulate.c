@@ -92,7 +92,7 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
         dnp_free(text);
     }
     if (rc == 0)
-        rc = cli_config3d_report("simulate", g, &cl, batch, &opt, &cfg, &res, NULL,
+        rc = cli_config3d_report("simulate", g, &cl, NULL, batch, &opt, &cfg, &res, NULL,
                                  cli_get(a, "json"));
     dnp_graph_free(g);
     return rc;

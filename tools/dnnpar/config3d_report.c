@@ -88,19 +88,67 @@ static json_t *stages_json(const dnp_cluster *cl, const dnp_config3d *cfg,
     return a;
 }
 
-int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                        const dnp_plan_options *opt, const dnp_config3d *cfg,
-                        const dnp_config3d_result *res, const dnp_config3d_stats *stats,
-                        const char *json)
+/* The layout line of a search over a mixed cluster's layouts
+ * (docs/config3d.md, "Layouts"): which order of the device types the
+ * stages take and which types are left idle; "" when the plan uses every
+ * type in the order given.  O(types). */
+static void layout_text(const dnp_cluster *used, const dnp_cluster *given,
+                        const dnp_config3d_stats *stats, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (stats == NULL || given == NULL || stats->layouts <= 1)
+        return;
+    size_t len = (size_t)snprintf(buf, n, "layout: the fastest of %d orders and subsets of the "
+                                          "device types",
+                                  stats->layouts);
+#define PUT(...)                                                                            \
+    do {                                                                                    \
+        if (len < n)                                                                        \
+            len += (size_t)snprintf(buf + len, n - len, __VA_ARGS__);                       \
+    } while (0)
+    if (!stats->reordered && stats->idle_devices == 0) {
+        PUT(" uses every device in the order given");
+        return;
+    }
+    PUT(" takes");
+    for (int i = 0; i < used->n_types; i++)
+        PUT("%s %lld %s", i == 0 ? "" : i + 1 == used->n_types ? " then" : ",",
+            (long long)used->counts[i], used->types[i].name);
+    if (stats->idle_devices > 0) {
+        PUT(" and leaves idle");
+        int first = 1;
+        for (int t = 0; t < given->n_types; t++) {
+            int in = 0;
+            for (int i = 0; i < used->n_types; i++)
+                in |= strcmp(used->types[i].name, given->types[t].name) == 0 &&
+                      used->counts[i] == given->counts[t];
+            if (!in) {
+                PUT("%s %lld %s", first ? "" : ",", (long long)given->counts[t],
+                    given->types[t].name);
+                first = 0;
+            }
+        }
+        PUT(" (faster without them)");
+    }
+#undef PUT
+}
+
+int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
+                        const dnp_cluster *given, int64_t batch, const dnp_plan_options *opt,
+                        const dnp_config3d *cfg, const dnp_config3d_result *res,
+                        const dnp_config3d_stats *stats, const char *json)
 {
     int rc = 0;
+    const dnp_cluster *whole = given != NULL ? given : cl;
+    char layout[1024];
+    layout_text(cl, given, stats, layout, sizeof layout);
     /* a search on a mixed cluster is compared with the plans that ignore
-     * the mix (docs/config3d.md, "Mixed clusters") */
+     * the mix (docs/config3d.md, "Mixed clusters"), on the cluster given */
     dnp_config3d_baselines base;
-    int have_base = stats != NULL && cl->n_types > 1;
+    int have_base = stats != NULL && whole->n_types > 1;
     if (have_base) {
         dnp_error err = {0};
-        if (dnp_config3d_mixed_baselines(g, cl, batch, opt, &base, &err) != DNP_OK) {
+        if (dnp_config3d_mixed_baselines(g, whole, batch, opt, &base, &err) != DNP_OK) {
             cli_error(cmd, "%s", err.msg);
             return cli_exit_for(err.status);
         }
@@ -142,7 +190,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         if (o != NULL && have_base) {
             json_t *b = json_object();
             if (base.slowest_ok) {
-                json_t *sl = json_pack("{s:s,s:f}", "device", cl->types[base.slowest_type].name,
+                json_t *sl = json_pack("{s:s,s:f}", "device", whole->types[base.slowest_type].name,
                                        "planned_step_time_s", base.slowest_planned.step_time_s);
                 if (sl != NULL && base.slowest_on_cluster_ok)
                     json_object_set_new(sl, "step_time_s_on_cluster",
@@ -152,16 +200,19 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             if (base.fastest_ok)
                 json_object_set_new(b, "fastest_alone",
                                     json_pack("{s:s,s:I,s:f}", "device",
-                                              cl->types[base.fastest_type].name, "devices",
-                                              (json_int_t)cl->counts[base.fastest_type],
+                                              whole->types[base.fastest_type].name, "devices",
+                                              (json_int_t)whole->counts[base.fastest_type],
                                               "step_time_s", base.fastest_res.step_time_s));
             json_object_set_new(o, "baselines", b);
         }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
-                                json_pack("{s:i,s:i,s:i}", "candidates", stats->candidates,
-                                          "fitting", stats->fitting, "simulated",
-                                          stats->simulated));
+                                json_pack("{s:i,s:i,s:i,s:i,s:I,s:b}", "candidates",
+                                          stats->candidates, "fitting", stats->fitting,
+                                          "simulated", stats->simulated, "layouts",
+                                          stats->layouts, "idle_devices",
+                                          (json_int_t)stats->idle_devices, "reordered",
+                                          stats->reordered));
         rc = cli_write_json(cmd, json, o);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
@@ -176,6 +227,8 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             printf("search 3d: %d configurations, %d within the memory limit, %d simulated (the "
                    "rest bounded out); the fastest:\n",
                    stats->candidates, stats->fitting, stats->simulated);
+        if (layout[0] != '\0')
+            cli_wrapf(stdout, 0, "  ", "%s", layout);
         char zero[24] = "";
         if (cfg->zero > 0)
             snprintf(zero, sizeof zero, ", ZeRO-%d", cfg->zero);
@@ -217,7 +270,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 config_text(&base.slowest_cfg, ct, sizeof ct);
                 cli_fmt_time(base.slowest_planned.step_time_s, tb, sizeof tb);
                 printf("  every device as the slowest type (%s):\n    %s\n    predicted %s there",
-                       cl->types[base.slowest_type].name, ct, tb);
+                       whole->types[base.slowest_type].name, ct, tb);
                 if (base.slowest_on_cluster_ok) {
                     cli_fmt_time(base.slowest_on_cluster.step_time_s, tc, sizeof tc);
                     printf(", %s on this cluster: ", tc);
@@ -229,19 +282,19 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 printf("\n");
             } else {
                 printf("  every device as the slowest type (%s): no configuration fits\n",
-                       cl->types[base.slowest_type].name);
+                       whole->types[base.slowest_type].name);
             }
             if (base.fastest_ok) {
                 config_text(&base.fastest_cfg, ct, sizeof ct);
                 cli_fmt_time(base.fastest_res.step_time_s, tb, sizeof tb);
                 printf("  the %lld %s alone:\n    %s\n    predicted %s: ",
-                       (long long)cl->counts[base.fastest_type], cl->types[base.fastest_type].name,
+                       (long long)whole->counts[base.fastest_type], whole->types[base.fastest_type].name,
                        ct, tb);
                 print_ratio(base.fastest_res.step_time_s, res->step_time_s);
                 printf("\n");
             } else {
                 printf("  the %lld %s alone: no configuration fits\n",
-                       (long long)cl->counts[base.fastest_type], cl->types[base.fastest_type].name);
+                       (long long)whole->counts[base.fastest_type], whole->types[base.fastest_type].name);
             }
         }
         if (res->straggler_pace > 1.0)
