@@ -717,6 +717,9 @@ typedef struct {
                                 * portfolio's other candidates are skipped and the plan says
                                 * so (dnp_plan_summary.time_limit_hit).  A limit not reached
                                 * changes nothing.  One level solve is not interrupted. */
+    int config3d_top;          /* dnp_config3d_search: keep the n fastest configurations in
+                                * the stats (1 .. DNP_CONFIG3D_TOP_MAX; 0 = 1) */
+    int config3d_space;        /* dnp_config3d_search's space (dnp_config3d_space); 0 = full */
     const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
                                 * for a plan read from a strategy file; NULL = the scheme's
                                 * name.  Borrowed: must outlive the calls given the options. */
@@ -1002,6 +1005,33 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                              dnp_precision precision, const dnp_config3d *cfg, char **out,
                              dnp_error *err);
 
+/* The spaces dnp_config3d_search can search (docs/config3d.md, "Search"). */
+typedef enum {
+    DNP_CONFIG3D_SPACE_FULL = 0, /* everything below */
+    DNP_CONFIG3D_SPACE_AMP,      /* AMP's (Li et al., NeurIPS 2022): tp, pp, dp, micro-batch and
+                                  * the layers per stage; no ZeRO, sequence parallelism,
+                                  * interleaving or recompute */
+    DNP_CONFIG3D_SPACE_UNIFORM,  /* every stage on one device type (every type's count a
+                                  * multiple of tp x dp): the space before stop 29 */
+    DNP_CONFIG3D_SPACE_COUNT
+} dnp_config3d_space;
+
+/* The most configurations a search ranks (dnp_plan_options.config3d_top). */
+#define DNP_CONFIG3D_TOP_MAX 10
+/* The largest number of device types whose orders and subsets
+ * dnp_config3d_search_layouts enumerates (4 types: 64 layouts). */
+#define DNP_CONFIG3D_LAYOUT_TYPES 4
+
+/* One ranked configuration of a search. */
+typedef struct {
+    dnp_config3d cfg;
+    double step_time_s;
+    /* its layout (dnp_config3d_search_layouts): the given cluster's types
+     * in the order its stages take them; n_types 0 = the cluster as given */
+    int n_types;
+    int types[DNP_CONFIG3D_LAYOUT_TYPES];
+} dnp_config3d_ranked;
+
 typedef struct {
     int candidates;          /* configurations enumerated */
     int fitting;             /* of which within the memory limit */
@@ -1011,6 +1041,10 @@ typedef struct {
     int layouts;             /* orders and subsets of the device types searched */
     int64_t idle_devices;    /* devices of the types the fastest plan leaves out */
     int reordered;           /* 1: its stages take the types in another order than given */
+    /* the fastest configurations, fastest first (n_top <= the options'
+     * config3d_top; top[0] is the result) */
+    int n_top;
+    dnp_config3d_ranked top[DNP_CONFIG3D_TOP_MAX];
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit
@@ -1033,10 +1067,6 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err);
-
-/* The largest number of device types whose orders and subsets
- * dnp_config3d_search_layouts enumerates (4 types: 64 layouts). */
-#define DNP_CONFIG3D_LAYOUT_TYPES 4
 
 /* dnp_config3d_search over the layouts of a mixed cluster c
  * (docs/config3d.md, "Layouts"): the stages follow the cluster's order of
@@ -1071,13 +1101,19 @@ typedef struct {
     int fastest_ok;
     dnp_config3d fastest_cfg;
     dnp_config3d_result fastest_res;
+    /* the search restricted to AMP's space and to stages of one type each,
+     * on the cluster as given (DNP_CONFIG3D_SPACE_AMP, _UNIFORM) */
+    int amp_ok, uniform_ok;
+    dnp_config3d amp_cfg, uniform_cfg;
+    dnp_config3d_result amp_res, uniform_res;
 } dnp_config3d_baselines;
 
 /* The baselines of a mixed cluster c (at least two device types) for g at
- * `batch`: the plan that treats every device as the slowest type, and the
- * fastest type alone, each from dnp_config3d_search.  A baseline that
- * finds no fitting configuration is left with its _ok flag 0.
- * DNP_ERR_INPUT for a one-type cluster, DNP_ERR_NOMEM.  O(two searches). */
+ * `batch`: the plan that treats every device as the slowest type, the
+ * fastest type alone, and the search in AMP's space and in the space of
+ * one-type stages, each from dnp_config3d_search.  A baseline that finds
+ * no fitting configuration is left with its _ok flag 0.  DNP_ERR_INPUT
+ * for a one-type cluster, DNP_ERR_NOMEM.  O(four searches). */
 dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                         const dnp_plan_options *opt,
                                         dnp_config3d_baselines *out, dnp_error *err);

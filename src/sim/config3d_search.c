@@ -79,6 +79,24 @@ static int cand_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch
     return c3_layers(x, layers, &e) == DNP_OK;
 }
 
+/* Insert e into the ranked list top[0..*n) (fastest first, at most k
+ * entries; a tie goes after the entries already there).  O(k). */
+static void c3_rank_insert(dnp_config3d_ranked *top, int *n, int k,
+                           const dnp_config3d_ranked *e)
+{
+    int pos = *n;
+    while (pos > 0 && e->step_time_s < top[pos - 1].step_time_s)
+        pos--;
+    if (pos >= k)
+        return;
+    int last = *n < k ? *n : k - 1;
+    for (int j = last; j > pos; j--)
+        top[j] = top[j - 1];
+    top[pos] = *e;
+    if (*n < k)
+        (*n)++;
+}
+
 dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
@@ -128,19 +146,22 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
             if (devices % ((int64_t)t * p) != 0)
                 continue;
             int64_t dp = devices / ((int64_t)t * p);
-            if (batch % dp != 0)
+            if (batch % dp != 0 ||
+                (opt->config3d_space == DNP_CONFIG3D_SPACE_UNIFORM &&
+                 !types_divide(cl, (int64_t)t * dp)))
                 continue;
             for (int im = 0; im < C3_MAX_MB_CHOICES; im++) {
                 int64_t mb = (int64_t)1 << im;
                 if ((batch / dp) % mb != 0)
                     continue;
                 int64_t m = batch / dp / mb;
-                for (int v = 1; v <= C3_MAX_V; v++) {
+                const int amp = opt->config3d_space == DNP_CONFIG3D_SPACE_AMP;
+                for (int v = 1; v <= (amp ? 1 : C3_MAX_V); v++) {
                     if (v > 1 && (L % p != 0 || (L / p) % v != 0 || p < 2 || m % p != 0))
                         continue;
-                    for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
-                        for (int sp = 0; sp <= (t > 1); sp++)
-                        for (int z = 0; z <= (dp > 1 ? 1 : 0); z++) {
+                    for (int rc = 0; rc < (amp ? 1 : DNP_RECOMPUTE_COUNT); rc++)
+                        for (int sp = 0; sp <= (t > 1 && !amp); sp++)
+                        for (int z = 0; z <= (dp > 1 && !amp ? 1 : 0); z++) {
                             dnp_config3d c;
                             dnp_config3d_defaults(&c);
                             c.tp = t;
@@ -193,8 +214,17 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
      * bound reaches the best simulated step (exact: a step is never below
      * its bound) */
     qsort(cand, (size_t)n_cand, sizeof *cand, cand_cmp);
+    /* with config3d_top = k the k fastest: simulate until the bound reaches
+     * the k-th best step (exact for all k: no unsimulated candidate can
+     * beat it) */
+    const int k_top = opt->config3d_top < 1                      ? 1
+                      : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
+                                                                 : opt->config3d_top;
     double best_s = INFINITY;
-    for (int i = 0; i < n_cand && cand[i].bound_s < best_s; i++) {
+    for (int i = 0; i < n_cand &&
+                    cand[i].bound_s < (stats->n_top < k_top ? INFINITY
+                                                            : stats->top[k_top - 1].step_time_s);
+         i++) {
         dnp_config3d_result r;
         dnp_error e = {0};
         double bound;
@@ -213,6 +243,11 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
             *best = cand[i].cfg;
             *best_res = r;
         }
+        dnp_config3d_ranked e_rank;
+        memset(&e_rank, 0, sizeof e_rank);
+        e_rank.cfg = cand[i].cfg;
+        e_rank.step_time_s = r.step_time_s;
+        c3_rank_insert(stats->top, &stats->n_top, k_top, &e_rank);
     }
     st = DNP_OK;
 done:
@@ -265,6 +300,9 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
         return dnp_config3d_search(g, c, batch, opt, best, best_res, stats, err);
     }
     memset(stats, 0, sizeof *stats);
+    const int k_top = opt->config3d_top < 1                      ? 1
+                      : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
+                                                                 : opt->config3d_top;
     const unsigned all = (1u << k) - 1u;
     double best_s = INFINITY;
     int found = 0;
@@ -303,6 +341,13 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                 stats->candidates += st.candidates;
                 stats->fitting += st.fitting;
                 stats->simulated += st.simulated;
+                for (int j = 0; rs == DNP_OK && j < st.n_top; j++) {
+                    dnp_config3d_ranked e_rank = st.top[j];
+                    e_rank.n_types = n;
+                    for (int i = 0; i < n; i++)
+                        e_rank.types[i] = idx[i];
+                    c3_rank_insert(stats->top, &stats->n_top, k_top, &e_rank);
+                }
                 if (rs == DNP_ERR_NOMEM) {
                     dnp_error_set(err, rs, "%s", e.msg);
                     return rs;
@@ -366,6 +411,9 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
         dnp_error_set(err, DNP_ERR_INPUT, "mixed-cluster baselines need several device types");
         return DNP_ERR_INPUT;
     }
+    dnp_plan_options one = *opt; /* each baseline's best only */
+    one.config3d_top = 1;
+    opt = &one;
     out->slowest_type = type_by_peak(c, opt->precision, 0);
     out->fastest_type = type_by_peak(c, opt->precision, 1);
     dnp_config3d_stats stats;
@@ -402,6 +450,25 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
     else if (e3.status == DNP_ERR_NOMEM) {
         dnp_error_set(err, e3.status, "%s", e3.msg);
         return e3.status;
+    }
+    /* the same cluster, as given, in AMP's space and with one-type stages */
+    for (int sp = DNP_CONFIG3D_SPACE_AMP; sp <= DNP_CONFIG3D_SPACE_UNIFORM; sp++) {
+        dnp_plan_options o = *opt;
+        o.config3d_space = sp;
+        o.config3d_top = 1;
+        dnp_error e4 = {0};
+        int amp = sp == DNP_CONFIG3D_SPACE_AMP;
+        if (dnp_config3d_search(g, c, batch, &o, amp ? &out->amp_cfg : &out->uniform_cfg,
+                                amp ? &out->amp_res : &out->uniform_res, &stats,
+                                &e4) == DNP_OK) {
+            if (amp)
+                out->amp_ok = 1;
+            else
+                out->uniform_ok = 1;
+        } else if (e4.status == DNP_ERR_NOMEM) {
+            dnp_error_set(err, e4.status, "%s", e4.msg);
+            return e4.status;
+        }
     }
     return DNP_OK;
 }

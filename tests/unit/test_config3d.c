@@ -122,9 +122,20 @@ TEST(config3d_search_is_exact)
                             .memory_limit_bytes = 2e9};
     dnp_config3d best;
     dnp_config3d_result res;
-    dnp_config3d_stats stats;
+    dnp_config3d_stats stats, stats5;
     CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_OK);
     CHECK(stats.simulated < stats.fitting); /* the bound pruned something */
+    /* the five fastest, by the same bound (k-th best) */
+    opt.config3d_top = 5;
+    dnp_config3d best5;
+    dnp_config3d_result res5;
+    CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best5, &res5, &stats5, &err), DNP_OK);
+    opt.config3d_top = 0;
+    CHECK_EQ_INT(stats.n_top, 1);
+    CHECK_EQ_INT(stats5.n_top, 5);
+    CHECK(stats5.simulated >= stats.simulated && stats5.simulated < stats5.fitting);
+    double all_s[4096];
+    int n_all = 0;
     double min_s = INFINITY;
     int fitting = 0;
     for (int t = 1; t <= 8; t *= 2)
@@ -161,9 +172,23 @@ TEST(config3d_search_is_exact)
                                 continue;
                             fitting++;
                             min_s = r.step_time_s < min_s ? r.step_time_s : min_s;
+                            if (n_all < 4096)
+                                all_s[n_all++] = r.step_time_s;
                         }
     CHECK_EQ_INT(stats.fitting, fitting);
     CHECK_NEAR(res.step_time_s, min_s, 0.0, 0.0);
+    CHECK_NEAR(stats.top[0].step_time_s, min_s, 0.0, 0.0);
+    CHECK(n_all < 4096);
+    /* the five smallest of the enumeration, in order */
+    for (int i = 0; i < 5 && i < n_all; i++) {
+        int m = i;
+        for (int j = i + 1; j < n_all; j++)
+            m = all_s[j] < all_s[m] ? j : m;
+        double t = all_s[i];
+        all_s[i] = all_s[m];
+        all_s[m] = t;
+        CHECK_NEAR(stats5.top[i].step_time_s, all_s[i], 0.0, 0.0);
+    }
     /* nothing fits in 1 MB: an error naming the smallest footprint */
     opt.memory_limit_bytes = 1e6;
     CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_ERR_INPUT);
@@ -311,6 +336,16 @@ TEST(config3d_mixed_cluster)
     CHECK(res.step_time_s < base.slowest_on_cluster.step_time_s);
     CHECK(res.step_time_s < base.slowest_planned.step_time_s);
     CHECK(res.step_time_s < base.fastest_res.step_time_s);
+    /* the restricted spaces are subsets of the full one: never faster;
+     * AMP's has no ZeRO, sequence parallelism, interleaving or recompute */
+    CHECK(base.amp_ok && base.uniform_ok);
+    CHECK(base.amp_res.step_time_s >= res.step_time_s);
+    CHECK(base.uniform_res.step_time_s >= res.step_time_s);
+    CHECK(base.amp_cfg.zero == 0 && base.amp_cfg.seq_par == 0 && base.amp_cfg.interleave == 1 &&
+          base.amp_cfg.recompute == DNP_RECOMPUTE_NONE);
+    /* one-type stages: every type's count a multiple of tp x dp */
+    for (int t = 0; t < cl.n_types; t++)
+        CHECK(cl.counts[t] % ((int64_t)base.uniform_cfg.tp * base.uniform_cfg.dp) == 0);
     dnp_graph_free(g);
 }
 

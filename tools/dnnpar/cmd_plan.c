@@ -10,7 +10,7 @@ static const char plan_help[] =
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                   [--time-limit S] [--grad-dtype fp32]\n"
+    "                   [--time-limit S] [--grad-dtype fp32] [--top N]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -24,6 +24,8 @@ static const char plan_help[] =
     "                 (docs/config3d.md)\n"
     "  --grad-dtype fp32  with --search 3d: gradients all-reduced in fp32 (4 bytes\n"
     "                 per parameter; DeepSpeed's fp32_allreduce)\n"
+    "  --top N        with --search 3d: also list the N fastest configurations\n"
+    "                 (1 to 10) with their layouts\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -76,7 +78,7 @@ typedef struct {
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
                                           "plot", "dot", "trace", "time-limit", "grad-dtype",
-                                          CLI_PERF_VALUED, NULL};
+                                          "top", CLI_PERF_VALUED, NULL};
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
 static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
@@ -136,6 +138,16 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
     }
     if ((rc = cli_grad_dtype(cmd, a, &job->opt)) != 0)
         return rc;
+    if ((s = cli_get(a, "top")) != NULL) {
+        long long top = cli_positive(cmd, "top", s, DNP_CONFIG3D_TOP_MAX);
+        if (top < 0)
+            return EXIT_USAGE;
+        if (!job->search_3d) {
+            cli_error(cmd, "--top applies to --search 3d (Megatron-LM configurations)");
+            return EXIT_USAGE;
+        }
+        job->opt.config3d_top = (int)top;
+    }
     if ((s = cli_get(a, "batch")) != NULL &&
         (job->opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
         return EXIT_USAGE;

@@ -133,6 +133,38 @@ static void layout_text(const dnp_cluster *used, const dnp_cluster *given,
 #undef PUT
 }
 
+/* The layout of a ranked configuration: the given cluster's type names in
+ * stage order joined by '+', or "as given".  O(types). */
+static void ranked_layout(const dnp_config3d_ranked *r, const dnp_cluster *given, char *buf,
+                          size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    if (r->n_types == 0) {
+        snprintf(buf, n, "as given");
+        return;
+    }
+    for (int i = 0; i < r->n_types && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "+" : "",
+                                given->types[r->types[i]].name);
+}
+
+/* One restricted search's line pair under "compared with ...". */
+static void print_space(const char *what, int ok, const dnp_config3d *cfg,
+                        const dnp_config3d_result *r, const dnp_config3d_result *res)
+{
+    char ct[256], tb[32];
+    if (!ok) {
+        printf("  %s: no configuration fits\n", what);
+        return;
+    }
+    config_text(cfg, ct, sizeof ct);
+    cli_fmt_time(r->step_time_s, tb, sizeof tb);
+    printf("  %s:\n    %s\n    predicted %s: ", what, ct, tb);
+    print_ratio(r->step_time_s, res->step_time_s);
+    printf("\n");
+}
+
 int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
                         const dnp_cluster *given, int64_t batch, const dnp_plan_options *opt,
                         const dnp_config3d *cfg, const dnp_config3d_result *res,
@@ -203,7 +235,26 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                                               whole->types[base.fastest_type].name, "devices",
                                               (json_int_t)whole->counts[base.fastest_type],
                                               "step_time_s", base.fastest_res.step_time_s));
+            if (base.amp_ok)
+                json_object_set_new(b, "amp_space",
+                                    json_pack("{s:f}", "step_time_s", base.amp_res.step_time_s));
+            if (base.uniform_ok)
+                json_object_set_new(b, "one_type_stages",
+                                    json_pack("{s:f}", "step_time_s",
+                                              base.uniform_res.step_time_s));
             json_object_set_new(o, "baselines", b);
+        }
+        if (o != NULL && stats != NULL && stats->n_top > 1) {
+            json_t *top = json_array();
+            for (int i = 0; top != NULL && i < stats->n_top; i++) {
+                char lay[256], ct[256];
+                ranked_layout(&stats->top[i], whole, lay, sizeof lay);
+                config_text(&stats->top[i].cfg, ct, sizeof ct);
+                json_array_append_new(top, json_pack("{s:f,s:s,s:s}", "step_time_s",
+                                                     stats->top[i].step_time_s, "layout", lay,
+                                                     "config", ct));
+            }
+            json_object_set_new(o, "top", top);
         }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
@@ -263,6 +314,16 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                res->mem_stage + 1, cfg->pp, res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9,
                res->mem_weights_bytes / 1e9, res->mem_activation_bytes / 1e9,
                res->fits ? "" : "  ** DOES NOT FIT **");
+        if (stats != NULL && stats->n_top > 1) {
+            printf("the %d fastest (layout: the device types in stage order):\n", stats->n_top);
+            for (int i = 0; i < stats->n_top; i++) {
+                char lay[256], ct[256], tt[32];
+                ranked_layout(&stats->top[i], whole, lay, sizeof lay);
+                config_text(&stats->top[i].cfg, ct, sizeof ct);
+                cli_fmt_time(stats->top[i].step_time_s, tt, sizeof tt);
+                cli_wrapf(stdout, 0, "      ", "  %2d  %s  %s: %s", i + 1, tt, lay, ct);
+            }
+        }
         if (have_base) {
             char ct[256], tb[32], tc[32];
             printf("compared with plans that ignore the mix (same batch, precision, memory):\n");
@@ -294,8 +355,14 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 printf("\n");
             } else {
                 printf("  the %lld %s alone: no configuration fits\n",
-                       (long long)whole->counts[base.fastest_type], whole->types[base.fastest_type].name);
+                       (long long)whole->counts[base.fastest_type],
+                       whole->types[base.fastest_type].name);
             }
+            print_space("in AMP's space (no ZeRO, sequence parallelism, interleaving or "
+                        "recompute; the types as given)",
+                        base.amp_ok, &base.amp_cfg, &base.amp_res, res);
+            print_space("with every stage on one device type (the types as given)",
+                        base.uniform_ok, &base.uniform_cfg, &base.uniform_res, res);
         }
         if (res->straggler_pace > 1.0)
             printf("stragglers: kernel times x%.4f (--no-stragglers ignores it)\n  source: %s\n",

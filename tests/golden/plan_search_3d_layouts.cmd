@@ -1,0 +1,1 @@
+dnnpar plan gpt2 --search 3d --cluster 1xdgx-a100+2xg4dn.12xlarge --batch 16 --precision fp16 --top 3 && dnnpar plan gpt2 --search 3d --cluster 1xdgx-a100+2xg4dn.12xlarge --batch 16 --precision fp16 --json - | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['cluster'], d['search'])"
