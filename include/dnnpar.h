@@ -490,6 +490,11 @@ typedef struct {
     int sm_count;
     double l2_bw_bps;
     double host_kernel_s;
+    /* What one device costs per hour of use, in the user's currency (spec
+     * key price=, cluster JSON price_per_hour; 0 = unknown: presets carry
+     * none).  Only the cost objective reads it (docs/config3d.md,
+     * "Objectives"). */
+    double price_per_hour;
     /* Spread of sustained speed across devices of this type: the relative
      * standard deviation of one device's kernel times (0 = identical
      * devices).  A synchronous step waits for the slowest of the devices it
@@ -720,6 +725,10 @@ typedef struct {
     int config3d_top;          /* dnp_config3d_search: keep the n fastest configurations in
                                 * the stats (1 .. DNP_CONFIG3D_TOP_MAX; 0 = 1) */
     int config3d_space;        /* dnp_config3d_search's space (dnp_config3d_space); 0 = full */
+    int config3d_objective;    /* dnp_config3d_search_layouts: 0 the fastest step, 1 the least
+                                * cost per step (every device type needs price_per_hour) */
+    double config3d_deadline_s; /* > 0: the cheapest layout whose step is at most this many
+                                 * seconds (prices needed); 0 = none */
     const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
                                 * for a plan read from a strategy file; NULL = the scheme's
                                 * name.  Borrowed: must outlive the calls given the options. */
@@ -1021,6 +1030,7 @@ typedef enum {
 /* The largest number of device types whose orders and subsets
  * dnp_config3d_search_layouts enumerates (4 types: 64 layouts). */
 #define DNP_CONFIG3D_LAYOUT_TYPES 4
+#define DNP_CONFIG3D_LAYOUTS_MAX 64
 
 /* One ranked configuration of a search. */
 typedef struct {
@@ -1042,9 +1052,18 @@ typedef struct {
     int64_t idle_devices;    /* devices of the types the fastest plan leaves out */
     int reordered;           /* 1: its stages take the types in another order than given */
     /* the fastest configurations, fastest first (n_top <= the options'
-     * config3d_top; top[0] is the result) */
+     * config3d_top; by step time whatever the objective) */
     int n_top;
     dnp_config3d_ranked top[DNP_CONFIG3D_TOP_MAX];
+    /* with prices on every device type (docs/config3d.md, "Objectives"):
+     * the result's price of the devices it uses (per hour) and cost of one
+     * step (price x step / 3600; 0 without prices), and the Pareto front of
+     * step time against cost over the layouts' fastest plans (fastest
+     * first; cfg and step_time_s of each, its cost in cost[i]) */
+    double price_per_hour, cost_per_step;
+    int n_pareto;
+    dnp_config3d_ranked pareto[DNP_CONFIG3D_LAYOUTS_MAX];
+    double pareto_cost[DNP_CONFIG3D_LAYOUTS_MAX];
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit
@@ -1078,7 +1097,14 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t
  * order, without the idle ones; c itself when c has one type or more than
  * DNP_CONFIG3D_LAYOUT_TYPES types, which are searched as given); stats sum
  * the searches and say the layout (layouts, idle_devices, reordered).
- * DNP_ERR_INPUT if no layout fits.  O(layouts x one search); a layout
+ * Objectives (opt->config3d_objective, config3d_deadline_s; docs/config3d.md
+ * "Objectives"): the cost of a step is its time x the price per hour of the
+ * layout's devices / 3600; within a layout every device works, so its
+ * cheapest plan is its fastest, and the cost objective takes the layout of
+ * least cost (ties: the faster), the deadline the cheapest layout whose
+ * fastest step meets it.  DNP_ERR_INPUT if no layout fits, if a cost
+ * objective meets a device type without a price, or if no layout meets the
+ * deadline (naming the fastest step).  O(layouts x one search); a layout
  * whose search fails for memory is skipped. */
 dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                        const dnp_plan_options *opt, dnp_config3d *best,

@@ -484,7 +484,7 @@ static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
            a->compute_eff == b->compute_eff && a->mem_eff == b->mem_eff &&
            a->kernel_overhead_s == b->kernel_overhead_s && a->speed_cv == b->speed_cv &&
            a->sm_count == b->sm_count && a->l2_bw_bps == b->l2_bw_bps &&
-           a->host_kernel_s == b->host_kernel_s &&
+           a->host_kernel_s == b->host_kernel_s && a->price_per_hour == b->price_per_hour &&
            name_ieq(a->node, b->node, sizeof a->node) &&
            a->devices_per_node == b->devices_per_node && a->intra_topo == b->intra_topo &&
            a->intra_bw_bps == b->intra_bw_bps && a->intra_lat_s == b->intra_lat_s &&
@@ -722,7 +722,7 @@ enum {
     KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE,
     KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US,
     KEY_NODE, KEY_PER_NODE, KEY_TOPO, KEY_INTRA_GBPS, KEY_INTRA_LAT_US, KEY_INTER_GBPS,
-    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_SMS, KEY_L2_GBPS, KEY_HOST_US, KEY_COUNT
+    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_SMS, KEY_L2_GBPS, KEY_HOST_US, KEY_PRICE, KEY_COUNT
 };
 
 static const char *const k_keys[KEY_COUNT] = {
@@ -730,7 +730,7 @@ static const char *const k_keys[KEY_COUNT] = {
     "dtype",       "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
     "compute_eff", "mem_eff",     "kernel_us",   "node",        "per_node",
     "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us",
-    "speed_cv",    "sms",         "l2_gbps",     "host_us"};
+    "speed_cv",    "sms",         "l2_gbps",     "host_us",     "price"};
 
 /* Spec unit -> SI factor of the numeric keys (0: not a plain number). */
 static const double k_key_factor[KEY_COUNT] = {
@@ -742,7 +742,8 @@ static const double k_key_factor[KEY_COUNT] = {
     [KEY_KERNEL_US] = US_TO_S,          [KEY_INTRA_GBPS] = GBYTES_PS_TO_BPS,
     [KEY_INTRA_LAT_US] = US_TO_S,       [KEY_INTER_GBPS] = GBITS_PS_TO_BPS,
     [KEY_INTER_LAT_US] = US_TO_S,       [KEY_SPEED_CV] = 1.0,
-    [KEY_L2_GBPS] = GBYTES_PS_TO_BPS,   [KEY_HOST_US] = US_TO_S};
+    [KEY_L2_GBPS] = GBYTES_PS_TO_BPS,   [KEY_HOST_US] = US_TO_S,
+    [KEY_PRICE] = 1.0};
 
 /* 1 for the numeric keys whose 0 means "unknown / unsupported / model
  * default": they may be given as 0, which is how a term named like a
@@ -839,6 +840,7 @@ static double *key_field(dnp_device_type *d, int k)
     case KEY_SPEED_CV: return &d->speed_cv;
     case KEY_L2_GBPS: return &d->l2_bw_bps;
     case KEY_HOST_US: return &d->host_kernel_s;
+    case KEY_PRICE: return &d->price_per_hour;
     case KEY_INTRA_GBPS: return &d->intra_bw_bps;
     case KEY_INTRA_LAT_US: return &d->intra_lat_s;
     case KEY_INTER_GBPS: return &d->inter_bw_bps;
@@ -1536,7 +1538,7 @@ static void put_figures(sink *s, const dnp_device_type *d, const dnp_device_type
             put_num(s, k_keys[effs[i]], *key_field(&dd, effs[i]), k_key_factor[effs[i]]);
     if (d->sm_count != base->sm_count)
         put(s, ",sms=%d", d->sm_count);
-    static const int kern[] = {KEY_L2_GBPS, KEY_HOST_US};
+    static const int kern[] = {KEY_L2_GBPS, KEY_HOST_US, KEY_PRICE};
     for (size_t i = 0; i < sizeof kern / sizeof kern[0]; i++)
         if (*key_field(&dd, kern[i]) != *key_field(&bb, kern[i]))
             put_num(s, k_keys[kern[i]], *key_field(&dd, kern[i]), k_key_factor[kern[i]]);

@@ -39,6 +39,8 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
             d->intra_lat_s, "inter_bw_bps", d->inter_bw_bps, "inter_lat_s", d->inter_lat_s);
         json_t *kern = json_pack("{s:i,s:f,s:f}", "sm_count", d->sm_count, "l2_bw_bps",
                                  d->l2_bw_bps, "host_kernel_s", d->host_kernel_s);
+        if (kern != NULL && d->price_per_hour > 0.0)
+            json_object_set_new(kern, "price_per_hour", json_real(d->price_per_hour));
         ok = o != NULL && more != NULL && kern != NULL && json_object_update(o, more) == 0 &&
              json_object_update(o, kern) == 0;
         json_decref(more);
@@ -114,6 +116,8 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
     if (opt_number(o, "l2_bw_bps", -1, &d->l2_bw_bps) ||
         opt_number(o, "host_kernel_s", -1, &d->host_kernel_s))
         return "\"l2_bw_bps\" and \"host_kernel_s\" must be numbers >= 0 (0 = model default)";
+    if (opt_number(o, "price_per_hour", -1, &d->price_per_hour))
+        return "\"price_per_hour\" must be a number >= 0 (0 = unknown)";
     const json_t *sms = json_object_get(o, "sm_count");
     if (sms != NULL) {
         if (!json_is_integer(sms) || json_integer_value(sms) < 0 ||
@@ -188,7 +192,8 @@ static int legacy_entry(const json_t *o) {
     static const char *const keys[] = {"peak_fp32_flops", "peak_tf32_flops", "peak_fp16_flops",
                                        "peak_bf16_flops", "compute_eff",     "mem_eff",
                                        "kernel_overhead_s", "speed_cv", "sm_count",
-                                       "l2_bw_bps", "host_kernel_s", "node", "devices_per_node",
+                                       "l2_bw_bps", "host_kernel_s", "price_per_hour", "node",
+                                       "devices_per_node",
                                        "intra_topo",      "intra_bw_bps",    "intra_lat_s",
                                        "inter_bw_bps",    "inter_lat_s"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

@@ -295,11 +295,49 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                                        dnp_config3d_stats *stats, dnp_error *err)
 {
     const int k = c->n_types;
+    const int by_cost = opt->config3d_objective == 1 || opt->config3d_deadline_s > 0.0;
+    int priced = 1;
+    for (int t = 0; t < k; t++)
+        priced &= c->types[t].price_per_hour > 0.0;
+    if (by_cost && !priced) {
+        for (int t = 0; t < k; t++)
+            if (!(c->types[t].price_per_hour > 0.0)) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "the cost objective needs price= on every device type "
+                              "(price_per_hour in cluster JSON): '%s' has none",
+                              c->types[t].name);
+                break;
+            }
+        return DNP_ERR_INPUT;
+    }
     if (k < 2 || k > DNP_CONFIG3D_LAYOUT_TYPES) {
         *used = *c;
-        return dnp_config3d_search(g, c, batch, opt, best, best_res, stats, err);
+        dnp_status st1 = dnp_config3d_search(g, c, batch, opt, best, best_res, stats, err);
+        if (st1 == DNP_OK && priced) {
+            double rate = 0.0;
+            for (int t = 0; t < k; t++)
+                rate += c->types[t].price_per_hour * (double)c->counts[t];
+            stats->price_per_hour = rate;
+            stats->cost_per_step = rate * best_res->step_time_s / 3600.0;
+            stats->n_pareto = 1;
+            stats->pareto[0] = stats->top[0];
+            stats->pareto_cost[0] = stats->cost_per_step;
+        }
+        if (st1 == DNP_OK && opt->config3d_deadline_s > 0.0 &&
+            best_res->step_time_s > opt->config3d_deadline_s) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "no plan meets the deadline of %g s: the fastest step takes %g s",
+                          opt->config3d_deadline_s, best_res->step_time_s);
+            return DNP_ERR_INPUT;
+        }
+        return st1;
     }
     memset(stats, 0, sizeof *stats);
+    /* each layout's fastest plan, for the objectives and the Pareto front */
+    dnp_config3d_ranked lay[DNP_CONFIG3D_LAYOUTS_MAX];
+    double lay_rate[DNP_CONFIG3D_LAYOUTS_MAX];
+    int n_lay = 0;
+    double fastest_s = INFINITY;
     const int k_top = opt->config3d_top < 1                      ? 1
                       : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
                                                                  : opt->config3d_top;
@@ -361,22 +399,82 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                         stats->smallest_mem_bytes = st.smallest_mem_bytes;
                     continue;
                 }
-                if (res.step_time_s < best_s) {
-                    best_s = res.step_time_s;
+                double rate = 0.0;
+                for (int i = 0; i < n; i++)
+                    rate += sub.types[i].price_per_hour * (double)sub.counts[i];
+                fastest_s = res.step_time_s < fastest_s ? res.step_time_s : fastest_s;
+                if (n_lay < DNP_CONFIG3D_LAYOUTS_MAX) {
+                    memset(&lay[n_lay], 0, sizeof lay[n_lay]);
+                    lay[n_lay].cfg = cfg;
+                    lay[n_lay].step_time_s = res.step_time_s;
+                    lay[n_lay].n_types = n;
+                    for (int i = 0; i < n; i++)
+                        lay[n_lay].types[i] = idx[i];
+                    lay_rate[n_lay] = rate;
+                    n_lay++;
+                }
+                /* the objective's order: time; cost (ties: time); the
+                 * deadline: meets it, then cost, then time */
+                const double cost = rate * res.step_time_s;
+                const int meets = !(opt->config3d_deadline_s > 0.0) ||
+                                  res.step_time_s <= opt->config3d_deadline_s;
+                int better;
+                if (!meets)
+                    better = 0;
+                else if (!found)
+                    better = 1;
+                else if (by_cost)
+                    better = cost < best_s || (cost == best_s && res.step_time_s <
+                                                                      best_res->step_time_s);
+                else
+                    better = res.step_time_s < best_s;
+                if (better) {
+                    best_s = by_cost ? cost : res.step_time_s;
                     *best = cfg;
                     *best_res = res;
                     *used = sub;
                     stats->idle_devices = idle;
                     stats->reordered = reordered;
+                    stats->price_per_hour = priced ? rate : 0.0;
+                    stats->cost_per_step = priced ? rate * res.step_time_s / 3600.0 : 0.0;
                     found = 1;
                 }
             } while (next_perm(idx, n));
         }
     }
+    if (!found && isfinite(fastest_s)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "no layout meets the deadline of %g s: the fastest step takes %g s",
+                      opt->config3d_deadline_s, fastest_s);
+        return DNP_ERR_INPUT;
+    }
     if (!found) {
         dnp_error_set(err, first_err.status != DNP_OK ? first_err.status : DNP_ERR_INPUT, "%s",
                       first_err.msg);
         return err->status;
+    }
+    /* the Pareto front of (step, cost) over the layouts' fastest plans:
+     * those no other layout beats on both, fastest first */
+    for (int a = 0; priced && a < n_lay; a++) {
+        const double ca = lay_rate[a] * lay[a].step_time_s;
+        int dominated = 0;
+        for (int b = 0; b < n_lay && !dominated; b++) {
+            const double cb = lay_rate[b] * lay[b].step_time_s;
+            dominated = (lay[b].step_time_s <= lay[a].step_time_s && cb <= ca &&
+                         (lay[b].step_time_s < lay[a].step_time_s || cb < ca)) ||
+                        (b < a && lay[b].step_time_s == lay[a].step_time_s && cb == ca);
+        }
+        if (dominated)
+            continue;
+        int pos = stats->n_pareto;
+        while (pos > 0 && stats->pareto[pos - 1].step_time_s > lay[a].step_time_s) {
+            stats->pareto[pos] = stats->pareto[pos - 1];
+            stats->pareto_cost[pos] = stats->pareto_cost[pos - 1];
+            pos--;
+        }
+        stats->pareto[pos] = lay[a];
+        stats->pareto_cost[pos] = ca / 3600.0;
+        stats->n_pareto++;
     }
     return DNP_OK;
 }

@@ -1138,3 +1138,31 @@ TEST(cluster_parse_garbage)
         }
     }
 }
+
+/* price= (per device-hour, docs/cluster.md): on a preset as an override and
+ * on a custom device, printed back, and through cluster JSON as
+ * price_per_hour; a negative or non-numeric price is refused. */
+TEST(cluster_price_round_trips)
+{
+    dnp_cluster c, back;
+    char buf[512];
+    check_round_trip("8xa100(price=1.5)+2xg4dn.12xlarge(price=0.4)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "8xa100(price=1.5)+2xg4dn.12xlarge(price=0.4)");
+    CHECK(c.types[0].price_per_hour == 1.5 && c.types[1].price_per_hour == 0.4);
+    char *json = dnp_cluster_to_json(&c);
+    CHECK(json != NULL && strstr(json, "\"price_per_hour\": 1.5") != NULL);
+    dnp_error err = {0};
+    if (json != NULL) {
+        CHECK_EQ_INT(dnp_cluster_read_json_buffer(json, strlen(json), "p.json", &back, &err),
+                     DNP_OK);
+        CHECK(back.types[0].price_per_hour == 1.5 && back.types[1].price_per_hour == 0.4);
+    }
+    dnp_free(json);
+    check_round_trip("2xcustom(name=g,tflops=10,net_gbps=10,price=3)", &c, buf, sizeof buf);
+    CHECK_STR(buf, "2xcustom(name=g,tflops=10,net_gbps=10,dtype=fp32,price=3)");
+    CHECK_EQ_INT(dnp_cluster_parse("a100(price=-1)", &c, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "price") != NULL);
+    /* presets carry none */
+    CHECK_EQ_INT(dnp_cluster_parse("a100", &c, &err), DNP_OK);
+    CHECK(c.types[0].price_per_hour == 0.0);
+}

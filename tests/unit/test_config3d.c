@@ -8,6 +8,7 @@
 #include "sim/config3d_int.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <string.h>
 
 static int run(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
@@ -710,5 +711,109 @@ TEST(config3d_search_layouts_is_the_best_layout)
                  DNP_OK);
     CHECK_EQ_INT(stats.layouts, 1);
     CHECK(stats.idle_devices == 0 && !stats.reordered && used.counts[0] == 16);
+    dnp_graph_free(g);
+}
+
+/* Objectives (docs/config3d.md, "Objectives"): with prices, the cost of a
+ * layout's fastest plan is its step x the price per hour of its devices /
+ * 3600; the cost objective takes the least of the four layouts' costs, a
+ * deadline between the T4-only and the A100-only steps the cheapest that
+ * meets it, and the Pareto front holds exactly the layouts no other beats
+ * on both; a cluster without prices is refused for the cost objective. */
+TEST(config3d_objectives_cost_and_deadline)
+{
+    const char *model = "gpt(hidden=512,heads=8,layers=8,seq=512,vocab=1000)";
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load(model, &g, &err), DNP_OK);
+    CHECK_EQ_INT(
+        dnp_cluster_parse("1xdgx-a100(price=2.5)+2xg4dn.12xlarge(price=0.4)", &cl, &err),
+        DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 64, .precision = DNP_PREC_FP16, .optimizer = DNP_OPTIM_ADAM};
+    static const int orders[4][2] = {{0, 1}, {1, 0}, {0, -1}, {1, -1}};
+    double step[4], cost[4];
+    for (int k = 0; k < 4; k++) {
+        dnp_cluster sub;
+        memset(&sub, 0, sizeof sub);
+        double rate = 0.0;
+        for (int i = 0; i < 2 && orders[k][i] >= 0; i++) {
+            sub.types[i] = cl.types[orders[k][i]];
+            sub.counts[i] = cl.counts[orders[k][i]];
+            sub.n_types = i + 1;
+            rate += sub.types[i].price_per_hour * (double)sub.counts[i];
+        }
+        dnp_config3d c;
+        dnp_config3d_result r;
+        dnp_config3d_stats st;
+        step[k] = cost[k] = INFINITY;
+        if (dnp_config3d_search(g, &sub, 64, &opt, &c, &r, &st, &err) == DNP_OK) {
+            step[k] = r.step_time_s;
+            cost[k] = rate * r.step_time_s / 3600.0;
+        }
+    }
+    int cheapest = 0;
+    for (int k = 1; k < 4; k++)
+        if (cost[k] < cost[cheapest] || (cost[k] == cost[cheapest] && step[k] < step[cheapest]))
+            cheapest = k;
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats stats;
+    dnp_cluster used;
+    opt.config3d_objective = 1;
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 64, &opt, &best, &res, &used, &stats, &err),
+                 DNP_OK);
+    CHECK_NEAR(stats.cost_per_step, cost[cheapest], 0.0, 1e-12);
+    CHECK_NEAR(res.step_time_s, step[cheapest], 0.0, 0.0);
+    CHECK_NEAR(stats.cost_per_step, stats.price_per_hour * res.step_time_s / 3600.0, 0.0, 1e-12);
+    /* the Pareto front: each layout on it is beaten by none on both */
+    int on_front = 0;
+    for (int k = 0; k < 4; k++) {
+        int dominated = 0;
+        for (int j = 0; j < 4; j++)
+            dominated |= step[j] <= step[k] && cost[j] <= cost[k] &&
+                         (step[j] < step[k] || cost[j] < cost[k]);
+        on_front += !dominated && isfinite(step[k]);
+    }
+    CHECK(stats.n_pareto >= 1 && stats.n_pareto <= on_front);
+    for (int i = 0; i < stats.n_pareto; i++) {
+        if (i > 0)
+            CHECK(stats.pareto[i].step_time_s > stats.pareto[i - 1].step_time_s &&
+                  stats.pareto_cost[i] < stats.pareto_cost[i - 1]);
+        int found = 0;
+        for (int k = 0; k < 4; k++)
+            found |= stats.pareto[i].step_time_s == step[k] &&
+                     fabs(stats.pareto_cost[i] - cost[k]) <= 1e-12 * cost[k];
+        CHECK(found);
+    }
+    /* a deadline just above the A100 layout's step: only it (and faster
+     * ones) qualify, the cheapest of those wins */
+    opt.config3d_objective = 0;
+    opt.config3d_deadline_s = step[2] * 1.0001;
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 64, &opt, &best, &res, &used, &stats, &err),
+                 DNP_OK);
+    CHECK(res.step_time_s <= opt.config3d_deadline_s);
+    for (int k = 0; k < 4; k++)
+        if (step[k] <= opt.config3d_deadline_s)
+            CHECK(stats.cost_per_step <= cost[k] * (1 + 1e-12));
+    /* below every step: refused, naming the fastest */
+    double fastest = step[0];
+    for (int k = 1; k < 4; k++)
+        fastest = step[k] < fastest ? step[k] : fastest;
+    opt.config3d_deadline_s = fastest / 2;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 64, &opt, &best, &res, &used, &stats, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "no layout meets the deadline") != NULL);
+    /* no prices: the cost objective is refused, naming the type */
+    opt.config3d_deadline_s = 0.0;
+    opt.config3d_objective = 1;
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100+2xg4dn.12xlarge(price=0.4)", &cl, &err), DNP_OK);
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 64, &opt, &best, &res, &used, &stats, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "'a100' has none") != NULL);
     dnp_graph_free(g);
 }

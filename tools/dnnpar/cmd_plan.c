@@ -11,6 +11,7 @@ static const char plan_help[] =
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                   [--time-limit S] [--grad-dtype fp32] [--top N]\n"
+    "                   [--objective time|cost] [--deadline S]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -26,6 +27,10 @@ static const char plan_help[] =
     "                 per parameter; DeepSpeed's fp32_allreduce)\n"
     "  --top N        with --search 3d: also list the N fastest configurations\n"
     "                 (1 to 10) with their layouts\n"
+    "  --objective O  with --search 3d: time (default, the fastest step) or cost\n"
+    "                 (the least cost per step: price= on every device type)\n"
+    "  --deadline S   with --search 3d: the cheapest layout whose step takes at\n"
+    "                 most S seconds (prices needed)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -78,7 +83,8 @@ typedef struct {
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
                                           "plot", "dot", "trace", "time-limit", "grad-dtype",
-                                          "top", CLI_PERF_VALUED, NULL};
+                                          "top", "objective", "deadline", CLI_PERF_VALUED,
+                                          NULL};
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
 static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
@@ -147,6 +153,30 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             return EXIT_USAGE;
         }
         job->opt.config3d_top = (int)top;
+    }
+    if ((s = cli_get(a, "objective")) != NULL) {
+        if (strcmp(s, "time") != 0 && strcmp(s, "cost") != 0) {
+            static const char *const known[] = {"time", "cost", NULL};
+            return cli_unknown_name(cmd, "objective", s, known);
+        }
+        if (!job->search_3d) {
+            cli_error(cmd, "--objective applies to --search 3d (Megatron-LM configurations)");
+            return EXIT_USAGE;
+        }
+        job->opt.config3d_objective = strcmp(s, "cost") == 0;
+    }
+    if ((s = cli_get(a, "deadline")) != NULL) {
+        char *end = NULL;
+        double x = strtod(s, &end);
+        if (end == s || *end != '\0' || !(x > 0.0) || !isfinite(x)) {
+            cli_error(cmd, "--deadline '%s': expected a step time in seconds > 0", s);
+            return EXIT_USAGE;
+        }
+        if (!job->search_3d) {
+            cli_error(cmd, "--deadline applies to --search 3d (Megatron-LM configurations)");
+            return EXIT_USAGE;
+        }
+        job->opt.config3d_deadline_s = x;
     }
     if ((s = cli_get(a, "batch")) != NULL &&
         (job->opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)

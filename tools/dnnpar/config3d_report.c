@@ -93,14 +93,14 @@ static json_t *stages_json(const dnp_cluster *cl, const dnp_config3d *cfg,
  * stages take and which types are left idle; "" when the plan uses every
  * type in the order given.  O(types). */
 static void layout_text(const dnp_cluster *used, const dnp_cluster *given,
-                        const dnp_config3d_stats *stats, char *buf, size_t n)
+                        const dnp_config3d_stats *stats, int by_cost, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (stats == NULL || given == NULL || stats->layouts <= 1)
         return;
-    size_t len = (size_t)snprintf(buf, n, "layout: the fastest of %d orders and subsets of the "
+    size_t len = (size_t)snprintf(buf, n, "layout: the %s of %d orders and subsets of the "
                                           "device types",
-                                  stats->layouts);
+                                  by_cost ? "cheapest" : "fastest", stats->layouts);
 #define PUT(...)                                                                            \
     do {                                                                                    \
         if (len < n)                                                                        \
@@ -128,7 +128,7 @@ static void layout_text(const dnp_cluster *used, const dnp_cluster *given,
                 first = 0;
             }
         }
-        PUT(" (faster without them)");
+        PUT(by_cost ? " (cheaper without them)" : " (faster without them)");
     }
 #undef PUT
 }
@@ -173,7 +173,9 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
     int rc = 0;
     const dnp_cluster *whole = given != NULL ? given : cl;
     char layout[1024];
-    layout_text(cl, given, stats, layout, sizeof layout);
+    layout_text(cl, given, stats,
+                opt->config3d_objective == 1 || opt->config3d_deadline_s > 0.0, layout,
+                sizeof layout);
     /* a search on a mixed cluster is compared with the plans that ignore
      * the mix (docs/config3d.md, "Mixed clusters"), on the cluster given */
     dnp_config3d_baselines base;
@@ -243,6 +245,22 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                                     json_pack("{s:f}", "step_time_s",
                                               base.uniform_res.step_time_s));
             json_object_set_new(o, "baselines", b);
+        }
+        if (o != NULL && stats != NULL && stats->price_per_hour > 0.0) {
+            json_t *front = json_array();
+            for (int i = 0; front != NULL && i < stats->n_pareto; i++) {
+                char lay[256], ct[256];
+                ranked_layout(&stats->pareto[i], whole, lay, sizeof lay);
+                config_text(&stats->pareto[i].cfg, ct, sizeof ct);
+                json_array_append_new(front, json_pack("{s:f,s:f,s:s,s:s}", "step_time_s",
+                                                       stats->pareto[i].step_time_s,
+                                                       "cost_per_step", stats->pareto_cost[i],
+                                                       "layout", lay, "config", ct));
+            }
+            json_object_set_new(o, "cost",
+                                json_pack("{s:f,s:f,s:o}", "price_per_hour",
+                                          stats->price_per_hour, "cost_per_step",
+                                          stats->cost_per_step, "pareto", front));
         }
         if (o != NULL && stats != NULL && stats->n_top > 1) {
             json_t *top = json_array();
@@ -314,6 +332,22 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                res->mem_stage + 1, cfg->pp, res->mem_bytes / 1e9, res->mem_capacity_bytes / 1e9,
                res->mem_weights_bytes / 1e9, res->mem_activation_bytes / 1e9,
                res->fits ? "" : "  ** DOES NOT FIT **");
+        if (stats != NULL && stats->price_per_hour > 0.0) {
+            printf("cost %.6g per step at %.6g per hour for the devices it uses (price= of the "
+                   "cluster)\n",
+                   stats->cost_per_step, stats->price_per_hour);
+            if (stats->n_pareto > 1) {
+                printf("step time against cost, the layouts that no other beats on both:\n");
+                for (int i = 0; i < stats->n_pareto; i++) {
+                    char lay[256], ct[256], tt[32];
+                    ranked_layout(&stats->pareto[i], whole, lay, sizeof lay);
+                    config_text(&stats->pareto[i].cfg, ct, sizeof ct);
+                    cli_fmt_time(stats->pareto[i].step_time_s, tt, sizeof tt);
+                    cli_wrapf(stdout, 0, "      ", "  %s  cost %.6g  %s: %s", tt,
+                              stats->pareto_cost[i], lay, ct);
+                }
+            }
+        }
         if (stats != NULL && stats->n_top > 1) {
             printf("the %d fastest (layout: the device types in stage order):\n", stats->n_top);
             for (int i = 0; i < stats->n_top; i++) {
