@@ -93,6 +93,23 @@ static int export_megatron(const cli_args *a, const char *out_path)
     char *text = NULL;
     if (st == DNP_OK)
         st = dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err);
+    if (st == DNP_OK && cli_get(a, "config") == NULL && stats.idle_devices > 0) {
+        /* the layout left whole device types out: say so in the file */
+        char note[160];
+        int w = snprintf(note, sizeof note,
+                         "# layout: %lld devices of the cluster given are left idle (the plan "
+                         "is faster without them; docs/config3d.md \"Layouts\")\n",
+                         (long long)stats.idle_devices);
+        size_t len = strlen(text);
+        char *more = w > 0 ? dnp_realloc(text, len + (size_t)w + 1) : NULL;
+        if (more == NULL) {
+            st = DNP_ERR_NOMEM;
+            dnp_error_set(&err, st, "out of memory");
+        } else {
+            memcpy(more + len, note, (size_t)w + 1);
+            text = more;
+        }
+    }
     if (st == DNP_OK)
         st = dnp_write_file(out_path, text, strlen(text), &err);
     if (st != DNP_OK)
