@@ -1048,7 +1048,9 @@ typedef struct {
     int simulated;           /* of which simulated (the others were bounded out) */
     double smallest_mem_bytes; /* the smallest footprint of those that did not fit */
     /* dnp_config3d_search_layouts only (1, 0, 0 from dnp_config3d_search): */
-    int layouts;             /* orders and subsets of the device types searched */
+    int layouts;             /* orders and subsets of the device types considered */
+    int layouts_bounded;     /* of which skipped: their devices' GEMM ceilings cannot beat
+                              * the best step found (docs/config3d.md, "Layouts") */
     int64_t idle_devices;    /* devices of the types the fastest plan leaves out */
     int reordered;           /* 1: its stages take the types in another order than given */
     /* the fastest configurations, fastest first (n_top <= the options'

@@ -1081,10 +1081,10 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     out->step_time_s = sim_run(&sg);
     if (sg.oom)
         goto done;
-    for (int s = 0; s < p; s++) {
-        double busy = sim_stream_busy_s(&sg, s);
-        busy_max = busy > busy_max ? busy : busy_max;
-    }
+    double busy[DNP_CONFIG3D_MAX_STAGES];
+    sim_streams_busy_s(&sg, p, busy); /* the compute streams are 0 .. p-1 */
+    for (int s = 0; s < p; s++)
+        busy_max = busy[s] > busy_max ? busy[s] : busy_max;
     out->compute_busy_s = busy_max;
     out->bubble_s = out->step_time_s - busy_max;
     /* model FLOP: forward, backward and weight gradient of every GEMM,

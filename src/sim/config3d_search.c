@@ -97,8 +97,25 @@ static void c3_rank_insert(dnp_config3d_ranked *top, int *n, int k,
         (*n)++;
 }
 
+/* dnp_config3d_search with an incumbent: only configurations whose step
+ * is below cutoff_s are sought (the branch and bound stops at the cutoff
+ * too).  When none is, DNP_OK with stats->n_top 0 and *best, *best_res
+ * untouched.  INFINITY: the plain search. */
+static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                               const dnp_plan_options *opt, double cutoff_s, dnp_config3d *best,
+                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
+                               dnp_error *err);
+
 dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                                const dnp_plan_options *opt, dnp_config3d *best,
+                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
+                               dnp_error *err)
+{
+    return search_below(g, cl, batch, opt, INFINITY, best, best_res, stats, err);
+}
+
+static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                               const dnp_plan_options *opt, double cutoff_s, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err)
 {
@@ -222,8 +239,9 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
                                                                  : opt->config3d_top;
     double best_s = INFINITY;
     for (int i = 0; i < n_cand &&
-                    cand[i].bound_s < (stats->n_top < k_top ? INFINITY
-                                                            : stats->top[k_top - 1].step_time_s);
+                    cand[i].bound_s < fmin(cutoff_s, stats->n_top < k_top
+                                                         ? INFINITY
+                                                         : stats->top[k_top - 1].step_time_s);
          i++) {
         dnp_config3d_result r;
         dnp_error e = {0};
@@ -289,6 +307,38 @@ static int popcount(unsigned x)
     return n;
 }
 
+/* GEMM work of one step of g at `batch`: the forward products of every
+ * conv, FC and matmul and the weight gradients of the convs and FCs
+ * (FLOP; the backward's input gradients left out), which no plan avoids:
+ * a lower bound on the work the devices share, at most peak x compute_eff
+ * FLOP/s each (device_model.c kernel_q). */
+static double gemm_work_flop(const dnp_graph *g, int64_t batch)
+{
+    double w = 0.0;
+    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        if (op->kind != DNP_OP_CONV && op->kind != DNP_OP_FC && op->kind != DNP_OP_MATMUL)
+            continue;
+        dnp_op_cost c;
+        dnp_op_cost_get(g, i, batch, &c);
+        w += (double)c.fwd_flop + (op->kind != DNP_OP_MATMUL ? (double)c.grad_flop : 0.0);
+    }
+    return w;
+}
+
+/* The most FLOP/s the devices of cluster c can give a GEMM at precision p:
+ * the sum of their peaks x compute ceilings. */
+static double gemm_rate_flops(const dnp_cluster *c, dnp_precision p)
+{
+    double rate = 0.0;
+    for (int t = 0; t < c->n_types; t++) {
+        perf_rates r;
+        perf_rates_get(&c->types[t], p, &r);
+        rate += (double)c->counts[t] * r.peak_flops * r.compute_eff;
+    }
+    return rate;
+}
+
 dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                        const dnp_plan_options *opt, dnp_config3d *best,
                                        dnp_config3d_result *best_res, dnp_cluster *used,
@@ -342,7 +392,7 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                       : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
                                                                  : opt->config3d_top;
     const unsigned all = (1u << k) - 1u;
-    double best_s = INFINITY;
+    double best_s = INFINITY, work_flop = -1.0;
     int found = 0;
     dnp_error first_err = {0};
     /* subsets by size, largest first (all types first), each in every
@@ -374,7 +424,24 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                 dnp_config3d_result res;
                 dnp_config3d_stats st;
                 dnp_error e = {0};
-                dnp_status rs = dnp_config3d_search(g, &sub, batch, opt, &cfg, &res, &st, &e);
+                /* the incumbent: without prices (no Pareto front to fill) a
+                 * layout is searched only below the k-th best step so far */
+                const double cutoff = priced || stats->n_top < k_top
+                                          ? INFINITY
+                                          : stats->top[k_top - 1].step_time_s;
+                /* a layout whose devices cannot do the step's GEMM work in
+                 * less than the cutoff even at their ceilings is skipped */
+                if (isfinite(cutoff)) {
+                    if (work_flop < 0.0)
+                        work_flop = gemm_work_flop(g, batch);
+                    const double rate = gemm_rate_flops(&sub, opt->precision);
+                    if (rate > 0.0 && work_flop / rate >= cutoff) {
+                        stats->layouts++;
+                        stats->layouts_bounded++;
+                        continue;
+                    }
+                }
+                dnp_status rs = search_below(g, &sub, batch, opt, cutoff, &cfg, &res, &st, &e);
                 stats->layouts++;
                 stats->candidates += st.candidates;
                 stats->fitting += st.fitting;
@@ -390,6 +457,8 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                     dnp_error_set(err, rs, "%s", e.msg);
                     return rs;
                 }
+                if (rs == DNP_OK && st.n_top == 0)
+                    continue; /* nothing below the incumbent */
                 if (rs != DNP_OK) {
                     if (first_err.status == DNP_OK)
                         first_err = e; /* the first layout's reason (all types, as given) */

@@ -128,6 +128,23 @@ double sim_stream_busy_s(const sim_graph *g, int s)
     return busy_s;
 }
 
+void sim_streams_busy_s(const sim_graph *g, int n, double *busy_s)
+{
+    for (int s = 0; s < n; s++)
+        busy_s[s] = 0.0;
+    for (int i = 0; i < g->n_tasks; i++) {
+        const sim_task *t = &g->tasks[i];
+        for (int k = 0; k < t->n_streams; k++) {
+            int s = g->refs[t->first_stream + k];
+            int dup = 0; /* a stream named twice by one task counts once */
+            for (int j = 0; j < k && !dup; j++)
+                dup = g->refs[t->first_stream + j] == s;
+            if (s >= 0 && s < n && !dup)
+                busy_s[s] += t->dur_s;
+        }
+    }
+}
+
 typedef struct {
     double a_s, b_s; /* [start, end) of a task */
 } span;

@@ -64,6 +64,11 @@ double sim_run(sim_graph *g);
  * (tasks on one stream never overlap).  O(tasks). */
 double sim_stream_busy_s(const sim_graph *g, int s);
 
+/* sim_stream_busy_s of streams 0 .. n-1 at once into busy_s[0..n) (a task
+ * on several of them counts once on each; streams >= n ignored).
+ * O(tasks + references). */
+void sim_streams_busy_s(const sim_graph *g, int n, double *busy_s);
+
 /* Exposed communication of a device (docs/time-model.md "The simulator"):
  * the time during which some task on one of comm_streams is in flight and
  * no task runs on compute_stream.  Run sim_run first.  A union of spans is

@@ -30,6 +30,11 @@ TEST(sim_engine_hand_worked)
     CHECK_EQ_INT(g.tasks[t1].crit_pred, -1);
     CHECK_NEAR(sim_stream_busy_s(&g, a), 5.0, 0, 0);
     CHECK_NEAR(sim_stream_busy_s(&g, b), 5.0, 0, 0);
+    /* all streams in one pass: the same sums (a task on both counts on each) */
+    double busy[2] = {-1.0, -1.0};
+    sim_streams_busy_s(&g, 2, busy);
+    CHECK_NEAR(busy[a], 5.0, 0, 0);
+    CHECK_NEAR(busy[b], 5.0, 0, 0);
     sim_free(&g);
 }
 
