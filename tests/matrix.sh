@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # matrix.sh [BUILD_DIR] - issue 10, "every plan usable everywhere": every zoo
-# model (`dnnpar models`) and every file of ../shared/data/onnx, under every
+# model (`dnnpar models`) and every file of data/onnx, under every
 # search (accpar, dp, owt, hypar, pase, mcmc), on 4xa100 at batch 16 (memory limit 100 TB:
 # the large language models fit no 4 devices, and the plans are what is checked):
 #   plan     writes the strategy (plan --json; --strategy-json for pase, mcmc)
@@ -18,7 +18,7 @@
 set -u
 bin="$(cd "${1:-build}" && pwd)/dnnpar"
 cd "$(dirname "$0")/.."
-onnx_dir=${DNNPAR_ONNX_DIR:-../shared/data/onnx}  # beside the checkout, as the other tests read it
+onnx_dir=${DNNPAR_ONNX_DIR:-data/onnx}  # in the repository (data/onnx/README.md)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0

@@ -3,7 +3,8 @@
 # (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the machine profile
 # (tests/profile/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
-# the golden widths (tests/width.sh), the install test (tests/install/run.sh), the
+# the golden widths (tests/width.sh), the standalone check (tests/standalone.sh), the
+# install test (tests/install/run.sh), the
 # docs checks (tests/docs/check.sh) and the units (tests/units.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
 #
@@ -57,6 +58,20 @@ done
 if [ -z "$bad_inc" ]; then passed=$((passed + 1))
 else echo "FAIL check thin-cli: the CLI includes internal headers (use dnnpar.h; exceptions: $cli_include_exceptions):"
      printf '%s' "$bad_inc" | head; failed=$((failed + 1)); fi
+
+# The repository stands alone (issue 32, tests/standalone.sh): nothing names
+# the shared folder beside the checkout; the copied data match their READMEs'
+# sha256 lists.
+sa_out=$(bash tests/standalone.sh 2>&1)
+printf '%s\n' "$sa_out" | grep -v '^standalone: ' || true
+line=$(printf '%s\n' "$sa_out" | grep '^standalone: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    echo "$line"
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^standalone: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "standalone check crashed"; failed=$((failed + 1))
+fi
 
 rel_dir=${2:-build}
 # Exported symbols (issue 10): the release static library (make all, a

@@ -96,7 +96,6 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo/build" "$work/bin"
 ln -s "$bin" "$work/bin/dnnpar"; ln -s "$bin" "$work/repo/build/dnnpar"
 for d in docs tests scripts bench data; do ln -s "$root/$d" "$work/repo/$d"; done
-ln -s "$(cd "$root/.." && pwd)/shared" "$work/shared"
 # Each example is its own test, run in order in one scratch directory
 # ($work/repo: files an example writes, such as plan.json, are there for
 # the next one, and nothing lands in the repository).

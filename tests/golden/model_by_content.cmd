@@ -1,1 +1,1 @@
-cp ../shared/data/onnx/alexnet.onnx "$TMPDIR_GOLD/alexnet.bin" && dnnpar export-model lenet -o "$TMPDIR_GOLD/lenet.onnx" && dnnpar info "$TMPDIR_GOLD/alexnet.bin" | sed -n 1p && dnnpar info "$TMPDIR_GOLD/lenet.onnx" | sed -n 1p
+cp data/onnx/alexnet.onnx "$TMPDIR_GOLD/alexnet.bin" && dnnpar export-model lenet -o "$TMPDIR_GOLD/lenet.onnx" && dnnpar info "$TMPDIR_GOLD/alexnet.bin" | sed -n 1p && dnnpar info "$TMPDIR_GOLD/lenet.onnx" | sed -n 1p

@@ -1,1 +1,1 @@
-dnnpar info ../shared/data/onnx/alexnet.onnx
+dnnpar info data/onnx/alexnet.onnx

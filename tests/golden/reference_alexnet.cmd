@@ -1,1 +1,1 @@
-dnnpar compare ../shared/reference/accpar/Alexnet.txt --reference > "$TMPDIR_GOLD/a.txt" && grep -v "^# " ../shared/reference/accpar/alexnet.out | diff - "$TMPDIR_GOLD/a.txt" && echo "identical to the authors' output"
+dnnpar compare data/reference/accpar/Alexnet.txt --reference > "$TMPDIR_GOLD/a.txt" && grep -v "^# " data/reference/accpar/alexnet.out | diff - "$TMPDIR_GOLD/a.txt" && echo "identical to the authors' output"

@@ -1,1 +1,1 @@
-dnnpar compare ../shared/reference/accpar/Vgg11.txt --reference > "$TMPDIR_GOLD/v.txt" && grep -v "^# " ../shared/reference/accpar/vgg11.out | diff - "$TMPDIR_GOLD/v.txt" && echo "identical to the authors' output"
+dnnpar compare data/reference/accpar/Vgg11.txt --reference > "$TMPDIR_GOLD/v.txt" && grep -v "^# " data/reference/accpar/vgg11.out | diff - "$TMPDIR_GOLD/v.txt" && echo "identical to the authors' output"

@@ -18,10 +18,10 @@ static const struct {
 #undef X
 };
 
-const char *test_shared_dir(void)
+const char *test_data_dir(void)
 {
-    const char *d = getenv("DNNPAR_SHARED");
-    return d && d[0] ? d : "../shared";
+    const char *d = getenv("DNNPAR_DATA_DIR");
+    return d && d[0] ? d : "data";
 }
 
 unsigned long long test_rand(unsigned long long *s)

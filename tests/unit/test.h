@@ -54,8 +54,9 @@ extern int test_failed_checks;
         }                                                                             \
     } while (0)
 
-/* Directory of the shared test data (../shared by default, or $DNNPAR_SHARED). */
-const char *test_shared_dir(void);
+/* Directory of the copied test data (data/ of the repository, the tests run
+ * from its root; or $DNNPAR_DATA_DIR): onnx/, reference/accpar/, reference/pase/. */
+const char *test_data_dir(void);
 
 /* Deterministic pseudo-random numbers for tests (xorshift64*). */
 unsigned long long test_rand(unsigned long long *state);

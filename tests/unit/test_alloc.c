@@ -62,7 +62,7 @@ TEST(alloc_hook_sees_every_block_of_a_plan)
 
     /* protobuf-c: an ONNX model's decoded message goes through the hook. */
     char path[512];
-    snprintf(path, sizeof path, "%s/data/onnx/alexnet.onnx", test_shared_dir());
+    snprintf(path, sizeof path, "%s/onnx/alexnet.onnx", test_data_dir());
     long allocs_before = c.allocs;
     CHECK(dnp_model_load(path, &g, &err) == DNP_OK);
     CHECK(c.allocs - allocs_before > 20);

@@ -276,7 +276,7 @@ TEST(alloc_failure_loaders)
     SWEEP("model JSON resnet18", run_model_load, tmp, LOADER_RUNS, jansson_parse_allocs(tmp));
     unlink(tmp);
     /* ONNX: the smallest real model */
-    snprintf(path, sizeof path, "%s/data/onnx/alexnet.onnx", test_shared_dir());
+    snprintf(path, sizeof path, "%s/onnx/alexnet.onnx", test_data_dir());
     SWEEP("ONNX alexnet", run_model_load, path, LOADER_RUNS, 0);
     /* cluster JSON */
     dnp_cluster c;
@@ -292,7 +292,7 @@ TEST(alloc_failure_loaders)
     /* validate CSV */
     SWEEP("validate CSV", run_validate, "tests/data/validate_custom.csv", 8, 0);
     /* AccPar layer text */
-    snprintf(path, sizeof path, "%s/reference/accpar/Alexnet.txt", test_shared_dir());
+    snprintf(path, sizeof path, "%s/reference/accpar/Alexnet.txt", test_data_dir());
     SWEEP("AccPar text Alexnet", run_accpar_text, path, LOADER_RUNS, 0);
 }
 

@@ -1,4 +1,4 @@
-/* test_onnx.c - ONNX import of the real models in ../shared/data/onnx, the
+/* test_onnx.c - ONNX import of the real models in data/onnx, the
  * JSON formats' round trips, and located errors for malformed files. */
 #include "onnx.pb-c.h"
 #include "test.h"
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* ../shared/data/onnx/README.md: conv + matmul MACs per sample, params. */
+/* data/onnx/README.md: conv + matmul MACs per sample, params. */
 static const struct {
     const char *file;
     long long macs;   /* per sample */
@@ -25,7 +25,7 @@ static const struct {
 
 static void onnx_path(char *buf, size_t n, const char *file)
 {
-    snprintf(buf, n, "%s/data/onnx/%s", test_shared_dir(), file);
+    snprintf(buf, n, "%s/onnx/%s", test_data_dir(), file);
 }
 
 TEST(onnx_real_models_flops_and_params)
@@ -466,7 +466,7 @@ TEST(json_errors_are_located)
 TEST(json_model_and_reference_text_agree)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/reference/accpar/Vgg11.txt", test_shared_dir());
+    snprintf(path, sizeof path, "%s/reference/accpar/Vgg11.txt", test_data_dir());
     dnp_graph *g = NULL, *h = NULL;
     dnp_error err = {0};
     CHECK(dnp_model_load(path, &g, &err) == DNP_OK);

@@ -101,7 +101,7 @@ TEST(pase_api_same_f_as_internal)
 }
 
 /* A reference graph through the public API gives the prototype's total
- * (../shared/reference/pase/totals.csv: alexnet, p 8, 97098296512). */
+ * (data/reference/pase/totals.csv: alexnet, p 8, 97098296512). */
 TEST(pase_api_reference_total)
 {
     dnp_pase_hw hw = proto_hw(8);

@@ -57,7 +57,7 @@ static double best_total(const char *model, int p, int64_t batch, int prototype_
 TEST(pase_totals)
 {
     char path[512], line[256];
-    snprintf(path, sizeof path, "%s/reference/pase/totals.csv", test_shared_dir());
+    snprintf(path, sizeof path, "%s/reference/pase/totals.csv", test_data_dir());
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
     int n = 0;

@@ -1,5 +1,5 @@
 /* test_pase_tables.c - the PaSE cost model against the prototype's own
- * tables (../shared/reference/pase/): every op's t_l for every
+ * tables (data/reference/pase/): every op's t_l for every
  * configuration and every edge's t_x for every pair of configurations,
  * relative error < 1e-9, and the configuration sets themselves. */
 #include "search/pase/pase.h"
@@ -88,7 +88,7 @@ static void check_vertices(const ref_case *c)
         return;
     }
     char path[512], line[1024];
-    snprintf(path, sizeof path, "%s/reference/pase/%s_vertices.csv", test_shared_dir(), c->file);
+    snprintf(path, sizeof path, "%s/reference/pase/%s_vertices.csv", test_data_dir(), c->file);
     FILE *f = fopen(path, "r");
     CHECK(f != NULL);
     int *rows = dnp_calloc((size_t)g->n_nest, sizeof(int));
@@ -147,7 +147,7 @@ static void check_edges(const ref_case *c)
         return;
     }
     char cmd[600], line[1024];
-    snprintf(cmd, sizeof cmd, "gzip -dc '%s/reference/pase/%s_edges.csv.gz'", test_shared_dir(),
+    snprintf(cmd, sizeof cmd, "gzip -dc '%s/reference/pase/%s_edges.csv.gz'", test_data_dir(),
              c->file);
     FILE *f = popen(cmd, "r");
     CHECK(f != NULL);

@@ -526,7 +526,7 @@ TEST(report_export_onnx_models)
     CHECK(mkdtemp(dir) != NULL);
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/data/onnx/%s", test_shared_dir(), files[i]);
+        snprintf(path, sizeof path, "%s/onnx/%s", test_data_dir(), files[i]);
         if (access(path, R_OK) != 0) {
             printf("  %s not found: skipped\n", path);
             continue;

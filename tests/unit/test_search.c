@@ -244,8 +244,8 @@ TEST(search_reference_cross_check)
     CHECK(dnp_cluster_parse("128xtpu-v3", &cl, &err) == DNP_OK);
     for (int n = 0; n < 2; n++) {
         char in[512], out[512];
-        snprintf(in, sizeof in, "%s/reference/accpar/%s", test_shared_dir(), nets[n][0]);
-        snprintf(out, sizeof out, "%s/reference/accpar/%s", test_shared_dir(), nets[n][1]);
+        snprintf(in, sizeof in, "%s/reference/accpar/%s", test_data_dir(), nets[n][0]);
+        snprintf(out, sizeof out, "%s/reference/accpar/%s", test_data_dir(), nets[n][1]);
         dnp_graph *g = NULL;
         CHECK(dnp_load_accpar_text(in, &g, &err) == DNP_OK);
         if (g == NULL)

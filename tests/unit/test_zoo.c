@@ -402,7 +402,7 @@ TEST(zoo_model_load_names)
 static dnp_graph *load_reference(const char *file)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/reference/accpar/%s", test_shared_dir(), file);
+    snprintf(path, sizeof path, "%s/reference/accpar/%s", test_data_dir(), file);
     dnp_graph *g = NULL;
     dnp_error err;
     dnp_error_clear(&err);
@@ -600,7 +600,7 @@ TEST(zoo_accpar_text_io_errors)
 TEST(zoo_accpar_text_mutations)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/reference/accpar/Alexnet.txt", test_shared_dir());
+    snprintf(path, sizeof path, "%s/reference/accpar/Alexnet.txt", test_data_dir());
     size_t len = 0;
     char *orig = read_all(path, &len);
     CHECK(orig != NULL && len > 100);

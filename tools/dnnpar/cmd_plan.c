@@ -69,7 +69,7 @@ static const char compare_help[] =
     "\n"
     "examples:\n"
     "  dnnpar compare vgg19 --cluster 128xtpu-v2+128xtpu-v3\n"
-    "  dnnpar compare ../shared/reference/accpar/Alexnet.txt --reference\n";
+    "  dnnpar compare data/reference/accpar/Alexnet.txt --reference\n";
 
 typedef struct {
     dnp_graph *g;

@@ -1,6 +1,7 @@
 /*
- * synergyflow.h - the SynergyFlow accelerator model (Li et al., TODAES 2018,
- * ../shared/papers/001_208b2faeda869fc4.txt), the module's API for the
+ * synergyflow.h - the SynergyFlow accelerator model (Li et al., "SynergyFlow:
+ * An Elastic Accelerator Architecture Supporting Batch Processing of
+ * Large-Scale Deep Neural Networks", ACM TODAES 2018), the module's API for the
  * library (sf_run.c and the reports behind dnnpar.h's "SynergyFlow
  * accelerator" section, which the CLI uses) and the tests.
  *

@@ -2,7 +2,7 @@
  * pase_repro_tables.c - the figures `dnnpar reproduce pase` sets ours
  * beside: the paper's Table I (search times) and Table II (strategies at
  * p = 32), and the authors' prototype measured on this kind of machine
- * (../shared/reference/pase/README.md and totals.csv).
+ * (data/reference/pase/README.md and totals.csv).
  */
 #include "search/pase/pase_driver.h"
 
