@@ -101,6 +101,10 @@ static void layout_text(const dnp_cluster *used, const dnp_cluster *given,
     size_t len = (size_t)snprintf(buf, n, "layout: the %s of %d orders and subsets of the "
                                           "device types",
                                   by_cost ? "cheapest" : "fastest", stats->layouts);
+    if (stats->layouts_bounded > 0 && len < n)
+        len += (size_t)snprintf(buf + len, n - len, " (%d skipped: their devices' GEMM ceilings "
+                                                    "cannot beat it)",
+                                stats->layouts_bounded);
 #define PUT(...)                                                                            \
     do {                                                                                    \
         if (len < n)                                                                        \
@@ -276,10 +280,11 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
-                                json_pack("{s:i,s:i,s:i,s:i,s:I,s:b}", "candidates",
+                                json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:b}", "candidates",
                                           stats->candidates, "fitting", stats->fitting,
                                           "simulated", stats->simulated, "layouts",
-                                          stats->layouts, "idle_devices",
+                                          stats->layouts, "layouts_bounded",
+                                          stats->layouts_bounded, "idle_devices",
                                           (json_int_t)stats->idle_devices, "reordered",
                                           stats->reordered));
         rc = cli_write_json(cmd, json, o);
