@@ -644,13 +644,16 @@ void dnp_coll_link_efficiency(double *intra, double *network);
 void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes,
                        dnp_coll_cost *out);
 /* The group of all devices of cluster c, from the device types' node
- * fields: per_node = min over types of min(count, devices_per_node)
- * (devices_per_node 0 or 1 = bare devices, one per node), n_nodes =
- * ceil(devices / per_node).  Mixed types: the slowest of each tier (least
- * bandwidth, largest latency; the topology of the slowest intra tier).
- * Inter tier: inter_bw_bps, or net_bw_bps when it is 0.  Intra tier (only
- * when per_node > 1): intra_bw_bps (inter rate if 0), topology NONE read
- * as SWITCH; per_node 1 leaves it zero.  Empty cluster: 1 x 1.  O(types). */
+ * fields (each type's devices fill its own nodes of devices_per_node in
+ * order; 0 or 1 = bare devices, one per node): per_node = the fewest
+ * devices any node holds (min over types of min(count, devices_per_node)
+ * when the counts fill whole nodes, as every parsed cluster's do), n_nodes
+ * = ceil(devices / per_node).  Mixed types: the slowest of each tier
+ * (least bandwidth, largest latency; the topology of the slowest intra
+ * tier).  Inter tier: inter_bw_bps, or net_bw_bps when it is 0.  Intra
+ * tier (only when per_node > 1): intra_bw_bps (inter rate if 0), topology
+ * NONE read as SWITCH; per_node 1 leaves it zero.  Empty cluster: 1 x 1.
+ * docs/collectives.md, "The group of a cluster".  O(types). */
 void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
 
 /* ------------------------------------------------------------------ */

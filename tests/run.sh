@@ -3,8 +3,8 @@
 # (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the machine profile
 # (tests/profile/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
-# the golden widths (tests/width.sh), the standalone check (tests/standalone.sh), the
-# install test (tests/install/run.sh), the
+# the include layers of src/ (tests/layering.sh), the golden widths (tests/width.sh), the
+# standalone check (tests/standalone.sh), the install test (tests/install/run.sh), the
 # docs checks (tests/docs/check.sh) and the units (tests/units.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
 #
@@ -71,6 +71,19 @@ if [ -n "$line" ]; then
     failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 else
     echo "standalone check crashed"; failed=$((failed + 1))
+fi
+
+# Layers (tests/layering.sh): no include from a folder of src/ to a higher
+# one, but the known exceptions listed there.
+lay_out=$(bash tests/layering.sh 2>&1)
+printf '%s\n' "$lay_out" | grep -v '^layering: ' || true
+line=$(printf '%s\n' "$lay_out" | grep '^layering: [0-9]' | tail -n1)
+if [ -n "$line" ]; then
+    echo "$line"
+    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^layering: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+else
+    echo "layering check crashed"; failed=$((failed + 1))
 fi
 
 rel_dir=${2:-build}

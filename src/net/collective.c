@@ -11,6 +11,7 @@
  * it (COLL_INTRA_EFF, COLL_NET_EFF; docs/collectives.md, "Link efficiency").
  */
 #include "net/collective_int.h"
+#include "topo/topology.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -518,55 +519,22 @@ void coll_estimate_at_rates(dnp_coll_op op, const dnp_comm_group *g, double byte
 /* The group of a cluster                                               */
 /* ------------------------------------------------------------------ */
 
+/* The group of every device: src/topo's group of the whole cluster
+ * (topo_group_counts; docs/collectives.md, "The group of a set of
+ * devices"), with no intra tier when no two members share a node (the
+ * public contract in dnnpar.h: per_node 1 leaves it zero; no algorithm
+ * reads it then). */
 void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out)
 {
-    memset(out, 0, sizeof *out);
-    out->n_nodes = 1;
-    out->per_node = 1;
-    if (c == NULL)
+    if (c == NULL) {
+        memset(out, 0, sizeof *out);
+        out->n_nodes = out->per_node = 1;
         return;
-    int64_t devices = 0, per_node = -1;
-    double inter_bw_bps = INFINITY, inter_lat_s = 0.0;
-    double intra_bw_bps = INFINITY, intra_lat_s = 0.0;
-    dnp_link_topo topo = DNP_TOPO_SWITCH;
-    for (int k = 0; k < c->n_types; k++) {
-        const dnp_device_type *d = &c->types[k];
-        int64_t n = c->counts[k];
-        if (n <= 0)
-            continue;
-        devices += n;
-        int64_t dpn = d->devices_per_node > 1 ? d->devices_per_node : 1;
-        int64_t q = n < dpn ? n : dpn;
-        if (per_node < 0 || q < per_node)
-            per_node = q;
-        /* Inter tier: the NIC share per device; bare devices and nodes
-         * without it fall back to the device's net_bw_bps. */
-        double ebw = d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
-        if (ebw < inter_bw_bps)
-            inter_bw_bps = ebw;
-        if (d->inter_lat_s > inter_lat_s)
-            inter_lat_s = d->inter_lat_s;
-        if (dpn > 1) {
-            /* Intra tier of a real node: its own figures; a node without
-             * an intra bandwidth moves data at its network rate. */
-            double ibw = d->intra_bw_bps > 0.0 ? d->intra_bw_bps : ebw;
-            if (ibw < intra_bw_bps) {
-                intra_bw_bps = ibw;
-                topo = d->intra_topo == DNP_TOPO_NONE ? DNP_TOPO_SWITCH : d->intra_topo;
-            }
-            if (d->intra_lat_s > intra_lat_s)
-                intra_lat_s = d->intra_lat_s;
-        }
     }
-    if (devices <= 0)
-        return;
-    out->per_node = per_node;
-    out->n_nodes = (devices + per_node - 1) / per_node;
-    out->inter_bw_bps = isfinite(inter_bw_bps) ? inter_bw_bps : 0.0;
-    out->inter_lat_s = inter_lat_s;
-    if (per_node > 1) {
-        out->intra_topo = topo;
-        out->intra_bw_bps = intra_bw_bps;
-        out->intra_lat_s = intra_lat_s;
+    topo_group_counts(c, c->counts, out);
+    if (out->per_node <= 1) {
+        out->intra_topo = DNP_TOPO_NONE;
+        out->intra_bw_bps = 0.0;
+        out->intra_lat_s = 0.0;
     }
 }

@@ -29,6 +29,7 @@
  * (Workload::decode_involved_dimensions), with the network laid out one
  * dimension per plan level, innermost level first. */
 #include "report/report.h"
+#include "topo/topology.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -292,22 +293,21 @@ static void put_record(rbuf *b, const dnp_graph *g, const record *r, int customi
     rbuf_puts(b, "\n");
 }
 
-/* Link bandwidth (bytes/s, one direction, per device) of the tier that the
- * split at a level of n_group devices crosses, the slowest over the
- * cluster's types: the inter-node tier if the group spans several nodes
- * (docs/time-model.md: groups spanning nodes are halved by whole nodes),
- * else the intra-node tier; the field fallbacks are dnp_cluster's
- * (docs/cluster.md). */
-static double level_link_bps(const dnp_cluster *cl, int64_t n_group)
+/* Link bandwidth (bytes/s, one direction, per device) of level k's
+ * dimension: ASTRA-sim gives a dimension one bandwidth, so the slowest of
+ * the links the level's groups split across (those of the leaves below
+ * level k), each src/topo's link between the halves of a device-tree group
+ * (topo_tree_link: the network when the halves sit on different nodes,
+ * else the node's intra tier; the slowest member type's figures). */
+static double level_link_bps(const dnp_cluster *cl, const leaf *lv, int n_leaves, int k)
 {
     double bw = INFINITY;
-    for (int t = 0; t < cl->n_types; t++) {
-        if (cl->counts[t] <= 0)
+    for (int j = 0; j < n_leaves; j++) {
+        int64_t counts[DNP_MAX_DEVICE_TYPES];
+        dnp_comm_group link;
+        if (lv[j].depth <= k || topo_tree_group(cl, k, lv[j].bits, counts) != 0)
             continue;
-        const dnp_device_type *d = &cl->types[t];
-        double inter = d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
-        int per_node = d->devices_per_node > 1 ? d->devices_per_node : 1;
-        double tier = n_group > per_node ? inter : (d->intra_bw_bps > 0.0 ? d->intra_bw_bps : inter);
+        double tier = topo_tree_link(cl, counts, &link) ? link.inter_bw_bps : link.intra_bw_bps;
         if (tier < bw)
             bw = tier;
     }
@@ -340,13 +340,7 @@ static int put_network_notes(rbuf *b, const dnp_plan *p, const dnp_cluster *cl, 
     rbuf_puts(b, ", link-bandwidth (GiB/s)");
     for (int i = 0; i < levels; i++) {
         int k = levels - 1 - i;
-        int64_t nd[2] = {0, 0};
-        int one[2];
-        double bw_bps = 0.0;
-        /* The first path that reaches level k (path 0 may end above it). */
-        for (int j = 0; j < n_leaves && bw_bps == 0.0; j++)
-            if (lv[j].depth > k && report_level_split(p, cl, k, lv[j].bits, nd, one) == 0)
-                bw_bps = level_link_bps(cl, nd[0] + nd[1]);
+        double bw_bps = level_link_bps(cl, lv, n_leaves, k);
         /* ASTRA-sim's analytical backend reads GiB/s (main.cc: x 2^30 / 1e9
          * to B/ns). */
         rbuf_printf(b, " %.6g", bw_bps / 1073741824.0);

@@ -10,6 +10,7 @@
 #include "perf/device_model.h"
 #include "search/strategy.h"
 #include "sim/lower.h"
+#include "topo/topology.h"
 
 #include <float.h>
 #include <math.h>
@@ -37,41 +38,6 @@ int dnp_scheme_from_name(const char *s)
 /* Device tree                                                       */
 /* ---------------------------------------------------------------- */
 
-/* Split a group in two: a group of several device types gives its first
- * type to one half and the rest to the other; a group of one type that
- * spans several nodes is halved by whole nodes (the first half gets the
- * floor), so the tree follows the topology: nodes before the devices in
- * them; a group inside one node is halved (the first half gets the floor). */
-static void split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b)
-{
-    int first = -1, n_types = 0;
-    for (int k = 0; k < cl->n_types; k++) {
-        a[k] = b[k] = 0;
-        if (counts[k] > 0) {
-            n_types++;
-            if (first < 0)
-                first = k;
-        }
-    }
-    if (n_types > 1) {
-        for (int k = 0; k < cl->n_types; k++)
-            (k == first ? a : b)[k] = counts[k];
-    } else if (first >= 0) {
-        int64_t per_node = cl->types[first].devices_per_node;
-        int64_t nodes = per_node > 1 ? (counts[first] + per_node - 1) / per_node : 0;
-        if (nodes > 1)
-            a[first] = nodes / 2 * per_node;
-        else
-            a[first] = counts[first] / 2;
-        b[first] = counts[first] - a[first];
-    }
-}
-
-void plan_split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b)
-{
-    split_counts(cl, counts, a, b);
-}
-
 static int64_t sum_counts(const dnp_cluster *cl, const int64_t *counts)
 {
     int64_t n = 0;
@@ -88,7 +54,7 @@ static void leaf_depths(const dnp_cluster *cl, const int64_t *counts, int *min, 
     if (sum_counts(cl, counts) <= 1)
         return;
     int64_t a[DNP_MAX_DEVICE_TYPES] = {0}, b[DNP_MAX_DEVICE_TYPES] = {0};
-    split_counts(cl, counts, a, b);
+    topo_tree_split(cl, counts, a, b);
     int amin, amax, bmin, bmax;
     leaf_depths(cl, a, &amin, &amax);
     if (memcmp(a, b, sizeof a) == 0)
@@ -168,22 +134,11 @@ static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth,
 /* Level costs                                                       */
 /* ---------------------------------------------------------------- */
 
-int tnode_split_crosses_nodes(const dnp_cluster *cl, const tnode *n)
-{
-    int types = 0, k0 = 0;
-    for (int k = 0; k < cl->n_types; k++)
-        if (n->counts[k] > 0) {
-            types++;
-            k0 = k;
-        }
-    int per_node = cl->types[k0].devices_per_node;
-    return types != 1 || per_node <= 1 || n->n_dev > per_node;
-}
-
 /* Default model: cache at node n the link tier its halves are joined by
- * (the slowest device type's inter-node link when the split crosses nodes,
- * else the node's intra link) and each planned node's work rate of the
- * group (its devices' roofline rates summed).  0 on allocation failure. */
+ * (topo_tree_link: the network of the slowest member type when the split
+ * crosses nodes, else the node's intra tier) and each planned node's work
+ * rate of the group (its devices' roofline rates summed).  0 on
+ * allocation failure. */
 static int tnode_prepare(tnode *n, const cost_units *u, int V)
 {
     if (u->paper)
@@ -196,19 +151,10 @@ static int tnode_prepare(tnode *n, const cost_units *u, int V)
         for (int k = 0; k < cl->n_types; k++)
             n->rate[v] +=
                 (double)n->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
-    int cross = tnode_split_crosses_nodes(cl, n);
-    n->split_bw_bps = INFINITY;
-    n->split_lat_s = 0.0;
-    for (int k = 0; k < cl->n_types; k++) {
-        if (n->counts[k] == 0)
-            continue;
-        const dnp_device_type *d = &cl->types[k];
-        double b = cross ? (d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps)
-                         : (d->intra_bw_bps > 0.0 ? d->intra_bw_bps : d->net_bw_bps);
-        double l = cross ? d->inter_lat_s : d->intra_lat_s;
-        n->split_bw_bps = b < n->split_bw_bps ? b : n->split_bw_bps;
-        n->split_lat_s = l > n->split_lat_s ? l : n->split_lat_s;
-    }
+    dnp_comm_group link;
+    int cross = topo_tree_link(cl, n->counts, &link);
+    n->split_bw_bps = cross ? link.inter_bw_bps : link.intra_bw_bps;
+    n->split_lat_s = cross ? link.inter_lat_s : link.intra_lat_s;
     return 1;
 }
 
@@ -614,7 +560,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     if (n->n_dev <= 1)
         return DNP_OK;
     int64_t ca[DNP_MAX_DEVICE_TYPES], cb[DNP_MAX_DEVICE_TYPES];
-    split_counts(bd->cl, n->counts, ca, cb);
+    topo_tree_split(bd->cl, n->counts, ca, cb);
     int identical = same_counts(ca, cb, bd->cl->n_types);
     /* A strategy's short path (version 2) leaves the levels below it data
      * parallel, as a search's unsearched levels are. */
@@ -811,7 +757,7 @@ decide:;
  * *nested with every ratio search judging its candidates by the level
  * objective, in *full with the searches judging them by the planned
  * subtree, as build() does from the root (search_ratio).  The tree's shape
- * depends on the counts only (split_counts), so this is exact up to the
+ * depends on the counts only (topo_tree_split), so this is exact up to the
  * fixed point's early exit.  O(tree nodes); a shared half counted once. */
 static void estimate_solves(const builder *bd, const int64_t *counts, int depth, double *nested,
                             double *full)
@@ -820,7 +766,7 @@ static void estimate_solves(const builder *bd, const int64_t *counts, int depth,
     if (sum_counts(bd->cl, counts) <= 1)
         return;
     int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
-    split_counts(bd->cl, counts, a, b);
+    topo_tree_split(bd->cl, counts, a, b);
     int identical = same_counts(a, b, bd->cl->n_types);
     double na, fa, nb = 0.0, fb = 0.0;
     estimate_solves(bd, a, depth + 1, &na, &fa);

@@ -38,12 +38,6 @@ typedef struct tnode {
     double split_bw_bps, split_lat_s; /* the link tier its two halves are joined by */
 } tnode;
 
-/* 1 if the two halves of group n sit in different nodes, so an exchange
- * between them crosses the inter-node tier: several device types, bare
- * devices (each its own node), or more devices than one node holds (the
- * tree halves such groups by whole nodes).  O(device types). */
-int tnode_split_crosses_nodes(const dnp_cluster *cl, const tnode *n);
-
 /* Cost scales: seconds normally; in reference mode element counts.  With
  * the default model (`paper` == 0) the search's level costs are the
  * per-level decomposition of docs/time-model.md ("How the search sees the

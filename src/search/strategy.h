@@ -16,10 +16,6 @@ int strategy_decision(const dnp_strategy *s, int k, unsigned bits, const char *o
  * version-2 path may stop above "levels": data parallel below).
  * O(paths). */
 int strategy_has_level(const dnp_strategy *s, int k, unsigned bits);
-/* The planner's device-tree split (plan.c): group `counts` into halves a
- * and b (one device type per half first, then halves by whole nodes, the
- * first half the floor).  O(types). */
-void plan_split_counts(const dnp_cluster *cl, const int64_t *counts, int64_t *a, int64_t *b);
 /* The strategy of a parsed document (root: stolen, freed on failure too),
  * checked as dnp_strategy_read_buffer checks a file; `file` (already
  * quoted) names it in messages.  O(paths x levels). */

@@ -586,7 +586,6 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         if (T->r.pace > x->pace_max)
             x->pace_max = T->r.pace;
         x->peak_total_flops += (double)cl->counts[i] * T->r.peak_flops;
-        T->per_node = d->devices_per_node > 0 ? d->devices_per_node : 1;
         if (cache != NULL && cache->valid) {
             T->lay = cache->part[i][0];
             T->pre = cache->part[i][1];

@@ -35,7 +35,6 @@ typedef struct {
     const dnp_device_type *d;
     perf_rates r;                 /* with the type's straggler pace */
     perf_rates r_state;           /* the weights' and optimizer state's precision (mixed) */
-    int64_t per_node;             /* devices per node (>= 1) */
     c3_part lay, pre, post;
     double recompute_s;           /* compute a layer's recompute adds to its backward */
     double act_layer_bytes;       /* activations one layer keeps per micro-batch in flight */

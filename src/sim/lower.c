@@ -6,6 +6,7 @@
 
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
+#include "topo/topology.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -91,46 +92,13 @@ static int leaf_type(const dnp_cluster *cl, const tnode *leaf)
 /* Link tiers                                                        */
 /* ---------------------------------------------------------------- */
 
-static double inter_bw(const dnp_device_type *d)
+/* The pair of counterparts across the split of group n: src/topo's link
+ * between the halves (topo_tree_link: 2 x 1 on the network when they sit
+ * on different nodes, else 1 x 2 inside the node; the slowest member
+ * type's figures). */
+static void pair_group(const dnp_cluster *cl, const tnode *n, dnp_comm_group *g)
 {
-    return d->inter_bw_bps > 0.0 ? d->inter_bw_bps : d->net_bw_bps;
-}
-
-/* The comm group of `members` devices of class type k whose collective
- * spans n_nodes x per_node, with the inter tier of the slowest device type
- * in group `span` (the topmost group the collective crosses). */
-static void make_group(const dnp_cluster *cl, int k, const tnode *span, double n_nodes,
-                       double per_node, dnp_comm_group *g)
-{
-    const dnp_device_type *d = &cl->types[k];
-    memset(g, 0, sizeof *g);
-    g->n_nodes = (int64_t)llround(n_nodes < 1.0 ? 1.0 : n_nodes);
-    g->per_node = (int64_t)llround(per_node < 1.0 ? 1.0 : per_node);
-    g->intra_topo = d->intra_topo;
-    g->intra_bw_bps = d->intra_bw_bps > 0.0 ? d->intra_bw_bps : inter_bw(d);
-    g->intra_lat_s = d->intra_lat_s;
-    g->inter_bw_bps = inter_bw(d);
-    g->inter_lat_s = d->inter_lat_s;
-    if (span == NULL)
-        return;
-    for (int j = 0; j < cl->n_types; j++) {
-        if (span->counts[j] == 0)
-            continue;
-        const dnp_device_type *e = &cl->types[j];
-        if (inter_bw(e) < g->inter_bw_bps)
-            g->inter_bw_bps = inter_bw(e);
-        if (e->inter_lat_s > g->inter_lat_s)
-            g->inter_lat_s = e->inter_lat_s;
-    }
-}
-
-/* The pair of counterparts across the split of group n (level k). */
-static void pair_group(const dnp_cluster *cl, int k, const tnode *n, dnp_comm_group *g)
-{
-    if (tnode_split_crosses_nodes(cl, n))
-        make_group(cl, k, n, 2.0, 1.0, g);
-    else
-        make_group(cl, k, NULL, 1.0, 2.0, g);
+    topo_tree_link(cl, n->counts, g);
 }
 
 static double coll_s(dnp_coll_op op, const dnp_comm_group *g, double bytes)
@@ -319,7 +287,7 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                 if (!(bytes > 0.0))
                     continue;
                 dnp_comm_group grp;
-                pair_group(L->cl, cls->type, n, &grp);
+                pair_group(L->cl, n, &grp);
                 /* Layout change: each device fetches its missing part from its
                  * counterpart.  Partial sums: an all-reduce of the pair. */
                 L->dur[c] = coll_s(edges ? DNP_COLL_P2P : DNP_COLL_ALLREDUCE, &grp, bytes);
@@ -335,8 +303,11 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
 
 /* The data-parallel replica group of op i's parameters for class c: the
  * levels where the op's owner splits the batch (Type-I, or a batch-split
- * join) multiply the group, across nodes or inside one.  Returns its
- * size. */
+ * join) multiply the group by the group's devices over the half's, across
+ * nodes where the split crosses them (topo_tree_link), inside one node
+ * otherwise.  Its members are drawn from the topmost such group, whose
+ * links src/topo gives (topo_group_members: the slowest member type's of
+ * each tier, as for any group of devices).  Returns its size. */
 static double replica_group(const lowerer *L, int c, int i, dnp_comm_group *grp)
 {
     const lower_class *cls = &L->r->classes[c];
@@ -349,16 +320,21 @@ static double replica_group(const lowerer *L, int c, int i, dnp_comm_group *grp)
             if (n->types[v] != 0) /* 0: Type-I, or LAYOUT_BATCH for a join */
                 continue;
             double f = (double)n->n_dev / (double)cls->path[k + 1]->n_dev;
-            if (tnode_split_crosses_nodes(L->cl, n)) {
+            if (topo_tree_link(L->cl, n->counts, NULL))
                 nn *= f;
-                if (span == NULL)
-                    span = n;
-            } else {
+            else
                 pn *= f;
-            }
+            if (span == NULL)
+                span = n;
         }
     }
-    make_group(L->cl, cls->type, span, nn, pn, grp);
+    if (span == NULL) { /* no batch split: the device alone */
+        memset(grp, 0, sizeof *grp);
+        grp->n_nodes = grp->per_node = 1;
+        return 1.0;
+    }
+    topo_group_members(L->cl, span->counts, llround(nn < 1.0 ? 1.0 : nn),
+                       llround(pn < 1.0 ? 1.0 : pn), grp);
     return (double)grp->n_nodes * (double)grp->per_node;
 }
 

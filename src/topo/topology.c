@@ -90,6 +90,25 @@ typedef struct {
     int64_t members, nodes, cur_node, cur_count, min_count;
 } span_acc;
 
+#define SPAN_ACC_INIT {0, 0, 0, -1, 0, -1}
+
+/* `count` more members on node `node` (>= the last node added). */
+static void acc_node(span_acc *a, int64_t node, int64_t count)
+{
+    if (count <= 0)
+        return;
+    a->members += count;
+    if (a->nodes > 0 && node == a->cur_node) {
+        a->cur_count += count;
+        return;
+    }
+    if (a->nodes > 0 && (a->min_count < 0 || a->cur_count < a->min_count))
+        a->min_count = a->cur_count;
+    a->nodes++;
+    a->cur_node = node;
+    a->cur_count = count;
+}
+
 static void acc_add(const dnp_cluster *c, span_acc *a, int64_t rank)
 {
     int type;
@@ -97,16 +116,49 @@ static void acc_add(const dnp_cluster *c, span_acc *a, int64_t rank)
     if (topo_locate(c, rank, &type, &node) != 0)
         return;
     a->types |= 1u << type;
-    a->members++;
-    if (a->nodes > 0 && node == a->cur_node) {
-        a->cur_count++;
-        return;
+    acc_node(a, node, 1);
+}
+
+/* The ranks [first, first + n) (those in range), a run per device type
+ * and node kind: the partly filled first node, the full nodes between,
+ * the partly filled last node.  The same accumulation as acc_add on each
+ * rank in turn.  O(types). */
+static void acc_add_range(const dnp_cluster *c, span_acc *a, int64_t first, int64_t n)
+{
+    int64_t start = 0, node0 = 0;
+    for (int k = 0; c != NULL && k < c->n_types && n > 0; k++) {
+        int64_t cnt = c->counts[k] > 0 ? c->counts[k] : 0, q = per_node_of(&c->types[k]);
+        int64_t lo = first > start ? first : start;
+        int64_t hi = first + n < start + cnt ? first + n : start + cnt;
+        if (lo < hi) {
+            a->types |= 1u << k;
+            int64_t off = lo - start, len = hi - lo;
+            int64_t node = node0 + off / q, head = q - off % q;
+            head = head < len ? head : len;
+            acc_node(a, node, head);
+            len -= head;
+            node++;
+            int64_t full = len / q;
+            if (full > 0) {
+                acc_node(a, node, q);
+                /* the other full-1 nodes: each closes the one before (q
+                 * members) and opens its own of q */
+                if (full > 1) {
+                    if (a->min_count < 0 || q < a->min_count)
+                        a->min_count = q;
+                    a->nodes += full - 1;
+                    a->members += (full - 1) * q;
+                    a->cur_node = node + full - 1;
+                    a->cur_count = q;
+                }
+                node += full;
+                len -= full * q;
+            }
+            acc_node(a, node, len);
+        }
+        start += cnt;
+        node0 += (cnt + q - 1) / q;
     }
-    if (a->nodes > 0 && (a->min_count < 0 || a->cur_count < a->min_count))
-        a->min_count = a->cur_count;
-    a->nodes++;
-    a->cur_node = node;
-    a->cur_count = 1;
 }
 
 static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
@@ -127,11 +179,12 @@ static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
 void topo_group_strided(const dnp_cluster *c, int64_t first, int64_t n, int64_t stride,
                         dnp_comm_group *out)
 {
-    span_acc a = {0, 0, 0, -1, 0, -1};
-    if (stride < 1)
-        stride = 1;
-    for (int64_t i = 0; c != NULL && i < n; i++)
-        acc_add(c, &a, first + i * stride);
+    span_acc a = SPAN_ACC_INIT;
+    if (stride <= 1)
+        acc_add_range(c, &a, first, n);
+    else
+        for (int64_t i = 0; c != NULL && i < n; i++)
+            acc_add(c, &a, first + i * stride);
     acc_finish(c, &a, out);
 }
 
@@ -154,7 +207,7 @@ static int cmp_i64(const void *pa, const void *pb)
 
 int topo_group(const dnp_cluster *c, const int64_t *ranks, int64_t n, dnp_comm_group *out)
 {
-    span_acc a = {0, 0, 0, -1, 0, -1};
+    span_acc a = SPAN_ACC_INIT;
     int sorted = 1;
     for (int64_t i = 1; i < n; i++)
         sorted &= ranks[i - 1] < ranks[i];
@@ -194,4 +247,157 @@ void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out)
         fill(c, types, 1, 2, out);
     else
         fill(c, types, 2, 1, out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lattices, groups by type, the device tree                            */
+/* ------------------------------------------------------------------ */
+
+#define GRID_MAX_DIMS 30
+
+int topo_group_grid(const dnp_cluster *c, int64_t first, int n_dims, const int64_t *count,
+                    const int64_t *stride, dnp_comm_group *out)
+{
+    span_acc a = SPAN_ACC_INIT;
+    int64_t cnt[GRID_MAX_DIMS], str[GRID_MAX_DIMS], total = 1;
+    int d = 0;
+    for (int j = 0; j < n_dims && j < GRID_MAX_DIMS; j++) {
+        if (count[j] <= 1)
+            continue; /* one index: nothing to enumerate */
+        cnt[d] = count[j];
+        str[d++] = stride[j];
+        total *= count[j];
+    }
+    /* increasing when every stride exceeds the span of the dimensions after it */
+    int increasing = 1;
+    int64_t span = 0;
+    for (int j = d - 1; j >= 0; j--) {
+        increasing &= str[j] > span;
+        span += (cnt[j] - 1) * str[j];
+    }
+    if (!increasing) {
+        int64_t *r = dnp_malloc((size_t)total * sizeof *r);
+        if (r == NULL) {
+            acc_finish(c, &a, out);
+            return -1;
+        }
+        int64_t idx[GRID_MAX_DIMS] = {0};
+        for (int64_t i = 0; i < total; i++) {
+            int64_t x = first;
+            for (int j = 0; j < d; j++)
+                x += idx[j] * str[j];
+            r[i] = x;
+            for (int j = d - 1; j >= 0 && ++idx[j] == cnt[j]; j--)
+                idx[j] = 0;
+        }
+        int st = topo_group(c, r, total, out);
+        dnp_free(r);
+        return st;
+    }
+    /* odometer over the outer dimensions, the last one a run when its
+     * stride is 1 */
+    int run = d > 0 && str[d - 1] == 1;
+    int outer = run ? d - 1 : d;
+    int64_t len = run ? cnt[d - 1] : 1;
+    int64_t idx[GRID_MAX_DIMS] = {0};
+    for (int64_t i = 0, n = total / len; c != NULL && i < n; i++) {
+        int64_t x = first;
+        for (int j = 0; j < outer; j++)
+            x += idx[j] * str[j];
+        if (run)
+            acc_add_range(c, &a, x, len);
+        else
+            acc_add(c, &a, x);
+        for (int j = outer - 1; j >= 0 && ++idx[j] == cnt[j]; j--)
+            idx[j] = 0;
+    }
+    acc_finish(c, &a, out);
+    return 0;
+}
+
+void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+{
+    span_acc a = SPAN_ACC_INIT;
+    int64_t start = 0;
+    for (int k = 0; c != NULL && k < c->n_types; k++) {
+        int64_t n = c->counts[k] > 0 ? c->counts[k] : 0;
+        int64_t m = counts[k] < 0 ? 0 : counts[k] > n ? n : counts[k];
+        acc_add_range(c, &a, start, m);
+        start += n;
+    }
+    acc_finish(c, &a, out);
+}
+
+void topo_group_members(const dnp_cluster *c, const int64_t *counts, int64_t n_nodes,
+                        int64_t per_node, dnp_comm_group *out)
+{
+    topo_group_counts(c, counts, out);
+    out->n_nodes = n_nodes > 1 ? n_nodes : 1;
+    out->per_node = per_node > 1 ? per_node : 1;
+}
+
+/* The split rule of the device tree: AccPar's hierarchical partitioning
+ * (section 5) halves a group at each level; a mixed group is split by type
+ * (the paper's heterogeneous arrays), and a group of one type follows its
+ * nodes so that the top levels, not the bottom ones, cross the network
+ * (docs/time-model.md, "The device tree follows the topology"). */
+void topo_tree_split(const dnp_cluster *c, const int64_t *counts, int64_t *a, int64_t *b)
+{
+    int first = -1, n_types = 0;
+    for (int k = 0; k < c->n_types; k++) {
+        a[k] = b[k] = 0;
+        if (counts[k] > 0) {
+            n_types++;
+            if (first < 0)
+                first = k;
+        }
+    }
+    if (n_types > 1) {
+        for (int k = 0; k < c->n_types; k++)
+            (k == first ? a : b)[k] = counts[k];
+    } else if (first >= 0) {
+        int64_t per_node = c->types[first].devices_per_node;
+        int64_t nodes = per_node > 1 ? (counts[first] + per_node - 1) / per_node : 0;
+        if (nodes > 1)
+            a[first] = nodes / 2 * per_node;
+        else
+            a[first] = counts[first] / 2;
+        b[first] = counts[first] - a[first];
+    }
+}
+
+int topo_tree_group(const dnp_cluster *c, int depth, unsigned bits, int64_t *counts_out)
+{
+    int64_t cur[DNP_MAX_DEVICE_TYPES] = {0}, a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    int nt = c->n_types < DNP_MAX_DEVICE_TYPES ? c->n_types : DNP_MAX_DEVICE_TYPES;
+    for (int k = 0; k < nt; k++)
+        cur[k] = c->counts[k] > 0 ? c->counts[k] : 0;
+    for (int j = 0; j < depth; j++) {
+        int64_t n = 0;
+        for (int k = 0; k < nt; k++)
+            n += cur[k];
+        if (n <= 1)
+            return -1;
+        topo_tree_split(c, cur, a, b);
+        memcpy(cur, j < 32 && ((bits >> j) & 1u) ? b : a, (size_t)nt * sizeof *cur);
+    }
+    memcpy(counts_out, cur, (size_t)nt * sizeof *cur);
+    return 0;
+}
+
+int topo_tree_link(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+{
+    dnp_comm_group g;
+    topo_group_counts(c, counts, &g);
+    if (g.n_nodes * g.per_node <= 1) {
+        if (out != NULL)
+            *out = g;
+        return 0;
+    }
+    int cross = g.n_nodes > 1;
+    g.n_nodes = cross ? 2 : 1;
+    g.per_node = cross ? 1 : 2;
+    if (out != NULL)
+        *out = g;
+    return cross;
 }

@@ -5,6 +5,7 @@
 #include "dnnpar.h"
 #include "perf/device_model.h"
 #include "sim/sim.h"
+#include "search/plan_internal.h"
 #include "model/graph_named.h"
 
 #include <stdlib.h>
@@ -456,6 +457,44 @@ TEST(sim_dp_one_allreduce_over_nodes)
         dnp_plan_get_summary(p, &s);
         CHECK_NEAR(s.exposed_comm_s, ar.time_s, 1e-9, 0);
         CHECK_EQ_INT(s.device_classes, 1);
+    }
+    dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Data parallelism on a DGX A100 and a DGX-1: the gradient all-reduce of
+ * the A100 class and of the V100 class is the same collective over all 16
+ * GPUs, 2 nodes x 8, on the slowest of each tier (src/topo,
+ * docs/collectives.md "The group of a set of devices"): the DGX-1's
+ * NVLink inside (not the A100's NVSwitch for the A100 class), the slower
+ * NIC share between.  Everything in one bucket after the backward pass:
+ * each class's gradient stream is busy exactly that collective's time. */
+TEST(sim_dp_mixed_nodes_one_group)
+{
+    dnp_graph *g = dnp_graph_new("mlp");
+    int x = dnp_graph_input(g, "x", 1024, 1, 1);
+    x = dnp_graph_fc(g, "fc1", x, 1024, 1);
+    dnp_graph_fc(g, "fc2", x, 10, 1);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = 512, .no_overlap = 1,
+                            .precision = DNP_PREC_FP32};
+    dnp_plan *p = plan_or_null(g, "1xdgx-a100+1xdgx1", &opt);
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK(dnp_cluster_parse("1xdgx-a100+1xdgx1", &cl, &err) == DNP_OK);
+    if (p != NULL) {
+        dnp_comm_group grp;
+        dnp_cluster_comm_group(&cl, &grp);
+        CHECK_EQ_INT(grp.n_nodes, 2);
+        CHECK_EQ_INT(grp.per_node, 8);
+        CHECK_NEAR(grp.intra_bw_bps, cl.types[1].intra_bw_bps, 0, 0); /* the DGX-1's */
+        CHECK(cl.types[1].intra_bw_bps < cl.types[0].intra_bw_bps);
+        double params = 1024.0 * 1024 + 1024 + 1024 * 10 + 10;
+        dnp_coll_cost ar;
+        dnp_coll_estimate(DNP_COLL_ALLREDUCE, &grp, params * 4.0, &ar);
+        const lower_result *r = &p->sim;
+        CHECK_EQ_INT(r->n_classes, 2);
+        for (int c = 0; c < r->n_classes; c++)
+            CHECK_NEAR(r->classes[c].grad_busy_s, ar.time_s, 1e-12, 0);
     }
     dnp_plan_free(p);
     dnp_graph_free(g);

@@ -23,6 +23,7 @@
  */
 #include "search/pase/pase_perf.h"
 #include "core/clock.h"
+#include "topo/topology.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -47,7 +48,6 @@ typedef struct {
     pase_perf perf[DNP_MAX_DEVICE_TYPES];
     double *memo[DNP_MAX_DEVICE_TYPES];      /* T_t(b), NAN until computed */
     double param_elems;                      /* weights of the model (batch-free) */
-    dnp_comm_group cross;                    /* one member per group, slowest inter tier */
     double grad_bytes;                       /* widest gradient element of the types */
     int candidates;
     int variant;                             /* the groups' plans (pase_hetero_variant) */
@@ -177,20 +177,24 @@ static dnp_status group_plan(hctx *h, int t, int64_t b, pase_hetero_group *want,
     return st;
 }
 
-/* The cross-group all-reduce of the weight gradients (see the top). */
+/* The cross-group all-reduce of the weight gradients (see the top): over
+ * one device of each group with samples, src/topo's group of them
+ * (topo_group_counts: each type on its own nodes, so one member per node
+ * on the slowest of their NIC shares). */
 static double sync_s(const hctx *h, const int64_t *b)
 {
     int active = 0, min_n = 0;
+    int64_t one[DNP_MAX_DEVICE_TYPES] = {0};
     for (int t = 0; t < h->k; t++)
         if (b[t] > 0) {
             active++;
             min_n = (min_n == 0 || h->n_dev[t] < min_n) ? h->n_dev[t] : min_n;
+            one[h->type[t]] = 1;
         }
     if (active < 2 || h->param_elems <= 0.0)
         return 0.0;
-    dnp_comm_group g = h->cross;
-    g.n_nodes = active;
-    g.per_node = 1;
+    dnp_comm_group g;
+    topo_group_counts(h->c, one, &g);
     dnp_coll_cost cc;
     dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, h->param_elems * h->grad_bytes / min_n, &cc);
     return cc.time_s;
@@ -409,8 +413,6 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_bu
     h.user = user;
     h.o = o;
     dnp_status st = DNP_OK;
-    dnp_cluster active;
-    memset(&active, 0, sizeof active);
     for (int t = 0; t < c->n_types; t++) {
         if (c->counts[t] < 1)
             continue;
@@ -427,8 +429,6 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_bu
             return st;
         if (h.perf[h.k].r.grad_bytes > h.grad_bytes)
             h.grad_bytes = h.perf[h.k].r.grad_bytes;
-        active.types[active.n_types] = c->types[t];
-        active.counts[active.n_types++] = c->counts[t];
         h.k++;
     }
     if (h.k < 2 || batch < 1) {
@@ -436,8 +436,6 @@ dnp_status pase_hetero_search(const dnp_cluster *c, int64_t batch, pase_space_bu
                       "the heterogeneous search needs two device types and a batch >= 1");
         return DNP_ERR_INPUT;
     }
-    /* the slowest inter tier of the types (dnp_cluster_comm_group) */
-    dnp_cluster_comm_group(&active, &h.cross);
     for (int t = 0; t < h.k; t++) {
         h.memo[t] = dnp_malloc((size_t)(batch + 1) * sizeof(double));
         if (h.memo[t] == NULL) {
@@ -603,13 +601,20 @@ dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_
         if (m.mem_limit_bytes < out->mem_limit_bytes)
             out->mem_limit_bytes = m.mem_limit_bytes;
     }
-    /* links: the slowest of each tier (dnp_cluster_comm_group) */
-    dnp_cluster_comm_group(c, &out->tiers);
-    out->per_node = (int)out->tiers.per_node;
-    if (out->tiers.intra_bw_bps <= 0.0)
-        out->per_node = 1;
-    out->tiers.per_node = out->per_node;
-    pase_perf_set_lines(out);
+    /* links: p weakest devices on nodes of the cluster's group (src/topo
+     * through dnp_cluster_comm_group: as many per node as the emptiest
+     * node holds, the slowest of each tier) */
+    dnp_comm_group all;
+    dnp_cluster_comm_group(c, &all);
+    dnp_device_type field = out->dev;
+    field.devices_per_node = (int)all.per_node;
+    field.intra_topo = all.intra_topo;
+    field.intra_bw_bps = all.intra_bw_bps;
+    field.intra_lat_s = all.intra_lat_s;
+    field.inter_bw_bps = all.inter_bw_bps;
+    field.inter_lat_s = all.inter_lat_s;
+    snprintf(field.name, sizeof field.name, "weakest");
+    pase_perf_set_machine(out, &field, (int)p);
     snprintf(out->dev.name, sizeof out->dev.name, "weakest");
     return DNP_OK;
 }

@@ -17,9 +17,11 @@
  *     one message each on the tier the two layouts span.
  * Device placement: devices are numbered in the configuration's dimension
  * order, the first dimension slowest (docs/pase.md), so a node holds the
- * trailing dimensions' splits first.
+ * trailing dimensions' splits first; the machine's ranks are that order,
+ * and the links any group of them spans are src/topo's (topology.h).
  */
 #include "search/pase/pase_perf.h"
+#include "topo/topology.h"
 
 #include <math.h>
 #include <string.h>
@@ -66,24 +68,21 @@ dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, d
     out->bytes_per_param = perf_bytes_per_param(o, &out->r);
     out->opt_bytes_per_param = perf_optimizer_bytes_per_param(o, &out->r);
     out->mem_limit_bytes = mem_limit_bytes > 0.0 ? mem_limit_bytes : d->mem_bytes;
-    dnp_cluster one;
-    memset(&one, 0, sizeof one);
-    one.n_types = 1;
-    one.types[0] = *d;
-    one.counts[0] = p > 1 ? p : 1;
-    dnp_cluster_comm_group(&one, &out->tiers);
-    out->per_node = d->devices_per_node > 1 ? d->devices_per_node : 1;
-    if (out->tiers.intra_bw_bps <= 0.0)
-        out->per_node = 1; /* no intra tier: every device its own node */
-    out->tiers.per_node = out->per_node;
-    pase_perf_set_lines(out);
+    pase_perf_set_machine(out, d, p);
     return DNP_OK;
 }
 
-void pase_perf_set_lines(pase_perf *m)
+void pase_perf_set_machine(pase_perf *m, const dnp_device_type *d, int p)
 {
+    memset(&m->machine, 0, sizeof m->machine);
+    m->machine.n_types = 1;
+    m->machine.types[0] = *d;
+    m->machine.counts[0] = p > 1 ? p : 1;
+    topo_group_counts(&m->machine, m->machine.counts, &m->tiers);
+    dnp_comm_group pair;
+    topo_p2p(&m->machine, 0, 1, &pair);
     m->intra_lat_s = m->intra_bw_bps = 0.0;
-    if (m->per_node > 1)
+    if (pair.n_nodes == 1 && pair.per_node == 2)
         p2p_line(&m->tiers, 1, &m->intra_lat_s, &m->intra_bw_bps);
     p2p_line(&m->tiers, 0, &m->inter_lat_s, &m->inter_bw_bps);
 }
@@ -92,24 +91,28 @@ void pase_perf_set_lines(pase_perf *m)
 
 /* The group of devices that differ only in the dimensions of `mask`, under
  * the placement "first dimension slowest": dimension d's devices sit
- * stride_d = prod_{e > d} c_e apart, so min(c_d, ceil(per_node / stride_d))
- * of them share a node; the group spans ceil(q / members per node) nodes
- * (exact when the splits and the node size are powers of two). */
+ * stride_d = prod_{e > d} c_e apart, so the group holding device 0 is the
+ * lattice of those strides, whose links src/topo gives (topo_group_grid:
+ * the fewest members any of its nodes holds bound the NICs).  *q_out: its
+ * members, the product of the masked splits. */
 static void group_of(const pase_perf *m, int rank, const int32_t *c, unsigned mask,
                      dnp_comm_group *g, double *q_out)
 {
-    double q = 1.0, per = 1.0, stride = 1.0;
+    int64_t stride_of[ITER_MAX_RANK] = {0}, count[ITER_MAX_RANK] = {0},
+            stride[ITER_MAX_RANK] = {0}, s = 1;
     for (int d = rank - 1; d >= 0; d--) {
+        stride_of[d] = s;
+        s *= c[d];
+    }
+    double q = 1.0;
+    int n = 0;
+    for (int d = 0; d < rank; d++) /* the slowest dimension first */
         if (mask & BIT(d)) {
             q *= c[d];
-            double fit = ceil((double)m->per_node / stride);
-            per *= c[d] < fit ? c[d] : fit;
+            count[n] = c[d];
+            stride[n++] = stride_of[d];
         }
-        stride *= c[d];
-    }
-    *g = m->tiers;
-    g->per_node = (int64_t)per;
-    g->n_nodes = (int64_t)ceil(q / per);
+    topo_group_grid(&m->machine, 0, n, count, stride, g);
     *q_out = q;
 }
 
@@ -129,12 +132,18 @@ static double allreduce_s(const pase_perf *m, int rank, const int32_t *c, unsign
 }
 
 /* One message of `bytes` on the tier that `devices` consecutive devices
- * span (intra when they fit in one node). */
+ * span: the link from the first to the last of them (at least two, at
+ * most the machine's; topo_p2p), intra when they share a node. */
 static double message_s(const pase_perf *m, double devices, double bytes)
 {
     if (bytes <= 0.0)
         return 0.0;
-    int intra = m->per_node > 1 && devices <= m->per_node;
+    int64_t last = devices >= 2.0 ? (int64_t)devices - 1 : 1;
+    if (last > m->machine.counts[0] - 1)
+        last = m->machine.counts[0] - 1;
+    dnp_comm_group pair;
+    topo_p2p(&m->machine, 0, last, &pair);
+    int intra = pair.n_nodes == 1 && pair.per_node == 2;
     double lat = intra ? m->intra_lat_s : m->inter_lat_s;
     double bw = intra ? m->intra_bw_bps : m->inter_bw_bps;
     return bw > 0.0 ? lat + bytes / bw : INFINITY;

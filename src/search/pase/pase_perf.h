@@ -24,19 +24,21 @@ struct pase_perf {
     double opt_bytes_per_param; /* the optimizer update's traffic per parameter
                                * (perf_optimizer_bytes_per_param) */
     double mem_limit_bytes;   /* per device; 0 = no memory pruning */
-    dnp_comm_group tiers;     /* link tiers of a group of these devices (n_nodes, per_node
-                               * overwritten per collective) */
-    int per_node;             /* devices per node, 1 for bare devices */
-    double intra_lat_s, intra_bw_bps; /* one message inside a node (the p2p model's line) */
+    dnp_cluster machine;      /* the devices PaSE places: p of one type, numbered as src/topo
+                               * numbers ranks (nodes of devices_per_node, in order), which
+                               * is PaSE's placement, the first dimension slowest; every
+                               * group of them is src/topo's (topology.h) */
+    dnp_comm_group tiers;     /* the link figures of all p (topo_group_counts): the tiers
+                               * the point-to-point lines are read on */
+    double intra_lat_s, intra_bw_bps; /* one message inside a node (the p2p model's line;
+                                       * 0 when no two devices share a node) */
     double inter_lat_s, inter_bw_bps; /* one message between nodes */
 };
 
 /* The model of p devices of type d training at precision prec with
  * optimizer o: rates from perf_rates_get with the straggler pace of p
- * devices (perf_straggler_pace, unless no_stragglers), link tiers as
- * dnp_cluster_comm_group gives them for a cluster of p such devices, the
- * point-to-point line (latency, bandwidth) of each tier read off
- * dnp_coll_estimate.  mem_limit_bytes: the per-device limit (0 = the
+ * devices (perf_straggler_pace, unless no_stragglers), the machine of p
+ * such devices on d's nodes (pase_perf_set_machine).  mem_limit_bytes: the per-device limit (0 = the
  * device's mem_bytes; a device without a capacity is not pruned).
  * DNP_ERR_INPUT if d has no positive peak.  O(1). */
 dnp_status pase_perf_init(const dnp_device_type *d, int p, dnp_precision prec, dnp_optimizer o,
@@ -222,12 +224,20 @@ void pase_hetero_result_free(pase_hetero_result *r); /* NULL-safe.  O(groups x V
  * PaSE plans for when a mixed cluster is treated as one homogeneous field
  * (the paper's section V): for p = all of c's devices, the least achieved
  * tensor and vector rates and memory bandwidth of any type at prec, the
- * largest element sizes, overheads and straggler pace, the smallest memory,
- * the slowest of each link tier (dnp_cluster_comm_group).  O(types). */
+ * largest element sizes, overheads and straggler pace, the smallest memory;
+ * its machine p such devices on nodes of dnp_cluster_comm_group(c)'s shape
+ * and tiers (as many per node as c's emptiest node holds, the slowest of
+ * each tier).  O(types). */
 dnp_status pase_perf_init_weakest(const dnp_cluster *c, dnp_precision prec, dnp_optimizer o,
                                   double mem_limit_bytes, int no_stragglers, pase_perf *out,
                                   dnp_error *err);
-/* Recompute the point-to-point lines of m's tiers (after editing them).  O(1). */
-void pase_perf_set_lines(pase_perf *m);
+/* Places m's p devices (p < 1 read as 1) on the nodes of device type d's
+ * node and link fields, m->machine (a copy of *d): PaSE's devices in
+ * placement order, ranks as src/topo numbers them; sets m->tiers to the
+ * figures of all of them (topo_group_counts) and the point-to-point line
+ * (latency, bandwidth) of each tier, read off dnp_coll_estimate: inside a
+ * node when ranks 0 and 1 share one (topo_p2p), between nodes always.
+ * O(1). */
+void pase_perf_set_machine(pase_perf *m, const dnp_device_type *d, int p);
 
 #endif

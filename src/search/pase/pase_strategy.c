@@ -34,6 +34,7 @@
 #include "search/strategy.h"
 #include "search/plan_internal.h"
 #include "cost/accpar_cost.h"
+#include "topo/topology.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -382,7 +383,7 @@ static int only_type(const dnp_cluster *c, const int64_t *counts)
     return t;
 }
 
-/* Walk the device tree (the planner's split rule, plan_split_counts) from
+/* Walk the device tree (the planner's split rule, topo_tree_split) from
  * the group `counts` at `depth` on branch `bits`; `prefix` holds the
  * levels above (borrowed); `base` is the depth at which the group's PaSE
  * plan starts (-1: not yet, the group has several types).  Appends one
@@ -404,7 +405,7 @@ static dnp_status walk(walk_ctx *w, const int64_t *counts, int depth, unsigned b
         return DNP_ERR_INPUT;
     }
     int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
-    plan_split_counts(w->c, counts, a, b);
+    topo_tree_split(w->c, counts, a, b);
     int64_t na = count_sum(w->c, a), nb = count_sum(w->c, b);
     int t = only_type(w->c, counts);
     double ratio = 0.5;

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The include graph between the folders of src/ (README.md, "Layout"):
+# each folder is a layer, and a file may include headers of its own folder,
+# of a lower layer, and dnnpar.h; never of a higher layer or of another
+# folder of its own layer.  From the bottom:
+#
+#   0 core                      errors, allocator, text helpers
+#   1 hw, model                 clusters; graphs, zoo, importers
+#   2 topo                      which links a set of devices spans
+#   3 net                       collectives on those links
+#   4 perf, cost                device model; AccPar's cost model
+#   5 sim                       step simulator, Megatron-LM configurations
+#   6 search                    planners (search/pase is part of search)
+#   7 report                    plots, exports, validation
+#   8 arch/mpt, arch/synergyflow  the paper reproductions (each its own folder)
+#
+# src/topo includes nothing of src/ but its own headers (topology.h: "it
+# includes only dnnpar.h"), so any program can read the machine.
+#
+# KNOWN lists the upward includes that exist today, each "file header": the
+# check fails on any other upward include, and on a KNOWN entry that no
+# longer occurs (remove it from the list once its file is fixed).
+# Prints a FAIL line per violation and last "layering: N passed, N failed"
+# (one check per file of src/ and one per KNOWN entry); the exit status is
+# the number of failed checks.
+set -u
+cd "$(dirname "$0")/.."
+
+KNOWN="
+src/sim/lower.h search/plan_internal.h
+src/sim/devcomm.c search/plan_internal.h
+src/sim/trace.c search/plan_internal.h
+src/search/pase/pase_run_report.c report/report.h
+"
+# sim/lower.h and the simulator's walkers read the plan's device tree
+# (struct tnode, struct dnp_plan in search/plan_internal.h) that
+# search/plan.c builds and hands to lower_simulate; the PaSE report writes
+# with report.h's text buffer (rbuf).
+
+layer() {
+    case $1 in
+    core) echo 0 ;;
+    hw | model) echo 1 ;;
+    topo) echo 2 ;;
+    net) echo 3 ;;
+    perf | cost) echo 4 ;;
+    sim) echo 5 ;;
+    search) echo 6 ;;
+    report) echo 7 ;;
+    arch/*) echo 8 ;;
+    *) echo "" ;;
+    esac
+}
+
+# The folder of a path under src/: its first component, arch/NAME for arch.
+folder() {
+    local p=${1#src/}
+    local top=${p%%/*}
+    if [ "$top" = arch ]; then
+        local rest=${p#arch/}
+        echo "arch/${rest%%/*}"
+    else
+        echo "$top"
+    fi
+}
+
+passed=0
+failed=0
+seen=""
+while IFS= read -r f; do
+    from=$(folder "$f")
+    lf=$(layer "$from")
+    if [ -z "$lf" ]; then
+        echo "FAIL layering: $f: folder '$from' has no layer (add it to tests/layering.sh)"
+        failed=$((failed + 1))
+        continue
+    fi
+    bad=""
+    while IFS= read -r hdr; do
+        [ -n "$hdr" ] || continue
+        [ "$hdr" = dnnpar.h ] && continue
+        case $hdr in */*) ;; *) continue ;; esac # a header beside the file
+        [ -f "src/$hdr" ] || continue            # not one of src/'s
+        to=$(folder "src/$hdr")
+        [ "$to" = "$from" ] && continue
+        lt=$(layer "$to")
+        if [ -n "$lt" ] && [ "$lt" -lt "$lf" ] && [ "$from" != topo ]; then
+            continue
+        fi
+        if printf '%s\n' "$KNOWN" | grep -qxF "$f $hdr"; then
+            seen="$seen$f $hdr"$'\n'
+            continue
+        fi
+        bad="$bad  $f ($from, layer $lf) includes $hdr ($to, layer ${lt:-?})"$'\n'
+    done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/p' "$f")
+    if [ -z "$bad" ]; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL layering: an include goes up or across the layers:"
+        printf '%s' "$bad"
+        failed=$((failed + 1))
+    fi
+done < <(find src -name '*.[ch]' | LC_ALL=C sort)
+
+while IFS= read -r k; do
+    [ -n "$k" ] || continue
+    if printf '%s' "$seen" | grep -qxF "$k"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL layering: known exception '$k' no longer occurs: remove it from KNOWN"
+        failed=$((failed + 1))
+    fi
+done <<<"$KNOWN"
+
+echo "layering: $passed passed, $failed failed"
+exit "$failed"
