@@ -10,7 +10,7 @@ static const char plan_help[] =
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                   [--time-limit S] [--grad-dtype fp32]\n"
+    "                   [--time-limit S] [--grad-dtype fp32] [--tp-across-nodes]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -24,6 +24,8 @@ static const char plan_help[] =
     "                 (docs/config3d.md)\n"
     "  --grad-dtype fp32  with --search 3d: gradients all-reduced in fp32 (4 bytes\n"
     "                 per parameter; DeepSpeed's fp32_allreduce)\n"
+    "  --tp-across-nodes  with --search 3d: tensor-parallel groups may span nodes\n"
+    "                 (default: inside a node; bare devices are one per node)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -80,7 +82,9 @@ static const char *const valued_plan[] = {"cluster", "search", "levels", "batch"
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
 static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
-                                         NULL};
+                                         "tp-across-nodes", NULL};
+static const char *const flags_cmp[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
+                                        NULL};
 
 /* Shared option handling of plan and compare, on a checked parse `a`.
  * Returns an exit status; on 0 the job holds a model and a cluster. */
@@ -130,6 +134,11 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
+    if (with_search && cli_flag(a, "tp-across-nodes") && !job->search_3d) {
+        cli_error(cmd, "--tp-across-nodes applies to --search 3d (Megatron-LM configurations)");
+        return EXIT_USAGE;
+    }
+    job->opt.tp_across_nodes = with_search && cli_flag(a, "tp-across-nodes");
     if (cli_get(a, "grad-dtype") != NULL && !job->search_3d) {
         cli_error(cmd, "--grad-dtype applies to --search 3d (Megatron-LM configurations)");
         return EXIT_USAGE;
@@ -462,7 +471,7 @@ int cmd_compare(int argc, char **argv)
 {
     static const char *const ref_titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
                                                              "ACCPAR"};
-    cli_spec cmp_spec = {valued_cmp, flags_plan};
+    cli_spec cmp_spec = {valued_cmp, flags_cmp};
     cli_args args;
     int done, rc = cli_begin(argc, argv, &cmp_spec, "compare", compare_help, 1, "one MODEL",
                              &args, &done);
