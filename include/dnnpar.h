@@ -567,6 +567,9 @@ dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err)
  * the returned length + 1 bytes for the whole text (custom device types
  * make it run to hundreds of bytes a type).  O(types). */
 size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
+/* Bytes that hold any cluster's canonical spec with its NUL (8 types of
+ * custom(...) with every figure are under 6,000). */
+#define DNP_CLUSTER_SPEC_MAX 8192
 /* The whole canonical spec of *c (dnp_cluster_format) as a new text the
  * caller frees with dnp_free; NULL when out of memory.  Never cut.
  * O(types). */
@@ -718,8 +721,10 @@ typedef struct {
     int tp_across_nodes;       /* 1: a Megatron-LM configuration's tensor-parallel groups
                                 * may span nodes (dnp_config3d_check; bare devices count
                                 * as one per node) */
-    double time_limit_s;       /* wall-time limit of the search, seconds; 0 = none.  When it
-                                * is reached the AccPar ratio searches keep their best ratio
+    double time_limit_s;       /* wall-time limit of the run, seconds; 0 = none.  The search
+                                * stops at half of it (the rest is kept for lowering and
+                                * simulating the plans).  When that is reached the AccPar
+                                * ratio searches keep their best ratio
                                 * so far, the remaining splits take the equal split, the
                                 * portfolio's other candidates are skipped and the plan says
                                 * so (dnp_plan_summary.time_limit_hit).  A limit not reached
@@ -1535,7 +1540,7 @@ typedef struct {
                               * levels (Type-I with ratio b_t / samples) */
     char idle_types[128];    /* device types the split gives no samples ("2xv100"; "" none):
                               * dropped, the strategy is for the rest */
-    char cluster[256];       /* the cluster spec the strategy names */
+    char cluster[DNP_CLUSTER_SPEC_MAX]; /* the cluster spec the strategy names, whole */
 } dnp_pase_strategy_info;
 
 /* Run r's strategy as a dnnpar strategy, version 2 (docs/formats.md

@@ -3,6 +3,15 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
+
+/* Monotonic seconds: compare's one deadline over all its searches. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
@@ -487,12 +496,20 @@ int cmd_compare(int argc, char **argv)
     compare_entry rows[DNP_SCHEME_COUNT + 2];
     memset(rows, 0, sizeof rows);
     job.opt.keep_over_memory = 1; /* every scheme is shown; those over memory are flagged */
-    for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
+    /* one --time-limit for the whole comparison: each search gets what
+     * the ones before it left (a scheme's plan is always shown: past the
+     * deadline its search is cut short at once and flagged) */
+    const double limit_s = job.opt.time_limit_s, deadline_s = now_s() + limit_s;
+    for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++) {
+        double left_s = deadline_s - now_s();
+        job.opt.time_limit_s = left_s > 1e-12 ? left_s : 1e-12;
         if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0) {
             dnp_plan_get_summary(plans[s], &sum[s]);
+            sum[s].time_limit_s = limit_s; /* the limit given, not what was left of it */
             rows[s].name = dnp_scheme_name((dnp_scheme)s);
             rows[s].sum = sum[s];
         }
+    }
     /* PaSE's and MCMC's plans in the same simulator (dnp_pase_plan_run), under
      * the default model only (the AccPar paper's accounting has no PaSE) */
     int n_rows = DNP_SCHEME_COUNT;
@@ -502,7 +519,12 @@ int cmd_compare(int argc, char **argv)
             compare_entry *r = &rows[n_rows];
             dnp_error err = {0};
             r->name = names[k];
-            if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
+            double left_s = deadline_s - now_s();
+            job.opt.time_limit_s = left_s > 0.0 ? left_s : 1e-12;
+            if (!(left_s > 0.0))
+                snprintf(r->why, sizeof r->why, "not run: the searches before it spent the "
+                         "--time-limit of %g s", limit_s);
+            else if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
                                   k == 0 ? DNP_PASE_SEARCH_DP : DNP_PASE_SEARCH_MCMC,
                                   &plans[n_rows], &r->in_space, &r->info, &err) == DNP_OK)
                 dnp_plan_get_summary(plans[n_rows], &r->sum);
@@ -513,7 +535,10 @@ int cmd_compare(int argc, char **argv)
     /* the same model in PaSE's space and cost model (Eq. 1) */
     dnp_pase_compare_result pr;
     dnp_error perr = {0};
-    int have_pase = rc == 0 && !job.opt.reference_mode &&
+    if (rc == 0 && !(deadline_s - now_s() > 0.0))
+        snprintf(perr.msg, sizeof perr.msg, "not run: the searches before it spent the "
+                 "--time-limit of %g s", limit_s);
+    int have_pase = rc == 0 && !job.opt.reference_mode && deadline_s - now_s() > 0.0 &&
                     dnp_pase_compare(job.g, &job.cl, job.opt.batch, &pr, &perr) == DNP_OK;
     char *spec = rc == 0 ? cli_cluster_spec(&job.cl) : NULL;
     if (rc == 0 && spec == NULL) {
