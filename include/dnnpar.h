@@ -572,6 +572,13 @@ dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err)
  * the returned length + 1 bytes for the whole text (custom device types
  * make it run to hundreds of bytes a type).  O(types). */
 size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
+/* Bytes that hold any cluster's canonical spec with its NUL (8 types of
+ * custom(...) with every figure are under 6,000). */
+#define DNP_CLUSTER_SPEC_MAX 8192
+/* The whole canonical spec of *c (dnp_cluster_format) as a new text the
+ * caller frees with dnp_free; NULL when out of memory.  Never cut.
+ * O(types). */
+char *dnp_cluster_spec(const dnp_cluster *c);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
@@ -719,8 +726,13 @@ typedef struct {
                                 * configurations only (docs/config3d.md) */
     int keep_over_memory;      /* 1: return the best plan even if it does not fit (flagged)
                                 * instead of failing with DNP_ERR_INPUT */
-    double time_limit_s;       /* wall-time limit of the search, seconds; 0 = none.  When it
-                                * is reached the AccPar ratio searches keep their best ratio
+    int tp_across_nodes;       /* 1: a Megatron-LM configuration's tensor-parallel groups
+                                * may span nodes (dnp_config3d_check; bare devices count
+                                * as one per node) */
+    double time_limit_s;       /* wall-time limit of the run, seconds; 0 = none.  The search
+                                * stops at half of it (the rest is kept for lowering and
+                                * simulating the plans).  When that is reached the AccPar
+                                * ratio searches keep their best ratio
                                 * so far, the remaining splits take the equal split, the
                                 * portfolio's other candidates are skipped and the plan says
                                 * so (dnp_plan_summary.time_limit_hit).  A limit not reached
@@ -980,6 +992,24 @@ typedef struct {
     double straggler_pace;   /* the device model's straggler factor (1 = none) */
 } dnp_config3d_result;
 
+/* Check configuration cfg of transformer g on cluster c at global `batch`
+ * as every command does before it simulates, searches or exports one
+ * (docs/config3d.md, "Checks"): g is a zoo transformer; tp x pp x dp equals
+ * the devices; the batch divides into dp x microbatch; the layers divide
+ * into pp x interleave chunks or layers= lists pp counts summing to them;
+ * Megatron-LM's rules (the attention heads, key-value heads and MLP hidden
+ * size multiples of tp, the sequence too with seq_par; the vocabulary is
+ * padded, no rule); each tensor-parallel group inside one node unless
+ * opt->tp_across_nodes (bare devices: one per node); every stage within
+ * its devices' memory (opt->memory_limit_bytes, else each type's capacity)
+ * unless opt->keep_over_memory.  DNP_ERR_INPUT with one message naming the
+ * first rule broken and the figures; *out gets the memory figures (no step
+ * time).  dnp_config3d_simulate, _trace, _search (as a filter) and the
+ * exports apply exactly this.  O(ops x types + pp). */
+dnp_status dnp_config3d_check(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                              const dnp_plan_options *opt, const dnp_config3d *cfg,
+                              dnp_config3d_result *out, dnp_error *err);
+
 /* Simulate one training step of transformer g (a gpt / bert / llama zoo
  * model) on cluster c (one or several device types; a stage paced by its
  * slowest replica, each collective on the links its group spans) at
@@ -989,9 +1019,8 @@ typedef struct {
  * messages on send streams, the gradient all-reduce, the tied-embedding
  * gradient all-reduce (pp > 1) and the optimizer at the end.  opt gives the
  * precision, optimizer, memory limit, no_stragglers and grad_fp32.
- * DNP_ERR_INPUT when g is not such a model, tp x pp x dp differs from the
- * devices, or the batch or layers do not divide.
- * O(devices + pp x micro-batches x interleave). */
+ * DNP_ERR_INPUT for every configuration dnp_config3d_check refuses, with
+ * its message.  O(ops x types + pp x micro-batches x interleave). */
 dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err);
@@ -1044,6 +1073,8 @@ typedef struct {
     int n_types;
     int types[DNP_CONFIG3D_LAYOUT_TYPES];
 } dnp_config3d_ranked;
+#define DNP_CONFIG3D_MAX_NARROWED 12  /* lines of dnp_config3d_stats.narrowed */
+#define DNP_CONFIG3D_NARROWED_LEN 400 /* bytes of each, NUL included */
 
 typedef struct {
     int candidates;          /* configurations enumerated */
@@ -1069,14 +1100,22 @@ typedef struct {
     int n_pareto;
     dnp_config3d_ranked pareto[DNP_CONFIG3D_LAYOUTS_MAX];
     double pareto_cost[DNP_CONFIG3D_LAYOUTS_MAX];
+    /* every rule that narrowed the space searched, one line each (no
+     * newline): the fixed space, tensor-parallel degrees left out by
+     * Megatron-LM's rules, the nodes or the device counts, pipeline depths
+     * and data-parallel degrees left out */
+    int n_narrowed;
+    char narrowed[DNP_CONFIG3D_MAX_NARROWED][DNP_CONFIG3D_NARROWED_LEN];
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit
  * (opt->memory_limit_bytes, else each device's capacity): tensor
- * parallelism in powers of two inside the smallest node dividing the heads
- * (and every device type's count), every pipeline depth up to the layers,
- * data parallelism for the rest (a stage and its groups may span device
- * types, docs/config3d.md "Mixed clusters"),
+ * parallelism in powers of two that dnp_config3d_check's rules allow
+ * (Megatron-LM's divisibility, each group inside a node unless
+ * opt->tp_across_nodes) and that divide every device type's count, every
+ * pipeline depth up to the layers, data parallelism for the rest (a stage
+ * and its groups may span device types, docs/config3d.md "Mixed
+ * clusters"; opt->config3d_space narrows the space),
  * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank (interleaving
  * with even stages), each recompute mode, sequence parallelism on or off.
  * With one chunk per rank the layers per stage are balanced (c3_balance in
@@ -1086,7 +1125,9 @@ typedef struct {
  * candidates are simulated in order of a lower bound (the busiest rank's
  * work without waits) until the bound reaches the best step found; ties
  * keep the first in enumeration order.  DNP_ERR_INPUT (naming the smallest
- * footprint) if none fits.  O(candidates + simulated x schedule). */
+ * footprint) if none fits.  stats->narrowed says every rule that left
+ * part of the space out.  Every configuration returned passes
+ * dnp_config3d_check.  O(candidates + simulated x schedule). */
 dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
@@ -1596,7 +1637,7 @@ typedef struct {
                               * levels (Type-I with ratio b_t / samples) */
     char idle_types[128];    /* device types the split gives no samples ("2xv100"; "" none):
                               * dropped, the strategy is for the rest */
-    char cluster[256];       /* the cluster spec the strategy names */
+    char cluster[DNP_CLUSTER_SPEC_MAX]; /* the cluster spec the strategy names, whole */
 } dnp_pase_strategy_info;
 
 /* Run r's strategy as a dnnpar strategy, version 2 (docs/formats.md

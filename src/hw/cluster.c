@@ -1629,6 +1629,15 @@ size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n)
     return s.need;
 }
 
+char *dnp_cluster_spec(const dnp_cluster *c)
+{
+    size_t n = dnp_cluster_format(c, NULL, 0) + 1;
+    char *spec = dnp_malloc(n);
+    if (spec != NULL)
+        dnp_cluster_format(c, spec, n);
+    return spec;
+}
+
 /* Total number of devices in *c (0 for NULL). */
 int64_t dnp_cluster_devices(const dnp_cluster *c)
 {

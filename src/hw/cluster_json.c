@@ -229,11 +229,16 @@ static dnp_status check_spec_round_trip(const dnp_cluster *c, const char *file, 
                              "device and node names may hold only letters, digits, '_', '.' "
                              "and '-' (cluster spec names, docs/cluster.md)");
     }
-    char spec[8192];
-    dnp_cluster_format(c, spec, sizeof spec);
+    char *spec = dnp_cluster_spec(c);
+    if (spec == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "%s: out of memory", file);
+        return DNP_ERR_NOMEM;
+    }
     dnp_cluster back;
     dnp_error perr = {0};
-    if (dnp_cluster_parse(spec, &back, &perr) != DNP_OK) {
+    dnp_status pst = dnp_cluster_parse(spec, &back, &perr);
+    dnp_free(spec);
+    if (pst != DNP_OK) {
         /* the parser's message names the device; keep its reason, not the spec */
         const char *why = strstr(perr.msg, "': ");
         dnp_error_set(err, DNP_ERR_INPUT, "%s: the cluster has no cluster spec that reads back "

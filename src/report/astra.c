@@ -478,8 +478,9 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
 
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
-    char spec[256];
-    dnp_cluster_format(cl, spec, sizeof spec);
+    char *spec = dnp_cluster_spec(cl);
+    if (spec == NULL)
+        b->oom = 1; /* the text is refused as out of memory at its end */
     rbuf_printf(b, "# dnnpar %s export: ASTRA-sim 1.0 text workload (docs/astra.md)\n",
                 DNP_VERSION);
     rbuf_puts(b, "# model ");
@@ -489,8 +490,9 @@ dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dn
     rbuf_printf(b,
                 ", batch %lld, cluster %s, search %s, levels searched %d of %d; predicted "
                 "step time %.6g s\n",
-                (long long)opt->batch, spec, search, s.levels, s.total_levels,
+                (long long)opt->batch, spec != NULL ? spec : "", search, s.levels, s.total_levels,
                 s.step_time_s);
+    dnp_free(spec);
     if (s.straggler_pace > 1.0)
         rbuf_printf(b, "# compute times include the straggler factor x%.4f of %lld devices (%s)\n",
                     s.straggler_pace, (long long)s.straggler_devices, DNP_SPEED_CV_SOURCE);

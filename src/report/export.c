@@ -486,8 +486,11 @@ static void put_header(rbuf *b, const ectx *e)
     const dnp_plan *p = e->p;
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
-    char spec[256];
-    dnp_cluster_format(e->cl, spec, sizeof spec);
+    char *spec = dnp_cluster_spec(e->cl);
+    if (spec == NULL) {
+        b->oom = 1;
+        return;
+    }
     rbuf_printf(b, "# dnnpar %s export: %s\n", DNP_VERSION,
                 e->torch ? "PyTorch DTensor placements of every tensor of every partitioned op"
                          : "JAX PartitionSpec of every tensor of every partitioned op");
@@ -515,6 +518,7 @@ static void put_header(rbuf *b, const ectx *e)
     rbuf_printf(b, ", batch %lld, cluster %s, search %s, levels searched %d of %d\n",
                 (long long)e->opt->batch, spec, search, s.levels,
                 s.total_levels);
+    dnp_free(spec);
     rbuf_puts(b, "#\n# Mesh: one axis per level of the device tree (docs/time-model.md), the "
                  "outermost split first;\n# each level splits a group of devices into two.\n");
     for (int k = 0; k < e->depth; k++) {

@@ -5,56 +5,17 @@
  */
 #include "dnnpar.h"
 #include "report/report.h"
+#include "sim/config3d_int.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* The shape of a zoo transformer, read back from its ops (zoo_transformer.c
- * names them): 0 if g is not one. */
-typedef struct {
-    int layers;
-    int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
-    int llama, bert;
-} tf_shape;
-
-static int shape_of(const dnp_graph *g, tf_shape *t)
-{
-    memset(t, 0, sizeof *t);
-    char nm[32];
-    for (;;) {
-        snprintf(nm, sizeof nm, "layer%d.add2", t->layers);
-        if (dnp_graph_find(g, nm) < 0)
-            break;
-        t->layers++;
-    }
-    int emb = dnp_graph_find(g, "embed.tokens"), sc = dnp_graph_find(g, "layer0.attn.scores");
-    int k = dnp_graph_find(g, "layer0.attn.k");
-    int up = dnp_graph_find(g, "layer0.mlp.fc1");
-    int gate = dnp_graph_find(g, "layer0.mlp.gate");
-    if (t->layers == 0 || emb < 0 || sc < 0 || k < 0 || (up < 0 && gate < 0))
-        return 0;
-    const dnp_op *e = dnp_graph_op(g, emb);
-    t->hidden = e->out.c;
-    t->seq = e->out.h;
-    t->vocab = t->hidden > 0 ? e->param_elems / t->hidden : 0;
-    t->heads = dnp_graph_op(g, sc)->out_dims[0];
-    int64_t head_dim = t->heads > 0 ? t->hidden / t->heads : 1;
-    t->kv_heads = head_dim > 0 ? dnp_graph_op(g, k)->out.c / head_dim : t->heads;
-    t->ffn = dnp_graph_op(g, up >= 0 ? up : gate)->out.c;
-    t->llama = gate >= 0;
-    t->bert = dnp_graph_find(g, "pooler.dense") >= 0;
-    int pos = dnp_graph_find(g, "embed.positions");
-    t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
-                                             : t->seq;
-    return 1;
-}
 
 dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                              dnp_precision precision, const dnp_config3d *cfg, char **out,
                              dnp_error *err)
 {
-    tf_shape t;
-    if (!shape_of(g, &t)) {
+    c3_shape t;
+    if (!c3_shape_of(g, &t)) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "--format megatron needs a transformer from the zoo (gpt(...), bert(...), "
                       "llama(...) or a preset); '%s' is not one",
@@ -68,15 +29,21 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                       cfg->gpipe ? "GPipe schedule" : "ZeRO-2/3 option in this export");
         return DNP_ERR_INPUT;
     }
+    char *spec = dnp_cluster_spec(c);
+    if (spec == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the Megatron-LM arguments");
+        return DNP_ERR_NOMEM;
+    }
     rbuf b;
     rbuf_init(&b);
-    char spec[256];
-    dnp_cluster_format(c, spec, sizeof spec);
     rbuf_printf(&b, "# dnnpar %s export: Megatron-LM arguments (%s)\n", DNP_VERSION,
                 t.bert ? "pretrain_bert.py" : "pretrain_gpt.py");
     rbuf_puts(&b, "# model ");
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_TEXT);
-    rbuf_printf(&b, ", cluster %s, global batch %lld\n", spec, (long long)batch);
+    rbuf_puts(&b, ", cluster ");
+    rbuf_puts(&b, spec);
+    rbuf_printf(&b, ", global batch %lld\n", (long long)batch);
+    dnp_free(spec);
     rbuf_printf(&b, "# data parallelism is what is left: %d x %d x %d = %lld devices; the "
                     "launcher (torchrun) sets the world size\n",
                 cfg->tp, cfg->pp, cfg->dp, (long long)cfg->tp * cfg->pp * cfg->dp);

@@ -527,6 +527,7 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     rs->opt.batch = r->batch;
     rs->opt.precision = (dnp_precision)prec;
     rs->opt.keep_over_memory = 1; /* the run was measured: it did fit */
+    rs->opt.tp_across_nodes = 1;  /* and ran where its groups were placed */
     rs->ok = 1;
 }
 

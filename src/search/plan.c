@@ -1046,8 +1046,6 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
         return DNP_ERR_INPUT;
     }
     int max_levels = dnp_cluster_max_levels(c);
-    char spec[256];
-    dnp_cluster_format(c, spec, sizeof spec);
     int levels = given != NULL ? dnp_strategy_levels(given) : opt->levels;
     if (given != NULL && levels == 0 && max_levels > 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "the strategy covers no level");
@@ -1057,17 +1055,18 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
      * enough (short paths elsewhere): bounded by the tree's depth. */
     int bound = given != NULL ? dnp_cluster_tree_depth(c) : max_levels;
     if (levels < 0 || levels > bound) {
+        char *spec = dnp_cluster_spec(c);
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "cluster %s supports at most %d hierarchy levels (every group above the "
-                      "last level needs two devices); asked for %d",
-                      spec, bound, levels);
+                      "cluster %.300s supports at most %d hierarchy levels (every group above "
+                      "the last level needs two devices); asked for %d",
+                      spec != NULL ? spec : "(out of memory)", bound, levels);
+        dnp_free(spec);
         return DNP_ERR_INPUT;
     }
     dnp_plan *p = dnp_calloc(1, sizeof *p);
     if (p == NULL)
         goto fail;
     snprintf(p->model, sizeof p->model, "%s", dnp_graph_name(g));
-    snprintf(p->cluster, sizeof p->cluster, "%s", spec);
     p->opt = *opt;
     p->cl = *c;
     p->levels = levels == 0 ? max_levels : levels;
@@ -1261,7 +1260,10 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     /* A limit too small to add to the clock still counts as reached. */
     double deadline_s = 0.0;
     if (opt->time_limit_s > 0.0) {
-        deadline_s = t0 + opt->time_limit_s;
+        /* the search gets half of the limit: the other half is kept for
+         * lowering and simulating its plans, which grow with the devices
+         * and tasks (10^6 devices: seconds) and are not interrupted */
+        deadline_s = t0 + 0.5 * opt->time_limit_s;
         deadline_s = deadline_s > 0.0 ? deadline_s : DBL_MIN;
     }
     dnp_plan *p = NULL;
@@ -1317,14 +1319,15 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         }
     }
     if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
-        char cl[256];
-        dnp_cluster_format(c, cl, sizeof cl);
+        char *cl = dnp_cluster_spec(c);
         dnp_error_set(err, DNP_ERR_INPUT,
-                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %s: the "
+                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
                       "smallest needs %.3g GB (a larger memory limit, more devices or a smaller "
                       "batch would do)",
                       dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
-                      p->sim.mem_capacity_bytes / 1e9, cl, min_mem / 1e9);
+                      p->sim.mem_capacity_bytes / 1e9, cl != NULL ? cl : "(out of memory)",
+                      min_mem / 1e9);
+        dnp_free(cl);
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }

@@ -54,7 +54,6 @@ typedef struct {
 
 struct dnp_plan {
     char model[64];
-    char cluster[256];
     dnp_plan_options opt;
     dnp_cluster cl;
     layer_table lt;

@@ -483,6 +483,136 @@ static double message_s(const c3_ctx *x, int a, int b)
     return send + grp_max_s(DNP_COLL_ALLGATHER, list, n, act_bytes);
 }
 
+/* ---- Megatron-LM's rules ---------------------------------------------- */
+
+int c3_shape_of(const dnp_graph *g, c3_shape *t)
+{
+    memset(t, 0, sizeof *t);
+    char nm[32];
+    for (;;) {
+        snprintf(nm, sizeof nm, "layer%d.add2", t->layers);
+        if (t->layers >= 1048576 || dnp_graph_find(g, nm) < 0)
+            break;
+        t->layers++;
+    }
+    int emb = dnp_graph_find(g, "embed.tokens"), sc = dnp_graph_find(g, "layer0.attn.scores");
+    int k = dnp_graph_find(g, "layer0.attn.k");
+    int up = dnp_graph_find(g, "layer0.mlp.fc1");
+    int gate = dnp_graph_find(g, "layer0.mlp.gate");
+    if (t->layers == 0 || emb < 0 || sc < 0 || k < 0 || (up < 0 && gate < 0)) {
+        int layers = t->layers;
+        memset(t, 0, sizeof *t);
+        t->layers = layers;
+        return 0;
+    }
+    const dnp_op *e = dnp_graph_op(g, emb);
+    t->hidden = e->out.c;
+    t->seq = e->out.h;
+    t->vocab = t->hidden > 0 ? e->param_elems / t->hidden : 0;
+    t->heads = dnp_graph_op(g, sc)->out_dims[0];
+    int64_t head_dim = t->heads > 0 ? t->hidden / t->heads : 1;
+    t->kv_heads = head_dim > 0 ? dnp_graph_op(g, k)->out.c / head_dim : t->heads;
+    t->ffn = dnp_graph_op(g, up >= 0 ? up : gate)->out.c;
+    t->llama = gate >= 0;
+    t->bert = dnp_graph_find(g, "pooler.dense") >= 0;
+    int pos = dnp_graph_find(g, "embed.positions");
+    t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
+                                             : t->seq;
+    return 1;
+}
+
+/* The Megatron-LM checks cited: megatron/core/transformer/
+ * transformer_config.py (__post_init__: "num_attention_heads must be a
+ * multiple of tensor_model_parallel_size", "num_query_groups must be a
+ * multiple of tensor_model_parallel_size"), megatron/core/utils.py divide()
+ * as ColumnParallelLinear splits the MLP's ffn_hidden_size, and
+ * megatron/core/tensor_parallel/mappings.py _split_along_first_dim (the
+ * sequence split of sequence parallelism).  The vocabulary needs no rule:
+ * Megatron-LM pads it to a multiple of 128 x tp
+ * (--make-vocab-size-divisible-by). */
+int c3_rule_tp(const dnp_graph *g, const c3_shape *sh, const dnp_cluster *cl, int tp,
+               int seq_par, int across_nodes, char *why, size_t n)
+{
+    const char *name = dnp_graph_name(g);
+    const long long t = tp;
+    if (t > 1 && sh->heads % t != 0) {
+        snprintf(why, n, "%.64s has %lld attention heads, not a multiple of tp (Megatron-LM "
+                 "gives each tensor-parallel rank heads / tp of them)", name,
+                 (long long)sh->heads);
+        return C3_RULE_HEADS;
+    }
+    if (t > 1 && sh->kv_heads != sh->heads && sh->kv_heads % t != 0) {
+        snprintf(why, n, "%.64s has %lld key-value heads (query groups), not a multiple of tp "
+                 "(Megatron-LM's --num-query-groups must divide by the tensor-parallel size)",
+                 name, (long long)sh->kv_heads);
+        return C3_RULE_KV;
+    }
+    if (t > 1 && sh->ffn % t != 0) {
+        snprintf(why, n, "the MLP hidden size of %.64s, %lld, is not a multiple of tp "
+                 "(Megatron-LM's column-parallel layer splits it evenly)", name,
+                 (long long)sh->ffn);
+        return C3_RULE_FFN;
+    }
+    if (t > 1 && seq_par && sh->seq % t != 0) {
+        snprintf(why, n, "sequence parallelism splits the sequence of %lld tokens over the "
+                 "tensor-parallel ranks; it is not a multiple of tp", (long long)sh->seq);
+        return C3_RULE_SEQ;
+    }
+    /* tensor-parallel groups are runs of tp consecutive ranks; each type's
+     * devices fill nodes of its own (src/topo/topology.c): every group is
+     * inside one node iff tp divides every type's devices per node and
+     * count */
+    for (int k = 0; t > 1 && !across_nodes && k < cl->n_types; k++) {
+        const dnp_device_type *d = &cl->types[k];
+        if (cl->counts[k] <= 0)
+            continue;
+        if (d->devices_per_node <= 1) {
+            snprintf(why, n, "its tensor-parallel groups would span nodes: %.64s %s (a node "
+                     "preset such as dgx-a100 puts several on one; --tp-across-nodes allows "
+                     "it)", d->name,
+                     d->devices_per_node == 1 ? "has one device per node"
+                                              : "devices have no node preset (one per node)");
+            return C3_RULE_NODE;
+        }
+        if (d->devices_per_node % t != 0 || cl->counts[k] % t != 0) {
+            snprintf(why, n, "its tensor-parallel groups would span nodes: tp must divide the "
+                     "%lld devices per node and the %lld devices of %.64s (--tp-across-nodes "
+                     "allows it)", (long long)d->devices_per_node, (long long)cl->counts[k],
+                     d->name);
+            return C3_RULE_NODE;
+        }
+    }
+    return C3_RULE_OK;
+}
+
+dnp_status c3_check_rules(const c3_ctx *x, const dnp_plan_options *opt, dnp_error *err)
+{
+    char why[400];
+    if (c3_rule_tp(x->g, &x->shape, x->cl, x->cfg.tp, x->cfg.seq_par, opt->tp_across_nodes, why,
+                   sizeof why) != C3_RULE_OK) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config tp %d: %s", x->cfg.tp, why);
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
+
+dnp_status c3_check_memory(const c3_ctx *x, const dnp_plan_options *opt,
+                           const dnp_config3d_result *res, dnp_error *err)
+{
+    if (res->fits || opt->keep_over_memory)
+        return DNP_OK;
+    const dnp_config3d *c = &x->cfg;
+    dnp_error_set(err, DNP_ERR_INPUT,
+                  "config tp %d, pp %d, dp %d, micro-batch %lld does not fit: stage %d of %d "
+                  "needs %.1f GB per device (weights, gradients and optimizer state %.1f GB, "
+                  "activations %.1f GB) against %.1f GB (recompute, ZeRO, a smaller "
+                  "micro-batch, more stages or a larger --memory-limit would do)",
+                  c->tp, c->pp, c->dp, (long long)c->microbatch, res->mem_stage + 1, c->pp,
+                  res->mem_bytes / 1e9, res->mem_weights_bytes / 1e9,
+                  res->mem_activation_bytes / 1e9, res->mem_capacity_bytes / 1e9);
+    return DNP_ERR_INPUT;
+}
+
 /* ---- preparing a configuration ---------------------------------------- */
 
 static int count_layers(const dnp_graph *g)
@@ -514,6 +644,7 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         return DNP_ERR_INPUT;
     }
     x->L = L;
+    c3_shape_of(g, &x->shape);
     const int t = cfg->tp, p = cfg->pp, v = cfg->interleave;
     const int64_t devices = dnp_cluster_devices(cl), mbs = cfg->microbatch;
     if ((int64_t)t * p * cfg->dp != devices) {
@@ -1109,20 +1240,50 @@ done:
     return st;
 }
 
+/* Prepare, lay out and check cfg; with simulate also simulate it.  The
+ * one path of dnp_config3d_check, _simulate and _trace, so that they
+ * refuse the same configurations with the same messages. */
+static dnp_status checked_eval(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                               const dnp_plan_options *opt, const dnp_config3d *cfg,
+                               int simulate, dnp_config3d_result *out, char **trace_json,
+                               dnp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    c3_ctx *x = dnp_malloc(sizeof *x);
+    if (x == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory checking the configuration");
+        return DNP_ERR_NOMEM;
+    }
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    double bound;
+    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, x, err);
+    if (st == DNP_OK)
+        st = c3_layers(x, layers, err);
+    if (st == DNP_OK)
+        st = c3_check_rules(x, opt, err);
+    /* memory first (it needs no simulation), then the step */
+    if (st == DNP_OK)
+        st = c3_eval(x, layers, 0, &bound, out, NULL, err);
+    if (st == DNP_OK)
+        st = c3_check_memory(x, opt, out, err);
+    if (st == DNP_OK && simulate)
+        st = c3_eval(x, layers, 1, &bound, out, trace_json, err);
+    dnp_free(x);
+    return st;
+}
+
+dnp_status dnp_config3d_check(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
+                              const dnp_plan_options *opt, const dnp_config3d *cfg,
+                              dnp_config3d_result *out, dnp_error *err)
+{
+    return checked_eval(g, c, batch, opt, cfg, 0, out, NULL, err);
+}
+
 dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                  const dnp_plan_options *opt, const dnp_config3d *cfg,
                                  dnp_config3d_result *out, dnp_error *err)
 {
-    memset(out, 0, sizeof *out);
-    c3_ctx x;
-    int layers[DNP_CONFIG3D_MAX_STAGES];
-    double bound;
-    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, &x, err);
-    if (st == DNP_OK)
-        st = c3_layers(&x, layers, err);
-    if (st == DNP_OK)
-        st = c3_eval(&x, layers, 1, &bound, out, NULL, err);
-    return st;
+    return checked_eval(g, c, batch, opt, cfg, 1, out, NULL, err);
 }
 
 dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
@@ -1130,14 +1291,6 @@ dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t 
                               dnp_error *err)
 {
     *out = NULL;
-    c3_ctx x;
-    int layers[DNP_CONFIG3D_MAX_STAGES];
-    double bound;
     dnp_config3d_result res;
-    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, &x, err);
-    if (st == DNP_OK)
-        st = c3_layers(&x, layers, err);
-    if (st == DNP_OK)
-        st = c3_eval(&x, layers, 1, &bound, &res, out, err);
-    return st;
+    return checked_eval(g, c, batch, opt, cfg, 1, &res, out, err);
 }

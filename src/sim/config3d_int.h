@@ -10,6 +10,29 @@
 #include "dnnpar.h"
 #include "perf/device_model.h"
 
+/* The shape of a zoo transformer, read back from its ops
+ * (src/model/zoo_transformer.c names them). */
+typedef struct {
+    int layers;
+    int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
+    int llama, bert;
+} c3_shape;
+
+/* Read g's shape into *t.  Returns 0 (t zeroed but for layers) if g is
+ * not a zoo transformer (no layer0.add2, embed.tokens, attention scores,
+ * key projection or MLP).  O(layers). */
+int c3_shape_of(const dnp_graph *g, c3_shape *t);
+
+/* What rules out tensor-parallel degree tp (with sequence parallelism
+ * seq_par) for a model of shape sh on cl, as Megatron-LM would refuse it
+ * or as it would leave a node: C3_RULE_OK, or the rule with its reason
+ * (no "config tp N:" prefix, e.g. "gpt2 has 12 attention heads, not a
+ * multiple of tp ...") in why[n].  across_nodes: a group may span nodes.
+ * Bare devices (no node preset) count as one device per node.  O(types). */
+enum { C3_RULE_OK = 0, C3_RULE_HEADS, C3_RULE_KV, C3_RULE_FFN, C3_RULE_SEQ, C3_RULE_NODE };
+int c3_rule_tp(const dnp_graph *g, const c3_shape *sh, const dnp_cluster *cl, int tp,
+               int seq_par, int across_nodes, char *why, size_t n);
+
 /* Compute of one tensor-parallel rank's share of a part of the model for
  * one micro-batch. */
 typedef struct {
@@ -77,6 +100,7 @@ typedef struct {
     int64_t batch, m;             /* global batch; micro-batches per replica */
     dnp_optimizer optimizer;
     double hidden, seq, heads;
+    c3_shape shape;               /* the model's shape (Megatron-LM's rules) */
     c3_type ty[DNP_MAX_DEVICE_TYPES];
     c3_stage st[DNP_CONFIG3D_MAX_STAGES];
     int stage_type[DNP_CONFIG3D_MAX_STAGES]; /* the type of each stage's first rank */
@@ -95,6 +119,17 @@ typedef struct {
 dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
                       c3_ctx *x, dnp_error *err);
+
+/* Megatron-LM's rules and the node rule on x's configuration (c3_rule_tp
+ * at its tp) and its layers: DNP_ERR_INPUT with "config tp N: reason".
+ * O(types). */
+dnp_status c3_check_rules(const c3_ctx *x, const dnp_plan_options *opt, dnp_error *err);
+
+/* The memory of an evaluated configuration against its devices' capacity
+ * (unless opt->keep_over_memory): DNP_ERR_INPUT naming the fullest stage,
+ * its need and the capacity when res does not fit.  O(1). */
+dnp_status c3_check_memory(const c3_ctx *x, const dnp_plan_options *opt,
+                           const dnp_config3d_result *res, dnp_error *err);
 
 /* The layers per stage of x's configuration (its list, else even) into
  * layers[pp].  DNP_ERR_INPUT when they do not cover the model.  O(pp). */

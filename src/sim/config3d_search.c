@@ -7,6 +7,7 @@
 #include "sim/config3d_int.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,66 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err);
 
+/* One line of stats->narrowed (the last slot says that more were left
+ * out when they do not all fit). */
+static void narrow(dnp_config3d_stats *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void narrow(dnp_config3d_stats *st, const char *fmt, ...)
+{
+    if (st->n_narrowed >= DNP_CONFIG3D_MAX_NARROWED)
+        return;
+    char *line = st->narrowed[st->n_narrowed++];
+    if (st->n_narrowed == DNP_CONFIG3D_MAX_NARROWED) {
+        snprintf(line, DNP_CONFIG3D_NARROWED_LEN, "(further rules left out)");
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, DNP_CONFIG3D_NARROWED_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* The tensor-parallel degrees one rule left out, as one line. */
+typedef struct {
+    int kind;
+    int n;
+    int64_t t[20];
+    char why[400];
+} tp_out;
+
+static void tp_left_out(tp_out *outs, int *n_outs, int kind, int64_t t, const char *why)
+{
+    for (int i = 0; i < *n_outs; i++)
+        if (outs[i].kind == kind) {
+            if (outs[i].n < 20)
+                outs[i].t[outs[i].n++] = t;
+            return;
+        }
+    tp_out *o = &outs[(*n_outs)++];
+    o->kind = kind;
+    o->n = 1;
+    o->t[0] = t;
+    snprintf(o->why, sizeof o->why, "%s", why);
+}
+
+static void narrow_tp(dnp_config3d_stats *st, const tp_out *o, const char *what)
+{
+    char list[256];
+    size_t k = 0;
+    list[0] = '\0';
+    for (int i = 0; i < o->n && k < sizeof list; i++) {
+        if (o->n > 4 && i >= 2 && i < o->n - 1)
+            continue; /* "64, 128, ..., 16384" */
+        int w = snprintf(list + k, sizeof list - k, "%s%lld",
+                         i == 0 ? "" : o->n > 4 && i == o->n - 1 ? ", ..., " : ", ",
+                         (long long)o->t[i]);
+        if (w < 0)
+            break;
+        k += (size_t)w;
+    }
+    narrow(st, "%s %s left out: %s", what, list, o->why);
+}
+
 dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
@@ -132,21 +193,53 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                    ? DNP_ERR_INTERNAL
                    : err->status;
     }
-    int64_t per_node = INT64_MAX;
     double min_capacity = INFINITY;
     for (int i = 0; i < cl->n_types; i++) {
-        int64_t n = cl->types[i].devices_per_node > 0 ? cl->types[i].devices_per_node : 1;
-        per_node = n < per_node ? n : per_node;
         double cap = opt->memory_limit_bytes > 0 ? opt->memory_limit_bytes : cl->types[i].mem_bytes;
         min_capacity = cap < min_capacity ? cap : min_capacity;
     }
-    const int64_t heads = dnp_graph_op(g, sc)->out_dims[0];
-    /* cost cache: tensor-parallel degree (powers of two up to the smallest
-     * node) x sequence parallelism x micro-batch size */
-    int n_tp = 0, tps[16];
-    for (int64_t t = 1; t <= per_node && t <= devices && n_tp < 16; t *= 2)
-        if (types_divide(cl, t) && heads % t == 0)
-            tps[n_tp++] = (int)t;
+    narrow(stats, "the space: tp in powers of two, micro-batches of 1 to 32 sequences in "
+                  "powers of two, 1 to 8 chunks per rank (even stages), ZeRO 0 or 1, the 1F1B "
+                  "or interleaved schedule (no GPipe)");
+    if (opt->config3d_space == DNP_CONFIG3D_SPACE_AMP)
+        narrow(stats, "AMP's space: no ZeRO, sequence parallelism, interleaving or recompute");
+    /* tensor-parallel degrees: powers of two that dnp_config3d_check's
+     * rules allow (the same c3_rule_tp) and that divide every type's count
+     * (each stage on one type); cost cache: tp x sequence parallelism x
+     * micro-batch size */
+    c3_shape sh;
+    c3_shape_of(g, &sh);
+    int n_tp = 0, tps[16], sp_ok[16];
+    tp_out outs[8], sp_outs[8];
+    int n_outs = 0, n_sp_outs = 0;
+    for (int64_t t = 1; t <= devices && n_tp < 16 && t <= (1 << 20); t *= 2) {
+        char why[400];
+        int kind = c3_rule_tp(g, &sh, cl, (int)t, 0, opt->tp_across_nodes, why, sizeof why);
+        if (kind == C3_RULE_OK && !types_divide(cl, t)) {
+            kind = 100;
+            snprintf(why, sizeof why, "not a divisor of every device type's count (a "
+                     "tensor-parallel group stays on one type)");
+        }
+        if (kind != C3_RULE_OK) {
+            if (n_outs < 8)
+                tp_left_out(outs, &n_outs, kind, t, why);
+            continue;
+        }
+        sp_ok[n_tp] = t == 1 || c3_rule_tp(g, &sh, cl, (int)t, 1, opt->tp_across_nodes, why,
+                                           sizeof why) == C3_RULE_OK;
+        if (!sp_ok[n_tp] && n_sp_outs < 8)
+            tp_left_out(sp_outs, &n_sp_outs, C3_RULE_SEQ, t, why);
+        tps[n_tp++] = (int)t;
+    }
+    for (int i = 0; i < n_outs; i++)
+        narrow_tp(stats, &outs[i], "tp");
+    for (int i = 0; i < n_sp_outs; i++)
+        narrow_tp(stats, &sp_outs[i], "sequence parallelism at tp");
+    int pp_max = L < DNP_CONFIG3D_MAX_STAGES ? L : DNP_CONFIG3D_MAX_STAGES;
+    if (n_tp > 0 && devices / tps[0] > pp_max)
+        narrow(stats, "pp at most %d (%s)", pp_max,
+               pp_max == L ? "one layer per stage at least" : "the simulator's stage limit");
+    int dp_batch = 0, dp_types = 0;
     c3_cache *cache = dnp_calloc((size_t)(n_tp > 0 ? n_tp : 1) * 2 * C3_MAX_MB_CHOICES,
                                  sizeof *cache);
     c3_cand *cand = NULL;
@@ -165,8 +258,11 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
             int64_t dp = devices / ((int64_t)t * p);
             if (batch % dp != 0 ||
                 (opt->config3d_space == DNP_CONFIG3D_SPACE_UNIFORM &&
-                 !types_divide(cl, (int64_t)t * dp)))
+                 !types_divide(cl, (int64_t)t * dp))) {
+                dp_batch += batch % dp != 0;
+                dp_types += batch % dp == 0;
                 continue;
+            }
             for (int im = 0; im < C3_MAX_MB_CHOICES; im++) {
                 int64_t mb = (int64_t)1 << im;
                 if ((batch / dp) % mb != 0)
@@ -177,7 +273,7 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                     if (v > 1 && (L % p != 0 || (L / p) % v != 0 || p < 2 || m % p != 0))
                         continue;
                     for (int rc = 0; rc < (amp ? 1 : DNP_RECOMPUTE_COUNT); rc++)
-                        for (int sp = 0; sp <= (t > 1 && !amp); sp++)
+                        for (int sp = 0; sp <= (t > 1 && sp_ok[it] && !amp); sp++)
                         for (int z = 0; z <= (dp > 1 && !amp ? 1 : 0); z++) {
                             dnp_config3d c;
                             dnp_config3d_defaults(&c);
@@ -217,7 +313,38 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
             }
         }
     }
+    if (dp_batch > 0)
+        narrow(stats, "dp must divide the batch of %lld: %d (tp, pp) pairs left out",
+               (long long)batch, dp_batch);
+    if (dp_types > 0)
+        narrow(stats, "each stage on one device type (the one-type-stage space: tp x dp "
+                      "divides every type's count): %d (tp, pp) pairs left out", dp_types);
     stats->fitting = n_cand;
+    if (n_cand == 0 && stats->smallest_mem_bytes == 0.0) {
+        /* nothing was left to weigh: say what narrowed the space */
+        st = DNP_ERR_INPUT;
+        char why[300] = "";
+        size_t k = 0;
+        int more = 0;
+        /* the last rules first (the data-parallel ones leave most out),
+         * whole lines only */
+        for (int i = stats->n_narrowed - 1; i >= 1; i--) {
+            size_t len = strlen(stats->narrowed[i]) + (k ? 2 : 0);
+            if (more || k + len >= sizeof why) {
+                more++;
+                continue;
+            }
+            snprintf(why + k, sizeof why - k, "%s%s", k ? "; " : "", stats->narrowed[i]);
+            k += len;
+        }
+        if (more)
+            snprintf(why + k, sizeof why - k, "; and %d more rule%s", more,
+                     more > 1 ? "s" : "");
+        dnp_error_set(err, st, "no configuration of %s at batch %lld on %lld devices is in the "
+                      "search's space%s%s", dnp_graph_name(g), (long long)batch,
+                      (long long)devices, why[0] ? ": " : "", why);
+        goto done;
+    }
     if (n_cand == 0) {
         st = DNP_ERR_INPUT;
         dnp_error_set(err, st,
@@ -442,6 +569,10 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                     }
                 }
                 dnp_status rs = search_below(g, &sub, batch, opt, cutoff, &cfg, &res, &st, &e);
+                if (stats->layouts == 0) { /* the rules, as the cluster given met them */
+                    stats->n_narrowed = st.n_narrowed;
+                    memcpy(stats->narrowed, st.narrowed, sizeof st.narrowed);
+                }
                 stats->layouts++;
                 stats->candidates += st.candidates;
                 stats->fitting += st.fitting;

@@ -32,6 +32,32 @@ static int run(const char *model, const char *cluster, int64_t batch, const char
     return st;
 }
 
+/* run() with the node rule lifted (across) or memory not enforced (keep);
+ * the error into *e when e is not NULL */
+static int run_opt(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
+                   int across, int keep, dnp_config3d_result *res, dnp_error *e)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    int st = dnp_model_load(model, &g, &err);
+    if (st == DNP_OK)
+        st = dnp_cluster_parse(cluster, &cl, &err);
+    if (st == DNP_OK)
+        st = dnp_config3d_parse(cfg_text, &cfg, &err);
+    if (st == DNP_OK) {
+        dnp_plan_options opt = {.batch = batch, .precision = DNP_PREC_FP16,
+                                .optimizer = DNP_OPTIM_ADAM, .tp_across_nodes = across,
+                                .keep_over_memory = keep};
+        st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, res, &err);
+    }
+    if (e != NULL)
+        *e = err;
+    dnp_graph_free(g);
+    return st;
+}
+
 #define GPT "gpt(hidden=1024,heads=16,layers=16,seq=1024)"
 /* a small vocabulary keeps the first and last stages close to the others */
 #define GPT_V64 "gpt(hidden=1024,heads=16,layers=16,seq=1024,vocab=64)"
@@ -57,8 +83,125 @@ TEST(config3d_errors)
     CHECK_EQ_INT(run(GPT, "4xa100", 6, "pp=4,microbatch=4", &r), DNP_ERR_INPUT);
     CHECK_EQ_INT(run(GPT, "4xa100", 8, "pp=4,interleave=2,microbatch=4", &r), DNP_ERR_INPUT);
     CHECK_EQ_INT(run("resnet18", "4xa100", 8, "tp=4", &r), DNP_ERR_INPUT);
-    /* a tensor-parallel group over both types runs (at the v100s' pace) */
-    CHECK_EQ_INT(run(GPT, "2xa100+2xv100", 8, "tp=4", &r), DNP_OK);
+    /* a tensor-parallel group over both types of bare devices spans nodes:
+     * refused unless allowed, then it runs (at the v100s' pace) */
+    CHECK_EQ_INT(run(GPT, "2xa100+2xv100", 8, "tp=4", &r), DNP_ERR_INPUT);
+    CHECK_EQ_INT(run_opt(GPT, "2xa100+2xv100", 8, "tp=4", 1, 0, &r, NULL), DNP_OK);
+}
+
+/* dnp_config3d_check: one rule per case, each message naming the rule and
+ * its figures; _simulate and _trace refuse with the same message. */
+TEST(config3d_check_rules)
+{
+    static const struct {
+        const char *model, *cluster, *cfg;
+        int64_t batch;
+        const char *says;
+    } bad[] = {
+        /* 12 heads, tp 8 inside one DGX A100 */
+        {"gpt2", "1xdgx-a100", "tp=8", 8, "12 attention heads, not a multiple of tp"},
+        {"gpt2", "1xdgx-a100", "tp=4,dp=2", 8, NULL}, /* fine */
+        /* 2 key-value heads over tp 4 */
+        {"llama(hidden=512,heads=8,layers=2,seq=256,kv_heads=2)", "1xdgx-a100", "tp=4,dp=2", 8,
+         "2 key-value heads"},
+        /* an MLP of 1020 over tp 8 */
+        {"gpt(hidden=512,heads=8,layers=2,seq=256,ffn=1020)", "1xdgx-a100", "tp=8", 8,
+         "MLP hidden size"},
+        /* sequence parallelism over a sequence of 100 tokens at tp 8 */
+        {"gpt(hidden=512,heads=8,layers=2,seq=100)", "1xdgx-a100", "tp=8,seq_par=1", 8,
+         "sequence of 100 tokens"},
+        {"gpt(hidden=512,heads=8,layers=2,seq=100)", "1xdgx-a100", "tp=8", 8, NULL},
+        /* tp 8 over DGX-1 nodes of 8 but 4 devices of a type */
+        {"gpt(hidden=512,heads=8,layers=2,seq=256)", "1xdgx-a100+4xv100", "tp=4,dp=3", 12,
+         "would span nodes"},
+        /* layers that do not divide, a list that does not sum */
+        {"gpt(hidden=512,heads=8,layers=6,seq=256)", "4xa100", "pp=4", 8, "6 layers must divide"},
+        {"gpt(hidden=512,heads=8,layers=6,seq=256)", "4xa100", "pp=4,layers=1:2:2:2", 8,
+         "sums to 7"},
+        /* a batch that does not divide into micro-batches */
+        {"gpt(hidden=512,heads=8,layers=6,seq=256)", "4xa100", "dp=4,microbatch=3", 8,
+         "not a multiple of dp 4 x microbatch 3"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_graph *g = NULL;
+        dnp_cluster cl;
+        dnp_config3d cfg;
+        dnp_error e1 = {0}, e2 = {0}, e3 = {0};
+        CHECK_EQ_INT(dnp_model_load(bad[i].model, &g, &e1), DNP_OK);
+        CHECK_EQ_INT(dnp_cluster_parse(bad[i].cluster, &cl, &e1), DNP_OK);
+        CHECK_EQ_INT(dnp_config3d_parse(bad[i].cfg, &cfg, &e1), DNP_OK);
+        if (g == NULL)
+            continue;
+        dnp_plan_options opt = {.batch = bad[i].batch, .precision = DNP_PREC_FP16,
+                                .optimizer = DNP_OPTIM_ADAM};
+        dnp_config3d_result r1, r2;
+        char *trace = NULL;
+        int s1 = dnp_config3d_check(g, &cl, bad[i].batch, &opt, &cfg, &r1, &e1);
+        int s2 = dnp_config3d_simulate(g, &cl, bad[i].batch, &opt, &cfg, &r2, &e2);
+        int s3 = dnp_config3d_trace(g, &cl, bad[i].batch, &opt, &cfg, &trace, &e3);
+        dnp_free(trace);
+        CHECK_EQ_INT(s1, bad[i].says == NULL ? DNP_OK : DNP_ERR_INPUT);
+        CHECK_EQ_INT(s2, s1);
+        CHECK_EQ_INT(s3, s1);
+        if (bad[i].says != NULL) {
+            if (strstr(e1.msg, bad[i].says) == NULL)
+                printf("  case %zu: '%s'\n", i, e1.msg);
+            CHECK(strstr(e1.msg, bad[i].says) != NULL);
+            CHECK_STR(e2.msg, e1.msg);
+            CHECK_STR(e3.msg, e1.msg);
+        }
+        dnp_graph_free(g);
+    }
+    /* bare devices are one per node: tp 2 is allowed only across nodes */
+    dnp_config3d_result r;
+    dnp_error e = {0};
+    CHECK_EQ_INT(run_opt(GPT, "2xa100", 8, "tp=2", 0, 0, &r, &e), DNP_ERR_INPUT);
+    CHECK(strstr(e.msg, "no node preset") != NULL || strstr(e.msg, "one device per node"));
+    CHECK(strstr(e.msg, "--tp-across-nodes") != NULL);
+    CHECK_EQ_INT(run_opt(GPT, "2xa100", 8, "tp=2", 1, 0, &r, NULL), DNP_OK);
+    /* memory: refused naming the stage and the figures, unless kept */
+    dnp_error em = {0};
+    CHECK_EQ_INT(run_opt("gpt2-xl", "8xtpu-v3", 512, "dp=8,microbatch=64", 0, 0, &r, &em),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(em.msg, "does not fit: stage 1 of 1 needs") != NULL);
+    CHECK_EQ_INT(run_opt("gpt2-xl", "8xtpu-v3", 512, "dp=8,microbatch=64", 0, 1, &r, NULL),
+                 DNP_OK);
+    CHECK(!r.fits && r.step_time_s > 0.0);
+}
+
+/* The search says what narrowed its space, and everything it returns
+ * passes dnp_config3d_check. */
+TEST(config3d_search_narrowed)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=512,heads=8,layers=8,seq=512,vocab=1000)", &g, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("16xa100", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    for (int across = 0; across <= 1; across++) {
+        dnp_plan_options opt = {.batch = 32, .precision = DNP_PREC_BF16,
+                                .optimizer = DNP_OPTIM_ADAM, .tp_across_nodes = across};
+        dnp_config3d best;
+        dnp_config3d_result res, chk;
+        dnp_config3d_stats stats;
+        CHECK_EQ_INT(dnp_config3d_search(g, &cl, 32, &opt, &best, &res, &stats, &err), DNP_OK);
+        CHECK_EQ_INT(dnp_config3d_check(g, &cl, 32, &opt, &best, &chk, &err), DNP_OK);
+        int node_line = 0, heads_line = 0;
+        for (int i = 0; i < stats.n_narrowed; i++) {
+            node_line |= strstr(stats.narrowed[i], "tp 2, 4, 8 left out") != NULL &&
+                         strstr(stats.narrowed[i], "span nodes") != NULL;
+            heads_line |= strstr(stats.narrowed[i], "tp 16 left out") != NULL &&
+                          strstr(stats.narrowed[i], "8 attention heads") != NULL;
+        }
+        CHECK_EQ_INT(node_line, !across);
+        CHECK(across ? heads_line : 1);
+        if (!across)
+            CHECK_EQ_INT(best.tp, 1);
+    }
+    dnp_graph_free(g);
 }
 
 TEST(config3d_pipeline_bubble)

@@ -517,14 +517,7 @@ void cli_fmt_si(double x, char *buf, size_t n) { dnp_fmt_si(x, buf, n); }
 
 void cli_fmt_time(double s, char *buf, size_t n) { dnp_fmt_time(s, buf, n); }
 
-char *cli_cluster_spec(const dnp_cluster *c)
-{
-    size_t n = dnp_cluster_format(c, NULL, 0) + 1;
-    char *spec = dnp_malloc(n);
-    if (spec != NULL)
-        dnp_cluster_format(c, spec, n);
-    return spec;
-}
+char *cli_cluster_spec(const dnp_cluster *c) { return dnp_cluster_spec(c); }
 
 const char *cli_time_unit(double max_s, double *per_s) { return dnp_time_unit(max_s, per_s); }
 

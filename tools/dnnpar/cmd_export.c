@@ -11,7 +11,7 @@ static const char help[] =
     "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
     "                     [--config CFG] [--precision P] [--strategy FILE]\n"
-    "                     [--skip-unknown] [-o FILE | --output FILE]\n"
+    "                     [--tp-across-nodes] [--skip-unknown] [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
     "\n"
@@ -33,6 +33,8 @@ static const char help[] =
     "  --config CFG   megatron: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
     "                 recompute=..,seq_par=.. (default: the --search 3d result)\n"
     "  --precision P  megatron: fp16, bf16, ... (default: the device's dtype)\n"
+    "  --tp-across-nodes  megatron: tensor-parallel groups may span nodes (default:\n"
+    "                 inside a node; bare devices are one per node)\n"
     "  --search S     accpar (default), dp, owt or hypar\n"
     "  --strategy FILE  export this plan (plan --json, or plan --search pase\n"
     "                 --strategy-json) instead of searching\n"
@@ -57,7 +59,8 @@ static int export_megatron(const cli_args *a, const char *out_path)
     if ((s = cli_get(a, "batch")) != NULL && (batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
         return EXIT_USAGE;
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
-                            .optimizer = DNP_OPTIM_ADAM};
+                            .optimizer = DNP_OPTIM_ADAM,
+                            .tp_across_nodes = cli_flag(a, "tp-across-nodes")};
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
@@ -124,7 +127,7 @@ int cmd_export(int argc, char **argv)
     static const char *const valued[] = {"cluster", "format",    "search",   "levels",
                                          "batch",   "output",    "config",   "precision",
                                          "strategy", NULL};
-    static const char *const flags[] = {"help", "skip-unknown", NULL};
+    static const char *const flags[] = {"help", "skip-unknown", "tp-across-nodes", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -180,9 +183,10 @@ int cmd_export(int argc, char **argv)
         rc = export_megatron(&a, out_path);
         goto done;
     }
-    static const char *const megatron_only[] = {"config", "precision", NULL};
+    static const char *const megatron_only[] = {"config", "precision", "tp-across-nodes",
+                                                NULL};
     for (int k = 0; megatron_only[k] != NULL; k++)
-        if (cli_get(&a, megatron_only[k]) != NULL) {
+        if (cli_get(&a, megatron_only[k]) != NULL || cli_flag(&a, megatron_only[k])) {
             cli_error(cmd, "--%s applies to --format megatron; the jax, dtensor and astra "
                            "exports take a tree plan (--search, --levels or --strategy)",
                       megatron_only[k]);

@@ -3,6 +3,15 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
+
+/* Monotonic seconds: compare's one deadline over all its searches. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
@@ -10,8 +19,8 @@ static const char plan_help[] =
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                   [--time-limit S] [--grad-dtype fp32] [--top N]\n"
-    "                   [--objective time|cost] [--deadline S]\n"
+    "                   [--time-limit S] [--grad-dtype fp32] [--tp-across-nodes]\n"
+    "                   [--top N] [--objective time|cost] [--deadline S]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -31,6 +40,8 @@ static const char plan_help[] =
     "                 (the least cost per step: price= on every device type)\n"
     "  --deadline S   with --search 3d: the cheapest layout whose step takes at\n"
     "                 most S seconds (prices needed)\n"
+    "  --tp-across-nodes  with --search 3d: tensor-parallel groups may span nodes\n"
+    "                 (default: inside a node; bare devices are one per node)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -88,7 +99,9 @@ static const char *const valued_plan[] = {"cluster", "search", "levels", "batch"
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
 static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
-                                         NULL};
+                                         "tp-across-nodes", NULL};
+static const char *const flags_cmp[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
+                                        NULL};
 
 /* Shared option handling of plan and compare, on a checked parse `a`.
  * Returns an exit status; on 0 the job holds a model and a cluster. */
@@ -138,6 +151,11 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         }
         job->opt.scheme = (dnp_scheme)sc;
     }
+    if (with_search && cli_flag(a, "tp-across-nodes") && !job->search_3d) {
+        cli_error(cmd, "--tp-across-nodes applies to --search 3d (Megatron-LM configurations)");
+        return EXIT_USAGE;
+    }
+    job->opt.tp_across_nodes = with_search && cli_flag(a, "tp-across-nodes");
     if (cli_get(a, "grad-dtype") != NULL && !job->search_3d) {
         cli_error(cmd, "--grad-dtype applies to --search 3d (Megatron-LM configurations)");
         return EXIT_USAGE;
@@ -505,7 +523,7 @@ int cmd_compare(int argc, char **argv)
 {
     static const char *const ref_titles[DNP_SCHEME_COUNT] = {"DATA PAR", "THE TRICK", "HYPAR",
                                                              "ACCPAR"};
-    cli_spec cmp_spec = {valued_cmp, flags_plan};
+    cli_spec cmp_spec = {valued_cmp, flags_cmp};
     cli_args args;
     int done, rc = cli_begin(argc, argv, &cmp_spec, "compare", compare_help, 1, "one MODEL",
                              &args, &done);
@@ -521,12 +539,20 @@ int cmd_compare(int argc, char **argv)
     compare_entry rows[DNP_SCHEME_COUNT + 2];
     memset(rows, 0, sizeof rows);
     job.opt.keep_over_memory = 1; /* every scheme is shown; those over memory are flagged */
-    for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++)
+    /* one --time-limit for the whole comparison: each search gets what
+     * the ones before it left (a scheme's plan is always shown: past the
+     * deadline its search is cut short at once and flagged) */
+    const double limit_s = job.opt.time_limit_s, deadline_s = now_s() + limit_s;
+    for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++) {
+        double left_s = deadline_s - now_s();
+        job.opt.time_limit_s = left_s > 1e-12 ? left_s : 1e-12;
         if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0) {
             dnp_plan_get_summary(plans[s], &sum[s]);
+            sum[s].time_limit_s = limit_s; /* the limit given, not what was left of it */
             rows[s].name = dnp_scheme_name((dnp_scheme)s);
             rows[s].sum = sum[s];
         }
+    }
     /* PaSE's and MCMC's plans in the same simulator (dnp_pase_plan_run), under
      * the default model only (the AccPar paper's accounting has no PaSE) */
     int n_rows = DNP_SCHEME_COUNT;
@@ -536,7 +562,12 @@ int cmd_compare(int argc, char **argv)
             compare_entry *r = &rows[n_rows];
             dnp_error err = {0};
             r->name = names[k];
-            if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
+            double left_s = deadline_s - now_s();
+            job.opt.time_limit_s = left_s > 0.0 ? left_s : 1e-12;
+            if (!(left_s > 0.0))
+                snprintf(r->why, sizeof r->why, "not run: the searches before it spent the "
+                         "--time-limit of %g s", limit_s);
+            else if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
                                   k == 0 ? DNP_PASE_SEARCH_DP : DNP_PASE_SEARCH_MCMC,
                                   &plans[n_rows], &r->in_space, &r->info, &err) == DNP_OK)
                 dnp_plan_get_summary(plans[n_rows], &r->sum);
@@ -547,7 +578,10 @@ int cmd_compare(int argc, char **argv)
     /* the same model in PaSE's space and cost model (Eq. 1) */
     dnp_pase_compare_result pr;
     dnp_error perr = {0};
-    int have_pase = rc == 0 && !job.opt.reference_mode &&
+    if (rc == 0 && !(deadline_s - now_s() > 0.0))
+        snprintf(perr.msg, sizeof perr.msg, "not run: the searches before it spent the "
+                 "--time-limit of %g s", limit_s);
+    int have_pase = rc == 0 && !job.opt.reference_mode && deadline_s - now_s() > 0.0 &&
                     dnp_pase_compare(job.g, &job.cl, job.opt.batch, &pr, &perr) == DNP_OK;
     char *spec = rc == 0 ? cli_cluster_spec(&job.cl) : NULL;
     if (rc == 0 && spec == NULL) {

@@ -110,7 +110,7 @@ int cmd_scale(int argc, char **argv)
         return rc;
     }
     for (int i = 0; i < n && rc == 0; i++) {
-        char spec_text[1024];
+        char *spec_text = NULL;
         dnp_cluster cl = base;
         long long total = 0;
         for (int t = 0; t < cl.n_types; t++) {
@@ -123,7 +123,11 @@ int cmd_scale(int argc, char **argv)
             rc = EXIT_USAGE;
             break;
         }
-        dnp_cluster_format(&cl, spec_text, sizeof spec_text);
+        if ((spec_text = cli_cluster_spec(&cl)) == NULL) {
+            cli_error("scale", "out of memory");
+            rc = EXIT_RUNTIME;
+            break;
+        }
         devices[i] = (double)dnp_cluster_devices(&cl);
         batch[i] = per_dev * (long long)devices[i];
         opt.batch = batch[i];
@@ -132,8 +136,10 @@ int cmd_scale(int argc, char **argv)
         if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK) {
             cli_error("scale", "%s: %s", spec_text, err.msg);
             rc = cli_exit_for(err.status);
+            dnp_free(spec_text);
             break;
         }
+        dnp_free(spec_text);
         dnp_plan_summary sum;
         dnp_plan_get_summary(p, &sum);
         dnp_plan_free(p);

@@ -12,7 +12,7 @@ static const char help[] =
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                       [--grad-dtype fp32]\n"
+    "                       [--grad-dtype fp32] [--tp-across-nodes]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
     "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
@@ -70,6 +70,7 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     }
     if (!explicit_opt)
         opt.optimizer = DNP_OPTIM_ADAM;
+    opt.tp_across_nodes = cli_flag(a, "tp-across-nodes");
     if ((rc = cli_grad_dtype("simulate", a, &opt)) != 0) {
         dnp_graph_free(g);
         return rc;
@@ -103,7 +104,8 @@ int cmd_simulate(int argc, char **argv)
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
                                          "config",   "plot",    "dot",   "grad-dtype",
                                          CLI_PERF_VALUED, NULL};
-    static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
+    static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS,
+                                        "tp-across-nodes", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
     int done, rc = cli_parse(argc, argv, 2, &spec, "simulate", &a);
@@ -115,8 +117,9 @@ int cmd_simulate(int argc, char **argv)
     }
     if (cli_get(&a, "config") != NULL)
         return simulate_config(&a, cli_get(&a, "config"));
-    if (cli_get(&a, "grad-dtype") != NULL) {
-        cli_error("simulate", "--grad-dtype applies to --config (a Megatron-LM configuration)");
+    if (cli_get(&a, "grad-dtype") != NULL || cli_flag(&a, "tp-across-nodes")) {
+        cli_error("simulate", "--%s applies to --config (a Megatron-LM configuration)",
+                  cli_get(&a, "grad-dtype") != NULL ? "grad-dtype" : "tp-across-nodes");
         return EXIT_USAGE;
     }
     const char *path = cli_get(&a, "strategy");

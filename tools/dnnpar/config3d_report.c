@@ -169,6 +169,14 @@ static void print_space(const char *what, int ok, const dnp_config3d *cfg,
     printf("\n");
 }
 
+static json_t *narrowed_json(const dnp_config3d_stats *stats)
+{
+    json_t *a = json_array();
+    for (int i = 0; a != NULL && i < stats->n_narrowed; i++)
+        json_array_append_new(a, json_string(stats->narrowed[i]));
+    return a;
+}
+
 int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
                         const dnp_cluster *given, int64_t batch, const dnp_plan_options *opt,
                         const dnp_config3d *cfg, const dnp_config3d_result *res,
@@ -280,13 +288,13 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
-                                json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:b}", "candidates",
+                                json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:b,s:o}", "candidates",
                                           stats->candidates, "fitting", stats->fitting,
                                           "simulated", stats->simulated, "layouts",
                                           stats->layouts, "layouts_bounded",
                                           stats->layouts_bounded, "idle_devices",
                                           (json_int_t)stats->idle_devices, "reordered",
-                                          stats->reordered));
+                                          stats->reordered, "narrowed", narrowed_json(stats)));
         rc = cli_write_json(cmd, json, o);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
@@ -297,12 +305,16 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         cli_fmt_time(res->p2p_s, t4, sizeof t4);
         cli_fmt_time(res->dp_comm_s, t5, sizeof t5);
         printf("model %s, batch %lld, cluster %s\n", dnp_graph_name(g), (long long)batch, spec);
-        if (stats != NULL)
+        if (stats != NULL) {
             printf("search 3d: %d configurations, %d within the memory limit, %d simulated (the "
-                   "rest bounded out); the fastest:\n",
+                   "rest bounded out); the space narrowed by:\n",
                    stats->candidates, stats->fitting, stats->simulated);
-        if (layout[0] != '\0')
-            cli_wrapf(stdout, 0, "  ", "%s", layout);
+            for (int i = 0; i < stats->n_narrowed; i++)
+                cli_wrapf(stdout, 0, "    ", "  - %s", stats->narrowed[i]);
+            if (layout[0] != '\0')
+                cli_wrapf(stdout, 0, "  ", "%s", layout);
+            printf("the fastest:\n");
+        }
         char zero[24] = "";
         if (cfg->zero > 0)
             snprintf(zero, sizeof zero, ", ZeRO-%d", cfg->zero);

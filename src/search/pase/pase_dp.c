@@ -51,6 +51,7 @@ typedef struct {
     const double *acc0; /* t_l plus the level-0 terms */
     double *cost;      /* T_v */
     int32_t *arg;      /* argmin */
+    double deadline_s; /* dnp_now_s() past which the workers stop; 0 = none */
 } dp_job;
 
 typedef struct {
@@ -58,6 +59,7 @@ typedef struct {
     int lo, hi;        /* range of the outermost variable */
     double *buf;       /* (m + 1) * Kv accumulators */
     int64_t *off;      /* (m + 1) * T term offsets */
+    int timed_out;     /* stopped at the deadline: the table is incomplete */
 } dp_worker;
 
 /* The innermost level: sum the last terms into the running total and
@@ -131,7 +133,7 @@ static void leaf(const dp_job *J, const double *prev, const double *const *tp, i
     J->arg[out] = arg;
 }
 
-static void run_level(const dp_worker *w, int j, const double *prev, int64_t out, int lo, int hi)
+static void run_level(dp_worker *w, int j, const double *prev, int64_t out, int lo, int hi)
 {
     const dp_job *J = w->J;
     int T = J->T, Kv = J->Kv;
@@ -140,7 +142,13 @@ static void run_level(const dp_worker *w, int j, const double *prev, int64_t out
     const double *tp[64];
     int first = J->lv_start[j], L = J->lv_start[j + 1] - first;
     double *acc = w->buf + (size_t)j * (size_t)Kv;
-    for (int c = lo; c < hi; c++) {
+    for (int c = lo; c < hi && !w->timed_out; c++) {
+        /* the deadline, read on the two outer levels only (a clock read
+         * per row of the inner ones would cost more than the row) */
+        if (j <= 2 && J->deadline_s > 0.0 && dnp_now_s() >= J->deadline_s) {
+            w->timed_out = 1;
+            return;
+        }
         for (int t = 0; t < T; t++)
             cur[t] = par[t] + J->tstride[(size_t)t * (size_t)(J->m + 1) + (size_t)j] * c;
         int64_t o = out + J->ostride[j] * c;
@@ -363,6 +371,8 @@ typedef struct {
     int *bucket_start, *bucket; /* tables consumed by each vertex */
     int *mark;                  /* scratch: loop level + 1 of a vertex in D(v), else 0 */
     int threads;
+    double deadline_s;          /* 0 = none */
+    int timed_out;              /* a vertex stopped at the deadline */
 } dp_ctx;
 
 /* Eliminate the i-th vertex of the sequence. */
@@ -511,6 +521,7 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
     J.acc0 = acc0;
     J.cost = tv->cost;
     J.arg = tv->arg;
+    J.deadline_s = X->deadline_s;
 
     /* run, splitting the outermost variable among threads */
     double work = (double)rows * Kv;
@@ -543,6 +554,8 @@ static dnp_status eliminate(dp_ctx *X, int i, dnp_error *err)
         worker_main(&wk[q]);
     for (int q = 1; q <= started; q++)
         pthread_join(tid[q], NULL);
+    for (int q = 0; q < nth; q++)
+        X->timed_out |= wk[q].timed_out;
     st = DNP_OK;
 
 done:
@@ -609,6 +622,8 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     X.pb = pb;
     X.s = s;
     X.threads = threads;
+    if (o && o->time_limit_s > 0.0)
+        X.deadline_s = t0 + o->time_limit_s;
     X.tab = dnp_calloc((size_t)n, sizeof *X.tab);
     X.bucket_start = dnp_calloc((size_t)n + 2, sizeof(int));
     X.bucket = dnp_malloc(((size_t)n + 1) * sizeof(int));
@@ -643,13 +658,13 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         if ((st = eliminate(&X, i, err)) != DNP_OK)
             goto done;
         double el = dnp_now_s() - t0;
-        if (o && o->time_limit_s > 0.0 && el >= o->time_limit_s && i + 1 < n) {
+        if (X.timed_out || (o && o->time_limit_s > 0.0 && el >= o->time_limit_s && i + 1 < n)) {
             st = DNP_ERR_INPUT;
             dnp_error_set(err, st,
                           "time limit of %g s reached in the PaSE search after %d of %d vertices; "
                           "the DP has no partial strategy to return (a larger --time-limit, or "
                           "--search mcmc, which returns its best so far)",
-                          o->time_limit_s, i + 1, n);
+                          o->time_limit_s, i + (X.timed_out ? 0 : 1), n);
             goto done;
         }
         if (o && o->progress && el >= 1.0 && el - last >= 0.25) {

@@ -43,12 +43,12 @@ dnp_status dnp_pase_hw_uniform(int p, double peak_flops, double link_bps, dnp_pa
 
 dnp_status dnp_pase_hw_from_cluster(const dnp_cluster *c, dnp_pase_hw *out, dnp_error *err)
 {
-    char spec[160];
-    dnp_cluster_format(c, spec, sizeof spec);
     int64_t n = dnp_cluster_devices(c);
     if (n < 1 || n > PASE_MAX_DEVICES) {
-        dnp_error_set(err, DNP_ERR_INPUT, "cluster '%s' has %lld devices (1 to %d)", spec,
-                      (long long)n, PASE_MAX_DEVICES);
+        char *spec = dnp_cluster_spec(c);
+        dnp_error_set(err, DNP_ERR_INPUT, "cluster '%.300s' has %lld devices (1 to %d)",
+                      spec != NULL ? spec : "(out of memory)", (long long)n, PASE_MAX_DEVICES);
+        dnp_free(spec);
         return DNP_ERR_INPUT;
     }
     dnp_pase_hw hw;
@@ -69,14 +69,29 @@ dnp_status dnp_pase_hw_from_cluster(const dnp_cluster *c, dnp_pase_hw *out, dnp_
     }
     if (!(hw.peak_flops > 0.0) || !(hw.link_bps > 0.0) || !isfinite(hw.peak_flops) ||
         !isfinite(hw.link_bps)) {
-        dnp_error_set(err, DNP_ERR_INPUT, "cluster '%s' needs a positive peak and network "
-                                          "bandwidth", spec);
+        char *spec = dnp_cluster_spec(c);
+        dnp_error_set(err, DNP_ERR_INPUT, "cluster '%.300s' needs a positive peak and network "
+                      "bandwidth", spec != NULL ? spec : "(out of memory)");
+        dnp_free(spec);
         return DNP_ERR_INPUT;
     }
-    snprintf(hw.description, sizeof hw.description,
-             "%s: %g TFLOP/s, links of %g GB/s, %d-byte words%s", spec, hw.peak_flops / 1e12,
-             hw.link_bps / 1e9, hw.word_bytes,
-             kinds > 1 ? " (the weakest device and link, paper section V)" : "");
+    /* the spec when the line holds it whole, else the device count: never cut */
+    char *spec = dnp_cluster_spec(c);
+    if (spec == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory describing the cluster");
+        return DNP_ERR_NOMEM;
+    }
+    int w = snprintf(hw.description, sizeof hw.description,
+                     "%s: %g TFLOP/s, links of %g GB/s, %d-byte words%s", spec,
+                     hw.peak_flops / 1e12, hw.link_bps / 1e9, hw.word_bytes,
+                     kinds > 1 ? " (the weakest device and link, paper section V)" : "");
+    if (w < 0 || (size_t)w >= sizeof hw.description)
+        snprintf(hw.description, sizeof hw.description,
+                 "%lld devices of %d types: %g TFLOP/s, links of %g GB/s, %d-byte words%s",
+                 (long long)n, c->n_types, hw.peak_flops / 1e12, hw.link_bps / 1e9,
+                 hw.word_bytes,
+                 kinds > 1 ? " (the weakest device and link, paper section V)" : "");
+    dnp_free(spec);
     hw.device_types = kinds;
     hw.cluster = *c; /* the default cost model's devices and links */
     *out = hw;

@@ -428,13 +428,14 @@ static dnp_status walk(walk_ctx *w, const int64_t *counts, int depth, unsigned b
         const group_levels *gl = &w->plans[w->split ? t : 0];
         int k = depth - (w->split ? base : 0);
         if (na != nb || k >= gl->n_levels) {
-            char spec[256];
-            dnp_cluster_format(w->c, spec, sizeof spec);
+            char *spec = dnp_cluster_spec(w->c);
             dnp_error_set(err, DNP_ERR_INPUT,
-                          "the PaSE plan has no binary-tree form on %s: a group of %lld "
+                          "the PaSE plan has no binary-tree form on %.300s: a group of %lld "
                           "devices splits %lld | %lld (a dnnpar strategy halves each group "
                           "of a plan's devices evenly)",
-                          spec, (long long)n, (long long)na, (long long)nb);
+                          spec != NULL ? spec : "(out of memory)", (long long)n, (long long)na,
+                          (long long)nb);
+            dnp_free(spec);
             return DNP_ERR_INPUT;
         }
         types = gl->lv[k];
@@ -545,14 +546,20 @@ dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
                 shown.types[shown.n_types] = used.types[k];
                 shown.counts[shown.n_types++] = used.counts[k];
             }
-        dnp_cluster_format(&shown, info->cluster, sizeof info->cluster);
-        doc = json_pack("{s:i,s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "version", 2, "model",
-                        dnp_graph_name(g), "model_source",
-                        model_source != NULL ? model_source : dnp_graph_name(g), "batch",
-                        (json_int_t)batch, "cluster", info->cluster, "search", "pase", "levels",
-                        w.max_depth, "total_levels", w.max_depth, "paths", w.paths);
-        w.paths = NULL;
-        if (doc == NULL) {
+        if (dnp_cluster_format(&shown, info->cluster, sizeof info->cluster) >=
+            sizeof info->cluster) {
+            st = DNP_ERR_INPUT;
+            dnp_error_set(err, st, "the cluster spec runs past %d bytes", DNP_CLUSTER_SPEC_MAX);
+        } else {
+            doc = json_pack("{s:i,s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "version", 2, "model",
+                            dnp_graph_name(g), "model_source",
+                            model_source != NULL ? model_source : dnp_graph_name(g), "batch",
+                            (json_int_t)batch, "cluster", info->cluster, "search", "pase",
+                            "levels", w.max_depth, "total_levels", w.max_depth, "paths",
+                            w.paths);
+            w.paths = NULL;
+        }
+        if (doc == NULL && st == DNP_OK) {
             st = DNP_ERR_NOMEM;
             dnp_error_set(err, st, "out of memory writing the PaSE strategy");
         }
