@@ -307,7 +307,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         printf("model %s, batch %lld, cluster %s\n", dnp_graph_name(g), (long long)batch, spec);
         if (stats != NULL) {
             printf("search 3d: %d configurations, %d within the memory limit, %d simulated (the "
-                   "rest bounded out); the space narrowed by:\n",
+                   "rest bounded out); narrowed by:\n",
                    stats->candidates, stats->fitting, stats->simulated);
             for (int i = 0; i < stats->n_narrowed; i++)
                 cli_wrapf(stdout, 0, "    ", "  - %s", stats->narrowed[i]);
