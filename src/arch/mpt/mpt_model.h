@@ -160,11 +160,22 @@ typedef struct {
     mpt_cuts cuts;
 } mpt_sys;
 
-/* The paper's system: batch 256, 256 workers, fixed 16x16, dynamic over
- * (1,256), (4,64), (16,16), FP32 workers, with the paper's prediction
- * cuts (mpt_cuts_paper: input from the paper's measured result); callers
- * wanting our measured shares set cuts from mpt_cuts_ours. */
-mpt_sys mpt_sys_paper(void);
+/* The paper's evaluated system (Sec. VII-A, Table IV): batch 256, 256
+ * workers, fixed 16x16, dynamic over (1,256), (4,64), (16,16), FP32
+ * workers. */
+#define MPT_PAPER_BATCH 256
+#define MPT_PAPER_WORKERS 256
+
+/* The paper's system with the given prediction cuts. */
+mpt_sys mpt_sys_paper_with(const mpt_cuts *cuts);
+/* The default: the paper's system with our measured prediction shares
+ * (mpt_cuts_ours), as `dnnpar mpt` and `reproduce mpt` use.  The errors of
+ * mpt_cuts_ours; *out is unchanged on error.  About a millisecond. */
+dnp_status mpt_sys_paper(mpt_sys *out, dnp_error *err);
+/* The paper's system with the paper's measured shares (mpt_cuts_paper: an
+ * input from the paper's measured result), by name: the reproduction's
+ * sensitivity row and `--prediction-shares paper`. */
+mpt_sys mpt_sys_paper_shares(void);
 
 /* Check a system: workers >= 1, batch >= 1, every group count divides the
  * workers; DNP_ERR_INPUT naming the first that does not.  O(choices). */
