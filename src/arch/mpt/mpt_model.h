@@ -243,6 +243,16 @@ typedef struct {
     double link_bit_s; /* link capacity on (bit/s) x time on (s) */
 } mpt_energy;
 void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out);
+/* Total energy with e_link_j_per_bit joules per bit of link capacity
+ * switched on: compute + DRAM + e_L x link_bit_s (Sec. VII-B's four factors
+ * less SRAM, which is not counted).  e_L is a parameter: the paper gives
+ * no figure and we cite none (docs/mpt.md, "Energy").  O(1). */
+double mpt_energy_total_j(const mpt_energy *e, double e_link_j_per_bit);
+/* The least e_L (joules per bit) at which base's total energy over e's
+ * reaches `cut`: 0 if compute + DRAM alone reach it; NAN if no e_L does
+ * (the ratio runs from the compute + DRAM cut at e_L = 0 to the link cut,
+ * base link_bit_s / e's, as e_L grows).  O(1). */
+double mpt_energy_link_for_cut(const mpt_energy *base, const mpt_energy *e, double cut);
 
 /* Systolic cycles of an M x K by K x N product on an S x S array (operands
  * assigned to the cheaper orientation).  O(1). */
