@@ -102,7 +102,11 @@ int main(void)
                grids[g][1], grids[g][2], grids[g][2] > 1 ? "s" : " ", 1e3 * bench_median(t, RUNS));
     }
     layer_free(&l);
-    mpt_sys sys = mpt_sys_paper();
+    mpt_sys sys;
+    if (mpt_sys_paper(&sys, &err) != DNP_OK) {
+        printf("bench_mpt: %s\n", err.msg);
+        return 1;
+    }
     sys.hw = mpt_hw_paper(1);
     mpt_wholenet wn;
     for (int k = 0; k < RUNS; k++) {

@@ -125,6 +125,11 @@ void rbuf_vprintf(rbuf *b, const char *fmt, va_list ap)
     ;
 /* Append a string. */
 void rbuf_puts(rbuf *b, const char *s);
+/* Append text filled into lines of at most `width` bytes: words (runs of
+ * non-space bytes, which it never splits) joined by single spaces, the first
+ * line after `first`, the others after `rest`, each line ended by '\n'.  A
+ * word longer than a line gets a line of its own.  O(length). */
+void rbuf_fill(rbuf *b, const char *first, const char *rest, size_t width, const char *text);
 /* The text, owned by the caller (dnp_free()); NULL after an allocation
  * failure.  The buffer is empty afterwards. */
 char *rbuf_take(rbuf *b);

@@ -54,6 +54,37 @@ void rbuf_puts(rbuf *b, const char *s)
     put_bytes(b, s, strlen(s));
 }
 
+void rbuf_fill(rbuf *b, const char *first, const char *rest, size_t width, const char *text)
+{
+    const char *prefix = first;
+    size_t col = 0; /* bytes on the current line; 0: none yet */
+    const char *p = text;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        size_t n = strcspn(p, " ");
+        if (col > 0 && col + 1 + n > width) {
+            put_bytes(b, "\n", 1);
+            col = 0;
+        }
+        if (col == 0) {
+            rbuf_puts(b, prefix);
+            col = strlen(prefix);
+            prefix = rest;
+        } else {
+            put_bytes(b, " ", 1);
+            col++;
+        }
+        put_bytes(b, p, n);
+        col += n;
+        p += n;
+    }
+    if (col > 0)
+        put_bytes(b, "\n", 1);
+}
+
 void rbuf_vprintf(rbuf *b, const char *fmt, va_list ap)
 {
     va_list ap2;

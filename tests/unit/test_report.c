@@ -86,6 +86,23 @@ TEST(report_rbuf_escape)
     dnp_free(s);
 }
 
+/* Filling: words joined by single spaces into lines of at most `width`
+ * bytes, prefixes counted; a word longer than a line stands alone; empty
+ * text appends nothing. */
+TEST(report_rbuf_fill)
+{
+    rbuf b;
+    rbuf_init(&b);
+    rbuf_fill(&b, "  - ", "    ", 14, "aa bb  cc dddd eeeeeeeeeeeeeeee f");
+    rbuf_fill(&b, "x", "y", 10, "   ");
+    rbuf_fill(&b, "> ", "> ", 7, "ab cd");
+    char *s = rbuf_take(&b);
+    CHECK(s != NULL);
+    if (s != NULL)
+        CHECK_STR(s, "  - aa bb cc\n    dddd\n    eeeeeeeeeeeeeeee\n    f\n> ab cd\n");
+    dnp_free(s);
+}
+
 TEST(report_plot_format_names)
 {
     CHECK_EQ_INT(report_plot_format("a.png"), REPORT_PLOT_PNG);

@@ -343,6 +343,64 @@ TEST(synergy_alloc_units)
     CHECK_EQ_INT(a.nf, 10);
 }
 
+/* Eq. 9 as the text prints it rounds every term up (ceilings): N_c the
+ * smaller of the two ceilings, N_f the smaller of its bandwidth ceiling and
+ * N - N_c.  Built from the bounds sf_allocate reports (the floors'
+ * arguments), so only the rounding differs. */
+static void split_with_ceilings(const sf_alloc *a, int cores, int *nc, int *nf)
+{
+    int by_bw = (int)ceil(a->nc_bw_bound), by_cores = (int)ceil(a->nc_core_bound);
+    *nc = a->nc_core_bound > 0 ? (by_bw < by_cores ? by_bw : by_cores) : 0;
+    int f_bw = (int)ceil(a->nf_bw_bound);
+    *nf = f_bw < cores - *nc ? f_bw : cores - *nc;
+}
+
+/* Which units and rounding reproduce Table 6, from the paper's printed
+ * R_ctf and K (S = 1).  Bounds at GB = 2^30 (N_c by bandwidth, by cores;
+ * N_f by bandwidth): AlexNet 61.356, 54.419, 10.802; VGG11 252.773, 62.952,
+ * 4.207; DBN-M -, -, 11.476; Batch1 105.671, 58.608, 9.721; Batch2 26.290,
+ * 44.896, 11.187; Batch3 127.306, 60.298, 7.815.  At GB = 10^9 every
+ * bandwidth bound is 10^9/2^30 = 0.931 of these (DBN-M 10.688, Batch2
+ * 24.484 and 10.419).
+ *   binary, floors (ours):   all 6 splits;
+ *   decimal, floors:         4 of 6 - DBN-M (0,10), Batch2 (24,10);
+ *   binary, ceilings:        none - (55,9) (63,1) (0,12) (59,5) (27,12) (61,3);
+ *   decimal, ceilings:       DBN-M only - (55,9) (63,1) (59,5) (25,11) (61,3).
+ * The ceilings break 5 of the 6 whatever the unit: ceil(R N / (1 + R))
+ * gives AlexNet, VGG11, Batch1 and Batch3 one C-Engine core too many (the
+ * worked example of section 4.2.3, AlexNet (54,10), among them), and
+ * Batch2 its bandwidth term; with 2^30 DBN-M too. */
+TEST(synergy_alloc_rounding_and_units)
+{
+    static const int want[4][6][2] = {
+        {{54, 10}, {62, 2}, {0, 11}, {58, 6}, {26, 11}, {60, 4}}, /* binary, floors */
+        {{54, 10}, {62, 2}, {0, 10}, {58, 6}, {24, 10}, {60, 4}}, /* decimal, floors */
+        {{55, 9}, {63, 1}, {0, 12}, {59, 5}, {27, 12}, {61, 3}},  /* binary, ceilings */
+        {{55, 9}, {63, 1}, {0, 11}, {59, 5}, {25, 11}, {61, 3}},  /* decimal, ceilings */
+    };
+    static const int matches[4] = {6, 4, 0, 1};
+    CHECK_EQ_INT(sf_table6_count(), 6);
+    for (int v = 0; v < 4; v++) {
+        sf_platform p;
+        sf_platform_p395ab(&p);
+        if (v == 1 || v == 3)
+            p.bw_bps = 34.2e9;
+        int same = 0;
+        for (int i = 0; i < 6; i++) {
+            const sf_table6_row *t = sf_table6_at(i);
+            sf_alloc a;
+            sf_allocate(&p, t->paper_r_ctf, t->paper_k, 1, &a);
+            int nc = a.nc, nf = a.nf;
+            if (v >= 2)
+                split_with_ceilings(&a, p.cores, &nc, &nf);
+            CHECK_EQ_INT(nc, want[v][i][0]);
+            CHECK_EQ_INT(nf, want[v][i][1]);
+            same += nc == t->paper_nc && nf == t->paper_nf;
+        }
+        CHECK_EQ_INT(same, matches[v]);
+    }
+}
+
 /* Hand-worked Eq. 9: N = 16, Tn = 2, 100 MHz, DW = 2 B, BW = 4 GB/s,
  * Tr = Tc = 8, K = 3, S = 1.  (BW/DW)/(freq Tn^2) = 2^31 / 4e8 = 5.36871;
  * a C core draws 1/(2*9) + 1/64 = 0.0711806.
@@ -553,6 +611,44 @@ TEST(synergy_table7_gops_are_binary)
         CHECK_NEAR(t->paper_inf_gops * gi * t->paper_inf_s / ops, 1.0, 0.01, 0);
         CHECK_NEAR(t->paper_train_gops * gi * t->paper_train_s / (3.0 * 10.0 * ops), 1.0, 0.01, 0);
     }
+}
+
+/* The paper's DBN-M throughput exceeds the peak of the F-Engine its own
+ * Table 6 gives it.  Eleven cores peak at 11 x Tn^2 (16) MACs x 2 op x
+ * 100 MHz = 35.2e9 op/s (Eq. 6).  Table 7's 33.94 is in 2^30 op/s (test
+ * above): 33.94 x 2^30 = 36.44e9 op/s, 3.5% above that peak; Table 6's DBN-M
+ * count, 10,000 instances of 784-500-500-2000-10 (1,662,000 MACs each), is
+ * 2 x 1,662,000 x 10,000 = 33.24e9 op, which over Table 7's 0.91 s is
+ * 36.53e9 op/s.  Training's 32.92 x 2^30 = 35.35e9 is above it too.  The
+ * DRAM channel could feed 36.72e9 op/s of FC work (34.2 x 2^30 B/s, one
+ * 2-byte weight per MAC of 2 op): the paper's figure is 99% of that, a
+ * memory-bound F-Engine of 12 cores or more. */
+TEST(synergy_dbnm_paper_above_its_f_engine_peak)
+{
+    sf_platform p;
+    sf_platform_p395ab(&p);
+    const sf_table6_row *t = sf_table6_at(2);
+    CHECK_STR(t->name, "DBN-M");
+    CHECK_EQ_INT(t->paper_nf, 11);
+    double peak = sf_peak_ops_per_s(&p, t->paper_nf);
+    CHECK_NEAR(peak, 35.2e9, 1e-12, 0);
+    const double gi = 1073741824.0; /* 2^30 */
+    CHECK_NEAR(t->paper_inf_gops * gi, 36.4428e9, 0, 1e5);
+    CHECK(t->paper_inf_gops * gi > 1.035 * peak);
+    CHECK(t->paper_train_gops * gi > peak);
+    sf_workload w;
+    dnp_error err;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(sf_workload_parse(t->spec, &w, &err), DNP_OK);
+    double ops = 0.0;
+    for (int m = 0; m < w.n_models; m++)
+        for (int l = 0; l < w.models[m].n_layers; l++)
+            ops += 2.0 * (double)w.models[m].layers[l].macs * (double)w.models[m].instances;
+    sf_workload_free(&w);
+    CHECK_NEAR(ops, 33.24e9, 0, 1e6);
+    CHECK_NEAR(ops / t->paper_inf_s, 36.527e9, 0, 1e6);
+    /* the channel: weights of 2 bytes (DW), one per MAC of 2 op */
+    CHECK_NEAR(p.bw_bps / p.dw_bytes * 2.0, 36.72e9, 0, 1e7);
 }
 
 /* Bring your own model: an ONNX file's CONV and FC layers become the

@@ -31,6 +31,7 @@ struct dnp_mpt_run {
 #define PAPER_FIG15_MPPS 2.74   /* w_mp+* over w_dp, mean of the five 3x3 layers */
 #define PAPER_FIG15_MID 2.24    /* w_mp+ over w_dp, Mid layers */
 #define PAPER_FIG15_LATE 4.54   /* w_mp+ over w_dp, Late layers */
+#define PAPER_FIG15_ENERGY_LATE 3.0 /* w_mp+* over w_dp, total energy, "up to", Late layers */
 #define PAPER_FIG16_5X5 3.03    /* w_mp+* over w_dp, 5x5 */
 #define PAPER_FIG7_DYN 1.4      /* MPT / MPT with dynamic clustering at p = 256 */
 #define PAPER_FIG17_WDP_SINGLE 71.0
@@ -78,6 +79,35 @@ void mpt_shares_text(const mpt_cuts *c, rbuf *tb);
 /* Mean speedup of configuration cfg over the Table II layers whose names
  * start with prefix ("mid", "late"). */
 double mpt_class_mean(const mpt_layerwise *lw, const char *prefix, int cfg);
+
+/* ---- the reproduction's summary (mpt_repro_summary.c) ------------------- */
+
+/* The summary figures.  Computed by our model: fig*, energy_late_*
+ * (w_dp over w_mp+* on Late-1 and Late-2: total with no link energy, the
+ * link cut alone, and the link energy per bit at which the total reaches
+ * the paper's 3.0x, NAN if none does); a modelled estimate: dgx1_*.  The
+ * per-watt figure is dgx1_big_batch at equal power, an assumption. */
+typedef struct {
+    double fig15_mpps, fig15_mpp_mid, fig15_mpp_late, fig16_mpps_5x5;
+    double fig17_mpps_over_wdp, fig17_wdp_over_one, fig17_mpps_over_one;
+    double fig7_dynamic_gain;
+    double fig12_gather_cut_2d, fig12_gather_cut_1d; /* our measured net shares */
+    double energy_late_no_links[2], energy_late_links_alone[2];
+    double energy_late_link_j_per_bit_for_paper[2];
+    double dgx1_batch256, dgx1_big_batch;
+} mpt_repro_summary;
+void mpt_repro_summarise(const dnp_mpt_repro *p, mpt_repro_summary *out);
+
+/* An input the reproduction takes from the paper (what; why: the figures
+ * using it) or an evaluation of the paper it does not reproduce (what,
+ * why). */
+typedef struct {
+    const char *what, *why;
+} mpt_repro_note;
+int mpt_repro_input_count(void);
+const mpt_repro_note *mpt_repro_input_at(int i); /* NULL out of range */
+int mpt_repro_unreproduced_count(void);
+const mpt_repro_note *mpt_repro_unreproduced_at(int i);
 
 /* ---- the reports ------------------------------------------------------- */
 

@@ -17,10 +17,14 @@
  * does not state; a SerDes burns about the same power idle as busy (the
  * paper's Sec. VII-B; Ahn et al., DAC 2014), so link energy is
  * proportional to the link capacity switched on times the time it is on.
- * We report that capacity x time (bit-seconds) and compare it relatively,
- * never as joules.
+ * We report that capacity x time (bit/s x s = bits) and turn it into joules
+ * only through e_L, a parameter (joules per bit of capacity on), so that
+ * totals - what the paper's "up to 3.0x" compares - are shown as functions
+ * of it.
  */
 #include "arch/mpt/mpt_model.h"
+
+#include <math.h>
 
 void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out)
 {
@@ -37,4 +41,22 @@ void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out
     double io_bps = 8 * hw->full_links * hw->full_link_bps;
     out->link_bit_s = (t->tile_bytes > 0 ? t->fwd_s * io_bps / 2 : 0) +
                       (t->weight_bytes > 0 || t->tile_bytes > 0 ? t->bwd_s * io_bps : 0);
+}
+
+double mpt_energy_total_j(const mpt_energy *e, double e_link_j_per_bit)
+{
+    return e->compute_j + e->dram_j + e_link_j_per_bit * e->link_bit_s;
+}
+
+/* (CD_b + x L_b) / (CD_e + x L_e) >= cut, CD = compute + DRAM, L =
+ * link_bit_s: x >= (cut CD_e - CD_b) / (L_b - cut L_e) when L_b > cut L_e. */
+double mpt_energy_link_for_cut(const mpt_energy *base, const mpt_energy *e, double cut)
+{
+    double cd_b = base->compute_j + base->dram_j, cd_e = e->compute_j + e->dram_j;
+    if (cd_b >= cut * cd_e)
+        return 0.0;
+    double room = base->link_bit_s - cut * e->link_bit_s;
+    if (!(room > 0))
+        return NAN;
+    return (cut * cd_e - cd_b) / room;
 }

@@ -160,11 +160,22 @@ typedef struct {
     mpt_cuts cuts;
 } mpt_sys;
 
-/* The paper's system: batch 256, 256 workers, fixed 16x16, dynamic over
- * (1,256), (4,64), (16,16), FP32 workers, with the paper's prediction
- * cuts (mpt_cuts_paper: input from the paper's measured result); callers
- * wanting our measured shares set cuts from mpt_cuts_ours. */
-mpt_sys mpt_sys_paper(void);
+/* The paper's evaluated system (Sec. VII-A, Table IV): batch 256, 256
+ * workers, fixed 16x16, dynamic over (1,256), (4,64), (16,16), FP32
+ * workers. */
+#define MPT_PAPER_BATCH 256
+#define MPT_PAPER_WORKERS 256
+
+/* The paper's system with the given prediction cuts. */
+mpt_sys mpt_sys_paper_with(const mpt_cuts *cuts);
+/* The default: the paper's system with our measured prediction shares
+ * (mpt_cuts_ours), as `dnnpar mpt` and `reproduce mpt` use.  The errors of
+ * mpt_cuts_ours; *out is unchanged on error.  About a millisecond. */
+dnp_status mpt_sys_paper(mpt_sys *out, dnp_error *err);
+/* The paper's system with the paper's measured shares (mpt_cuts_paper: an
+ * input from the paper's measured result), by name: the reproduction's
+ * sensitivity row and `--prediction-shares paper`. */
+mpt_sys mpt_sys_paper_shares(void);
 
 /* Check a system: workers >= 1, batch >= 1, every group count divides the
  * workers; DNP_ERR_INPUT naming the first that does not.  O(choices). */
@@ -232,6 +243,16 @@ typedef struct {
     double link_bit_s; /* link capacity on (bit/s) x time on (s) */
 } mpt_energy;
 void mpt_layer_energy(const mpt_layer_time *t, const mpt_hw *hw, mpt_energy *out);
+/* Total energy with e_link_j_per_bit joules per bit of link capacity
+ * switched on: compute + DRAM + e_L x link_bit_s (Sec. VII-B's four factors
+ * less SRAM, which is not counted).  e_L is a parameter: the paper gives
+ * no figure and we cite none (docs/mpt.md, "Energy").  O(1). */
+double mpt_energy_total_j(const mpt_energy *e, double e_link_j_per_bit);
+/* The least e_L (joules per bit) at which base's total energy over e's
+ * reaches `cut`: 0 if compute + DRAM alone reach it; NAN if no e_L does
+ * (the ratio runs from the compute + DRAM cut at e_L = 0 to the link cut,
+ * base link_bit_s / e's, as e_L grows).  O(1). */
+double mpt_energy_link_for_cut(const mpt_energy *base, const mpt_energy *e, double cut);
 
 /* Systolic cycles of an M x K by K x N product on an S x S array (operands
  * assigned to the cheaper orientation).  O(1). */

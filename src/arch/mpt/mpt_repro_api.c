@@ -14,7 +14,6 @@ const double mpt_link_scales[MPT_N_LINK_SCALES] = {0.25, 0.5, 1.0, 2.0, 4.0};
 
 static dnp_status repro_run(dnp_mpt_repro *p, dnp_error *err)
 {
-    mpt_sys sys = mpt_sys_paper();
     mpt_layer l;
     dnp_status st = DNP_OK;
     memset(p, 0, sizeof *p);
@@ -44,8 +43,9 @@ static dnp_status repro_run(dnp_mpt_repro *p, dnp_error *err)
     static const int runs[3][3] = {{4, 2, 0}, {16, 2, 0}, {16, 2, 1}};
     for (int k = 0; k < 3 && st == DNP_OK; k++)
         st = mpt_selfcheck_run(runs[k][0], runs[k][1], runs[k][2], &p->run[k], err);
-    p->measured = mpt_cuts_measured(&p->digits[2]); /* = mpt_cuts_ours */
-    sys.cuts = p->measured;
+    /* the default system, mpt_sys_paper's: our measured shares (= mpt_cuts_ours) */
+    p->measured = mpt_cuts_measured(&p->digits[2]);
+    mpt_sys sys = mpt_sys_paper_with(&p->measured);
     if (st == DNP_OK)
         st = mpt_layerwise_run(&sys, 3, &p->lw[0], err);
     if (st == DNP_OK)
@@ -94,8 +94,7 @@ static dnp_status repro_run(dnp_mpt_repro *p, dnp_error *err)
         st = mpt_layerwise_run(&mono, 3, &p->lw_mono, err);
     if (st == DNP_OK)
         st = mpt_wholenet_run(&mono16, &p->wn_mono, err);
-    mpt_sys paper = sys;
-    paper.cuts = mpt_cuts_paper(); /* input from the paper's measured result */
+    mpt_sys paper = mpt_sys_paper_shares(); /* input from the paper's measured result */
     if (st == DNP_OK)
         st = mpt_layerwise_run(&paper, 3, &p->lw_paper, err);
     fp16.dyn_by_comm = 0;

@@ -72,9 +72,15 @@ static json_t *wholenet_json(const mpt_wholenet *wn)
                      speedups_json(wn->mean_over_wdp));
 }
 
-/* Fig. 15's energy panel (mpt_energy.c; docs/mpt.md, "Energy"). */
+/* NAN (never) as null: JSON has no NaN. */
+static json_t *real_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+/* Fig. 15's energy panel (mpt_energy.c; docs/mpt.md, "Energy"): the
+ * components per configuration, and w_dp's total over w_mp+*'s as a
+ * function of the link energy per bit, a parameter. */
 static json_t *energy_json(const mpt_layerwise *lw)
 {
+    static const double e_link_pj[4] = {0, 1, 10, 100};
     mpt_hw hw = mpt_hw_paper(0);
     json_t *layers = json_object();
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
@@ -89,14 +95,33 @@ static json_t *energy_json(const mpt_layerwise *lw)
                                           "dram_j_per_worker", e.dram_j,
                                           "link_bit_s_per_worker", e.link_bit_s));
         }
+        mpt_energy b, m;
+        mpt_layer_energy(&lw->t[i][MPT_W_DP], &hw, &b);
+        mpt_layer_energy(&lw->t[i][MPT_W_MP_PS], &hw, &m);
+        json_t *at = json_array();
+        for (int k = 0; k < 4; k++)
+            json_array_append_new(
+                at, json_pack("{s:f,s:f}", "link_pj_per_bit", e_link_pj[k], "cut",
+                              mpt_energy_total_j(&b, 1e-12 * e_link_pj[k]) /
+                                  mpt_energy_total_j(&m, 1e-12 * e_link_pj[k])));
+        double need = mpt_energy_link_for_cut(&b, &m, PAPER_FIG15_ENERGY_LATE);
+        json_object_set_new(
+            o, "total_w_dp_over_w_mp+*",
+            json_pack("{s:o,s:f,s:o}", "at_link_energy", at, "links_alone",
+                      b.link_bit_s / m.link_bit_s, "link_pj_per_bit_for_paper_cut",
+                      real_or_null(1e12 * need)));
         json_object_set_new(layers, l.name, o);
     }
-    return json_pack("{s:s,s:o}", "model",
-                     "modelled: compute 0.9 / 3.7 pJ per FP32 add / multiply (Horowitz, ISSCC "
-                     "2014, as the paper's Sec. VII-A); HMC DRAM 3.7 pJ/bit (Jeddeloh and Keeth, "
-                     "VLSI 2012); links as capacity switched on x time (the paper gives no SerDes "
-                     "pJ/bit): compare relatively",
-                     "layers", layers);
+    return json_pack(
+        "{s:s,s:s,s:f,s:o}", "model",
+        "modelled: compute 0.9 / 3.7 pJ per FP32 add / multiply (Horowitz, ISSCC 2014, as the "
+        "paper's Sec. VII-A); HMC DRAM 3.7 pJ/bit (Jeddeloh and Keeth, VLSI 2012, not verified); "
+        "links: energy per bit of capacity switched on x capacity x time, the energy per bit a "
+        "parameter (neither the paper nor a source we can cite gives it); SRAM not counted",
+        "compare",
+        "the paper's up to 3.0x (Late layers) is total energy: compare it with "
+        "total_w_dp_over_w_mp+*, not with a link ratio",
+        "paper_total_cut_late", PAPER_FIG15_ENERGY_LATE, "layers", layers);
 }
 
 static json_t *measure_json(const mpt_predict_measure *m, double bias_sigmas)
@@ -171,17 +196,53 @@ static json_t *dgx1_json(const mpt_dgx1 *d, const mpt_wholenet *wn)
                             "fig18_ndp_over_dgx1", d->over_big[k]));
     double lo = MPT_PAPER_POWER_LO_W / MPT_PAPER_POWER_HI_W;
     return json_pack(
-        "{s:s,s:s,s:o,s:f,s:f,s:{s:f,s:f,s:f,s:s},s:{s:f,s:f,s:f,s:f,s:f}}", "label",
+        "{s:s,s:s,s:o,s:f,s:f,s:{s:s,s:f,s:f,s:f,s:s,s:s},s:{s:f,s:f,s:f,s:f,s:f}}", "label",
         "modelled estimate, dnnpar V100 model", "gpu_side",
         "dnnpar node preset dgx1 (8 x v100), data parallel, fp16, default performance model",
         "networks", nets, "mean_ndp_over_dgx1_batch_256", d->mean_over_dgx1,
-        "mean_fig18_ndp_over_dgx1", d->mean_over_big, "per_watt", "at_equal_power",
-        d->mean_over_big, "over_power_range_low", d->mean_over_big * lo,
+        "mean_fig18_ndp_over_dgx1", d->mean_over_big, "per_watt", "label",
+        "an equal-power assumption, not a power model: NDP power is not modelled",
+        "at_equal_power", d->mean_over_big, "over_power_range_low", d->mean_over_big * lo,
         "over_power_range_high", d->mean_over_big / lo, "power_source",
-        "input from the paper (Sec. VII-C): both systems 1800-2600 W", "paper",
+        "input from the paper (Sec. VII-C): both systems 1800-2600 W", "flattered_by",
+        "BN, ReLU, pooling and adds untimed on NDP, timed on the GPU", "paper",
         "ndp_over_8_gpus_batch_256", MPT_PAPER_DGX1_SPEEDUP, "per_watt_mean",
         MPT_PAPER_DGX1_PER_WATT, "power_low_w", MPT_PAPER_POWER_LO_W, "power_high_w",
         MPT_PAPER_POWER_HI_W, "v100_board_power_w_datasheet", MPT_V100_SXM2_TDP_W);
+}
+
+/* The summary (mpt_repro_summary.c). */
+static json_t *summary_json(const dnp_mpt_repro *p)
+{
+    mpt_repro_summary s;
+    mpt_repro_summarise(p, &s);
+    json_t *inputs = json_array(), *not_done = json_array();
+    for (int i = 0; i < mpt_repro_input_count(); i++)
+        json_array_append_new(inputs, json_pack("{s:s,s:s}", "what", mpt_repro_input_at(i)->what,
+                                                "used_by", mpt_repro_input_at(i)->why));
+    for (int i = 0; i < mpt_repro_unreproduced_count(); i++)
+        json_array_append_new(not_done,
+                              json_pack("{s:s,s:s}", "what", mpt_repro_unreproduced_at(i)->what,
+                                        "why", mpt_repro_unreproduced_at(i)->why));
+    json_t *computed = json_pack(
+        "{s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:[f,f],s:[f,f]}", "fig15_w_mp+*_over_w_dp",
+        s.fig15_mpps, "fig15_w_mp+_mid", s.fig15_mpp_mid, "fig15_w_mp+_late", s.fig15_mpp_late,
+        "fig16_w_mp+*_5x5", s.fig16_mpps_5x5, "fig17_w_mp+*_over_w_dp", s.fig17_mpps_over_wdp,
+        "fig17_w_dp_over_one_worker", s.fig17_wdp_over_one, "fig17_w_mp+*_over_one_worker",
+        s.fig17_mpps_over_one, "fig7_dynamic_gain", s.fig7_dynamic_gain, "fig12_gather_cut_2d",
+        s.fig12_gather_cut_2d, "fig12_gather_cut_1d", s.fig12_gather_cut_1d,
+        "fig15_total_energy_cut_late_no_link_energy", s.energy_late_no_links[0],
+        s.energy_late_no_links[1], "fig15_link_cut_late", s.energy_late_links_alone[0],
+        s.energy_late_links_alone[1]);
+    json_t *need = json_array();
+    for (int k = 0; k < 2; k++)
+        json_array_append_new(need, real_or_null(1e12 * s.energy_late_link_j_per_bit_for_paper[k]));
+    json_object_set_new(computed, "fig15_link_pj_per_bit_for_paper_cut_late", need);
+    return json_pack("{s:o,s:{s:f},s:{s:f,s:s},s:o,s:o}", "computed", computed,
+                     "modelled_estimate", "dgx1_ndp_over_dgx1_batch_256", s.dgx1_batch256,
+                     "assumption", "per_watt_at_equal_power", s.dgx1_big_batch, "label",
+                     "an equal-power assumption, no agreement figure", "inputs_from_paper",
+                     inputs, "not_reproduced", not_done);
 }
 
 json_t *mpt_repro_json(const dnp_mpt_repro *p)
@@ -235,6 +296,7 @@ json_t *mpt_repro_json(const dnp_mpt_repro *p)
                                   "fig15_w_mp+*_mean", p->lw_paper.mean_speedup[MPT_W_MP_PS],
                                   "fig17_w_mp+*_over_w_dp",
                                   p->wn_paper.mean_over_wdp[MPT_W_MP_PS]));
+    json_object_set_new(root, "summary", summary_json(p));
     json_object_set_new(root, "monolithic_array",
                         json_pack("{s:f,s:f,s:f,s:f}", "fig15_w_mp+*_mean",
                                   p->lw_mono.mean_speedup[MPT_W_MP_PS], "fig17_w_mp+*_over_w_dp",

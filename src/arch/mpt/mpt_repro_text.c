@@ -6,6 +6,7 @@
  */
 #include "arch/mpt/mpt_api.h"
 
+#include <math.h>
 #include <string.h>
 
 static void curve_text(const char *name, const mpt_traffic_curve *c, int dynamic, rbuf *tb)
@@ -48,39 +49,109 @@ static void config_header(const char *first, rbuf *tb)
     rbuf_printf(tb, "\n");
 }
 
-/* Fig. 15's energy panel as our model gives it (mpt_energy.c): compute +
- * DRAM in joules from cited constants, links as capacity x time; both
- * relative to w_dp's, per layer (docs/mpt.md, "Energy"). */
+/* Fig. 15's energy panel as our model gives it (mpt_energy.c): the three
+ * components relative to w_dp's, then w_dp against w_mp+* in absolute terms
+ * and as totals over the link energy per bit e_L, which no source gives -
+ * the paper's "up to 3.0x" is a total (docs/mpt.md, "Energy"). */
 static void energy_text(const mpt_layerwise *lw, rbuf *tb)
 {
+    static const double e_link_pj[4] = {0, 1, 10, 100}; /* decades: no cited value */
     mpt_hw hw = mpt_hw_paper(0);
-    rbuf_printf(tb, "Fig. 15 energy (modelled: compute at 0.9 / 3.7 pJ per FP32 add / multiply, "
-           "Horowitz; HMC DRAM 3.7 pJ/bit,\n  Jeddeloh and Keeth, not verified (docs/mpt.md); links "
-           "as capacity on x time: the paper gives\n  no pJ/bit): compute+DRAM / links vs w_dp\n");
-    config_header("layer", tb);
-    double mean[2][MPT_CONFIG_COUNT] = {{0}};
+    rbuf_printf(tb, "Fig. 15 energy per worker and iteration (modelled; the paper's \"up to 3.0x less "
+           "energy\" on Late\n  layers is total energy, so it is set against our total below).  "
+           "Compute: 0.9 / 3.7 pJ per FP32\n  add / multiply (Horowitz, as the paper's Sec. VII-A); "
+           "DRAM: HMC 3.7 pJ/bit (Jeddeloh and Keeth,\n  not verified, docs/mpt.md); links: a SerDes "
+           "burns about as much idle as busy (Sec. VII-B), so\n  link energy = e_L x capacity "
+           "switched on x time, and e_L (J per bit of capacity) is given\n  neither by the paper "
+           "(its link model [45]) nor by a source we can cite: a parameter.  SRAM\n  is not "
+           "counted.  Components relative to w_dp's, compute / DRAM / links (capacity x time):\n");
+    rbuf_printf(tb, "  %-10s", "layer");
+    for (int c = 0; c < MPT_CONFIG_COUNT; c++)
+        rbuf_printf(tb, " %14s", mpt_config_name((mpt_config)c));
+    rbuf_printf(tb, "\n");
+    double mean[3][MPT_CONFIG_COUNT] = {{0}};
+    mpt_energy base[MPT_TABLE2_LAYERS], best[MPT_TABLE2_LAYERS];
     for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
         mpt_layer l;
         mpt_table2_layer(i, 3, &l, NULL);
-        mpt_energy base;
-        mpt_layer_energy(&lw->t[i][MPT_W_DP], &hw, &base);
+        mpt_layer_energy(&lw->t[i][MPT_W_DP], &hw, &base[i]);
+        mpt_layer_energy(&lw->t[i][MPT_W_MP_PS], &hw, &best[i]);
         rbuf_printf(tb, "  %-10s", l.name);
         for (int c = 0; c < MPT_CONFIG_COUNT; c++) {
             mpt_energy e;
             mpt_layer_energy(&lw->t[i][c], &hw, &e);
-            double cd = (e.compute_j + e.dram_j) / (base.compute_j + base.dram_j);
-            double ln = e.link_bit_s / base.link_bit_s;
-            mean[0][c] += cd / MPT_TABLE2_LAYERS;
-            mean[1][c] += ln / MPT_TABLE2_LAYERS;
-            rbuf_printf(tb, " %3.2f/%-4.2f", cd, ln);
+            double r[3] = {e.compute_j / base[i].compute_j, e.dram_j / base[i].dram_j,
+                           e.link_bit_s / base[i].link_bit_s};
+            for (int k = 0; k < 3; k++)
+                mean[k][c] += r[k] / MPT_TABLE2_LAYERS;
+            rbuf_printf(tb, " %4.2f/%4.2f/%4.2f", r[0], r[1], r[2]);
         }
-        rbuf_printf(tb, "   w_dp %.0f uJ\n", 1e6 * (base.compute_j + base.dram_j));
+        rbuf_printf(tb, "\n");
     }
     rbuf_printf(tb, "  %-10s", "mean");
     for (int c = 0; c < MPT_CONFIG_COUNT; c++)
-        rbuf_printf(tb, " %3.2f/%-4.2f", mean[0][c], mean[1][c]);
-    rbuf_printf(tb, "\n  (right: w_dp's compute + DRAM per worker and iteration; paper: w_mp+* up to "
-           "3.0x less energy on Late layers)\n\n");
+        rbuf_printf(tb, " %4.2f/%4.2f/%4.2f", mean[0][c], mean[1][c], mean[2][c]);
+    rbuf_printf(tb, "\n  w_dp and w_mp+*, absolute: compute and DRAM in uJ, links in Mbit of capacity "
+           "x time\n");
+    rbuf_printf(tb, "  %-10s %12s %8s %8s   %14s %8s %8s\n", "layer", "w_dp compute", "DRAM",
+           "links", "w_mp+* compute", "DRAM", "links");
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        rbuf_printf(tb, "  %-10s %12.0f %8.0f %8.1f   %14.0f %8.0f %8.1f\n", l.name,
+               1e6 * base[i].compute_j, 1e6 * base[i].dram_j, 1e-6 * base[i].link_bit_s,
+               1e6 * best[i].compute_j, 1e6 * best[i].dram_j, 1e-6 * best[i].link_bit_s);
+    }
+    rbuf_printf(tb, "  total energy, w_dp over w_mp+*, at e_L (pJ/bit):\n");
+    rbuf_printf(tb, "  %-10s", "layer");
+    for (int k = 0; k < 4; k++)
+        rbuf_printf(tb, " %7.0f", e_link_pj[k]);
+    rbuf_printf(tb, "   links alone   e_L for %.1fx (links' share then)\n",
+           PAPER_FIG15_ENERGY_LATE);
+    for (int i = 0; i < MPT_TABLE2_LAYERS; i++) {
+        mpt_layer l;
+        mpt_table2_layer(i, 3, &l, NULL);
+        rbuf_printf(tb, "  %-10s", l.name);
+        for (int k = 0; k < 4; k++)
+            rbuf_printf(tb, " %6.2fx", mpt_energy_total_j(&base[i], 1e-12 * e_link_pj[k]) /
+                                           mpt_energy_total_j(&best[i], 1e-12 * e_link_pj[k]));
+        double need = mpt_energy_link_for_cut(&base[i], &best[i], PAPER_FIG15_ENERGY_LATE);
+        rbuf_printf(tb, "   %10.2fx   ", base[i].link_bit_s / best[i].link_bit_s);
+        if (isnan(need))
+            rbuf_printf(tb, "never\n");
+        else
+            rbuf_printf(tb, "%.0f pJ/bit (%.0f%%)\n", 1e12 * need,
+                   100 * need * base[i].link_bit_s / mpt_energy_total_j(&base[i], need));
+    }
+    int late[2] = {mpt_table2_find("late-1"), mpt_table2_find("late-2")};
+    char para[1024], part[2][160];
+    double cd[2], ln[2];
+    for (int k = 0; k < 2; k++) {
+        const mpt_energy *b = &base[late[k]], *e = &best[late[k]];
+        cd[k] = (b->compute_j + b->dram_j) / (e->compute_j + e->dram_j);
+        ln[k] = b->link_bit_s / e->link_bit_s;
+        double need = mpt_energy_link_for_cut(b, e, PAPER_FIG15_ENERGY_LATE);
+        if (isnan(need))
+            snprintf(part[k], sizeof part[k], "never reaches %.1fx", PAPER_FIG15_ENERGY_LATE);
+        else
+            snprintf(part[k], sizeof part[k],
+                     "reaches %.1fx only at e_L = %.0f pJ/bit, where links would be %.0f%% of "
+                     "w_dp's energy",
+                     PAPER_FIG15_ENERGY_LATE, 1e12 * need,
+                     100 * need * b->link_bit_s / mpt_energy_total_j(b, need));
+    }
+    snprintf(para, sizeof para,
+             "paper: w_mp+* up to %.1fx less energy on Late layers, a total.  Ours, total, Late-1 / "
+             "Late-2: %.2fx / %.2fx with no link energy (compute %.2fx / %.2fx of w_dp's, DRAM "
+             "%.2fx / %.2fx), rising toward the link cut alone, %.2fx / %.2fx, as e_L grows; "
+             "Late-1 %s, Late-2 %s.  The link cut alone is not the paper's total.",
+             PAPER_FIG15_ENERGY_LATE, cd[0], cd[1],
+             best[late[0]].compute_j / base[late[0]].compute_j,
+             best[late[1]].compute_j / base[late[1]].compute_j,
+             best[late[0]].dram_j / base[late[0]].dram_j, best[late[1]].dram_j / base[late[1]].dram_j,
+             ln[0], ln[1], part[0], part[1]);
+    rbuf_fill(tb, "  ", "  ", 98, para);
+    rbuf_printf(tb, "\n");
 }
 
 /* Figs. 17-18's DGX-1 bars: a modelled estimate on dnnpar's V100 model. */
@@ -106,12 +177,77 @@ static void dgx1_text(const mpt_dgx1 *d, const mpt_wholenet *wn, rbuf *tb)
     rbuf_printf(tb, "  paper: NDP w_mp+* %.1fx over 8 GPUs at batch 256; Fig. 18: GPU batch 2K-4K, "
            "9.5x per watt\n", MPT_PAPER_DGX1_SPEEDUP);
     double lo = MPT_PAPER_POWER_LO_W / MPT_PAPER_POWER_HI_W;
-    rbuf_printf(tb, "  per watt (Fig. 18(b)): both systems draw %.0f-%.0f W (input from the paper, "
-           "Sec. VII-C; 8 x %.0f W\n  V100 board power = %.0f W, V100 datasheet), so NDP/DGX-1 per "
-           "watt = %.1fx at equal power,\n  %.1fx - %.1fx over that range (paper %.1fx)\n\n",
-           MPT_PAPER_POWER_LO_W, MPT_PAPER_POWER_HI_W, MPT_V100_SXM2_TDP_W,
-           8 * MPT_V100_SXM2_TDP_W, d->mean_over_big, d->mean_over_big * lo,
-           d->mean_over_big / lo, MPT_PAPER_DGX1_PER_WATT);
+    char para[1024];
+    snprintf(para, sizeof para,
+             "per watt (Fig. 18(b)): an equal-power assumption, not a power model.  We model no NDP "
+             "power, so %.1fx is the large-batch samples/s ratio above with both systems taken to "
+             "draw the same power, as the paper says they roughly do (%.0f-%.0f W, input from the "
+             "paper, Sec. VII-C; 8 x %.0f W V100 board power = %.0f W, V100 datasheet); %.1fx - "
+             "%.1fx if each draws anywhere in that range.  It flatters NDP, whose BN, ReLU, "
+             "pooling and adds are untimed while the GPU's are timed (so does the batch-256 "
+             "ratio).  Paper: %.1fx, with measured power.",
+             d->mean_over_big, MPT_PAPER_POWER_LO_W, MPT_PAPER_POWER_HI_W, MPT_V100_SXM2_TDP_W,
+             8 * MPT_V100_SXM2_TDP_W, d->mean_over_big * lo, d->mean_over_big / lo,
+             MPT_PAPER_DGX1_PER_WATT);
+    rbuf_fill(tb, "  ", "  ", 98, para);
+    rbuf_printf(tb, "\n");
+}
+
+/* The summary (mpt_repro_summary.c): computed figures beside the paper's,
+ * the modelled estimate, the assumption, the inputs and what is not
+ * reproduced. */
+static void summary_text(const dnp_mpt_repro *p, rbuf *tb)
+{
+    mpt_repro_summary s;
+    mpt_repro_summarise(p, &s);
+    char para[1536], need[2][64];
+    for (int k = 0; k < 2; k++) {
+        double x = s.energy_late_link_j_per_bit_for_paper[k];
+        if (isnan(x))
+            snprintf(need[k], sizeof need[k], "never");
+        else
+            snprintf(need[k], sizeof need[k], "at e_L = %.0f pJ/bit", 1e12 * x);
+    }
+    rbuf_printf(tb, "\nSummary (why ours differ: docs/mpt.md, 'Reproduction')\n");
+    snprintf(para, sizeof para,
+             "computed by our model, each beside the paper's: Fig. 15 w_mp+* over w_dp %.2fx "
+             "(paper %.2fx), w_mp+ Mid / Late %.2fx / %.2fx (%.2fx / %.2fx); Fig. 16 5x5 %.2fx "
+             "(%.2fx); Fig. 17 w_mp+* over w_dp %.2fx (%.1fx), over one worker w_dp %.1fx (%.0fx) "
+             "and w_mp+* %.1fx (%.0fx); Fig. 7 dynamic gain %.2fx (%.1fx); Fig. 12 net gather cut "
+             "2D / 1D %.1f%% / %.1f%% (34.0%% / 78.1%%, on other data); Fig. 15 total energy, "
+             "Late-1 / Late-2, %.2fx / %.2fx with no link energy, %.2fx / %.2fx were links all of "
+             "it; the paper's %.1fx is reached on Late-1 %s, on Late-2 %s.",
+             s.fig15_mpps, PAPER_FIG15_MPPS, s.fig15_mpp_mid, s.fig15_mpp_late, PAPER_FIG15_MID,
+             PAPER_FIG15_LATE, s.fig16_mpps_5x5, PAPER_FIG16_5X5, s.fig17_mpps_over_wdp,
+             mpt_paper_fig17_wdp[MPT_W_MP_PS], s.fig17_wdp_over_one, PAPER_FIG17_WDP_SINGLE,
+             s.fig17_mpps_over_one, PAPER_FIG17_MPPS_SINGLE, s.fig7_dynamic_gain, PAPER_FIG7_DYN,
+             100 * s.fig12_gather_cut_2d, 100 * s.fig12_gather_cut_1d, s.energy_late_no_links[0],
+             s.energy_late_no_links[1], s.energy_late_links_alone[0],
+             s.energy_late_links_alone[1], PAPER_FIG15_ENERGY_LATE, need[0], need[1]);
+    rbuf_fill(tb, "  ", "    ", 98, para);
+    snprintf(para, sizeof para,
+             "a modelled estimate (dnnpar's V100 model, not a measurement): NDP w_mp+* over the "
+             "DGX-1 %.1fx at batch 256 (paper %.1fx, measured).",
+             s.dgx1_batch256, MPT_PAPER_DGX1_SPEEDUP);
+    rbuf_fill(tb, "  ", "    ", 98, para);
+    snprintf(para, sizeof para,
+             "an assumption, no agreement figure: per watt %.1fx, the large-batch ratio at equal "
+             "power (paper %.1fx).",
+             s.dgx1_big_batch, MPT_PAPER_DGX1_PER_WATT);
+    rbuf_fill(tb, "  ", "    ", 98, para);
+    char line[768];
+    rbuf_printf(tb, "  inputs from the paper:\n");
+    for (int i = 0; i < mpt_repro_input_count(); i++) {
+        const mpt_repro_note *e = mpt_repro_input_at(i);
+        snprintf(line, sizeof line, "%s; used by %s", e->what, e->why);
+        rbuf_fill(tb, "    - ", "      ", 98, line);
+    }
+    rbuf_printf(tb, "  not reproduced, and why:\n");
+    for (int i = 0; i < mpt_repro_unreproduced_count(); i++) {
+        const mpt_repro_note *e = mpt_repro_unreproduced_at(i);
+        snprintf(line, sizeof line, "%s: %s", e->what, e->why);
+        rbuf_fill(tb, "    - ", "      ", 98, line);
+    }
 }
 
 void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
@@ -287,4 +423,5 @@ void mpt_repro_text(const dnp_mpt_repro *p, rbuf *tb)
                    "worker reads all the weights every phase, MPT 1/Ng of them),\n  "
                    "docs/mpt.md"
                  : "it does");
+    summary_text(p, tb);
 }

@@ -17,9 +17,8 @@ _Static_assert(DNP_MPT_CONFIG_COUNT == MPT_CONFIG_COUNT, "Table IV has six confi
 void dnp_mpt_options_default(dnp_mpt_options *o)
 {
     memset(o, 0, sizeof *o);
-    mpt_sys sys = mpt_sys_paper();
-    o->workers = sys.workers;
-    o->batch = (int64_t)sys.batch;
+    o->workers = MPT_PAPER_WORKERS;
+    o->batch = MPT_PAPER_BATCH;
     o->kernel = 3;
 }
 
@@ -121,13 +120,17 @@ static dnp_status system_from_options(const dnp_mpt_options *o, mpt_sys *sys, dn
                       DNP_MPT_MAX_HW, DNP_MPT_MAX_CONFIGS);
         return DNP_ERR_INPUT;
     }
-    *sys = mpt_sys_paper();
+    /* the paper's system; its prediction shares are set below, in the
+     * documented order (mpt_sys_paper measures ours, the default) */
+    mpt_cuts unset;
+    memset(&unset, 0, sizeof unset);
+    *sys = mpt_sys_paper_with(&unset);
+    dnp_status st;
     sys->workers = o->workers;
     sys->batch = (double)o->batch;
     sys->tile = o->tile;
     if (o->fp16)
         sys->hw = mpt_hw_paper(1); /* footnote 16: FP16 96x96 workers */
-    dnp_status st;
     if (o->hardware_path != NULL) {
         dnp_error e = {0};
         if ((st = mpt_hw_read_json(o->hardware_path, &sys->hw, &e)) != DNP_OK) {
@@ -150,7 +153,7 @@ static dnp_status system_from_options(const dnp_mpt_options *o, mpt_sys *sys, dn
         sys->cuts = mpt_cuts_paper(); /* input from the paper's measured result */
     } else if (v == NULL || strcmp(v, "ours") == 0) {
         dnp_error e = {0};
-        if ((st = mpt_cuts_ours(&sys->cuts, &e)) != DNP_OK) {
+        if ((st = mpt_cuts_ours(&sys->cuts, &e)) != DNP_OK) { /* as mpt_sys_paper */
             dnp_error_set(err, st, "measuring prediction shares: %s", e.msg);
             return st;
         }

@@ -39,11 +39,11 @@ mpt_cuts mpt_cuts_paper(void)
     return c;
 }
 
-mpt_sys mpt_sys_paper(void)
+mpt_sys mpt_sys_paper_with(const mpt_cuts *cuts)
 {
     mpt_sys s;
-    s.batch = 256;
-    s.workers = 256;
+    s.batch = MPT_PAPER_BATCH;
+    s.workers = MPT_PAPER_WORKERS;
     s.fixed_ng = 16;
     s.n_choices = 3;
     s.choices[0] = 1;
@@ -54,8 +54,23 @@ mpt_sys mpt_sys_paper(void)
     s.tile = 0;
     s.dyn_by_comm = 0;
     s.hw = mpt_hw_paper(0);
-    s.cuts = mpt_cuts_paper();
+    s.cuts = *cuts;
     return s;
+}
+
+dnp_status mpt_sys_paper(mpt_sys *out, dnp_error *err)
+{
+    mpt_cuts ours;
+    dnp_status st = mpt_cuts_ours(&ours, err);
+    if (st == DNP_OK)
+        *out = mpt_sys_paper_with(&ours);
+    return st;
+}
+
+mpt_sys mpt_sys_paper_shares(void)
+{
+    mpt_cuts paper = mpt_cuts_paper(); /* input from the paper's measured result */
+    return mpt_sys_paper_with(&paper);
 }
 
 const char *mpt_config_name(mpt_config c)

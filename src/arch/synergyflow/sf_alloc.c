@@ -18,8 +18,10 @@
  * S^2 R_ctf/(Tc^2 K) are conversion damage of Eq. 7's S^2/(Tn K^2)).
  * The printed ceilings would break the "<=" of Eq. 8; we take floors, and
  * GB = 2^30 bytes.  That reproduces all six splits of Table 6; ceilings
- * with GB = 10^9 give Batch2 (25, 11) instead of (26, 11)
- * (docs/synergyflow.md, "Units and rounding").
+ * break 5 of the 6 in either unit (AlexNet, VGG11, Batch1 and Batch3 get
+ * ceil(R N / (1 + R)), one C-Engine core too many, and Batch2 its
+ * bandwidth term rounded up; test synergy_alloc_rounding_and_units,
+ * docs/synergyflow.md "Units and rounding").
  */
 #include "arch/synergyflow/synergyflow.h"
 

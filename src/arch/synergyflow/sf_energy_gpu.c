@@ -4,7 +4,9 @@
  * allow.  Energy = power x time: the times are ours (Table 7, simulated)
  * and the GPU's (Table 7, measured by the paper); the power ratio is
  * derived from the paper's own quoted reductions, because neither the
- * FPGA design's nor the GPU's measured power is published.  Cited
+ * FPGA design's nor the GPU's measured power is published.  So only our
+ * time is computed; every saving is paper-derived (synergyflow.h, sf_fig18)
+ * and the reproduction keeps no mean of them.  Cited
  * constants (K20 board power, Micron DDR3 IDD currents) give the absolute
  * cross-check.  Units: seconds, watts, joules per bit.
  */
@@ -36,16 +38,14 @@ void sf_fig18_compute(const sf_repro *r, sf_fig18 *out)
     for (int i = 0; i < n; i++) {
         const sf_table6_row *t = sf_table6_at(i);
         const sf_repro_row *w = &r->row[i];
-        double ei = f.rho * w->inf_time_s / t->paper_gpu_inf_s;   /* E_SF / E_GPU */
-        double et = f.rho * w->train_time_s / t->paper_gpu_train_s;
+        f.inf_time_over_gpu[i] = w->inf_time_s / t->paper_gpu_inf_s;
+        f.train_time_over_gpu[i] = w->train_time_s / t->paper_gpu_train_s;
+        double ei = f.rho * f.inf_time_over_gpu[i]; /* E_SF / E_GPU */
+        double et = f.rho * f.train_time_over_gpu[i];
         f.inf_saving_pct[i] = 100.0 * (1.0 - ei);
         f.train_saving_pct[i] = 100.0 * (1.0 - et);
         f.inf_eff[i] = 1.0 / ei;
         f.train_eff[i] = 1.0 / et;
-        f.mean_inf_saving_pct += f.inf_saving_pct[i] / n;
-        f.mean_train_saving_pct += f.train_saving_pct[i] / n;
-        f.mean_inf_eff += f.inf_eff[i] / n;
-        f.mean_train_eff += f.train_eff[i] / n;
     }
     f.sf_w_at_k20_board = f.rho * SF_K20_BOARD_W;
     /* Micron TN-41-01's method on the datasheet currents: background power
