@@ -1106,6 +1106,9 @@ typedef struct {
      * and data-parallel degrees left out */
     int n_narrowed;
     char narrowed[DNP_CONFIG3D_MAX_NARROWED][DNP_CONFIG3D_NARROWED_LEN];
+    /* 1: opt->time_limit_s ran out: the result is the best configuration
+     * weighed so far, not proven the fastest (docs/config3d.md, "Search") */
+    int time_limit_hit;
 } dnp_config3d_stats;
 
 /* The fastest configuration of g on c at `batch` within the memory limit

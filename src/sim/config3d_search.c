@@ -5,6 +5,7 @@
  * compared with (docs/config3d.md, "Mixed clusters").
  */
 #include "sim/config3d_int.h"
+#include "core/clock.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -182,6 +183,9 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
 {
     memset(stats, 0, sizeof *stats);
     stats->layouts = 1;
+    /* --time-limit: enumeration and simulation stop when it runs out */
+    const double deadline_s =
+        opt->time_limit_s > 0.0 ? dnp_now_s() + opt->time_limit_s : INFINITY;
     const int L = count_layers(g);
     int sc = dnp_graph_find(g, "layer0.attn.scores");
     const int64_t devices = dnp_cluster_devices(cl);
@@ -286,6 +290,10 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                             c.seq_par = sp;
                             c.zero = z;
                             int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
+                            if ((stats->candidates & 31) == 0 && dnp_now_s() > deadline_s) {
+                                stats->time_limit_hit = 1;
+                                goto enumerated;
+                            }
                             stats->candidates++;
                             if (!cand_prepare(g, cl, batch, opt, &c, &cache[ci], x, layers))
                                 continue;
@@ -313,6 +321,7 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
             }
         }
     }
+enumerated:
     if (dp_batch > 0)
         narrow(stats, "dp must divide the batch of %lld: %d (tp, pp) pairs left out",
                (long long)batch, dp_batch);
@@ -320,6 +329,14 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
         narrow(stats, "each stage on one device type (the one-type-stage space: tp x dp "
                       "divides every type's count): %d (tp, pp) pairs left out", dp_types);
     stats->fitting = n_cand;
+    if (n_cand == 0 && stats->time_limit_hit) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st,
+                      "the --time-limit of %g s ran out before any configuration of %s fitted "
+                      "(%d enumerated)",
+                      opt->time_limit_s, dnp_graph_name(g), stats->candidates);
+        goto done;
+    }
     if (n_cand == 0 && stats->smallest_mem_bytes == 0.0) {
         /* nothing was left to weigh: say what narrowed the space */
         st = DNP_ERR_INPUT;
@@ -370,6 +387,10 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                                                          ? INFINITY
                                                          : stats->top[k_top - 1].step_time_s);
          i++) {
+        if (stats->n_top > 0 && dnp_now_s() > deadline_s) {
+            stats->time_limit_hit = 1; /* the best weighed so far */
+            break;
+        }
         dnp_config3d_result r;
         dnp_error e = {0};
         double bound;
@@ -520,6 +541,8 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                                                                  : opt->config3d_top;
     const unsigned all = (1u << k) - 1u;
     double best_s = INFINITY, work_flop = -1.0;
+    const double deadline_s =
+        opt->time_limit_s > 0.0 ? dnp_now_s() + opt->time_limit_s : INFINITY;
     int found = 0;
     dnp_error first_err = {0};
     /* subsets by size, largest first (all types first), each in every
@@ -568,7 +591,18 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                         continue;
                     }
                 }
-                dnp_status rs = search_below(g, &sub, batch, opt, cutoff, &cfg, &res, &st, &e);
+                dnp_plan_options lo = *opt; /* what is left of the time limit */
+                if (isfinite(deadline_s)) {
+                    lo.time_limit_s = deadline_s - dnp_now_s();
+                    if (!(lo.time_limit_s > 0.0) && found) {
+                        stats->time_limit_hit = 1;
+                        goto out_of_time;
+                    }
+                    if (!(lo.time_limit_s > 0.0))
+                        lo.time_limit_s = 1e-9;
+                }
+                dnp_status rs = search_below(g, &sub, batch, &lo, cutoff, &cfg, &res, &st, &e);
+                stats->time_limit_hit |= st.time_limit_hit;
                 if (stats->layouts == 0) { /* the rules, as the cluster given met them */
                     stats->n_narrowed = st.n_narrowed;
                     memcpy(stats->narrowed, st.narrowed, sizeof st.narrowed);
@@ -642,6 +676,7 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
             } while (next_perm(idx, n));
         }
     }
+out_of_time:
     if (!found && isfinite(fastest_s)) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "no layout meets the deadline of %g s: the fastest step takes %g s",

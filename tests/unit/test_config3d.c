@@ -960,3 +960,37 @@ TEST(config3d_objectives_cost_and_deadline)
     CHECK(strstr(err.msg, "'a100' has none") != NULL);
     dnp_graph_free(g);
 }
+
+/* --time-limit reaches the 3D search: a limit already spent stops the
+ * enumeration before anything is weighed, an error that says so; the
+ * layout search passes it on. */
+TEST(config3d_search_time_limit)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=512,heads=8,layers=8,seq=512,vocab=1000)", &g, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100+2xg4dn.12xlarge", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 16, .precision = DNP_PREC_FP16, .optimizer = DNP_OPTIM_ADAM,
+                            .time_limit_s = 1e-12};
+    static dnp_config3d best;
+    static dnp_config3d_result res;
+    static dnp_config3d_stats stats;
+    static dnp_cluster used;
+    CHECK_EQ_INT(dnp_config3d_search(g, &cl, 16, &opt, &best, &res, &stats, &err), DNP_ERR_INPUT);
+    CHECK(stats.time_limit_hit && strstr(err.msg, "--time-limit") != NULL);
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 16, &opt, &best, &res, &used, &stats, &err),
+                 DNP_ERR_INPUT);
+    CHECK(stats.time_limit_hit && strstr(err.msg, "--time-limit") != NULL);
+    /* a limit not reached changes nothing */
+    opt.time_limit_s = 600.0;
+    dnp_error_clear(&err);
+    CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 16, &opt, &best, &res, &used, &stats, &err),
+                 DNP_OK);
+    CHECK(!stats.time_limit_hit);
+    dnp_graph_free(g);
+}

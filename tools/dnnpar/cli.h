@@ -83,9 +83,9 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
 #define CLI_TIME_LIMIT_DEFAULT_S 600.0
 #define CLI_TIME_LIMIT_MAX_S 31536000.0
 #define CLI_TIME_LIMIT_HELP                                                               \
-    "  --time-limit S wall-time limit of the search in seconds (default 600): AccPar\n"    \
-    "                 and MCMC then report the best plan found so far and say so;\n"       \
-    "                 the PaSE DP stops with exit status 2\n"
+    "  --time-limit S wall-time limit of the search in seconds (default 600): AccPar,\n"   \
+    "                 MCMC and the 3D search then report the best plan found so far\n"     \
+    "                 and say so; the PaSE DP stops with exit status 2\n"
 /* Read --time-limit from `a` into *seconds (left as is when absent): a
  * positive decimal number of seconds up to CLI_TIME_LIMIT_MAX_S.  Prints
  * the error; returns 0 or EXIT_USAGE.  O(1). */

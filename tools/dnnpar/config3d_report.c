@@ -295,6 +295,9 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                                           stats->layouts_bounded, "idle_devices",
                                           (json_int_t)stats->idle_devices, "reordered",
                                           stats->reordered, "narrowed", narrowed_json(stats)));
+        if (o != NULL && stats != NULL)
+            json_object_set_new(json_object_get(o, "search"), "time_limit_hit",
+                                json_boolean(stats->time_limit_hit));
         rc = cli_write_json(cmd, json, o);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
@@ -313,7 +316,12 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 cli_wrapf(stdout, 0, "    ", "  - %s", stats->narrowed[i]);
             if (layout[0] != '\0')
                 cli_wrapf(stdout, 0, "  ", "%s", layout);
-            printf("the fastest:\n");
+            if (stats->time_limit_hit)
+                printf("the --time-limit of %g s ran out: the best weighed so far, not proven "
+                       "the fastest:\n",
+                       opt->time_limit_s);
+            else
+                printf("the fastest:\n");
         }
         char zero[24] = "";
         if (cfg->zero > 0)
