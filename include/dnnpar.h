@@ -231,6 +231,7 @@ typedef struct {
     int index;            /* select: the slice taken */
     int layers;           /* lstm: stacked layers */
     char model_axis;      /* loop dim expert strategies split for model parallelism (0: default) */
+    double ratio;         /* dropout: the probability of zeroing an element (0: not given) */
 } dnp_op;
 
 /* Attributes for dnp_graph_append (zero-initialise and set what applies). */
@@ -246,6 +247,7 @@ typedef struct {
     const char *axes, *loops, *equation;
     int axis, index, layers;
     char model_axis;
+    double ratio;
 } dnp_op_attrs;
 
 typedef struct dnp_graph dnp_graph;
@@ -1314,6 +1316,9 @@ typedef struct {
     double compute_eff;       /* the GEMM ceiling, fraction of peak; 0: not fitted */
     double host_kernel_s;     /* host time to issue one kernel (s); 0: not fitted */
     int eff_at_bound;         /* 1: the ceiling sits at 1 (slower than measured at peak) */
+    double eff_rejected;      /* > 0: one row, whose fit of the ceiling alone (this value)
+                               * fell below a physical ceiling, so the host time was
+                               * fitted instead (docs/validation.md "Calibration") */
     int n_rows;               /* calibrate rows it was fitted on */
     double rms_log_error;     /* residual over those rows */
 } dnp_calibration;

@@ -359,6 +359,7 @@ int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inp
         op->index = attrs->index;
         op->layers = attrs->layers;
         op->model_axis = attrs->model_axis;
+        op->ratio = attrs->ratio >= 0.0 && attrs->ratio < 1.0 ? attrs->ratio : 0.0;
     }
     return finish(g, i);
 }

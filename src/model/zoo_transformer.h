@@ -22,6 +22,9 @@ typedef struct {
     int64_t ffn;           /* feed-forward width */
     int64_t vocab;
     int64_t max_positions; /* rows of the learned position table (GPT, BERT) */
+    double dropout;        /* hidden dropout probability (embedding output, after the attention
+                            * projection and after the MLP); 0: none */
+    double attn_dropout;   /* attention dropout probability (on the softmax output); 0: none */
 } tf_config;
 
 /* Append the model's ops to the empty graph g; returns the last op or -1
@@ -29,9 +32,11 @@ typedef struct {
 int zoo_transformer_build(dnp_graph *g, const tf_config *c);
 /* 1 if name is "gpt(", "bert(" or "llama(" followed by anything.  O(1). */
 int zoo_transformer_is_spec(const char *name);
-/* Parse "gpt(hidden=H,heads=A,layers=L,seq=S[,ffn=F][,vocab=V][,kv_heads=K])"
- * (likewise bert, llama; keys in any order, each once; ffn defaults to 4H,
- * vocab to the family's published one, kv_heads to heads).  DNP_ERR_INPUT
+/* Parse "gpt(hidden=H,heads=A,layers=L,seq=S[,ffn=F][,vocab=V][,kv_heads=K]
+ * [,dropout=P][,attn_dropout=P])" (likewise bert, llama; keys in any order,
+ * each once; ffn defaults to 4H, vocab to the family's published one,
+ * kv_heads to heads, dropout to the family's (GPT and BERT 0.1, LLaMA 0),
+ * attn_dropout to dropout; P a decimal in [0, 1)).  DNP_ERR_INPUT
  * naming the column on bad input.  O(length). */
 dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *err);
 /* Parse and build; *out owns the graph (named spec).  O(layers). */

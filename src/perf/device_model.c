@@ -408,6 +408,14 @@ static void gemm_dims_of(const dnp_op *op, int64_t batch, const perf_shares *sh,
     }
 }
 
+/* 1 if op is an attention's softmax: over the per-head score matrices
+ * (rank-3 output) of a batched product (src/model/zoo_transformer.c). */
+static int attention_softmax(const dnp_graph *g, const dnp_op *op)
+{
+    return op->kind == DNP_OP_SOFTMAX && op->out_rank == 3 && op->n_inputs == 1 &&
+           dnp_graph_op(g, op->inputs[0])->kind == DNP_OP_MATMUL;
+}
+
 perf_shares perf_shares_of(const dnp_op *op, double fb, double fi, double fo)
 {
     perf_shares s;
@@ -540,6 +548,21 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         kernel(&f, r, c.fwd_flop * e, (Nin + N) * A, 0);
         if (!no_dx)
             kernel(&b, r, c.bwd_flop * e, (2.0 * N + Nin) * A, 0);
+        if (attention_softmax(g, op) && A >= 4.0) {
+            /* Megatron-LM's FusedScaleMaskSoftmax scales, masks and
+             * normalises the scores in one kernel only for 16-bit inputs
+             * (megatron/model/fused_softmax.py, is_kernel_available); in
+             * fp32 forward_torch_softmax runs `input * scale` and the mask
+             * (masked_fill_) as two more kernels, each reading and writing
+             * the scores, and their backwards as two more (the mask's
+             * reads it too) -- as eager PyTorch attention does anywhere */
+            kernel(&f, r, Nin * e, 2.0 * Nin * A, 0);
+            kernel(&f, r, 0.0, 2.0 * Nin * A + Nin * MASK_BYTES, 0);
+            if (!no_dx) {
+                kernel(&b, r, Nin * e, 2.0 * Nin * A, 0);
+                kernel(&b, r, 0.0, 2.0 * Nin * A + Nin * MASK_BYTES, 0);
+            }
+        }
         break;
     case DNP_OP_DROPOUT:
         /* read X, write Y and the mask; backward reads dY and the mask */

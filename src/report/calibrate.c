@@ -112,6 +112,18 @@ void calib_fit_rows(calib_predict_fn fn, void *ctx, const int *rows, const doubl
             fabs(log(p.host_kernel_s / was.host_kernel_s)) < 1e-9)
             break; /* converged */
     }
+    if (fit_eff && !fit_host && p.compute_eff < CALIB_EFF_PLAUSIBLE_MIN) {
+        /* an implausible ceiling: does the host time explain the rows? */
+        calib_params q = {default_eff, default_host_s};
+        golden(&pb, &q, &q.host_kernel_s, CALIB_HOST_MIN_S, CALIB_HOST_MAX_S);
+        if (sse(&pb, &q) <= sse(&pb, &p) + 1e-9 * n_rows) { /* as well, to rounding */
+            out->eff_implausible = 1;
+            out->eff_rejected = p.compute_eff;
+            p = q;
+            fit_eff = 0;
+            fit_host = 1;
+        }
+    }
     out->fitted_eff = fit_eff;
     out->fitted_host = fit_host;
     out->p.compute_eff = fit_eff ? p.compute_eff : 0.0;

@@ -74,6 +74,10 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
             rbuf_printf(&b, "--group-query-attention\n--num-query-groups %lld\n",
                         (long long)t.kv_heads);
     }
+    /* dropout as modelled (Megatron-LM's defaults are 0.1 for both, which
+     * a model trained without dropout, such as LLaMA, must turn off) */
+    rbuf_printf(&b, "--attention-dropout %g\n--hidden-dropout %g\n", t.attn_dropout,
+                t.hidden_dropout);
     /* parallelism */
     rbuf_printf(&b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n",
                 cfg->tp, cfg->pp);

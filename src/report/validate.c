@@ -750,6 +750,7 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         fit->host_kernel_s = cf.fitted_host ? cf.p.host_kernel_s : 0.0;
         fit->rms_log_error = cf.rms_log_error;
         fit->eff_at_bound = cf.eff_at_bound;
+        fit->eff_rejected = cf.eff_implausible ? cf.eff_rejected : 0.0;
     }
     /* Predict every row with its group's fit (or the preset default). */
     int nv = 0;

@@ -190,6 +190,7 @@ static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *f
         return 1;
     }
     if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
+        (op->kind == DNP_OP_DROPOUT && op->out_rank == 3) || /* on the attention probabilities */
         (op->kind == DNP_OP_ELTWISE && strstr(n, ".mlp.") != NULL) ||
         op->kind == DNP_OP_EMBEDDING) {
         *fb = inv; /* heads, features or the vocabulary split t ways */
@@ -238,7 +239,8 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
         }
         n_in++;
         out->bwd_device_s += t_op.bwd_s + t_op.wgrad_s;
-        if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX)
+        if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
+            (op->kind == DNP_OP_DROPOUT && op->out_rank == 3))
             out->attn_core_fwd_s += t_op.fwd_s;
         dnp_op_cost c;
         dnp_op_cost_get(g, i, mb, &c);
@@ -518,6 +520,9 @@ int c3_shape_of(const dnp_graph *g, c3_shape *t)
     int pos = dnp_graph_find(g, "embed.positions");
     t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
                                              : t->seq;
+    int ad = dnp_graph_find(g, "layer0.attn.dropout"), hd = dnp_graph_find(g, "layer0.mlp.dropout");
+    t->attn_dropout = ad >= 0 ? dnp_graph_op(g, ad)->ratio : 0.0;
+    t->hidden_dropout = hd >= 0 ? dnp_graph_op(g, hd)->ratio : 0.0;
     return 1;
 }
 
@@ -737,16 +742,30 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
             T->recompute_s = T->lay.attn_core_fwd_s; /* scores, softmax, context (section 5) */
         /* activations per layer for b sequences of s tokens, h hidden, a
-         * heads, t-way tensor parallelism, 2-byte activations (Korthikanti
-         * Table 2) */
+         * heads, t-way tensor parallelism (Korthikanti Table 2 and section
+         * 4.1, whose 34 sbh + 5 as^2 b counts 2-byte activations and 1-byte
+         * dropout masks), at this precision's activation bytes A and
+         * with dropout only where the model has it:
+         *   held by every tensor-parallel rank (split only by sequence
+         *   parallelism): the two layer-norm inputs, the QKV and MLP inputs
+         *   (4 A sbh) and the two hidden dropout masks (2 sbh);
+         *   split t ways: Q, K, V, the projection input, the GeLU input
+         *   and the fc2 input (1 + 1 + 1 + 1 + 4 + 4 = 12 A sbh);
+         *   the attention's as^2 b: the softmax output (A) and, with
+         *   attention dropout, its mask (1) and output (A), split t ways.
+         * A = 2 with dropout gives Korthikanti's 10 + 24/t and 5 as^2 b. */
         double sbh = (double)mbs * x->seq * x->hidden, as_h = x->heads * x->seq / x->hidden;
+        const double A = T->r.act_bytes;
+        const double rep = 4.0 * A + (x->shape.hidden_dropout > 0.0 ? 2.0 : 0.0);
+        const double split = 12.0 * A;
+        const double s2 = A + (x->shape.attn_dropout > 0.0 ? A + 1.0 : 0.0);
         if (cfg->recompute == DNP_RECOMPUTE_FULL)
-            T->act_layer_bytes = 2.0 * sbh;
+            T->act_layer_bytes = A * sbh; /* the layer's input */
         else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)
-            T->act_layer_bytes = cfg->seq_par ? sbh * 34.0 / t : sbh * (10.0 + 24.0 / t);
+            T->act_layer_bytes = cfg->seq_par ? sbh * (rep + split) / t : sbh * (rep + split / t);
         else
-            T->act_layer_bytes = cfg->seq_par ? sbh * (34.0 + 5.0 * as_h) / t
-                                              : sbh * (10.0 + 24.0 / t + 5.0 * as_h / t);
+            T->act_layer_bytes = cfg->seq_par ? sbh * (rep + split + s2 * as_h) / t
+                                              : sbh * (rep + split / t + s2 * as_h / t);
         /* Megatron-LM's --fp16 / --bf16 train in mixed precision: the
          * optimizer updates fp32 master weights and state beside the 16-bit
          * copy (Micikevicius et al., "Mixed Precision Training", ICLR 2018),

@@ -16,6 +16,7 @@ typedef struct {
     int layers;
     int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
     int llama, bert;
+    double hidden_dropout, attn_dropout; /* dropout probabilities, 0: none */
 } c3_shape;
 
 /* Read g's shape into *t.  Returns 0 (t zeroed but for layers) if g is

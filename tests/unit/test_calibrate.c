@@ -52,3 +52,28 @@ TEST(calibrate_one_row_fits_its_dominant_parameter)
     CHECK(!f.fitted_eff && f.fitted_host);
     CHECK_NEAR(f.p.host_kernel_s, 30e-6, 1e-6, 0);
 }
+
+TEST(calibrate_one_row_rejects_an_unphysical_ceiling)
+{
+    /* one row of W = 1 s of compute at peak and K = 1e5 kernels measured at
+     * 20 s: at the defaults (1 / 0.57 + 0.71 = 2.464 s) the ceiling is the
+     * more sensitive parameter, but alone it would have to fall to
+     * 1 / (20 - 0.71) = 0.05184, below CALIB_EFF_PLAUSIBLE_MIN; the host
+     * time alone explains the row exactly, (20 - 1 / 0.57) / 1e5 = 182.46 us,
+     * so that is what is fitted */
+    lin_rows r = {{1.0}, {1e5}};
+    int rows[1] = {0};
+    double meas[1] = {20.0};
+    calib_fit f;
+    calib_fit_rows(lin_predict, &r, rows, meas, 1, 0.57, 7.1e-6, &f);
+    CHECK(!f.fitted_eff && f.fitted_host && f.eff_implausible);
+    CHECK_NEAR(f.eff_rejected, 1.0 / (20.0 - 0.71), 1e-6, 0);
+    CHECK_NEAR(f.p.host_kernel_s, (20.0 - 1.0 / 0.57) / 1e5, 1e-6, 0);
+    CHECK(f.rms_log_error < 1e-6);
+    /* with 1e4 kernels the host time would need 1.82 ms per kernel, past
+     * CALIB_HOST_MAX_S: the host cannot explain the row, the ceiling stays */
+    r.k[0] = 1e4;
+    calib_fit_rows(lin_predict, &r, rows, meas, 1, 0.57, 7.1e-6, &f);
+    CHECK(f.fitted_eff && !f.fitted_host && !f.eff_implausible);
+    CHECK_NEAR(f.p.compute_eff, 1.0 / (20.0 - 0.071), 1e-6, 0);
+}

@@ -577,3 +577,46 @@ TEST(device_gemm_time_by_hand)
     CHECK(isnan(dnp_device_gemm_time_s(&d, DNP_PREC_FP32, 1, 0, 32, 32)));
     CHECK(isnan(dnp_device_gemm_time_s(NULL, DNP_PREC_FP32, 1, 32, 32, 32)));
 }
+
+/* An attention's softmax (over a batched product's per-head scores): in
+ * 16-bit one kernel each way (Megatron-LM's fused scale-mask-softmax); in
+ * fp32 the scale and the mask are two more kernels each way, each reading
+ * and writing the scores, the mask also reading its 1-byte mask
+ * (src/perf/device_model.c).  gpt(hidden=64, heads=4, seq=16) at batch 2:
+ * N = 4 x 16 x 16 x 2 = 2048 scores. */
+TEST(perf_attention_softmax_fp32_passes)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=64,heads=4,layers=1,seq=16)", &g, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    int sm = dnp_graph_find(g, "layer0.attn.softmax");
+    CHECK(sm >= 0);
+    dnp_device_type d = a100_like();
+    perf_rates r;
+    perf_op_time t;
+    const double N = 2048.0;
+    perf_rates_get(&d, DNP_PREC_AMP, &r);
+    perf_op_time_get(g, sm, 2, 1.0, 1.0, 1.0, &r, &t);
+    CHECK_EQ_INT(t.kernels, 2);
+    CHECK_NEAR(t.fwd_bytes, 2.0 * N * 2.0, 1e-15, 0);
+    CHECK_NEAR(t.bwd_bytes, 3.0 * N * 2.0, 1e-15, 0);
+    perf_rates_get(&d, DNP_PREC_FP32, &r);
+    perf_op_time_get(g, sm, 2, 1.0, 1.0, 1.0, &r, &t);
+    CHECK_EQ_INT(t.kernels, 6);
+    /* softmax 8N, scale 8N, mask 8N + N */
+    CHECK_NEAR(t.fwd_bytes, 25.0 * N, 1e-15, 0);
+    /* softmax 12N, scale 8N, mask 8N + N */
+    CHECK_NEAR(t.bwd_bytes, 29.0 * N, 1e-15, 0);
+    /* the dropout after it: read X, write Y (4 bytes each) and the mask */
+    int dr = dnp_graph_find(g, "layer0.attn.dropout");
+    CHECK(dr >= 0);
+    if (dr >= 0) {
+        perf_op_time_get(g, dr, 2, 1.0, 1.0, 1.0, &r, &t);
+        CHECK_EQ_INT(t.kernels, 2);
+        CHECK_NEAR(t.fwd_bytes, 9.0 * N, 1e-15, 0);
+        CHECK_NEAR(t.bwd_bytes, 9.0 * N, 1e-15, 0);
+    }
+    dnp_graph_free(g);
+}

@@ -112,3 +112,72 @@ TEST(zoo_transformer_parametric)
         dnp_graph_free(g);
     }
 }
+
+/* Dropout where the models train with it (docs/zoo.md): GPT-2 and BERT at
+ * 0.1 on the embedding output, the attention probabilities (per head,
+ * heads x seq x seq), after the attention projection and after the MLP;
+ * LLaMA has none; dropout= and attn_dropout= set them. */
+TEST(zoo_transformer_dropout)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("gpt2", &g, &err), DNP_OK);
+    if (g != NULL) {
+        int n_drop = 0;
+        for (int i = 0; i < dnp_graph_n_ops(g); i++)
+            if (dnp_graph_op(g, i)->kind == DNP_OP_DROPOUT) {
+                n_drop++;
+                CHECK_NEAR(dnp_graph_op(g, i)->ratio, 0.1, 1e-15, 0);
+            }
+        CHECK_EQ_INT(n_drop, 1 + 3 * 12);
+        int a = dnp_graph_find(g, "layer3.attn.dropout");
+        CHECK(a >= 0);
+        if (a >= 0) {
+            const dnp_op *op = dnp_graph_op(g, a);
+            CHECK_EQ_INT(op->out_rank, 3);
+            CHECK_EQ_INT(op->out_dims[0], 12);
+            CHECK_EQ_INT(op->out_dims[1], 1024);
+            CHECK_EQ_INT(op->out_dims[2], 1024);
+            /* the context product reads the dropped probabilities */
+            CHECK_EQ_INT(dnp_graph_op(g, dnp_graph_find(g, "layer3.attn.context"))->inputs[0], a);
+        }
+        CHECK(dnp_graph_find(g, "layer3.attn.out_dropout") >= 0);
+        CHECK(dnp_graph_find(g, "layer3.mlp.dropout") >= 0);
+        CHECK(dnp_graph_find(g, "embed.dropout") >= 0);
+    }
+    dnp_graph_free(g);
+    g = NULL;
+    CHECK_EQ_INT(dnp_zoo_build("llama2-7b", &g, &err), DNP_OK);
+    if (g != NULL)
+        for (int i = 0; i < dnp_graph_n_ops(g); i++)
+            CHECK(dnp_graph_op(g, i)->kind != DNP_OP_DROPOUT);
+    dnp_graph_free(g);
+    g = NULL;
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=64,heads=4,layers=2,seq=16,dropout=0,"
+                                "attn_dropout=0.25)",
+                                &g, &err),
+                 DNP_OK);
+    if (g != NULL) {
+        CHECK(dnp_graph_find(g, "layer1.mlp.dropout") < 0);
+        int a = dnp_graph_find(g, "layer1.attn.dropout");
+        CHECK(a >= 0);
+        if (a >= 0)
+            CHECK_NEAR(dnp_graph_op(g, a)->ratio, 0.25, 1e-15, 0);
+    }
+    dnp_graph_free(g);
+    static const char *const bad[] = {
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=1)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=-0.1)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=1e-1)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=0x1)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=0.1,dropout=0.2)",
+        "gpt(hidden=64,heads=4,layers=2,seq=16,attn_dropout=nan)"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_graph *b = NULL;
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_model_load(bad[i], &b, &e), DNP_ERR_INPUT);
+        CHECK(b == NULL && e.msg[0] != '\0');
+        dnp_graph_free(b);
+    }
+}

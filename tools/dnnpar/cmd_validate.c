@@ -80,7 +80,7 @@ static json_t *to_json(const dnp_validation *v)
     }
     for (int f = 0; f < v->n_fits; f++) {
         const dnp_calibration *c = &v->fits[f];
-        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:o,s:o,s:i,s:f}", "stack",
+        json_array_append_new(fits, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:i,s:f}", "stack",
                                               c->stack, "device", c->device, "precision",
                                               c->precision, "compute_eff",
                                               c->compute_eff > 0.0 ? json_real(c->compute_eff)
@@ -89,6 +89,9 @@ static json_t *to_json(const dnp_validation *v)
                                               c->host_kernel_s > 0.0
                                                   ? json_real(c->host_kernel_s)
                                                   : json_null(),
+                                              "compute_eff_rejected",
+                                              c->eff_rejected > 0.0 ? json_real(c->eff_rejected)
+                                                                    : json_null(),
                                               "rows", c->n_rows, "rms_log_error",
                                               c->rms_log_error));
     }
@@ -198,6 +201,10 @@ static void to_text(const dnp_validation *v, int calibrate)
                          " at its bound: slower than measured even at peak (rms log error "
                          "%.3f)",
                          c->rms_log_error);
+            else if (c->eff_rejected > 0.0)
+                snprintf(bound, sizeof bound,
+                         "; the ceiling alone would be %.4f, not a physical GEMM ceiling",
+                         c->eff_rejected);
             if (c->compute_eff > 0.0)
                 snprintf(eff, sizeof eff, "compute_eff %.4f", c->compute_eff);
             else
