@@ -73,6 +73,8 @@ char *dnp_model_to_json(const dnp_graph *g)
             json_object_set_new(o, "index", json_integer(op->index));
         if (op->kind == DNP_OP_LSTM)
             json_object_set_new(o, "layers", json_integer(op->layers));
+        if (op->kind == DNP_OP_DROPOUT && op->ratio > 0.0)
+            json_object_set_new(o, "ratio", json_real(op->ratio));
         if (op->model_axis != 0) {
             char m[2] = {op->model_axis, '\0'};
             json_object_set_new(o, "model_axis", json_string(m));
@@ -284,6 +286,14 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
     a.index = (int)index;
     a.layers = (int)layers;
     a.model_axis = ma != NULL ? ma[0] : 0;
+    const json_t *jr = json_object_get(o, "ratio");
+    if (jr != NULL) {
+        /* dropout's probability of zeroing an element (docs/formats.md) */
+        double ratio = json_is_number(jr) ? json_number_value(jr) : -1.0;
+        if (kind != DNP_OP_DROPOUT || !(ratio >= 0.0 && ratio < 1.0))
+            return bad(r, idx, name, "\"ratio\" is a dropout's probability, a number in [0, 1)");
+        a.ratio = ratio;
+    }
     dnp_shape s = {dims[0], dims[1], dims[2]};
     int n_in = (int)json_array_size(ins);
     if (kind == DNP_OP_INPUT && n_in != 0)

@@ -5,6 +5,8 @@
 
 #include "dnnpar.h"
 
+#include <string.h>
+
 /* Published trainable parameters: Hugging Face transformers' counts of
  * BertModel (with the pooler) for bert-base-uncased / bert-large-uncased
  * and of GPT2LMHeadModel (output tied to the token embedding) for gpt2,
@@ -163,6 +165,21 @@ TEST(zoo_transformer_dropout)
         CHECK(a >= 0);
         if (a >= 0)
             CHECK_NEAR(dnp_graph_op(g, a)->ratio, 0.25, 1e-15, 0);
+        /* the probability survives the model JSON */
+        char *text = dnp_model_to_json(g);
+        dnp_graph *back = NULL;
+        CHECK(text != NULL);
+        if (text != NULL)
+            CHECK_EQ_INT(dnp_model_read_json_buffer(text, strlen(text), "t", &back, &err),
+                         DNP_OK);
+        if (back != NULL) {
+            int b = dnp_graph_find(back, "layer1.attn.dropout");
+            CHECK(b >= 0);
+            if (b >= 0)
+                CHECK_NEAR(dnp_graph_op(back, b)->ratio, 0.25, 1e-15, 0);
+        }
+        dnp_graph_free(back);
+        dnp_free(text);
     }
     dnp_graph_free(g);
     static const char *const bad[] = {
