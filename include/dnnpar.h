@@ -423,7 +423,7 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len_bytes, const char *
 dnp_status dnp_model_read_json(const char *path, dnp_graph **out, dnp_error *err);
 dnp_status dnp_model_read_json_buffer(const char *data, size_t len_bytes, const char *name,
                                       dnp_graph **out, dnp_error *err);
-/* The JSON text of a model (caller frees with free()); NULL on allocation failure. */
+/* The JSON text of a model (caller frees it with dnp_free); NULL on allocation failure. */
 char *dnp_model_to_json(const dnp_graph *g);
 
 /* The largest model a loader accepts: model JSON ops, ONNX nodes. */
@@ -585,7 +585,7 @@ int64_t dnp_cluster_devices(const dnp_cluster *c);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
  * their figures in SI units and counts.  Writing then reading gives an
- * identical cluster.  The text is caller-owned (free()); NULL on
+ * identical cluster.  The text is caller-owned (dnp_free); NULL on
  * allocation failure.  Errors give file:line:column or the device index. */
 char *dnp_cluster_to_json(const dnp_cluster *c);
 dnp_status dnp_cluster_read_json(const char *path, dnp_cluster *out, dnp_error *err);
@@ -904,7 +904,7 @@ int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits)
 /* The plan's simulated step as Chrome trace events (chrome://tracing,
  * Perfetto): one process per device class, one thread per stream, times in
  * microseconds.  Under the paper's accounting, each op's communication and
- * compute on its critical path.  Caller frees the text with free(); NULL on
+ * compute on its critical path.  Caller frees the text with dnp_free; NULL on
  * allocation failure.  Deterministic.  O(tasks). */
 char *dnp_plan_trace_json(const dnp_plan *p);
 
