@@ -1870,6 +1870,18 @@ dnp_status dnp_plot_scale(const char *path, const char *model, const char *node,
                           const double *devices, const double *throughput_per_s,
                           const double *efficiency, dnp_error *err);
 
+/* `simulate --config --plot`, `plan --search 3d --plot`: the timeline of a
+ * simulated step from its Chrome trace text (dnp_config3d_trace,
+ * dnp_plan_trace_json; borrowed): one row per stream (process and thread
+ * of the trace), one box per event from its start to its end, coloured by
+ * forward, backward, pipeline send, gradient all-reduce, optimizer or other
+ * compute / communication (docs/reports.md, "Timelines"); `title` labels
+ * it.  Errors as dnp_plot_compare, and DNP_ERR_INPUT for a text that is
+ * not a trace or one past 100,000 events or 256 streams.  O(events x
+ * streams) plus one gnuplot run. */
+dnp_status dnp_plot_trace(const char *path, const char *trace_json, const char *title,
+                          dnp_error *err);
+
 /* The model graph g in Graphviz DOT to `path` ("-" = standard output),
  * coloured by plan p's types when p (planned on g) is not NULL; see
  * docs/reports.md.  Errors: DNP_ERR_IO (cannot write), DNP_ERR_NOMEM.

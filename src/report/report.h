@@ -168,6 +168,16 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
                          const char *scheme, int64_t batch, int *width_px, int *height_px);
 char *report_scale_script(const char *model, const char *node, int n, const double *devices,
                           const double *throughput_per_s, const double *efficiency);
+/* The timeline script of a Chrome trace (report_plot_timeline, timeline.c):
+ * NULL with the reason in why[] for a text that is not a trace or is too
+ * large to draw (the limits below), NULL with why[0] == 0 on allocation
+ * failure.  O(events x streams). */
+#define REPORT_TIMELINE_MAX_EVENTS 100000
+#define REPORT_TIMELINE_MAX_ROWS 256
+char *report_timeline_script(const char *trace_json, const char *title, int *width_px,
+                             int *height_px, char *why, size_t why_n);
+dnp_status report_plot_timeline(const char *path, const char *trace_json, const char *title,
+                                dnp_error *err);
 /* Pixels per layer column of the plan map: wide enough for "III" in the
  * cells' 9-point font (14 px squeezed it against the cell's edges). */
 #define REPORT_PLAN_CELL_PX 18

@@ -36,6 +36,12 @@ dnp_status dnp_plot_scale(const char *path, const char *model, const char *node,
     return report_plot_scale(path, model, node, n, devices, throughput_per_s, efficiency, err);
 }
 
+dnp_status dnp_plot_trace(const char *path, const char *trace_json, const char *title,
+                          dnp_error *err)
+{
+    return report_plot_timeline(path, trace_json, title, err);
+}
+
 dnp_status dnp_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p, dnp_error *err)
 {
     return report_dot_write(path, g, p, err);

@@ -601,3 +601,56 @@ TEST(report_pictures_legible)
     }
     dnp_free(sc);
 }
+
+/* The timeline of a hand-made trace: two stages' compute threads, one send
+ * and one all-reduce, times in microseconds.  Rows sorted by (process,
+ * thread), labelled by the process name up to ':' and the thread's; boxes
+ * centred at (start + end) / 2 with half their length, in milliseconds
+ * (the step ends at 2,500 us); the legend lists only the kinds present. */
+TEST(report_timeline_script_by_hand)
+{
+    const char *trace =
+        "{\"displayTimeUnit\":\"ms\",\"traceEvents\":["
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"tid\":0,"
+        "\"args\":{\"name\":\"stage 2: 6 layers\"}},"
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
+        "\"args\":{\"name\":\"stage 1: 6 layers\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,\"args\":{\"name\":\"compute\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"sends\"}},"
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":2,\"tid\":1,\"args\":{\"name\":\"compute\"}},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 forward, layers 7-12\",\"cat\":\"compute\","
+        "\"pid\":2,\"tid\":1,\"ts\":1000.000,\"dur\":500.000},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 forward, layers 1-6\",\"cat\":\"compute\","
+        "\"pid\":1,\"tid\":1,\"ts\":0.000,\"dur\":1000.000},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 activations\",\"cat\":\"comm\","
+        "\"pid\":1,\"tid\":2,\"ts\":1000.000,\"dur\":10.000},"
+        "{\"ph\":\"X\",\"name\":\"gradient all-reduce\",\"cat\":\"comm\","
+        "\"pid\":2,\"tid\":1,\"ts\":2000.000,\"dur\":500.000}]}";
+    int w = 0, h = 0;
+    char why[200];
+    char *s = report_timeline_script(trace, "t'itle", &w, &h, why, sizeof why);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    CHECK_EQ_INT(w, 1200);
+    CHECK_EQ_INT(h, 140 + 24 * 3);
+    CHECK(strstr(s, "set title 't''itle'") != NULL);
+    CHECK(strstr(s, "set xlabel 'time (ms)'") != NULL);
+    CHECK(strstr(s, "set yrange [2.5:-0.5]") != NULL);
+    CHECK(strstr(s, "('stage 1, compute' 0, 'stage 1, sends' 1, 'stage 2, compute' 2)") != NULL);
+    /* forward on stage 1: 0-1 ms; the send 1-1.01 ms; stage 2's forward
+     * 1-1.5 ms and all-reduce 2-2.5 ms */
+    CHECK(strstr(s, "0.5 0 0.5 0.38 5142951\n") != NULL);
+    CHECK(strstr(s, "1.005 1 0.005 0.38 12234924\n") != NULL);
+    CHECK(strstr(s, "1.25 2 0.25 0.38 5142951\n") != NULL);
+    CHECK(strstr(s, "2.25 2 0.25 0.38 5873999\n") != NULL);
+    CHECK(strstr(s, "title 'forward'") != NULL && strstr(s, "title 'backward'") == NULL);
+    CHECK(strstr(s, "title 'pipeline send'") != NULL);
+    CHECK(strstr(s, "title 'gradient all-reduce'") != NULL);
+    dnp_free(s);
+    /* not a trace */
+    CHECK(report_timeline_script("{\"x\":1}", "", &w, &h, why, sizeof why) == NULL);
+    CHECK(strstr(why, "not a Chrome trace") != NULL);
+    CHECK(report_timeline_script("", "", &w, &h, why, sizeof why) == NULL);
+    CHECK(why[0] != '\0');
+}

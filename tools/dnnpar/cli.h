@@ -254,6 +254,14 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
                         const char *json);
 
+/* The step of configuration cfg of g on cl as Chrome trace events to
+ * trace_path and as a timeline picture (dnp_plot_trace) to plot_path,
+ * either may be NULL; `title` labels the picture.  Returns an exit status
+ * (the error printed as cmd's). */
+int cli_config3d_pictures(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
+                          int64_t batch, const dnp_plan_options *opt, const dnp_config3d *cfg,
+                          const char *trace_path, const char *plot_path, const char *title);
+
 /* Subcommands. */
 int cmd_info(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -45,7 +45,8 @@ static const char plan_help[] =
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
-    "  --plot FILE    a map of layers x levels coloured by type (gnuplot; .png, .svg)\n"
+    "  --plot FILE    a map of layers x levels coloured by type (gnuplot; .png, .svg);\n"
+    "                 with --search 3d the chosen configuration's step timeline\n"
     "  --dot FILE     the model graph in Graphviz DOT coloured by the split\n"
     "  --trace FILE   the simulated step as Chrome trace events (chrome://tracing)\n"
     "  --reference    the AccPar authors' restricted model: element counts,\n"
@@ -137,10 +138,9 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             sc = DNP_SCHEME_DP;
             if (cli_get(a, "optimizer") == NULL)
                 job->opt.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's */
-            if (job->plot || job->dot || job->trace || cli_get(a, "levels") ||
-                job->opt.reference_mode) {
-                cli_error(cmd, "--search 3d takes no --plot, --dot, --trace, --levels or "
-                               "--reference");
+            if (job->dot || cli_get(a, "levels") || job->opt.reference_mode) {
+                cli_error(cmd, "--search 3d takes no --dot, --levels or --reference (--plot "
+                               "FILE.svg draws the chosen configuration's step timeline)");
                 return EXIT_USAGE;
             }
         }
@@ -317,8 +317,16 @@ int cmd_plan(int argc, char **argv)
             cli_error("plan", "%s", err.msg);
             rc = cli_exit_for(err.status);
         } else {
-            rc = cli_config3d_report("plan", job.g, &used, &job.cl, job.opt.batch, &job.opt,
-                                     &best, &res, &stats, job.json);
+            /* the pictures first: a file that cannot be written is an error
+             * before any report is printed */
+            char title[160];
+            snprintf(title, sizeof title, "%.60s, batch %lld: one step of the fastest "
+                     "configuration", job.source, (long long)job.opt.batch);
+            rc = cli_config3d_pictures("plan", job.g, &used, job.opt.batch, &job.opt, &best,
+                                       job.trace, job.plot, title);
+            if (rc == 0)
+                rc = cli_config3d_report("plan", job.g, &used, &job.cl, job.opt.batch, &job.opt,
+                                         &best, &res, &stats, job.json);
         }
         dnp_graph_free(job.g);
         return rc;

@@ -10,6 +10,7 @@ static const char help[] =
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
     "                       [--plot FILE.png|FILE.svg] [--dot FILE]\n"
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
+    "                       [--trace FILE] [--plot FILE.png|FILE.svg]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                       [--grad-dtype fp32] [--tp-across-nodes]\n"
@@ -27,7 +28,9 @@ static const char help[] =
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
     "optimizer defaults to adam there; --grad-dtype fp32 all-reduces the gradients\n"
-    "in fp32 (DeepSpeed's fp32_allreduce; or grad_dtype=fp32 in CFG).\n"
+    "in fp32 (DeepSpeed's fp32_allreduce; or grad_dtype=fp32 in CFG); --plot\n"
+    "draws the step's timeline (a row per stage and stream, a box per forward,\n"
+    "backward, send, all-reduce and optimizer step).\n"
     CLI_PERF_HELP
     "\n"
     "examples:\n"
@@ -48,6 +51,17 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     long long batch = cli_positive("simulate", "batch", b, 1LL << 40);
     if (batch < 0)
         return EXIT_USAGE;
+    if (cli_get(a, "dot") != NULL) {
+        cli_error("simulate", "--dot draws a plan's split of the model graph; a Megatron-LM "
+                              "configuration (--config) has none: --plot FILE.svg draws its "
+                              "step's timeline");
+        return EXIT_USAGE;
+    }
+    const char *plot = cli_get(a, "plot");
+    if (plot != NULL && dnp_plot_format(plot) < 0) {
+        cli_error("simulate", "--plot '%s': the file name must end in .png or .svg", plot);
+        return EXIT_USAGE;
+    }
     dnp_config3d cfg;
     dnp_error err = {0};
     if (dnp_config3d_parse(cfg_text, &cfg, &err) != DNP_OK) {
@@ -81,17 +95,11 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
         dnp_graph_free(g);
         return cli_exit_for(err.status);
     }
-    const char *trace = cli_get(a, "trace");
-    if (trace != NULL) {
-        char *text = NULL;
-        if (dnp_config3d_trace(g, &cl, batch, &opt, &cfg, &text, &err) != DNP_OK) {
-            cli_error("simulate", "%s", err.msg);
-            dnp_graph_free(g);
-            return cli_exit_for(err.status);
-        }
-        rc = cli_write_text("simulate", trace, text);
-        dnp_free(text);
-    }
+    char title[256];
+    snprintf(title, sizeof title, "%.60s, batch %lld: one step under %.100s", a->pos[0], batch,
+             cfg_text);
+    rc = cli_config3d_pictures("simulate", g, &cl, batch, &opt, &cfg, cli_get(a, "trace"), plot,
+                               title);
     if (rc == 0)
         rc = cli_config3d_report("simulate", g, &cl, NULL, batch, &opt, &cfg, &res, NULL,
                                  cli_get(a, "json"));

@@ -430,3 +430,24 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
     dnp_free(spec);
     return rc;
 }
+
+int cli_config3d_pictures(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
+                          int64_t batch, const dnp_plan_options *opt, const dnp_config3d *cfg,
+                          const char *trace_path, const char *plot_path, const char *title)
+{
+    if (trace_path == NULL && plot_path == NULL)
+        return EXIT_OK;
+    char *text = NULL;
+    dnp_error err = {0};
+    if (dnp_config3d_trace(g, cl, batch, opt, cfg, &text, &err) != DNP_OK) {
+        cli_error(cmd, "%s", err.msg);
+        return cli_exit_for(err.status);
+    }
+    int rc = trace_path != NULL ? cli_write_text(cmd, trace_path, text) : EXIT_OK;
+    if (rc == EXIT_OK && plot_path != NULL && dnp_plot_trace(plot_path, text, title, &err) != DNP_OK) {
+        cli_error(cmd, "%s", err.msg);
+        rc = cli_exit_for(err.status);
+    }
+    dnp_free(text);
+    return rc;
+}
