@@ -9,6 +9,7 @@
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
 #include "search/strategy.h"
+#include "sim/config3d_int.h"
 #include "sim/lower.h"
 #include "topo/topology.h"
 
@@ -1238,6 +1239,47 @@ static void tree_free(tree_state *t)
     memset(t, 0, sizeof *t);
 }
 
+/* What to do when no plan fits: for a zoo transformer, the fastest
+ * Megatron-LM configuration that fits, if dnp_config3d_search finds one
+ * within a few seconds (tensor and pipeline parallelism, recompute and ZeRO
+ * keep far less per device than splitting every layer's batch); else the
+ * generic advice.  Writes at most n bytes of text into hint. */
+#define HINT_3D_TIME_LIMIT_S 5.0
+static void transformer_hint(const dnp_graph *g, const dnp_cluster *c,
+                             const dnp_plan_options *opt, char *hint, size_t n)
+{
+    snprintf(hint, n, "a larger memory limit, more devices or a smaller batch would do");
+    c3_shape sh;
+    if (!c3_shape_of(g, &sh))
+        return;
+    dnp_plan_options o = *opt;
+    o.time_limit_s = HINT_3D_TIME_LIMIT_S;
+    o.config3d_top = 0;
+    if (o.optimizer == DNP_OPTIM_MOMENTUM)
+        o.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's, as plan --search 3d */
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats *stats = dnp_malloc(sizeof *stats);
+    dnp_error e = {0};
+    if (stats != NULL && dnp_config3d_search(g, c, o.batch, &o, &best, &res, stats, &e) == DNP_OK &&
+        res.fits)
+        snprintf(hint, n,
+                 "%s is a transformer: plan --search 3d finds Megatron-LM configuration tp %d, "
+                 "pp %d, dp %d, micro-batch %lld, recompute %s%s%s: %.4g s per step, %.3g GB per "
+                 "device",
+                 dnp_graph_name(g), best.tp, best.pp, best.dp, (long long)best.microbatch,
+                 best.recompute == DNP_RECOMPUTE_FULL        ? "full"
+                 : best.recompute == DNP_RECOMPUTE_SELECTIVE ? "selective"
+                                                             : "none",
+                 best.seq_par ? ", sequence parallel" : "", best.zero ? ", ZeRO-1" : "",
+                 res.step_time_s, res.mem_bytes / 1e9);
+    else
+        snprintf(hint, n, "%s is a transformer, but plan --search 3d finds no Megatron-LM "
+                 "configuration that fits either: a larger memory limit, more devices or a smaller "
+                 "batch would do", dnp_graph_name(g));
+    dnp_free(stats);
+}
+
 /* AccPar's space contains the baselines' assignments (all Type-I; FC
  * Type-II; Types I/II at equal ratios), but its hierarchical search is
  * greedy level by level and the default model's per-level view is an
@@ -1319,14 +1361,14 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         }
     }
     if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
-        char *cl = dnp_cluster_spec(c);
+        char *cl = dnp_cluster_spec(c), hint[320];
+        transformer_hint(g, c, opt, hint, sizeof hint);
         dnp_error_set(err, DNP_ERR_INPUT,
                       "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
-                      "smallest needs %.3g GB (a larger memory limit, more devices or a smaller "
-                      "batch would do)",
+                      "smallest needs %.3g GB (%s)",
                       dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
                       p->sim.mem_capacity_bytes / 1e9, cl != NULL ? cl : "(out of memory)",
-                      min_mem / 1e9);
+                      min_mem / 1e9, hint);
         dnp_free(cl);
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
