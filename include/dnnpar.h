@@ -979,6 +979,7 @@ typedef struct {
     double optimizer_s;
     double model_flop;       /* forward + backward + gradient of the GEMMs, whole step */
     double mfu;              /* model_flop / (step x devices x peak FLOP/s) */
+    double tokens;           /* tokens per step: the global batch x the sequence */
     /* memory of the pipeline stage nearest its device's capacity (the
      * largest share of it; the first stage on one device type with even
      * stages), which is stage mem_stage */

@@ -1242,6 +1242,7 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     out->model_flop = 3.0 * (double)(x->batch / cfg->microbatch) *
                       ((double)x->L * T0->lay.fwd_flop + T0->pre.fwd_flop + T0->post.fwd_flop);
     out->mfu = out->model_flop / (out->step_time_s * x->peak_total_flops);
+    out->tokens = (double)x->batch * x->seq;
     if (trace_json != NULL && (*trace_json = c3_trace(x, layers, &sg)) == NULL)
         goto done;
     st = DNP_OK;

@@ -219,6 +219,12 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             "weights_bytes", res->mem_weights_bytes, "activation_bytes",
             res->mem_activation_bytes, "peak_bytes_max", res->mem_bytes, "capacity_bytes",
             res->mem_capacity_bytes, "fits", res->fits);
+        if (o != NULL) {
+            const double devices = (double)cfg->tp * cfg->pp * cfg->dp;
+            json_object_set_new(o, "tokens_per_s", json_real(res->tokens / res->step_time_s));
+            json_object_set_new(o, "model_tflops_per_device",
+                                json_real(res->model_flop / res->step_time_s / devices / 1e12));
+        }
         if (o != NULL && res->straggler_pace > 1.0)
             json_object_set_new(o, "stragglers",
                                 json_pack("{s:f,s:s}", "pace", res->straggler_pace, "source",
@@ -342,6 +348,13 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         printf("predicted step time %s, MFU %.1f%%: pipeline bubble %s, tensor-parallel "
                "collectives %s per rank\n",
                t1, 100.0 * res->mfu, t2, t3);
+        /* tokens/s and the model FLOP/s each device sustains: the MFU's
+         * numerator per device, in the units training logs print */
+        const double devices = (double)cfg->tp * cfg->pp * cfg->dp;
+        char tk[32];
+        cli_fmt_si(res->tokens / res->step_time_s, tk, sizeof tk);
+        printf("throughput %stokens/s, %.1f TFLOP/s of model FLOP per device\n", tk,
+               res->model_flop / res->step_time_s / devices / 1e12);
         printf("pipeline message %s each, data-parallel gradient sync %s\n", t4, t5);
         const char *fp32 = cfg->grad_fp32 || opt->grad_fp32 ? "gradients all-reduced in fp32" : "";
         if (res->embed_sync_s > 0.0) {
