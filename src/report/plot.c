@@ -336,11 +336,16 @@ char *report_scale_script(const char *model, const char *node, int n, const doub
                    * efficiency line near 100% crossed it) */
                   "set format y '%.0s%c'\n"
                   "set key outside below center horizontal\nset bmargin 6\n$d << EOD\n");
+    /* the fourth column: ideal (linear) throughput from the smallest size,
+     * throughput_0 x devices / devices_0, against which the efficiency is read */
     for (int i = 0; i < n; i++)
-        rbuf_printf(&b, "%.17g %.17g %.17g\n", devices[i], throughput_per_s[i],
-                    100.0 * efficiency[i]);
+        rbuf_printf(&b, "%.17g %.17g %.17g %.17g\n", devices[i], throughput_per_s[i],
+                    100.0 * efficiency[i],
+                    devices[0] > 0.0 ? throughput_per_s[0] * devices[i] / devices[0] : NAN);
     rbuf_puts(&b, "EOD\n"
                   "plot $d using 1:2 with linespoints lw 2 pt 7 title 'throughput', \\\n"
+                  "     $d using 1:4 with lines lw 1 dt 3 lc rgb '#7f7f7f' "
+                  "title 'linear from the smallest size', \\\n"
                   "     $d using 1:3 axes x1y2 with linespoints lw 2 pt 5 dt 2 "
                   "title 'scaling efficiency'\n");
     return rbuf_take(&b);

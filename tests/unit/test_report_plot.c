@@ -597,7 +597,10 @@ TEST(report_pictures_legible)
         CHECK(strstr(sc, "set format y '%.0s%c'\n") != NULL);
         CHECK(strstr(sc, "title 'throughput'") != NULL);
         CHECK(strstr(sc, "title 'scaling efficiency'") != NULL);
-        CHECK(strstr(sc, "\n32 260000 98\nEOD\n") != NULL);
+        /* the ideal column: 65,000 x 32 / 8 */
+        CHECK(strstr(sc, "\n32 260000 98 260000\nEOD\n") != NULL);
+        CHECK(strstr(sc, "\n16 130000 99 130000\n") != NULL);
+        CHECK(strstr(sc, "title 'linear from the smallest size'") != NULL);
     }
     dnp_free(sc);
 }
