@@ -1847,14 +1847,16 @@ int dnp_plot_format(const char *path);
 /* `compare --plot`: bars of each scheme's speedup, labelled with the
  * speedup and the step time, titled with the model and cluster.  names[i],
  * step_time_s[i] (seconds) and speedup[i] (times faster than the baseline)
- * for i < n, 1 <= n <= 64; everything is borrowed.  Writes `path` (.png or
+ * for i < n, 1 <= n <= 64; fits[i] 0 marks a plan over the memory limit
+ * (drawn grey, "over memory" under its figures; fits NULL: every plan
+ * fits); everything is borrowed.  Writes `path` (.png or
  * .svg) through dnp_output.  Errors: DNP_ERR_INPUT (a name that is not
  * .png/.svg, bad arguments), DNP_ERR_IO (gnuplot missing or failing - its
  * first stderr line quoted - or the file cannot be written),
  * DNP_ERR_NOMEM.  Runs gnuplot once. */
 dnp_status dnp_plot_compare(const char *path, const char *model, const char *cluster, int n,
                             const char *const *names, const double *step_time_s,
-                            const double *speedup, dnp_error *err);
+                            const double *speedup, const int *fits, dnp_error *err);
 
 /* `plan --plot`: the decided ops (x, plan order) by searched levels (y),
  * each cell coloured by the op's type at that level, one panel per

@@ -19,6 +19,8 @@ static const char *const state_colors[6] = {"#4e79a7", "#f28e2b", "#e15759",
                                             "#a0cbe8", "#ffbe7d", "#d4d4d4"};
 static const unsigned scheme_colors[6] = {0xbab0ac, 0xedc948, 0x59a14f,
                                           0x4e79a7, 0xb07aa1, 0x76b7b2};
+/* a bar whose plan does not fit in memory: light grey whatever its scheme */
+#define OVER_MEMORY_RGB 0xe8e8e8u
 
 /* Time with a unit, as the text reports print it. */
 static void fmt_time(double s, char *buf, size_t n)
@@ -40,8 +42,8 @@ static void put_sq(rbuf *b, const char *s)
 }
 
 char *report_compare_script(const char *model, const char *cluster, int n, const char *const *names,
-                            const double *step_time_s, const double *speedup, int *width_px,
-                            int *height_px)
+                            const double *step_time_s, const double *speedup, const int *fits,
+                            int *width_px, int *height_px)
 {
     rbuf b;
     rbuf_init(&b);
@@ -85,16 +87,23 @@ char *report_compare_script(const char *model, const char *cluster, int n, const
     for (int i = 0; i < n; i++) {
         char t[32];
         fmt_time(step_time_s[i], t, sizeof t);
-        rbuf_printf(&b, "%s\"%.2fx\\n%s\"", i ? ", " : "", isfinite(speedup[i]) ? speedup[i] : 0.0,
-                    t);
+        rbuf_printf(&b, "%s\"%.2fx\\n%s%s\"", i ? ", " : "",
+                    isfinite(speedup[i]) ? speedup[i] : 0.0, t,
+                    fits != NULL && !fits[i] ? "\\nover memory" : "");
     }
     rbuf_puts(&b, "]\n$bars << EOD\n");
     for (int i = 0; i < n; i++)
-        rbuf_printf(&b, "%d %.6f %u\n", i, isfinite(speedup[i]) ? speedup[i] : 0.0,
-                    scheme_colors[i % 6]);
+        rbuf_printf(&b, "%d %.6f %u %d\n", i, isfinite(speedup[i]) ? speedup[i] : 0.0,
+                    fits != NULL && !fits[i] ? OVER_MEMORY_RGB : scheme_colors[i % 6],
+                    fits == NULL || fits[i]);
     rbuf_puts(&b, "EOD\n"
                   "plot $bars using 1:2:3 with boxes lc rgb variable, \\\n"
-                  "     $bars using 1:2:(L[int($1)+1]) with labels center offset 0,1.6\n");
+                  /* two-line labels of plans that fit, three-line ones above
+                   * the plans over memory (column 4 says which) */
+                  "     $bars using 1:(int($4) ? $2 : NaN):(L[int($1)+1]) with labels center "
+                  "offset 0,1.6, \\\n"
+                  "     $bars using 1:(int($4) ? NaN : $2):(L[int($1)+1]) with labels center "
+                  "offset 0,2.8\n");
     return rbuf_take(&b);
 }
 
@@ -274,7 +283,7 @@ char *report_plan_script(const dnp_plan *p, const char *model, const char *clust
 
 dnp_status report_plot_compare(const char *path, const char *model, const char *cluster, int n,
                                const char *const *names, const double *step_time_s,
-                               const double *speedup, dnp_error *err)
+                               const double *speedup, const int *fits, dnp_error *err)
 {
     if (report_plot_format(path) < 0)
         return report_gnuplot_render(path, "", 0, 0, err); /* the format error */
@@ -284,7 +293,7 @@ dnp_status report_plot_compare(const char *path, const char *model, const char *
     }
     int w, h;
     char *script = report_compare_script(model ? model : "", cluster ? cluster : "", n, names,
-                                         step_time_s, speedup, &w, &h);
+                                         step_time_s, speedup, fits, &w, &h);
     if (script == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the plot script");
         return DNP_ERR_NOMEM;

@@ -43,7 +43,7 @@ int report_plot_format(const char *path);
  * cannot be written, DNP_ERR_NOMEM.  Runs gnuplot once. */
 dnp_status report_plot_compare(const char *path, const char *model, const char *cluster, int n,
                                const char *const *names, const double *step_time_s,
-                               const double *speedup, dnp_error *err);
+                               const double *speedup, const int *fits, dnp_error *err);
 
 /* `plan --plot`: a map of decided ops (x, in plan order) by searched levels
  * (y, h0 at the top), each cell coloured by the op's type at that level
@@ -162,8 +162,8 @@ dnp_status report_gnuplot_render(const char *path, const char *script, int width
  * report_plot_*; the caller frees them.  NULL on allocation failure.
  * *width_px / *height_px receive the picture's size. */
 char *report_compare_script(const char *model, const char *cluster, int n, const char *const *names,
-                            const double *step_time_s, const double *speedup, int *width_px,
-                            int *height_px);
+                            const double *step_time_s, const double *speedup, const int *fits,
+                            int *width_px, int *height_px);
 char *report_plan_script(const dnp_plan *p, const char *model, const char *cluster,
                          const char *scheme, int64_t batch, int *width_px, int *height_px);
 char *report_scale_script(const char *model, const char *node, int n, const double *devices,

@@ -18,9 +18,9 @@ int dnp_plot_format(const char *path) { return report_plot_format(path); }
 
 dnp_status dnp_plot_compare(const char *path, const char *model, const char *cluster, int n,
                             const char *const *names, const double *step_time_s,
-                            const double *speedup, dnp_error *err)
+                            const double *speedup, const int *fits, dnp_error *err)
 {
-    return report_plot_compare(path, model, cluster, n, names, step_time_s, speedup, err);
+    return report_plot_compare(path, model, cluster, n, names, step_time_s, speedup, fits, err);
 }
 
 dnp_status dnp_plot_plan(const char *path, const dnp_plan *p, const char *model,

@@ -127,10 +127,10 @@ static dnp_plan *hetero_plan(dnp_graph **g)
 TEST(report_compare_script_text)
 {
     int w = 0, h = 0;
-    char *a = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s, speedup,
-                                    &w, &h);
-    char *b = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s, speedup,
-                                    &w, &h);
+    char *a = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s,
+                                    speedup, NULL, &w, &h);
+    char *b = report_compare_script("vgg19", "128xtpu-v2+128xtpu-v3", 4, schemes, step_s,
+                                    speedup, NULL, &w, &h);
     CHECK(a != NULL && b != NULL);
     if (a != NULL && b != NULL) {
         CHECK_STR(a, b); /* deterministic */
@@ -141,6 +141,17 @@ TEST(report_compare_script_text)
     }
     dnp_free(a);
     dnp_free(b);
+    /* a plan over the memory limit: grey, and says so under its figures */
+    const int fits[4] = {1, 0, 1, 1};
+    char *c = report_compare_script("vgg19", "c", 4, schemes, step_s, speedup, fits, &w, &h);
+    CHECK(c != NULL);
+    if (c != NULL) {
+        CHECK(strstr(c, "\"1.20x\\n100.000 ms\\nover memory\"") != NULL);
+        CHECK(strstr(c, "\"9.76x\\n12.300 ms\"") != NULL);
+        CHECK(strstr(c, "\n1 1.200000 15263976 0\n") != NULL); /* 0xe8e8e8 */
+        CHECK(strstr(c, "\n0 1.000000 12234924 1\n") != NULL); /* dp keeps its colour */
+    }
+    dnp_free(c);
 }
 
 TEST(report_plot_compare_renders)
@@ -150,13 +161,14 @@ TEST(report_plot_compare_renders)
     dnp_error err = {0};
     snprintf(path, sizeof path, "%s/cmp.png", dir);
     dnp_status st =
-        report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, &err);
+        report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, NULL, &err);
     if (st != DNP_OK)
         printf("  %s\n", err.msg);
     CHECK_EQ_INT(st, DNP_OK);
     check_png(path, 2000);
     snprintf(path, sizeof path, "%s/cmp.svg", dir);
-    CHECK_EQ_INT(report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, &err),
+    CHECK_EQ_INT(report_plot_compare(path, "vgg19", "4xtpu-v3", 4, schemes, step_s, speedup, NULL,
+                                     &err),
                  DNP_OK);
     char *svg = check_svg(path);
     if (svg != NULL) {
@@ -178,13 +190,13 @@ TEST(report_plot_errors)
     dnp_error err = {0};
     /* Not .png/.svg: an input error, nothing written, gnuplot not run. */
     snprintf(path, sizeof path, "%s/cmp.pdf", dir);
-    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, NULL, &err),
                  DNP_ERR_INPUT);
     CHECK(strstr(err.msg, ".png or .svg") != NULL);
     /* A directory that does not exist: an I/O error. */
     dnp_error_clear(&err);
     snprintf(path, sizeof path, "%s/no/such/cmp.png", dir);
-    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, NULL, &err),
                  DNP_ERR_IO);
     CHECK(strstr(err.msg, "no/such/cmp.png") != NULL);
     /* A script gnuplot rejects: its message, no partial file. */
@@ -200,7 +212,7 @@ TEST(report_plot_errors)
     setenv("PATH", "/nonexistent-dnnpar-dir", 1);
     dnp_error_clear(&err);
     snprintf(path, sizeof path, "%s/nognuplot.svg", dir);
-    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, &err),
+    CHECK_EQ_INT(report_plot_compare(path, "m", "c", 4, schemes, step_s, speedup, NULL, &err),
                  DNP_ERR_IO);
     CHECK(strstr(err.msg, "gnuplot not found") != NULL);
     if (saved != NULL)

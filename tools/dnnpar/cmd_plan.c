@@ -600,16 +600,18 @@ int cmd_compare(int argc, char **argv)
         if (job.plot != NULL) {
             const char *names[DNP_SCHEME_COUNT + 2];
             double step_s[DNP_SCHEME_COUNT + 2], speedup[DNP_SCHEME_COUNT + 2];
+            int fits[DNP_SCHEME_COUNT + 2];
             int n_plot = 0;
             for (int s = 0; s < n_rows; s++)
                 if (rows[s].why[0] == '\0') { /* searches without a plan are left out */
+                    fits[n_plot] = rows[s].sum.mem_fits;
                     names[n_plot] = rows[s].name;
                     step_s[n_plot] = rows[s].sum.step_time_s;
                     speedup[n_plot++] = sum[0].step_time_s / rows[s].sum.step_time_s;
                 }
             dnp_error err = {0};
             dnp_status st = dnp_plot_compare(job.plot, dnp_graph_name(job.g), spec, n_plot,
-                                             names, step_s, speedup, &err);
+                                             names, step_s, speedup, fits, &err);
             if (st != DNP_OK)
                 cli_error("compare", "%s", err.msg);
             rc = cli_exit_for(st);
