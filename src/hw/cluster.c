@@ -763,6 +763,40 @@ static void known_keys(char *out, size_t n)
         snprintf(out + o, n - o, ")");
 }
 
+/* A bandwidth with its unit said (docs/cluster.md, "Units"): a value of a
+ * bandwidth key may end in one of these, which then overrides the key's
+ * own unit (gigabytes for membw_gbps / intra_gbps / l2_gbps, gigabits for
+ * net_gbps / inter_gbps): `inter_gbps=50GBps` is 400 Gb/s.  Bits are a
+ * lower-case b, bytes an upper-case B (as NVIDIA's and NIC datasheets
+ * write them); the factor is to bytes/s. */
+static const struct {
+    const char *suffix;
+    double to_bps;
+} k_bw_units[] = {{"Mbps", 1.25e5}, {"Mb/s", 1.25e5}, {"MBps", 1e6},  {"MB/s", 1e6},
+                  {"Gbps", 1.25e8}, {"Gb/s", 1.25e8}, {"GBps", 1e9},  {"GB/s", 1e9},
+                  {"Tbps", 1.25e11}, {"Tb/s", 1.25e11}, {"TBps", 1e12}, {"TB/s", 1e12}};
+
+static int is_bandwidth_key(int k)
+{
+    return k == KEY_MEMBW_GBPS || k == KEY_NET_GBPS || k == KEY_INTRA_GBPS ||
+           k == KEY_INTER_GBPS || k == KEY_L2_GBPS;
+}
+
+/* If s[from..*to) ends in a bandwidth unit, drop it from *to and set
+ * *factor to that unit's; returns 1 if it did. */
+static int strip_bw_unit(const char *s, size_t from, size_t *to, double *factor)
+{
+    for (size_t u = 0; u < sizeof k_bw_units / sizeof k_bw_units[0]; u++) {
+        size_t n = strlen(k_bw_units[u].suffix);
+        if (*to - from > n && memcmp(s + *to - n, k_bw_units[u].suffix, n) == 0) {
+            *to -= n;
+            *factor = k_bw_units[u].to_bps;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Parse the number s[from..to) for key `key`: decimal digits, '.', 'e',
  * sign; finite and > 0; value * factor must stay finite.  Returns 0 on
  * error (recorded). */
@@ -1009,9 +1043,13 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
                 pr->per_node = x;
             break;
         }
-        default:
-            if (!parse_number(p, val_from, val_to, k_keys[key], k_key_factor[key],
-                              zero_allowed(key), &pr->figures[key]))
+        default: {
+            double factor = k_key_factor[key];
+            size_t num_to = val_to;
+            if (is_bandwidth_key(key))
+                strip_bw_unit(p->s, val_from, &num_to, &factor);
+            if (!parse_number(p, val_from, num_to, k_keys[key], factor, zero_allowed(key),
+                              &pr->figures[key]))
                 return 0;
             if ((key == KEY_COMPUTE_EFF || key == KEY_MEM_EFF || key == KEY_SPEED_CV) &&
                 pr->figures[key] > 1.0) {
@@ -1020,6 +1058,7 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
                 return 0;
             }
             break;
+        }
         }
         if (at_end(p)) {
             fail(p, dev_start, NULL, "unterminated '%s(' (missing ')')",

@@ -1166,3 +1166,40 @@ TEST(cluster_price_round_trips)
     CHECK_EQ_INT(dnp_cluster_parse("a100", &c, &err), DNP_OK);
     CHECK(c.types[0].price_per_hour == 0.0);
 }
+
+/* A bandwidth's unit said in its value overrides the key's (docs/cluster.md
+ * "Units"): 50 GB/s = 400 Gb/s = 5e10 bytes/s; a lone unit or junk before
+ * it is still an invalid number. */
+TEST(cluster_bandwidth_units)
+{
+    static const char *const same[] = {"2xdgx-a100(inter_gbps=50GBps)",
+                                       "2xdgx-a100(inter_gbps=400Gbps)",
+                                       "2xdgx-a100(inter_gbps=400Gb/s)",
+                                       "2xdgx-a100(inter_gbps=0.4Tbps)",
+                                       "2xdgx-a100(inter_gbps=400000Mbps)",
+                                       "2xdgx-a100(inter_gbps=400)"};
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        dnp_cluster c;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_cluster_parse(same[i], &c, &err), DNP_OK);
+        CHECK_NEAR(c.types[0].inter_bw_bps, 5e10, 1e-12, 0);
+    }
+    dnp_cluster c;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("2xcustom(name=x,tflops=10,net_gbps=100,membw_gbps=2TB/s,per_node=2,"
+                                   "intra_gbps=2400Gbps)",
+                                   &c, &err),
+                 DNP_OK);
+    CHECK_NEAR(c.types[0].mem_bw_bps, 2e12, 1e-12, 0);
+    CHECK_NEAR(c.types[0].intra_bw_bps, 3e11, 1e-12, 0);
+    static const char *const bad[] = {"2xdgx-a100(inter_gbps=GBps)",
+                                      "2xdgx-a100(inter_gbps=4x00Gbps)",
+                                      "2xdgx-a100(inter_gbps=400gbps)",
+                                      "2xdgx-a100(tflops=100GBps)",
+                                      "2xdgx-a100(inter_gbps=-400Gbps)"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_cluster_parse(bad[i], &c, &e), DNP_ERR_INPUT);
+        CHECK(e.msg[0] != '\0');
+    }
+}
