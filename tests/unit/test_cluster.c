@@ -1186,7 +1186,7 @@ TEST(cluster_bandwidth_units)
     }
     dnp_cluster c;
     dnp_error err = {0};
-    CHECK_EQ_INT(dnp_cluster_parse("2xcustom(name=x,tflops=10,net_gbps=100,membw_gbps=2TB/s,per_node=2,"
+    CHECK_EQ_INT(dnp_cluster_parse("2xcustom(name=x,tflops=10,net_gbps=100,membw_gbps=2TB/s,node=n,per_node=2,topo=switch,"
                                    "intra_gbps=2400Gbps)",
                                    &c, &err),
                  DNP_OK);
