@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: dnnpar comm OP --cluster SPEC --bytes N[,N...] [--json FILE]\n"
+    "usage: dnnpar comm OP --cluster SPEC --bytes N[,N...]|B:E[:F] [--ranks R]\n"
+    "                   [--json FILE]\n"
     "\n"
     "Predict one collective on all devices of the cluster with the alpha-beta\n"
     "models of docs/collectives.md and print, like nccl-tests, one row per size:\n"
@@ -23,14 +24,20 @@ static const char help[] =
     "reduce-scatter its input, all-gather its output, all-to-all the buffer\n"
     "each rank sends, p2p one message.  N is an integer with an optional\n"
     "suffix K, M or G (powers of 2: 1K = 1024, as nccl-tests -b/-e read them),\n"
-    "at most 1P (2^50); 0 gives time 0.\n"
+    "at most 1P (2^50); 0 gives time 0.  --bytes B:E[:F] sweeps as nccl-tests'\n"
+    "-b B -e E -f F do: B, B F, B F^2, ... up to E (F an integer >= 2, default\n"
+    "2; at most 4096 sizes).  --ranks R runs the collective on the first R\n"
+    "devices of the cluster (its order: nodes filled in turn) instead of all.\n"
+    "The table ends with nccl-tests' footer, the average bus bandwidth over\n"
+    "the sizes.\n"
     "--json FILE writes [{\"op\", \"bytes\", \"time_s\", \"algbw_Bps\", \"busbw_Bps\",\n"
     "\"algorithm\"}] (SI units); --json - writes it instead of the table.\n"
     "\n"
     "examples:\n"
     "  dnnpar comm allreduce --cluster '8xcustom(name=g,tflops=100,net_gbps=800)' \\\n"
     "      --bytes 1K,1M,1G\n"
-    "  dnnpar comm all-gather --cluster cluster.json --bytes 64M --json -\n";
+    "  dnnpar comm all-gather --cluster cluster.json --bytes 64M --json -\n"
+    "  dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 8:1G:2 --ranks 8\n";
 
 #define MAX_BYTES (1LL << 50)
 
@@ -60,10 +67,48 @@ static int parse_size(const char *s, size_t len, long long *out)
     return 0;
 }
 
-/* Parse the --bytes list into a new array (*sizes, *n).  Prints the error
- * naming the item.  Returns an exit status. */
+#define MAX_SWEEP 4096
+
+/* A sweep "B:E[:F]" (nccl-tests -b -e -f) into a new array: B, B F, ...
+ * while <= E.  Prints the error.  Returns an exit status. */
+static int parse_sweep(const char *text, long long **sizes, int *n)
+{
+    const char *c1 = strchr(text, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    long long b = 0, e = 0, f = 2;
+    if (parse_size(text, (size_t)(c1 - text), &b) != 0 ||
+        parse_size(c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1), &e) != 0 ||
+        (c2 != NULL && (parse_size(c2 + 1, strlen(c2 + 1), &f) != 0 || f < 2 || f > 1024)) ||
+        b < 1 || e < b) {
+        cli_error("comm", "--bytes '%.80s': a sweep is B:E[:F], sizes 1 <= B <= E (K, M, G "
+                          "suffixes) and an integer factor F from 2 to 1024", text);
+        return EXIT_USAGE;
+    }
+    int k = 0;
+    for (long long v = b; v <= e && k <= MAX_SWEEP; v = v > e / f ? e + 1 : v * f)
+        k++;
+    if (k > MAX_SWEEP) {
+        cli_error("comm", "--bytes '%.80s' gives more than %d sizes", text, MAX_SWEEP);
+        return EXIT_USAGE;
+    }
+    long long *v = dnp_malloc((size_t)k * sizeof *v);
+    if (v == NULL) {
+        cli_error("comm", "out of memory");
+        return EXIT_RUNTIME;
+    }
+    k = 0;
+    for (long long x = b; x <= e; x = x > e / f ? e + 1 : x * f)
+        v[k++] = x;
+    *sizes = v;
+    *n = k;
+    return EXIT_OK;
+}
+
+/* Parse the --bytes list (or sweep) into a new array (*sizes, *n).  Prints
+ * the error naming the item.  Returns an exit status. */
 static int parse_sizes(const char *text, long long **sizes, int *n)
 {
+    if (strchr(text, ':') != NULL)
+        return parse_sweep(text, sizes, n);
     int cap = 1;
     for (const char *c = text; *c != '\0'; c++)
         cap += *c == ',';
@@ -155,6 +200,32 @@ static void print_rows(const long long *sizes, const dnp_coll_cost *cost, int n)
     }
     cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
     cli_table_free(t);
+    /* nccl-tests' footer: the mean of the rows' bus bandwidths */
+    double sum = 0.0;
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (isfinite(cost[i].busbw_bps)) {
+            sum += cost[i].busbw_bps;
+            m++;
+        }
+    if (m > 0)
+        printf("# Avg bus bandwidth    : %.3f GB/s\n", sum / m / 1e9);
+}
+
+/* The first `ranks` devices of cl (its order), as a cluster of their
+ * own.  Returns 0, or -1 if ranks exceeds the cluster's devices. */
+static int first_ranks(const dnp_cluster *cl, long long ranks, dnp_cluster *out)
+{
+    *out = *cl;
+    long long left = ranks;
+    int k = 0;
+    for (; k < cl->n_types && left > 0; k++) {
+        long long take = cl->counts[k] < left ? cl->counts[k] : left;
+        out->counts[k] = take;
+        left -= take;
+    }
+    out->n_types = k;
+    return left > 0 ? -1 : 0;
 }
 
 static json_t *real_or_null(double x)
@@ -164,7 +235,7 @@ static json_t *real_or_null(double x)
 
 int cmd_comm(int argc, char **argv)
 {
-    static const char *const valued[] = {"cluster", "bytes", "json", NULL};
+    static const char *const valued[] = {"cluster", "bytes", "json", "ranks", NULL};
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -185,6 +256,30 @@ int cmd_comm(int argc, char **argv)
     dnp_cluster cl;
     if ((rc = cli_load_cluster("comm", cli_get(&a, "cluster"), &cl)) != 0)
         return rc;
+    const char *ranks_text = cli_get(&a, "ranks");
+    if (ranks_text != NULL) {
+        long long total = dnp_cluster_devices(&cl);
+        long long r = cli_positive("comm", "ranks", ranks_text, total > 0 ? total : 1);
+        if (r < 0)
+            return EXIT_USAGE;
+        dnp_cluster sub;
+        if (first_ranks(&cl, r, &sub) != 0) {
+            cli_error("comm", "--ranks %lld: the cluster has %lld devices", r, total);
+            return EXIT_USAGE;
+        }
+        /* whole nodes or part of one: a group that fills some nodes and
+         * part of another is not one the link model describes (its nodes
+         * would be priced as equal shares, docs/collectives.md) */
+        long long per = sub.types[sub.n_types - 1].devices_per_node;
+        long long last = sub.counts[sub.n_types - 1];
+        if (per > 1 && last > per && last % per != 0) {
+            cli_error("comm", "--ranks %lld fills %lld node%s of %lld and part of another: "
+                              "give at most %lld or a multiple of %lld",
+                      r, last / per, last / per == 1 ? "" : "s", per, per, per);
+            return EXIT_USAGE;
+        }
+        cl = sub;
+    }
     long long *sizes = NULL;
     int n = 0;
     if ((rc = parse_sizes(bytes_text, &sizes, &n)) != 0)

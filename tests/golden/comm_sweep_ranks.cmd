@@ -1,0 +1,1 @@
+dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 1K:1G:8 --ranks 8; dnnpar comm allgather --cluster 2xdgx-a100 --bytes 64M --ranks 12 2>&1; dnnpar comm allgather --cluster 2xdgx-a100 --bytes 64M --ranks 16; dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 8:1G:1 2>&1; echo "status $?"; dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 1M --ranks 0 2>&1; echo "status $?"
