@@ -97,8 +97,19 @@ def main():
                 out.append(st)
         return out
 
+    def enum_members(cls_name):
+        c = classes.get(cls_name)
+        if c is None or not any(getattr(b, "attr", getattr(b, "id", "")) == "Enum"
+                                for b in c.bases):
+            return None
+        return [t.id for st in c.body if isinstance(st, ast.Assign)
+                for t in st.targets if isinstance(t, ast.Name)] or None
+
     def literal_choices(ann):
-        # Literal["a", "b"] or Optional[Literal[...]]
+        # Literal["a", "b"], Optional[Literal[...]] or an Enum (its member
+        # names: ArgumentGroupFactory._get_enum_kwargs takes config_type[name])
+        if isinstance(ann, ast.Name):
+            return enum_members(ann.id)
         if isinstance(ann, ast.Subscript):
             base = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(
                 ann.value, "id", "")
