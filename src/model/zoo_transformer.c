@@ -72,14 +72,14 @@ static int view(dnp_graph *g, const char *name, int in, dnp_shape out)
 /* Dropout with probability p on `in`, keeping its shape and named axes
  * (out_rank, out_dims): one kernel reading the input and writing the
  * output and the mask (docs/device-model.md).  p 0: no op, returns in. */
-static int dropout(dnp_graph *g, const char *name, int in, double p)
+static int dropout(dnp_graph *g, const char *name, int in, double p, const char *src_type)
 {
     if (p <= 0.0 || in < 0)
         return in;
     const dnp_op *src = dnp_graph_op(g, in);
     dnp_op_attrs at = {0};
     at.ratio = p;
-    at.src_type = "Dropout";
+    at.src_type = src_type;
     at.out_rank = src->out_rank;
     memcpy(at.out_dims, src->out_dims, sizeof at.out_dims);
     return dnp_graph_append(g, name, DNP_OP_DROPOUT, 1, &in, src->out, &at);
@@ -88,9 +88,10 @@ static int dropout(dnp_graph *g, const char *name, int in, double p)
 /* Batched product of two activations: per sample heads x rows x cols
  * outputs, each a sum over `contract` products. */
 static int bmm(dnp_graph *g, const char *name, int a, int b, int64_t heads, int64_t rows,
-               int64_t cols, int64_t contract)
+               int64_t cols, int64_t contract, const char *src_type)
 {
     dnp_op_attrs at = {0};
+    at.src_type = src_type;
     at.contract = contract;
     at.out_rank = 3;
     at.out_dims[0] = heads;
@@ -116,8 +117,11 @@ static int layer(dnp_graph *g, const tf_config *c, int l, int x)
     int v = view(g, zoo_fmt(n, "layer%d.attn.v", l), qkv, seq_shape(KV, S));
     /* K and V are shared by A / kv_heads query heads: the products still
      * run once per query head */
-    int sc = bmm(g, zoo_fmt(n, "layer%d.attn.scores", l), q, k, A, S, S, D);
+    /* fused attention: the four ops of the core are one kernel (marked) */
+    const char *core = c->flash ? ZOO_FLASH_ATTENTION : NULL;
+    int sc = bmm(g, zoo_fmt(n, "layer%d.attn.scores", l), q, k, A, S, S, D, core);
     dnp_op_attrs sm = {0};
+    sm.src_type = core;
     sm.out_rank = 3;
     sm.out_dims[0] = A;
     sm.out_dims[1] = S;
@@ -125,11 +129,12 @@ static int layer(dnp_graph *g, const tf_config *c, int l, int x)
     dnp_shape ps = {S, A * S, 1};
     int p = dnp_graph_append(g, zoo_fmt(n, "layer%d.attn.softmax", l), DNP_OP_SOFTMAX, 1, &sc,
                              ps, &sm);
-    p = dropout(g, zoo_fmt(n, "layer%d.attn.dropout", l), p, c->attn_dropout);
-    int ctx = bmm(g, zoo_fmt(n, "layer%d.attn.context", l), p, v, A, S, D, S);
+    p = dropout(g, zoo_fmt(n, "layer%d.attn.dropout", l), p, c->attn_dropout,
+                core ? core : "Dropout");
+    int ctx = bmm(g, zoo_fmt(n, "layer%d.attn.context", l), p, v, A, S, D, S, core);
     int merged = view(g, zoo_fmt(n, "layer%d.attn.merge", l), ctx, seq_shape(H, S));
     int o = fc_pos(g, zoo_fmt(n, "layer%d.attn.out", l), merged, H, S, bias);
-    o = dropout(g, zoo_fmt(n, "layer%d.attn.out_dropout", l), o, c->dropout);
+    o = dropout(g, zoo_fmt(n, "layer%d.attn.out_dropout", l), o, c->dropout, "Dropout");
     int r1_in[2] = {x, o};
     int r1 = dnp_graph_append(g, zoo_fmt(n, "layer%d.add1", l), DNP_OP_ADD, 2, r1_in,
                               seq_shape(H, S), NULL);
@@ -150,7 +155,7 @@ static int layer(dnp_graph *g, const tf_config *c, int l, int x)
         int act = eltwise(g, zoo_fmt(n, "layer%d.mlp.gelu", l), 1, &up, c->ffn, S, 0, "Gelu");
         f = fc_pos(g, zoo_fmt(n, "layer%d.mlp.fc2", l), act, H, S, 1);
     }
-    f = dropout(g, zoo_fmt(n, "layer%d.mlp.dropout", l), f, c->dropout);
+    f = dropout(g, zoo_fmt(n, "layer%d.mlp.dropout", l), f, c->dropout, "Dropout");
     int r2_in[2] = {r1, f};
     int r2 = dnp_graph_append(g, zoo_fmt(n, "layer%d.add2", l), DNP_OP_ADD, 2, r2_in,
                               seq_shape(H, S), NULL);
@@ -174,7 +179,7 @@ int zoo_transformer_build(dnp_graph *g, const tf_config *c)
         x = eltwise(g, "embed.token_types", 1, &x, H, S, 2 * H, "TokenTypeEmbedding");
         x = norm(g, "embed.ln", x, H, S, 0);
     }
-    x = dropout(g, "embed.dropout", x, c->dropout);
+    x = dropout(g, "embed.dropout", x, c->dropout, "Dropout");
     for (int l = 0; l < c->layers && x >= 0; l++)
         x = layer(g, c, l, x);
     if (x < 0)
@@ -213,31 +218,31 @@ static const struct {
     tf_config c;
     const char *description;
 } k_presets[] = {
-    {"bert-base", {TF_BERT, 768, 12, 12, 12, 512, 3072, 30522, 512, 0.1, 0.1},
+    {"bert-base", {TF_BERT, 768, 12, 12, 12, 512, 3072, 30522, 512, 0.1, 0.1, 0},
      "BERT-Base (Devlin et al., 2019): 12 layers, hidden 768, 12 heads, sequence 512"},
-    {"bert-large", {TF_BERT, 1024, 16, 16, 24, 512, 4096, 30522, 512, 0.1, 0.1},
+    {"bert-large", {TF_BERT, 1024, 16, 16, 24, 512, 4096, 30522, 512, 0.1, 0.1, 0},
      "BERT-Large: 24 layers, hidden 1024, 16 heads, sequence 512"},
-    {"gpt2", {TF_GPT, 768, 12, 12, 12, 1024, 3072, 50257, 1024, 0.1, 0.1},
+    {"gpt2", {TF_GPT, 768, 12, 12, 12, 1024, 3072, 50257, 1024, 0.1, 0.1, 0},
      "GPT-2 small (Radford et al., 2019): 12 layers, hidden 768, sequence 1024"},
-    {"gpt2-medium", {TF_GPT, 1024, 16, 16, 24, 1024, 4096, 50257, 1024, 0.1, 0.1},
+    {"gpt2-medium", {TF_GPT, 1024, 16, 16, 24, 1024, 4096, 50257, 1024, 0.1, 0.1, 0},
      "GPT-2 medium: 24 layers, hidden 1024, 16 heads, sequence 1024"},
-    {"gpt2-large", {TF_GPT, 1280, 20, 20, 36, 1024, 5120, 50257, 1024, 0.1, 0.1},
+    {"gpt2-large", {TF_GPT, 1280, 20, 20, 36, 1024, 5120, 50257, 1024, 0.1, 0.1, 0},
      "GPT-2 large: 36 layers, hidden 1280, 20 heads, sequence 1024"},
-    {"gpt2-xl", {TF_GPT, 1600, 25, 25, 48, 1024, 6400, 50257, 1024, 0.1, 0.1},
+    {"gpt2-xl", {TF_GPT, 1600, 25, 25, 48, 1024, 6400, 50257, 1024, 0.1, 0.1, 0},
      "GPT-2 XL: 48 layers, hidden 1600, 25 heads, sequence 1024"},
-    {"gpt3-175b", {TF_GPT, 12288, 96, 96, 96, 2048, 49152, 50257, 2048, 0.1, 0.1},
+    {"gpt3-175b", {TF_GPT, 12288, 96, 96, 96, 2048, 49152, 50257, 2048, 0.1, 0.1, 0},
      "GPT-3 175B (Brown et al., 2020, Table 2.1): 96 layers, hidden 12288, 96 heads, "
      "sequence 2048"},
-    {"llama2-7b", {TF_LLAMA, 4096, 32, 32, 32, 4096, 11008, 32000, 4096, 0.0, 0.0},
+    {"llama2-7b", {TF_LLAMA, 4096, 32, 32, 32, 4096, 11008, 32000, 4096, 0.0, 0.0, 1},
      "Llama 2 7B (Touvron et al., 2023): 32 layers, hidden 4096, SwiGLU 11008, sequence 4096"},
-    {"llama2-13b", {TF_LLAMA, 5120, 40, 40, 40, 4096, 13824, 32000, 4096, 0.0, 0.0},
+    {"llama2-13b", {TF_LLAMA, 5120, 40, 40, 40, 4096, 13824, 32000, 4096, 0.0, 0.0, 1},
      "Llama 2 13B: 40 layers, hidden 5120, SwiGLU 13824, sequence 4096"},
-    {"llama2-70b", {TF_LLAMA, 8192, 64, 8, 80, 4096, 28672, 32000, 4096, 0.0, 0.0},
+    {"llama2-70b", {TF_LLAMA, 8192, 64, 8, 80, 4096, 28672, 32000, 4096, 0.0, 0.0, 1},
      "Llama 2 70B: 80 layers, hidden 8192, 8 key-value heads, SwiGLU 28672, sequence 4096"},
-    {"llama3-8b", {TF_LLAMA, 4096, 32, 8, 32, 8192, 14336, 128256, 8192, 0.0, 0.0},
+    {"llama3-8b", {TF_LLAMA, 4096, 32, 8, 32, 8192, 14336, 128256, 8192, 0.0, 0.0, 1},
      "Llama 3 8B (Meta, 2024): 32 layers, hidden 4096, 8 key-value heads, vocab 128256, "
      "sequence 8192"},
-    {"llama3-70b", {TF_LLAMA, 8192, 64, 8, 80, 8192, 28672, 128256, 8192, 0.0, 0.0},
+    {"llama3-70b", {TF_LLAMA, 8192, 64, 8, 80, 8192, 28672, 128256, 8192, 0.0, 0.0, 1},
      "Llama 3 70B: 80 layers, hidden 8192, 8 key-value heads, vocab 128256, "
      "sequence 8192"},
 };
@@ -280,10 +285,11 @@ const zoo_model *zoo_models_transformer(int *count)
 /* ---- parametric names -------------------------------------------------- */
 
 static const char *const k_family[] = {"gpt", "bert", "llama"};
-static const char *const k_keys[] = {"hidden", "heads", "layers", "seq", "ffn",
-                                     "vocab", "kv_heads", "dropout", "attn_dropout"};
-#define N_KEYS 9
-#define N_INT_KEYS 7 /* the first seven are integers, the last two probabilities */
+static const char *const k_keys[] = {"hidden", "heads", "layers",  "seq",         "ffn",
+                                     "vocab",  "kv_heads", "dropout", "attn_dropout", "attention"};
+#define N_KEYS 10
+#define N_INT_KEYS 7 /* the first seven are integers, then two probabilities */
+#define KEY_ATTENTION 9
 
 int zoo_transformer_is_spec(const char *name)
 {
@@ -317,7 +323,7 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
     c.family = fam == 0 ? TF_GPT : fam == 1 ? TF_BERT : TF_LLAMA;
     int64_t v[N_INT_KEYS] = {0, 0, 0, 0, 0, 0, 0};
     double prob[N_KEYS - N_INT_KEYS] = {0.0, 0.0};
-    int given[N_KEYS] = {0};
+    int given[N_KEYS] = {0}, flash = 0;
     const char *p = strchr(spec, '(') + 1;
     while (*p != ')') {
         const char *eq = strchr(p, '=');
@@ -328,8 +334,8 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
                 key = k;
         if (key < 0) {
             dnp_error_set(err, DNP_ERR_INPUT,
-                          "%s: at column %d: expected KEY=NUMBER with KEY one of hidden, heads, "
-                          "layers, seq, ffn, vocab, kv_heads, dropout, attn_dropout",
+                          "%s: at column %d: expected KEY=VALUE with KEY one of hidden, heads, "
+                          "layers, seq, ffn, vocab, kv_heads, dropout, attn_dropout, attention",
                           spec, (int)(p - spec) + 1);
             return DNP_ERR_INPUT;
         }
@@ -341,6 +347,21 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
         const char *num = eq + 1;
         char *end = NULL;
         errno = 0;
+        if (key == KEY_ATTENTION) {
+            /* a word: flash or unfused */
+            size_t len = strcspn(num, ",)");
+            if ((len == 5 && strncasecmp(num, "flash", 5) == 0) ||
+                (len == 7 && strncasecmp(num, "unfused", 7) == 0)) {
+                flash = len == 5;
+                end = (char *)num + len;
+                p = *end == ',' ? end + 1 : end;
+                continue;
+            }
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "%s: at column %d: 'attention' must be flash or unfused", spec,
+                          (int)(num - spec) + 1);
+            return DNP_ERR_INPUT;
+        }
         if (key >= N_INT_KEYS) {
             /* a probability: a plain decimal in [0, 1) (no sign, exponent,
              * hexadecimal or infinity) */
@@ -393,6 +414,12 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
      * *_dropout_prob), as Megatron-LM does by default; LLaMA with none */
     c.dropout = given[7] ? prob[0] : c.family == TF_LLAMA ? 0.0 : 0.1;
     c.attn_dropout = given[8] ? prob[1] : c.dropout;
+    /* attention as the family's stacks run it by default: Megatron-LM's GPT
+     * and BERT with the unfused core (and fused softmax), LLaMA with a
+     * fused kernel (xformers' memory-efficient attention in Meta's
+     * training, FlashAttention / Transformer Engine in Megatron-LM's
+     * recipes) */
+    c.flash = given[KEY_ATTENTION] ? flash : c.family == TF_LLAMA;
     if (c.hidden % c.heads != 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "%s: hidden %lld is not a multiple of heads %lld", spec,
                       (long long)c.hidden, (long long)c.heads);
@@ -426,8 +453,10 @@ dnp_status zoo_transformer_build_spec(const char *spec, dnp_graph **out, dnp_err
     /* dropout other than the family's default, in per mille */
     const double def = c.family == TF_LLAMA ? 0.0 : 0.1;
     if (c.dropout != def || c.attn_dropout != def)
-        snprintf(name + w, sizeof name - (size_t)w, "-d%d-ad%d", (int)(c.dropout * 1000.0 + 0.5),
-                 (int)(c.attn_dropout * 1000.0 + 0.5));
+        w += snprintf(name + w, sizeof name - (size_t)w, "-d%d-ad%d",
+                      (int)(c.dropout * 1000.0 + 0.5), (int)(c.attn_dropout * 1000.0 + 0.5));
+    if (c.flash != (c.family == TF_LLAMA))
+        snprintf(name + w, sizeof name - (size_t)w, "-%s", c.flash ? "flash" : "unfused");
     dnp_graph *g = dnp_graph_new(name);
     if (g == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building model '%s'", spec);
@@ -435,10 +464,11 @@ dnp_status zoo_transformer_build_spec(const char *spec, dnp_graph **out, dnp_err
     }
     char note[224];
     snprintf(note, sizeof note, "%s: %d layers, hidden %lld, %lld heads (%lld key-value), "
-             "feed-forward %lld, vocabulary %lld, sequence %lld, dropout %g (attention %g)",
+             "feed-forward %lld, vocabulary %lld, sequence %lld, dropout %g (attention %g), "
+             "%s attention",
              k_family[c.family], c.layers, (long long)c.hidden, (long long)c.heads,
              (long long)c.kv_heads, (long long)c.ffn, (long long)c.vocab, (long long)c.seq,
-             c.dropout, c.attn_dropout);
+             c.dropout, c.attn_dropout, c.flash ? "flash" : "unfused");
     dnp_graph_set_note(g, note);
     if (zoo_transformer_build(g, &c) < 0 || dnp_graph_error(g)[0] != '\0') {
         dnp_status s2 = strncmp(dnp_graph_error(g), "out of memory", 13) == 0 ? DNP_ERR_NOMEM

@@ -25,7 +25,14 @@ typedef struct {
     double dropout;        /* hidden dropout probability (embedding output, after the attention
                             * projection and after the MLP); 0: none */
     double attn_dropout;   /* attention dropout probability (on the softmax output); 0: none */
+    int flash;             /* 1: attention runs as one fused kernel (FlashAttention, Dao et
+                            * al. 2022): the score ops are marked ZOO_FLASH_ATTENTION */
 } tf_config;
+
+/* src_type of the ops of a fused (flash) attention: scores, softmax,
+ * dropout and context; the device model costs them as one kernel that
+ * never writes the seq x seq scores (docs/device-model.md). */
+#define ZOO_FLASH_ATTENTION "FlashAttention"
 
 /* Append the model's ops to the empty graph g; returns the last op or -1
  * (the graph's error says why).  O(layers). */
@@ -33,10 +40,11 @@ int zoo_transformer_build(dnp_graph *g, const tf_config *c);
 /* 1 if name is "gpt(", "bert(" or "llama(" followed by anything.  O(1). */
 int zoo_transformer_is_spec(const char *name);
 /* Parse "gpt(hidden=H,heads=A,layers=L,seq=S[,ffn=F][,vocab=V][,kv_heads=K]
- * [,dropout=P][,attn_dropout=P])" (likewise bert, llama; keys in any order,
- * each once; ffn defaults to 4H, vocab to the family's published one,
- * kv_heads to heads, dropout to the family's (GPT and BERT 0.1, LLaMA 0),
- * attn_dropout to dropout; P a decimal in [0, 1)).  DNP_ERR_INPUT
+ * [,dropout=P][,attn_dropout=P][,attention=flash|unfused])" (likewise bert,
+ * llama; keys in any order, each once; ffn defaults to 4H, vocab to the
+ * family's published one, kv_heads to heads, dropout to the family's (GPT and
+ * BERT 0.1, LLaMA 0), attn_dropout to dropout; P a decimal in [0, 1);
+ * attention to the family's: unfused for GPT and BERT, flash for LLaMA).  DNP_ERR_INPUT
  * naming the column on bad input.  O(length). */
 dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *err);
 /* Parse and build; *out owns the graph (named spec).  O(layers). */

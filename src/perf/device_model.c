@@ -408,6 +408,28 @@ static void gemm_dims_of(const dnp_op *op, int64_t batch, const perf_shares *sh,
     }
 }
 
+/* 1 if op belongs to a fused (flash) attention (src/model/zoo_transformer.h,
+ * ZOO_FLASH_ATTENTION): scores, softmax, dropout, context. */
+static int flash_op(const dnp_op *op)
+{
+    return strcmp(op->src_type, "FlashAttention") == 0;
+}
+
+/* 1 if op is the context product of a fused attention (its first input the
+ * probabilities: the softmax's or the dropout's output). */
+static int flash_context(const dnp_graph *g, const dnp_op *op)
+{
+    if (!flash_op(op) || op->kind != DNP_OP_MATMUL || op->n_inputs < 1)
+        return 0;
+    dnp_op_kind k = dnp_graph_op(g, op->inputs[0])->kind;
+    return k == DNP_OP_SOFTMAX || k == DNP_OP_DROPOUT;
+}
+
+static double elems_of(dnp_shape s)
+{
+    return (double)s.c * (double)s.h * (double)s.w;
+}
+
 /* 1 if op is an attention's softmax: over the per-head score matrices
  * (rank-3 output) of a batched product (src/model/zoo_transformer.c). */
 static int attention_softmax(const dnp_graph *g, const dnp_op *op)
@@ -493,6 +515,31 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         const double in_all = inputs_elems_per_sample(g, op) * (double)batch * sh->in;
         gemm_dims gd;
         gemm_dims_of(op, batch, sh, &gd);
+        if (flash_op(op)) {
+            /* FlashAttention-2 (Dao, 2023): the whole core in one forward
+             * and one backward kernel, charged on the scores op (the
+             * context, softmax and dropout ops of the fused core cost
+             * nothing of their own).  Forward: Q K^T and P V (the context
+             * has the scores' FLOP: heads x s x s x d each), reading Q, K,
+             * V and writing O and the row log-sum-exp (4 bytes a row) --
+             * the s x s scores never leave the SM (section 3.1).  Backward:
+             * S recomputed (1 product), dV, dP (2) and dQ, dK (2): 5 of the
+             * forward products, reading Q, K, V, O, dO and writing dQ, dK,
+             * dV (section 3.2).  K and V have the same width (grouped-query
+             * attention shares both); O and dO the queries'. */
+            if (flash_context(g, op))
+                break; /* inside the scores' kernel */
+            const double q = elems_of(dnp_graph_op(g, op->inputs[0])->out) *
+                             (double)batch * sh->in;
+            const double kv = in_all - q, rows = N / (double)op->out_dims[2];
+            const double eff = gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0;
+            kernel_q(&f, r, 2.0 * c.fwd_flop * e, (q + 2.0 * kv + q) * A + rows * 4.0, 1, eff);
+            if (!no_dx)
+                kernel_q(&b, r, 5.0 * c.fwd_flop * e,
+                         (q + 2.0 * kv + 2.0 * q) * A + rows * 4.0 + (q + 2.0 * kv) * A, 1,
+                         eff);
+            break;
+        }
         /* C = A x B (m x k . k x n): read both operands, write C */
         kernel_q(&f, r, c.fwd_flop * e, (in_all + N) * A, 1,
                  gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0);
@@ -544,6 +591,8 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         break;
     case DNP_OP_RELU:
     case DNP_OP_SOFTMAX:
+        if (flash_op(op))
+            break; /* inside the fused attention kernel (the scores op) */
         /* read X, write Y; backward reads Y and dY, writes dX */
         kernel(&f, r, c.fwd_flop * e, (Nin + N) * A, 0);
         if (!no_dx)
@@ -565,6 +614,8 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         }
         break;
     case DNP_OP_DROPOUT:
+        if (flash_op(op))
+            break; /* applied inside the fused kernel from a saved RNG state */
         /* read X, write Y and the mask; backward reads dY and the mask */
         kernel(&f, r, c.fwd_flop * e, (Nin + N) * A + N * MASK_BYTES, 0);
         if (!no_dx)
@@ -691,6 +742,14 @@ void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_sha
         priv_b = (double)c.in_elems * sh->in * INDEX_BYTES; /* the indices */
         break;
     case DNP_OP_MATMUL:
+        if (flash_context(g, op) && op->n_inputs == 2) {
+            /* the fused core's context op: FlashAttention keeps V and its
+             * output O for the backward, not the s x s probabilities */
+            in_b = elems_of(dnp_graph_op(g, op->inputs[1])->out) * (double)batch *
+                   sh->in * A;
+            out_b = N * A;
+            break;
+        }
         in_b = inputs_elems_per_sample(g, op) * (double)batch * sh->in * A; /* both operands */
         break;
     case DNP_OP_BATCHNORM:
@@ -706,10 +765,15 @@ void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_sha
         break;
     case DNP_OP_RELU:
     case DNP_OP_SOFTMAX:
-        out_b = N * A; /* backward needs only the output */
+        if (flash_op(op) && op->out_rank == 3 && op->out_dims[2] > 0)
+            priv_b = N / (double)op->out_dims[2] * 4.0; /* the fused core: one fp32
+                                                         * log-sum-exp per row */
+        else
+            out_b = N * A; /* backward needs only the output */
         break;
     case DNP_OP_DROPOUT:
-        priv_b = N * MASK_BYTES;
+        if (!flash_op(op)) /* the fused core keeps the RNG state, no mask */
+            priv_b = N * MASK_BYTES;
         break;
     case DNP_OP_MAXPOOL:
         in_b = Nin * A; /* max_pool2d_with_indices_backward(grad, self, ..., indices) */
@@ -742,8 +806,11 @@ void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_sha
     out->saved_input_bytes = in_b;
     out->saved_output_bytes = out_b;
     out->saved_act_bytes = in_b + out_b + priv_b;
+    /* the fused core's scores, probabilities and their dropout are never
+     * written out: only its context output exists */
     int view = op->kind == DNP_OP_FLATTEN || op->kind == DNP_OP_SELECT ||
-               (op->kind == DNP_OP_RESHAPE && !reshape_copies(op));
+               (op->kind == DNP_OP_RESHAPE && !reshape_copies(op)) ||
+               (flash_op(op) && !flash_context(g, op));
     out->out_act_bytes = view ? 0.0 : N * A;
 }
 

@@ -78,6 +78,9 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
      * a model trained without dropout, such as LLaMA, must turn off) */
     rbuf_printf(&b, "--attention-dropout %g\n--hidden-dropout %g\n", t.attn_dropout,
                 t.hidden_dropout);
+    /* the attention core as simulated: one fused (flash) kernel or the
+     * unfused products and softmax (Megatron-LM's AttnBackend) */
+    rbuf_printf(&b, "--attention-backend %s\n", t.flash ? "flash" : "unfused");
     /* parallelism */
     rbuf_printf(&b, "--tensor-model-parallel-size %d\n--pipeline-model-parallel-size %d\n",
                 cfg->tp, cfg->pp);

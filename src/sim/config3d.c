@@ -15,6 +15,7 @@
  * selective recompute, activation memory per layer, Table 2).
  */
 #include "dnnpar.h"
+#include "model/zoo_transformer.h"
 #include "sim/config3d_int.h"
 #include "sim/sim.h"
 #include "sim/trace_events.h"
@@ -523,6 +524,7 @@ int c3_shape_of(const dnp_graph *g, c3_shape *t)
     int ad = dnp_graph_find(g, "layer0.attn.dropout"), hd = dnp_graph_find(g, "layer0.mlp.dropout");
     t->attn_dropout = ad >= 0 ? dnp_graph_op(g, ad)->ratio : 0.0;
     t->hidden_dropout = hd >= 0 ? dnp_graph_op(g, hd)->ratio : 0.0;
+    t->flash = strcmp(dnp_graph_op(g, sc)->src_type, ZOO_FLASH_ATTENTION) == 0;
     return 1;
 }
 
@@ -753,12 +755,17 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
          *   and the fc2 input (1 + 1 + 1 + 1 + 4 + 4 = 12 A sbh);
          *   the attention's as^2 b: the softmax output (A) and, with
          *   attention dropout, its mask (1) and output (A), split t ways.
-         * A = 2 with dropout gives Korthikanti's 10 + 24/t and 5 as^2 b. */
+         * A = 2 with dropout gives Korthikanti's 10 + 24/t and 5 as^2 b.
+         * A fused (flash) core keeps only its row statistics (Dao et al.
+         * 2022, section 3.1): the s^2 terms vanish. */
         double sbh = (double)mbs * x->seq * x->hidden, as_h = x->heads * x->seq / x->hidden;
         const double A = T->r.act_bytes;
         const double rep = 4.0 * A + (x->shape.hidden_dropout > 0.0 ? 2.0 : 0.0);
         const double split = 12.0 * A;
-        const double s2 = A + (x->shape.attn_dropout > 0.0 ? A + 1.0 : 0.0);
+        double s2 = A + (x->shape.attn_dropout > 0.0 ? A + 1.0 : 0.0);
+        if (x->shape.flash) /* FlashAttention keeps no s x s tensor, one fp32 log-sum-exp per
+                             * row instead: 4 a s b bytes = sbh x 4 a / h, split t ways */
+            s2 = 4.0 / x->seq;
         if (cfg->recompute == DNP_RECOMPUTE_FULL)
             T->act_layer_bytes = A * sbh; /* the layer's input */
         else if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)

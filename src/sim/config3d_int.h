@@ -17,6 +17,7 @@ typedef struct {
     int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
     int llama, bert;
     double hidden_dropout, attn_dropout; /* dropout probabilities, 0: none */
+    int flash;                           /* 1: the attention core is one fused kernel */
 } c3_shape;
 
 /* Read g's shape into *t.  Returns 0 (t zeroed but for layers) if g is

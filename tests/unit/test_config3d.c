@@ -266,6 +266,15 @@ TEST(config3d_recompute_and_memory)
     CHECK_NEAR(nd_sp.mem_activation_bytes, 16 * 32.0 * sbh / 8, 1e-12, 0.0);
     /* and runs faster: four dropout kernels per layer fewer */
     CHECK(nd.step_time_s < none.step_time_s);
+    /* a fused (flash) core keeps no s x s tensor, one fp32 log-sum-exp per
+     * row of each head instead: 4 a s b bytes = sbh x 4 a / h, split t ways */
+    dnp_config3d_result fl;
+    CHECK_EQ_INT(run("gpt(hidden=1024,heads=16,layers=16,seq=1024,dropout=0,attention=flash)",
+                     "1xdgx-a100", 8, "tp=8,microbatch=8", &fl),
+                 DNP_OK);
+    CHECK_NEAR(fl.mem_activation_bytes, 16 * sbh * (8.0 + 24.0 / 8 + 4.0 * 16 / 1024 / 8), 1e-12,
+               0.0);
+    CHECK(fl.step_time_s < nd.step_time_s); /* the scores never go to memory */
 }
 
 /* The search's branch and bound against simulating every configuration of

@@ -620,3 +620,54 @@ TEST(perf_attention_softmax_fp32_passes)
     }
     dnp_graph_free(g);
 }
+
+/* A fused (flash) attention core (FlashAttention-2, Dao 2023; src/perf/
+ * device_model.c): one forward kernel on the scores op with both products'
+ * FLOP (2 x heads x s x s x d MACs x 2) reading Q, K, V and writing O and a
+ * 4-byte log-sum-exp per row; one backward kernel with 5 products' FLOP;
+ * the softmax, dropout and context ops cost nothing of their own.  Saved:
+ * the log-sum-exp (not the probabilities), no dropout mask, V and O.
+ * gpt(hidden=64, heads=4, seq=16, attention=flash) at batch 2, fp32:
+ * Q = K = V = O = 64 x 16 x 2 = 2048 elements, rows = 4 x 16 x 2 = 128,
+ * one product 4 x 16 x 16 x 2 = 2048 outputs of (2 x 16 - 1) FLOP = 63488
+ * (dnp_op_cost_get's count: 16 multiplies and 15 adds an output). */
+TEST(perf_flash_attention_core)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=64,heads=4,layers=1,seq=16,attention=flash)", &g,
+                                &err),
+                 DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_device_type d = a100_like();
+    perf_rates r;
+    perf_rates_get(&d, DNP_PREC_FP32, &r);
+    perf_op_time t;
+    int sc = dnp_graph_find(g, "layer0.attn.scores");
+    perf_op_time_get(g, sc, 2, 1.0, 1.0, 1.0, &r, &t);
+    CHECK_EQ_INT(t.kernels, 2);
+    CHECK_NEAR(t.fwd_flop, 2.0 * 63488.0, 1e-15, 0);
+    CHECK_NEAR(t.bwd_flop, 5.0 * 63488.0, 1e-15, 0);
+    CHECK_NEAR(t.fwd_bytes, 4.0 * 2048.0 * 4.0 + 128.0 * 4.0, 1e-15, 0);
+    /* backward reads Q, K, V, O, dO and the statistics, writes dQ, dK, dV */
+    CHECK_NEAR(t.bwd_bytes, 8.0 * 2048.0 * 4.0 + 128.0 * 4.0, 1e-15, 0);
+    static const char *const inside[] = {"layer0.attn.softmax", "layer0.attn.dropout",
+                                         "layer0.attn.context"};
+    for (int k = 0; k < 3; k++) {
+        int i = dnp_graph_find(g, inside[k]);
+        CHECK(i >= 0);
+        perf_op_time_get(g, i, 2, 1.0, 1.0, 1.0, &r, &t);
+        CHECK_EQ_INT(t.kernels, 0);
+        CHECK_NEAR(t.fwd_s + t.bwd_s + t.wgrad_s, 0.0, 0, 0);
+    }
+    perf_op_mem m;
+    perf_op_mem_get(g, dnp_graph_find(g, "layer0.attn.softmax"), 2, 1.0, 1.0, 1.0, &r, &m);
+    CHECK_NEAR(m.saved_act_bytes, 128.0 * 4.0, 1e-15, 0);
+    CHECK_NEAR(m.out_act_bytes, 0.0, 0, 0);
+    perf_op_mem_get(g, dnp_graph_find(g, "layer0.attn.dropout"), 2, 1.0, 1.0, 1.0, &r, &m);
+    CHECK_NEAR(m.saved_act_bytes, 0.0, 0, 0);
+    perf_op_mem_get(g, dnp_graph_find(g, "layer0.attn.context"), 2, 1.0, 1.0, 1.0, &r, &m);
+    CHECK_NEAR(m.saved_act_bytes, 2.0 * 2048.0 * 4.0, 1e-15, 0); /* V and O */
+    dnp_graph_free(g);
+}

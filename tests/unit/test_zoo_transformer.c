@@ -198,3 +198,39 @@ TEST(zoo_transformer_dropout)
         dnp_graph_free(b);
     }
 }
+
+/* attention=flash|unfused marks the core's four ops as one fused kernel;
+ * LLaMA presets default to flash, GPT and BERT to unfused. */
+TEST(zoo_transformer_attention_kind)
+{
+    static const struct {
+        const char *model;
+        int flash;
+    } want[] = {{"llama2-7b", 1},
+                {"gpt2", 0},
+                {"bert-base", 0},
+                {"gpt(hidden=64,heads=4,layers=1,seq=8,attention=flash)", 1},
+                {"llama(hidden=64,heads=4,layers=1,seq=8,attention=UNFUSED)", 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_model_load(want[i].model, &g, &err), DNP_OK);
+        if (g == NULL)
+            continue;
+        static const char *const core[] = {"layer0.attn.scores", "layer0.attn.softmax",
+                                           "layer0.attn.context"};
+        for (int k = 0; k < 3; k++) {
+            int o = dnp_graph_find(g, core[k]);
+            CHECK(o >= 0);
+            if (o >= 0)
+                CHECK_EQ_INT(strcmp(dnp_graph_op(g, o)->src_type, "FlashAttention") == 0,
+                             want[i].flash);
+        }
+        dnp_graph_free(g);
+    }
+    dnp_graph *g = NULL;
+    dnp_error e = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=64,heads=4,layers=1,seq=8,attention=fast)", &g, &e),
+                 DNP_ERR_INPUT);
+    CHECK(g == NULL && strstr(e.msg, "flash or unfused") != NULL);
+}
