@@ -11,7 +11,8 @@ static const char help[] =
     "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
     "                     [--config CFG] [--precision P] [--strategy FILE]\n"
-    "                     [--tp-across-nodes] [--skip-unknown] [-o FILE | --output FILE]\n"
+    "                     [--tp-across-nodes] [--skip-unknown] [--time-limit S]\n"
+    "                     [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
     "\n"
@@ -27,7 +28,8 @@ static const char help[] =
     "           plan --search 3d finds (docs/config3d.md)\n"
     "\n"
     "Comments in the output say what the notation cannot express: a level whose\n"
-    "ratio is not 1/2, halves that decide differently, unequal halves.\n"
+    "ratio is not 1/2, halves that decide differently, unequal halves.  A plan\n"
+    "that does not fit in memory is refused with plan's (simulate's) message.\n"
     "\n"
     "  --format F     jax, dtensor, astra or megatron (required)\n"
     "  --config CFG   megatron: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
@@ -41,6 +43,7 @@ static const char help[] =
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
+    CLI_RUN_LIMIT_HELP
     "  -o, --output FILE\n"
     "                 write FILE instead of standard output (-); a regular FILE is\n"
     "                 replaced only once complete (docs/cli.md, \"Output files\")\n"
@@ -61,6 +64,9 @@ static int export_megatron(const cli_args *a, const char *out_path)
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
                             .optimizer = DNP_OPTIM_ADAM,
                             .tp_across_nodes = cli_flag(a, "tp-across-nodes")};
+    int rc;
+    if ((rc = cli_deadline(cmd, a, &opt)) != 0) /* the search's, from the start */
+        return rc;
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
@@ -71,7 +77,6 @@ static int export_megatron(const cli_args *a, const char *out_path)
     }
     dnp_cluster cl;
     dnp_graph *g = NULL;
-    int rc;
     if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
         return rc;
     if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
@@ -126,7 +131,7 @@ int cmd_export(int argc, char **argv)
 {
     static const char *const valued[] = {"cluster", "format",    "search",   "levels",
                                          "batch",   "output",    "config",   "precision",
-                                         "strategy", NULL};
+                                         "strategy", "time-limit", NULL};
     static const char *const flags[] = {"help", "skip-unknown", "tp-across-nodes", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -215,6 +220,8 @@ int cmd_export(int argc, char **argv)
     }
     if ((s = cli_get(&a, "batch")) != NULL &&
         (opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
+        goto done;
+    if (cli_deadline(cmd, &a, &opt) != 0) /* the plan, its memory check and the text */
         goto done;
     long long levels = 0;
     if ((s = cli_get(&a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)
