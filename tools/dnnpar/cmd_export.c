@@ -101,13 +101,23 @@ static int export_megatron(const cli_args *a, const char *out_path)
     char *text = NULL;
     if (st == DNP_OK)
         st = dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err);
-    if (st == DNP_OK && cli_get(a, "config") == NULL && stats.idle_devices > 0) {
-        /* the layout left whole device types out: say so in the file */
-        char note[160];
-        int w = snprintf(note, sizeof note,
+    if (st == DNP_OK && cli_get(a, "config") == NULL &&
+        (stats.idle_devices > 0 || stats.time_limit_hit)) {
+        /* the layout left whole device types out, or the search was cut at
+         * the time limit: say so in the file */
+        char note[320];
+        int w = 0;
+        if (stats.idle_devices > 0)
+            w = snprintf(note, sizeof note,
                          "# layout: %lld devices of the cluster given are left idle (the plan "
                          "is faster without them; docs/config3d.md \"Layouts\")\n",
                          (long long)stats.idle_devices);
+        if (stats.time_limit_hit && w >= 0 && (size_t)w < sizeof note)
+            w += snprintf(note + w, sizeof note - (size_t)w,
+                          "# the --time-limit of %g s ran out: the best configuration weighed "
+                          "by then, not proven the fastest\n",
+                          opt.time_limit_s);
+        w = (int)strlen(note); /* what snprintf kept */
         size_t len = strlen(text);
         char *more = w > 0 ? dnp_realloc(text, len + (size_t)w + 1) : NULL;
         if (more == NULL) {
