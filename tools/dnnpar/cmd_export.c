@@ -11,8 +11,8 @@ static const char help[] =
     "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
     "                     [--config CFG] [--precision P] [--strategy FILE]\n"
-    "                     [--tp-across-nodes] [--skip-unknown] [--time-limit S]\n"
-    "                     [-o FILE | --output FILE]\n"
+    "                     [--tp-across-nodes] [--skip-unknown] [--memory-limit SIZE]\n"
+    "                     [--time-limit S] [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
     "\n"
@@ -43,6 +43,8 @@ static const char help[] =
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
+    "  --memory-limit SIZE  memory per device, e.g. 16GB (default: each device's\n"
+    "                 capacity); a plan over it is refused, as plan refuses it\n"
     CLI_RUN_LIMIT_HELP
     "  -o, --output FILE\n"
     "                 write FILE instead of standard output (-); a regular FILE is\n"
@@ -67,6 +69,9 @@ static int export_megatron(const cli_args *a, const char *out_path)
     int rc;
     if ((rc = cli_deadline(cmd, a, &opt)) != 0) /* the search's, from the start */
         return rc;
+    if ((s = cli_get(a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &opt.memory_limit_bytes) != 0)
+        return EXIT_USAGE;
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
@@ -141,7 +146,7 @@ int cmd_export(int argc, char **argv)
 {
     static const char *const valued[] = {"cluster", "format",    "search",   "levels",
                                          "batch",   "output",    "config",   "precision",
-                                         "strategy", "time-limit", NULL};
+                                         "strategy", "time-limit", "memory-limit", NULL};
     static const char *const flags[] = {"help", "skip-unknown", "tp-across-nodes", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -232,6 +237,9 @@ int cmd_export(int argc, char **argv)
         (opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
         goto done;
     if (cli_deadline(cmd, &a, &opt) != 0) /* the plan, its memory check and the text */
+        goto done;
+    if ((s = cli_get(&a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &opt.memory_limit_bytes) != 0)
         goto done;
     long long levels = 0;
     if ((s = cli_get(&a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)
