@@ -52,7 +52,7 @@ static int measure(iter_space *g, int cutoff, int p, int threads, int runs, run_
             fprintf(stderr, "bench_pase: %s\n", err.msg);
             return -1;
         }
-        pase_search_opts o = {threads, NULL, NULL, 0.0, 0};
+        pase_search_opts o = {threads, NULL, NULL, 0.0, 0, 0.0};
         pase_result res;
         if (pase_search(&pb, 0, &o, &res, &err) != DNP_OK) {
             fprintf(stderr, "bench_pase: %s\n", err.msg);

@@ -731,14 +731,22 @@ typedef struct {
     int tp_across_nodes;       /* 1: a Megatron-LM configuration's tensor-parallel groups
                                 * may span nodes (dnp_config3d_check; bare devices count
                                 * as one per node) */
-    double time_limit_s;       /* wall-time limit of the run, seconds; 0 = none.  The search
-                                * stops at half of it (the rest is kept for lowering and
-                                * simulating the plans).  When that is reached the AccPar
-                                * ratio searches keep their best ratio
-                                * so far, the remaining splits take the equal split, the
-                                * portfolio's other candidates are skipped and the plan says
-                                * so (dnp_plan_summary.time_limit_hit).  A limit not reached
-                                * changes nothing.  One level solve is not interrupted. */
+    double time_limit_s;       /* wall-time limit of the run, seconds; 0 = none.  One
+                                * deadline per command (docs/cli.md "Time limits"): it
+                                * counts from time_limit_from_s, and every call given these
+                                * options reads the same deadline.  dnp_plan_run's search
+                                * stops at half of the limit (counted from that start; the
+                                * rest is kept for lowering and simulating the plans): the
+                                * AccPar ratio searches keep their best ratio so far, the
+                                * remaining splits take the equal split, the portfolio's
+                                * other candidates are skipped and the plan says so
+                                * (dnp_plan_summary.time_limit_hit).  Lowering and
+                                * simulating a plan read the whole deadline: past it a
+                                * baseline is dropped (the incumbent stays, flagged), and a
+                                * plan with nothing simulated fails with DNP_ERR_INPUT
+                                * ("time limit of S s reached while ...").  A limit not
+                                * reached changes nothing.  One level solve is not
+                                * interrupted. */
     int config3d_top;          /* dnp_config3d_search: keep the n fastest configurations in
                                 * the stats (1 .. DNP_CONFIG3D_TOP_MAX; 0 = 1) */
     int config3d_space;        /* dnp_config3d_search's space (dnp_config3d_space); 0 = full */
@@ -749,9 +757,19 @@ typedef struct {
     const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
                                 * for a plan read from a strategy file; NULL = the scheme's
                                 * name.  Borrowed: must outlive the calls given the options. */
+    double time_limit_from_s;  /* the dnp_clock_s() reading time_limit_s counts from: the
+                                * command's start, so every call of one command shares one
+                                * deadline; 0 = the start of each call */
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;
+
+/* The monotonic wall clock in seconds (CLOCK_MONOTONIC): what
+ * dnp_plan_options.time_limit_from_s and dnp_pase_run_options'
+ * time_limit_from_s are readings of.  A command reads it once at its start
+ * and gives every call that reading with its --time-limit, so one deadline
+ * bounds the whole command.  O(1). */
+double dnp_clock_s(void);
 
 /* Plan `g` on `c`.  On success *out owns the plan (dnp_plan_free).  The
  * plan borrows nothing: g and c may be freed afterwards.
@@ -800,10 +818,25 @@ dnp_status dnp_strategy_source(const dnp_strategy *s, const char *strategy_path,
 /* Evaluate strategy s (instead of searching) for g on c with opt's batch;
  * opt->levels is ignored (the strategy's levels are used) and opt->scheme
  * only names the plan.  Every op of g must have a decision at every level
- * the strategy covers.  O(tree nodes x ops). */
+ * the strategy covers.  opt's time limit bounds the lowering and
+ * simulation (DNP_ERR_INPUT past it, as dnp_plan_run).  O(tree nodes x
+ * ops) plus the lowering, O(classes x (ops + levels x edges)). */
 dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err);
+
+/* The memory check `plan` applies, for a plan from any search or strategy
+ * (p made on g): DNP_OK when every device's footprint is within the memory
+ * limit (p's options' memory_limit_bytes, else each device's capacity),
+ * else DNP_ERR_INPUT with dnp_plan_run's message ("no accpar plan of ...
+ * fits in ... GB per device on ...: the smallest needs ... GB", the search
+ * named as the options name it).  A plan under the AccPar paper's
+ * accounting (no memory model) is lowered under the default model for its
+ * footprint; p's options' time limit bounds that (DNP_ERR_INPUT past it).
+ * Always DNP_OK with keep_over_memory or reference_mode.  dnp_export_text
+ * applies it.  O(1) under the default model; else one lowering,
+ * O(classes x (ops + levels x edges)). */
+dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_error *err);
 
 /* Maximum number of levels cluster `c` supports (every group above the
  * last level must hold at least two devices). */
@@ -1021,7 +1054,10 @@ dnp_status dnp_config3d_check(const dnp_graph *g, const dnp_cluster *c, int64_t 
  * interleaved order, tensor-parallel collectives in each chunk, pipeline
  * messages on send streams, the gradient all-reduce, the tied-embedding
  * gradient all-reduce (pp > 1) and the optimizer at the end.  opt gives the
- * precision, optimizer, memory limit, no_stragglers and grad_fp32.
+ * precision, optimizer, memory limit, no_stragglers, grad_fp32 and the time
+ * limit (time_limit_s from time_limit_from_s: the simulation reads that
+ * deadline every 2^16 micro-batch chunks and past it fails with
+ * DNP_ERR_INPUT, "time limit of S s reached while simulating ...").
  * DNP_ERR_INPUT for every configuration dnp_config3d_check refuses, with
  * its message.  O(ops x types + pp x micro-batches x interleave). */
 dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
@@ -1133,7 +1169,10 @@ typedef struct {
  * keep the first in enumeration order.  DNP_ERR_INPUT (naming the smallest
  * footprint) if none fits.  stats->narrowed says every rule that left
  * part of the space out.  Every configuration returned passes
- * dnp_config3d_check.  O(candidates + simulated x schedule). */
+ * dnp_config3d_check.  opt's time limit (one deadline from
+ * time_limit_from_s, else from this call) stops enumeration and
+ * simulation: the best weighed so far (stats->time_limit_hit), or
+ * DNP_ERR_INPUT when none was.  O(candidates + simulated x schedule). */
 dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                const dnp_plan_options *opt, dnp_config3d *best,
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
@@ -1184,6 +1223,10 @@ typedef struct {
     int amp_ok, uniform_ok;
     dnp_config3d amp_cfg, uniform_cfg;
     dnp_config3d_result amp_res, uniform_res;
+    /* 1: the options' time limit (one deadline with the search before them)
+     * ran out in some baseline search: its figure is the best weighed so
+     * far, or it has none (_ok 0, not "nothing fits") */
+    int time_limit_hit;
 } dnp_config3d_baselines;
 
 /* The baselines of a mixed cluster c (at least two device types) for g at
@@ -1358,6 +1401,15 @@ typedef struct {
  * dnp_validation_free.  O(rows x plan time x fit iterations). */
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err);
+/* dnp_validate_csv under a time limit: every row's plan or simulation
+ * reads limit's one deadline (limit->time_limit_s from
+ * limit->time_limit_from_s, the command's start; the other fields are not
+ * read; NULL = none), and a validation that passes it fails with
+ * DNP_ERR_INPUT ("time limit of S s reached while validating FILE ...")
+ * rather than leave rows out.  O(as dnp_validate_csv), bounded by it. */
+dnp_status dnp_validate_csv_limited(const char *path, int calibrate,
+                                    const dnp_plan_options *limit, dnp_validation **out,
+                                    dnp_error *err);
 /* From memory (see dnp_load_accpar_text_buffer). */
 dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const char *name,
                                    int calibrate, dnp_validation **out, dnp_error *err);
@@ -1502,6 +1554,9 @@ typedef struct {
     int no_refine;           /* default model, one device type: keep PaSE's optimum; else
                               * it is refined in the step simulator (docs/pase.md "The
                               * plan, refined in the step simulator") */
+    double time_limit_from_s; /* the dnp_clock_s() reading time_limit_s counts from (the
+                              * command's start: one deadline, as dnp_plan_options); 0 =
+                              * the call's start */
 } dnp_pase_run_options;
 
 /* A search's strategy with the baselines in the same space and cost model
@@ -1770,11 +1825,17 @@ typedef struct {
     double expert_s;         /* the expert strategy */
     char expert[32];         /* its name, e.g. "owt", "mesh 8x4" */
     double search_s;         /* wall time of the PaSE search (varies run to run) */
+    int time_limit_hit;      /* MCMC stopped at opt's deadline: mcmc_s is its best so far */
 } dnp_pase_compare_result;
-/* Errors: DNP_ERR_INPUT (unsupported op, too many devices, tables over 2
- * GiB), DNP_ERR_NOMEM.  O(the search). */
+/* opt (may be NULL: no limit) gives the time limit and its start
+ * (time_limit_s, time_limit_from_s; the command's one deadline): the DP
+ * past it fails (DNP_ERR_INPUT, "time limit of S s reached in the PaSE
+ * search ..."), MCMC keeps its best so far (time_limit_hit).
+ * Errors: DNP_ERR_INPUT (unsupported op, too many devices, tables over 2
+ * GiB, the deadline), DNP_ERR_NOMEM.  O(the search). */
 dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                            dnp_pase_compare_result *out, dnp_error *err);
+                            const dnp_plan_options *opt, dnp_pase_compare_result *out,
+                            dnp_error *err);
 
 /* Run r's strategy as a dnnpar plan: written as dnp_pase_run_strategy does
  * (for g, the core graph r's problem was converted from, on cluster c at
@@ -1906,9 +1967,11 @@ int dnp_export_from_name(const char *s);
 
 /* The text of plan p (made by dnp_plan_run(g, cl, opt)) in format f.  On
  * success *out owns a NUL-terminated string (dnp_free).  Errors:
- * DNP_ERR_INPUT (a plan the format cannot describe: a device tree deeper
- * than 31 levels, or an unknown format), DNP_ERR_INTERNAL (plan and graph
- * disagree), DNP_ERR_NOMEM.  O(nodes x (levels + ops) x paths). */
+ * DNP_ERR_INPUT (a plan over the memory limit, refused by
+ * dnp_plan_check_memory with plan's message; a plan the format cannot
+ * describe: a device tree deeper than 31 levels, or an unknown format),
+ * DNP_ERR_INTERNAL (plan and graph disagree), DNP_ERR_NOMEM.
+ * O(nodes x (levels + ops) x paths) plus the memory check. */
 dnp_status dnp_export_text(dnp_export_format f, const dnp_graph *g, const dnp_cluster *cl,
                            const dnp_plan_options *opt, const dnp_plan *p, char **out,
                            dnp_error *err);

@@ -7,7 +7,8 @@
 #   simulate simulate --strategy FILE (the model, cluster, batch from FILE)
 #   plot     simulate --strategy FILE --plot X.svg (gnuplot; a non-empty svg)
 #   dot      simulate --strategy FILE --dot X.dot (a digraph)
-#   export   export MODEL --cluster 4xa100 --strategy FILE --format jax
+#   export   export MODEL --cluster 4xa100 --strategy FILE --format jax (the same memory
+#            limit: export refuses a plan over memory, as plan does)
 # each a test.  A later step of a failed plan is counted failed too.  The
 # (model, search) pairs of KNOWN are real limits of PaSE's iteration space
 # (docs/pase.md, "Limits"): their failure prints a "known limitation" line
@@ -85,7 +86,7 @@ for m in $models; do
         else
             echo "FAIL matrix $id plot/dot: $(head -n2 "$work/$id.err")"; failed=$((failed + 2))
         fi
-        if "$bin" export "$m" --cluster 4xa100 --strategy "$st" --format jax \
+        if "$bin" export "$m" --cluster 4xa100 --strategy "$st" --format jax --memory-limit 100TB \
                 > "$work/$id.py" 2> "$work/$id.err" && [ -s "$work/$id.py" ]; then
             passed=$((passed + 1))
         else

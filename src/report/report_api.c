@@ -58,5 +58,9 @@ dnp_status dnp_export_text(dnp_export_format f, const dnp_graph *g, const dnp_cl
                            const dnp_plan_options *opt, const dnp_plan *p, char **out,
                            dnp_error *err)
 {
+    /* never a plan that `plan` refuses for memory, with its message */
+    dnp_status st = dnp_plan_check_memory(p, g, err);
+    if (st != DNP_OK)
+        return st;
     return report_export((report_export_format)f, g, cl, opt, p, out, err);
 }

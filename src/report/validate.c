@@ -11,6 +11,7 @@
 #include "perf/device_model.h"
 #include "report/calibrate.h"
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/input.h"
 
 #include <math.h>
@@ -654,21 +655,39 @@ static double spearman(const double *a, const double *b, int n)
     return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
 }
 
+static dnp_status validate_buffer(const char *data, size_t len_bytes, const char *name,
+                                  int calibrate, const dnp_plan_options *limit,
+                                  dnp_validation **out, dnp_error *err);
+
 dnp_status dnp_validate_csv(const char *path, int calibrate, dnp_validation **out,
                             dnp_error *err)
+{
+    return dnp_validate_csv_limited(path, calibrate, NULL, out, err);
+}
+
+dnp_status dnp_validate_csv_limited(const char *path, int calibrate,
+                                    const dnp_plan_options *limit, dnp_validation **out,
+                                    dnp_error *err)
 {
     char *data = NULL;
     size_t len = 0;
     dnp_status st = dnp_input_read(path, MAX_CSV_BYTES, &data, &len, err);
     if (st != DNP_OK)
         return st;
-    st = dnp_validate_csv_buffer(data, len, dnp_input_display(path), calibrate, out, err);
+    st = validate_buffer(data, len, dnp_input_display(path), calibrate, limit, out, err);
     dnp_free(data);
     return st;
 }
 
 dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const char *name,
                                    int calibrate, dnp_validation **out, dnp_error *err)
+{
+    return validate_buffer(data, len_bytes, name, calibrate, NULL, out, err);
+}
+
+static dnp_status validate_buffer(const char *data, size_t len_bytes, const char *name,
+                                  int calibrate, const dnp_plan_options *limit,
+                                  dnp_validation **out, dnp_error *err)
 {
     char qfile[DNP_QUOTE_MAX + 8];
     const char *file = dnp_quote_str(name ? name : "<buffer>", qfile, sizeof qfile);
@@ -697,8 +716,18 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
         dnp_error_set(err, st, "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++)
+    /* one deadline for every row's plan or simulation (the command's) */
+    const double deadline_s =
+        limit != NULL ? dnp_deadline_at(limit->time_limit_from_s, limit->time_limit_s) : 0.0;
+    for (int i = 0; i < n; i++) {
         setup_row(&v->rows[i], &rs[i]);
+        if (limit != NULL) {
+            rs[i].opt.time_limit_s = limit->time_limit_s;
+            rs[i].opt.time_limit_from_s = limit->time_limit_from_s > 0.0
+                                              ? limit->time_limit_from_s
+                                              : deadline_s - limit->time_limit_s;
+        }
+    }
     /* A calibrate row the simulator refuses at the preset efficiency (a
      * configuration that does not fit the cluster, say) would enter its fit
      * as a penalty: it is set aside with its reason first. */
@@ -791,6 +820,16 @@ dnp_status dnp_validate_csv_buffer(const char *data, size_t len_bytes, const cha
     }
     for (int i = 0; i < n; i++)
         v->n_not_predicted += isnan(v->rows[i].predicted_step_s);
+    /* past the deadline a row's failure (and a fit from fewer rows) is the
+     * limit's, not the row's: no result rather than a silent gap */
+    if (dnp_deadline_passed(deadline_s)) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st,
+                      "time limit of %g s reached while validating %s (%d rows): no result to "
+                      "report (a larger --time-limit would do)",
+                      limit->time_limit_s, file, n);
+        goto done;
+    }
     v->n_validate = nv;
     v->mape_pct = nv > 0 ? sum_abs / nv : NAN;
     v->max_abs_error_pct = nv > 0 ? max_abs : NAN;

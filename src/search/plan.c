@@ -969,6 +969,98 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
     return st;
 }
 
+/* 1 if finish_plan's status st is lower_simulate stopping at p's deadline
+ * (its one DNP_ERR_INPUT besides a tree too deep, which no deadline
+ * passes for). */
+static int lowering_timed_out(const dnp_plan *p, dnp_status st)
+{
+    return st == DNP_ERR_INPUT && dnp_deadline_passed(p->deadline_s);
+}
+
+/* What to do when no plan fits: for a zoo transformer, the fastest
+ * Megatron-LM configuration that fits, if dnp_config3d_search finds one
+ * within a few seconds (tensor and pipeline parallelism, recompute and ZeRO
+ * keep far less per device than splitting every layer's batch); else the
+ * generic advice.  Writes at most n bytes of text into hint. */
+#define HINT_3D_TIME_LIMIT_S 5.0
+static void transformer_hint(const dnp_graph *g, const dnp_cluster *c,
+                             const dnp_plan_options *opt, char *hint, size_t n)
+{
+    snprintf(hint, n, "a larger memory limit, more devices or a smaller batch would do");
+    c3_shape sh;
+    if (!c3_shape_of(g, &sh))
+        return;
+    dnp_plan_options o = *opt;
+    o.time_limit_s = HINT_3D_TIME_LIMIT_S;
+    o.time_limit_from_s = 0.0; /* its own few seconds, not what is left of the command's */
+    o.config3d_top = 0;
+    if (o.optimizer == DNP_OPTIM_MOMENTUM)
+        o.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's, as plan --search 3d */
+    dnp_config3d best;
+    dnp_config3d_result res;
+    dnp_config3d_stats *stats = dnp_malloc(sizeof *stats);
+    dnp_error e = {0};
+    if (stats != NULL && dnp_config3d_search(g, c, o.batch, &o, &best, &res, stats, &e) == DNP_OK &&
+        res.fits)
+        snprintf(hint, n,
+                 "%s is a transformer: plan --search 3d finds Megatron-LM configuration tp %d, "
+                 "pp %d, dp %d, micro-batch %lld, recompute %s%s%s: %.4g s per step, %.3g GB per "
+                 "device",
+                 dnp_graph_name(g), best.tp, best.pp, best.dp, (long long)best.microbatch,
+                 best.recompute == DNP_RECOMPUTE_FULL        ? "full"
+                 : best.recompute == DNP_RECOMPUTE_SELECTIVE ? "selective"
+                                                             : "none",
+                 best.seq_par ? ", sequence parallel" : "", best.zero ? ", ZeRO-1" : "",
+                 res.step_time_s, res.mem_bytes / 1e9);
+    else
+        snprintf(hint, n, "%s is a transformer, but plan --search 3d finds no Megatron-LM "
+                 "configuration that fits either: a larger memory limit, more devices or a smaller "
+                 "batch would do", dnp_graph_name(g));
+    dnp_free(stats);
+}
+
+/* The one message of a plan over the memory limit (dnp_plan_run's refusal,
+ * dnp_plan_check_memory's): capacity and footprint in bytes. */
+static void over_memory(const dnp_plan *p, const dnp_graph *g, double capacity_bytes,
+                        double need_bytes, dnp_error *err)
+{
+    char *cl = dnp_cluster_spec(&p->cl), hint[320];
+    transformer_hint(g, &p->cl, &p->opt, hint, sizeof hint);
+    const char *search =
+        p->opt.search_name != NULL ? p->opt.search_name : dnp_scheme_name(p->opt.scheme);
+    dnp_error_set(err, DNP_ERR_INPUT,
+                  "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
+                  "smallest needs %.3g GB (%s)",
+                  search, dnp_graph_name(g), (long long)p->opt.batch, capacity_bytes / 1e9,
+                  cl != NULL ? cl : "(out of memory)", need_bytes / 1e9, hint);
+    dnp_free(cl);
+}
+
+dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_error *err)
+{
+    if (p->opt.keep_over_memory || p->units.reference_mode)
+        return DNP_OK;
+    if (p->has_sim) {
+        if (p->sim.fits)
+            return DNP_OK;
+        over_memory(p, g, p->sim.mem_capacity_bytes, p->sim.mem_peak_bytes, err);
+        return DNP_ERR_INPUT;
+    }
+    /* the paper's accounting has no memory model: the same tree lowered
+     * under the default one, at the plan's precision, optimizer and limit */
+    dnp_plan_options o = p->opt;
+    o.cost_model = DNP_COST_DEFAULT;
+    lower_result r;
+    memset(&r, 0, sizeof r);
+    dnp_status st = lower_simulate(p, g, &o, &r, err);
+    if (st == DNP_OK && !r.fits) {
+        over_memory(p, g, r.mem_capacity_bytes, r.mem_peak_bytes, err);
+        st = DNP_ERR_INPUT;
+    }
+    lower_result_free(&r);
+    return st;
+}
+
 /* 1 if two decided trees (planned on the same graph and cluster) make the
  * same decisions everywhere: same ratios and types at every node. */
 static int same_tree(const tnode *a, const tnode *b, int V)
@@ -1041,6 +1133,13 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
         dnp_error_set(err, DNP_ERR_INPUT, "cost model 'pase-paper' applies to the PaSE search");
         return DNP_ERR_INPUT;
     }
+    if (!(opt->time_limit_s >= 0.0) || !isfinite(opt->time_limit_s) ||
+        !(opt->time_limit_from_s >= 0.0) || !isfinite(opt->time_limit_from_s)) {
+        dnp_error_set(err, DNP_ERR_INPUT, "time limit must be a finite number of seconds >= 0 "
+                      "from a clock reading >= 0 (got %g s from %g)", opt->time_limit_s,
+                      opt->time_limit_from_s);
+        return DNP_ERR_INPUT;
+    }
     int64_t n_dev = dnp_cluster_devices(c);
     if (n_dev < 1) {
         dnp_error_set(err, DNP_ERR_INPUT, "the cluster has no devices");
@@ -1070,6 +1169,7 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
     snprintf(p->model, sizeof p->model, "%s", dnp_graph_name(g));
     p->opt = *opt;
     p->cl = *c;
+    p->deadline_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
     p->levels = levels == 0 ? max_levels : levels;
     int min_depth;
     leaf_depths(c, c->counts, &min_depth, &p->total_levels);
@@ -1239,47 +1339,6 @@ static void tree_free(tree_state *t)
     memset(t, 0, sizeof *t);
 }
 
-/* What to do when no plan fits: for a zoo transformer, the fastest
- * Megatron-LM configuration that fits, if dnp_config3d_search finds one
- * within a few seconds (tensor and pipeline parallelism, recompute and ZeRO
- * keep far less per device than splitting every layer's batch); else the
- * generic advice.  Writes at most n bytes of text into hint. */
-#define HINT_3D_TIME_LIMIT_S 5.0
-static void transformer_hint(const dnp_graph *g, const dnp_cluster *c,
-                             const dnp_plan_options *opt, char *hint, size_t n)
-{
-    snprintf(hint, n, "a larger memory limit, more devices or a smaller batch would do");
-    c3_shape sh;
-    if (!c3_shape_of(g, &sh))
-        return;
-    dnp_plan_options o = *opt;
-    o.time_limit_s = HINT_3D_TIME_LIMIT_S;
-    o.config3d_top = 0;
-    if (o.optimizer == DNP_OPTIM_MOMENTUM)
-        o.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's, as plan --search 3d */
-    dnp_config3d best;
-    dnp_config3d_result res;
-    dnp_config3d_stats *stats = dnp_malloc(sizeof *stats);
-    dnp_error e = {0};
-    if (stats != NULL && dnp_config3d_search(g, c, o.batch, &o, &best, &res, stats, &e) == DNP_OK &&
-        res.fits)
-        snprintf(hint, n,
-                 "%s is a transformer: plan --search 3d finds Megatron-LM configuration tp %d, "
-                 "pp %d, dp %d, micro-batch %lld, recompute %s%s%s: %.4g s per step, %.3g GB per "
-                 "device",
-                 dnp_graph_name(g), best.tp, best.pp, best.dp, (long long)best.microbatch,
-                 best.recompute == DNP_RECOMPUTE_FULL        ? "full"
-                 : best.recompute == DNP_RECOMPUTE_SELECTIVE ? "selective"
-                                                             : "none",
-                 best.seq_par ? ", sequence parallel" : "", best.zero ? ", ZeRO-1" : "",
-                 res.step_time_s, res.mem_bytes / 1e9);
-    else
-        snprintf(hint, n, "%s is a transformer, but plan --search 3d finds no Megatron-LM "
-                 "configuration that fits either: a larger memory limit, more devices or a smaller "
-                 "batch would do", dnp_graph_name(g));
-    dnp_free(stats);
-}
-
 /* AccPar's space contains the baselines' assignments (all Type-I; FC
  * Type-II; Types I/II at equal ratios), but its hierarchical search is
  * greedy level by level and the default model's per-level view is an
@@ -1294,24 +1353,18 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
     double t0 = dnp_now_s();
-    if (!(opt->time_limit_s >= 0.0) || !isfinite(opt->time_limit_s)) {
-        dnp_error_set(err, DNP_ERR_INPUT, "time limit must be a finite number of seconds >= 0 "
-                      "(got %g)", opt->time_limit_s);
-        return DNP_ERR_INPUT;
-    }
-    /* A limit too small to add to the clock still counts as reached. */
-    double deadline_s = 0.0;
-    if (opt->time_limit_s > 0.0) {
-        /* the search gets half of the limit: the other half is kept for
-         * lowering and simulating its plans, which grow with the devices
-         * and tasks (10^6 devices: seconds) and are not interrupted */
-        deadline_s = t0 + 0.5 * opt->time_limit_s;
-        deadline_s = deadline_s > 0.0 ? deadline_s : DBL_MIN;
-    }
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, NULL, &p, err);
+    /* One deadline (p->deadline_s, from the command's start): the searches
+     * stop at half of the limit, the other half is kept for lowering and
+     * simulating their plans, which grow with the devices and tasks
+     * (10^6 devices: seconds) and read the whole deadline. */
+    double search_deadline_s = 0.0;
+    if (st == DNP_OK && p->deadline_s > 0.0)
+        search_deadline_s = p->deadline_s - 0.5 * opt->time_limit_s;
     if (st == DNP_OK)
-        st = plan_search(p, c, opt->scheme, NULL, deadline_s, err);
+        st = plan_search(p, c, opt->scheme, NULL, search_deadline_s > 0.0 ? search_deadline_s
+                                                                          : p->deadline_s, err);
     if (st == DNP_OK)
         st = finish_plan(p, g, opt, err);
     if (st != DNP_OK) {
@@ -1326,17 +1379,30 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         tree_state best, cand;
         tree_take(p, &best);
         p->chosen = (dnp_scheme)s;
-        st = plan_search(p, c, (dnp_scheme)s, NULL, 0.0, err);
+        st = plan_search(p, c, (dnp_scheme)s, NULL, search_deadline_s, err);
         /* A baseline that decided exactly what the incumbent did is the
-         * same plan: no need to simulate it. */
-        if (st == DNP_OK && same_tree(p->root, best.root, p->lt.n_rows)) {
+         * same plan: no need to simulate it.  A baseline cut at the time
+         * limit (its search, or the simulation of its step) is not that
+         * baseline: dropped, the incumbent kept and flagged. */
+        int cut = st == DNP_OK && p->time_limit_hit;
+        if (st == DNP_OK && !cut && same_tree(p->root, best.root, p->lt.n_rows)) {
             tree_take(p, &cand);
             tree_free(&cand);
             tree_put(p, &best);
             continue;
         }
-        if (st == DNP_OK)
+        if (st == DNP_OK && !cut) {
             st = finish_plan(p, g, opt, err);
+            cut = lowering_timed_out(p, st);
+        }
+        if (cut) {
+            tree_take(p, &cand);
+            tree_free(&cand);
+            tree_put(p, &best);
+            p->time_limit_hit = 1;
+            st = DNP_OK;
+            break;
+        }
         if (st != DNP_OK) {
             tree_take(p, &cand);
             tree_free(&cand);
@@ -1361,15 +1427,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
         }
     }
     if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
-        char *cl = dnp_cluster_spec(c), hint[320];
-        transformer_hint(g, c, opt, hint, sizeof hint);
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
-                      "smallest needs %.3g GB (%s)",
-                      dnp_scheme_name(opt->scheme), dnp_graph_name(g), (long long)opt->batch,
-                      p->sim.mem_capacity_bytes / 1e9, cl != NULL ? cl : "(out of memory)",
-                      min_mem / 1e9, hint);
-        dnp_free(cl);
+        over_memory(p, g, p->sim.mem_capacity_bytes, min_mem, err);
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }

@@ -73,7 +73,11 @@ struct dnp_plan {
     int ratio_level_only;   /* AccPar: the full ratio search was over budget, so every ratio
                              * search judged its candidates by the level objective */
     double ratio_est_solves; /* AccPar: estimated level solves of the search that ran */
-    int time_limit_hit;     /* opt.time_limit_s was reached during the search */
+    int time_limit_hit;     /* opt.time_limit_s was reached during the search, or a
+                             * baseline's simulation was cut at it (the incumbent kept) */
+    double deadline_s;      /* the run's one deadline (core/clock.h dnp_deadline_at of
+                             * opt.time_limit_s from opt.time_limit_from_s; 0 = none):
+                             * lower_simulate stops past it */
     long long level_solves; /* level problems costed and solved by every search of this plan
                              * (a work counter: tests bound it instead of timing) */
 };

@@ -14,6 +14,7 @@
  * Transformer Models" (2022), sections 4-5 (sequence parallelism,
  * selective recompute, activation memory per layer, Table 2).
  */
+#include "core/clock.h"
 #include "dnnpar.h"
 #include "model/zoo_transformer.h"
 #include "sim/config3d_int.h"
@@ -641,6 +642,8 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     x->cfg = *cfg;
     x->batch = batch;
     x->optimizer = opt->optimizer;
+    x->deadline_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
+    x->time_limit_s = opt->time_limit_s;
     const int L = count_layers(g);
     int emb = dnp_graph_find(g, "embed.tokens");
     if (L == 0 || emb < 0) {
@@ -1165,7 +1168,20 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         last[s] = -1;
     }
     double busy_max = 0.0;
-    for (int issued = 0, total = p * units; issued < total;) {
+    /* the deadline, read every 2^16 units issued (and once before) */
+    for (int issued = 0, checked = -65536, total = p * units; issued < total;) {
+        if (issued - checked >= 65536) {
+            checked = issued;
+            if (dnp_deadline_passed(x->deadline_s)) {
+                st = DNP_ERR_INPUT;
+                dnp_error_set(err, st,
+                              "time limit of %g s reached while simulating the step of %s "
+                              "(%d of %d micro-batch chunks issued): no result to report (a "
+                              "larger --time-limit would do)",
+                              x->time_limit_s, dnp_graph_name(x->g), issued, total);
+                goto done;
+            }
+        }
         int progress = 0;
         for (int s = 0; s < p; s++) {
             while (next[s] < units) {

@@ -112,6 +112,10 @@ typedef struct {
     double embed_sync_s;          /* the tied-embedding gradient all-reduce (pp > 1) */
     double peak_total_flops;      /* sum over devices of the precision's peak */
     double pace_max;              /* the largest straggler factor of the types */
+    double deadline_s;            /* the options' one deadline (core/clock.h; 0 = none): the
+                                   * simulation (pp x micro-batches x interleave units)
+                                   * stops past it with DNP_ERR_INPUT */
+    double time_limit_s;          /* the limit it came from, for the message */
 } c3_ctx;
 
 /* Check cfg against g and cl and compute the per-type costs (from `cache`

@@ -183,9 +183,10 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
 {
     memset(stats, 0, sizeof *stats);
     stats->layouts = 1;
-    /* --time-limit: enumeration and simulation stop when it runs out */
-    const double deadline_s =
-        opt->time_limit_s > 0.0 ? dnp_now_s() + opt->time_limit_s : INFINITY;
+    /* --time-limit: enumeration and simulation stop when the command's
+     * one deadline passes (from time_limit_from_s, else this call's start) */
+    const double limit_at_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
+    const double deadline_s = limit_at_s > 0.0 ? limit_at_s : INFINITY;
     const int L = count_layers(g);
     int sc = dnp_graph_find(g, "layer0.attn.scores");
     const int64_t devices = dnp_cluster_devices(cl);
@@ -541,8 +542,13 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                                                                  : opt->config3d_top;
     const unsigned all = (1u << k) - 1u;
     double best_s = INFINITY, work_flop = -1.0;
-    const double deadline_s =
-        opt->time_limit_s > 0.0 ? dnp_now_s() + opt->time_limit_s : INFINITY;
+    /* one deadline for every layout: the options' limit from their start
+     * (this call's when none is given), passed on as it is */
+    dnp_plan_options lo = *opt;
+    if (lo.time_limit_s > 0.0 && !(lo.time_limit_from_s > 0.0))
+        lo.time_limit_from_s = dnp_now_s();
+    const double limit_at_s = dnp_deadline_at(lo.time_limit_from_s, lo.time_limit_s);
+    const double deadline_s = limit_at_s > 0.0 ? limit_at_s : INFINITY;
     int found = 0;
     dnp_error first_err = {0};
     /* subsets by size, largest first (all types first), each in every
@@ -591,15 +597,9 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                         continue;
                     }
                 }
-                dnp_plan_options lo = *opt; /* what is left of the time limit */
-                if (isfinite(deadline_s)) {
-                    lo.time_limit_s = deadline_s - dnp_now_s();
-                    if (!(lo.time_limit_s > 0.0) && found) {
-                        stats->time_limit_hit = 1;
-                        goto out_of_time;
-                    }
-                    if (!(lo.time_limit_s > 0.0))
-                        lo.time_limit_s = 1e-9;
+                if (found && dnp_now_s() >= deadline_s) {
+                    stats->time_limit_hit = 1;
+                    goto out_of_time;
                 }
                 dnp_status rs = search_below(g, &sub, batch, &lo, cutoff, &cfg, &res, &st, &e);
                 stats->time_limit_hit |= st.time_limit_hit;
@@ -758,9 +758,11 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
     slow.n_types = 1;
     slow.types[0] = c->types[out->slowest_type];
     slow.counts[0] = dnp_cluster_devices(c);
+    const double limit_at_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
     if (dnp_config3d_search(g, &slow, batch, opt, &out->slowest_cfg, &out->slowest_planned,
                             &stats, &e) == DNP_OK) {
         out->slowest_ok = 1;
+        out->time_limit_hit |= stats.time_limit_hit;
         dnp_error e2 = {0};
         out->slowest_on_cluster_ok =
             dnp_config3d_simulate(g, c, batch, opt, &out->slowest_cfg, &out->slowest_on_cluster,
@@ -778,9 +780,10 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
     fast.counts[0] = c->counts[out->fastest_type];
     dnp_error e3 = {0};
     if (dnp_config3d_search(g, &fast, batch, opt, &out->fastest_cfg, &out->fastest_res, &stats,
-                            &e3) == DNP_OK)
+                            &e3) == DNP_OK) {
         out->fastest_ok = 1;
-    else if (e3.status == DNP_ERR_NOMEM) {
+        out->time_limit_hit |= stats.time_limit_hit;
+    } else if (e3.status == DNP_ERR_NOMEM) {
         dnp_error_set(err, e3.status, "%s", e3.msg);
         return e3.status;
     }
@@ -798,10 +801,14 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
                 out->amp_ok = 1;
             else
                 out->uniform_ok = 1;
+            out->time_limit_hit |= stats.time_limit_hit;
         } else if (e4.status == DNP_ERR_NOMEM) {
             dnp_error_set(err, e4.status, "%s", e4.msg);
             return e4.status;
         }
     }
+    /* a baseline with nothing weighed by the deadline failed for it */
+    if (dnp_deadline_passed(limit_at_s))
+        out->time_limit_hit = 1;
     return DNP_OK;
 }

@@ -4,6 +4,7 @@
  */
 #include "sim/lower.h"
 
+#include "core/clock.h"
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
 #include "topo/topology.h"
@@ -161,7 +162,19 @@ typedef struct {
     perf_op_mem *op_mem;
     int no_overlap;
     dnp_optimizer optimizer;
+    double deadline_s;  /* the plan's (p->deadline_s; 0 = none) */
+    int timed_out;      /* it passed: the lowering stopped, nothing to report */
 } lowerer;
+
+/* 1 once the plan's deadline has passed (then for good).  Read once per op
+ * and pass: every loop of the lowering is O(classes x levels) or less per
+ * op, and the passes after it are linear in the tasks. */
+static int out_of_time(lowerer *L)
+{
+    if (!L->timed_out && dnp_deadline_passed(L->deadline_s))
+        L->timed_out = 1;
+    return L->timed_out;
+}
 
 /* A compute task of class c after the previous one and after any exchange
  * issued since (streams are FIFO, so the last one stands for all). */
@@ -390,7 +403,7 @@ static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_me
 static void find_moves(lowerer *L)
 {
     const layer_table *lt = L->lt;
-    for (int v = 0; v < lt->n_rows; v++) {
+    for (int v = 0; v < lt->n_rows && !out_of_time(L); v++) {
         L->moves[v] = 0;
         for (int c = 0; c < L->r->n_classes && !L->moves[v]; c++) {
             const lower_class *cls = &L->r->classes[c];
@@ -431,7 +444,7 @@ static dnp_status lower_all(lowerer *L)
     }
 
     /* Forward, in topological order. */
-    for (int i = 0; i < n_ops; i++) {
+    for (int i = 0; i < n_ops && !out_of_time(L); i++) {
         int v = L->node_of_op[i];
         if (v >= 0)
             node_exchanges(L, v, 0, 1);
@@ -474,7 +487,7 @@ static dnp_status lower_all(lowerer *L)
             r->classes[c].act_bytes += L->kept[(size_t)c * (size_t)n_ops + (size_t)i];
     /* Backward, in reverse order; gradients go to buckets as produced
      * (PyTorch DDP: buckets in reverse order of the parameters). */
-    for (int i = n_ops - 1; i >= 0; i--) {
+    for (int i = n_ops - 1; i >= 0 && !out_of_time(L); i--) {
         int v = L->node_of_op[i];
         for (int c = 0; c < C; c++) {
             lower_class *cls = &r->classes[c];
@@ -701,6 +714,7 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.n_ops = n_ops;
     L.no_overlap = opt->no_overlap;
     L.optimizer = opt->optimizer;
+    L.deadline_s = p->deadline_s;
     for (int k = 0; k < p->cl.n_types; k++) {
         perf_rates_get(&p->cl.types[k], opt->precision, &L.rates[k]);
         L.rates[k].pace = p->pace[k] > 0.0 ? p->pace[k] : 1.0; /* set by the planner */
@@ -747,9 +761,19 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
         L.pending[c] = -1;
     }
     sim_init(&r.sim, C * ST_PER_CLASS);
-    if ((st = lower_all(&L)) != DNP_OK)
+    if (!out_of_time(&L) && (st = lower_all(&L)) != DNP_OK)
         goto done;
-    summarise(&L, opt);
+    /* the simulation and the summary: linear in the tasks and classes */
+    if (!out_of_time(&L))
+        summarise(&L, opt);
+    if (out_of_time(&L)) {
+        st = DNP_ERR_INPUT;
+        dnp_error_set(err, st,
+                      "time limit of %g s reached while simulating the step of %s (%d device "
+                      "class%s, %d ops): no result to report (a larger --time-limit would do)",
+                      p->opt.time_limit_s, p->model, C, C == 1 ? "" : "es", n_ops);
+        goto done;
+    }
     if (r.sim.oom) {
         st = DNP_ERR_NOMEM;
         goto done;

@@ -21,8 +21,12 @@
 /* Lower plan p (its tree built and decided) for graph g and simulate one
  * step with the options' precision, optimizer and overlap.  The memory
  * limit is opt->memory_limit_bytes (> 0), else each device's capacity.
- * On success fills *out (free with lower_result_free).
- * O(classes x (ops + levels x edges)). */
+ * On success fills *out (free with lower_result_free).  The plan's
+ * deadline (p->deadline_s, the command's one time limit; 0 = none) is read
+ * once per op and pass: past it nothing is reported (DNP_ERR_INPUT, "time
+ * limit of S s reached while simulating the step of MODEL (C device
+ * classes, N ops)"; the plan's only other DNP_ERR_INPUT is a tree deeper
+ * than LOWER_MAX_DEPTH).  O(classes x (ops + levels x edges)). */
 dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
                           lower_result *out, dnp_error *err);
 

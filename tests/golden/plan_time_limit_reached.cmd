@@ -1,1 +1,1 @@
-dnnpar plan lenet --cluster 3xtpu-v3 --time-limit 1e-9
+dnnpar plan lenet --cluster 3xtpu-v3 --time-limit 1e-9 2>&1

@@ -405,13 +405,13 @@ static dnp_status run_pase(void *arg, dnp_error *err)
 TEST(alloc_failure_pase)
 {
     pase_case pc = {
-        {DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL, 0}, {-1, -1, -1, -1}, NULL, 16};
+        {DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL, 0, 0.0}, {-1, -1, -1, -1}, NULL, 16};
     SWEEP("pase lenet p 4", run_pase, &pc, 200, 0);
     pase_case mc = {
-        {DNP_PASE_SEARCH_MCMC, 1, 2000, 1, 1, 0.0, NULL, NULL, 0}, {-1, -1, -1, -1}, NULL, 16};
+        {DNP_PASE_SEARCH_MCMC, 1, 2000, 1, 1, 0.0, NULL, NULL, 0, 0.0}, {-1, -1, -1, -1}, NULL, 16};
     SWEEP("pase mcmc lenet p 4", run_pase, &mc, 200, 0);
     /* the shared model's memory fit (a device capacity) and type split */
-    pase_case hc = {{DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL, 0},
+    pase_case hc = {{DNP_PASE_SEARCH_DP, 1, 2000, 1, 0, 0.0, NULL, NULL, 0, 0.0},
                     {-1, -1, -1, -1},
                     "1xa100+1xv100",
                     8};

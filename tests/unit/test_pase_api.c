@@ -41,7 +41,7 @@ static double internal_f(const char *name, int64_t batch, int p)
     pase_params par = {p, 5000.0, 0, 2048.0 * 1048576.0, 0};
     pase_problem pb;
     if (pase_problem_build(pg, &par, &pb, &err) == DNP_OK) {
-        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_result r;
         if (pase_search(&pb, 0, &so, &r, &err) == DNP_OK) {
             f = r.cost;
@@ -315,9 +315,9 @@ TEST(pase_api_compare)
     CHECK(dnp_cluster_parse("4xa100", &c, &err) == DNP_OK);
     dnp_pase_compare_result pub;
     pase_compare_result in;
-    CHECK(dnp_pase_compare(g, &c, 64, &pub, &err) == DNP_OK);
+    CHECK(dnp_pase_compare(g, &c, 64, NULL, &pub, &err) == DNP_OK);
     CHECK(pase_compare(g, 4, 64, c.types[0].peak_flops, c.types[0].net_bw_bps,
-                       c.types[0].bytes_per_elem, &in, &err) == DNP_OK);
+                       c.types[0].bytes_per_elem, 0.0, 0.0, &in, &err) == DNP_OK);
     CHECK(pub.pase_s == in.pase_s && pub.dp_s == in.dp_s && pub.mcmc_s == in.mcmc_s);
     CHECK_STR(pub.expert, in.expert);
     CHECK(pub.pase_s <= pub.dp_s && pub.pase_s <= pub.expert_s && pub.pase_s <= pub.mcmc_s);
@@ -351,7 +351,7 @@ static double internal_s(const char *name, int64_t batch, const char *spec, dnp_
     pase_params par = {(int)c.counts[0], 1.0, 0, 2048.0 * 1048576.0, 0};
     pase_problem pb;
     if (pase_problem_build_perf(pg, &par, &m, &pb, &err) == DNP_OK) {
-        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_fit_result r;
         if (pase_fit_search(&pb, &so, &r, &err) == DNP_OK) {
             t = r.cost;
@@ -501,7 +501,7 @@ TEST(pase_api_seconds_bare_device)
         pase_params par = {2, 1.0, 0, 2048.0 * 1048576.0, 0};
         pase_problem in;
         CHECK(pase_problem_build_perf(pg, &par, &m, &in, &err) == DNP_OK);
-        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_result res;
         CHECK(pase_search(&in, 0, &so, &res, &err) == DNP_OK);
         dnp_pase_summary s;

@@ -219,12 +219,12 @@ TEST(pase_compare_entry)
     dnp_error err = {0};
     CHECK(dnp_zoo_build("pase-alexnet", &g, &err) == DNP_OK);
     pase_compare_result r;
-    CHECK(pase_compare(g, 8, 128, 10e12, 16e9, 8, &r, &err) == DNP_OK);
+    CHECK(pase_compare(g, 8, 128, 10e12, 16e9, 8, 0.0, 0.0, &r, &err) == DNP_OK);
     CHECK_NEAR(r.pase_s, 97098296512.0 / 10e12, 1e-9, 0);
     CHECK(r.pase_s <= r.dp_s && r.pase_s <= r.expert_s && r.pase_s <= r.mcmc_s * (1 + 1e-12));
     CHECK(r.mcmc_s <= r.expert_s * (1 + 1e-12));
     CHECK_STR(r.expert, "owt");
     dnp_error e2 = {0};
-    CHECK(pase_compare(g, 0, 128, 10e12, 16e9, 8, &r, &e2) == DNP_ERR_INPUT);
+    CHECK(pase_compare(g, 0, 128, 10e12, 16e9, 8, 0.0, 0.0, &r, &e2) == DNP_ERR_INPUT);
     dnp_graph_free(g);
 }

@@ -100,7 +100,7 @@ TEST(pase_dp_equals_exhaustive)
             int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
             double best = pase_exhaustive(&pb, 1e7, ex);
             for (int bfs = 0; bfs < 2; bfs++) {
-                pase_search_opts o = {1, NULL, NULL, 0.0, 0};
+                pase_search_opts o = {1, NULL, NULL, 0.0, 0, 0.0};
                 pase_result r;
                 CHECK(pase_search(&pb, bfs, &o, &r, &err) == DNP_OK);
                 CHECK_NEAR(r.cost, best, 1e-12, 0);
@@ -176,7 +176,7 @@ TEST(pase_dp_equals_exhaustive_restricted)
         int *ex = dnp_malloc((size_t)pb.n_v * sizeof(int));
         int *exf = dnp_malloc((size_t)full.n_v * sizeof(int));
         double best = pase_exhaustive(&pb, 1e7, ex), best_full = pase_exhaustive(&full, 1e7, exf);
-        pase_search_opts o = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts o = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_result r;
         CHECK(pase_search(&pb, 0, &o, &r, &err) == DNP_OK);
         CHECK_NEAR(r.cost, best, 1e-12, 0);
@@ -270,7 +270,7 @@ TEST(pase_threads_deterministic)
     pase_problem pb;
     CHECK(pase_problem_build(g, &par, &pb, &err) == DNP_OK);
     pase_result r1, r2;
-    pase_search_opts o1 = {1, NULL, NULL, 0.0, 0}, o2 = {3, NULL, NULL, 0.0, 0};
+    pase_search_opts o1 = {1, NULL, NULL, 0.0, 0, 0.0}, o2 = {3, NULL, NULL, 0.0, 0, 0.0};
     CHECK(pase_search(&pb, 0, &o1, &r1, &err) == DNP_OK);
     CHECK(pase_search(&pb, 0, &o2, &r2, &err) == DNP_OK);
     CHECK(r1.cost == r2.cost);

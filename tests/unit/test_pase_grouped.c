@@ -253,7 +253,7 @@ TEST(pase_group_conv_dp_equals_exhaustive)
                 CHECK_EQ_INT(ex[v], 0);
         }
         for (int bfs = 0; bfs < 2; bfs++) {
-            pase_search_opts o = {1, NULL, NULL, 0.0, 0};
+            pase_search_opts o = {1, NULL, NULL, 0.0, 0, 0.0};
             pase_result r;
             CHECK(pase_search(&pb, bfs, &o, &r, &err) == DNP_OK);
             CHECK_NEAR(r.cost, best, 1e-12, 0);

@@ -272,7 +272,7 @@ TEST(pase_perf_dp_equals_exhaustive)
         pase_params par = {p, 1.0, 0, 1e9, 0};
         pase_problem pb;
         CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
-        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_result res;
         CHECK(pase_search(&pb, 0, &so, &res, &err) == DNP_OK);
         int cfg[8];
@@ -312,7 +312,7 @@ TEST(pase_perf_memory_pruning)
         pase_params par = {8, 1.0, 0, 1e9, 0};
         pase_problem pb;
         CHECK(pase_problem_build_perf(g, &par, &m, &pb, &err) == DNP_OK);
-        pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
         pase_fit_result fr;
         dnp_error e2 = {0};
         dnp_status st = pase_fit_search(&pb, &so, &fr, &e2);
@@ -359,7 +359,7 @@ TEST(pase_perf_hetero_two_types)
         c.types[k].net_bw_bps = c.types[k].inter_bw_bps = 100e12;
         c.types[k].inter_lat_s = 0.0;
     }
-    pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+    pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
     pase_hetero_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.max_table_bytes = 1e9;
@@ -424,7 +424,7 @@ TEST(pase_perf_hetero_judged)
 {
     dnp_cluster c;
     fast_slow(&c);
-    pase_search_opts so = {1, NULL, NULL, 0.0, 0};
+    pase_search_opts so = {1, NULL, NULL, 0.0, 0, 0.0};
     pase_hetero_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.max_table_bytes = 1e9;

@@ -52,11 +52,11 @@ TEST(pase_pin_dense_graph)
         return;
     const pase_problem *pb = &pp->pb;
     pase_result r;
-    pase_search_opts exact = {1, NULL, NULL, 0.0, 0};
+    pase_search_opts exact = {1, NULL, NULL, 0.0, 0, 0.0};
     CHECK_EQ_INT(pase_search(pb, 0, &exact, &r, &err), DNP_ERR_INPUT);
     CHECK(strstr(err.msg, "dependent sets of up to 25 ops") != NULL);
     memset(&err, 0, sizeof err);
-    pase_search_opts pinned = {1, NULL, NULL, 0.0, 1};
+    pase_search_opts pinned = {1, NULL, NULL, 0.0, 1, 0.0};
     CHECK_EQ_INT(pase_search(pb, 0, &pinned, &r, &err), DNP_OK);
     if (r.cfg != NULL) {
         CHECK(r.pinned > 0 && r.pinned < pb->n_v);
@@ -85,14 +85,14 @@ TEST(pase_pin_between_optimum_and_expert)
         return;
     pase_result best, r;
     dnp_error err = {0};
-    pase_search_opts exact = {1, NULL, NULL, 0.0, 0};
+    pase_search_opts exact = {1, NULL, NULL, 0.0, 0, 0.0};
     CHECK_EQ_INT(pase_search(&pb, 0, &exact, &best, &err), DNP_OK);
     CHECK_EQ_INT(best.pinned, 0);
     /* a guard a quarter of the exact tables' estimate: ops get pinned */
     pb.par.max_bytes = best.table_bytes / 4.0;
     CHECK_EQ_INT(pase_search(&pb, 0, &exact, &r, &err), DNP_ERR_INPUT);
     memset(&err, 0, sizeof err);
-    pase_search_opts pinned = {1, NULL, NULL, 0.0, 1};
+    pase_search_opts pinned = {1, NULL, NULL, 0.0, 1, 0.0};
     CHECK_EQ_INT(pase_search(&pb, 0, &pinned, &r, &err), DNP_OK);
     if (r.cfg != NULL && best.cfg != NULL) {
         CHECK(r.pinned > 0);

@@ -37,7 +37,7 @@ static double best_total(const char *model, int p, int64_t batch, int prototype_
     pase_problem pb;
     double cost = -1;
     if (pase_problem_build(g, &par, &pb, &err) == DNP_OK) {
-        pase_search_opts o = {threads, NULL, NULL, 0.0, 0};
+        pase_search_opts o = {threads, NULL, NULL, 0.0, 0, 0.0};
         pase_result r;
         if (pase_search(&pb, 0, &o, &r, &err) == DNP_OK) {
             cost = r.cost;

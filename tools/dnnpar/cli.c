@@ -596,6 +596,24 @@ int cli_grad_dtype(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     return 0;
 }
 
+static double command_start_s;
+
+void cli_command_started(void) { command_start_s = dnp_clock_s(); }
+
+double cli_command_start_s(void)
+{
+    if (!(command_start_s > 0.0)) /* not from main (a test harness): from now */
+        cli_command_started();
+    return command_start_s;
+}
+
+int cli_deadline(const char *cmd, const cli_args *a, dnp_plan_options *opt)
+{
+    opt->time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
+    opt->time_limit_from_s = cli_command_start_s();
+    return cli_time_limit(cmd, a, &opt->time_limit_s);
+}
+
 int cli_time_limit(const char *cmd, const cli_args *a, double *seconds)
 {
     const char *s = cli_get(a, "time-limit");

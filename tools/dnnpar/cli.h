@@ -78,18 +78,35 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"       \
     "  --no-stragglers  every device at its nominal speed (default: GPU kernels\n"       \
     "                 wait for the expected slowest GPU, Sinha et al. SC'22)\n"
-/* --time-limit SECONDS of the searching commands (plan, compare, plan
- * --search pase|mcmc): the default and the largest accepted (one year). */
+/* --time-limit SECONDS: the default and the largest accepted (one year);
+ * one deadline for the whole command (cli_deadline). */
 #define CLI_TIME_LIMIT_DEFAULT_S 600.0
 #define CLI_TIME_LIMIT_MAX_S 31536000.0
 #define CLI_TIME_LIMIT_HELP                                                               \
-    "  --time-limit S wall-time limit of the search in seconds (default 600): AccPar,\n"   \
-    "                 MCMC and the 3D search then report the best plan found so far\n"     \
-    "                 and say so; the PaSE DP stops with exit status 2\n"
+    "  --time-limit S wall-time limit of the whole command in seconds (default 600):\n"  \
+    "                 AccPar, MCMC and the 3D search then report the best plan found\n"   \
+    "                 so far and say so; the PaSE DP, or a step not simulated by\n"       \
+    "                 then, stops with exit status 2 (docs/cli.md \"Time limits\")\n"
+/* --time-limit of the commands bounded as a whole (simulate, export,
+ * scale): the help line. */
+#define CLI_RUN_LIMIT_HELP                                                                \
+    "  --time-limit S wall-time limit of the whole command in seconds (default 600);\n"  \
+    "                 past it: exit status 2, nothing written (docs/cli.md, \"Time\n"     \
+    "                 limits\")\n"
 /* Read --time-limit from `a` into *seconds (left as is when absent): a
  * positive decimal number of seconds up to CLI_TIME_LIMIT_MAX_S.  Prints
  * the error; returns 0 or EXIT_USAGE.  O(1). */
 int cli_time_limit(const char *cmd, const cli_args *a, double *seconds);
+/* The command's start (main calls cli_command_started first): the
+ * dnp_clock_s() reading every --time-limit counts from, so a command's
+ * library calls share one deadline (dnp_plan_options.time_limit_from_s;
+ * docs/cli.md "Time limits").  O(1). */
+void cli_command_started(void);
+double cli_command_start_s(void);
+/* --time-limit of a command bounded as a whole: opt->time_limit_s (default
+ * CLI_TIME_LIMIT_DEFAULT_S) from the command's start.  Prints the error;
+ * returns 0 or EXIT_USAGE.  O(1). */
+int cli_deadline(const char *cmd, const cli_args *a, dnp_plan_options *opt);
 /* The help line of --skip-unknown, which every command taking a MODEL has. */
 #define CLI_SKIP_UNKNOWN_HELP                                                             \
     "  --skip-unknown ONNX: unknown operators become free element-wise ops\n"

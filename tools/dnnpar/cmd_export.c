@@ -11,7 +11,8 @@ static const char help[] =
     "usage: dnnpar export MODEL --cluster SPEC --format jax|dtensor|astra|megatron\n"
     "                     [--search accpar|dp|owt|hypar] [--levels H] [--batch B]\n"
     "                     [--config CFG] [--precision P] [--strategy FILE]\n"
-    "                     [--tp-across-nodes] [--skip-unknown] [-o FILE | --output FILE]\n"
+    "                     [--tp-across-nodes] [--skip-unknown] [--memory-limit SIZE]\n"
+    "                     [--time-limit S] [-o FILE | --output FILE]\n"
     "\n"
     "Plan MODEL on SPEC as `dnnpar plan` does and write the plan for another tool:\n"
     "\n"
@@ -27,7 +28,8 @@ static const char help[] =
     "           plan --search 3d finds (docs/config3d.md)\n"
     "\n"
     "Comments in the output say what the notation cannot express: a level whose\n"
-    "ratio is not 1/2, halves that decide differently, unequal halves.\n"
+    "ratio is not 1/2, halves that decide differently, unequal halves.  A plan\n"
+    "that does not fit in memory is refused with plan's (simulate's) message.\n"
     "\n"
     "  --format F     jax, dtensor, astra or megatron (required)\n"
     "  --config CFG   megatron: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
@@ -41,6 +43,9 @@ static const char help[] =
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
+    "  --memory-limit SIZE  memory per device, e.g. 16GB (default: each device's\n"
+    "                 capacity); a plan over it is refused, as plan refuses it\n"
+    CLI_RUN_LIMIT_HELP
     "  -o, --output FILE\n"
     "                 write FILE instead of standard output (-); a regular FILE is\n"
     "                 replaced only once complete (docs/cli.md, \"Output files\")\n"
@@ -61,6 +66,12 @@ static int export_megatron(const cli_args *a, const char *out_path)
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
                             .optimizer = DNP_OPTIM_ADAM,
                             .tp_across_nodes = cli_flag(a, "tp-across-nodes")};
+    int rc;
+    if ((rc = cli_deadline(cmd, a, &opt)) != 0) /* the search's, from the start */
+        return rc;
+    if ((s = cli_get(a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &opt.memory_limit_bytes) != 0)
+        return EXIT_USAGE;
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
@@ -71,7 +82,6 @@ static int export_megatron(const cli_args *a, const char *out_path)
     }
     dnp_cluster cl;
     dnp_graph *g = NULL;
-    int rc;
     if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
         return rc;
     if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
@@ -96,13 +106,23 @@ static int export_megatron(const cli_args *a, const char *out_path)
     char *text = NULL;
     if (st == DNP_OK)
         st = dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err);
-    if (st == DNP_OK && cli_get(a, "config") == NULL && stats.idle_devices > 0) {
-        /* the layout left whole device types out: say so in the file */
-        char note[160];
-        int w = snprintf(note, sizeof note,
+    if (st == DNP_OK && cli_get(a, "config") == NULL &&
+        (stats.idle_devices > 0 || stats.time_limit_hit)) {
+        /* the layout left whole device types out, or the search was cut at
+         * the time limit: say so in the file */
+        char note[320];
+        int w = 0;
+        if (stats.idle_devices > 0)
+            w = snprintf(note, sizeof note,
                          "# layout: %lld devices of the cluster given are left idle (the plan "
                          "is faster without them; docs/config3d.md \"Layouts\")\n",
                          (long long)stats.idle_devices);
+        if (stats.time_limit_hit && w >= 0 && (size_t)w < sizeof note)
+            w += snprintf(note + w, sizeof note - (size_t)w,
+                          "# the --time-limit of %g s ran out: the best configuration weighed "
+                          "by then, not proven the fastest\n",
+                          opt.time_limit_s);
+        w = (int)strlen(note); /* what snprintf kept */
         size_t len = strlen(text);
         char *more = w > 0 ? dnp_realloc(text, len + (size_t)w + 1) : NULL;
         if (more == NULL) {
@@ -126,7 +146,7 @@ int cmd_export(int argc, char **argv)
 {
     static const char *const valued[] = {"cluster", "format",    "search",   "levels",
                                          "batch",   "output",    "config",   "precision",
-                                         "strategy", NULL};
+                                         "strategy", "time-limit", "memory-limit", NULL};
     static const char *const flags[] = {"help", "skip-unknown", "tp-across-nodes", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -215,6 +235,11 @@ int cmd_export(int argc, char **argv)
     }
     if ((s = cli_get(&a, "batch")) != NULL &&
         (opt.batch = cli_positive(cmd, "batch", s, 1LL << 40)) < 0)
+        goto done;
+    if (cli_deadline(cmd, &a, &opt) != 0) /* the plan, its memory check and the text */
+        goto done;
+    if ((s = cli_get(&a, "memory-limit")) != NULL &&
+        cli_parse_size(cmd, "memory-limit", s, &opt.memory_limit_bytes) != 0)
         goto done;
     long long levels = 0;
     if ((s = cli_get(&a, "levels")) != NULL && (levels = cli_positive(cmd, "levels", s, 62)) < 0)

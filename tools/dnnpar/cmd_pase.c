@@ -70,8 +70,8 @@ static const char plan_help[] =
     "  --cutoff C         smallest per-device extent of a split dimension (default 4;\n"
     "                     1 for pase-rnnlm and pase-transformer)\n"
     "  --timing           also print the search's wall time (varies run to run)\n"
-    "  --time-limit S     wall time in seconds (default 600): MCMC returns its best\n"
-    "                     so far; the exact search stops with exit status 2\n"
+    "  --time-limit S     wall time of the command, s (default 600): MCMC returns its\n"
+    "                     best so far; the exact search stops with exit status 2\n"
     "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
     "  --strategy-json FILE  also write it as a dnnpar strategy (simulate --strategy,\n"
     "                     export --strategy); needs --cluster of 2^k devices; if\n"
@@ -436,6 +436,7 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     ro->seed = (uint64_t)seed;
     ro->optimum = cli_flag(a, "optimum");
     ro->time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
+    ro->time_limit_from_s = cli_command_start_s(); /* one deadline, setup included */
     ro->progress = on_progress;
     ro->progress_user = plan_name;
     return cli_time_limit(cmd, a, &ro->time_limit_s);

@@ -3,15 +3,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-/* Monotonic seconds: compare's one deadline over all its searches. */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char plan_help[] =
     "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
@@ -115,8 +106,7 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
     job->opt.batch = 512;
     if ((rc = cli_perf_options(cmd, a, &job->opt)) != 0)
         return rc;
-    job->opt.time_limit_s = CLI_TIME_LIMIT_DEFAULT_S;
-    if ((rc = cli_time_limit(cmd, a, &job->opt.time_limit_s)) != 0)
+    if ((rc = cli_deadline(cmd, a, &job->opt)) != 0) /* one deadline from the start */
         return rc;
     job->json = cli_get(a, "json");
     job->trace = cli_get(a, "trace");
@@ -474,7 +464,7 @@ static void compare_table(compare_entry *e, int n, int paper)
                          note[0] ? "; " : "", dnp_scheme_name(sum->chosen_scheme));
             if (sum->time_limit_hit)
                 snprintf(note + strlen(note), sizeof note - strlen(note),
-                         "%s(time limit reached after %g s: best plan found so far)",
+                         "%s(the --time-limit of %g s ran out: best plan found so far)",
                          note[0] ? "; " : "", sum->time_limit_s);
             char *what = e[s].what;
             what[0] = '\0';
@@ -521,7 +511,10 @@ static void pase_space_table(const dnp_pase_compare_result *pr)
         char a[32], x[32];
         snprintf(a, sizeof a, "%.3f", cost[s] * f);
         snprintf(x, sizeof x, "%.2fx", pr->dp_s / cost[s]);
-        const char *row[4] = {names[s], a, x, s == 1 ? pr->expert : ""};
+        const char *row[4] = {names[s], a, x,
+                              s == 1                           ? pr->expert
+                              : s == 2 && pr->time_limit_hit ? "(time limit: best so far)"
+                                                               : ""};
         t = compare_row(t, row);
     }
     compare_print(t);
@@ -547,18 +540,34 @@ int cmd_compare(int argc, char **argv)
     compare_entry rows[DNP_SCHEME_COUNT + 2];
     memset(rows, 0, sizeof rows);
     job.opt.keep_over_memory = 1; /* every scheme is shown; those over memory are flagged */
-    /* one --time-limit for the whole comparison: each search gets what
-     * the ones before it left (a scheme's plan is always shown: past the
-     * deadline its search is cut short at once and flagged) */
-    const double limit_s = job.opt.time_limit_s, deadline_s = now_s() + limit_s;
+    /* one --time-limit for the whole comparison, from the command's start
+     * (job.opt.time_limit_from_s): each search stops at half of it, each
+     * simulation at all of it.  A search cut short is flagged; a scheme
+     * whose step could not be simulated by then says so in its row ("not
+     * run"); without dp, the row the speedups are over, nothing is shown
+     * (status 2, the library's message). */
+    const double limit_s = job.opt.time_limit_s;
+    const double deadline_s = job.opt.time_limit_from_s + limit_s;
+    memset(sum, 0, sizeof sum);
     for (int s = 0; s < DNP_SCHEME_COUNT && rc == 0; s++) {
-        double left_s = deadline_s - now_s();
-        job.opt.time_limit_s = left_s > 1e-12 ? left_s : 1e-12;
-        if ((rc = run_plan("compare", &job, (dnp_scheme)s, &plans[s])) == 0) {
+        dnp_plan_options opt = job.opt;
+        opt.scheme = (dnp_scheme)s;
+        dnp_error err = {0};
+        rows[s].name = dnp_scheme_name((dnp_scheme)s);
+        /* past the deadline a search would be cut at once and its step not
+         * simulated: not started (dp always is: the speedups' base) */
+        dnp_status st = s > 0 && dnp_clock_s() >= deadline_s
+                            ? DNP_ERR_INPUT
+                            : dnp_plan_run(job.g, &job.cl, &opt, &plans[s], &err);
+        if (st == DNP_OK) {
             dnp_plan_get_summary(plans[s], &sum[s]);
-            sum[s].time_limit_s = limit_s; /* the limit given, not what was left of it */
-            rows[s].name = dnp_scheme_name((dnp_scheme)s);
             rows[s].sum = sum[s];
+        } else if (s > 0 && st == DNP_ERR_INPUT && dnp_clock_s() >= deadline_s) {
+            snprintf(rows[s].why, sizeof rows[s].why, "not run: the --time-limit of %g s ran "
+                     "out before its step was simulated", limit_s);
+        } else {
+            cli_error("compare", "%s", err.msg);
+            rc = cli_exit_for(st);
         }
     }
     /* PaSE's and MCMC's plans in the same simulator (dnp_pase_plan_run), under
@@ -570,9 +579,7 @@ int cmd_compare(int argc, char **argv)
             compare_entry *r = &rows[n_rows];
             dnp_error err = {0};
             r->name = names[k];
-            double left_s = deadline_s - now_s();
-            job.opt.time_limit_s = left_s > 0.0 ? left_s : 1e-12;
-            if (!(left_s > 0.0))
+            if (!(deadline_s - dnp_clock_s() > 0.0))
                 snprintf(r->why, sizeof r->why, "not run: the searches before it spent the "
                          "--time-limit of %g s", limit_s);
             else if (dnp_pase_plan_run(job.g, &job.cl, &job.opt,
@@ -586,11 +593,11 @@ int cmd_compare(int argc, char **argv)
     /* the same model in PaSE's space and cost model (Eq. 1) */
     dnp_pase_compare_result pr;
     dnp_error perr = {0};
-    if (rc == 0 && !(deadline_s - now_s() > 0.0))
+    if (rc == 0 && !(deadline_s - dnp_clock_s() > 0.0))
         snprintf(perr.msg, sizeof perr.msg, "not run: the searches before it spent the "
                  "--time-limit of %g s", limit_s);
-    int have_pase = rc == 0 && !job.opt.reference_mode && deadline_s - now_s() > 0.0 &&
-                    dnp_pase_compare(job.g, &job.cl, job.opt.batch, &pr, &perr) == DNP_OK;
+    int have_pase = rc == 0 && !job.opt.reference_mode && deadline_s - dnp_clock_s() > 0.0 &&
+                    dnp_pase_compare(job.g, &job.cl, job.opt.batch, &job.opt, &pr, &perr) == DNP_OK;
     char *spec = rc == 0 ? cli_cluster_spec(&job.cl) : NULL;
     if (rc == 0 && spec == NULL) {
         cli_error("compare", "out of memory");
@@ -619,7 +626,10 @@ int cmd_compare(int argc, char **argv)
         if (rc == 0 && job.json != NULL) {
             json_t *schemes = json_array();
             for (int s = 0; s < DNP_SCHEME_COUNT; s++) {
-                json_t *o = job.opt.reference_mode
+                json_t *o = plans[s] == NULL
+                                ? json_pack("{s:s,s:s}", "name", rows[s].name, "no_plan",
+                                            rows[s].why)
+                                : job.opt.reference_mode
                                 ? json_pack("{s:s,s:o}", "name", dnp_scheme_name((dnp_scheme)s),
                                             "types", reference_json(plans[s]))
                                 : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
@@ -677,6 +687,9 @@ int cmd_compare(int argc, char **argv)
                                     pr.dp_s / pr.mcmc_s, "name", "pase", "cost_s", pr.pase_s,
                                     "speedup_vs_dp", pr.dp_s / pr.pase_s)
                         : json_pack("{s:s}", "not_available", perr.msg));
+            if (!job.opt.reference_mode && have_pase && pr.time_limit_hit)
+                json_object_set_new(json_object_get(root, "pase_space"), "mcmc_time_limit_hit",
+                                    json_true());
             json_t *strag = cli_straggler_json(&sum[0]);
             if (strag != NULL)
                 json_object_set_new(root, "stragglers", strag);
@@ -685,7 +698,10 @@ int cmd_compare(int argc, char **argv)
         if (rc == 0 && (job.json == NULL || strcmp(job.json, "-") != 0)) {
             if (job.opt.reference_mode) {
                 for (int s = 0; s < DNP_SCHEME_COUNT; s++)
-                    reference_table(plans[s], ref_titles[s]);
+                    if (plans[s] != NULL)
+                        reference_table(plans[s], ref_titles[s]);
+                    else
+                        printf("\n######## %s ########\n%s\n", ref_titles[s], rows[s].why);
             } else {
                 int paper = sum[0].cost_model == DNP_COST_ACCPAR_PAPER;
                 printf("model %s, batch %lld, cluster %s, %d levels searched of %d\n",

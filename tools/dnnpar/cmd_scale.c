@@ -11,7 +11,7 @@ static const char help[] =
     "usage: dnnpar scale MODEL --cluster NODE --nodes N[,N...] [--batch-per-device B]\n"
     "                    [--search dp|owt|hypar|accpar] [--plot FILE.png|FILE.svg]\n"
     "                    [--json FILE] [--precision P] [--optimizer O] [--no-overlap]\n"
-    "                    [--no-stragglers] [--memory-limit SIZE]\n"
+    "                    [--no-stragglers] [--memory-limit SIZE] [--time-limit S]\n"
     "\n"
     "Plan MODEL on N x NODE for every N (weak scaling: the batch is B per device)\n"
     "and print the predicted step time, throughput and scaling efficiency, i.e.\n"
@@ -24,6 +24,10 @@ static const char help[] =
     "  --plot FILE           throughput and efficiency against devices (gnuplot)\n"
     CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
+    "  --time-limit S wall-time limit of the whole command in seconds (default 600):\n"
+    "                 one deadline over every size's plan; a search cut at it is\n"
+    "                 marked (the best plan so far); a plan not simulated by then:\n"
+    "                 exit status 2, nothing written (docs/cli.md, \"Time limits\")\n"
     "\n"
     "examples:\n"
     "  dnnpar scale resnet50 --cluster dgx-a100 --nodes 1,2,4,8,16,32,64,128\n"
@@ -58,7 +62,7 @@ static int parse_nodes(const char *text, long long *out, int *n)
 int cmd_scale(int argc, char **argv)
 {
     static const char *const valued[] = {"cluster", "nodes", "batch-per-device", "search", "json",
-                                         "plot", CLI_PERF_VALUED, NULL};
+                                         "plot", "time-limit", CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS, NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -87,7 +91,8 @@ int cmd_scale(int argc, char **argv)
         }
         opt.scheme = (dnp_scheme)sc;
     }
-    if ((rc = cli_perf_options("scale", &a, &opt)) != 0)
+    if ((rc = cli_perf_options("scale", &a, &opt)) != 0 ||
+        (rc = cli_deadline("scale", &a, &opt)) != 0) /* one deadline for every size */
         return rc;
     const char *plot = cli_get(&a, "plot"), *json = cli_get(&a, "json");
     if (plot != NULL && dnp_plot_format(plot) < 0) {
@@ -99,6 +104,7 @@ int cmd_scale(int argc, char **argv)
         return rc;
     double devices[MAX_SIZES], step_s[MAX_SIZES], thr[MAX_SIZES], eff[MAX_SIZES];
     double mem[MAX_SIZES], exposed[MAX_SIZES], pace[MAX_SIZES];
+    int cut[MAX_SIZES], any_cut = 0; /* the search stopped at the time limit */
     dnp_plan_summary last;
     memset(&last, 0, sizeof last);
     long long batch[MAX_SIZES];
@@ -133,6 +139,16 @@ int cmd_scale(int argc, char **argv)
         opt.batch = batch[i];
         dnp_plan *p = NULL;
         dnp_error err = {0};
+        if (i > 0 && dnp_clock_s() >= opt.time_limit_from_s + opt.time_limit_s) {
+            /* not started: its search would be cut at once, its step not simulated */
+            cli_error("scale", "%s: time limit of %g s reached before its plan (sizes %d to %d "
+                               "of %d not run): no result to report (a larger --time-limit "
+                               "would do)",
+                      spec_text, opt.time_limit_s, i + 1, n, n);
+            rc = EXIT_USAGE;
+            dnp_free(spec_text);
+            break;
+        }
         if (dnp_plan_run(g, &cl, &opt, &p, &err) != DNP_OK) {
             cli_error("scale", "%s: %s", spec_text, err.msg);
             rc = cli_exit_for(err.status);
@@ -146,6 +162,8 @@ int cmd_scale(int argc, char **argv)
         step_s[i] = sum.step_time_s;
         exposed[i] = sum.exposed_comm_s;
         pace[i] = sum.straggler_pace;
+        cut[i] = sum.time_limit_hit;
+        any_cut |= cut[i];
         if (sum.straggler_pace > 1.0)
             last = sum;
         mem[i] = sum.mem_bytes_max;
@@ -162,14 +180,19 @@ int cmd_scale(int argc, char **argv)
     }
     if (rc == 0 && json != NULL) {
         json_t *rows = json_array();
-        for (int i = 0; i < n; i++)
-            json_array_append_new(
-                rows, json_pack("{s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "nodes",
-                                (json_int_t)sizes[i], "devices", (json_int_t)devices[i], "batch",
-                                (json_int_t)batch[i], "step_time_s", step_s[i],
-                                "exposed_comm_s", exposed[i], "throughput_per_s", thr[i],
-                                "scaling_efficiency", eff[i], "mem_peak_bytes", mem[i],
-                                "straggler_pace", pace[i]));
+        for (int i = 0; i < n; i++) {
+            json_t *row = json_pack("{s:I,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f}", "nodes",
+                                    (json_int_t)sizes[i], "devices", (json_int_t)devices[i],
+                                    "batch", (json_int_t)batch[i], "step_time_s", step_s[i],
+                                    "exposed_comm_s", exposed[i], "throughput_per_s", thr[i],
+                                    "scaling_efficiency", eff[i], "mem_peak_bytes", mem[i],
+                                    "straggler_pace", pace[i]);
+            if (row != NULL && cut[i])
+                json_object_set_new(row, "time_limit",
+                                    json_pack("{s:f,s:b,s:s}", "seconds", opt.time_limit_s,
+                                              "reached", 1, "result", "best plan found so far"));
+            json_array_append_new(rows, row);
+        }
         json_t *root = json_pack("{s:s,s:s,s:s,s:I,s:o}", "model", dnp_graph_name(g), "node", node,
                                  "search", dnp_scheme_name(opt.scheme), "batch_per_device",
                                  (json_int_t)per_dev, "rows", rows);
@@ -194,8 +217,9 @@ int cmd_scale(int argc, char **argv)
         snprintf(h_exp, sizeof h_exp, "exposed comm (%s)", cli_time_unit(max_exp, &f_exp));
         /* Columns sized to their content (cli_table). */
         const char *header[] = {"nodes", "devices", "batch", h_step, h_exp, "stragglers",
-                                "throughput /s", "efficiency"};
-        cli_table *t = cli_table_new(8, "rrrrrrrr", header);
+                                "throughput /s", "efficiency", ""};
+        const int nc = any_cut ? 9 : 8; /* a last column marks a search cut short */
+        cli_table *t = cli_table_new(nc, "rrrrrrrrl", header);
         for (int i = 0; i < n && t != NULL; i++) {
             char c[8][32];
             snprintf(c[0], sizeof c[0], "%lld", sizes[i]);
@@ -206,7 +230,8 @@ int cmd_scale(int argc, char **argv)
             snprintf(c[5], sizeof c[5], "%.4fx", pace[i]);
             snprintf(c[6], sizeof c[6], "%.0f", thr[i]);
             snprintf(c[7], sizeof c[7], "%.1f%%", 100.0 * eff[i]);
-            const char *row[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+            const char *row[] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+                                 cut[i] ? "(time limit: best so far)" : ""};
             if (cli_table_add(t, row) != 0) {
                 cli_table_free(t);
                 t = NULL;
@@ -219,6 +244,10 @@ int cmd_scale(int argc, char **argv)
             cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
             cli_table_free(t);
         }
+        if (any_cut)
+            printf("\n(time limit: best so far): the --time-limit of %g s ran out in that "
+                   "size's search; its plan is the best found by then\n",
+                   opt.time_limit_s);
         if (last.straggler_pace > 1.0)
             printf("\nstragglers: the factor on kernel times for the expected slowest device "
                    "(--no-stragglers ignores it)\n  source: %s\n",

@@ -8,12 +8,12 @@
 static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
-    "                       [--plot FILE.png|FILE.svg] [--dot FILE]\n"
+    "                       [--plot FILE.png|FILE.svg] [--dot FILE] [--time-limit S]\n"
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
     "                       [--trace FILE] [--plot FILE.png|FILE.svg]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                       [--grad-dtype fp32] [--tp-across-nodes]\n"
+    "                       [--grad-dtype fp32] [--tp-across-nodes] [--time-limit S]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
     "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
@@ -32,6 +32,7 @@ static const char help[] =
     "draws the step's timeline (a row per stage and stream, a box per forward,\n"
     "backward, send, all-reduce and optimizer step).\n"
     CLI_PERF_HELP
+    CLI_RUN_LIMIT_HELP
     "\n"
     "examples:\n"
     "  dnnpar plan vgg19 --cluster 8xtpu-v3 --json plan.json\n"
@@ -78,7 +79,8 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
                             .optimizer = DNP_OPTIM_ADAM};
     int explicit_opt = cli_get(a, "optimizer") != NULL;
-    if ((rc = cli_perf_options("simulate", a, &opt)) != 0) {
+    if ((rc = cli_perf_options("simulate", a, &opt)) != 0 ||
+        (rc = cli_deadline("simulate", a, &opt)) != 0) {
         dnp_graph_free(g);
         return rc;
     }
@@ -111,7 +113,7 @@ int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
                                          "config",   "plot",    "dot",   "grad-dtype",
-                                         CLI_PERF_VALUED, NULL};
+                                         "time-limit", CLI_PERF_VALUED, NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS,
                                         "tp-across-nodes", NULL};
     cli_spec spec = {valued, flags};
@@ -196,7 +198,8 @@ int cmd_simulate(int argc, char **argv)
         if ((o = dnp_strategy_option(s, "optimizer")) != NULL && dnp_optimizer_from_name(o) >= 0)
             opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
         int want = dnp_strategy_levels(s), have = dnp_cluster_tree_depth(&cl);
-        if ((rc = cli_perf_options("simulate", &a, &opt)) != 0) {
+        if ((rc = cli_perf_options("simulate", &a, &opt)) != 0 ||
+            (rc = cli_deadline("simulate", &a, &opt)) != 0) {
             /* message printed */
         } else if (want > have) { /* say where the levels come from */
             cli_error("simulate",

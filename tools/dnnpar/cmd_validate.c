@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char help[] =
-    "usage: dnnpar validate FILE.csv [--no-calibrate] [--json FILE]\n"
+    "usage: dnnpar validate FILE.csv [--no-calibrate] [--json FILE] [--time-limit S]\n"
     "\n"
     "Predict the measured training runs in FILE.csv (columns id, stack, role,\n"
     "model, cluster, batch, precision, search, measured_step_s; for search\n"
@@ -21,6 +21,7 @@ static const char help[] =
     "\n"
     "  --no-calibrate  use the preset default efficiencies for every row\n"
     "  --json FILE     rows and summary as JSON (- for standard output)\n"
+    CLI_RUN_LIMIT_HELP
     "\n"
     "examples:\n"
     "  dnnpar validate data/validation/resnet50.csv\n"
@@ -291,7 +292,7 @@ static void to_text(const dnp_validation *v, int calibrate)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const char *const valued[] = {"json", NULL};
+    static const char *const valued[] = {"json", "time-limit", NULL};
     static const char *const flags[] = {"help", "no-calibrate", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -299,9 +300,12 @@ int cmd_validate(int argc, char **argv)
     if (rc != 0 || done)
         return rc;
     int calibrate = !cli_flag(&a, "no-calibrate");
+    dnp_plan_options limit = {0}; /* the time limit only: one deadline for every row */
+    if ((rc = cli_deadline("validate", &a, &limit)) != 0)
+        return rc;
     dnp_validation *v = NULL;
     dnp_error err = {0};
-    if (dnp_validate_csv(a.pos[0], calibrate, &v, &err) != DNP_OK) {
+    if (dnp_validate_csv_limited(a.pos[0], calibrate, &limit, &v, &err) != DNP_OK) {
         cli_error("validate", "%s", err.msg);
         return cli_exit_for(err.status);
     }

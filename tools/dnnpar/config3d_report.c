@@ -154,12 +154,12 @@ static void ranked_layout(const dnp_config3d_ranked *r, const dnp_cluster *given
 }
 
 /* One restricted search's line pair under "compared with ...". */
-static void print_space(const char *what, int ok, const dnp_config3d *cfg,
+static void print_space(const char *what, int ok, int limit_hit, const dnp_config3d *cfg,
                         const dnp_config3d_result *r, const dnp_config3d_result *res)
 {
     char ct[256], tb[32];
     if (!ok) {
-        printf("  %s: no configuration fits\n", what);
+        printf("  %s: %s\n", what, limit_hit ? "none by the time limit" : "no configuration fits");
         return;
     }
     config_text(cfg, ct, sizeof ct);
@@ -262,6 +262,8 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 json_object_set_new(b, "one_type_stages",
                                     json_pack("{s:f}", "step_time_s",
                                               base.uniform_res.step_time_s));
+            if (base.time_limit_hit)
+                json_object_set_new(b, "time_limit_hit", json_true());
             json_object_set_new(o, "baselines", b);
         }
         if (o != NULL && stats != NULL && stats->price_per_hour > 0.0) {
@@ -399,6 +401,10 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         if (have_base) {
             char ct[256], tb[32], tc[32];
             printf("compared with plans that ignore the mix (same batch, precision, memory):\n");
+            if (base.time_limit_hit)
+                printf("  (the --time-limit of %g s ran out in these searches: each is the best "
+                       "weighed by then; \"none\" may mean not reached)\n",
+                       opt->time_limit_s);
             if (base.slowest_ok) {
                 config_text(&base.slowest_cfg, ct, sizeof ct);
                 cli_fmt_time(base.slowest_planned.step_time_s, tb, sizeof tb);
@@ -414,8 +420,9 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 }
                 printf("\n");
             } else {
-                printf("  every device as the slowest type (%s): no configuration fits\n",
-                       whole->types[base.slowest_type].name);
+                printf("  every device as the slowest type (%s): %s\n",
+                       whole->types[base.slowest_type].name,
+                       base.time_limit_hit ? "none by the time limit" : "no configuration fits");
             }
             if (base.fastest_ok) {
                 config_text(&base.fastest_cfg, ct, sizeof ct);
@@ -426,15 +433,15 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                 print_ratio(base.fastest_res.step_time_s, res->step_time_s);
                 printf("\n");
             } else {
-                printf("  the %lld %s alone: no configuration fits\n",
-                       (long long)whole->counts[base.fastest_type],
-                       whole->types[base.fastest_type].name);
+                printf("  the %lld %s alone: %s\n", (long long)whole->counts[base.fastest_type],
+                       whole->types[base.fastest_type].name,
+                       base.time_limit_hit ? "none by the time limit" : "no configuration fits");
             }
             print_space("in AMP's space (no ZeRO, sequence parallelism, interleaving or "
                         "recompute; the types as given)",
-                        base.amp_ok, &base.amp_cfg, &base.amp_res, res);
+                        base.amp_ok, base.time_limit_hit, &base.amp_cfg, &base.amp_res, res);
             print_space("with every stage on one device type (the types as given)",
-                        base.uniform_ok, &base.uniform_cfg, &base.uniform_res, res);
+                        base.uniform_ok, base.time_limit_hit, &base.uniform_cfg, &base.uniform_res, res);
         }
         if (res->straggler_pace > 1.0)
             printf("stragglers: kernel times x%.4f (--no-stragglers ignores it)\n  source: %s\n",

@@ -178,5 +178,6 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_command_started(); /* the one deadline of --time-limit counts from here */
     return finish_stdout(run(argc, argv));
 }

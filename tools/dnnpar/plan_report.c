@@ -247,7 +247,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                   s.frontier_width);
     if (s.time_limit_hit)
         cli_wrapf(stdout, 0, "  ",
-                  "note: time limit reached after %g s: best plan found so far (the remaining "
+                  "note: the --time-limit of %g s ran out: best plan found so far (the remaining "
                   "splits took the equal ratio; baselines not compared)",
                   s.time_limit_s);
     if (s.ratio_level_only)

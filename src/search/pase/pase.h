@@ -195,6 +195,9 @@ typedef struct {
                               * (a partial DP has no strategy to return) */
     int pin_over_guard;      /* 1: where GenerateSeq's tables exceed the guard, pin ops
                               * (pase_search_pinned) instead of failing */
+    double deadline_s;       /* the command's deadline (core/clock.h dnp_deadline_at), which
+                              * time_limit_s only names in messages; 0 = time_limit_s from
+                              * the search's start */
 } pase_search_opts;
 
 typedef struct {
@@ -281,6 +284,8 @@ typedef struct {
                               * Past it the search stops and returns the best strategy
                               * seen so far, setting *time_limit_hit */
     int *time_limit_hit;     /* may be NULL; set to 1 or 0 by pase_mcmc */
+    double deadline_s;       /* the command's deadline (dnp_deadline_at); 0 = time_limit_s
+                              * from the walk's start */
 } pase_mcmc_opts;
 
 /* The defaults: 250,000 iterations at most (FlexFlow's cap in the paper's
@@ -339,16 +344,19 @@ typedef struct {
     double expert_s;         /* the expert strategy */
     char expert[32];         /* its name, e.g. "owt", "mesh 8x4" */
     double search_s;         /* wall time of the PaSE search (not deterministic) */
+    int time_limit_hit;      /* MCMC stopped at the deadline: its figure is its best so far */
 } pase_compare_result;
 
 /* Convert g, bind it to p devices of peak_flops FLOP/s and net_bw_bps
  * bytes/s moving bytes_per_word-byte words (8 as the reference; a
  * cluster's element size), and evaluate PaSE, MCMC (default budget, seed
  * 1), data parallelism and the expert strategy in that one space.
- * Errors: DNP_ERR_INPUT (p < 1, unsupported op, tables over 2 GiB).
- * O(the search). */
+ * The DP and MCMC stop at deadline_s (core/clock.h; 0 = none; the DP
+ * then fails naming time_limit_s, MCMC keeps its best so far, flagged).
+ * Errors: DNP_ERR_INPUT (p < 1, unsupported op, tables over 2 GiB, the
+ * deadline).  O(the search). */
 dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_flops,
-                        double net_bw_bps, int bytes_per_word, pase_compare_result *out,
-                        dnp_error *err);
+                        double net_bw_bps, int bytes_per_word, double time_limit_s,
+                        double deadline_s, pase_compare_result *out, dnp_error *err);
 
 #endif

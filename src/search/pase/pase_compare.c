@@ -6,14 +6,16 @@
  */
 #include "search/pase/pase.h"
 
+#include "core/clock.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_flops,
-                        double net_bw_bps, int bytes_per_word, pase_compare_result *out,
-                        dnp_error *err)
+                        double net_bw_bps, int bytes_per_word, double time_limit_s,
+                        double deadline_s, pase_compare_result *out, dnp_error *err)
 {
     if (p < 1) {
         dnp_error_set(err, DNP_ERR_INPUT, "the device count must be at least 1, got %d", p);
@@ -39,7 +41,7 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
     int *best = dnp_malloc((size_t)pb.n_v * sizeof(int));
     pase_result r;
     memset(&r, 0, sizeof r);
-    pase_search_opts o = {0, NULL, NULL, 0.0, 0};
+    pase_search_opts o = {0, NULL, NULL, time_limit_s, 0, deadline_s};
     if (cfg == NULL || best == NULL) {
         st = DNP_ERR_NOMEM;
         dnp_error_set(err, st, "out of memory comparing strategies");
@@ -52,6 +54,9 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
         res.dp_s = pase_objective(&pb, cfg) / peak_flops;
         pase_mcmc_opts mo;
         pase_mcmc_defaults(&mo);
+        mo.time_limit_s = time_limit_s;
+        mo.deadline_s = deadline_s;
+        mo.time_limit_hit = &res.time_limit_hit;
         double mcmc_flop = 0.0;
         if ((st = pase_expert(&pb, cfg, res.expert, sizeof res.expert, err)) == DNP_OK) {
             res.expert_s = pase_objective(&pb, cfg) / peak_flops;
@@ -73,8 +78,12 @@ dnp_status pase_compare(const dnp_graph *g, int p, int64_t batch, double peak_fl
  * counted as the weakest type's peak and link, words of the widest
  * element (PaSE's section V reading of a mixed cluster). */
 dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                            dnp_pase_compare_result *out, dnp_error *err)
+                            const dnp_plan_options *opt, dnp_pase_compare_result *out,
+                            dnp_error *err)
 {
+    const double limit_s = opt != NULL ? opt->time_limit_s : 0.0;
+    const double deadline_s =
+        opt != NULL ? dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s) : 0.0;
     double flops = INFINITY, bw = INFINITY;
     int bytes = 0;
     for (int k = 0; k < c->n_types; k++) {
@@ -88,7 +97,7 @@ dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t ba
         return DNP_ERR_INPUT;
     }
     pase_compare_result r;
-    dnp_status st = pase_compare(g, (int)p, batch, flops, bw, bytes, &r, err);
+    dnp_status st = pase_compare(g, (int)p, batch, flops, bw, bytes, limit_s, deadline_s, &r, err);
     if (st != DNP_OK)
         return st;
     out->pase_s = r.pase_s;
@@ -97,5 +106,6 @@ dnp_status dnp_pase_compare(const dnp_graph *g, const dnp_cluster *c, int64_t ba
     out->expert_s = r.expert_s;
     snprintf(out->expert, sizeof out->expert, "%s", r.expert);
     out->search_s = r.search_s;
+    out->time_limit_hit = r.time_limit_hit;
     return DNP_OK;
 }

@@ -622,8 +622,8 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
     X.pb = pb;
     X.s = s;
     X.threads = threads;
-    if (o && o->time_limit_s > 0.0)
-        X.deadline_s = t0 + o->time_limit_s;
+    if (o != NULL)
+        X.deadline_s = o->deadline_s > 0.0 ? o->deadline_s : dnp_deadline_at(t0, o->time_limit_s);
     X.tab = dnp_calloc((size_t)n, sizeof *X.tab);
     X.bucket_start = dnp_calloc((size_t)n + 2, sizeof(int));
     X.bucket = dnp_malloc(((size_t)n + 1) * sizeof(int));
@@ -658,7 +658,7 @@ dnp_status pase_dp_run(const pase_problem *pb, const pase_seq *s, const pase_sea
         if ((st = eliminate(&X, i, err)) != DNP_OK)
             goto done;
         double el = dnp_now_s() - t0;
-        if (X.timed_out || (o && o->time_limit_s > 0.0 && el >= o->time_limit_s && i + 1 < n)) {
+        if (X.timed_out || (i + 1 < n && dnp_deadline_passed(X.deadline_s))) {
             st = DNP_ERR_INPUT;
             dnp_error_set(err, st,
                           "time limit of %g s reached in the PaSE search after %d of %d vertices; "

@@ -60,6 +60,7 @@ void pase_mcmc_defaults(pase_mcmc_opts *o)
     o->seed = 1;
     o->time_limit_s = 0.0;
     o->time_limit_hit = NULL;
+    o->deadline_s = 0.0;
 }
 
 dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_opts *o, int *best,
@@ -86,7 +87,7 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
     uint64_t rng = o->seed;
     long it = 0, last_improve = 0;
     /* The clock is read every 1024 iterations, and only under a limit. */
-    double deadline_s = o->time_limit_s > 0.0 ? dnp_now_s() + o->time_limit_s : 0.0;
+    double deadline_s = o->deadline_s > 0.0 ? o->deadline_s : dnp_deadline_at(0.0, o->time_limit_s);
     int hit = 0;
     while (it < o->max_iters) {
         if (it >= o->min_iters && it - last_improve > it / 2)

@@ -247,6 +247,7 @@ dnp_status dnp_pase_plan_run(const dnp_graph *g, const dnp_cluster *c,
     ro.search = s;
     ro.threads = 1; /* deterministic and light beside the other searches */
     ro.time_limit_s = opt->time_limit_s;
+    ro.time_limit_from_s = opt->time_limit_from_s;
     dnp_pase_strategy_search ss;
     dnp_status st = dnp_pase_hw_from_cluster(c, &hw, err);
     if (st == DNP_OK)

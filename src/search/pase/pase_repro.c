@@ -54,7 +54,7 @@ static dnp_status table1_cell(const char *model, int p, const dnp_pase_repro_opt
     char what[64];
     snprintf(what, sizeof what, "%s, p = %d", model, p);
     pase_progress_ctx pc = {o->progress, o->progress_user, what};
-    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, 0.0, 0};
+    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, 0.0, 0, 0.0};
     pase_result r;
     if ((st = pase_search(&pb, 0, &so, &r, &e)) != DNP_OK) {
         st = fail(err, st, model, p, e.msg);
@@ -127,7 +127,7 @@ static double paper_constrained_optimum(pase_problem *pb, const char *model, int
         }
     }
     if (f == 0.0) {
-        pase_search_opts so = {threads, NULL, NULL, 0.0, 0};
+        pase_search_opts so = {threads, NULL, NULL, 0.0, 0, 0.0};
         pase_result r;
         dnp_error err = {0};
         f = pase_search(pb, 0, &so, &r, &err) == DNP_OK ? r.cost : -1.0;
@@ -157,7 +157,7 @@ static dnp_status table2_model(dnp_pase_repro *r, int m, int threads, dnp_error 
     if ((st = pase_problem_build(r->g2[m], &par, &r->pb2[m], &e)) != DNP_OK)
         return fail(err, st, model, 0, e.msg);
     r->have2[m] = 1;
-    pase_search_opts so = {threads, NULL, NULL, 0.0, 0};
+    pase_search_opts so = {threads, NULL, NULL, 0.0, 0, 0.0};
     pase_result res;
     if ((st = pase_search(&r->pb2[m], 0, &so, &res, &e)) != DNP_OK)
         return fail(err, st, model, 0, e.msg);

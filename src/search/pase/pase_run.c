@@ -180,11 +180,15 @@ static dnp_status run(const dnp_pase_problem *pp, const dnp_pase_run_options *o,
 {
     const pase_problem *pb = &pp->pb;
     pase_progress_ctx pc = {o->progress, o->progress_user, "searching"};
-    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, o->time_limit_s, 0};
+    /* one deadline for the search and its baselines, counted from the
+     * command's start when the caller gives it (time_limit_from_s) */
+    const double deadline_s = dnp_deadline_at(o->time_limit_from_s, o->time_limit_s);
+    pase_search_opts so = {o->threads, pase_progress_thunk, &pc, o->time_limit_s, 0, deadline_s};
     pase_mcmc_opts mo;
     pase_mcmc_defaults(&mo);
     int mcmc_limit_hit = 0;
     mo.time_limit_s = o->time_limit_s;
+    mo.deadline_s = deadline_s;
     mo.time_limit_hit = &mcmc_limit_hit;
     if (o->mcmc_iters > 0) {
         mo.max_iters = o->mcmc_iters;
