@@ -255,8 +255,9 @@ test: deps all $(B)/libdnnpar-internal.a $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TA
 
 # tests/unit/test_alloc_fail.c with every allocation of every run failed
 # in turn (make test samples them).
+# (no per-test time limit: a full sweep takes minutes)
 alloc-check: $(TB)/unit_tests
-	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 ./$(TB)/unit_tests alloc_failure_loaders \
+	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 DNNPAR_TEST_TIMEOUT=0 ./$(TB)/unit_tests alloc_failure_loaders \
 	    alloc_failure_zoo_builds alloc_failure_plans
 # ---- libFuzzer build (clang-14, libclang-rt-14-dev) --------------------
 fuzz-deps:
