@@ -51,6 +51,9 @@ suite() {
 suite unit "$bdir/unit_tests"
 [ "$suite_rc" -ne 0 ] && [ "$suite_failed" -eq 0 ] && { echo "unit tests exited $suite_rc"; failed=$((failed + 1)); }
 suite runner bash tests/unit/runner.sh "$bdir"
+# The heavy sweeps over every case, in their release twin (tests/unit/test.h,
+# "Sweeps"; the sanitizer build above checks a subset).
+suite sweeps "${2:-build}/unit_sweeps"
 
 # Source checks: all memory goes through the allocator hook (dnnpar.h,
 # "Memory"); only src/core/alloc.c calls the C library's allocator.

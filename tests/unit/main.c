@@ -10,7 +10,10 @@
  * DNNPAR_TEST_TIMEOUT seconds (default 120; 0: none) is killed with its
  * process group.  DNNPAR_TEST_NOFORK=1 runs the tests one after the other in
  * this process, as before (for a debugger).  DNNPAR_TEST_TIMES=1 adds a line
- * "time NAME SECONDS" after each test.
+ * "time NAME SECONDS" after each test.  DNNPAR_TEST_FULL_SWEEP=1 runs the
+ * TEST_SWEEPs over every case (test.h, "Sweeps"); built with
+ * -DTEST_SWEEP_FULL=1 -DTEST_SUITE_NAME='"sweeps"' (build/unit_sweeps, the
+ * release twin) they always do, and the summary line starts "sweeps:".
  *
  * The output: what each test printed, "FAIL NAME (WHY)" for each failed test,
  * and last "unit: N passed, N failed" (tests/run.sh reads that line); the
@@ -61,6 +64,41 @@ unsigned long long test_rand(unsigned long long *s)
 double test_uniform(unsigned long long *s, double lo, double hi)
 {
     return lo + (hi - lo) * (double)(test_rand(s) >> 11) / 9007199254740992.0;
+}
+
+#ifndef TEST_SUITE_NAME
+#define TEST_SUITE_NAME "unit"
+#endif
+
+static int env_flag(const char *name);
+
+int test_sweep_full(void)
+{
+#ifdef TEST_SWEEP_FULL
+    return 1;
+#else
+    return env_flag("DNNPAR_TEST_FULL_SWEEP");
+#endif
+}
+
+static const char *const sweep_zoo_subset[] = {
+    "lenet", "alexnet", "vgg11", "resnet18", "gpt2-xl", "llama3-8b", "alexnet-2012", "dbn-m",
+    "fractalnet", "pase-inception3",
+};
+
+int test_sweep_zoo(const char *name)
+{
+    if (test_sweep_full())
+        return 1;
+    for (size_t i = 0; i < sizeof sweep_zoo_subset / sizeof sweep_zoo_subset[0]; i++)
+        if (strcmp(name, sweep_zoo_subset[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int test_sweep_zoo_subset_size(void)
+{
+    return (int)(sizeof sweep_zoo_subset / sizeof sweep_zoo_subset[0]);
 }
 
 /* What a child reports back through memory shared with the runner: set just
@@ -150,7 +188,7 @@ static int run_in_process(const int *want, size_t n, int times)
         if (times)
             printf("time %s %.3f\n", registry[i].name, now_seconds() - t0);
     }
-    printf("unit: %d passed, %d failed\n", passed, failed);
+    printf(TEST_SUITE_NAME ": %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
 
@@ -355,7 +393,7 @@ static int run_forked(const int *want, size_t n, long jobs, long timeout, int ti
     munmap(shared, n * sizeof *shared);
     dnp_free(runs);
     runs = NULL;
-    printf("unit: %d passed, %d failed\n", passed, failed);
+    printf(TEST_SUITE_NAME ": %d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
 
@@ -374,7 +412,7 @@ int main(int argc, char **argv)
             if (strcmp(argv[a], registry[i].name) == 0)
                 want[i] = found = 1;
         if (!found) {
-            printf("unit: no test named '%s'\n", argv[a]);
+            printf(TEST_SUITE_NAME ": no test named '%s'\n", argv[a]);
             unknown++;
         }
     }
