@@ -19,6 +19,13 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 passed=0; failed=0
+# DNNPAR_SUITE_TIMES=1: a line "time NAME S s" after each suite (wall time).
+lap_t=$EPOCHREALTIME
+lap() {
+    [ "${DNNPAR_SUITE_TIMES:-0}" = 1 ] &&
+        awk -v a="$lap_t" -v b="$EPOCHREALTIME" -v n="$1" 'BEGIN {printf "time %s %.1f s\n", n, b - a}'
+    lap_t=$EPOCHREALTIME
+}
 # suite NAME COMMAND...: runs COMMAND (output and errors captured), prints what
 # it printed but its summary lines "NAME: N passed, N failed", then the last of
 # them, and adds that to the totals; no summary line counts one failure.  With
@@ -44,10 +51,12 @@ suite() {
         echo "$name: crashed (status $suite_rc, no summary line)"
         suite_failed=1; failed=$((failed + 1))
     fi
+    lap "$name"
 }
 
 # The unit tests, each in its own process, two at a time (tests/unit/main.c),
 # and the runner's isolation of them (tests/unit/runner.sh).
+lap setup
 suite unit "$bdir/unit_tests"
 [ "$suite_rc" -ne 0 ] && [ "$suite_failed" -eq 0 ] && { echo "unit tests exited $suite_rc"; failed=$((failed + 1)); }
 suite runner bash tests/unit/runner.sh "$bdir"
@@ -85,6 +94,7 @@ else echo "FAIL check thin-cli: the CLI includes internal headers (use dnnpar.h;
 # The repository stands alone (issue 32, tests/standalone.sh): nothing names
 # the shared folder beside the checkout; the copied data match their READMEs'
 # sha256 lists.
+lap source-checks
 suite standalone bash tests/standalone.sh
 
 # Layers (tests/layering.sh): no include from a folder of src/ to a higher
@@ -127,6 +137,7 @@ for corpus in tests/fuzz/corpus/*/; do
     fi
 done
 
+lap symbols-bench-replay
 gp=0; gf=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
@@ -156,6 +167,7 @@ for cmdf in tests/golden/*.cmd; do
     fi
 done
 echo "golden: $gp passed, $gf failed"
+lap golden
 passed=$((passed + gp)); failed=$((failed + gf))
 
 # Determinism (docs/cli.md): every subcommand twice and under another
@@ -181,6 +193,7 @@ suite width bash tests/width.sh
 # Install into a temporary prefix and build a program against it; the docs
 # against the command and option tables, and every README/docs example.
 if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+lap install
 mkdir -p "$tmp/docs_out"
 DNNPAR_DOCS_OUT="$tmp/docs_out" SUITE_SHOW='^(FAIL|SKIP) ' suite docs bash tests/docs/check.sh "$bdir/dnnpar"
 # One unit per table column, one meaning of GB (tests/units.sh): the golden
