@@ -155,16 +155,33 @@ $(TB)/dnnpar: $(CLI_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 $(TB)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(TB)/obj/%.o) $(TB)/obj/gen/onnx.pb-c.o Makefile
 	$(CC) $(TEST_FLAGS) -shared -Wl,-soname,libdnnpar.so.$(SOMAJOR) -o $@ $(filter-out Makefile,$^) $(LIBS)
 
-# The test registry: every TEST(name) in tests/unit/*.c, in file order.
+# The test registry: every TEST(name) and TEST_SWEEP(name) in tests/unit/*.c, in file order.
 $(TB)/test_list.inc: $(TEST_SRC)
 	@mkdir -p $(TB)
-	@grep -ho '^TEST([A-Za-z0-9_]*)' $(TEST_SRC) | sed 's/^TEST(\(.*\))/X(\1)/' > $@.tmp
+	@grep -hoE '^TEST(_SWEEP)?\([A-Za-z0-9_]*\)' $(TEST_SRC) | sed -E 's/^TEST(_SWEEP)?\((.*)\)/X(\2)/' > $@.tmp
 	@mv $@.tmp $@
 
 $(TB)/obj/tests/unit/main.o: $(TB)/test_list.inc
 
 $(TB)/unit_tests: $(TEST_SRC:%.c=$(TB)/obj/%.o) $(TB)/libdnnpar.a
 	$(CC) $(TEST_FLAGS) -o $@ $^ $(LIBS)
+
+# The release twin of the heavy property sweeps (TEST_SWEEP(name) in tests/unit/*.c,
+# test.h "Sweeps"): those tests alone, every case, at -O2 without sanitizers,
+# linked against the release objects (the internal archive, as bench/ does).
+SWEEP_SRC = $(shell grep -l '^TEST_SWEEP.[A-Za-z0-9_]' $(TEST_SRC))
+
+$(B)/sweeps/test_list.inc: $(TEST_SRC)
+	@mkdir -p $(B)/sweeps
+	@grep -ho '^TEST_SWEEP([A-Za-z0-9_]*)' $(TEST_SRC) | sed 's/^TEST_SWEEP(\(.*\))/X(\1)/' > $@.tmp
+	@mv $@.tmp $@
+
+$(B)/sweeps/main.o: tests/unit/main.c tests/unit/test.h $(B)/sweeps/test_list.inc
+	$(CC) $(WARN) $(DEFS) $(INCS) -I$(B)/sweeps $(REL_FLAGS) -DTEST_SUITE_NAME='"sweeps"' \
+	    -DTEST_SWEEP_FULL=1 -c $< -o $@
+
+$(B)/unit_sweeps: $(B)/sweeps/main.o $(SWEEP_SRC:%.c=$(B)/obj/%.o) $(B)/libdnnpar-internal.a
+	$(CC) $(REL_FLAGS) -o $@ $^ $(LIBS)
 
 # Corpus replay drivers: each fuzz target with tests/fuzz/replay.c as main,
 # no libFuzzer, under the test build's sanitizers.
@@ -249,14 +266,15 @@ uninstall:
 # The release build (make run's) is built too: -O2 enables warnings
 # (-Wmaybe-uninitialized) the test build's flags do not, and -Werror must
 # hold for both.
-test: deps all $(B)/libdnnpar-internal.a $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
+test: deps all $(B)/libdnnpar-internal.a $(B)/unit_sweeps $(TB)/unit_tests $(TB)/dnnpar $(FUZZ_TARGETS:%=$(TB)/fuzz_replay_%) \
       $(call INSTALL_FILES,$(TB))
 	@bash tests/run.sh $(TB) $(B)
 
 # tests/unit/test_alloc_fail.c with every allocation of every run failed
 # in turn (make test samples them).
+# (no per-test time limit: a full sweep takes minutes)
 alloc-check: $(TB)/unit_tests
-	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 ./$(TB)/unit_tests alloc_failure_loaders \
+	DNNPAR_ALLOC_FULL=1 DNNPAR_ALLOC_REPORT=1 DNNPAR_TEST_TIMEOUT=0 ./$(TB)/unit_tests alloc_failure_loaders \
 	    alloc_failure_zoo_builds alloc_failure_plans
 # ---- libFuzzer build (clang-14, libclang-rt-14-dev) --------------------
 fuzz-deps:

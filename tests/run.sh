@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the unit tests, the golden CLI tests, the determinism test
+# Runs the unit tests (and their runner's isolation, tests/unit/runner.sh), the golden CLI tests, the determinism test
 # (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the machine profile
 # (tests/profile/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
@@ -19,18 +19,50 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 passed=0; failed=0
-unit_out=$("$bdir/unit_tests" 2>&1); unit_rc=$?
-printf '%s\n' "$unit_out" | grep -v '^unit: ' || true
-line=$(printf '%s\n' "$unit_out" | grep '^unit: ' | tail -n1)
-if [ -n "$line" ]; then
-    p=$(printf '%s' "$line" | sed -E 's/^unit: ([0-9]+) passed.*/\1/')
-    f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-    passed=$((passed + p)); failed=$((failed + f))
-    echo "$line"
-else
-    echo "unit tests crashed (status $unit_rc)"; failed=$((failed + 1))
-fi
-[ "$unit_rc" -ne 0 ] && [ -n "$line" ] && [ "${f:-0}" -eq 0 ] && { echo "unit tests exited $unit_rc"; failed=$((failed + 1)); }
+# DNNPAR_SUITE_TIMES=1: a line "time NAME S s" after each suite (wall time).
+lap_t=$EPOCHREALTIME
+lap() {
+    [ "${DNNPAR_SUITE_TIMES:-0}" = 1 ] &&
+        awk -v a="$lap_t" -v b="$EPOCHREALTIME" -v n="$1" 'BEGIN {printf "time %s %.1f s\n", n, b - a}'
+    lap_t=$EPOCHREALTIME
+}
+# suite NAME COMMAND...: runs COMMAND (output and errors captured), prints what
+# it printed but its summary lines "NAME: N passed, N failed", then the last of
+# them, and adds that to the totals; no summary line counts one failure.  With
+# SUITE_SHOW set (an extended regular expression), only the lines matching it
+# are printed besides the summary.  Leaves the command's exit status in suite_rc
+# and its failures in suite_failed.
+suite() {
+    local name=$1 out line re
+    shift
+    out=$("$@" 2>&1); suite_rc=$?
+    re="^$name: ([0-9]+) passed, ([0-9]+) failed"
+    if [ -n "${SUITE_SHOW:-}" ]; then
+        printf '%s\n' "$out" | grep -E "$SUITE_SHOW" | grep -Ev "$re" || true
+    else
+        printf '%s\n' "$out" | grep -Ev "$re" || true
+    fi
+    line=$(printf '%s\n' "$out" | grep -E "$re" | tail -n1)
+    if [[ $line =~ $re ]]; then
+        echo "$line"
+        suite_failed=${BASH_REMATCH[2]}
+        passed=$((passed + BASH_REMATCH[1])); failed=$((failed + suite_failed))
+    else
+        echo "$name: crashed (status $suite_rc, no summary line)"
+        suite_failed=1; failed=$((failed + 1))
+    fi
+    lap "$name"
+}
+
+# The unit tests, each in its own process, two at a time (tests/unit/main.c),
+# and the runner's isolation of them (tests/unit/runner.sh).
+lap setup
+suite unit "$bdir/unit_tests"
+[ "$suite_rc" -ne 0 ] && [ "$suite_failed" -eq 0 ] && { echo "unit tests exited $suite_rc"; failed=$((failed + 1)); }
+suite runner bash tests/unit/runner.sh "$bdir"
+# The heavy sweeps over every case, in their release twin (tests/unit/test.h,
+# "Sweeps"; the sanitizer build above checks a subset).
+suite sweeps "${2:-build}/unit_sweeps"
 
 # Source checks: all memory goes through the allocator hook (dnnpar.h,
 # "Memory"); only src/core/alloc.c calls the C library's allocator.
@@ -62,29 +94,12 @@ else echo "FAIL check thin-cli: the CLI includes internal headers (use dnnpar.h;
 # The repository stands alone (issue 32, tests/standalone.sh): nothing names
 # the shared folder beside the checkout; the copied data match their READMEs'
 # sha256 lists.
-sa_out=$(bash tests/standalone.sh 2>&1)
-printf '%s\n' "$sa_out" | grep -v '^standalone: ' || true
-line=$(printf '%s\n' "$sa_out" | grep '^standalone: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    echo "$line"
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^standalone: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "standalone check crashed"; failed=$((failed + 1))
-fi
+lap source-checks
+suite standalone bash tests/standalone.sh
 
 # Layers (tests/layering.sh): no include from a folder of src/ to a higher
 # one, but the known exceptions listed there.
-lay_out=$(bash tests/layering.sh 2>&1)
-printf '%s\n' "$lay_out" | grep -v '^layering: ' || true
-line=$(printf '%s\n' "$lay_out" | grep '^layering: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    echo "$line"
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^layering: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "layering check crashed"; failed=$((failed + 1))
-fi
+suite layering bash tests/layering.sh
 
 rel_dir=${2:-build}
 # Exported symbols (issue 10): the release static library (make all, a
@@ -122,6 +137,7 @@ for corpus in tests/fuzz/corpus/*/; do
     fi
 done
 
+lap symbols-bench-replay
 gp=0; gf=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
@@ -151,111 +167,37 @@ for cmdf in tests/golden/*.cmd; do
     fi
 done
 echo "golden: $gp passed, $gf failed"
+lap golden
 passed=$((passed + gp)); failed=$((failed + gf))
 
 # Determinism (docs/cli.md): every subcommand twice and under another
 # locale and time zone, byte-identical.
-det_out=$(bash tests/determinism.sh "$bdir" 2>&1)
-printf '%s\n' "$det_out"
-line=$(printf '%s\n' "$det_out" | grep '^determinism: ' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^determinism: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "determinism test crashed"; failed=$((failed + 1))
-fi
+suite determinism bash tests/determinism.sh "$bdir"
 # Strategies executed on torch.distributed (tests/torch/run.sh; skipped,
 # with the reason printed, where Debian's python3-torch is absent).
-torch_out=$(bash tests/torch/run.sh "$bdir" 2>&1)
-printf '%s\n' "$torch_out"
-line=$(printf '%s\n' "$torch_out" | grep '^torch: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^torch: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "torch test crashed"; failed=$((failed + 1))
-fi
+suite torch bash tests/torch/run.sh "$bdir"
 # This machine measured by dnnpar profile (tests/profile/run.sh; skipped,
 # with the reason printed, where Debian's python3-torch is absent).
-prof_out=$(bash tests/profile/run.sh "$bdir" 2>&1)
-printf '%s\n' "$prof_out"
-line=$(printf '%s\n' "$prof_out" | grep '^profile: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^profile: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "profile test crashed"; failed=$((failed + 1))
-fi
+suite profile bash tests/profile/run.sh "$bdir"
 # ASTRA-sim 1.0 runs every zoo model's astra export (tests/astra/run.sh;
 # skipped, with the reason printed, unless ASTRA_SIM_BIN names its binary).
-astra_out=$(bash tests/astra/run.sh "$bdir" 2>&1)
-printf '%s\n' "$astra_out"
-line=$(printf '%s\n' "$astra_out" | grep '^astra: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^astra: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "astra test crashed"; failed=$((failed + 1))
-fi
+suite astra bash tests/astra/run.sh "$bdir"
 # Every zoo model and ONNX file under every search: plan, simulate, plot,
 # dot, export (tests/matrix.sh, the release binary).
-mx_out=$(bash tests/matrix.sh "$rel_dir" 2>&1)
-printf '%s\n' "$mx_out" | grep -v '^matrix: [0-9]* passed' || true
-line=$(printf '%s\n' "$mx_out" | grep '^matrix: [0-9]* passed' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^matrix: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-    echo "$line"
-else
-    echo "matrix test crashed"; failed=$((failed + 1))
-fi
+suite matrix bash tests/matrix.sh "$rel_dir"
 # Exit statuses: 2 for input problems, 1 for runtime failures (tests/exitcodes.sh).
-ec_out=$(bash tests/exitcodes.sh "$bdir" 2>&1)
-printf '%s\n' "$ec_out"
-line=$(printf '%s\n' "$ec_out" | grep '^exitcodes: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^exitcodes: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "exit-code test crashed"; failed=$((failed + 1))
-fi
+suite exitcodes bash tests/exitcodes.sh "$bdir"
 # Golden output widths under 120 columns (tests/width.sh; PENDING lists
 # the ones still too wide).
-w_out=$(bash tests/width.sh 2>&1)
-printf '%s\n' "$w_out" | grep -v '^width: '
-line=$(printf '%s\n' "$w_out" | grep '^width: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    echo "$line"
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^width: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "width test crashed"; failed=$((failed + 1))
-fi
+suite width bash tests/width.sh
 # Install into a temporary prefix and build a program against it; the docs
 # against the command and option tables, and every README/docs example.
 if bash tests/install/run.sh "$bdir"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+lap install
 mkdir -p "$tmp/docs_out"
-docs_out=$(DNNPAR_DOCS_OUT="$tmp/docs_out" bash tests/docs/check.sh "$bdir/dnnpar" 2>&1)
-printf '%s\n' "$docs_out" | grep -E '^(FAIL|SKIP) '
-line=$(printf '%s\n' "$docs_out" | grep '^docs: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    echo "$line"
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^docs: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/^docs: [0-9]+ passed, ([0-9]+) failed.*/\1/')))
-else
-    echo "docs check crashed"; failed=$((failed + 1))
-fi
+DNNPAR_DOCS_OUT="$tmp/docs_out" SUITE_SHOW='^(FAIL|SKIP) ' suite docs bash tests/docs/check.sh "$bdir/dnnpar"
 # One unit per table column, one meaning of GB (tests/units.sh): the golden
 # outputs, the docs examples' outputs just written, the C sources.
-u_out=$(bash tests/units.sh "$tmp/docs_out" 2>&1)
-printf '%s\n' "$u_out" | grep -v '^units: '
-line=$(printf '%s\n' "$u_out" | grep '^units: [0-9]' | tail -n1)
-if [ -n "$line" ]; then
-    echo "$line"
-    passed=$((passed + $(printf '%s' "$line" | sed -E 's/^units: ([0-9]+) passed.*/\1/')))
-    failed=$((failed + $(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
-else
-    echo "units test crashed"; failed=$((failed + 1))
-fi
+suite units bash tests/units.sh "$tmp/docs_out"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -38,6 +38,36 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL torch $1"; failed=$((failed + 1)); }
 
+# The cases are independent (each launch has its own temporary store and
+# files): DNNPAR_TORCH_JOBS (default 2) run at a time.  spawn NAME COMMAND...
+# runs COMMAND in the background, its output and its ok/bad counts kept;
+# collect waits for them all and prints their output and adds their counts in
+# the order they were started, so the output and totals do not depend on
+# which ends first.
+jobs_max=${DNNPAR_TORCH_JOBS:-2}
+started=()
+spawn() {
+    local name=$1
+    shift
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    ( passed=0; failed=0; "$@"; echo "$passed $failed" > "$work/job-$name.res" ) \
+        > "$work/job-$name.log" 2>&1 &
+    started+=("$name")
+}
+collect() {
+    wait
+    local name p f
+    for name in "${started[@]}"; do
+        cat "$work/job-$name.log"
+        if read -r p f < "$work/job-$name.res" 2>/dev/null; then
+            passed=$((passed + p)); failed=$((failed + f))
+        else
+            bad "$name: the case's shell ended early"
+        fi
+    done
+    started=()
+}
+
 # case NAME MODEL BATCH CLUSTER RANKS [STRATEGY...]: every search's plan and
 # the strategies given, run in one launch.
 run_case() {
@@ -132,24 +162,24 @@ PY
 }
 
 M=tests/torch/alexnet-small.json
-run_case lenet2 lenet 12 1xtpu-v2+1xtpu-v3 2
-run_case lenet3 lenet 12 1xtpu-v2+2xtpu-v3 3
-run_case lenet4 lenet 12 2xtpu-v2+2xtpu-v3 4
-run_case alex2 "$M" 8 1xtpu-v2+1xtpu-v3 2
-run_case alex3 "$M" 8 1xtpu-v2+2xtpu-v3 3
-run_case alex4 "$M" 8 2xtpu-v2+2xtpu-v3 4
+spawn lenet2 run_case lenet2 lenet 12 1xtpu-v2+1xtpu-v3 2
+spawn lenet3 run_case lenet3 lenet 12 1xtpu-v2+2xtpu-v3 3
+spawn lenet4 run_case lenet4 lenet 12 2xtpu-v2+2xtpu-v3 4
+spawn alex2 run_case alex2 "$M" 8 1xtpu-v2+1xtpu-v3 2
+spawn alex3 run_case alex3 "$M" 8 1xtpu-v2+2xtpu-v3 3
+spawn alex4 run_case alex4 "$M" 8 2xtpu-v2+2xtpu-v3 4
 # Residual blocks (joins, fan-out); the hand-written strategy has every join
 # layout (batch, channel, replicated) and every type at ratio 3/8 on two levels.
-run_case res4 tests/torch/resnet-tiny.json 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
+spawn res4 run_case res4 tests/torch/resnet-tiny.json 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
 # GPUs with fast links: PaSE splits fc1's input dimension four ways (Type-II)
-run_case lenet4g lenet 16 4xa100 4
+spawn lenet4g run_case lenet4g lenet 16 4xa100 4
 # Concats (Inception / DenseNet joins: with the model input, of two branches,
 # of a pooled concat and a conv); the hand-written strategy has every concat
 # layout and every type at ratio 3/8 on two levels.
 C=tests/torch/concat-tiny.json
-run_case cat2 "$C" 8 1xtpu-v2+1xtpu-v3 2
-run_case cat3 "$C" 8 1xtpu-v2+2xtpu-v3 3
-run_case cat4 "$C" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/concat-tiny-mixed.json
+spawn cat2 run_case cat2 "$C" 8 1xtpu-v2+1xtpu-v3 2
+spawn cat3 run_case cat3 "$C" 8 1xtpu-v2+2xtpu-v3 3
+spawn cat4 run_case cat4 "$C" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/concat-tiny-mixed.json
 # Transformer MLP blocks (layer norm, per-position FC, GELU, residual add)
 # under Megatron-LM tensor parallelism (column-parallel Type-III, then
 # row-parallel Type-II): on 2 ranks, at an uneven ratio between one rank and a
@@ -159,9 +189,9 @@ run_case cat4 "$C" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/concat-tiny-mixed.json
 # features of resnet-tiny; the hand-written strategy of resnet-tiny (every type
 # and join layout, replicated and empty shards) on 4.
 R=tests/torch/resnet-bn.json
-run_case bn2 "$R" 8 1xtpu-v2+1xtpu-v3 2
-run_case bn3 "$R" 8 1xtpu-v2+2xtpu-v3 3
-run_case bn4 "$R" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
+spawn bn2 run_case bn2 "$R" 8 1xtpu-v2+1xtpu-v3 2
+spawn bn3 run_case bn3 "$R" 8 1xtpu-v2+2xtpu-v3 3
+spawn bn4 run_case bn4 "$R" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
 # LRN (across channels): LeNet with its ReLUs made LRNs; dp over 1 | 2 devices
 # (4 | 8 samples) on 3, and on 2 a conv1 split by its one input channel (Type-II: a
 # rank holding no input unit, which must still run the backward exchanges).
@@ -170,12 +200,12 @@ run_case bn4 "$R" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/resnet-tiny-mixed.json
 "$bin" plan "$work/lrn.json" --cluster 1xtpu-v2+2xtpu-v3 --search dp --batch 12 \
     --json "$work/lrn-dp3.json" > /dev/null
 sed 's/"conv1": "I"/"conv1": "II"/' tests/torch/lenet-dp2.json > "$work/lrn-ii2.json"
-run_files lrn3 "$work/lrn.json" 3 "$work/lrn-dp3.json"
-run_files lrn2 "$work/lrn.json" 2 "$work/lrn-ii2.json"
+spawn lrn3 run_files lrn3 "$work/lrn.json" 3 "$work/lrn-dp3.json"
+spawn lrn2 run_files lrn2 "$work/lrn.json" 2 "$work/lrn-ii2.json"
 T=tests/torch/mlp-block.json
-run_case mlp2 "$T" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/mlp-tp2.json
-run_case mlp3 "$T" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/mlp-tp3.json
-run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch/mlp-tp-dp4.json
+spawn mlp2 run_case mlp2 "$T" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/mlp-tp2.json
+spawn mlp3 run_case mlp3 "$T" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/mlp-tp3.json
+spawn mlp4 run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch/mlp-tp-dp4.json
 # Single-head self-attention (Q, K, V per-position FCs, scores = Q K^T, softmax
 # over the keys, context = scores V, output projection, residual add, layer
 # norm): the two matmuls are joins, planned by every search on 2, 3 and 4
@@ -183,38 +213,17 @@ run_case mlp4 "$T" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/mlp-dp-tp4.json tests/torch
 # feature, the context by channel, the projection by input feature) on 2, at
 # the uneven ratio 3 | 5 on 3 and under data parallelism on 4.
 A=tests/torch/attention-block.json
-run_case att2 "$A" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/attention-tp2.json
-run_case att3 "$A" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/attention-tp3.json
-run_case att4 "$A" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
-# The Megatron-style strategy moves what it should, hand-worked for 2 ranks
-# (batch 6, hidden 8, 6 positions, 4-byte elements), each rank: forward the
-# partial sums of embed's and proj's outputs (2 x 6 x 8 x 6 x 4 = 2,304 B),
-# the gather of Q, K and V's other halves (3 x 6 x 4 x 6 x 4 = 1,728 B);
-# backward the Type-III partial sums of q, k and v's input errors (3 x 1,152 B)
-# and the context's channel-level partial sums of the softmax output's error
-# (6 x 6 x 6 x 4 = 864 B) and of V's (1,152 B): 5,472 B.
-"$py" - "$work/att2.out.json" <<'PY' && ok || bad "att2: the Megatron-style strategy's bytes are not the hand-worked ones"
-import json, sys
-r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("attention-tp2.json")][0]
-want = {"layout_fwd": 1728, "layout_bwd": 0, "psum_fwd": 2304, "psum_bwd": 5472}
-sys.exit(0 if all(x["p2p_received_bytes"] == want and x["allreduce_bytes"] == {} for x in r["ranks"]) else 1)
-PY
+spawn att2 run_case att2 "$A" 6 1xtpu-v2+1xtpu-v3 2 tests/torch/attention-tp2.json
+spawn att3 run_case att3 "$A" 6 1xtpu-v2+2xtpu-v3 3 tests/torch/attention-tp3.json
+spawn att4 run_case att4 "$A" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
 # Grouped convolutions (conv1 in 2 groups on the model input, a depthwise conv,
 # a conv in 4 groups) under every search on 2, 3 and 4 ranks, and the
 # hand-written grouped-mixed.json (each grouped conv Type-II at one level and
 # Type-III at the other, ratio 3/8, the splits cutting groups) on 4.
 G=tests/torch/grouped-tiny.json
-run_case grp2 "$G" 8 1xtpu-v2+1xtpu-v3 2
-run_case grp3 "$G" 8 1xtpu-v2+2xtpu-v3 3
-run_case grp4 "$G" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/grouped-mixed.json
-# Data parallel on 2 ranks all-reduces each group's weights only: conv1 8 x 2 x 9
-# + 8, dw 8 x 1 x 9 + 8, pw 16 x 8 + 16, gconv 8 x 4 x 9, fc 10 x 32 + 10 = 994
-# elements, 3,976 B (dense convs would be 5,704 B).
-"$py" - "$work/grp2.out.json" <<'PY' && ok || bad "grp2: dp's gradient bytes are not the groups' weights"
-import json, sys
-r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("grp2-dp.json")][0]
-sys.exit(0 if all(x["allreduce_bytes"] == {"2": 3976} for x in r["ranks"]) else 1)
-PY
+spawn grp2 run_case grp2 "$G" 8 1xtpu-v2+1xtpu-v3 2
+spawn grp3 run_case grp3 "$G" 8 1xtpu-v2+2xtpu-v3 3
+spawn grp4 run_case grp4 "$G" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/grouped-mixed.json
 # Norms with scale and shift (param_elems, initialised away from 1 and 0):
 # resnet-bn with them on every batch norm after a conv (not on the model
 # input's), on 3 under every search and on 4 under the hand-written
@@ -237,23 +246,10 @@ affine(sys.argv[1], sys.argv[2], lambda o: o["kind"] == "batchnorm" and o["name"
 affine(sys.argv[3], sys.argv[4], lambda o: o["kind"] == "layernorm", 2)
 affine(sys.argv[5], sys.argv[6], lambda o: o["name"] == "ln2", 1)
 PY
-run_case bnaff3 "$work/bnaff.json" 8 1xtpu-v2+2xtpu-v3 3
-run_files bnaff4 "$work/bnaff.json" 4 tests/torch/resnet-tiny-mixed.json
-"$py" - "$work/bnaff4.out.json" "$work/bn4.out.json" <<'PY' && ok || bad "bnaff4: the batch norms' parameters changed the bytes"
-import json, sys
-a = json.load(open(sys.argv[1]))
-b = [r for r in json.load(open(sys.argv[2]))["runs"] if r["strategy"] == a["strategy"]][0]
-sys.exit(0 if [x["allreduce_bytes"] for x in a["ranks"]] == [x["allreduce_bytes"] for x in b["ranks"]]
-         and a["ranks"][0]["allreduce_bytes"] else 1)
-PY
-run_case lnaff4 "$work/lnaff.json" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
-run_files mlpaff3 "$work/mlpaff.json" 3 tests/torch/mlp-tp3.json
-"$py" - "$work/lnaff4.out.json" <<'PY' && ok || bad "lnaff4: the layer norm's gradient bytes are not the hand-worked ones"
-import json, sys
-runs = {r["strategy"].rsplit("/", 1)[-1]: r["ranks"] for r in json.load(open(sys.argv[1]))["runs"]}
-sys.exit(0 if all(x["allreduce_bytes"] == {"4": 1504} for x in runs["lnaff4-dp.json"]) and
-         all(x["allreduce_bytes"]["4"] == 64 for x in runs["attention-dp-tp4.json"]) else 1)
-PY
+spawn bnaff3 run_case bnaff3 "$work/bnaff.json" 8 1xtpu-v2+2xtpu-v3 3
+spawn bnaff4 run_files bnaff4 "$work/bnaff.json" 4 tests/torch/resnet-tiny-mixed.json
+spawn lnaff4 run_case lnaff4 "$work/lnaff.json" 8 2xtpu-v2+2xtpu-v3 4 tests/torch/attention-dp-tp4.json
+spawn mlpaff3 run_files mlpaff3 "$work/mlpaff.json" 3 tests/torch/mlp-tp3.json
 # The scores product channel-split (no softmax after it): fa Type-I, fb
 # Type-III, s = fa fb^T split by key, fc Type-I, batch 2; the bytes
 # tests/unit/test_devcomm.c (devcomm_matmul) works by hand, on the ranks.
@@ -270,7 +266,45 @@ cat > "$work/qk-s.json" <<'JSON'
  "levels": [{"level": 0, "ratio": 0.5, "types": {"fa": "I", "fb": "III", "s": "channel",
  "fc": "I"}}]}]}
 JSON
-run_files qk "$work/qk.json" 2 "$work/qk-s.json"
+spawn qk run_files qk "$work/qk.json" 2 "$work/qk-s.json"
+# Every case has ended: what the checks below read is written.
+collect
+# The Megatron-style strategy moves what it should, hand-worked for 2 ranks
+# (batch 6, hidden 8, 6 positions, 4-byte elements), each rank: forward the
+# partial sums of embed's and proj's outputs (2 x 6 x 8 x 6 x 4 = 2,304 B),
+# the gather of Q, K and V's other halves (3 x 6 x 4 x 6 x 4 = 1,728 B);
+# backward the Type-III partial sums of q, k and v's input errors (3 x 1,152 B)
+# and the context's channel-level partial sums of the softmax output's error
+# (6 x 6 x 6 x 4 = 864 B) and of V's (1,152 B): 5,472 B.
+"$py" - "$work/att2.out.json" <<'PY' && ok || bad "att2: the Megatron-style strategy's bytes are not the hand-worked ones"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("attention-tp2.json")][0]
+want = {"layout_fwd": 1728, "layout_bwd": 0, "psum_fwd": 2304, "psum_bwd": 5472}
+sys.exit(0 if all(x["p2p_received_bytes"] == want and x["allreduce_bytes"] == {} for x in r["ranks"]) else 1)
+PY
+# Data parallel on 2 ranks all-reduces each group's weights only: conv1 8 x 2 x 9
+# + 8, dw 8 x 1 x 9 + 8, pw 16 x 8 + 16, gconv 8 x 4 x 9, fc 10 x 32 + 10 = 994
+# elements, 3,976 B (dense convs would be 5,704 B).
+"$py" - "$work/grp2.out.json" <<'PY' && ok || bad "grp2: dp's gradient bytes are not the groups' weights"
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["runs"] if x["strategy"].endswith("grp2-dp.json")][0]
+sys.exit(0 if all(x["allreduce_bytes"] == {"2": 3976} for x in r["ranks"]) else 1)
+PY
+# The batch norms' and the layer norm's parameters (hand-worked above).
+"$py" - "$work/bnaff4.out.json" "$work/bn4.out.json" <<'PY' && ok || bad "bnaff4: the batch norms' parameters changed the bytes"
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = [r for r in json.load(open(sys.argv[2]))["runs"] if r["strategy"] == a["strategy"]][0]
+sys.exit(0 if [x["allreduce_bytes"] for x in a["ranks"]] == [x["allreduce_bytes"] for x in b["ranks"]]
+         and a["ranks"][0]["allreduce_bytes"] else 1)
+PY
+"$py" - "$work/lnaff4.out.json" <<'PY' && ok || bad "lnaff4: the layer norm's gradient bytes are not the hand-worked ones"
+import json, sys
+runs = {r["strategy"].rsplit("/", 1)[-1]: r["ranks"] for r in json.load(open(sys.argv[1]))["runs"]}
+sys.exit(0 if all(x["allreduce_bytes"] == {"4": 1504} for x in runs["lnaff4-dp.json"]) and
+         all(x["allreduce_bytes"]["4"] == 64 for x in runs["attention-dp-tp4.json"]) else 1)
+PY
+# The channel-split scores (above).
 "$py" - "$work/qk.out.json" <<'PY' && ok || bad "qk: the channel-split scores' bytes are not the hand-worked ones"
 import json, sys
 r = json.load(open(sys.argv[1]))["ranks"]

@@ -14,6 +14,25 @@ extern int test_failed_checks;
 
 #define TEST(name) void test_##name(void); void test_##name(void)
 
+/*
+ * Sweeps.  TEST_SWEEP(name) is a TEST that checks a property over many cases
+ * (every zoo model, every cluster shape): minutes under the sanitizers.  The
+ * sanitizer build (make test's unit_tests) runs each over a subset that still
+ * reaches every kind of case: test_sweep_full() is 0 there.  Its release twin
+ * (build/unit_sweeps, tests/run.sh's suite "sweeps": -O2, no sanitizers) runs
+ * every TEST_SWEEP over every case; so does the sanitizer build with
+ * DNNPAR_TEST_FULL_SWEEP=1.
+ */
+#define TEST_SWEEP(name) TEST(name)
+int test_sweep_full(void);
+/* Whether a sweep over the zoo checks model `name`: every model in a full
+ * sweep, else those of a subset with every kind of op and join (a CNN with
+ * and without batch norm and residual adds, concats, mean joins, towers with
+ * LRN, an FC-only net, GPT and Llama blocks, models over memory). */
+int test_sweep_zoo(const char *name);
+/* How many zoo models the subset holds. */
+int test_sweep_zoo_subset_size(void);
+
 #define CHECK(cond)                                                                   \
     do {                                                                              \
         if (!(cond)) {                                                                \

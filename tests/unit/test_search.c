@@ -313,13 +313,17 @@ TEST(search_levels_and_bad_input)
 }
 
 /* Every scheme on every zoo model plans on a heterogeneous array, AccPar is
- * never slower than a baseline, and planning twice gives the same bytes. */
-TEST(search_zoo_accpar_never_below_baselines)
+ * never slower than a baseline, and planning twice gives the same bytes (a
+ * sweep: the sanitizer build checks test.h's subset of the zoo). */
+TEST_SWEEP(search_zoo_accpar_never_below_baselines)
 {
     dnp_cluster cl;
     dnp_error err = {0};
     CHECK(dnp_cluster_parse("4xtpu-v2+4xtpu-v3", &cl, &err) == DNP_OK);
+    int models = 0;
     for (int i = 0; i < dnp_zoo_count(); i++) {
+        if (!test_sweep_zoo(dnp_zoo_name(i)))
+            continue;
         dnp_graph *g = NULL;
         CHECK(dnp_zoo_build(dnp_zoo_name(i), &g, &err) == DNP_OK);
         if (graph_named_refuse(g, "", &err) != DNP_OK) { /* layer-wise planners refuse named
@@ -355,7 +359,11 @@ TEST(search_zoo_accpar_never_below_baselines)
         for (int s = 0; s < DNP_SCHEME_COUNT; s++)
             CHECK(t[DNP_SCHEME_ACCPAR] <= t[s] * (1.0 + 1e-9));
         dnp_graph_free(g);
+        models++;
     }
+    /* the subset's models are all layer-wise: none refused */
+    if (!test_sweep_full())
+        CHECK_EQ_INT(models, test_sweep_zoo_subset_size());
 }
 
 /* Issue 9, item 1: AccPar is never slower than dp, owt or hypar, whose
@@ -364,14 +372,16 @@ TEST(search_zoo_accpar_never_below_baselines)
  * types), at the first and the deepest --levels, at batch 32 and 512.  The
  * regression it guards: the allowed-types set of the levels below --levels
  * leaked into the top split (bench/sweep.c runs every level). */
-TEST(search_accpar_never_below_baselines_sweep)
+TEST_SWEEP(search_accpar_never_below_baselines_sweep)
 {
+    /* the sanitizer build: lenet and alexnet on every cluster (a sweep) */
+    const int n_models = test_sweep_full() ? 3 : 2;
     static const char *const models[] = {"lenet", "alexnet", "vgg11"};
     static const char *const specs[] = {"3xtpu-v3", "5xtpu-v3", "6xtpu-v3", "10xtpu-v3",
                                         "8xtpu-v3", "3xtpu-v2+5xtpu-v3",
                                         "1xtpu-v2+1xtpu-v3+2x1080ti"};
     int cases = 0, slower = 0;
-    for (int m = 0; m < 3; m++) {
+    for (int m = 0; m < n_models; m++) {
         dnp_graph *g = NULL;
         dnp_error err = {0};
         CHECK(dnp_zoo_build(models[m], &g, &err) == DNP_OK);
@@ -414,7 +424,7 @@ TEST(search_accpar_never_below_baselines_sweep)
         dnp_graph_free(g);
     }
     CHECK_EQ_INT(slower, 0);
-    CHECK_EQ_INT(cases, 3 * 7 * 2 * 2 * 2);
+    CHECK_EQ_INT(cases, n_models * 7 * 2 * 2 * 2);
 }
 
 /* The core graph's deciders and the layer table built from them, worked
