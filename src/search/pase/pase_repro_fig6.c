@@ -158,8 +158,10 @@ json_t *pase_fig6_json(const dnp_pase_repro *r)
                           "device", machines[m].device, "per_node", FIG6_PER_NODE, "intra_gbps",
                           machines[m].intra_gbps, "inter_gbps", FIG6_INTER_GBPS,
                           "paper_measured_max_pase_speedup", machines[m].paper_max_speedup,
-                          "paper_measured_claim", "pase above the expert and FlexFlow in every case",
-                          "paper_measured_note", "the text's maximum; the bars' values are not in it",
+                          "paper_measured_claim",
+                          "pase above the expert and FlexFlow in every case",
+                          "paper_measured_note",
+                          "the text's maximum; the bars' values are not in it",
                           "rows", rows));
     }
     return json_pack("{s:s,s:o}", "predicted",
