@@ -709,6 +709,19 @@ typedef enum {
 const char *dnp_optimizer_name(dnp_optimizer o);
 int dnp_optimizer_from_name(const char *s);
 
+/* How AccPar sets the split ratio between two different halves
+ * (dnp_plan_options.accpar_ratio; docs/time-model.md, "The ratio"). */
+typedef enum {
+    DNP_RATIO_MODEL = 0, /* the cost model's rule: EQ10 under accpar-paper, SEARCH under default */
+    DNP_RATIO_EQ10,      /* Eq. 10 as printed: alpha E_a = beta E_b with per-unit costs (the
+                          * group's whole-node compute and each accessed tensor once, Eq. 7-8),
+                          * iterated with the level's types to a fixed point */
+    DNP_RATIO_SEARCH,    /* the ratio minimising the predicted step of the node's subtree, the
+                          * tables' true dependence on alpha (Eq. 10's balance points among
+                          * the candidates) */
+    DNP_RATIO_COUNT
+} dnp_ratio_rule;
+
 typedef struct {
     dnp_scheme scheme;
     int64_t batch;
@@ -754,6 +767,12 @@ typedef struct {
                                 * cost per step (every device type needs price_per_hour) */
     double config3d_deadline_s; /* > 0: the cheapest layout whose step is at most this many
                                  * seconds (prices needed); 0 = none */
+    int accpar_ratio;          /* how an accpar search sets the ratio between two different
+                                * halves (dnp_ratio_rule; docs/time-model.md "The ratio"):
+                                * 0 = the cost model's rule (Eq. 10 as printed under
+                                * accpar-paper, the searched ratio under default) */
+    int no_portfolio;          /* 1: an accpar plan is AccPar's own tree, not the fastest of it
+                                * and the dp, owt and hypar trees (the default) */
     const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
                                 * for a plan read from a strategy file; NULL = the scheme's
                                 * name.  Borrowed: must outlive the calls given the options. */

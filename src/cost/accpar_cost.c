@@ -58,6 +58,18 @@ double accpar_inter_elems(int u_weighted, int tu, int v_weighted, int tv, double
     return f * elems + e * elems;
 }
 
+double accpar_inter_unit_elems(int u_weighted, int tu, int v_weighted, int tv, double elems)
+{
+    state_layouts su, sv;
+    accpar_state_layouts(u_weighted, tu, &su);
+    accpar_state_layouts(v_weighted, tv, &sv);
+    /* Section 5.3: E_cm(alpha, p) = alpha E_cm(p); E_cm(p) = A(T) / b_i (Eq. 7) for each
+     * tensor T that Table 5 makes a group access (a fraction > 0 at any inner ratio). */
+    int f = accpar_convert_fraction(su.f_out_prov, sv.f_in_need, 0.5, 0) > 0.0;
+    int e = accpar_convert_fraction(sv.e_in_prov, su.e_out_need, 0.5, 0) > 0.0;
+    return (double)(f + e) * elems;
+}
+
 double accpar_comm_s(double elems, int bytes_per_elem, double bw_bps)
 {
     /* Eq. 7: E_cm = A(T) / b_i, with A(T) in bytes. */

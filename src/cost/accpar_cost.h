@@ -55,6 +55,13 @@ double accpar_convert_fraction(layout from, layout to, double alpha, int side);
 double accpar_inter_elems(int u_weighted, int tu, int v_weighted, int tv, double elems,
                           double alpha, int side);
 
+/* Eq. 10's per-unit inter-layer volume of an edge (section 5.3 reads Table 5
+ * as linear in the ratio, E_cm(alpha, p) = alpha E_cm(p), with E_cm(p) =
+ * A(T) / b_i by Eq. 7): the edge's tensor of `elems` elements once for each
+ * conversion (F forward, E backward) whose Table 5 entry is not zero.
+ * The same for both groups. */
+double accpar_inter_unit_elems(int u_weighted, int tu, int v_weighted, int tv, double elems);
+
 /* Eq. 7: time to fetch `elems` elements of `bytes_per_elem` bytes at
  * `bw_bps` bytes/s. */
 double accpar_comm_s(double elems, int bytes_per_elem, double bw_bps);
@@ -63,9 +70,9 @@ double accpar_comm_s(double elems, int bytes_per_elem, double bw_bps);
  * layer of `flop` FLOP. */
 double accpar_compute_s(double share, double flop, double flops);
 
-/* Eq. 10 as printed: alpha * E_a = beta * E_b with E_x the cost of group x
- * doing the whole layer alone; returns alpha = E_b / (E_a + E_b), or 1/2
- * when both are zero. */
+/* Eq. 10 as printed: alpha * E_a = beta * E_b with E_x group x's per-unit
+ * cost (its cost for the whole of what the node holds, E_cp(p) + E_cm(p));
+ * returns alpha = E_b / (E_a + E_b), or 1/2 when both are zero. */
 double accpar_ratio_eq10(double e_a, double e_b);
 
 #endif

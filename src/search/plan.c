@@ -324,6 +324,43 @@ void level_group_times(const level_ctx *lc, const int *types, double alpha, doub
     *e_b = e[1];
 }
 
+void level_unit_times(const level_ctx *lc, const int *types, double *e_a, double *e_b)
+{
+    /* Section 5.3 reads every cost as linear in the ratio: E_cp(alpha, p) =
+     * alpha E_cp(p) (Eq. 8) and E_cm(alpha, p) = alpha E_cm(p) (Eq. 7, Tables 4
+     * and 5).  The per-unit costs E_cp(p), E_cm(p) are a group's costs for the
+     * whole of what the node holds: every layer's FLOP at share 1, its Table 4
+     * partial sum and each tensor Table 5 makes it access, once. */
+    const layer_table *lt = lc->lt;
+    const tnode *n = lc->n;
+    double e[2] = {0.0, 0.0};
+    for (int g = 0; g < 2; g++) {
+        const tnode *c = n->child[g];
+        for (int v = 0; v < lt->n_rows; v++)
+            e[g] += compute_cost(lc, 1.0, node_flop(lt, n, v), c, v) +
+                    comm_cost(lc, intra_elems(lt, n, v, types[v]), c);
+        for (int k = 0; k < lt->n_xchg; k++) {
+            const layer_xchg *pe = &lt->xchg[k];
+            e[g] += comm_cost(lc,
+                              accpar_inter_unit_elems(lt->row[pe->u].weighted, types[pe->u],
+                                                      lt->row[pe->v].weighted, types[pe->v],
+                                                      edge_elems(lt, n, k)),
+                              c);
+        }
+    }
+    *e_a = e[0];
+    *e_b = e[1];
+}
+
+double level_eq10_ratio(const level_ctx *lc, const int *types, double lo, double hi)
+{
+    /* Eq. 10 as printed: alpha E_a = beta E_b with the per-unit costs. */
+    double ea, eb;
+    level_unit_times(lc, types, &ea, &eb);
+    double a = accpar_ratio_eq10(ea, eb);
+    return a < lo ? lo : a > hi ? hi : a;
+}
+
 double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi)
 {
     /* Eq. 10: alpha E_cp(p_i) + alpha E_cm(p_i) = beta E_cp(p_j) + beta E_cm(p_j),
@@ -458,6 +495,7 @@ typedef struct {
     int level_objective_only; /* nested ratio searches use the level objective */
     const dnp_strategy *given; /* decisions to evaluate instead of searching */
     char *const *names;        /* search-graph node names, for `given` */
+    int ratio_rule;            /* DNP_RATIO_EQ10 or DNP_RATIO_SEARCH (resolved) */
     double deadline_s;         /* dnp_now_s() past which ratio searches stop; 0 = none */
     int timed_out;             /* the deadline was seen passed */
 } builder;
@@ -482,10 +520,15 @@ static int out_of_time(builder *bd)
 #define RATIO_GOLDEN_ITERS 30
 #define RATIO_CANDIDATES_MAX (2 + (RATIO_GRID - 1) + RATIO_FIXED_POINT_ITERS + 2 * RATIO_GOLDEN_ITERS + 1)
 #define RATIO_EXTRA_SOLVES (RATIO_FIXED_POINT_ITERS + 1)
+/* Eq. 10 as printed (eq10_ratio): at most this many level solves, each
+ * followed by the ratio Eq. 10 gives for the types found, then one at the
+ * chosen ratio. */
+#define RATIO_EQ10_ITERS 16
 
 static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err);
 static void evaluate(const layer_table *lt, const cost_units *u, tnode *n);
 static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
+static dnp_status eq10_ratio(builder *bd, tnode *n, dnp_error *err);
 
 /* Row v's shares at child c of n, which holds `share` of what n splits
  * for it. */
@@ -603,7 +646,7 @@ static dnp_status build(builder *bd, tnode *n, unsigned bits, dnp_error *err)
     if (bd->given != NULL && planned) {
         /* decided above */
     } else if (s == DNP_SCHEME_ACCPAR && !identical && !bd->units.reference_mode) {
-        st = search_ratio(bd, n, err);
+        st = bd->ratio_rule == DNP_RATIO_EQ10 ? eq10_ratio(bd, n, err) : search_ratio(bd, n, err);
     } else {
         /* Baselines split equally per device; identical halves get 1/2,
          * which is also what Eq. 10 gives for two equal groups. */
@@ -753,6 +796,43 @@ decide:;
     return DNP_OK;
 }
 
+/* AccPar's ratio by Eq. 10 as printed (section 5.3; docs/time-model.md "The
+ * ratio"): alpha E_a = beta E_b with each group's per-unit costs
+ * (level_unit_times) for the level's types.  The types depend on alpha
+ * (Eq. 9's DP at that ratio) and the ratio on the types, so the two are
+ * iterated from Eq. 8's balance (the groups' peak FLOP/s, Eq. 10 without
+ * communication) until the types found at alpha give alpha back, at most
+ * RATIO_EQ10_ITERS times; alpha kept in [1/128, 127/128].  Deterministic.
+ * Leaves n->alpha and n->types set. */
+static dnp_status eq10_ratio(builder *bd, tnode *n, dnp_error *err)
+{
+    const int V = bd->lt->n_rows;
+    const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
+    level_work *w = &bd->w;
+    double alpha = n->child[0]->flops / n->flops, obj;
+    alpha = alpha < lo ? lo : alpha > hi ? hi : alpha;
+    dnp_status st;
+    if (out_of_time(bd)) /* as search_ratio: the equal split per device */
+        alpha = (double)n->child[0]->n_dev / (double)n->n_dev;
+    for (int it = 0; it < RATIO_EQ10_ITERS && !out_of_time(bd); it++) {
+        w->lc.n = n;
+        w->lc.comm_only = 0;
+        if ((st = solve_at(w, bd->allowed_scheme, alpha, &obj, err)) != DNP_OK)
+            return st;
+        double next = level_eq10_ratio(&w->lc, w->types, lo, hi);
+        if (next == alpha) /* the types at alpha give alpha: a fixed point */
+            break;
+        alpha = next;
+    }
+    w->lc.n = n;
+    w->lc.comm_only = 0;
+    if ((st = solve_at(w, bd->allowed_scheme, alpha, &obj, err)) != DNP_OK)
+        return st;
+    n->alpha = alpha;
+    memcpy(n->types, w->types, (size_t)V * sizeof *n->types);
+    return DNP_OK;
+}
+
 /* Upper bounds on the level solves (solve_at calls that cost and solve a
  * level) of building the AccPar subtree of group `counts` at `depth`: in
  * *nested with every ratio search judging its candidates by the level
@@ -779,6 +859,9 @@ static void estimate_solves(const builder *bd, const int64_t *counts, int depth,
     } else if (identical) { /* one solve at the equal split */
         *nested = 1.0 + na;
         *full = 1.0 + fa;
+    } else if (bd->ratio_rule == DNP_RATIO_EQ10) { /* eq10_ratio: no candidates judged */
+        *nested = RATIO_EQ10_ITERS + 1.0 + na + nb;
+        *full = RATIO_EQ10_ITERS + 1.0 + fa + fb;
     } else {
         *nested = RATIO_CANDIDATES_MAX + RATIO_EXTRA_SOLVES + na + nb;
         *full = RATIO_CANDIDATES_MAX * (1.0 + na + nb) + RATIO_EXTRA_SOLVES + fa + fb;
@@ -1129,6 +1212,10 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
         dnp_error_set(err, DNP_ERR_INPUT, "unknown search scheme %d", (int)opt->scheme);
         return DNP_ERR_INPUT;
     }
+    if (opt->accpar_ratio < 0 || opt->accpar_ratio >= DNP_RATIO_COUNT) {
+        dnp_error_set(err, DNP_ERR_INPUT, "unknown ratio rule %d", opt->accpar_ratio);
+        return DNP_ERR_INPUT;
+    }
     if (opt->cost_model == DNP_COST_PASE_PAPER) { /* Eq. 1 of PaSE: its own search only */
         dnp_error_set(err, DNP_ERR_INPUT, "cost model 'pase-paper' applies to the PaSE search");
         return DNP_ERR_INPUT;
@@ -1235,6 +1322,11 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
         !bd.w.types || !bd.w.scratch)
         goto fail;
     bd.w.approximate = p->width > LEVEL_DP_MAX_FRONTIER + 1;
+    /* The ratio rule (docs/time-model.md "The ratio"): Eq. 10 as printed is
+     * the paper's accounting's, the searched ratio the default model's. */
+    bd.ratio_rule = p->opt.accpar_ratio != DNP_RATIO_MODEL ? p->opt.accpar_ratio
+                    : p->units.paper                         ? DNP_RATIO_EQ10
+                                                             : DNP_RATIO_SEARCH;
     allowed_states(&p->lt, scheme, bd.allowed_scheme);
     allowed_states(&p->lt, DNP_SCHEME_DP, bd.allowed_dp);
     if (scheme == DNP_SCHEME_ACCPAR && given == NULL && !p->units.reference_mode) {
@@ -1244,7 +1336,8 @@ static dnp_status plan_search(dnp_plan *p, const dnp_cluster *c, dnp_scheme sche
         double nested, full;
         estimate_solves(&bd, c->counts, 0, &nested, &full);
         p->ratio_est_solves = full;
-        if (full * (double)V > PLAN_RATIO_BUDGET_NODE_SOLVES) {
+        /* Eq. 10 as printed judges no candidates: nothing to budget. */
+        if (bd.ratio_rule == DNP_RATIO_SEARCH && full * (double)V > PLAN_RATIO_BUDGET_NODE_SOLVES) {
             bd.level_objective_only = 1;
             p->ratio_level_only = 1;
             p->ratio_est_solves = nested;
@@ -1351,7 +1444,7 @@ static void tree_free(tree_state *t)
 dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                         dnp_plan **out, dnp_error *err)
 {
-    int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode;
+    int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode && !opt->no_portfolio;
     double t0 = dnp_now_s();
     dnp_plan *p = NULL;
     dnp_status st = plan_prepare(g, c, opt, NULL, &p, err);

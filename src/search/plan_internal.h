@@ -104,6 +104,12 @@ void level_costs(const level_ctx *lc, double alpha, double *node_cost, double *e
  * over the layers, for given types and alpha. */
 void level_group_times(const level_ctx *lc, const int *types, double alpha, double *e_a,
                        double *e_b);
+/* Eq. 10's per-unit costs E_a, E_b as section 5.3 defines them (every cost
+ * linear in the ratio): each group's compute for all of what node n holds
+ * plus each tensor Tables 4 and 5 make it access, once, at its link (Eq. 7). */
+void level_unit_times(const level_ctx *lc, const int *types, double *e_a, double *e_b);
+/* Eq. 10 as printed: alpha = E_b / (E_a + E_b) with level_unit_times, kept in [lo, hi]. */
+double level_eq10_ratio(const level_ctx *lc, const int *types, double lo, double hi);
 /* Eq. 10 solved for alpha in [lo, hi] with the tables' real dependence on
  * alpha (bisection on E_a - E_b); the nearer bound if they never cross. */
 double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi);

@@ -301,6 +301,44 @@ TEST(pase_api_reproduce_p4)
     CHECK(dnp_pase_repro_cell(r, "pase-alexnet", 8, &f, &proto, &err) == DNP_ERR_INPUT);
     char *text = dnp_pase_repro_json(r);
     CHECK(text != NULL && strstr(text, "\"table2_p\": 4") != NULL);
+    /* Fig. 6's rows are runs of the public API on the machines docs/pase.md
+     * "Fig. 6" describes: AlexNet at p = 4 on one node of 1080 Ti, PaSE's optimum
+     * (refinement off) and data parallelism, each priced in seconds (the JSON keeps 10
+     * significant digits). */
+    json_t *root = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    json_t *row = json_array_get(
+        json_object_get(json_array_get(json_object_get(json_object_get(root, "fig6"), "machines"),
+                                       0),
+                        "rows"),
+        0);
+    CHECK(row != NULL);
+    dnp_cluster cl;
+    dnp_pase_hw hw;
+    dnp_pase_problem *pb = NULL;
+    dnp_pase_run *run = NULL;
+    dnp_pase_options po = {.precision = DNP_PREC_FP32};
+    dnp_pase_run_options ro = {.no_refine = 1};
+    CHECK(dnp_cluster_parse("4xcustom(name=1080ti,node=n,per_node=4,topo=switch,intra_gbps=15.75,"
+                            "intra_lat_us=5.7,inter_gbps=12.5,inter_lat_us=14)",
+                            &cl, &err) == DNP_OK);
+    CHECK(dnp_pase_hw_from_cluster(&cl, &hw, &err) == DNP_OK);
+    CHECK(dnp_pase_problem_load("pase-alexnet", &hw, &po, &pb, &err) == DNP_OK);
+    CHECK(pb != NULL && dnp_pase_run_new(pb, &ro, &run, &err) == DNP_OK);
+    if (row != NULL && run != NULL) {
+        dnp_pase_summary sum;
+        dnp_pase_baseline dp;
+        dnp_pase_run_summary(run, &sum);
+        CHECK(dnp_pase_run_baseline(run, 0, &dp, &err) == DNP_OK);
+        CHECK_STR(json_string_value(json_object_get(row, "model")), "pase-alexnet");
+        CHECK_NEAR(json_real_value(json_object_get(row, "pase_s")), sum.cost_s, 1e-9, 0);
+        CHECK_NEAR(json_real_value(json_object_get(row, "dp_s")), dp.cost_s, 1e-9, 0);
+        CHECK_NEAR(json_real_value(json_object_get(json_object_get(row, "predicted_speedup"),
+                                                   "pase")),
+                   dp.cost_s / sum.cost_s, 1e-9, 0);
+    }
+    dnp_pase_run_free(run);
+    dnp_pase_problem_free(pb);
+    json_decref(root);
     dnp_free(text);
     dnp_pase_repro_free(r);
 }

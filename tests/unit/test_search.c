@@ -4,6 +4,7 @@
 #include "model/graph_named.h"
 #include "test.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 /* ---- random graphs ------------------------------------------------ */
@@ -202,6 +203,128 @@ TEST(search_ratio_balances_groups)
         CHECK_NEAR(ta, tb, 1e-3, 0);
     }
     dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Eq. 10 both ways on a hand-worked two-layer level: FC 8 -> 6 -> 2, batch 4,
+ * the paper's accounting, 2 bytes per element, group a 1000 FLOP/s, group b
+ * 3000 FLOP/s.  FLOP (Table 6 as graph.c counts it, 2M - R per phase): fc1
+ * M = 192: 360 + 352 + 336 = 1048; fc2 M = 48: 88 + 72 + 84 = 244; 1292 in all.
+ * Tensors: F1 = 32 (fc1's input), F2 = 24, F3 = 8; W1 = 48, W2 = 12. */
+static double quad_root(double a, double b, double c) /* the root of a x^2 + b x + c in (0, 1) */
+{
+    return (-b - sqrt(b * b - 4.0 * a * c)) / (2.0 * a);
+}
+
+TEST(search_eq10_printed_and_exact_hand_worked)
+{
+    dnp_graph *g = dnp_graph_new("two_fc");
+    int x = dnp_graph_input(g, "x", 8, 1, 1);
+    x = dnp_graph_fc(g, "fc1", x, 6, 0);
+    dnp_graph_fc(g, "fc2", x, 2, 0);
+    layer_table lt;
+    dnp_error err = {0};
+    CHECK(layer_table_build(g, 4, &lt, &err) == DNP_OK);
+    if (err.status != DNP_OK) {
+        dnp_graph_free(g);
+        return;
+    }
+    CHECK_EQ_INT(lt.n_rows, 2);
+    CHECK_NEAR(lt.row[0].flop + lt.row[1].flop, 1292.0, 0, 0);
+    const double F = 1292.0, ca = 1000.0, cb = 3000.0;
+    for (int c = 0; c < 2; c++) {
+        /* case 0: types (III, II), links 4 and 8 B/s; case 1: (I, II), 400 and 800 B/s */
+        double ba = c == 0 ? 4.0 : 400.0, bb = 2.0 * ba;
+        tnode *n = fake_node(ca + cb, ba, 2);
+        n->child[0] = fake_node(ca, ba, 2);
+        n->child[1] = fake_node(cb, bb, 2);
+        n->n_dev = 2;
+        for (int v = 0; v < 2; v++)
+            n->fb[v] = n->fi[v] = n->fo[v] = 1.0;
+        level_ctx lc = {&lt, n, {.bytes_per_elem = 2, .paper = 1}, 0};
+        int types[2] = {c == 0 ? DNP_TYPE_III : DNP_TYPE_I, DNP_TYPE_II};
+        double ea, eb, want_printed, want_exact;
+        if (c == 0) {
+            /* Table 4: III on fc1 exchanges A(E_1) = A(F1) = 32, II on fc2 A(F3) = 8;
+             * Table 5 (h) III -> II: 0.  Per unit (Eq. 10 as printed):
+             * E_a = 1292/1000 + 80 B / 4 = 21.292, E_b = 1292/3000 + 80 B / 8 = 10.4307,
+             * alpha = E_b / (E_a + E_b) = 0.32881. */
+            want_printed = (F / cb + 80.0 / bb) / (F / ca + 80.0 / ba + F / cb + 80.0 / bb);
+            CHECK_NEAR(want_printed, 0.328806, 0, 1e-5);
+            /* Exact: E_a(alpha) = 1.292 alpha + 20 > E_b(alpha) = 0.4307 (1 - alpha) + 10 for
+             * every alpha (Table 4 does not shrink with the ratio): no balance, the bound. */
+            want_exact = 1.0 / 128.0;
+        } else {
+            /* Table 4: I on fc1 A(W1) = 48, II on fc2 8; Table 5 (b) I -> II: alpha beta
+             * A(F2) forward and alpha beta A(E2) backward, 24 each.  Per unit the edge is
+             * 2 x 24 elements: 48 + 8 + 48 = 104 elements, 208 B; E_a = 1.292 + 0.52,
+             * E_b = 0.43067 + 0.26, alpha = 0.27597. */
+            want_printed = (F / cb + 208.0 / bb) / (F / ca + 208.0 / ba + F / cb + 208.0 / bb);
+            CHECK_NEAR(want_printed, 0.275975, 0, 1e-5);
+            /* Exact: 1.292 a + 0.28 + 0.24 a(1-a) = 0.43067 (1-a) + 0.14 + 0.12 a(1-a),
+             * i.e. 0.12 a^2 - 1.84267 a + 0.29067 = 0: a = 0.15940. */
+            want_exact = quad_root(0.12, -(F / ca + F / cb + 0.12), F / cb + 0.14 - 0.28);
+            CHECK_NEAR(want_exact, 0.15940, 0, 1e-4);
+        }
+        level_unit_times(&lc, types, &ea, &eb);
+        CHECK_NEAR(ea, F / ca + (c == 0 ? 80.0 : 208.0) / ba, 1e-12, 0);
+        CHECK_NEAR(eb, F / cb + (c == 0 ? 80.0 : 208.0) / bb, 1e-12, 0);
+        CHECK_NEAR(level_eq10_ratio(&lc, types, 1.0 / 128, 127.0 / 128), want_printed, 1e-12, 0);
+        CHECK_NEAR(level_balance_ratio(&lc, types, 1.0 / 128, 127.0 / 128), want_exact, 1e-9, 0);
+        fake_free(n->child[0]);
+        fake_free(n->child[1]);
+        fake_free(n);
+    }
+    layer_table_free(&lt);
+    dnp_graph_free(g);
+}
+
+/* The rule each model uses: under accpar-paper a plan's ratio between two
+ * different halves is Eq. 10 as printed for the types it chose (a fixed
+ * point), strictly inside (0, 1) on the TPU-v2 + TPU-v3 pair; the default
+ * model keeps the searched ratio. */
+TEST(search_ratio_rule_per_model)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK(dnp_zoo_build("alexnet", &g, &err) == DNP_OK);
+    dnp_cluster cl;
+    CHECK(dnp_cluster_parse("2xtpu-v2+2xtpu-v3", &cl, &err) == DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64,
+                            .cost_model = DNP_COST_ACCPAR_PAPER, .no_portfolio = 1};
+    dnp_plan *p = NULL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL) {
+        double a = dnp_plan_ratio(p, 0, 0);
+        level_ctx lc = {&p->lt, p->root, p->units, 0};
+        CHECK_NEAR(a, level_eq10_ratio(&lc, p->root->types, 1.0 / 128, 127.0 / 128), 0, 0);
+        CHECK(a > 1.0 / 128 && a < 127.0 / 128);
+        CHECK_EQ_INT(p->chosen, DNP_SCHEME_ACCPAR);
+    }
+    dnp_plan_free(p);
+    p = NULL;
+    /* the searched ratio under the same accounting is another plan */
+    opt.accpar_ratio = DNP_RATIO_SEARCH;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    double searched = p != NULL ? dnp_plan_ratio(p, 0, 0) : -1.0;
+    dnp_plan_free(p);
+    p = NULL;
+    /* default model: DNP_RATIO_MODEL is the search */
+    opt.cost_model = DNP_COST_DEFAULT;
+    opt.accpar_ratio = DNP_RATIO_MODEL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    double def_model = p != NULL ? dnp_plan_ratio(p, 0, 0) : -1.0;
+    dnp_plan_free(p);
+    p = NULL;
+    opt.accpar_ratio = DNP_RATIO_SEARCH;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_OK);
+    if (p != NULL)
+        CHECK_NEAR(dnp_plan_ratio(p, 0, 0), def_model, 0, 0);
+    dnp_plan_free(p);
+    CHECK(searched > 0.0);
+    opt.accpar_ratio = DNP_RATIO_COUNT;
+    p = NULL;
+    CHECK(dnp_plan_run(g, &cl, &opt, &p, &err) == DNP_ERR_INPUT);
     dnp_graph_free(g);
 }
 

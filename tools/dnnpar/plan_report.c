@@ -257,7 +257,8 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
                   "by the level objective alone (%.0f level solves; docs/time-model.md)",
                   s.ratio_est_solves);
     if (s.cost_model == DNP_COST_ACCPAR_PAPER) {
-        printf("cost model: the AccPar paper's accounting (docs/time-model.md)\n");
+        printf("cost model: the AccPar paper's accounting, AccPar's split ratios by Eq. 10 as "
+               "printed (docs/time-model.md)\n");
         printf("predicted step time %s: compute %s, communication %s\n", t1, t2, t3);
         printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB "
                "(an estimate; not checked)\n",

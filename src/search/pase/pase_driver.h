@@ -277,7 +277,23 @@ typedef struct {
     int ok;
 } pase_t1_cell;
 
+/* Fig. 6 (pase_repro_fig6.c): per machine, model and p, the four strategies'
+ * step in seconds on the default model (data parallel, expert, MCMC; PaSE). */
+#define PASE_FIG6_MACHINES 2     /* 1080 Ti, 2080 Ti nodes */
+#define PASE_FIG6_MODELS 4       /* AlexNet, InceptionV3, RNNLM, Transformer */
+typedef struct {
+    int p;
+    int ok;
+    double base_s[3];            /* data parallel, expert, mcmc (dnp_pase_run_baseline) */
+    int base_fits[3];
+    char base_name[3][32];
+    double pase_s;               /* PaSE's optimum (no refinement) */
+    int pase_fits;
+} pase_fig6_cell;
+extern const char *const pase_fig6_models[PASE_FIG6_MODELS];
+
 struct dnp_pase_repro {
+    pase_fig6_cell fig6[PASE_FIG6_MACHINES][PASE_FIG6_MODELS][PASE_REPRO_PS];
     pase_t1_cell cells[PASE_REPRO_MODELS][PASE_REPRO_PS];
     int p2;                      /* Table II's p: min(max_p, 32) */
     iter_space *g2[PASE_REPRO_T2_MODELS];
@@ -288,5 +304,12 @@ struct dnp_pase_repro {
     double paper2[PASE_REPRO_T2_MODELS]; /* F with the paper's rows held; -1 the dims do
                                           * not map, -2 a configuration is not ours */
 };
+
+/* Fig. 6 rows for every p of Table I up to max_p (pase_repro_fig6.c);
+ * DNP_ERR_INTERNAL naming the machine, model and p if one fails. */
+dnp_status pase_repro_fig6(dnp_pase_repro *r, const dnp_pase_repro_options *o, int max_p,
+                           dnp_error *err);
+json_t *pase_fig6_json(const dnp_pase_repro *r);
+void pase_fig6_print(const dnp_pase_repro *r, FILE *f);
 
 #endif

@@ -188,6 +188,8 @@ dnp_status dnp_pase_reproduce(const dnp_pase_repro_options *o, dnp_pase_repro **
     r->p2 = max_p < 32 ? max_p : 32;
     for (int m = 0; m < PASE_REPRO_T2_MODELS && st == DNP_OK; m++)
         st = table2_model(r, m, o->threads, err);
+    if (st == DNP_OK)
+        st = pase_repro_fig6(r, o, max_p, err);
     if (st != DNP_OK) {
         dnp_pase_repro_free(r);
         return st;

@@ -9,15 +9,16 @@
 #include <math.h>
 #include <string.h>
 
-/* Table I's time cell: "> 20 min" (-2), "-" (unknown) or the time. */
-static void fmt_secs(double s, char *buf, size_t n)
+/* Table I's time cell: "> 20 min" (-2), "-" (unknown) or the time in
+ * seconds with `decimals` decimals (one unit per column: tests/units.sh). */
+static void fmt_secs(double s, int decimals, char *buf, size_t n)
 {
     if (s == -2)
         snprintf(buf, n, "> 20 min");
     else if (s < 0)
         snprintf(buf, n, "-");
     else
-        dnp_fmt_time(s, buf, n);
+        snprintf(buf, n, "%.*f s", decimals, s);
 }
 
 /* Index of a Table II model among Table I's first rows, or -1. */
@@ -152,9 +153,10 @@ static json_t *table2_json(const dnp_pase_repro *r)
 
 char *dnp_pase_repro_json(const dnp_pase_repro *r)
 {
-    return pase_json_text(json_pack("{s:i,s:f,s:o,s:i,s:o}", "words_bytes", 8, "r_flop_per_word",
-                                    5000.0, "table1", table1_json(r), "table2_p", r->p2,
-                                    "table2", table2_json(r)));
+    return pase_json_text(json_pack("{s:i,s:f,s:o,s:i,s:o,s:o}", "words_bytes", 8,
+                                    "r_flop_per_word", 5000.0, "table1", table1_json(r),
+                                    "table2_p", r->p2, "table2", table2_json(r), "fig6",
+                                    pase_fig6_json(r)));
 }
 
 static void print_table1(const dnp_pase_repro *r, int timing, FILE *f)
@@ -175,7 +177,7 @@ static void print_table1(const dnp_pase_repro *r, int timing, FILE *f)
                 continue;
             char ours[24], bf[24], paper[24], proto[24];
             if (timing)
-                fmt_secs(c->search_s, ours, sizeof ours);
+                fmt_secs(c->search_s, 6, ours, sizeof ours);
             else
                 snprintf(ours, sizeof ours, "ran");
             if (c->bfs_s == -1)
@@ -183,11 +185,11 @@ static void print_table1(const dnp_pase_repro *r, int timing, FILE *f)
             else if (c->bfs_s == -2)
                 snprintf(bf, sizeof bf, "skipped");
             else if (timing)
-                fmt_secs(c->bfs_s, bf, sizeof bf);
+                fmt_secs(c->bfs_s, 6, bf, sizeof bf);
             else
                 snprintf(bf, sizeof bf, "ran");
-            fmt_secs(row->paper_s[k], paper, sizeof paper);
-            fmt_secs(row->proto_s[k], proto, sizeof proto);
+            fmt_secs(row->paper_s[k], 3, paper, sizeof paper);
+            fmt_secs(row->proto_s[k], 3, proto, sizeof proto);
             double pc = row->proto_cost[k];
             fprintf(f, "%-16s %3d %20.2f %6s %10s %10s %10s %12s\n", row->model, c->p, c->cost,
                     pc > 0 ? (matches(c->cost, pc) ? "yes" : "NO") : "-", ours, bf, paper,
@@ -250,8 +252,9 @@ static void print_table2(const dnp_pase_repro *r, FILE *f)
 
 void dnp_pase_repro_print(const dnp_pase_repro *r, int timing, FILE *f)
 {
-    fprintf(f, "PaSE (Elango, IPDPS 2021) on dnnpar: 10 TFLOP/s, 16 GB/s, r = 5000 FLOP per "
-               "word; batch 128 (CNNs), 64 (RNNLM, Transformer)\n\n");
+    fprintf(f, "PaSE (Elango, IPDPS 2021) on dnnpar; Tables I and II: 10 TFLOP/s, 16 GB/s, r = "
+               "5000 FLOP per word;\nbatch 128 (CNNs), 64 (RNNLM, Transformer)\n\n");
     print_table1(r, timing, f);
     print_table2(r, f);
+    pase_fig6_print(r, f);
 }

@@ -1,0 +1,1 @@
+dnnpar reproduce pase --max-p 8
