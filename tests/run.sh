@@ -187,6 +187,9 @@ suite astra bash tests/astra/run.sh "$bdir"
 suite matrix bash tests/matrix.sh "$rel_dir"
 # Exit statuses: 2 for input problems, 1 for runtime failures (tests/exitcodes.sh).
 suite exitcodes bash tests/exitcodes.sh "$bdir"
+# Every flag the Megatron-LM export writes is one of Megatron-LM's own
+# arguments with a value it accepts (tests/megatron_flags.sh).
+suite megatron-flags bash tests/megatron_flags.sh "$rel_dir"
 # Golden output widths under 120 columns (tests/width.sh; PENDING lists
 # the ones still too wide).
 suite width bash tests/width.sh
