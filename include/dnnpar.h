@@ -760,6 +760,10 @@ typedef struct {
                                 * ("time limit of S s reached while ...").  A limit not
                                 * reached changes nothing.  One level solve is not
                                 * interrupted. */
+    int allow_idle;            /* accpar under the default model: 1 also weighs each device
+                                * type alone and, when communication-bound, halves of it, and
+                                * may leave devices idle (dnp_plan_run, dnp_plan_cluster); 0
+                                * (default) uses every device */
     int config3d_top;          /* dnp_config3d_search: keep the n fastest configurations in
                                 * the stats (1 .. DNP_CONFIG3D_TOP_MAX; 0 = 1) */
     int config3d_space;        /* dnp_config3d_search's space (dnp_config3d_space); 0 = full */
@@ -798,6 +802,12 @@ double dnp_clock_s(void);
 dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
                         dnp_plan **out, dnp_error *err);
 void dnp_plan_free(dnp_plan *p);
+/* The devices plan p runs on: the cluster it was planned on, or, for an
+ * AccPar plan on a mixed cluster under the default model that was faster
+ * on one device type alone, that type's devices (the others idle:
+ * dnp_plan_summary.idle_devices; docs/time-model.md "Idle device
+ * types").  Borrowed from p.  O(1). */
+const dnp_cluster *dnp_plan_cluster(const dnp_plan *p);
 
 /* A strategy read from a file written by `dnnpar plan --json` (docs/formats.md):
  * per level and branch of the device tree, a ratio and each op's type. */
@@ -915,6 +925,12 @@ typedef struct {
      * while some of its communication is in flight, so it never exceeds
      * comm_busy_s.  0 under the paper's accounting. */
     double wait_s;
+    /* AccPar on a mixed cluster (default model): devices of the given
+     * cluster the plan leaves idle because one device type alone was
+     * faster (0: it uses every device), and the best plan's step on every
+     * device for comparison (0 when none are idle). */
+    int64_t idle_devices;
+    double all_devices_step_s;
 } dnp_plan_summary;
 
 /* Where the GPU presets' speed spread comes from: every report whose figures

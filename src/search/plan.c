@@ -1441,8 +1441,8 @@ static void tree_free(tree_state *t)
  * share one prepared plan (search graph, rates, names).  Under the
  * default model a search whose every candidate exceeds the memory limit
  * fails with DNP_ERR_INPUT naming the smallest footprint found. */
-dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                        dnp_plan **out, dnp_error *err)
+static dnp_status plan_run_all(const dnp_graph *g, const dnp_cluster *c,
+                               const dnp_plan_options *opt, dnp_plan **out, dnp_error *err)
 {
     int portfolio = opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode && !opt->no_portfolio;
     double t0 = dnp_now_s();
@@ -1529,6 +1529,85 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
     return DNP_OK;
 }
 
+/* AccPar's hierarchy must give every device work (its level ratios are
+ * kept inside [1/128, 127/128]), so a slow device type, or more devices
+ * than a small batch can use, can make the plan slower than fewer devices
+ * (issue 30: AlexNet at batch 16 on 2 TPU-v2 + 2 TPU-v3, where PaSE's plan
+ * on one TPU-v3 is 5.8x faster).  Under the default model the portfolio
+ * therefore also plans each device type alone and, when the plan on every
+ * device is mostly exposed communication, halves of each type down to one
+ * device, and keeps the fastest that fits; the plan then runs on those
+ * devices (dnp_plan_cluster) and says what it leaves idle.  Only with
+ * opt->allow_idle (plan and compare --allow-idle); not under the
+ * paper's accounting (the reproductions use every device, as the paper's
+ * mechanism does), nor with no_portfolio.  Costs one more plan per type,
+ * and log2(devices) more when communication-bound. */
+/* 1 if the plan's step is mostly exposed communication: the case where
+ * fewer devices (less to exchange) can be faster. */
+static int comm_bound(const dnp_plan *p)
+{
+    dnp_plan_summary s;
+    dnp_plan_get_summary(p, &s);
+    return s.exposed_comm_s >= 0.5 * s.step_time_s;
+}
+
+dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                        dnp_plan **out, dnp_error *err)
+{
+    dnp_status st = plan_run_all(g, c, opt, out, err);
+    dnp_plan *p = st == DNP_OK ? *out : NULL;
+    if (p == NULL || !opt->allow_idle || opt->scheme != DNP_SCHEME_ACCPAR ||
+        opt->reference_mode || opt->no_portfolio || p->units.paper || !p->has_sim)
+        return st;
+    const double all_s = plan_step_s(p);
+    const int64_t all_devices = dnp_cluster_devices(c);
+    const int halve = comm_bound(p);
+    /* The candidates: each device type alone (a mixed cluster), and, when
+     * the plan on every device is mostly exposed communication (where
+     * fewer devices have less to exchange), halves of each type's count
+     * down to one device; the fastest that fits wins. */
+    for (int k = 0; k < c->n_types && !p->time_limit_hit; k++) {
+        dnp_cluster one = *c;
+        one.n_types = 1;
+        one.types[0] = c->types[k];
+        for (int64_t n = c->counts[k]; n >= 1 && !p->time_limit_hit;
+             n = halve && n % 2 == 0 ? n / 2 : 0) {
+            if (c->n_types == 1 && n == c->counts[k])
+                continue; /* the plan on every device, the incumbent */
+            one.counts[0] = n;
+            dnp_plan *q = NULL;
+            dnp_error e = {0};
+            dnp_status sq = plan_run_all(g, &one, opt, &q, &e);
+            if (sq == DNP_ERR_NOMEM) {
+                dnp_plan_free(p);
+                *out = NULL;
+                dnp_error_set(err, DNP_ERR_NOMEM, "%s", e.msg);
+                return sq;
+            }
+            if (sq != DNP_OK) /* e.g. too little memory on fewer devices */
+                break;
+            int better = !q->time_limit_hit && q->has_sim && plan_fits(q) &&
+                         (!plan_fits(p) || plan_step_s(q) < plan_step_s(p));
+            if (!better) {
+                dnp_plan_free(q);
+                continue;
+            }
+            q->search_time_s += p->search_time_s;
+            dnp_plan_free(p);
+            p = q;
+            p->idle_devices = all_devices - n;
+            p->all_devices_step_s = all_s;
+        }
+    }
+    *out = p;
+    return DNP_OK;
+}
+
+const dnp_cluster *dnp_plan_cluster(const dnp_plan *p)
+{
+    return &p->cl;
+}
+
 dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err)
@@ -1560,6 +1639,8 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
     out->ratio_est_solves = p->ratio_est_solves;
     out->time_limit_hit = p->time_limit_hit;
     out->time_limit_s = p->opt.time_limit_s;
+    out->idle_devices = p->idle_devices;
+    out->all_devices_step_s = p->all_devices_step_s;
     out->straggler_pace = 1.0;
     for (int k = 0; k < p->cl.n_types && !p->units.paper; k++)
         if (p->pace[k] > out->straggler_pace) {

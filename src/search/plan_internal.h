@@ -80,6 +80,11 @@ struct dnp_plan {
                              * lower_simulate stops past it */
     long long level_solves; /* level problems costed and solved by every search of this plan
                              * (a work counter: tests bound it instead of timing) */
+    /* AccPar on a mixed cluster also weighs each device type alone
+     * (dnp_plan_run): when one was faster, `cl` is that type's devices and
+     * these say what was left idle */
+    int64_t idle_devices;      /* devices of the given cluster the plan leaves idle */
+    double all_devices_step_s; /* the best plan's step on every device */
 };
 
 /* The AccPar ratio searches' work budget, in level solves x planned ops

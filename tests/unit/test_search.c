@@ -606,3 +606,39 @@ TEST(search_layer_table_follows_deciders)
     layer_table_free(&lt);
     dnp_graph_free(g);
 }
+
+/* allow_idle: AccPar on AlexNet at batch 16 over 2 TPU-v2 + 2 TPU-v3 is
+ * communication-bound, so the portfolio also plans each type alone and
+ * halves of it; one TPU-v3 alone is the fastest (no exchange at all), the
+ * plan runs there and counts the 3 devices it leaves idle.  Without the
+ * option the plan uses every device. */
+TEST(search_accpar_allow_idle)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    dnp_cluster cl;
+    CHECK_EQ_INT(dnp_zoo_build("alexnet", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("2xtpu-v2+2xtpu-v3", &cl, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 16};
+    dnp_plan *all = NULL, *idle = NULL;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &all, &err), DNP_OK);
+    opt.allow_idle = 1;
+    CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &idle, &err), DNP_OK);
+    if (all != NULL && idle != NULL) {
+        dnp_plan_summary a, i;
+        dnp_plan_get_summary(all, &a);
+        dnp_plan_get_summary(idle, &i);
+        CHECK_EQ_INT(a.idle_devices, 0);
+        CHECK_EQ_INT(dnp_cluster_devices(dnp_plan_cluster(all)), 4);
+        CHECK_EQ_INT(i.idle_devices, 3);
+        CHECK_EQ_INT(dnp_cluster_devices(dnp_plan_cluster(idle)), 1);
+        CHECK(strcmp(dnp_plan_cluster(idle)->types[0].name, "tpu-v3") == 0);
+        CHECK_NEAR(i.all_devices_step_s, a.step_time_s, 1e-12, 0);
+        CHECK(i.step_time_s < 0.25 * a.step_time_s);
+    }
+    dnp_plan_free(all);
+    dnp_plan_free(idle);
+    dnp_graph_free(g);
+}

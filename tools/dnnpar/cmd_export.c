@@ -278,7 +278,8 @@ int cmd_export(int argc, char **argv)
         st = dnp_plan_run(g, &cl, &opt, &p, &err);
     }
     if (st == DNP_OK)
-        st = dnp_export_text((dnp_export_format)fmt, g, &cl, &opt, p, &text, &err);
+        st = dnp_export_text((dnp_export_format)fmt, g, dnp_plan_cluster(p), &opt, p, &text,
+                             &err);
     if (st == DNP_OK)
         st = dnp_write_file(out_path, text, strlen(text), &err);
     if (st != DNP_OK)

@@ -11,6 +11,7 @@ static const char plan_help[] =
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                   [--time-limit S] [--grad-dtype fp32] [--tp-across-nodes]\n"
+    "                   [--allow-idle]\n"
     "                   [--top N] [--objective time|cost] [--deadline S]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
@@ -32,6 +33,9 @@ static const char plan_help[] =
     "  --deadline S   with --search 3d: the cheapest layout whose step takes at\n"
     "                 most S seconds (prices needed)\n"
     "  --tp-across-nodes  with --search 3d: tensor-parallel groups may span nodes\n"
+    "  --allow-idle   accpar: also plan each device type alone and, when the step is\n"
+    "                 mostly communication, halves of it; keep the fastest (devices\n"
+    "                 left idle are named)\n"
     "                 (default: inside a node; bare devices are one per node)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
@@ -91,9 +95,9 @@ static const char *const valued_plan[] = {"cluster", "search", "levels", "batch"
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
                                          "time-limit", CLI_PERF_VALUED, NULL};
 static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
-                                         "tp-across-nodes", NULL};
+                                         "tp-across-nodes", "allow-idle", NULL};
 static const char *const flags_cmp[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
-                                        NULL};
+                                        "allow-idle", NULL};
 
 /* Shared option handling of plan and compare, on a checked parse `a`.
  * Returns an exit status; on 0 the job holds a model and a cluster. */
@@ -146,6 +150,14 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return EXIT_USAGE;
     }
     job->opt.tp_across_nodes = with_search && cli_flag(a, "tp-across-nodes");
+    job->opt.allow_idle = cli_flag(a, "allow-idle");
+    if (job->opt.allow_idle &&
+        (job->search_3d || job->opt.scheme != DNP_SCHEME_ACCPAR || job->opt.reference_mode ||
+         job->opt.cost_model != DNP_COST_DEFAULT)) {
+        cli_error(cmd, "--allow-idle applies to the accpar search under the default model (--search "
+                       "3d weighs idle device types itself)");
+        return EXIT_USAGE;
+    }
     if (cli_get(a, "grad-dtype") != NULL && !job->search_3d) {
         cli_error(cmd, "--grad-dtype applies to --search 3d (Megatron-LM configurations)");
         return EXIT_USAGE;
@@ -323,6 +335,9 @@ int cmd_plan(int argc, char **argv)
     }
     dnp_plan *p = NULL;
     if ((rc = run_plan("plan", &job, job.opt.scheme, &p)) == 0) {
+        /* the devices the plan runs on (AccPar may leave a device type
+         * idle, dnp_plan_cluster): every output below describes those */
+        job.cl = *dnp_plan_cluster(p);
         cli_plan_info info = {dnp_graph_name(job.g), job.source, (long long)job.opt.batch,
                               &job.cl, dnp_scheme_name(job.opt.scheme)};
         if (job.trace != NULL)
@@ -477,6 +492,12 @@ static void compare_table(compare_entry *e, int n, int paper)
                 snprintf(what + strlen(what), sizeof e[s].what - strlen(what),
                          "%s%d op%s on fewer devices than the plan has", what[0] ? "; " : "",
                          e[s].info.idle_ops, e[s].info.idle_ops == 1 ? "" : "s");
+            if (sum->idle_devices > 0) /* AccPar on one device type alone was faster */
+                snprintf(what + strlen(what), sizeof e[s].what - strlen(what),
+                         "%sleaves %lld devices idle: faster on one device type alone than "
+                         "the best plan on every device (%.6g s)",
+                         what[0] ? "; " : "", (long long)sum->idle_devices,
+                         sum->all_devices_step_s);
             if (what[0] != '\0')
                 snprintf(note + strlen(note), sizeof note - strlen(note), "%s(below)",
                          note[0] ? "; " : "");

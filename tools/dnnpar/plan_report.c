@@ -115,6 +115,10 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     if (strag != NULL)
         json_object_set_new(root, "stragglers", strag);
     json_object_set_new(root, "wait_s", json_real(s.wait_s));
+    if (s.idle_devices > 0) {
+        json_object_set_new(root, "idle_devices", json_integer((json_int_t)s.idle_devices));
+        json_object_set_new(root, "all_devices_step_s", json_real(s.all_devices_step_s));
+    }
     json_object_set_new(root, "simulated_tasks", json_integer(s.sim_tasks));
     json_object_set_new(root, "device_classes", json_integer(s.device_classes));
     int rep = dnp_plan_replicated_nodes(p);
@@ -238,6 +242,12 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     printf("model %s, batch %lld, cluster %s, search %s\n", info->model, (long long)info->batch,
            spec != NULL ? spec : "(out of memory)", info->search);
     dnp_free(spec);
+    if (s.idle_devices > 0)
+        cli_wrapf(stdout, 0, "  ",
+                  "note: leaves %lld devices of the given cluster idle: AccPar on the devices "
+                  "above alone is faster than the best plan on every device (%.6g s; "
+                  "docs/time-model.md \"Idle device types\")",
+                  (long long)s.idle_devices, s.all_devices_step_s);
     printf("levels searched %d of %d (deeper levels data parallel)\n", s.levels, s.total_levels);
     if (!s.exact)
         cli_wrapf(stdout, 0, "  ",
