@@ -21,6 +21,7 @@ static const char plan_help[] =
     "                   [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                   [--time-limit S] [--grad-dtype fp32] [--tp-across-nodes]\n"
     "                   [--top N] [--objective time|cost] [--deadline S]\n"
+    "                   [--megatron-version current|legacy]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -42,6 +43,10 @@ static const char plan_help[] =
     "                 most S seconds (prices needed)\n"
     "  --tp-across-nodes  with --search 3d: tensor-parallel groups may span nodes\n"
     "                 (default: inside a node; bare devices are one per node)\n"
+    "  --megatron-version V  with --search 3d: the interleaved schedule's\n"
+    "                 micro-batch rule of Megatron-LM: current (core_r0.10 on,\n"
+    "                 default: micro-batch groups, vp_group) or legacy (core_r0.9\n"
+    "                 and earlier: micro-batches a multiple of pp)\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -94,6 +99,7 @@ typedef struct {
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
                                           "plot", "dot", "trace", "time-limit", "grad-dtype",
+                                          "megatron-version",
                                           "top", "objective", "deadline", CLI_PERF_VALUED,
                                           NULL};
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
@@ -161,6 +167,12 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return EXIT_USAGE;
     }
     if ((rc = cli_grad_dtype(cmd, a, &job->opt)) != 0)
+        return rc;
+    if (cli_get(a, "megatron-version") != NULL && !job->search_3d) {
+        cli_error(cmd, "--megatron-version applies to --search 3d (Megatron-LM configurations)");
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_megatron_version(cmd, a, &job->opt)) != 0)
         return rc;
     if ((s = cli_get(a, "top")) != NULL) {
         long long top = cli_positive(cmd, "top", s, DNP_CONFIG3D_TOP_MAX);
