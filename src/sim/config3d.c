@@ -1297,8 +1297,10 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
     const int p = cfg->pp, v = cfg->interleave, mi = (int)x->m;
     trace_buf b;
     trace_begin(&b);
-    static const char *const threads[3] = {"compute", "sends to the next stage",
-                                           "sends to the previous stage"};
+    static const char *const threads[4] = {"compute", "sends to the next stage",
+                                           "sends to the previous stage",
+                                           "data-parallel reduction (overlap_grad)"};
+    const int n_threads = cfg->overlap_grad ? 4 : 3;
     int first_layer[DNP_CONFIG3D_MAX_STAGES];
     for (int s = 0, acc = 0; s < p; s++) {
         char name[192], on[128] = "";
@@ -1313,7 +1315,7 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
         snprintf(name, sizeof name, "stage %d: %d layers on %s (tp %d x dp %d ranks)", s + 1,
                  layers[s], on, cfg->tp, cfg->dp);
         trace_meta(&b, "process_name", s + 1, 0, name);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < n_threads; k++)
             trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
     }
     for (int t = 0; t < sg->n_tasks; t++) {
@@ -1363,7 +1365,10 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
      * last backward (stretch_b) and the first forward (stretch_f) */
     double dp_red[DNP_CONFIG3D_MAX_STAGES], dp_ag[DNP_CONFIG3D_MAX_STAGES];
     double dp_end[DNP_CONFIG3D_MAX_STAGES], stretch_b[DNP_CONFIG3D_MAX_STAGES];
-    double stretch_f[DNP_CONFIG3D_MAX_STAGES], red_exp[DNP_CONFIG3D_MAX_STAGES];
+    double stretch_f[DNP_CONFIG3D_MAX_STAGES], dp_fin[DNP_CONFIG3D_MAX_STAGES];
+    /* overlap_grad per chunk kind (0: chunk 0, 1: a middle chunk, 2: chunk
+     * v - 1): the last backward's lengthening and the reduction's tail */
+    double g_st[DNP_CONFIG3D_MAX_STAGES][3], g_tail[DNP_CONFIG3D_MAX_STAGES][3];
     double fwd_offset = 0.0; /* the earliest start of stage s's first forward */
     double fwd_unit[DNP_CONFIG3D_MAX_STAGES], bwd_unit[DNP_CONFIG3D_MAX_STAGES];
     double to_next[DNP_CONFIG3D_MAX_STAGES], to_prev[DNP_CONFIG3D_MAX_STAGES];
@@ -1423,11 +1428,13 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                                                                      &x->ty[k].r_state));
         }
         /* Megatron-LM's overlaps of the data-parallel traffic with compute
-         * (grad_overlap_s, param_overlap_s), each kept only when it
-         * shortens the rank's own work (the serial traffic otherwise) */
-        dp_end[s] = dp_s[s];
+         * (c3_grad_overlap_s, c3_param_overlap_s).  dp_fin: the traffic left
+         * at the end of the step on the compute stream; dp_end: what the
+         * end waits for after the last backward */
+        dp_end[s] = dp_fin[s] = dp_s[s];
         stretch_b[s] = stretch_f[s] = 0.0;
-        red_exp[s] = dp_red[s];
+        memset(g_st[s], 0, sizeof g_st[s]);
+        memset(g_tail[s], 0, sizeof g_tail[s]);
         const double bucket = fmax(C3_BUCKET_PARAMS, C3_BUCKET_PARAMS_PER_DP * cfg->dp);
         const double nb = params > 0.0 ? ceil(params / bucket) : 0.0;
         const double last_params = params - (nb - 1.0) * bucket;
@@ -1436,29 +1443,44 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
             if (S->types & (1u << k))
                 kslow = fmax(kslow, c3_comm_slowdown(x->ty[k].d->sm_count));
         if (cfg->overlap_grad && cfg->dp > 1 && cfg->zero <= 1 && nb >= 1.0) {
-            if (same && bwd_unit[s] == bwd_unit[s - 1] &&
-                s != p - 1 && s - 1 != 0) {
-                red_exp[s] = red_exp[s - 1];
-                stretch_b[s] = stretch_b[s - 1];
+            if (same && bwd_unit[s] == bwd_unit[s - 1] && s != p - 1 && s - 1 != 0) {
+                memcpy(g_st[s], g_st[s - 1], sizeof g_st[s]);
+                memcpy(g_tail[s], g_tail[s - 1], sizeof g_tail[s]);
             } else {
+                /* each model chunk's gradients are reduced from the last
+                 * backward of that chunk (the last micro-batch's; Megatron-LM
+                 * enables each chunk's grad sync there, schedules.py), in its
+                 * own buckets, on the data-parallel stream */
                 const dnp_coll_op op =
                     cfg->zero == 1 ? DNP_COLL_REDUCE_SCATTER : DNP_COLL_ALLREDUCE;
                 const double gb = S->grad_comm_bytes_pp;
-                double c_full = grp_max_s(op, S->dp_grp, S->n_dp_grp, fmin(bucket, params) * gb);
-                double c_last = grp_max_s(op, S->dp_grp, S->n_dp_grp, last_params * gb);
-                /* the gradients come from the last backward of each chunk:
-                 * taken as spread over v backward units (conservative for
-                 * v > 1: the units between them would hide more) */
-                double work = v * bwd_unit[s] + (s == 0 ? S->pre_b_s : 0.0) +
-                              (s == p - 1 ? S->post_b_s : 0.0);
-                double st_b = 0.0;
-                double e = c3_grad_overlap_s(work, params, bucket, c_full, c_last, kslow, &st_b);
-                if (e + st_b < dp_red[s]) {
-                    red_exp[s] = e;
-                    stretch_b[s] = st_b;
+                const c3_type *T = &x->ty[x->stage_type[s]];
+                const double base = T->lay.params * ((double)layers[s] / v);
+                const double extra_pre = s == 0 ? T->pre.params : 0.0;
+                const double extra_post = params - base * v - extra_pre;
+                for (int kind = 0; kind < 3; kind++) {
+                    const int c = kind == 0 ? 0 : kind == 2 ? v - 1 : 1;
+                    if ((kind == 2 && v == 1) || (kind == 1 && v < 3))
+                        continue;
+                    const double pc = base + (c == 0 ? extra_pre : 0.0) +
+                                      (c == v - 1 ? extra_post : 0.0);
+                    const double work = bwd_unit[s] + (s == 0 && c == 0 ? S->pre_b_s : 0.0) +
+                                        (s == p - 1 && c == v - 1 ? S->post_b_s : 0.0);
+                    const double nbc = pc > 0.0 ? ceil(pc / bucket) : 0.0;
+                    if (nbc < 1.0)
+                        continue;
+                    const double lastc = pc - (nbc - 1.0) * bucket;
+                    double c_full =
+                        grp_max_s(op, S->dp_grp, S->n_dp_grp, fmin(bucket, pc) * gb);
+                    double c_last = grp_max_s(op, S->dp_grp, S->n_dp_grp, lastc * gb);
+                    g_tail[s][kind] = c3_grad_overlap_s(work, pc, bucket, c_full, c_last, kslow,
+                                                        &g_st[s][kind]);
                 }
             }
-            dp_end[s] = red_exp[s] + dp_ag[s];
+            stretch_b[s] = g_st[s][0] + (v > 1 ? g_st[s][2] : 0.0) +
+                           (v > 2 ? (v - 2) * g_st[s][1] : 0.0);
+            dp_fin[s] = dp_ag[s];
+            dp_end[s] = g_tail[s][0] + dp_fin[s]; /* chunk 0's backward is the last */
         }
         if (cfg->overlap_param && cfg->dp > 1 && cfg->zero == 1 && nb >= 1.0) {
             const double wb = S->weight_bytes_pp;
@@ -1470,10 +1492,9 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
              * taken as spread over v forward units */
             double work = v * fwd_unit[s] + (s == 0 ? S->pre_f_s : 0.0);
             double d = c3_param_overlap_s(work, fwd_offset, params, bucket, c_full, c_last, kslow);
-            if (d < dp_ag[s]) {
-                stretch_f[s] = d;
-                dp_end[s] -= dp_ag[s];
-            }
+            stretch_f[s] = d;
+            dp_end[s] -= dp_ag[s];
+            dp_fin[s] -= dp_ag[s];
         }
         /* the earliest the next stage's first forward can start: after this
          * one's first forward and its message (a lower bound on the
@@ -1535,21 +1556,28 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     const int V = p * v, units = (int)m * v * 2;
     const int mi = (int)m;
     sim_graph sg;
-    sim_init(&sg, 3 * p);
+    /* streams: compute 0..p-1, sends to the next p..2p-1 and the previous
+     * stage 2p..3p-1, the data-parallel reduction of overlap_grad 3p..4p-1 */
+    sim_init(&sg, 4 * p);
     int *task_f = dnp_malloc((size_t)V * (size_t)m * sizeof *task_f);
     int *task_b = dnp_malloc((size_t)V * (size_t)m * sizeof *task_b);
     int *send_f = dnp_malloc((size_t)V * (size_t)m * sizeof *send_f);
     int *send_b = dnp_malloc((size_t)V * (size_t)m * sizeof *send_b);
     unit *sched = dnp_malloc((size_t)p * (size_t)units * sizeof *sched);
     int *next = dnp_calloc((size_t)p, sizeof *next), *last = dnp_malloc((size_t)p * sizeof *last);
+    /* backwards done per (stage, chunk) and each stage's last reduction */
+    int *b_done = dnp_calloc((size_t)p * (size_t)v, sizeof *b_done);
+    int *last_dp = dnp_malloc((size_t)p * sizeof *last_dp);
+    const int og = cfg->overlap_grad && cfg->dp > 1 && cfg->zero <= 1;
     dnp_status st = DNP_ERR_NOMEM;
-    if (!task_f || !task_b || !send_f || !send_b || !sched || !next || !last)
+    if (!task_f || !task_b || !send_f || !send_b || !sched || !next || !last || !b_done ||
+        !last_dp)
         goto done;
     for (int i = 0; i < V * mi; i++)
         task_f[i] = task_b[i] = send_f[i] = send_b[i] = -1;
     for (int s = 0; s < p; s++) {
         rank_schedule(s, p, v, x->vp_group, mi, cfg->gpipe, &sched[(size_t)s * (size_t)units]);
-        last[s] = -1;
+        last[s] = last_dp[s] = -1;
     }
     double busy_max = 0.0;
     for (int issued = 0, total = p * units; issued < total;) {
@@ -1583,11 +1611,21 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                     deps[nd++] = task_f[at];
                     if (vs < V - 1)
                         deps[nd++] = send_b[at + mi];
-                    if (next[s] == units - 1) /* the bucketed reduction (overlap_grad) */
-                        extra_b += stretch_b[s];
+                    /* the last backward of a chunk: its gradients reduced in
+                     * buckets beside it (overlap_grad), the rest after it on
+                     * the data-parallel stream */
+                    const int kind = u->chunk == 0 ? 0 : u->chunk == v - 1 ? 2 : 1;
+                    const int chunk_done = og && ++b_done[s * v + u->chunk] == mi;
+                    if (chunk_done)
+                        extra_b += g_st[s][kind];
                     task_b[at] = sim_add(&sg, SIM_COMPUTE, bwd_unit[s] + extra_b, at, PH_BWD,
                                          &cs, 1, deps, nd);
                     last[s] = task_b[at];
+                    if (chunk_done) {
+                        int ds = 3 * p + s;
+                        last_dp[s] = sim_add(&sg, SIM_COMM, g_tail[s][kind], -1, PH_DP, &ds, 1,
+                                             &task_b[at], 1);
+                    }
                     if (vs > 0) {
                         int ls = 2 * p + s;
                         send_b[at] = sim_add(&sg, SIM_COMM, to_prev[s], at, PH_SEND, &ls, 1,
@@ -1606,14 +1644,17 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         }
     }
     /* gradient all-reduce over the data-parallel group after each rank's
-     * last backward (not overlapped); with tied embeddings and pp > 1 the
-     * first and last stage then all-reduce the word-embedding gradient
-     * together (both wait for it); then the optimizer step */
+     * last backward (without overlap_grad; with it what is left: ZeRO-1's
+     * all-gather unless overlap_param, after the reductions); with tied
+     * embeddings and pp > 1 the first and last stage then all-reduce the
+     * word-embedding gradient together (both wait for it); then the
+     * optimizer step */
     int ar[DNP_CONFIG3D_MAX_STAGES];
     const int emb = p > 1 && x->embed_sync_s > 0.0;
     for (int s = 0; s < p; s++) {
-        int cs = s;
-        ar[s] = sim_add(&sg, SIM_COMM, dp_end[s], -1, PH_DP, &cs, 1, &last[s], 1);
+        int cs = s, wait[2] = {last[s], last_dp[s]};
+        ar[s] = sim_add(&sg, SIM_COMM, dp_fin[s], -1, PH_DP, &cs, 1, wait,
+                        last_dp[s] >= 0 ? 2 : 1);
         if (!emb || (s > 0 && s < p - 1))
             sim_add(&sg, SIM_COMPUTE, opt_s[s], -1, PH_OPT, &cs, 1, &ar[s], 1);
     }
@@ -1654,6 +1695,8 @@ done:
     dnp_free(sched);
     dnp_free(next);
     dnp_free(last);
+    dnp_free(b_done);
+    dnp_free(last_dp);
     return st;
 }
 
