@@ -1188,7 +1188,10 @@ int dnp_config3d_point_config(const dnp_config3d_stats *stats, int i, dnp_config
  * and its groups may span device types, docs/config3d.md "Mixed
  * clusters"; opt->config3d_space narrows the space),
  * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank (interleaving
- * with even stages), each recompute mode, sequence parallelism on or off.
+ * with even stages; micro-batch groups under opt->megatron_version's rule),
+ * each recompute mode, sequence parallelism on or off, overlap_grad and
+ * overlap_param off or on, tp_overlap on wherever it applies (never slower
+ * in this model; docs/config3d.md "Schedules and overlaps").
  * With one chunk per rank the layers per stage are balanced (c3_balance in
  * src/sim/config3d.c: the slowest stage's compute minimised within each
  * stage's memory; on a mixed cluster faster types get more layers), with
