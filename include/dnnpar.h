@@ -777,6 +777,8 @@ typedef struct {
                                 * accpar-paper, the searched ratio under default) */
     int no_portfolio;          /* 1: an accpar plan is AccPar's own tree, not the fastest of it
                                 * and the dp, owt and hypar trees (the default) */
+    int megatron_version;      /* the Megatron-LM whose micro-batch rule a configuration and
+                                * the 3D search follow (dnp_megatron_version); 0 = current */
     const char *search_name;   /* what reports (exports) name the search, e.g. "given (pase)"
                                 * for a plan read from a strategy file; NULL = the scheme's
                                 * name.  Borrowed: must outlive the calls given the options. */
@@ -995,6 +997,21 @@ int dnp_recompute_from_name(const char *s);      /* -1 if unknown */
 
 #define DNP_CONFIG3D_MAX_STAGES 256 /* pipeline stages with a layer count of their own */
 
+/* Which Megatron-LM's rules a configuration follows (dnp_plan_options.
+ * megatron_version; docs/config3d.md, "Schedules and overlaps"): the
+ * interleaved schedule's micro-batch rule changed in Megatron-Core
+ * core_r0.10.0 (megatron/core/pipeline_parallel/schedules.py). */
+typedef enum {
+    DNP_MEGATRON_CURRENT = 0, /* core_r0.10.0 and later: micro-batch groups of N
+                               * (--microbatch-group-size-per-virtual-pipeline-stage, default
+                               * pp): pp <= N <= m and m mod N is 0 or at least pp */
+    DNP_MEGATRON_LEGACY,      /* core_r0.9.0 and earlier: m a multiple of pp, no groups */
+    DNP_MEGATRON_COUNT
+} dnp_megatron_version;
+const char *dnp_megatron_version_name(dnp_megatron_version v); /* "current", "legacy" */
+/* "current" / "core_r0.10" ... and "legacy" / "core_r0.9" ...; -1 if unknown */
+int dnp_megatron_version_from_name(const char *s);
+
 /* A Megatron-LM configuration.  Pipeline stage s runs on ranks
  * [s tp dp, (s + 1) tp dp) in Megatron's order (tensor-parallel ranks
  * fastest, then data, then pipeline) over the cluster's devices (types in
@@ -1020,6 +1037,17 @@ typedef struct {
     int stage_layers[DNP_CONFIG3D_MAX_STAGES];
     int grad_fp32;           /* 1: gradient all-reduces in fp32 (grad_dtype=fp32; DeepSpeed's
                               * fp32_allreduce), 4 bytes per parameter */
+    /* Schedules and overlaps (docs/config3d.md, "Schedules and overlaps"): */
+    int overlap_grad;        /* 1: Megatron-LM --overlap-grad-reduce: the data-parallel
+                              * gradient reduction in buckets during the last backward */
+    int overlap_param;       /* 1: --overlap-param-gather (zero=1 and overlap_grad): the
+                              * parameter all-gather during the next step's first forward */
+    int tp_overlap;          /* 1: --tp-comm-overlap (Transformer Engine userbuffers; tp > 1
+                              * and seq_par): tensor-parallel collectives pipelined with the
+                              * GEMMs they feed */
+    int vp_group;            /* interleaved schedule's micro-batches per group
+                              * (--microbatch-group-size-per-virtual-pipeline-stage, current
+                              * Megatron-LM only); 0 = pp */
 } dnp_config3d;
 
 /* tp = pp = dp = microbatch = interleave = 1, no recompute, no sequence
@@ -1032,6 +1060,13 @@ void dnp_config3d_defaults(dnp_config3d *c);
  * is fp32 or default).  DNP_ERR_INPUT
  * naming the bad item.  O(length). */
 dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *err);
+/* cfg as the text dnp_config3d_parse reads back to the same
+ * configuration: every key that differs from dnp_config3d_defaults, in
+ * the order tp, pp, dp, microbatch, interleave, recompute, seq_par, zero,
+ * schedule, layers, grad_dtype, overlap_grad, overlap_param, tp_overlap,
+ * vp_group ("tp=1,pp=1,dp=1" at least).  Into buf[n], truncated;
+ * returns the length it needed.  O(pp). */
+size_t dnp_config3d_format(const dnp_config3d *cfg, char *buf, size_t n);
 
 typedef struct {
     double step_time_s;      /* simulated step */
@@ -1041,7 +1076,12 @@ typedef struct {
     double bubble_s;         /* step time minus that: pipeline fill, drain and waits */
     double tp_comm_s;        /* tensor-parallel collectives per rank per step */
     double p2p_s;            /* one pipeline message (send and re-gather) */
-    double dp_comm_s;        /* the gradient all-reduce */
+    double dp_comm_s;        /* the gradient all-reduce (with overlap_grad / overlap_param:
+                              * what stays exposed of it) */
+    double dp_hidden_s;      /* of the data-parallel traffic, what overlap_grad and
+                              * overlap_param hide behind compute (the busiest stage's) */
+    double tp_hidden_s;      /* of the tensor-parallel collectives, what tp_overlap hides
+                              * (per rank per step, the busiest stage's) */
     double embed_sync_s;     /* the tied word-embedding gradient all-reduce between the first
                               * and last stage (pp > 1, tied embeddings; 0 otherwise) */
     double optimizer_s;
@@ -1147,6 +1187,25 @@ typedef struct {
     int n_types;
     int types[DNP_CONFIG3D_LAYOUT_TYPES];
 } dnp_config3d_ranked;
+/* One point of a search's Pareto front (dnp_config3d_stats.pareto): a
+ * layout's fastest plan as a compact record (its configuration without the
+ * per-stage layer list, which dnp_config3d_stats.pareto_layers holds;
+ * dnp_config3d_point_config rebuilds the whole configuration). */
+typedef struct {
+    double step_time_s, cost_per_step;
+    int n_types;                            /* its layout, as dnp_config3d_ranked's */
+    int types[DNP_CONFIG3D_LAYOUT_TYPES];
+    int tp, pp, dp, interleave, zero, seq_par, gpipe, grad_fp32;
+    int overlap_grad, overlap_param, tp_overlap, vp_group;
+    int64_t microbatch;
+    dnp_recompute recompute;
+    int n_stage_layers;                     /* 0: even stages */
+    int layers_at;                          /* its pp counts start at pareto_layers[layers_at];
+                                             * -1: they did not fit there (even when
+                                             * n_stage_layers is 0) */
+} dnp_config3d_point;
+/* stage layer counts kept for the whole Pareto front */
+#define DNP_CONFIG3D_PARETO_LAYERS 1024
 #define DNP_CONFIG3D_MAX_NARROWED 12  /* lines of dnp_config3d_stats.narrowed */
 #define DNP_CONFIG3D_NARROWED_LEN 400 /* bytes of each, NUL included */
 
@@ -1169,11 +1228,12 @@ typedef struct {
      * the result's price of the devices it uses (per hour) and cost of one
      * step (price x step / 3600; 0 without prices), and the Pareto front of
      * step time against cost over the layouts' fastest plans (fastest
-     * first; cfg and step_time_s of each, its cost in cost[i]) */
+     * first; compact records: dnp_config3d_point_config gives each one's
+     * configuration) */
     double price_per_hour, cost_per_step;
     int n_pareto;
-    dnp_config3d_ranked pareto[DNP_CONFIG3D_LAYOUTS_MAX];
-    double pareto_cost[DNP_CONFIG3D_LAYOUTS_MAX];
+    dnp_config3d_point pareto[DNP_CONFIG3D_LAYOUTS_MAX];
+    int pareto_layers[DNP_CONFIG3D_PARETO_LAYERS];
     /* every rule that narrowed the space searched, one line each (no
      * newline): the fixed space, tensor-parallel degrees left out by
      * Megatron-LM's rules, the nodes or the device counts, pipeline depths
@@ -1185,6 +1245,12 @@ typedef struct {
     int time_limit_hit;
 } dnp_config3d_stats;
 
+/* The configuration of point i of stats' Pareto front into *out.  Returns
+ * 1, or 0 when its per-stage layer list was not kept (more uneven stages
+ * on the front than DNP_CONFIG3D_PARETO_LAYERS; *out then has even
+ * stages).  O(pp). */
+int dnp_config3d_point_config(const dnp_config3d_stats *stats, int i, dnp_config3d *out);
+
 /* The fastest configuration of g on c at `batch` within the memory limit
  * (opt->memory_limit_bytes, else each device's capacity): tensor
  * parallelism in powers of two that dnp_config3d_check's rules allow
@@ -1194,7 +1260,10 @@ typedef struct {
  * and its groups may span device types, docs/config3d.md "Mixed
  * clusters"; opt->config3d_space narrows the space),
  * micro-batches of 1 to 32 sequences, 1 to 8 chunks per rank (interleaving
- * with even stages), each recompute mode, sequence parallelism on or off.
+ * with even stages; micro-batch groups under opt->megatron_version's rule),
+ * each recompute mode, sequence parallelism on or off, overlap_grad and
+ * overlap_param off or on, tp_overlap on wherever it applies (never slower
+ * in this model; docs/config3d.md "Schedules and overlaps").
  * With one chunk per rank the layers per stage are balanced (c3_balance in
  * src/sim/config3d.c: the slowest stage's compute minimised within each
  * stage's memory; on a mixed cluster faster types get more layers), with

@@ -61,6 +61,12 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
     if (cfg->n_stage_layers > 0)
         rbuf_puts(&b, "# uneven stages use --pipeline-model-parallel-layout, an experimental "
                       "Megatron-Core option\n");
+    if (cfg->tp_overlap)
+        rbuf_puts(&b, "# --tp-comm-overlap needs Transformer Engine with userbuffers "
+                      "(--transformer-impl transformer_engine)\n");
+    if (cfg->vp_group > 0)
+        rbuf_puts(&b, "# --microbatch-group-size-per-virtual-pipeline-stage needs Megatron-Core "
+                      "core_r0.10.0 or later\n");
     /* model */
     rbuf_printf(&b, "--num-layers %d\n--hidden-size %lld\n--ffn-hidden-size %lld\n"
                     "--num-attention-heads %lld\n--seq-length %lld\n"
@@ -98,10 +104,22 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                         s == cfg->n_stage_layers - 1 ? ",L" : "");
         rbuf_puts(&b, "\"\n");
     }
+    if (cfg->vp_group > 0) /* micro-batch groups (Megatron-Core core_r0.10.0 on) */
+        rbuf_printf(&b, "--microbatch-group-size-per-virtual-pipeline-stage %d\n",
+                    cfg->vp_group);
     if (cfg->seq_par)
         rbuf_puts(&b, "--sequence-parallel\n");
+    if (cfg->tp_overlap) /* Transformer Engine userbuffers; needs --sequence-parallel */
+        rbuf_puts(&b, "--tp-comm-overlap\n");
     if (cfg->zero == 1) /* optimizer state sharded over data parallelism */
         rbuf_puts(&b, "--use-distributed-optimizer\n");
+    /* the overlaps of the data-parallel traffic (megatron/training/arguments.py:
+     * --overlap-param-gather needs the distributed optimizer and
+     * --overlap-grad-reduce) */
+    if (cfg->overlap_grad)
+        rbuf_puts(&b, "--overlap-grad-reduce\n");
+    if (cfg->overlap_param)
+        rbuf_puts(&b, "--overlap-param-gather\n");
     rbuf_printf(&b, "--micro-batch-size %lld\n--global-batch-size %lld\n",
                 (long long)cfg->microbatch, (long long)batch);
     if (cfg->recompute == DNP_RECOMPUTE_SELECTIVE)

@@ -114,10 +114,11 @@ static const char *const k_cols[C_N] = {"id",      "stack",     "role",
                                         "precision", "search",  "measured_step_s"};
 /* The configuration columns of search "config" rows, each passed to
  * dnp_config3d_parse as KEY=VALUE under its own name (docs/validation.md). */
-#define N_CFG_COLS 11
+#define N_CFG_COLS 15
 static const char *const k_cfg_cols[N_CFG_COLS] = {
-    "tp",     "pp",   "dp",       "microbatch", "interleave", "recompute",
-    "seq_par", "layers", "zero", "schedule",   "grad_dtype"};
+    "tp",         "pp",         "dp",     "microbatch", "interleave",
+    "recompute",  "seq_par",    "layers", "zero",       "schedule",
+    "grad_dtype", "overlap_grad", "overlap_param", "tp_overlap", "vp_group"};
 /* Columns documented as context: read by people, not by validate. */
 static const char *const k_context_cols[] = {"source", "note"};
 

@@ -138,10 +138,19 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
                 c.seq_par = (int)v;
             else if (strcmp(key, "zero") == 0 && ok && v <= 3)
                 c.zero = (int)v;
+            else if (strcmp(key, "overlap_grad") == 0 && ok && v <= 1)
+                c.overlap_grad = (int)v;
+            else if (strcmp(key, "overlap_param") == 0 && ok && v <= 1)
+                c.overlap_param = (int)v;
+            else if (strcmp(key, "tp_overlap") == 0 && ok && v <= 1)
+                c.tp_overlap = (int)v;
+            else if (strcmp(key, "vp_group") == 0 && ok)
+                c.vp_group = (int)v;
             else {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "config '%s': bad item '%s=%s' (keys: tp, pp, dp, microbatch, "
-                              "interleave: integers >= 1; seq_par: 0 or 1; zero: 0 to 3; "
+                              "interleave: integers >= 1; seq_par, overlap_grad, overlap_param, "
+                              "tp_overlap: 0 or 1; zero: 0 to 3; vp_group: an integer >= 0; "
                               "recompute: none, selective, full; schedule: 1f1b, gpipe; "
                               "layers: per-stage counts as 14:18:18:14; grad_dtype: fp32, "
                               "default)",
@@ -155,6 +164,71 @@ dnp_status dnp_config3d_parse(const char *text, dnp_config3d *out, dnp_error *er
     return DNP_OK;
 }
 
+size_t dnp_config3d_format(const dnp_config3d *c, char *buf, size_t n)
+{
+    char tmp[64];
+    size_t k = 0;
+    /* appends to buf[n] (truncated), counting what it needs */
+#define C3_PUT(...)                                                                    \
+    do {                                                                               \
+        int w_ = snprintf(tmp, sizeof tmp, __VA_ARGS__);                               \
+        for (int i_ = 0; i_ < w_ && i_ < (int)sizeof tmp - 1; i_++, k++)                \
+            if (k + 1 < n)                                                             \
+                buf[k] = tmp[i_];                                                      \
+    } while (0)
+    C3_PUT("tp=%d,pp=%d,dp=%d", c->tp, c->pp, c->dp);
+    if (c->microbatch != 1)
+        C3_PUT(",microbatch=%lld", (long long)c->microbatch);
+    if (c->interleave != 1)
+        C3_PUT(",interleave=%d", c->interleave);
+    if (c->recompute != DNP_RECOMPUTE_NONE)
+        C3_PUT(",recompute=%s", dnp_recompute_name(c->recompute));
+    if (c->seq_par)
+        C3_PUT(",seq_par=1");
+    if (c->zero)
+        C3_PUT(",zero=%d", c->zero);
+    if (c->gpipe)
+        C3_PUT(",schedule=gpipe");
+    for (int s = 0; s < c->n_stage_layers && s < DNP_CONFIG3D_MAX_STAGES; s++)
+        C3_PUT("%s%d", s ? ":" : ",layers=", c->stage_layers[s]);
+    if (c->grad_fp32)
+        C3_PUT(",grad_dtype=fp32");
+    if (c->overlap_grad)
+        C3_PUT(",overlap_grad=1");
+    if (c->overlap_param)
+        C3_PUT(",overlap_param=1");
+    if (c->tp_overlap)
+        C3_PUT(",tp_overlap=1");
+    if (c->vp_group)
+        C3_PUT(",vp_group=%d", c->vp_group);
+#undef C3_PUT
+    if (n > 0)
+        buf[k < n ? k : n - 1] = '\0';
+    return k;
+}
+
+const char *dnp_megatron_version_name(dnp_megatron_version v)
+{
+    return v == DNP_MEGATRON_LEGACY ? "legacy" : v == DNP_MEGATRON_CURRENT ? "current" : "?";
+}
+
+int dnp_megatron_version_from_name(const char *s)
+{
+    if (s == NULL)
+        return -1;
+    /* Megatron-Core releases: the micro-batch groups came in core_r0.10.0 */
+    static const char *const legacy[] = {"legacy", "core_r0.9", "core_r0.9.0", "core_r0.8",
+                                         "core_r0.8.0"};
+    static const char *const current[] = {"current", "core_r0.10", "core_r0.10.0"};
+    for (size_t i = 0; i < sizeof legacy / sizeof *legacy; i++)
+        if (strcmp(s, legacy[i]) == 0)
+            return DNP_MEGATRON_LEGACY;
+    for (size_t i = 0; i < sizeof current / sizeof *current; i++)
+        if (strcmp(s, current[i]) == 0)
+            return DNP_MEGATRON_CURRENT;
+    return -1;
+}
+
 /* ---- per-layer costs from the model graph ------------------------------ */
 
 static int starts_with(const char *s, const char *prefix)
@@ -166,6 +240,11 @@ static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static const char *n_of(const dnp_op *op)
+{
+    return op->name;
 }
 
 /* Shares of op `op` on one of t tensor-parallel ranks (Shoeybi et al.
@@ -241,6 +320,19 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
         }
         n_in++;
         out->bwd_device_s += t_op.bwd_s + t_op.wgrad_s;
+        int gi = -1; /* a GEMM a tensor-parallel collective feeds (C3_GEMM_*) */
+        if (op->kind == DNP_OP_FC && prefix != NULL)
+            gi = ends_with(n_of(op), ".qkv")                                 ? C3_GEMM_QKV
+                 : ends_with(n_of(op), ".attn.out")                          ? C3_GEMM_PROJ
+                 : ends_with(n_of(op), ".fc1") || ends_with(n_of(op), ".gate") ||
+                         ends_with(n_of(op), ".up")                          ? C3_GEMM_FC1
+                 : ends_with(n_of(op), ".fc2") || ends_with(n_of(op), ".down") ? C3_GEMM_FC2
+                                                                              : -1;
+        if (gi >= 0) {
+            out->gemm_fwd_s[gi] += t_op.fwd_s;
+            out->gemm_dgrad_s[gi] += t_op.bwd_s;
+            out->gemm_wgrad_s[gi] += t_op.wgrad_s;
+        }
         if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
             (op->kind == DNP_OP_DROPOUT && op->out_rank == 3))
             out->attn_core_fwd_s += t_op.fwd_s;
@@ -260,49 +352,192 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
 /* ---- the schedule ------------------------------------------------------ */
 
 /* Megatron's order of work units on pipeline rank s (Narayanan et al.
- * section 2.2; megatron/core/pipeline_parallel/schedules.py): with m
- * micro-batches, p ranks and v chunks per rank, forward unit k runs chunk
- * (k / p) mod v of micro-batch (k / (p v)) p + k mod p, backward unit k
- * chunk v - 1 - (k / p) mod v; warm-up forwards (p - s - 1) (1F1B) or
- * 2 (p - s - 1) + (v - 1) p (interleaved), then one forward and one
+ * section 2.2; megatron/core/pipeline_parallel/schedules.py,
+ * get_schedule_table and get_pp_rank_microbatches): with m micro-batches,
+ * p ranks and v chunks per rank, the micro-batches go in groups of n
+ * (--microbatch-group-size-per-virtual-pipeline-stage, default p; the last
+ * group takes what remains, [g0, m) once g0 + n >= m) and within a group
+ * every chunk in turn runs the group's micro-batches: forward unit k runs
+ * chunk c of micro-batch g0 + i, backward unit k chunk v - 1 - c; with
+ * n = p and m a multiple of p that is chunk (k / p) mod v of micro-batch
+ * (k / (p v)) p + k mod p.  Warm-up forwards (p - s - 1) (1F1B) or
+ * 2 (p - s - 1) + (v - 1) n (interleaved), then one forward and one
  * backward in turn, then the remaining backwards. */
 typedef struct {
     int fwd;      /* 1 forward, 0 backward */
     int chunk, mb;
 } unit;
 
-static void unit_of(int k, int fwd, int p, int v, unit *u)
+static void unit_of(int k, int fwd, int v, int n, int m, unit *u)
 {
     u->fwd = fwd;
-    int c = (k / p) % v;
+    const int last_start = ((m - 1) / n) * n; /* the first group start with g0 + n >= m */
+    int g0, size;
+    if (k < last_start * v) {
+        g0 = (k / (n * v)) * n;
+        size = n;
+    } else {
+        g0 = last_start;
+        size = m - last_start;
+    }
+    const int i = k - g0 * v, c = i / size;
     u->chunk = fwd ? c : v - 1 - c;
-    u->mb = (k / (p * v)) * p + k % p;
+    u->mb = g0 + i % size;
 }
 
 /* Warm-up forwards of rank s (above), at most every unit; GPipe runs
  * every forward before the first backward (Huang et al., "GPipe", 2019). */
-static int64_t warmup_units(int s, int p, int v, int64_t m, int gpipe)
+static int64_t warmup_units(int s, int p, int v, int n, int64_t m, int gpipe)
 {
-    int64_t warm = v == 1 ? p - s - 1 : 2 * (int64_t)(p - s - 1) + (int64_t)(v - 1) * p;
+    int64_t warm = v == 1 ? p - s - 1 : 2 * (int64_t)(p - s - 1) + (int64_t)(v - 1) * n;
     if (gpipe)
         warm = m * v;
     return warm < m * v ? warm : m * v;
 }
 
-static int rank_schedule(int s, int p, int v, int m, int gpipe, unit *out)
+static int rank_schedule(int s, int p, int v, int n, int m, int gpipe, unit *out)
 {
     int total = m * v;
-    int warm = (int)warmup_units(s, p, v, m, gpipe);
-    int n = 0, f = 0, b = 0;
+    int warm = (int)warmup_units(s, p, v, n, m, gpipe);
+    int k = 0, f = 0, b = 0;
     for (; f < warm; f++)
-        unit_of(f, 1, p, v, &out[n++]);
+        unit_of(f, 1, v, n, m, &out[k++]);
     while (f < total) {
-        unit_of(f++, 1, p, v, &out[n++]);
-        unit_of(b++, 0, p, v, &out[n++]);
+        unit_of(f++, 1, v, n, m, &out[k++]);
+        unit_of(b++, 0, v, n, m, &out[k++]);
     }
     while (b < total)
-        unit_of(b++, 0, p, v, &out[n++]);
-    return n;
+        unit_of(b++, 0, v, n, m, &out[k++]);
+    return k;
+}
+
+/* ---- overlapping communication with compute ----------------------------- */
+
+/* SMs a collective's kernels hold while a GEMM runs beside it: Transformer
+ * Engine's userbuffers give the pipelined and bulk overlaps num_sm = 16
+ * (transformer_engine/pytorch/module/base.py, initialize_ub's default
+ * configuration; the ring exchange moves data with the copy engines,
+ * use_ce, and holds none).  NCCL runs one thread block per channel; we take
+ * the same 16 SMs for its collectives (an assumption, not a measurement:
+ * docs/config3d.md, "Schedules and overlaps"). */
+#define C3_COMM_SMS 16
+/* Transformer Engine's splits of a pipelined GEMM + reduce-scatter
+ * (num_splits 4 for the "pipeline" method, initialize_ub's defaults). */
+#define C3_TP_PIPE_SPLITS 4
+/* Megatron-LM's gradient bucket: max(40,000,000, 1,000,000 x dp)
+ * parameters (megatron/core/distributed/distributed_data_parallel.py,
+ * "bucket_size = max(40000000, 1000000 * dp_group.size())" when
+ * overlap_grad_reduce). */
+#define C3_BUCKET_PARAMS 40000000.0
+#define C3_BUCKET_PARAMS_PER_DP 1000000.0
+
+/* How much slower a GEMM runs while a collective holds C3_COMM_SMS of the
+ * device's sms SMs (its tiles run on the rest): sms / (sms - 16); 1 when
+ * the SM count is unknown (docs/device-model.md). */
+double c3_comm_slowdown(int sms)
+{
+    return sms > 2 * C3_COMM_SMS ? (double)sms / (double)(sms - C3_COMM_SMS) : 1.0;
+}
+
+/* A GEMM of g seconds beside a collective of c seconds that slows it by k
+ * while both run: both end at c when the GEMM fits inside the collective
+ * at the slower pace (c >= g k); otherwise the GEMM runs c at 1/k of its
+ * speed and the rest at full speed, ending at g + c (1 - 1/k).  Never more
+ * than g + c. */
+double c3_beside_s(double g, double c, double k)
+{
+    return c >= g * k ? c : g + c * (1.0 - 1.0 / k);
+}
+
+/* Transformer Engine's userbuffers overlaps (--tp-comm-overlap; initialize_ub's
+ * default methods), the time of a GEMM of g seconds with its collective of
+ * c seconds on a t-rank group:
+ * ring exchange (the all-gathers before the QKV and FC1 forward GEMMs and
+ * before the projection's and FC2's input-gradient GEMMs): the GEMM in t
+ * chunks, the local chunk first, each next one arriving (c / (t - 1)) over
+ * the copy engines while the previous is multiplied:
+ *   g / t + (t - 1) max(g / t, c / (t - 1)); */
+double c3_tp_ring_s(double g, double c, int t)
+{
+    return g / t + (t - 1) * fmax(g / t, c / (t - 1));
+}
+
+/* pipeline (the reduce-scatters after the projection and FC2 forward
+ * GEMMs): the GEMM in n = 4 chunks, each chunk's reduce-scatter beside the
+ * next chunk's GEMM (slowed by k), the last one after:
+ *   g / n + (n - 1) beside(g / n, c / n, k) + c / n; */
+double c3_tp_pipe_s(double g, double c, double k)
+{
+    const double n = C3_TP_PIPE_SPLITS;
+    return g / n + (n - 1) * c3_beside_s(g / n, c / n, k) + c / n;
+}
+
+/* bulk (the reduce-scatters of the QKV and FC1 input gradients beside
+ * their weight-gradient GEMMs): side by side, beside(g, c, k). */
+double c3_tp_bulk_s(double g, double c, double k)
+{
+    return c3_beside_s(g, c, k);
+}
+
+/* Megatron-LM's bucketed gradient reduction (--overlap-grad-reduce;
+ * megatron/core/distributed/param_and_grad_buffer.py: a bucket's
+ * collective starts when its last gradient is ready, on the last
+ * micro-batch's backward, one bucket at a time on the communication
+ * stream): the gradients of `params` parameters become ready evenly over a
+ * backward of work_s seconds, in buckets of `bucket` parameters (the last
+ * holds the rest); a full bucket's collective takes c_full, the last's
+ * c_last; the backward runs k times slower while a collective runs.
+ * Returns how long the collectives go on after the backward ends (at
+ * least c_last: the last bucket is ready only then) and *stretch_s how much
+ * the backward lengthened. */
+double c3_grad_overlap_s(double work_s, double params, double bucket, double c_full,
+                             double c_last, double k, double *stretch_s)
+{
+    const double nb = ceil(params / bucket);
+    double t = 0.0, done = 0.0, comm_free = 0.0;
+    for (double j = 1.0; j <= nb; j += 1.0) {
+        const double target = work_s * fmin(1.0, j * bucket / params);
+        if (t < comm_free) { /* compute beside the running collective */
+            double can = (comm_free - t) / k;
+            if (done + can >= target) {
+                t += (target - done) * k;
+                done = target;
+            } else {
+                done += can;
+                t = comm_free;
+            }
+        }
+        t += target - done;
+        done = target;
+        comm_free = fmax(t, comm_free) + (j == nb ? c_last : c_full);
+    }
+    *stretch_s = t - work_s;
+    return comm_free - t;
+}
+
+/* Megatron-LM's overlapped parameter all-gather (--overlap-param-gather
+ * with the distributed optimizer; param_and_grad_buffer.py
+ * finish_param_sync: the forward waits for a bucket's all-gather before
+ * its first layer, then dispatches the next bucket's): the first bucket's
+ * all-gather starts when the step does, the forward of work_s seconds
+ * starts `offset_s` later and needs bucket j's parameters (evenly spread)
+ * before its j-th piece; a full bucket's all-gather takes c_full, the
+ * last's c_last, and slows the forward by k while it runs.  Returns how
+ * much later the forward ends than offset_s + work_s. */
+double c3_param_overlap_s(double work_s, double offset_s, double params, double bucket,
+                              double c_full, double c_last, double k)
+{
+    const double nb = ceil(params / bucket);
+    double t = offset_s, ag_end = nb > 1.0 ? c_full : c_last;
+    for (double j = 1.0; j <= nb; j += 1.0) {
+        t = fmax(t, ag_end); /* wait for bucket j */
+        const double piece = work_s * (fmin(1.0, j * bucket / params) -
+                                       fmin(1.0, (j - 1.0) * bucket / params));
+        double c = j < nb ? (j + 1.0 == nb ? c_last : c_full) : 0.0; /* bucket j + 1 */
+        ag_end = t + c;
+        t += c >= piece * k ? piece * k : piece + c * (1.0 - 1.0 / k);
+    }
+    return t - (offset_s + work_s);
 }
 
 /* ---- links ------------------------------------------------------------- */
@@ -384,7 +619,7 @@ static void stage_links(c3_ctx *x, int s)
     struct {
         unsigned types;
         dnp_comm_group g;
-        double f, b, tpf, rtp;
+        double f, b, tpf, rtp, hid_f, hid_b;
     } memo[C3_MAX_GROUPS];
     int n_memo = 0;
     for (int64_t d = 0; d < cfg->dp; d++) {
@@ -408,24 +643,60 @@ static void stage_links(c3_ctx *x, int s)
                                                grp_s(DNP_COLL_REDUCE_SCATTER, &g, act_bytes)
                                          : grp_s(DNP_COLL_ALLREDUCE, &g, act_bytes);
             double tpf = 2.0 * tp_one;
-            double rtp = cfg->recompute == DNP_RECOMPUTE_FULL ? tpf : 0.0;
-            double f = 0.0, b = 0.0;
+            const int full = cfg->recompute == DNP_RECOMPUTE_FULL;
+            double rtp = full ? tpf : 0.0;
+            double f = 0.0, b = 0.0, hid_f = INFINITY, hid_b = INFINITY;
+            const int over = cfg->tp_overlap && cfg->seq_par && t > 1;
+            const double ag = over ? grp_s(DNP_COLL_ALLGATHER, &g, act_bytes) : 0.0;
+            const double rs = over ? grp_s(DNP_COLL_REDUCE_SCATTER, &g, act_bytes) : 0.0;
             for (int k = 0; k < cl->n_types; k++) {
                 if (!(m & (1u << k)))
                     continue;
                 const c3_type *T = &x->ty[k];
-                f = fmax(f, T->lay.fwd_s + tpf);
-                b = fmax(b, T->lay.bwd_s + tpf + T->recompute_s + rtp);
+                /* exposed collective time of one layer forward and backward;
+                 * with tp_overlap the four collectives each way are
+                 * pipelined with the GEMM they feed or drain (tp_ring_s,
+                 * tp_pipe_s, tp_bulk_s): forward the all-gathers before QKV
+                 * and FC1 (ring) and the reduce-scatters after the
+                 * projection and FC2 (pipeline); backward the all-gathers
+                 * before the projection's and FC2's input-gradient GEMMs
+                 * (ring) and the reduce-scatters of the QKV and FC1 input
+                 * gradients beside their weight-gradient GEMMs (bulk) */
+                double ef = tpf, eb = tpf;
+                if (over) {
+                    const c3_part *P = &T->lay;
+                    const double ks = c3_comm_slowdown(T->d->sm_count);
+                    const double *gf = P->gemm_fwd_s, *gd = P->gemm_dgrad_s,
+                                 *gw = P->gemm_wgrad_s;
+                    ef = c3_tp_ring_s(gf[C3_GEMM_QKV], ag, (int)t) - gf[C3_GEMM_QKV] +
+                         c3_tp_pipe_s(gf[C3_GEMM_PROJ], rs, ks) - gf[C3_GEMM_PROJ] +
+                         c3_tp_ring_s(gf[C3_GEMM_FC1], ag, (int)t) - gf[C3_GEMM_FC1] +
+                         c3_tp_pipe_s(gf[C3_GEMM_FC2], rs, ks) - gf[C3_GEMM_FC2];
+                    eb = c3_tp_ring_s(gd[C3_GEMM_PROJ], ag, (int)t) - gd[C3_GEMM_PROJ] +
+                         c3_tp_ring_s(gd[C3_GEMM_FC2], ag, (int)t) - gd[C3_GEMM_FC2] +
+                         c3_tp_bulk_s(gw[C3_GEMM_QKV], rs, ks) - gw[C3_GEMM_QKV] +
+                         c3_tp_bulk_s(gw[C3_GEMM_FC1], rs, ks) - gw[C3_GEMM_FC1];
+                    ef = fmin(ef, tpf); /* never above the collectives alone */
+                    eb = fmin(eb, tpf);
+                }
+                hid_f = fmin(hid_f, tpf - ef);
+                hid_b = fmin(hid_b, tpf - eb);
+                f = fmax(f, T->lay.fwd_s + ef);
+                b = fmax(b, T->lay.bwd_s + eb + T->recompute_s + (full ? ef : 0.0));
             }
             memo[hit].f = f;
             memo[hit].b = b;
             memo[hit].tpf = tpf;
             memo[hit].rtp = rtp;
+            memo[hit].hid_f = hid_f;
+            memo[hit].hid_b = hid_b;
         }
         S->layer_f_s = fmax(S->layer_f_s, memo[hit].f);
         S->layer_b_s = fmax(S->layer_b_s, memo[hit].b);
         S->tp_fwd_s = S->tp_bwd_s = fmax(S->tp_fwd_s, memo[hit].tpf);
         S->recompute_tp_s = fmax(S->recompute_tp_s, memo[hit].rtp);
+        S->tp_hidden_f_s = d == 0 ? memo[hit].hid_f : fmin(S->tp_hidden_f_s, memo[hit].hid_f);
+        S->tp_hidden_b_s = d == 0 ? memo[hit].hid_b : fmin(S->tp_hidden_b_s, memo[hit].hid_b);
     }
     /* the data-parallel groups: rank j of every replica, j < t */
     for (int64_t j = 0; j < t; j++) {
@@ -675,7 +946,35 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     }
     const int64_t m64 = batch / ((int64_t)cfg->dp * mbs);
     int uneven = cfg->n_stage_layers > 0;
-    if (m64 > 1000000 || (!uneven && L % (p * v) != 0) || (v > 1 && (p < 2 || m64 % p != 0))) {
+    const int legacy = opt->megatron_version == DNP_MEGATRON_LEGACY;
+    if (cfg->vp_group != 0 && (v < 2 || legacy)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "config: vp_group (Megatron-LM's "
+                      "--microbatch-group-size-per-virtual-pipeline-stage) %s",
+                      v < 2 ? "needs an interleaved schedule (interleave >= 2)"
+                            : "is not in Megatron-Core core_r0.9 and earlier (--megatron-version "
+                              "legacy): they need micro-batches a multiple of pp");
+        return DNP_ERR_INPUT;
+    }
+    /* the interleaved schedule's micro-batch rule of the chosen Megatron-LM
+     * (megatron/core/pipeline_parallel/schedules.py): core_r0.9.0 and
+     * earlier, "number of microbatches ... is not divisible by
+     * pipeline-model-parallel-size"; core_r0.10.0 on, groups of n
+     * micro-batches with pp <= n <= m and m mod n either 0 or at least pp
+     * (forward_backward_pipelining_with_interleaving) */
+    const int64_t vgrp = cfg->vp_group ? cfg->vp_group : p;
+    if (cfg->vp_group != 0 && m64 <= 1000000 &&
+        (vgrp < p || vgrp > m64 || (m64 % vgrp != 0 && m64 % vgrp < p))) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "config: vp_group %d needs pp %d <= vp_group <= the micro-batches (%lld), "
+                      "and the micro-batches mod vp_group (%lld) 0 or at least pp (Megatron-LM "
+                      "schedules.py: a smaller last group leaves dependency bubbles)",
+                      cfg->vp_group, p, (long long)m64,
+                      (long long)(vgrp > 0 ? m64 % vgrp : 0));
+        return DNP_ERR_INPUT;
+    }
+    if (m64 > 1000000 || (!uneven && L % (p * v) != 0) ||
+        (v > 1 && (p < 2 || (cfg->vp_group == 0 && m64 % p != 0)))) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "config: %d layers must divide into pp %d x interleave %d chunks, and an "
                       "interleaved schedule needs pp >= 2 and micro-batches (%lld) a multiple "
@@ -693,7 +992,27 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         dnp_error_set(err, DNP_ERR_INPUT, "config: the GPipe schedule needs interleave 1");
         return DNP_ERR_INPUT;
     }
+    /* Megatron-LM's prerequisites of the overlaps (megatron/training/
+     * arguments.py: "--overlap-param-gather only supported with distributed
+     * optimizer", "Must use --overlap-param-gather with --overlap-grad-reduce",
+     * "Tensor parallel communication/GEMM overlap can happen only when
+     * sequence parallelism is enabled"; sequence parallelism is turned off at
+     * tp 1) */
+    const char *why = NULL;
+    if (cfg->overlap_param && (cfg->zero != 1 || !cfg->overlap_grad))
+        why = "overlap_param needs zero=1 (the distributed optimizer) and overlap_grad=1, as "
+              "Megatron-LM's --overlap-param-gather does";
+    else if (cfg->overlap_grad && cfg->zero >= 2)
+        why = "overlap_grad applies to zero=0 or 1 (ZeRO-2/3's traffic is already overlapped "
+              "layer by layer here)";
+    else if (cfg->tp_overlap && (!cfg->seq_par || t < 2))
+        why = "tp_overlap needs tp >= 2 and seq_par=1, as Megatron-LM's --tp-comm-overlap does";
+    if (why != NULL) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config: %s", why);
+        return DNP_ERR_INPUT;
+    }
     x->m = m64;
+    x->vp_group = (int)vgrp;
     x->grad_fp32 = cfg->grad_fp32 || opt->grad_fp32;
     /* stages onto ranks: stage s holds ranks [s t dp, (s+1) t dp) of the
      * cluster's devices in order (Megatron-LM's rank order,
@@ -921,7 +1240,8 @@ static double stage_params(const c3_ctx *x, int s, int n)
  * Korthikanti's p (1 + (p - 1) / (p v)) layers' worth, section 4.2.3). */
 static double chunks_in_flight(const c3_ctx *x, int s)
 {
-    int64_t w = warmup_units(s, x->cfg.pp, x->cfg.interleave, x->m, x->cfg.gpipe) + 1;
+    int64_t w =
+        warmup_units(s, x->cfg.pp, x->cfg.interleave, x->vp_group, x->m, x->cfg.gpipe) + 1;
     int64_t all = x->m * x->cfg.interleave;
     return (double)(w < all ? w : all);
 }
@@ -987,8 +1307,10 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
     const int p = cfg->pp, v = cfg->interleave, mi = (int)x->m;
     trace_buf b;
     trace_begin(&b);
-    static const char *const threads[3] = {"compute", "sends to the next stage",
-                                           "sends to the previous stage"};
+    static const char *const threads[4] = {"compute", "sends to the next stage",
+                                           "sends to the previous stage",
+                                           "data-parallel reduction (overlap_grad)"};
+    const int n_threads = cfg->overlap_grad ? 4 : 3;
     int first_layer[DNP_CONFIG3D_MAX_STAGES];
     for (int s = 0, acc = 0; s < p; s++) {
         char name[192], on[128] = "";
@@ -1003,7 +1325,7 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
         snprintf(name, sizeof name, "stage %d: %d layers on %s (tp %d x dp %d ranks)", s + 1,
                  layers[s], on, cfg->tp, cfg->dp);
         trace_meta(&b, "process_name", s + 1, 0, name);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < n_threads; k++)
             trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
     }
     for (int t = 0; t < sg->n_tasks; t++) {
@@ -1048,6 +1370,16 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     const int p = cfg->pp, v = cfg->interleave;
     const int64_t m = x->m;
     double dp_s[DNP_CONFIG3D_MAX_STAGES], opt_s[DNP_CONFIG3D_MAX_STAGES];
+    /* the reduction and the all-gather of dp_s; what of it the end of the
+     * step waits for (dp_end), and how much the overlaps lengthen the
+     * last backward (stretch_b) and the first forward (stretch_f) */
+    double dp_red[DNP_CONFIG3D_MAX_STAGES], dp_ag[DNP_CONFIG3D_MAX_STAGES];
+    double dp_end[DNP_CONFIG3D_MAX_STAGES], stretch_b[DNP_CONFIG3D_MAX_STAGES];
+    double stretch_f[DNP_CONFIG3D_MAX_STAGES], dp_fin[DNP_CONFIG3D_MAX_STAGES];
+    /* overlap_grad per chunk kind (0: chunk 0, 1: a middle chunk, 2: chunk
+     * v - 1): the last backward's lengthening and the reduction's tail */
+    double g_st[DNP_CONFIG3D_MAX_STAGES][3], g_tail[DNP_CONFIG3D_MAX_STAGES][3];
+    double fwd_offset = 0.0; /* the earliest start of stage s's first forward */
     double fwd_unit[DNP_CONFIG3D_MAX_STAGES], bwd_unit[DNP_CONFIG3D_MAX_STAGES];
     double to_next[DNP_CONFIG3D_MAX_STAGES], to_prev[DNP_CONFIG3D_MAX_STAGES];
     double worst = -1.0, bound = 0.0;
@@ -1064,14 +1396,18 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         /* the gradient all-reduce over the stage's data-parallel groups and
          * the optimizer step of its parameters */
         double params = stage_params(x, s, layers[s]);
-        if (s > 0 && S->types == x->st[s - 1].types && S->n_dp_grp == x->st[s - 1].n_dp_grp &&
+        const int same =
+            s > 0 && S->types == x->st[s - 1].types && S->n_dp_grp == x->st[s - 1].n_dp_grp &&
             memcmp(S->dp_grp, x->st[s - 1].dp_grp, (size_t)S->n_dp_grp * sizeof *S->dp_grp) ==
                 0 &&
             S->grad_comm_bytes_pp == x->st[s - 1].grad_comm_bytes_pp &&
-            params == stage_params(x, s - 1, layers[s - 1])) {
+            params == stage_params(x, s - 1, layers[s - 1]);
+        if (same) {
             /* the same types, links and parameters as the previous stage:
              * the same end of step (most stages; saves the estimates) */
             dp_s[s] = dp_s[s - 1];
+            dp_red[s] = dp_red[s - 1];
+            dp_ag[s] = dp_ag[s - 1];
             opt_s[s] = opt_s[s - 1];
         } else {
             /* without ZeRO one all-reduce of the gradients; ZeRO-1 reduce-
@@ -1084,16 +1420,15 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
             const double dpn = (double)cfg->dp;
             const dnp_comm_group *G = S->dp_grp;
             const int nG = S->n_dp_grp;
+            dp_red[s] = dp_ag[s] = 0.0;
             if (cfg->zero == 0)
-                dp_s[s] = grp_max_s(DNP_COLL_ALLREDUCE, G, nG, params * S->grad_comm_bytes_pp);
+                dp_red[s] = grp_max_s(DNP_COLL_ALLREDUCE, G, nG, params * S->grad_comm_bytes_pp);
             else if (cfg->zero == 1)
-                dp_s[s] =
-                    grp_max_s(DNP_COLL_REDUCE_SCATTER, G, nG, params * S->grad_comm_bytes_pp) +
-                    grp_max_s(DNP_COLL_ALLGATHER, G, nG, params * S->weight_bytes_pp);
-            else if (cfg->zero == 2)
-                dp_s[s] = grp_max_s(DNP_COLL_ALLGATHER, G, nG, params * S->weight_bytes_pp);
-            else
-                dp_s[s] = 0.0;
+                dp_red[s] =
+                    grp_max_s(DNP_COLL_REDUCE_SCATTER, G, nG, params * S->grad_comm_bytes_pp);
+            if (cfg->zero == 1 || cfg->zero == 2)
+                dp_ag[s] = grp_max_s(DNP_COLL_ALLGATHER, G, nG, params * S->weight_bytes_pp);
+            dp_s[s] = dp_red[s] + dp_ag[s];
             opt_s[s] = 0.0;
             for (int k = 0; k < x->cl->n_types; k++)
                 if (S->types & (1u << k))
@@ -1102,6 +1437,79 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                                                                      x->optimizer,
                                                                      &x->ty[k].r_state));
         }
+        /* Megatron-LM's overlaps of the data-parallel traffic with compute
+         * (c3_grad_overlap_s, c3_param_overlap_s).  dp_fin: the traffic left
+         * at the end of the step on the compute stream; dp_end: what the
+         * end waits for after the last backward */
+        dp_end[s] = dp_fin[s] = dp_s[s];
+        stretch_b[s] = stretch_f[s] = 0.0;
+        memset(g_st[s], 0, sizeof g_st[s]);
+        memset(g_tail[s], 0, sizeof g_tail[s]);
+        const double bucket = fmax(C3_BUCKET_PARAMS, C3_BUCKET_PARAMS_PER_DP * cfg->dp);
+        const double nb = params > 0.0 ? ceil(params / bucket) : 0.0;
+        const double last_params = params - (nb - 1.0) * bucket;
+        double kslow = 1.0;
+        for (int k = 0; k < x->cl->n_types; k++)
+            if (S->types & (1u << k))
+                kslow = fmax(kslow, c3_comm_slowdown(x->ty[k].d->sm_count));
+        if (cfg->overlap_grad && cfg->dp > 1 && cfg->zero <= 1 && nb >= 1.0) {
+            if (same && bwd_unit[s] == bwd_unit[s - 1] && s != p - 1 && s - 1 != 0) {
+                memcpy(g_st[s], g_st[s - 1], sizeof g_st[s]);
+                memcpy(g_tail[s], g_tail[s - 1], sizeof g_tail[s]);
+            } else {
+                /* each model chunk's gradients are reduced from the last
+                 * backward of that chunk (the last micro-batch's; Megatron-LM
+                 * enables each chunk's grad sync there, schedules.py), in its
+                 * own buckets, on the data-parallel stream */
+                const dnp_coll_op op =
+                    cfg->zero == 1 ? DNP_COLL_REDUCE_SCATTER : DNP_COLL_ALLREDUCE;
+                const double gb = S->grad_comm_bytes_pp;
+                const c3_type *T = &x->ty[x->stage_type[s]];
+                const double base = T->lay.params * ((double)layers[s] / v);
+                const double extra_pre = s == 0 ? T->pre.params : 0.0;
+                const double extra_post = params - base * v - extra_pre;
+                for (int kind = 0; kind < 3; kind++) {
+                    const int c = kind == 0 ? 0 : kind == 2 ? v - 1 : 1;
+                    if ((kind == 2 && v == 1) || (kind == 1 && v < 3))
+                        continue;
+                    const double pc = base + (c == 0 ? extra_pre : 0.0) +
+                                      (c == v - 1 ? extra_post : 0.0);
+                    const double work = bwd_unit[s] + (s == 0 && c == 0 ? S->pre_b_s : 0.0) +
+                                        (s == p - 1 && c == v - 1 ? S->post_b_s : 0.0);
+                    const double nbc = pc > 0.0 ? ceil(pc / bucket) : 0.0;
+                    if (nbc < 1.0)
+                        continue;
+                    const double lastc = pc - (nbc - 1.0) * bucket;
+                    double c_full =
+                        grp_max_s(op, S->dp_grp, S->n_dp_grp, fmin(bucket, pc) * gb);
+                    double c_last = grp_max_s(op, S->dp_grp, S->n_dp_grp, lastc * gb);
+                    g_tail[s][kind] = c3_grad_overlap_s(work, pc, bucket, c_full, c_last, kslow,
+                                                        &g_st[s][kind]);
+                }
+            }
+            stretch_b[s] = g_st[s][0] + (v > 1 ? g_st[s][2] : 0.0) +
+                           (v > 2 ? (v - 2) * g_st[s][1] : 0.0);
+            dp_fin[s] = dp_ag[s];
+            dp_end[s] = g_tail[s][0] + dp_fin[s]; /* chunk 0's backward is the last */
+        }
+        if (cfg->overlap_param && cfg->dp > 1 && cfg->zero == 1 && nb >= 1.0) {
+            const double wb = S->weight_bytes_pp;
+            double c_full = grp_max_s(DNP_COLL_ALLGATHER, S->dp_grp, S->n_dp_grp,
+                                      fmin(bucket, params) * wb);
+            double c_last =
+                grp_max_s(DNP_COLL_ALLGATHER, S->dp_grp, S->n_dp_grp, last_params * wb);
+            /* the parameters are needed in the first forward of each chunk:
+             * taken as spread over v forward units */
+            double work = v * fwd_unit[s] + (s == 0 ? S->pre_f_s : 0.0);
+            double d = c3_param_overlap_s(work, fwd_offset, params, bucket, c_full, c_last, kslow);
+            stretch_f[s] = d;
+            dp_end[s] -= dp_ag[s];
+            dp_fin[s] -= dp_ag[s];
+        }
+        /* the earliest the next stage's first forward can start: after this
+         * one's first forward and its message (a lower bound on the
+         * simulated start, so param_overlap_s errs on the exposed side) */
+        fwd_offset += fwd_unit[s] + (s == 0 ? S->pre_f_s : 0.0) + (p > 1 ? S->to_next_s : 0.0);
         /* memory of every device type of the stage: weights, gradients and
          * optimizer state, and the activations of the chunks in flight
          * (Korthikanti Table 2, section 4.2.3), against its own capacity */
@@ -1126,13 +1534,20 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         /* every rank runs m x v chunks forward and backward, then its
          * all-reduce, the embedding sync on the first and last stage, and
          * the update: a lower bound on the simulated step */
-        double b = (double)m * v * (fwd_unit[s] + bwd_unit[s]) + dp_s[s] + opt_s[s];
+        double b = (double)m * v * (fwd_unit[s] + bwd_unit[s]) + stretch_f[s] + stretch_b[s] +
+                   dp_end[s] + opt_s[s];
         if (s == 0 || s == p - 1)
             b += x->embed_sync_s;
         bound = b > bound ? b : bound;
         double tp = (double)m * layers[s] * (S->tp_fwd_s + S->tp_bwd_s + S->recompute_tp_s);
         out->tp_comm_s = tp > out->tp_comm_s ? tp : out->tp_comm_s;
-        out->dp_comm_s = dp_s[s] > out->dp_comm_s ? dp_s[s] : out->dp_comm_s;
+        double tph = (double)m * layers[s] *
+                     (S->tp_hidden_f_s + S->tp_hidden_b_s +
+                      (cfg->recompute == DNP_RECOMPUTE_FULL ? S->tp_hidden_f_s : 0.0));
+        out->tp_hidden_s = fmax(out->tp_hidden_s, tph);
+        out->dp_comm_s = dp_end[s] > out->dp_comm_s ? dp_end[s] : out->dp_comm_s;
+        out->dp_hidden_s =
+            fmax(out->dp_hidden_s, dp_s[s] - dp_end[s] - stretch_b[s] - stretch_f[s]);
         out->optimizer_s = opt_s[s] > out->optimizer_s ? opt_s[s] : out->optimizer_s;
     }
     out->embed_sync_s = x->embed_sync_s;
@@ -1151,21 +1566,28 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
     const int V = p * v, units = (int)m * v * 2;
     const int mi = (int)m;
     sim_graph sg;
-    sim_init(&sg, 3 * p);
+    /* streams: compute 0..p-1, sends to the next p..2p-1 and the previous
+     * stage 2p..3p-1, the data-parallel reduction of overlap_grad 3p..4p-1 */
+    sim_init(&sg, 4 * p);
     int *task_f = dnp_malloc((size_t)V * (size_t)m * sizeof *task_f);
     int *task_b = dnp_malloc((size_t)V * (size_t)m * sizeof *task_b);
     int *send_f = dnp_malloc((size_t)V * (size_t)m * sizeof *send_f);
     int *send_b = dnp_malloc((size_t)V * (size_t)m * sizeof *send_b);
     unit *sched = dnp_malloc((size_t)p * (size_t)units * sizeof *sched);
     int *next = dnp_calloc((size_t)p, sizeof *next), *last = dnp_malloc((size_t)p * sizeof *last);
+    /* backwards done per (stage, chunk) and each stage's last reduction */
+    int *b_done = dnp_calloc((size_t)p * (size_t)v, sizeof *b_done);
+    int *last_dp = dnp_malloc((size_t)p * sizeof *last_dp);
+    const int og = cfg->overlap_grad && cfg->dp > 1 && cfg->zero <= 1;
     dnp_status st = DNP_ERR_NOMEM;
-    if (!task_f || !task_b || !send_f || !send_b || !sched || !next || !last)
+    if (!task_f || !task_b || !send_f || !send_b || !sched || !next || !last || !b_done ||
+        !last_dp)
         goto done;
     for (int i = 0; i < V * mi; i++)
         task_f[i] = task_b[i] = send_f[i] = send_b[i] = -1;
     for (int s = 0; s < p; s++) {
-        rank_schedule(s, p, v, mi, cfg->gpipe, &sched[(size_t)s * (size_t)units]);
-        last[s] = -1;
+        rank_schedule(s, p, v, x->vp_group, mi, cfg->gpipe, &sched[(size_t)s * (size_t)units]);
+        last[s] = last_dp[s] = -1;
     }
     double busy_max = 0.0;
     /* the deadline, read every 2^16 units issued (and once before) */
@@ -1197,6 +1619,8 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                         break; /* the input has not been sent yet */
                     if (vs > 0)
                         deps[nd++] = send_f[at - mi];
+                    if (next[s] == 0) /* the parameter all-gather (overlap_param) */
+                        extra_f += stretch_f[s];
                     task_f[at] = sim_add(&sg, SIM_COMPUTE, fwd_unit[s] + extra_f, at, PH_FWD,
                                          &cs, 1, deps, nd);
                     if (vs < V - 1) {
@@ -1210,9 +1634,21 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
                     deps[nd++] = task_f[at];
                     if (vs < V - 1)
                         deps[nd++] = send_b[at + mi];
+                    /* the last backward of a chunk: its gradients reduced in
+                     * buckets beside it (overlap_grad), the rest after it on
+                     * the data-parallel stream */
+                    const int kind = u->chunk == 0 ? 0 : u->chunk == v - 1 ? 2 : 1;
+                    const int chunk_done = og && ++b_done[s * v + u->chunk] == mi;
+                    if (chunk_done)
+                        extra_b += g_st[s][kind];
                     task_b[at] = sim_add(&sg, SIM_COMPUTE, bwd_unit[s] + extra_b, at, PH_BWD,
                                          &cs, 1, deps, nd);
                     last[s] = task_b[at];
+                    if (chunk_done) {
+                        int ds = 3 * p + s;
+                        last_dp[s] = sim_add(&sg, SIM_COMM, g_tail[s][kind], -1, PH_DP, &ds, 1,
+                                             &task_b[at], 1);
+                    }
                     if (vs > 0) {
                         int ls = 2 * p + s;
                         send_b[at] = sim_add(&sg, SIM_COMM, to_prev[s], at, PH_SEND, &ls, 1,
@@ -1231,14 +1667,17 @@ dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bou
         }
     }
     /* gradient all-reduce over the data-parallel group after each rank's
-     * last backward (not overlapped); with tied embeddings and pp > 1 the
-     * first and last stage then all-reduce the word-embedding gradient
-     * together (both wait for it); then the optimizer step */
+     * last backward (without overlap_grad; with it what is left: ZeRO-1's
+     * all-gather unless overlap_param, after the reductions); with tied
+     * embeddings and pp > 1 the first and last stage then all-reduce the
+     * word-embedding gradient together (both wait for it); then the
+     * optimizer step */
     int ar[DNP_CONFIG3D_MAX_STAGES];
     const int emb = p > 1 && x->embed_sync_s > 0.0;
     for (int s = 0; s < p; s++) {
-        int cs = s;
-        ar[s] = sim_add(&sg, SIM_COMM, dp_s[s], -1, PH_DP, &cs, 1, &last[s], 1);
+        int cs = s, wait[2] = {last[s], last_dp[s]};
+        ar[s] = sim_add(&sg, SIM_COMM, dp_fin[s], -1, PH_DP, &cs, 1, wait,
+                        last_dp[s] >= 0 ? 2 : 1);
         if (!emb || (s > 0 && s < p - 1))
             sim_add(&sg, SIM_COMPUTE, opt_s[s], -1, PH_OPT, &cs, 1, &ar[s], 1);
     }
@@ -1280,6 +1719,8 @@ done:
     dnp_free(sched);
     dnp_free(next);
     dnp_free(last);
+    dnp_free(b_done);
+    dnp_free(last_dp);
     return st;
 }
 

@@ -44,7 +44,15 @@ typedef struct {
     double attn_core_fwd_s;     /* the part selective recompute redoes (scores, softmax, context) */
     double params;              /* parameters held by one tensor-parallel rank */
     double fwd_flop;            /* model FLOP of the forward, whole micro-batch, all ranks */
+    /* the four GEMMs a tensor-parallel collective feeds or drains
+     * (C3_GEMM_*), the device's kernel times of one micro-batch: forward,
+     * input gradient (dgrad) and weight gradient (wgrad) */
+    double gemm_fwd_s[4], gemm_dgrad_s[4], gemm_wgrad_s[4];
 } c3_part;
+/* The GEMMs of a layer whose tensor-parallel collectives Transformer
+ * Engine's userbuffers overlap (--tp-comm-overlap; docs/config3d.md,
+ * "Schedules and overlaps"). */
+enum { C3_GEMM_QKV = 0, C3_GEMM_PROJ, C3_GEMM_FC1, C3_GEMM_FC2 };
 
 /* Layer costs of one (tensor-parallel degree, sequence parallelism,
  * micro-batch) on every device type of the cluster: [type][0] a layer,
@@ -80,6 +88,7 @@ typedef struct {
     double layer_f_s, layer_b_s;  /* one layer, one micro-batch: the slowest tensor-parallel
                                    * group's, collectives, recompute and ZeRO traffic in */
     double tp_fwd_s, tp_bwd_s;    /* tensor-parallel collectives of one layer (slowest group) */
+    double tp_hidden_f_s, tp_hidden_b_s; /* of those, hidden behind the GEMMs by tp_overlap */
     double recompute_tp_s;        /* those redone by full recompute */
     double zero_layer_f_s;        /* ZeRO-2/3 traffic of one layer, forward and backward */
     double zero_layer_b_s;
@@ -107,6 +116,8 @@ typedef struct {
     c3_stage st[DNP_CONFIG3D_MAX_STAGES];
     int stage_type[DNP_CONFIG3D_MAX_STAGES]; /* the type of each stage's first rank */
     int grad_fp32;                /* the configuration's or the options' */
+    int vp_group;                 /* the interleaved schedule's micro-batch group (pp unless
+                                   * the configuration's vp_group says otherwise) */
     int tied;                     /* input and output embeddings tied (GPT) */
     double word_params;           /* one tensor-parallel rank's share of the word embedding */
     double embed_sync_s;          /* the tied-embedding gradient all-reduce (pp > 1) */
@@ -156,5 +167,28 @@ int c3_balance(const c3_ctx *x, int *layers);
  * simulating, O(pp) otherwise. */
 dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bound_s,
                    dnp_config3d_result *out, char **trace_json, dnp_error *err);
+
+/* The overlaps of communication with compute (config3d.c, docs/config3d.md
+ * "Schedules and overlaps"), exposed for the unit tests; times in seconds.
+ * c3_comm_slowdown: how much slower a GEMM runs while a collective holds
+ * 16 of sms SMs (1 when sms is unknown).  c3_beside_s: a GEMM of g beside
+ * a collective of c that slows it by k, when both have ended.
+ * c3_tp_ring_s, c3_tp_pipe_s, c3_tp_bulk_s: a GEMM of g with its
+ * tensor-parallel collective of c by Transformer Engine's ring exchange
+ * (t ranks), pipelined (4 chunks) and bulk overlaps.  c3_grad_overlap_s:
+ * the bucketed gradient reduction after a backward of work_s (returns the
+ * exposed tail, *stretch_s the backward's lengthening).
+ * c3_param_overlap_s: how much later a forward of work_s starting at
+ * offset_s ends with the bucketed parameter all-gather.  O(1), or
+ * O(params / bucket) for the last two. */
+double c3_comm_slowdown(int sms);
+double c3_beside_s(double g, double c, double k);
+double c3_tp_ring_s(double g, double c, int t);
+double c3_tp_pipe_s(double g, double c, double k);
+double c3_tp_bulk_s(double g, double c, double k);
+double c3_grad_overlap_s(double work_s, double params, double bucket, double c_full,
+                         double c_last, double k, double *stretch_s);
+double c3_param_overlap_s(double work_s, double offset_s, double params, double bucket,
+                          double c_full, double c_last, double k);
 
 #endif

@@ -81,6 +81,78 @@ static int cand_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch
     return c3_layers(x, layers, &e) == DNP_OK;
 }
 
+/* Configuration c with its step, cost and layout as a compact point, its
+ * per-stage layers appended to pool[*used..cap) (layers_at -1 when they do
+ * not fit). */
+static void point_of(const dnp_config3d *c, double step_s, double cost, int n_types,
+                     const int *types, int *pool, int *used, int cap, dnp_config3d_point *o)
+{
+    memset(o, 0, sizeof *o);
+    o->step_time_s = step_s;
+    o->cost_per_step = cost;
+    o->n_types = n_types;
+    for (int i = 0; i < n_types && i < DNP_CONFIG3D_LAYOUT_TYPES; i++)
+        o->types[i] = types[i];
+    o->tp = c->tp;
+    o->pp = c->pp;
+    o->dp = c->dp;
+    o->interleave = c->interleave;
+    o->zero = c->zero;
+    o->seq_par = c->seq_par;
+    o->gpipe = c->gpipe;
+    o->grad_fp32 = c->grad_fp32;
+    o->overlap_grad = c->overlap_grad;
+    o->overlap_param = c->overlap_param;
+    o->tp_overlap = c->tp_overlap;
+    o->vp_group = c->vp_group;
+    o->microbatch = c->microbatch;
+    o->recompute = c->recompute;
+    o->n_stage_layers = c->n_stage_layers;
+    o->layers_at = *used;
+    if (c->n_stage_layers > cap - *used) {
+        o->layers_at = -1;
+        return;
+    }
+    for (int s = 0; s < c->n_stage_layers; s++)
+        pool[(*used)++] = c->stage_layers[s];
+}
+
+/* Point p's configuration, its layers read from pool (see
+ * dnp_config3d_point_config). */
+static int point_config(const dnp_config3d_point *p, const int *pool, dnp_config3d *out)
+{
+    dnp_config3d_defaults(out);
+    out->tp = p->tp;
+    out->pp = p->pp;
+    out->dp = p->dp;
+    out->interleave = p->interleave;
+    out->zero = p->zero;
+    out->seq_par = p->seq_par;
+    out->gpipe = p->gpipe;
+    out->grad_fp32 = p->grad_fp32;
+    out->overlap_grad = p->overlap_grad;
+    out->overlap_param = p->overlap_param;
+    out->tp_overlap = p->tp_overlap;
+    out->vp_group = p->vp_group;
+    out->microbatch = p->microbatch;
+    out->recompute = p->recompute;
+    if (p->n_stage_layers > 0 && p->layers_at < 0)
+        return 0;
+    out->n_stage_layers = p->n_stage_layers;
+    for (int s = 0; s < p->n_stage_layers && s < DNP_CONFIG3D_MAX_STAGES; s++)
+        out->stage_layers[s] = pool[p->layers_at + s];
+    return 1;
+}
+
+int dnp_config3d_point_config(const dnp_config3d_stats *stats, int i, dnp_config3d *out)
+{
+    if (i < 0 || i >= stats->n_pareto) {
+        dnp_config3d_defaults(out);
+        return 0;
+    }
+    return point_config(&stats->pareto[i], stats->pareto_layers, out);
+}
+
 /* Insert e into the ranked list top[0..*n) (fastest first, at most k
  * entries; a tie goes after the entries already there).  O(k). */
 static void c3_rank_insert(dnp_config3d_ranked *top, int *n, int k,
@@ -205,7 +277,8 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
     }
     narrow(stats, "the space: tp in powers of two, micro-batches of 1 to 32 sequences in "
                   "powers of two, 1 to 8 chunks per rank (even stages), ZeRO 0 or 1, the 1F1B "
-                  "or interleaved schedule (no GPipe)");
+                  "or interleaved schedule (no GPipe), overlap_grad and overlap_param off or "
+                  "on, tp_overlap on with sequence parallelism");
     if (opt->config3d_space == DNP_CONFIG3D_SPACE_AMP)
         narrow(stats, "AMP's space: no ZeRO, sequence parallelism, interleaving or recompute");
     /* tensor-parallel degrees: powers of two that dnp_config3d_check's
@@ -244,7 +317,7 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
     if (n_tp > 0 && devices / tps[0] > pp_max)
         narrow(stats, "pp at most %d (%s)", pp_max,
                pp_max == L ? "one layer per stage at least" : "the simulator's stage limit");
-    int dp_batch = 0, dp_types = 0;
+    int dp_batch = 0, dp_types = 0, vp_rule_out = 0;
     c3_cache *cache = dnp_calloc((size_t)(n_tp > 0 ? n_tp : 1) * 2 * C3_MAX_MB_CHOICES,
                                  sizeof *cache);
     c3_cand *cand = NULL;
@@ -275,8 +348,23 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                 int64_t m = batch / dp / mb;
                 const int amp = opt->config3d_space == DNP_CONFIG3D_SPACE_AMP;
                 for (int v = 1; v <= (amp ? 1 : C3_MAX_V); v++) {
-                    if (v > 1 && (L % p != 0 || (L / p) % v != 0 || p < 2 || m % p != 0))
+                    if (v > 1 && (L % p != 0 || (L / p) % v != 0 || p < 2 || m < p))
                         continue;
+                    /* the interleaved schedule's micro-batch rule of the
+                     * chosen Megatron-LM (dnp_config3d_check): m a multiple
+                     * of pp, or (core_r0.10.0 on) the smallest micro-batch
+                     * group n >= pp with m mod n 0 or at least pp (n = m
+                     * always is one) */
+                    int vgrp = 0;
+                    if (v > 1 && m % p != 0) {
+                        if (opt->megatron_version == DNP_MEGATRON_LEGACY) {
+                            vp_rule_out++;
+                            continue;
+                        }
+                        for (int64_t n = p + 1; n <= m && vgrp == 0; n++)
+                            if (m % n == 0 || m % n >= p)
+                                vgrp = (int)n;
+                    }
                     for (int rc = 0; rc < (amp ? 1 : DNP_RECOMPUTE_COUNT); rc++)
                         for (int sp = 0; sp <= (t > 1 && sp_ok[it] && !amp); sp++)
                         for (int z = 0; z <= (dp > 1 && !amp ? 1 : 0); z++) {
@@ -290,6 +378,12 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                             c.recompute = (dnp_recompute)rc;
                             c.seq_par = sp;
                             c.zero = z;
+                            c.vp_group = vgrp;
+                            /* --tp-comm-overlap wherever it applies: in this
+                             * model it never lengthens a layer nor adds memory
+                             * (docs/config3d.md, "Schedules and overlaps"), so
+                             * the configuration without it is never faster */
+                            c.tp_overlap = sp && t > 1 && !amp;
                             int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
                             if ((stats->candidates & 31) == 0 && dnp_now_s() > deadline_s) {
                                 stats->time_limit_hit = 1;
@@ -298,31 +392,47 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                             stats->candidates++;
                             if (!cand_prepare(g, cl, batch, opt, &c, &cache[ci], x, layers))
                                 continue;
-                            dnp_config3d_result r;
-                            double bound = 0.0;
-                            dnp_error e = {0};
-                            if (c3_eval(x, layers, 0, &bound, &r, NULL, &e) != DNP_OK)
-                                continue;
-                            if (!r.fits) {
-                                if (stats->smallest_mem_bytes == 0.0 ||
-                                    r.mem_bytes < stats->smallest_mem_bytes)
-                                    stats->smallest_mem_bytes = r.mem_bytes;
-                                continue;
+                            /* the data-parallel overlaps change only the end
+                             * and the ends of the step (c3_eval): each variant
+                             * on the prepared configuration, overlap_grad off
+                             * and on, and with ZeRO-1 overlap_param too */
+                            const int n_var = dp > 1 && !amp ? (z == 1 ? 3 : 2) : 1;
+                            for (int var = 0; var < n_var; var++) {
+                                c.overlap_grad = var >= 1;
+                                c.overlap_param = var == 2;
+                                x->cfg.overlap_grad = c.overlap_grad;
+                                x->cfg.overlap_param = c.overlap_param;
+                                stats->candidates += var > 0;
+                                dnp_config3d_result r;
+                                double bound = 0.0;
+                                dnp_error e = {0};
+                                if (c3_eval(x, layers, 0, &bound, &r, NULL, &e) != DNP_OK)
+                                    continue;
+                                if (!r.fits) {
+                                    if (stats->smallest_mem_bytes == 0.0 ||
+                                        r.mem_bytes < stats->smallest_mem_bytes)
+                                        stats->smallest_mem_bytes = r.mem_bytes;
+                                    continue;
+                                }
+                                if (n_cand == cap) {
+                                    cap = cap ? 2 * cap : 256;
+                                    c3_cand *nc = dnp_realloc(cand, (size_t)cap * sizeof *nc);
+                                    if (nc == NULL)
+                                        goto done;
+                                    cand = nc;
+                                }
+                                cand[n_cand++] = (c3_cand){c, bound, order++, ci};
                             }
-                            if (n_cand == cap) {
-                                cap = cap ? 2 * cap : 256;
-                                c3_cand *nc = dnp_realloc(cand, (size_t)cap * sizeof *nc);
-                                if (nc == NULL)
-                                    goto done;
-                                cand = nc;
-                            }
-                            cand[n_cand++] = (c3_cand){c, bound, order++, ci};
                         }
                 }
             }
         }
     }
 enumerated:
+    if (vp_rule_out > 0)
+        narrow(stats, "interleaving with micro-batches not a multiple of pp (Megatron-Core "
+                      "core_r0.9 and earlier, --megatron-version legacy): %d left out",
+               vp_rule_out);
     if (dp_batch > 0)
         narrow(stats, "dp must divide the batch of %lld: %d (tp, pp) pairs left out",
                (long long)batch, dp_batch);
@@ -519,8 +629,11 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
             stats->price_per_hour = rate;
             stats->cost_per_step = rate * best_res->step_time_s / 3600.0;
             stats->n_pareto = 1;
-            stats->pareto[0] = stats->top[0];
-            stats->pareto_cost[0] = stats->cost_per_step;
+            int pool_used = 0;
+            point_of(&stats->top[0].cfg, stats->top[0].step_time_s, stats->cost_per_step,
+                     stats->top[0].n_types, stats->top[0].types, stats->pareto_layers,
+                     &pool_used,
+                     DNP_CONFIG3D_PARETO_LAYERS, &stats->pareto[0]);
         }
         if (st1 == DNP_OK && opt->config3d_deadline_s > 0.0 &&
             best_res->step_time_s > opt->config3d_deadline_s) {
@@ -533,7 +646,9 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
     }
     memset(stats, 0, sizeof *stats);
     /* each layout's fastest plan, for the objectives and the Pareto front */
-    dnp_config3d_ranked lay[DNP_CONFIG3D_LAYOUTS_MAX];
+    /* (compact: their layers in lay_layers) */
+    dnp_config3d_point lay[DNP_CONFIG3D_LAYOUTS_MAX];
+    int lay_layers[2 * DNP_CONFIG3D_PARETO_LAYERS], lay_used = 0;
     double lay_rate[DNP_CONFIG3D_LAYOUTS_MAX];
     int n_lay = 0;
     double fastest_s = INFINITY;
@@ -638,12 +753,9 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                     rate += sub.types[i].price_per_hour * (double)sub.counts[i];
                 fastest_s = res.step_time_s < fastest_s ? res.step_time_s : fastest_s;
                 if (n_lay < DNP_CONFIG3D_LAYOUTS_MAX) {
-                    memset(&lay[n_lay], 0, sizeof lay[n_lay]);
-                    lay[n_lay].cfg = cfg;
-                    lay[n_lay].step_time_s = res.step_time_s;
-                    lay[n_lay].n_types = n;
-                    for (int i = 0; i < n; i++)
-                        lay[n_lay].types[i] = idx[i];
+                    point_of(&cfg, res.step_time_s, rate * res.step_time_s / 3600.0, n, idx,
+                             lay_layers, &lay_used, 2 * DNP_CONFIG3D_PARETO_LAYERS,
+                             &lay[n_lay]);
                     lay_rate[n_lay] = rate;
                     n_lay++;
                 }
@@ -704,12 +816,24 @@ out_of_time:
         int pos = stats->n_pareto;
         while (pos > 0 && stats->pareto[pos - 1].step_time_s > lay[a].step_time_s) {
             stats->pareto[pos] = stats->pareto[pos - 1];
-            stats->pareto_cost[pos] = stats->pareto_cost[pos - 1];
             pos--;
         }
         stats->pareto[pos] = lay[a];
-        stats->pareto_cost[pos] = ca / 3600.0;
+        stats->pareto[pos].cost_per_step = ca / 3600.0;
         stats->n_pareto++;
+    }
+    /* the front's layer lists into the stats' own pool, in front order */
+    int pool_used = 0;
+    for (int i = 0; i < stats->n_pareto; i++) {
+        dnp_config3d_point *pt = &stats->pareto[i];
+        if (pt->layers_at < 0 || pt->n_stage_layers > DNP_CONFIG3D_PARETO_LAYERS - pool_used) {
+            pt->layers_at = -1;
+            continue;
+        }
+        memmove(&stats->pareto_layers[pool_used], &lay_layers[pt->layers_at],
+                (size_t)pt->n_stage_layers * sizeof *lay_layers);
+        pt->layers_at = pool_used;
+        pool_used += pt->n_stage_layers;
     }
     return DNP_OK;
 }

@@ -315,12 +315,27 @@ TEST(config3d_search_is_exact)
                 for (int v = 1; v <= 8; v++)
                     for (int rc = 0; rc < DNP_RECOMPUTE_COUNT; rc++)
                         for (int sp = 0; sp <= (t > 1); sp++)
-                        for (int z = 0; z <= 1; z++) {
-                            if (16 % (t * p) != 0 || (z == 1 && 16 / (t * p) == 1))
+                        for (int z = 0; z <= 1; z++)
+                        for (int ov = 0; ov <= 2; ov++) {
+                            /* ov: overlap_grad off, on, on with overlap_param;
+                             * tp_overlap wherever it applies */
+                            const int dpn = 16 / (t * p);
+                            if (16 % (t * p) != 0 || (z == 1 && dpn == 1) ||
+                                (ov > 0 && dpn == 1) || (ov == 2 && z != 1))
                                 continue;
-                            dnp_config3d c = {.tp = t, .pp = p, .dp = 16 / (t * p), .microbatch = mb,
+                            dnp_config3d c = {.tp = t, .pp = p, .dp = dpn, .microbatch = mb,
                                               .interleave = v, .recompute = (dnp_recompute)rc,
-                                              .seq_par = sp, .zero = z};
+                                              .seq_par = sp, .zero = z,
+                                              .overlap_grad = ov >= 1, .overlap_param = ov == 2,
+                                              .tp_overlap = sp};
+                            /* Megatron-LM's micro-batch groups (current
+                             * version): the smallest group when m is not a
+                             * multiple of pp */
+                            const int m = 32 / (dpn * mb);
+                            if (v > 1 && 32 % (dpn * mb) == 0 && m % p != 0)
+                                for (int n = p + 1; n <= m && c.vp_group == 0; n++)
+                                    if (m % n == 0 || m % n >= p)
+                                        c.vp_group = n;
                             dnp_config3d_result r;
                             dnp_error e = {0};
                             if (v == 1) {
@@ -341,6 +356,13 @@ TEST(config3d_search_is_exact)
                             if (dnp_config3d_simulate(g, &cl, 32, &opt, &c, &r, &e) != DNP_OK ||
                                 !r.fits)
                                 continue;
+                            if (sp) { /* tp_overlap off is never faster */
+                                dnp_config3d_result r0;
+                                c.tp_overlap = 0;
+                                CHECK_EQ_INT(dnp_config3d_simulate(g, &cl, 32, &opt, &c, &r0, &e),
+                                             DNP_OK);
+                                CHECK(r0.step_time_s >= r.step_time_s);
+                            }
                             fitting++;
                             min_s = r.step_time_s < min_s ? r.step_time_s : min_s;
                             if (n_all < 4096)
@@ -817,6 +839,26 @@ TEST(config3d_zero_layer_stages)
     dnp_graph_free(g);
 }
 
+/* The layouts of a two-type cluster, in dnp_config3d_search_layouts'
+ * order: both types as given, both reversed, the first alone, the second
+ * alone. */
+static const int k_layout_orders[4][2] = {{0, 1}, {1, 0}, {0, -1}, {1, -1}};
+
+/* Layout k (k_layout_orders) of the two-type cluster cl as a cluster of
+ * its own into *sub; returns the price per hour of its devices. */
+static double layout_cluster(const dnp_cluster *cl, int k, dnp_cluster *sub)
+{
+    double rate = 0.0;
+    memset(sub, 0, sizeof *sub);
+    for (int i = 0; i < 2 && k_layout_orders[k][i] >= 0; i++) {
+        sub->types[i] = cl->types[k_layout_orders[k][i]];
+        sub->counts[i] = cl->counts[k_layout_orders[k][i]];
+        sub->n_types = i + 1;
+        rate += sub->types[i].price_per_hour * (double)sub->counts[i];
+    }
+    return rate;
+}
+
 /* The layout search (docs/config3d.md, "Layouts") is the best of the
  * searches over every order and non-empty subset of a mixed cluster's
  * types, each searched on its own: here 2 DGX A100 and 2 g4dn.12xlarge
@@ -841,17 +883,11 @@ TEST(config3d_search_layouts_is_the_best_layout)
     CHECK_EQ_INT(dnp_config3d_search_layouts(g, &cl, 16, &opt, &best, &res, &used, &stats, &err),
                  DNP_OK);
     CHECK_EQ_INT(stats.layouts, 4); /* a100+t4, t4+a100, a100, t4 */
-    static const int orders[4][2] = {{0, 1}, {1, 0}, {0, -1}, {1, -1}};
     double min_s = INFINITY;
     int min_k = -1, candidates = 0;
     for (int k = 0; k < 4; k++) {
         dnp_cluster sub;
-        memset(&sub, 0, sizeof sub);
-        for (int i = 0; i < 2 && orders[k][i] >= 0; i++) {
-            sub.types[i] = cl.types[orders[k][i]];
-            sub.counts[i] = cl.counts[orders[k][i]];
-            sub.n_types = i + 1;
-        }
+        layout_cluster(&cl, k, &sub);
         dnp_config3d c;
         dnp_config3d_result r;
         dnp_config3d_stats st;
@@ -867,8 +903,8 @@ TEST(config3d_search_layouts_is_the_best_layout)
     CHECK_NEAR(res.step_time_s, min_s, 0.0, 0.0);
     CHECK(min_k >= 0);
     if (min_k >= 0) {
-        CHECK_EQ_INT(used.n_types, orders[min_k][1] < 0 ? 1 : 2);
-        CHECK_STR(used.types[0].name, cl.types[orders[min_k][0]].name);
+        CHECK_EQ_INT(used.n_types, k_layout_orders[min_k][1] < 0 ? 1 : 2);
+        CHECK_STR(used.types[0].name, cl.types[k_layout_orders[min_k][0]].name);
         CHECK_EQ_INT(stats.reordered, min_k == 1);
         CHECK_EQ_INT(stats.idle_devices,
                      min_k == 2 ? cl.counts[1] : min_k == 3 ? cl.counts[0] : 0);
@@ -903,18 +939,10 @@ TEST(config3d_objectives_cost_and_deadline)
     if (g == NULL)
         return;
     dnp_plan_options opt = {.batch = 64, .precision = DNP_PREC_FP16, .optimizer = DNP_OPTIM_ADAM};
-    static const int orders[4][2] = {{0, 1}, {1, 0}, {0, -1}, {1, -1}};
     double step[4], cost[4];
     for (int k = 0; k < 4; k++) {
         dnp_cluster sub;
-        memset(&sub, 0, sizeof sub);
-        double rate = 0.0;
-        for (int i = 0; i < 2 && orders[k][i] >= 0; i++) {
-            sub.types[i] = cl.types[orders[k][i]];
-            sub.counts[i] = cl.counts[orders[k][i]];
-            sub.n_types = i + 1;
-            rate += sub.types[i].price_per_hour * (double)sub.counts[i];
-        }
+        const double rate = layout_cluster(&cl, k, &sub);
         dnp_config3d c;
         dnp_config3d_result r;
         dnp_config3d_stats st;
@@ -951,12 +979,26 @@ TEST(config3d_objectives_cost_and_deadline)
     for (int i = 0; i < stats.n_pareto; i++) {
         if (i > 0)
             CHECK(stats.pareto[i].step_time_s > stats.pareto[i - 1].step_time_s &&
-                  stats.pareto_cost[i] < stats.pareto_cost[i - 1]);
+                  stats.pareto[i].cost_per_step < stats.pareto[i - 1].cost_per_step);
         int found = 0;
         for (int k = 0; k < 4; k++)
             found |= stats.pareto[i].step_time_s == step[k] &&
-                     fabs(stats.pareto_cost[i] - cost[k]) <= 1e-12 * cost[k];
+                     fabs(stats.pareto[i].cost_per_step - cost[k]) <= 1e-12 * cost[k];
         CHECK(found);
+        /* the compact record gives back a configuration that simulates to
+         * its step on its layout */
+        dnp_config3d pc;
+        CHECK_EQ_INT(dnp_config3d_point_config(&stats, i, &pc), 1);
+        dnp_cluster lay_cl;
+        memset(&lay_cl, 0, sizeof lay_cl);
+        for (int j = 0; j < stats.pareto[i].n_types; j++) {
+            lay_cl.types[j] = cl.types[stats.pareto[i].types[j]];
+            lay_cl.counts[j] = cl.counts[stats.pareto[i].types[j]];
+            lay_cl.n_types = j + 1;
+        }
+        dnp_config3d_result pr;
+        CHECK_EQ_INT(dnp_config3d_simulate(g, &lay_cl, 64, &opt, &pc, &pr, &err), DNP_OK);
+        CHECK_NEAR(pr.step_time_s, stats.pareto[i].step_time_s, 0.0, 0.0);
     }
     /* a deadline just above the A100 layout's step: only it (and faster
      * ones) qualify, the cheapest of those wins */

@@ -614,6 +614,21 @@ int cli_deadline(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     return cli_time_limit(cmd, a, &opt->time_limit_s);
 }
 
+int cli_megatron_version(const char *cmd, const cli_args *a, dnp_plan_options *opt)
+{
+    const char *s = cli_get(a, "megatron-version");
+    if (s == NULL)
+        return 0;
+    int v = dnp_megatron_version_from_name(s);
+    if (v < 0) {
+        static const char *const known[] = {"current", "legacy", "core_r0.10", "core_r0.9",
+                                            NULL};
+        return cli_unknown_name(cmd, "Megatron-LM version", s, known);
+    }
+    opt->megatron_version = v;
+    return 0;
+}
+
 int cli_time_limit(const char *cmd, const cli_args *a, double *seconds)
 {
     const char *s = cli_get(a, "time-limit");

@@ -117,6 +117,11 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt);
  * fp32_allreduce) into opt->grad_fp32.  Returns 0 or EXIT_USAGE after
  * printing the error. */
 int cli_grad_dtype(const char *cmd, const cli_args *a, dnp_plan_options *opt);
+/* --megatron-version current|legacy (or core_r0.10 / core_r0.9: the
+ * interleaved schedule's micro-batch rule, docs/config3d.md) into
+ * opt->megatron_version.  Returns 0 or EXIT_USAGE after printing the
+ * error. */
+int cli_megatron_version(const char *cmd, const cli_args *a, dnp_plan_options *opt);
 /* Parse a memory size: a positive decimal number with a unit B, KB, MB,
  * GB, TB (powers of 10) or KiB, MiB, GiB, TiB (powers of 2).  Prints the
  * error; returns 0 or EXIT_USAGE. */

@@ -37,6 +37,8 @@ static const char help[] =
     "  --precision P  megatron: fp16, bf16, ... (default: the device's dtype)\n"
     "  --tp-across-nodes  megatron: tensor-parallel groups may span nodes (default:\n"
     "                 inside a node; bare devices are one per node)\n"
+    "  --megatron-version V  megatron: current (default) or legacy (core_r0.9):\n"
+    "                 the interleaved schedule's micro-batch rule\n"
     "  --search S     accpar (default), dp, owt or hypar\n"
     "  --strategy FILE  export this plan (plan --json, or plan --search pase\n"
     "                 --strategy-json) instead of searching\n"
@@ -82,6 +84,8 @@ static int export_megatron(const cli_args *a, const char *out_path)
     }
     dnp_cluster cl;
     dnp_graph *g = NULL;
+    if ((rc = cli_megatron_version(cmd, a, &opt)) != 0)
+        return rc;
     if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
         return rc;
     if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
@@ -146,7 +150,8 @@ int cmd_export(int argc, char **argv)
 {
     static const char *const valued[] = {"cluster", "format",    "search",   "levels",
                                          "batch",   "output",    "config",   "precision",
-                                         "strategy", "time-limit", "memory-limit", NULL};
+                                         "strategy", "time-limit", "memory-limit",
+                                         "megatron-version", NULL};
     static const char *const flags[] = {"help", "skip-unknown", "tp-across-nodes", NULL};
     const char *cmd = "export";
     cli_spec spec = {valued, flags};
@@ -204,7 +209,7 @@ int cmd_export(int argc, char **argv)
         goto done;
     }
     static const char *const megatron_only[] = {"config", "precision", "tp-across-nodes",
-                                                NULL};
+                                                "megatron-version", NULL};
     for (int k = 0; megatron_only[k] != NULL; k++)
         if (cli_get(&a, megatron_only[k]) != NULL || cli_flag(&a, megatron_only[k])) {
             cli_error(cmd, "--%s applies to --format megatron; the jax, dtensor and astra "

@@ -13,6 +13,7 @@ static const char plan_help[] =
     "                   [--time-limit S] [--grad-dtype fp32] [--tp-across-nodes]\n"
     "                   [--allow-idle]\n"
     "                   [--top N] [--objective time|cost] [--deadline S]\n"
+    "                   [--megatron-version current|legacy]\n"
     "\n"
     "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
     "two-way splits (AccPar section 5) and print, per layer and level, the\n"
@@ -33,10 +34,10 @@ static const char plan_help[] =
     "  --deadline S   with --search 3d: the cheapest layout whose step takes at\n"
     "                 most S seconds (prices needed)\n"
     "  --tp-across-nodes  with --search 3d: tensor-parallel groups may span nodes\n"
-    "  --allow-idle   accpar: also plan each device type alone and, when the step is\n"
-    "                 mostly communication, halves of it; keep the fastest (devices\n"
-    "                 left idle are named)\n"
     "                 (default: inside a node; bare devices are one per node)\n"
+    "  --megatron-version V  with --search 3d: current (default, core_r0.10 on) or\n"
+    "                 legacy (core_r0.9) interleaving micro-batch rule\n"
+    "  --allow-idle   accpar: may leave device types or devices idle when faster\n"
     "  --levels H     levels searched (default: all the cluster supports); the\n"
     "                 levels below are data parallel\n"
     "  --batch B      mini-batch (default 512)\n"
@@ -61,13 +62,14 @@ static const char compare_help[] =
     "                      [--reference] [--json FILE] [--plot FILE.png|FILE.svg]\n"
     "                      [--precision P] [--cost-model M] [--optimizer O]\n"
     "                      [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
-    "                      [--time-limit S]\n"
+    "                      [--time-limit S] [--allow-idle]\n"
     "\n"
     "Plan MODEL with data parallelism (dp), one weird trick (owt), HyPar, AccPar,\n"
     "PaSE and MCMC (their plans as dnnpar strategies, in the strategy's space when\n"
     "the optimum does not fit one) and run every plan in the same step simulator:\n"
     "each one's step time, compute / communication split and speedup over dp.\n"
-    "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).\n"
+    "--plot FILE draws the speedups as bars (gnuplot; .png or .svg).  --allow-idle\n"
+    "lets AccPar leave device types or devices idle (as plan --allow-idle).\n"
     CLI_SKIP_UNKNOWN_HELP
     CLI_PERF_HELP
     CLI_TIME_LIMIT_HELP
@@ -90,6 +92,7 @@ typedef struct {
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
                                           "plot", "dot", "trace", "time-limit", "grad-dtype",
+                                          "megatron-version",
                                           "top", "objective", "deadline", CLI_PERF_VALUED,
                                           NULL};
 static const char *const valued_cmp[] = {"cluster", "levels", "batch", "json", "plot",
@@ -163,6 +166,12 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return EXIT_USAGE;
     }
     if ((rc = cli_grad_dtype(cmd, a, &job->opt)) != 0)
+        return rc;
+    if (cli_get(a, "megatron-version") != NULL && !job->search_3d) {
+        cli_error(cmd, "--megatron-version applies to --search 3d (Megatron-LM configurations)");
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_megatron_version(cmd, a, &job->opt)) != 0)
         return rc;
     if ((s = cli_get(a, "top")) != NULL) {
         long long top = cli_positive(cmd, "top", s, DNP_CONFIG3D_TOP_MAX);

@@ -14,6 +14,7 @@ static const char help[] =
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                       [--grad-dtype fp32] [--tp-across-nodes] [--time-limit S]\n"
+    "                       [--megatron-version current|legacy]\n"
     "\n"
     "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
     "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
@@ -30,7 +31,11 @@ static const char help[] =
     "optimizer defaults to adam there; --grad-dtype fp32 all-reduces the gradients\n"
     "in fp32 (DeepSpeed's fp32_allreduce; or grad_dtype=fp32 in CFG); --plot\n"
     "draws the step's timeline (a row per stage and stream, a box per forward,\n"
-    "backward, send, all-reduce and optimizer step).\n"
+    "backward, send, all-reduce and optimizer step).  CFG also\n"
+    "takes overlap_grad=1, overlap_param=1, tp_overlap=1 (Megatron-LM's\n"
+    "--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap) and vp_group=N\n"
+    "(--microbatch-group-size-per-virtual-pipeline-stage); --megatron-version\n"
+    "legacy applies Megatron-Core core_r0.9's micro-batch rule instead.\n"
     CLI_PERF_HELP
     CLI_RUN_LIMIT_HELP
     "\n"
@@ -87,7 +92,8 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     if (!explicit_opt)
         opt.optimizer = DNP_OPTIM_ADAM;
     opt.tp_across_nodes = cli_flag(a, "tp-across-nodes");
-    if ((rc = cli_grad_dtype("simulate", a, &opt)) != 0) {
+    if ((rc = cli_grad_dtype("simulate", a, &opt)) != 0 ||
+        (rc = cli_megatron_version("simulate", a, &opt)) != 0) {
         dnp_graph_free(g);
         return rc;
     }
@@ -113,7 +119,8 @@ int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
                                          "config",   "plot",    "dot",   "grad-dtype",
-                                         "time-limit", CLI_PERF_VALUED, NULL};
+                                         "time-limit", "megatron-version", CLI_PERF_VALUED,
+                                         NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS,
                                         "tp-across-nodes", NULL};
     cli_spec spec = {valued, flags};
@@ -127,9 +134,12 @@ int cmd_simulate(int argc, char **argv)
     }
     if (cli_get(&a, "config") != NULL)
         return simulate_config(&a, cli_get(&a, "config"));
-    if (cli_get(&a, "grad-dtype") != NULL || cli_flag(&a, "tp-across-nodes")) {
+    if (cli_get(&a, "grad-dtype") != NULL || cli_flag(&a, "tp-across-nodes") ||
+        cli_get(&a, "megatron-version") != NULL) {
         cli_error("simulate", "--%s applies to --config (a Megatron-LM configuration)",
-                  cli_get(&a, "grad-dtype") != NULL ? "grad-dtype" : "tp-across-nodes");
+                  cli_get(&a, "grad-dtype") != NULL        ? "grad-dtype"
+                  : cli_get(&a, "megatron-version") != NULL ? "megatron-version"
+                                                            : "tp-across-nodes");
         return EXIT_USAGE;
     }
     const char *path = cli_get(&a, "strategy");

@@ -51,12 +51,26 @@ static void stage_runs(const dnp_cluster *cl, const dnp_config3d *cfg,
     }
 }
 
+/* The schedule's and the overlaps' settings that are on, ", overlap_grad,
+ * tp_overlap, micro-batch groups of 5" ("" when none). */
+static void overlaps_text(const dnp_config3d *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s", c->overlap_grad ? ", overlap_grad" : "",
+             c->overlap_param ? ", overlap_param" : "", c->tp_overlap ? ", tp_overlap" : "");
+    if (c->vp_group > 0) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, ", micro-batch groups of %d", c->vp_group);
+    }
+}
+
 static void config_text(const dnp_config3d *c, char *buf, size_t size)
 {
+    char ov[96];
+    overlaps_text(c, ov, sizeof ov);
     int n = snprintf(buf, size, "tp %d, pp %d, dp %d, micro-batch %lld, interleave %d, recompute "
-                     "%s, sequence parallel %s%s", c->tp, c->pp, c->dp, (long long)c->microbatch,
-                     c->interleave, dnp_recompute_name(c->recompute), c->seq_par ? "on" : "off",
-                     c->zero == 1 ? ", ZeRO-1" : "");
+                     "%s, sequence parallel %s%s%s", c->tp, c->pp, c->dp,
+                     (long long)c->microbatch, c->interleave, dnp_recompute_name(c->recompute),
+                     c->seq_par ? "on" : "off", c->zero == 1 ? ", ZeRO-1" : "", ov);
     for (int s = 0; s < c->n_stage_layers && n > 0 && (size_t)n < size; s++) {
         int w = snprintf(buf + n, size - (size_t)n, "%s%d", s ? ":" : ", layers ",
                          c->stage_layers[s]);
@@ -153,18 +167,38 @@ static void ranked_layout(const dnp_config3d_ranked *r, const dnp_cluster *given
                                 given->types[r->types[i]].name);
 }
 
+/* Point i of the Pareto front: its layout and configuration texts. */
+static void point_text(const dnp_config3d_stats *stats, int i, const dnp_cluster *given,
+                       char *lay, size_t n_lay, char *ct, size_t n_ct)
+{
+    dnp_config3d_ranked r;
+    memset(&r, 0, sizeof r);
+    r.n_types = stats->pareto[i].n_types;
+    for (int k = 0; k < r.n_types && k < DNP_CONFIG3D_LAYOUT_TYPES; k++)
+        r.types[k] = stats->pareto[i].types[k];
+    ranked_layout(&r, given, lay, n_lay);
+    int whole = dnp_config3d_point_config(stats, i, &r.cfg);
+    config_text(&r.cfg, ct, n_ct);
+    if (!whole) {
+        size_t n = strlen(ct);
+        snprintf(ct + n, n_ct - n, ", layers per stage not kept");
+    }
+}
+
 /* One restricted search's line pair under "compared with ...". */
 static void print_space(const char *what, int ok, int limit_hit, const dnp_config3d *cfg,
                         const dnp_config3d_result *r, const dnp_config3d_result *res)
 {
-    char ct[256], tb[32];
+    char ct[512], tb[32];
     if (!ok) {
         printf("  %s: %s\n", what, limit_hit ? "none by the time limit" : "no configuration fits");
         return;
     }
     config_text(cfg, ct, sizeof ct);
     cli_fmt_time(r->step_time_s, tb, sizeof tb);
-    printf("  %s:\n    %s\n    predicted %s: ", what, ct, tb);
+    printf("  %s:\n", what);
+    cli_wrapf(stdout, 0, "      ", "    %s", ct);
+    printf("    predicted %s: ", tb);
     print_ratio(r->step_time_s, res->step_time_s);
     printf("\n");
 }
@@ -236,6 +270,17 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             json_object_set_new(c, "grad_dtype", json_string(cfg->grad_fp32 || opt->grad_fp32
                                                                  ? "fp32"
                                                                  : "default"));
+            json_object_set_new(c, "overlap_grad", json_integer(cfg->overlap_grad));
+            json_object_set_new(c, "overlap_param", json_integer(cfg->overlap_param));
+            json_object_set_new(c, "tp_overlap", json_integer(cfg->tp_overlap));
+            json_object_set_new(c, "vp_group", json_integer(cfg->vp_group));
+            json_object_set_new(c, "megatron_version", json_string(dnp_megatron_version_name(
+                                                           opt->megatron_version)));
+            char text[4096];
+            dnp_config3d_format(cfg, text, sizeof text);
+            json_object_set_new(c, "text", json_string(text));
+            json_object_set_new(o, "dp_hidden_s", json_real(res->dp_hidden_s));
+            json_object_set_new(o, "tp_hidden_s", json_real(res->tp_hidden_s));
             json_object_set_new(o, "embed_sync_s", json_real(res->embed_sync_s));
             json_object_set_new(o, "stages", stages_json(cl, cfg, res));
         }
@@ -269,12 +314,12 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         if (o != NULL && stats != NULL && stats->price_per_hour > 0.0) {
             json_t *front = json_array();
             for (int i = 0; front != NULL && i < stats->n_pareto; i++) {
-                char lay[256], ct[256];
-                ranked_layout(&stats->pareto[i], whole, lay, sizeof lay);
-                config_text(&stats->pareto[i].cfg, ct, sizeof ct);
+                char lay[256], ct[512];
+                point_text(stats, i, whole, lay, sizeof lay, ct, sizeof ct);
                 json_array_append_new(front, json_pack("{s:f,s:f,s:s,s:s}", "step_time_s",
                                                        stats->pareto[i].step_time_s,
-                                                       "cost_per_step", stats->pareto_cost[i],
+                                                       "cost_per_step",
+                                                       stats->pareto[i].cost_per_step,
                                                        "layout", lay, "config", ct));
             }
             json_object_set_new(o, "cost",
@@ -285,7 +330,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         if (o != NULL && stats != NULL && stats->n_top > 1) {
             json_t *top = json_array();
             for (int i = 0; top != NULL && i < stats->n_top; i++) {
-                char lay[256], ct[256];
+                char lay[256], ct[512];
                 ranked_layout(&stats->top[i], whole, lay, sizeof lay);
                 config_text(&stats->top[i].cfg, ct, sizeof ct);
                 json_array_append_new(top, json_pack("{s:f,s:s,s:s}", "step_time_s",
@@ -331,15 +376,16 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             else
                 printf("the fastest:\n");
         }
-        char zero[24] = "";
+        char zero[24] = "", ov[96];
         if (cfg->zero > 0)
             snprintf(zero, sizeof zero, ", ZeRO-%d", cfg->zero);
+        overlaps_text(cfg, ov, sizeof ov);
         cli_wrapf(stdout, 0, "  ",
                   "config tp %d, pp %d, dp %d, micro-batch %lld (%d per replica), interleave "
-                  "%d, recompute %s, sequence parallel %s%s%s",
+                  "%d, recompute %s, sequence parallel %s%s%s%s",
                   cfg->tp, cfg->pp, cfg->dp, (long long)cfg->microbatch, res->microbatches,
                   cfg->interleave, dnp_recompute_name(cfg->recompute),
-                  cfg->seq_par ? "on" : "off", zero, cfg->gpipe ? ", GPipe schedule" : "");
+                  cfg->seq_par ? "on" : "off", zero, cfg->gpipe ? ", GPipe schedule" : "", ov);
         if (cfg->n_stage_layers > 0 || cl->n_types > 1) {
             char runs[1024];
             stage_runs(cl, cfg, res, runs, sizeof runs);
@@ -358,6 +404,15 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         printf("throughput %stokens/s, %.1f TFLOP/s of model FLOP per device\n", tk,
                res->model_flop / res->step_time_s / devices / 1e12);
         printf("pipeline message %s each, data-parallel gradient sync %s\n", t4, t5);
+        if (cfg->overlap_grad || cfg->overlap_param || cfg->tp_overlap) {
+            char h1[32], h2[32];
+            cli_fmt_time(res->dp_hidden_s, h1, sizeof h1);
+            cli_fmt_time(res->tp_hidden_s, h2, sizeof h2);
+            cli_wrapf(stdout, 0, "  ",
+                      "overlapped with compute: %s of the data-parallel traffic (net of the "
+                      "slower compute beside it), %s of the tensor-parallel collectives per rank",
+                      h1, h2);
+        }
         const char *fp32 = cfg->grad_fp32 || opt->grad_fp32 ? "gradients all-reduced in fp32" : "";
         if (res->embed_sync_s > 0.0) {
             char t6[32];
@@ -379,19 +434,18 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             if (stats->n_pareto > 1) {
                 printf("step time against cost, the layouts that no other beats on both:\n");
                 for (int i = 0; i < stats->n_pareto; i++) {
-                    char lay[256], ct[256], tt[32];
-                    ranked_layout(&stats->pareto[i], whole, lay, sizeof lay);
-                    config_text(&stats->pareto[i].cfg, ct, sizeof ct);
+                    char lay[256], ct[512], tt[32];
+                    point_text(stats, i, whole, lay, sizeof lay, ct, sizeof ct);
                     cli_fmt_time(stats->pareto[i].step_time_s, tt, sizeof tt);
                     cli_wrapf(stdout, 0, "      ", "  %s  cost %.6g  %s: %s", tt,
-                              stats->pareto_cost[i], lay, ct);
+                              stats->pareto[i].cost_per_step, lay, ct);
                 }
             }
         }
         if (stats != NULL && stats->n_top > 1) {
             printf("the %d fastest (layout: the device types in stage order):\n", stats->n_top);
             for (int i = 0; i < stats->n_top; i++) {
-                char lay[256], ct[256], tt[32];
+                char lay[256], ct[512], tt[32];
                 ranked_layout(&stats->top[i], whole, lay, sizeof lay);
                 config_text(&stats->top[i].cfg, ct, sizeof ct);
                 cli_fmt_time(stats->top[i].step_time_s, tt, sizeof tt);
@@ -399,7 +453,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             }
         }
         if (have_base) {
-            char ct[256], tb[32], tc[32];
+            char ct[512], tb[32], tc[32];
             printf("compared with plans that ignore the mix (same batch, precision, memory):\n");
             if (base.time_limit_hit)
                 printf("  (the --time-limit of %g s ran out in these searches: each is the best "
@@ -408,8 +462,10 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             if (base.slowest_ok) {
                 config_text(&base.slowest_cfg, ct, sizeof ct);
                 cli_fmt_time(base.slowest_planned.step_time_s, tb, sizeof tb);
-                printf("  every device as the slowest type (%s):\n    %s\n    predicted %s there",
-                       whole->types[base.slowest_type].name, ct, tb);
+                printf("  every device as the slowest type (%s):\n",
+                       whole->types[base.slowest_type].name);
+                cli_wrapf(stdout, 0, "      ", "    %s", ct);
+                printf("    predicted %s there", tb);
                 if (base.slowest_on_cluster_ok) {
                     cli_fmt_time(base.slowest_on_cluster.step_time_s, tc, sizeof tc);
                     printf(", %s on this cluster: ", tc);
@@ -427,9 +483,10 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             if (base.fastest_ok) {
                 config_text(&base.fastest_cfg, ct, sizeof ct);
                 cli_fmt_time(base.fastest_res.step_time_s, tb, sizeof tb);
-                printf("  the %lld %s alone:\n    %s\n    predicted %s: ",
-                       (long long)whole->counts[base.fastest_type], whole->types[base.fastest_type].name,
-                       ct, tb);
+                printf("  the %lld %s alone:\n", (long long)whole->counts[base.fastest_type],
+                       whole->types[base.fastest_type].name);
+                cli_wrapf(stdout, 0, "      ", "    %s", ct);
+                printf("    predicted %s: ", tb);
                 print_ratio(base.fastest_res.step_time_s, res->step_time_s);
                 printf("\n");
             } else {

@@ -1,0 +1,1 @@
+for v in current legacy; do echo; echo "--megatron-version $v"; dnnpar plan gpt3-175b --cluster 8xdgx-a100-80g --batch 60 --precision fp16 --search 3d --megatron-version $v | grep -E -A5 '^(search 3d|  - interleaving|the fastest)'; done

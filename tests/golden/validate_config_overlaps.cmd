@@ -1,0 +1,1 @@
+dnnpar validate tests/data/validate/overlaps.csv --no-calibrate
