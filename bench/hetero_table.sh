@@ -14,7 +14,8 @@
 # (us-east-1) per GPU-hour, the instance's price over its GPUs:
 # p4d.24xlarge (8 A100 40GB) 32.7726 $/h -> 4.10, p3.16xlarge (8 V100)
 # 24.48 $/h -> 3.06, g4dn.12xlarge (4 T4) 3.912 $/h -> 0.978.  Search time
-# is the wall time of the whole command (median of 3) on this machine.
+# is the wall time of the whole command (median of RUNS, default 3) on this
+# machine.
 # Prints a Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for cl in "${clusters[@]}"; do
     for m in "${models[@]}"; do
         times=()
-        for i in 1 2 3; do
+        for i in $(seq "${RUNS:-3}"); do
             s=$(date +%s.%N)
             if ! "$bin" plan "$m" --cluster "$cl" --batch $batch --precision fp16 --search 3d \
                     --json "$tmp/p.json" > /dev/null 2> "$tmp/err"; then
@@ -43,7 +44,7 @@ for cl in "${clusters[@]}"; do
             e=$(date +%s.%N)
             times+=("$(echo "$e - $s" | bc -l)")
         done
-        wall=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+        wall=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(( (${#times[@]} + 1) / 2 ))p")
         python3 - "$tmp/p.json" "$cl" "$m" "$wall" <<'EOF'
 import json, re, sys
 d = json.load(open(sys.argv[1]))
