@@ -7,6 +7,8 @@
 #include "dnnpar.h"
 #include "sim/config3d_int.h"
 
+#include "config3d_sim.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -14,22 +16,7 @@
 static int run(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
                dnp_config3d_result *res)
 {
-    dnp_graph *g = NULL;
-    dnp_cluster cl;
-    dnp_config3d cfg;
-    dnp_error err = {0};
-    int st = dnp_model_load(model, &g, &err);
-    if (st == DNP_OK)
-        st = dnp_cluster_parse(cluster, &cl, &err);
-    if (st == DNP_OK)
-        st = dnp_config3d_parse(cfg_text, &cfg, &err);
-    if (st == DNP_OK) {
-        dnp_plan_options opt = {.batch = batch, .precision = DNP_PREC_FP16,
-                                .optimizer = DNP_OPTIM_ADAM};
-        st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, res, &err);
-    }
-    dnp_graph_free(g);
-    return st;
+    return c3_sim(model, cluster, batch, cfg_text, (dnp_plan_options){0}, res, NULL);
 }
 
 /* run() with the node rule lifted (across) or memory not enforced (keep);
@@ -37,25 +24,8 @@ static int run(const char *model, const char *cluster, int64_t batch, const char
 static int run_opt(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
                    int across, int keep, dnp_config3d_result *res, dnp_error *e)
 {
-    dnp_graph *g = NULL;
-    dnp_cluster cl;
-    dnp_config3d cfg;
-    dnp_error err = {0};
-    int st = dnp_model_load(model, &g, &err);
-    if (st == DNP_OK)
-        st = dnp_cluster_parse(cluster, &cl, &err);
-    if (st == DNP_OK)
-        st = dnp_config3d_parse(cfg_text, &cfg, &err);
-    if (st == DNP_OK) {
-        dnp_plan_options opt = {.batch = batch, .precision = DNP_PREC_FP16,
-                                .optimizer = DNP_OPTIM_ADAM, .tp_across_nodes = across,
-                                .keep_over_memory = keep};
-        st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, res, &err);
-    }
-    if (e != NULL)
-        *e = err;
-    dnp_graph_free(g);
-    return st;
+    dnp_plan_options opt = {.tp_across_nodes = across, .keep_over_memory = keep};
+    return c3_sim(model, cluster, batch, cfg_text, opt, res, e);
 }
 
 #define GPT "gpt(hidden=1024,heads=16,layers=16,seq=1024)"

@@ -8,6 +8,8 @@
 #include "dnnpar.h"
 #include "sim/config3d_int.h"
 
+#include "config3d_sim.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -16,24 +18,8 @@
 static int sim(const char *model, const char *cluster, int64_t batch, const char *cfg_text,
                int ver, dnp_config3d_result *res, dnp_error *e)
 {
-    dnp_graph *g = NULL;
-    dnp_cluster cl;
-    dnp_config3d cfg;
-    dnp_error err = {0};
-    int st = dnp_model_load(model, &g, &err);
-    if (st == DNP_OK)
-        st = dnp_cluster_parse(cluster, &cl, &err);
-    if (st == DNP_OK)
-        st = dnp_config3d_parse(cfg_text, &cfg, &err);
-    if (st == DNP_OK) {
-        dnp_plan_options opt = {.batch = batch, .precision = DNP_PREC_FP16,
-                                .optimizer = DNP_OPTIM_ADAM, .megatron_version = ver};
-        st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, res, &err);
-    }
-    if (e != NULL)
-        *e = err;
-    dnp_graph_free(g);
-    return st;
+    dnp_plan_options opt = {.megatron_version = ver};
+    return c3_sim(model, cluster, batch, cfg_text, opt, res, e);
 }
 
 /* The SM share of a collective: 16 of the A100's 108 SMs, 108 / 92; an

@@ -73,6 +73,18 @@ TEST(zoo_transformer_gpt2_macs)
 
 /* Grouped-query attention: the K and V projections shrink to kv_heads
  * heads; the products do not. */
+/* Each of the n model names is refused: DNP_ERR_INPUT, a message, no graph. */
+static void check_refused(const char *const *bad, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        dnp_graph *g = NULL;
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_model_load(bad[i], &g, &e), DNP_ERR_INPUT);
+        CHECK(g == NULL && e.msg[0] != '\0');
+        dnp_graph_free(g);
+    }
+}
+
 TEST(zoo_transformer_parametric)
 {
     dnp_graph *a = NULL, *b = NULL;
@@ -106,13 +118,7 @@ TEST(zoo_transformer_parametric)
         "bert(hidden=8,heads=2,layers=1,seq=4)x",
         "llama(hidden=8,heads=4,layers=1,seq=4,kv_heads=3)",
         "gpt(hidden=99999999999,heads=1,layers=1,seq=1)", "gpt("};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        dnp_graph *g = NULL;
-        dnp_error e = {0};
-        CHECK_EQ_INT(dnp_model_load(bad[i], &g, &e), DNP_ERR_INPUT);
-        CHECK(g == NULL && e.msg[0] != '\0');
-        dnp_graph_free(g);
-    }
+    check_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* Dropout where the models train with it (docs/zoo.md): GPT-2 and BERT at
@@ -190,13 +196,7 @@ TEST(zoo_transformer_dropout)
         "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=)",
         "gpt(hidden=64,heads=4,layers=2,seq=16,dropout=0.1,dropout=0.2)",
         "gpt(hidden=64,heads=4,layers=2,seq=16,attn_dropout=nan)"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        dnp_graph *b = NULL;
-        dnp_error e = {0};
-        CHECK_EQ_INT(dnp_model_load(bad[i], &b, &e), DNP_ERR_INPUT);
-        CHECK(b == NULL && e.msg[0] != '\0');
-        dnp_graph_free(b);
-    }
+    check_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* attention=flash|unfused marks the core's four ops as one fused kernel;
