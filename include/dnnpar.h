@@ -582,6 +582,16 @@ size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
  * O(types). */
 char *dnp_cluster_spec(const dnp_cluster *c);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
+/* Change figures of the device types of *c as a preset override in a spec
+ * would ("2xdgx-a100(inter_gbps=400)"; keys, units and checks of
+ * docs/cluster.md): `pairs` is "KEY=VALUE[,KEY=VALUE...]" and applies to
+ * every type whose device or node name is `type_name` (case-insensitive),
+ * or to every type when type_name is NULL.  The keys an override cannot
+ * change (name, node, per_node, topo) and node keys on bare devices are
+ * refused.  DNP_ERR_INPUT with a message naming the key, the value or the
+ * unmatched type; *c is unchanged on error.  O(length + types). */
+dnp_status dnp_cluster_override(dnp_cluster *c, const char *type_name, const char *pairs,
+                                dnp_error *err);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
  * their figures in SI units and counts.  Writing then reading gives an
