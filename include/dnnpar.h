@@ -535,6 +535,46 @@ typedef struct {
 double dnp_device_gemm_time_s(const dnp_device_type *d, dnp_precision p, double batch_count,
                               double m, double n, double k);
 
+/* What bounds an op's kernels (dnp_op_roofline). */
+typedef enum {
+    DNP_BOUND_NONE = 0, /* no kernels (an input, a free reshape) */
+    DNP_BOUND_COMPUTE,  /* arithmetic at the ceiling (tensor or vector math) */
+    DNP_BOUND_MEMORY,   /* memory traffic at mem_bw_bps x mem_eff */
+    DNP_BOUND_LAUNCH    /* the fixed time per kernel (kernel_overhead_s) */
+} dnp_bound;
+const char *dnp_bound_name(dnp_bound b); /* "-", "compute", "memory", "launch" */
+
+/* One op's training passes (forward, input gradient, weight gradient) on
+ * one device, as the device model prices them (docs/device-model.md,
+ * "Per-layer roofline"). */
+typedef struct {
+    double flop;       /* arithmetic of the three passes, whole batch */
+    double bytes;      /* their memory traffic, bytes */
+    double intensity;  /* flop / bytes, FLOP per byte (0 without traffic) */
+    double time_s;     /* device time of the three passes (no host dispatch, no stragglers) */
+    double compute_s;  /* of time_s: kernels whose arithmetic sets their roofline time */
+    double memory_s;   /* kernels whose memory traffic sets it */
+    double launch_s;   /* the fixed time per kernel */
+    double achieved;   /* flop / (time_s x the precision's peak FLOP/s), fraction of peak */
+    dnp_bound bound;   /* the largest of compute_s, memory_s, launch_s */
+    int kernels;
+    dnp_precision precision; /* the precision resolved (never DEFAULT) */
+    double peak_flops; /* its peak FLOP/s on the device, what `achieved` divides by */
+} dnp_op_roofline;
+
+/* Op `op` of g at global batch `batch` (the whole batch on one device) on
+ * device type d at precision p (DEFAULT = d's dtype): *out as above.
+ * DNP_ERR_INPUT if op is out of range, batch < 1 or d is NULL.  Nothing
+ * allocated.  O(1). */
+dnp_status dnp_op_roofline_get(const dnp_graph *g, int op, int64_t batch, const dnp_device_type *d,
+                               dnp_precision p, dnp_op_roofline *out, dnp_error *err);
+
+/* Device d's ridge point at precision p: the intensity (FLOP/byte) above
+ * which a kernel at the GEMM ceiling is compute-bound, peak x compute_eff /
+ * (mem_bw_bps x mem_eff) (the roofline model, Williams et al., CACM 2009);
+ * 0 when the bandwidth is unknown.  O(1). */
+double dnp_device_ridge_intensity(const dnp_device_type *d, dnp_precision p);
+
 /* Look up preset `name` (case-insensitive). */
 dnp_status dnp_device_preset(const char *name, dnp_device_type *out, dnp_error *err);
 int dnp_device_preset_count(void);

@@ -150,6 +150,10 @@ void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
 
 typedef struct {
     double s, flop, bytes, host_s;
+    /* of s: kernels whose arithmetic, whose memory traffic set their
+     * roofline time, and the launch overheads (the per-layer roofline,
+     * dnp_op_roofline_get) */
+    double compute_s, memory_s, overhead_s;
     int kernels;
 } pass_acc;
 
@@ -273,6 +277,11 @@ static void kernel_q(pass_acc *a, const perf_rates *r, double flop, double bytes
     /* the launch overhead is host-side: the device's speed spread (pace)
      * scales the roofline part only */
     a->s += (t_compute_s > t_mem_s ? t_compute_s : t_mem_s) * r->pace + r->kernel_overhead_s;
+    if (t_compute_s > t_mem_s)
+        a->compute_s += t_compute_s * r->pace;
+    else
+        a->memory_s += t_mem_s * r->pace;
+    a->overhead_s += r->kernel_overhead_s;
     a->host_s += r->host_kernel_s;
     a->flop += flop;
     a->bytes += bytes;
@@ -699,6 +708,9 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
     out->bwd_bytes = b.bytes;
     out->wgrad_bytes = w.bytes;
     out->kernels = f.kernels + b.kernels + w.kernels;
+    out->compute_bound_s = f.compute_s + b.compute_s + w.compute_s;
+    out->memory_bound_s = f.memory_s + b.memory_s + w.memory_s;
+    out->overhead_s = f.overhead_s + b.overhead_s + w.overhead_s;
 }
 
 /* ------------------------------------------------------------------ */

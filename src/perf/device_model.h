@@ -93,6 +93,10 @@ typedef struct {
     double fwd_flop, bwd_flop, wgrad_flop;
     double fwd_bytes, bwd_bytes, wgrad_bytes; /* memory traffic of each pass */
     int kernels;                           /* kernels over the three passes */
+    /* the three passes' time split by what set each kernel's roofline time
+     * (its arithmetic or its memory traffic) and the launch overheads:
+     * compute_bound_s + memory_bound_s + overhead_s = fwd_s + bwd_s + wgrad_s */
+    double compute_bound_s, memory_bound_s, overhead_s;
 } perf_op_time;
 
 /* The fractions of one op's work a device holds, in (0, 1]. */

@@ -671,3 +671,45 @@ TEST(perf_flash_attention_core)
     CHECK_NEAR(m.saved_act_bytes, 2.0 * 2048.0 * 4.0, 1e-15, 0); /* V and O */
     dnp_graph_free(g);
 }
+
+/* The per-layer roofline (dnp_op_roofline_get) on the hand-worked ops
+ * above: the conv at tf32 is compute-bound in all three passes (99.77,
+ * 99.77 and 99.86 us, each 5 us of launch), the ReLU at fp32 memory-bound
+ * (41.30 + 61.95 us of traffic, 2 launches); the parts add up to the time,
+ * and the fraction of peak is FLOP / (time x the precision's peak). */
+TEST(perf_roofline_per_layer)
+{
+    dnp_graph *g = small_net();
+    dnp_device_type d = a100_like();
+    dnp_op_roofline c, u, in;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_op_roofline_get(g, 4, 32, &d, DNP_PREC_TF32, &c, &err), DNP_OK);
+    const double conv_flop = 2.0 * 7392329728.0 + 7398715392.0;
+    CHECK_NEAR(c.flop, conv_flop, 1e-15, 0);
+    CHECK_NEAR(c.bytes, 3.0 * 51527680.0, 1e-15, 0);
+    CHECK_NEAR(c.intensity, conv_flop / (3.0 * 51527680.0), 1e-12, 0); /* 143.5 FLOP/B */
+    CHECK_NEAR(c.compute_s, conv_flop / 78e12, 1e-12, 0);
+    CHECK_NEAR(c.memory_s, 0.0, 0, 0);
+    CHECK_NEAR(c.launch_s, 3.0 * OVH, 1e-12, 0);
+    CHECK_NEAR(c.time_s, c.compute_s + c.memory_s + c.launch_s, 1e-12, 0);
+    CHECK_NEAR(c.achieved, conv_flop / (c.time_s * 156e12), 1e-12, 0); /* 47.6% */
+    CHECK_EQ_INT(c.bound, DNP_BOUND_COMPUTE);
+    CHECK_EQ_INT(c.precision, DNP_PREC_TF32);
+    CHECK_EQ_INT(c.kernels, 3);
+    CHECK_EQ_INT(dnp_op_roofline_get(g, 3, 32, &d, DNP_PREC_FP32, &u, &err), DNP_OK);
+    CHECK_NEAR(u.memory_s, (51380224.0 + 77070336.0) / BW_EFF, 1e-12, 0);
+    CHECK_NEAR(u.compute_s, 0.0, 0, 0);
+    CHECK_NEAR(u.launch_s, 2.0 * OVH, 1e-12, 0);
+    CHECK_EQ_INT(u.bound, DNP_BOUND_MEMORY);
+    CHECK(u.intensity < dnp_device_ridge_intensity(&d, DNP_PREC_FP32));
+    /* the ridge: 19.5e12 x 0.5 / (1555e9 x 0.8) = 7.84 FLOP/B at fp32 */
+    CHECK_NEAR(dnp_device_ridge_intensity(&d, DNP_PREC_FP32), 9.75e12 / 1.244e12, 1e-12, 0);
+    /* the input op: no kernels, no bound */
+    CHECK_EQ_INT(dnp_op_roofline_get(g, 0, 32, &d, DNP_PREC_FP32, &in, &err), DNP_OK);
+    CHECK_EQ_INT(in.kernels, 0);
+    CHECK_EQ_INT(in.bound, DNP_BOUND_NONE);
+    CHECK(strcmp(dnp_bound_name(DNP_BOUND_MEMORY), "memory") == 0);
+    /* out of range */
+    CHECK_EQ_INT(dnp_op_roofline_get(g, 99, 32, &d, DNP_PREC_FP32, &in, &err), DNP_ERR_INPUT);
+    dnp_graph_free(g);
+}

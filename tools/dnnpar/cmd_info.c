@@ -1,20 +1,30 @@
 /* cmd_info.c - `dnnpar info`: per-layer shapes, FLOPs and parameters. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char help[] =
     "usage: dnnpar info MODEL [--batch B] [--skip-unknown] [--json FILE] [--dot FILE]\n"
+    "                   [--roofline DEVICE [--precision P]]\n"
     "\n"
     "Per layer: kind, input and output shape (channels x height x width, per\n"
     "sample), parameters, multiply-accumulates per sample, and the forward,\n"
     "backward and weight-gradient FLOP of the batch (AccPar Table 6).\n"
     "Totals at the end.  The batch defaults to 1.  --dot FILE writes the graph in\n"
     "Graphviz DOT (render with dot -Tpng FILE -o graph.png).\n"
+    "--roofline DEVICE (a device preset or spec of one device type, e.g. a100 or\n"
+    "custom(...)) prints instead, per layer, the training passes of the whole\n"
+    "batch on one such device as the device model prices them: FLOP, bytes\n"
+    "moved, intensity (FLOP/byte), what bounds the kernels (compute, memory or\n"
+    "launch), time and the fraction of peak achieved, then the share of the\n"
+    "step each bound holds and the slowest layers (docs/device-model.md,\n"
+    "\"Per-layer roofline\"); --precision P as plan (default: the device's dtype).\n"
     "\n"
     "examples:\n"
     "  dnnpar info resnet50\n"
-    "  dnnpar info vgg19 --batch 512 --json vgg19.json\n";
+    "  dnnpar info vgg19 --batch 512 --json vgg19.json\n"
+    "  dnnpar info gpt2 --batch 8 --roofline a100 --precision bf16\n";
 
 static void shape_text(dnp_shape s, char *buf, size_t n)
 {
@@ -135,9 +145,142 @@ static void info_text(const dnp_graph *g, long long batch)
            params, macs, macs_si, act, f, tr);
 }
 
+/* The per-layer roofline of g on device d at precision p: per-layer rows
+ * into a table, or into `layers` (JSON) when it is not NULL. */
+typedef struct {
+    dnp_op_roofline r;
+    int op;
+} roof_row;
+
+static int roof_compare(const void *a, const void *b)
+{
+    const roof_row *x = a, *y = b;
+    if (x->r.time_s != y->r.time_s)
+        return x->r.time_s < y->r.time_s ? 1 : -1;
+    return x->op - y->op; /* stable: deterministic output */
+}
+
+static int roofline_report(const dnp_graph *g, long long batch, const dnp_device_type *d,
+                           dnp_precision p, const char *json)
+{
+    int n = dnp_graph_n_ops(g);
+    roof_row *rows = dnp_calloc((size_t)(n > 0 ? n : 1), sizeof *rows);
+    if (rows == NULL) {
+        cli_error("info", "out of memory");
+        return EXIT_RUNTIME;
+    }
+    double total_s = 0.0, by_bound[4] = {0.0, 0.0, 0.0, 0.0}, flop = 0.0;
+    for (int i = 0; i < n; i++) {
+        dnp_error err = {0};
+        rows[i].op = i;
+        if (dnp_op_roofline_get(g, i, batch, d, p, &rows[i].r, &err) != DNP_OK) {
+            cli_error("info", "%s", err.msg);
+            dnp_free(rows);
+            return EXIT_RUNTIME;
+        }
+        total_s += rows[i].r.time_s;
+        flop += rows[i].r.flop;
+        by_bound[DNP_BOUND_COMPUTE] += rows[i].r.compute_s;
+        by_bound[DNP_BOUND_MEMORY] += rows[i].r.memory_s;
+        by_bound[DNP_BOUND_LAUNCH] += rows[i].r.launch_s;
+    }
+    const double ridge = dnp_device_ridge_intensity(d, p);
+    const double peak = n > 0 ? rows[0].r.peak_flops : 0.0;
+    const dnp_precision resolved = n > 0 ? rows[0].r.precision : p;
+    int rc = 0;
+    if (json != NULL) {
+        json_t *layers = json_array();
+        for (int i = 0; i < n; i++) {
+            const dnp_op_roofline *r = &rows[i].r;
+            json_array_append_new(
+                layers, json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s,s:i}", "name",
+                                  dnp_graph_op(g, i)->name, "kind",
+                                  dnp_op_kind_name(dnp_graph_op(g, i)->kind), "flop", r->flop,
+                                  "bytes", r->bytes, "intensity", r->intensity, "time_s",
+                                  r->time_s, "compute_s", r->compute_s, "memory_s",
+                                  r->memory_s, "launch_s", r->launch_s, "achieved", r->achieved,
+                                  "bound", dnp_bound_name(r->bound), "kernels", r->kernels));
+        }
+        rc = cli_write_json("info", json,
+                            json_pack("{s:s,s:s,s:s,s:I,s:f,s:f,s:{s:f,s:f,s:f},s:o}", "model",
+                                      dnp_graph_name(g), "device", d->name, "precision",
+                                      dnp_precision_name(resolved), "batch", (json_int_t)batch,
+                                      "ridge_intensity", ridge, "time_s", total_s, "bound_s",
+                                      "compute", by_bound[DNP_BOUND_COMPUTE], "memory",
+                                      by_bound[DNP_BOUND_MEMORY], "launch",
+                                      by_bound[DNP_BOUND_LAUNCH], "layers", layers));
+    }
+    if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
+        char ridge_s[32];
+        snprintf(ridge_s, sizeof ridge_s, "%.3g", ridge);
+        cli_wrapf(stdout, 0, "  ",
+                  "roofline of %s, batch %lld, on one %s at %s: forward, input gradient and "
+                  "weight gradient of each layer as the device model prices them; ridge point %s "
+                  "FLOP/byte at the GEMM ceiling",
+                  dnp_graph_name(g), batch, d->name, dnp_precision_name(resolved),
+                  ridge > 0.0 ? ridge_s : "unknown (no memory bandwidth)");
+        printf("\n");
+        double f_t;
+        const char *unit = cli_time_unit(total_s, &f_t);
+        char h_time[24];
+        snprintf(h_time, sizeof h_time, "time (%s)", unit);
+        static const char *const header[] = {"#",      "name",  "kind", "GFLOP", "MB moved",
+                                             "FLOP/B", "bound", NULL,   "% of peak"};
+        const char *hdr[9];
+        for (int k = 0; k < 9; k++)
+            hdr[k] = header[k] != NULL ? header[k] : h_time;
+        cli_table *tab = cli_table_new(9, "rllrrrlrr", hdr);
+        for (int i = 0; tab != NULL && i < n; i++) {
+            const dnp_op_roofline *r = &rows[i].r;
+            if (r->kernels == 0)
+                continue; /* inputs and free re-layouts */
+            char c[7][32];
+            snprintf(c[0], sizeof c[0], "%d", i);
+            snprintf(c[1], sizeof c[1], "%.3f", r->flop / 1e9);
+            snprintf(c[2], sizeof c[2], "%.3f", r->bytes / 1e6);
+            snprintf(c[3], sizeof c[3], "%.1f", r->intensity);
+            snprintf(c[4], sizeof c[4], "%.3f", r->time_s * f_t);
+            snprintf(c[5], sizeof c[5], "%.1f", 100.0 * r->achieved);
+            const char *row[] = {c[0], dnp_graph_op(g, i)->name,
+                                 dnp_op_kind_name(dnp_graph_op(g, i)->kind), c[1], c[2], c[3],
+                                 dnp_bound_name(r->bound), c[4], c[5]};
+            if (cli_table_add(tab, row) != 0) {
+                cli_table_free(tab);
+                tab = NULL;
+            }
+        }
+        if (tab == NULL) {
+            cli_error("info", "out of memory formatting the table");
+            dnp_free(rows);
+            return EXIT_RUNTIME;
+        }
+        if (cli_table_print(tab, stdout, CLI_MAX_WIDTH, 1))
+            printf("(names longer than the name column are cut in the middle at '~'; --json "
+                   "has them in full)\n");
+        cli_table_free(tab);
+        double pct = total_s > 0.0 ? 100.0 / total_s : 0.0;
+        printf("\nsum of the layers: %.3f %s, %.1f%% of peak; compute-bound kernels %.1f%% of "
+               "it, memory-bound %.1f%%, launch %.1f%%\n",
+               total_s * f_t, unit,
+               total_s > 0.0 && peak > 0.0 ? 100.0 * flop / (total_s * peak) : 0.0,
+               by_bound[DNP_BOUND_COMPUTE] * pct, by_bound[DNP_BOUND_MEMORY] * pct,
+               by_bound[DNP_BOUND_LAUNCH] * pct);
+        qsort(rows, (size_t)n, sizeof *rows, roof_compare);
+        char slow[5 * 200 + 32];
+        size_t o = (size_t)snprintf(slow, sizeof slow, "slowest layers:");
+        for (int i = 0; i < n && i < 5 && rows[i].r.time_s > 0.0 && o < sizeof slow; i++)
+            o += (size_t)snprintf(slow + o, sizeof slow - o, "%s %.120s %.1f%% (%s)",
+                                  i ? "," : "", dnp_graph_op(g, rows[i].op)->name,
+                                  rows[i].r.time_s * pct, dnp_bound_name(rows[i].r.bound));
+        cli_wrapf(stdout, 0, "  ", "%s", slow);
+    }
+    dnp_free(rows);
+    return rc;
+}
+
 int cmd_info(int argc, char **argv)
 {
-    static const char *const valued[] = {"batch", "json", "dot", NULL};
+    static const char *const valued[] = {"batch", "json", "dot", "roofline", "precision", NULL};
     static const char *const flags[] = {"help", "skip-unknown", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -148,9 +291,42 @@ int cmd_info(int argc, char **argv)
     if (cli_get(&a, "batch") && (batch = cli_positive("info", "batch", cli_get(&a, "batch"),
                                                       1LL << 30)) < 0)
         return EXIT_USAGE;
+    const char *roof = cli_get(&a, "roofline"), *prec = cli_get(&a, "precision");
+    dnp_precision p = DNP_PREC_DEFAULT;
+    if (prec != NULL && roof == NULL) {
+        cli_error("info", "--precision applies to --roofline DEVICE");
+        return EXIT_USAGE;
+    }
+    if (prec != NULL) {
+        int pr = dnp_precision_from_name(prec);
+        if (pr < 0 || pr == DNP_PREC_DEFAULT) {
+            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+            return cli_unknown_name("info", "precision", prec, known);
+        }
+        p = (dnp_precision)pr;
+    }
+    dnp_cluster dev;
+    if (roof != NULL) {
+        if (cli_get(&a, "dot") != NULL) {
+            cli_error("info", "--roofline and --dot exclude each other (the roofline is a table)");
+            return EXIT_USAGE;
+        }
+        if ((rc = cli_load_cluster("info", roof, &dev)) != 0)
+            return rc;
+        if (dev.n_types != 1) {
+            cli_error("info", "--roofline '%s': give one device type (it has %d)", roof,
+                      dev.n_types);
+            return EXIT_USAGE;
+        }
+    }
     dnp_graph *g = NULL;
     if ((rc = cli_load_model("info", a.pos[0], &a, &g)) != 0)
         return rc;
+    if (roof != NULL) {
+        rc = roofline_report(g, batch, &dev.types[0], p, cli_get(&a, "json"));
+        dnp_graph_free(g);
+        return rc;
+    }
     /* JSON first: if it cannot be written, nothing else is printed. */
     const char *json = cli_get(&a, "json");
     if (json != NULL)
