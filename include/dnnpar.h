@@ -283,6 +283,13 @@ void dnp_graph_free(dnp_graph *g);
 void dnp_graph_set_note(dnp_graph *g, const char *note);
 const char *dnp_graph_name(const dnp_graph *g);
 const char *dnp_graph_note(const dnp_graph *g);
+/* The optimizer a model of g's kind trains with unless told otherwise, so
+ * that every planner prices the same update (docs/model.md, "Default
+ * optimizer"): Adam when g has attention, a product of two activations
+ * (DNP_OP_MATMUL) beside a softmax (transformers: GPT, BERT, LLaMA, ViT
+ * train with Adam or AdamW), else SGD with momentum (the CNNs' reference
+ * training).  O(ops). */
+int dnp_graph_default_optimizer(const dnp_graph *g);
 int dnp_graph_n_ops(const dnp_graph *g);
 /* Borrowed pointer, valid until the graph is modified or freed. */
 const dnp_op *dnp_graph_op(const dnp_graph *g, int i);

@@ -91,6 +91,19 @@ void dnp_graph_set_note(dnp_graph *g, const char *note)
 const char *dnp_graph_name(const dnp_graph *g) { return g->name; }
 const char *dnp_graph_note(const dnp_graph *g) { return g->note; }
 int dnp_graph_n_ops(const dnp_graph *g) { return g->n_ops; }
+
+int dnp_graph_default_optimizer(const dnp_graph *g)
+{
+    /* Adam for attention (Vaswani et al. 2017 train with Adam; Megatron-LM,
+     * BERT, LLaMA and ViT with Adam or AdamW), SGD with momentum otherwise
+     * (He et al. 2016) */
+    int matmul = 0, softmax = 0;
+    for (int i = 0; g != NULL && i < g->n_ops; i++) {
+        matmul |= g->ops[i].kind == DNP_OP_MATMUL;
+        softmax |= g->ops[i].kind == DNP_OP_SOFTMAX;
+    }
+    return matmul && softmax ? DNP_OPTIM_ADAM : DNP_OPTIM_MOMENTUM;
+}
 const char *dnp_graph_error(const dnp_graph *g) { return g->err; }
 
 const dnp_op *dnp_graph_op(const dnp_graph *g, int i)

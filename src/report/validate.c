@@ -528,6 +528,8 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
     rs->opt.scheme = (dnp_scheme)scheme;
     rs->opt.batch = r->batch;
     rs->opt.precision = (dnp_precision)prec;
+    if (strcmp(r->search, "config") != 0) /* docs/model.md, "Default optimizer" */
+        rs->opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(rs->g);
     rs->opt.keep_over_memory = 1; /* the run was measured: it did fit */
     rs->opt.tp_across_nodes = 1;  /* and ran where its groups were placed */
     rs->ok = 1;

@@ -72,7 +72,7 @@ long long cli_positive(const char *cmd, const char *opt, const char *text, long 
     "  --precision P  fp32, tf32, fp16, bf16 or amp (default: the device's dtype)\n"       \
     "  --cost-model M default (roofline devices, collectives on link tiers, step\n"       \
     "                 simulator) or accpar-paper (the AccPar paper's accounting)\n"        \
-    "  --optimizer O  momentum (default), sgd or adam: optimizer state and update\n"      \
+    "  --optimizer O  momentum, sgd or adam (default: adam for attention models)\n"       \
     "  --memory-limit SIZE  memory per device, e.g. 16GB, 512MB (default: each\n"        \
     "                 device's capacity); plans that do not fit are refused\n"           \
     "  --no-overlap   gradient all-reduce after the backward pass, not overlapped\n"       \

@@ -255,6 +255,8 @@ int cmd_export(int argc, char **argv)
         goto done;
     if ((rc = cli_load_model(cmd, a.pos[0], &a, &g)) != 0)
         goto done;
+    /* the model's optimizer, as plan prices it (docs/model.md, "Default optimizer") */
+    opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(g);
     dnp_error err = {0};
     dnp_status st;
     const char *strat = cli_get(&a, "strategy");

@@ -57,7 +57,7 @@ static const char plan_help[] =
     "                     model (roofline, collectives on link tiers, device memory);\n"
     "                     pase-paper: the prototype's Eq. 1 in FLOP-equivalents\n"
     "  --precision P      fp32, tf32, fp16, bf16, amp (default: the devices' dtype)\n"
-    "  --optimizer O      momentum (default), sgd, adam: optimizer state in memory\n"
+    "  --optimizer O      momentum, sgd, adam (default: adam for attention models)\n"
     "  --memory-limit SIZE  memory per device (default: the device's capacity)\n"
     "  --no-stragglers    ignore the devices' speed spread\n"
     "  --max-memory MIB   tables' limit, MiB (default 2048): over it ops get pinned\n"
@@ -433,6 +433,16 @@ static int plan_options(const char *cmd, const cli_args *a, dnp_pase_hw *hw,
     po->skip_unknown = cli_flag(a, "skip-unknown");
     if ((rc = model_options(cmd, a, po)) != 0)
         return rc;
+    if (po->cost_model == DNP_COST_DEFAULT && cli_get(a, "optimizer") == NULL && a->n_pos > 0) {
+        /* the model's optimizer, as plan and compare price it (docs/model.md,
+         * "Default optimizer"); a model that does not load fails later with
+         * its own message */
+        dnp_graph *g = NULL;
+        dnp_error e = {0};
+        if (dnp_model_load(a->pos[0], &g, &e) == DNP_OK)
+            po->optimizer = (dnp_optimizer)dnp_graph_default_optimizer(g);
+        dnp_graph_free(g);
+    }
     ro->search = mcmc ? DNP_PASE_SEARCH_MCMC
                       : (cli_flag(a, "bfs") ? DNP_PASE_SEARCH_BFS : DNP_PASE_SEARCH_DP);
     ro->threads = (int)threads;

@@ -225,7 +225,13 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return rc;
     }
     job->source = a->pos[0];
-    return cli_load_model(cmd, a->pos[0], a, &job->g);
+    if ((rc = cli_load_model(cmd, a->pos[0], a, &job->g)) != 0)
+        return rc;
+    if (cli_get(a, "optimizer") == NULL) /* the model's (docs/model.md, "Default optimizer") */
+        job->opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(job->g);
+    if (cli_get(a, "optimizer") == NULL && job->search_3d)
+        job->opt.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's */
+    return 0;
 }
 
 static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp_plan **out)

@@ -102,6 +102,8 @@ int cmd_scale(int argc, char **argv)
     dnp_graph *g = NULL;
     if ((rc = cli_load_model("scale", a.pos[0], &a, &g)) != 0)
         return rc;
+    if (cli_get(&a, "optimizer") == NULL) /* the model's (docs/model.md, "Default optimizer") */
+        opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(g);
     double devices[MAX_SIZES], step_s[MAX_SIZES], thr[MAX_SIZES], eff[MAX_SIZES];
     double mem[MAX_SIZES], exposed[MAX_SIZES], pace[MAX_SIZES];
     int cut[MAX_SIZES], any_cut = 0; /* the search stopped at the time limit */

@@ -428,6 +428,8 @@ int cmd_sweep(int argc, char **argv)
     if ((rc = cli_load_model("sweep", a.pos[0], &a, &g)) != 0)
         return rc;
     job.g = g;
+    if (cli_get(&a, "optimizer") == NULL && !megatron) /* docs/model.md, "Default optimizer" */
+        job.opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(g);
     static sweep_row rows[SWEEP_MAX_VALUES];
     memset(rows, 0, sizeof rows);
     int n_ok = 0;
