@@ -1268,7 +1268,10 @@ typedef struct {
 
 typedef struct {
     int candidates;          /* configurations enumerated */
-    int fitting;             /* of which within the memory limit */
+    int weighed;             /* of which weighed: layers, memory and lower bound computed (the
+                              * others' compute alone could not beat the best step; docs/
+                              * config3d.md, "Search") */
+    int fitting;             /* of those within the memory limit */
     int simulated;           /* of which simulated (the others were bounded out) */
     double smallest_mem_bytes; /* the smallest footprint of those that did not fit */
     /* dnp_config3d_search_layouts only (1, 0, 0 from dnp_config3d_search): */

@@ -915,7 +915,10 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     x->optimizer = opt->optimizer;
     x->deadline_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
     x->time_limit_s = opt->time_limit_s;
-    const int L = count_layers(g);
+    /* the model's layers and shape: from the cache when it holds them (the
+     * search prepares thousands of configurations of one model) */
+    const int cached = cache != NULL && cache->valid;
+    const int L = cached ? cache->L : count_layers(g);
     int emb = dnp_graph_find(g, "embed.tokens");
     if (L == 0 || emb < 0) {
         dnp_error_set(err, DNP_ERR_INPUT,
@@ -925,7 +928,10 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         return DNP_ERR_INPUT;
     }
     x->L = L;
-    c3_shape_of(g, &x->shape);
+    if (cached)
+        x->shape = cache->shape;
+    else
+        c3_shape_of(g, &x->shape);
     const int t = cfg->tp, p = cfg->pp, v = cfg->interleave;
     const int64_t devices = dnp_cluster_devices(cl), mbs = cfg->microbatch;
     if ((int64_t)t * p * cfg->dp != devices) {
@@ -1198,8 +1204,11 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         }
         x->embed_sync_s = grp_max_s(DNP_COLL_ALLREDUCE, list, n, x->word_params * gb);
     }
-    if (cache != NULL)
+    if (cache != NULL) {
+        cache->L = L;
+        cache->shape = x->shape;
         cache->valid = 1;
+    }
     return DNP_OK;
 }
 

@@ -81,6 +81,180 @@ static int cand_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch
     return c3_layers(x, layers, &e) == DNP_OK;
 }
 
+/* A configuration not weighed yet (its layers, memory and bound not
+ * computed): the fields the enumeration sets, its cost-cache entry, its
+ * overlap variants and its compute floor (c3_compute_floor_s). */
+typedef struct {
+    int tp, pp, dp, interleave, recompute, seq_par, zero, vp_group, tp_overlap;
+    int64_t microbatch;
+    int cache;    /* index into the cost cache */
+    int n_var;    /* overlap variants: 1, 2 (overlap_grad) or 3 (and overlap_param) */
+    int order;    /* the first variant's enumeration index */
+    double floor_s;
+} c3_lazy;
+
+static int lazy_cmp(const void *a, const void *b)
+{
+    const c3_lazy *x = a, *y = b;
+    if (x->floor_s != y->floor_s)
+        return x->floor_s < y->floor_s ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* l's configuration (overlap variants off, layers not set) into *c. */
+static void lazy_config(const c3_lazy *l, dnp_config3d *c)
+{
+    dnp_config3d_defaults(c);
+    c->tp = l->tp;
+    c->pp = l->pp;
+    c->dp = l->dp;
+    c->microbatch = l->microbatch;
+    c->interleave = l->interleave;
+    c->recompute = (dnp_recompute)l->recompute;
+    c->seq_par = l->seq_par;
+    c->zero = l->zero;
+    c->vp_group = l->vp_group;
+    c->tp_overlap = l->tp_overlap;
+}
+
+/* c3_compute_floor_s (config3d_int.h).  c3_eval's bound is the largest
+ * over the stages s of m x n_s x (layer_f_s + layer_b_s) plus the overlaps'
+ * stretches, the end of the step, the update and the embedding sync (all
+ * >= 0), n_s the stage's layers.  stage_links makes layer_f_s the largest
+ * over the stage's types k of the kernel time lay_k.fwd_s plus the exposed
+ * collectives (>= 0: c3_tp_ring_s, _pipe_s and _bulk_s never end before
+ * their GEMM), layer_b_s likewise with the backward and the recompute; so
+ * layer_f_s + layer_b_s >= tau_s, the largest over the stage's types of
+ * fwd + bwd + recompute.  With v > 1 the stages are even (n_s = L / p):
+ * floor m L / p max_s tau_s.  With 1F1B the n_s are integers summing to L:
+ * max_s n_s tau_s >= L / sum_s (1 / tau_s) (every n_s <= T / tau_s for T
+ * the maximum) and >= ceil(L / p) min_s tau_s.  The floor is shaved by
+ * 1e-9 of itself against rounding (the bound sums the same terms in
+ * another order).  Stage s holds ranks [s tp dp, (s + 1) tp dp) of the
+ * types in the cluster's order (c3_prepare, topo_types_strided). */
+double c3_compute_floor_s(const dnp_cluster *cl, const c3_cache *ce, int L, int tp, int pp,
+                          int dp, int interleave, dnp_recompute rc, int64_t m)
+{
+    const int64_t w = (int64_t)tp * dp;
+    double tau_max = 0.0, tau_min = INFINITY, inv_sum = 0.0;
+    if (pp < 1 || L < 1 || !ce->valid)
+        return 0.0;
+    for (int s = 0; s < pp; s++) {
+        const int64_t lo = s * w, hi = lo + w;
+        double tau = 0.0;
+        int64_t at = 0;
+        for (int k = 0; k < cl->n_types; k++) {
+            const int64_t n = cl->counts[k] > 0 ? cl->counts[k] : 0;
+            if (at < hi && at + n > lo) {
+                const c3_part *P = &ce->part[k][0];
+                const double rec = rc == DNP_RECOMPUTE_FULL        ? P->fwd_s
+                                   : rc == DNP_RECOMPUTE_SELECTIVE ? P->attn_core_fwd_s
+                                                                   : 0.0;
+                tau = fmax(tau, P->fwd_s + P->bwd_s + rec);
+            }
+            at += n;
+        }
+        if (!(tau > 0.0))
+            return 0.0;
+        tau_max = fmax(tau_max, tau);
+        tau_min = fmin(tau_min, tau);
+        inv_sum += 1.0 / tau;
+    }
+    double f;
+    if (interleave > 1)
+        f = (double)m * ((double)L / pp) * tau_max;
+    else
+        f = (double)m * fmax((double)L / inv_sum, (double)((L + pp - 1) / pp) * tau_min);
+    f *= 1.0 - 1e-9;
+    return isfinite(f) && f > 0.0 ? f : 0.0;
+}
+
+/* A binary min-heap of candidates by (bound, enumeration order). */
+typedef struct {
+    c3_cand *a;
+    int n, cap;
+} c3_heap;
+
+/* Adds c to h.  Returns 0, or -1 out of memory.  O(log n). */
+static int heap_push(c3_heap *h, const c3_cand *c)
+{
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 256;
+        c3_cand *na = dnp_realloc(h->a, (size_t)cap * sizeof *na);
+        if (na == NULL)
+            return -1;
+        h->a = na;
+        h->cap = cap;
+    }
+    int i = h->n++;
+    while (i > 0 && cand_cmp(c, &h->a[(i - 1) / 2]) < 0) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->a[i] = *c;
+    return 0;
+}
+
+/* Removes and returns the first of h (h->n > 0).  O(log n). */
+static c3_cand heap_pop(c3_heap *h)
+{
+    c3_cand top = h->a[0];
+    const c3_cand *last = &h->a[--h->n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && cand_cmp(&h->a[c + 1], &h->a[c]) < 0)
+            c++;
+        if (cand_cmp(&h->a[c], last) >= 0)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->a[i] = *last;
+    return top;
+}
+
+/* Weighs l: prepares it (its layers balanced, cand_prepare), then each of
+ * its overlap variants' memory and bound (c3_eval without simulating);
+ * those within memory join h, the others' footprints go to
+ * stats->smallest_mem_bytes.  Returns 0, or -1 out of memory.  O(ops x
+ * types + pp x (devices / pp)) for the preparation. */
+static int weigh(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                 const dnp_plan_options *opt, const c3_lazy *l, c3_cache *cache, c3_ctx *x,
+                 c3_heap *h, dnp_config3d_stats *stats)
+{
+    dnp_config3d c;
+    int layers[DNP_CONFIG3D_MAX_STAGES];
+    lazy_config(l, &c);
+    stats->weighed += l->n_var;
+    if (!cand_prepare(g, cl, batch, opt, &c, &cache[l->cache], x, layers))
+        return 0;
+    for (int var = 0; var < l->n_var; var++) {
+        c.overlap_grad = var >= 1;
+        c.overlap_param = var == 2;
+        x->cfg.overlap_grad = c.overlap_grad;
+        x->cfg.overlap_param = c.overlap_param;
+        dnp_config3d_result r;
+        double bound = 0.0;
+        dnp_error e = {0};
+        if (c3_eval(x, layers, 0, &bound, &r, NULL, &e) != DNP_OK)
+            continue;
+        if (!r.fits) {
+            if (stats->smallest_mem_bytes == 0.0 || r.mem_bytes < stats->smallest_mem_bytes)
+                stats->smallest_mem_bytes = r.mem_bytes;
+            continue;
+        }
+        stats->fitting++;
+        const c3_cand cd = {c, bound, l->order + var, l->cache};
+        if (heap_push(h, &cd) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Configuration c with its step, cost and layout as a compact point, its
  * per-stage layers appended to pool[*used..cap) (layers_at -1 when they do
  * not fit). */
@@ -176,9 +350,9 @@ static void c3_rank_insert(dnp_config3d_ranked *top, int *n, int k,
  * too).  When none is, DNP_OK with stats->n_top 0 and *best, *best_res
  * untouched.  INFINITY: the plain search. */
 static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                               const dnp_plan_options *opt, double cutoff_s, dnp_config3d *best,
-                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
-                               dnp_error *err);
+                               const dnp_plan_options *opt, double cutoff_s, int use_floor,
+                               dnp_config3d *best, dnp_config3d_result *best_res,
+                               dnp_config3d_stats *stats, dnp_error *err);
 
 /* One line of stats->narrowed (the last slot says that more were left
  * out when they do not all fit). */
@@ -245,13 +419,21 @@ dnp_status dnp_config3d_search(const dnp_graph *g, const dnp_cluster *cl, int64_
                                dnp_config3d_result *best_res, dnp_config3d_stats *stats,
                                dnp_error *err)
 {
-    return search_below(g, cl, batch, opt, INFINITY, best, best_res, stats, err);
+    return search_below(g, cl, batch, opt, INFINITY, 1, best, best_res, stats, err);
+}
+
+dnp_status c3_search_unpruned(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
+                              const dnp_plan_options *opt, dnp_config3d *best,
+                              dnp_config3d_result *best_res, dnp_config3d_stats *stats,
+                              dnp_error *err)
+{
+    return search_below(g, cl, batch, opt, INFINITY, 0, best, best_res, stats, err);
 }
 
 static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                               const dnp_plan_options *opt, double cutoff_s, dnp_config3d *best,
-                               dnp_config3d_result *best_res, dnp_config3d_stats *stats,
-                               dnp_error *err)
+                               const dnp_plan_options *opt, double cutoff_s, int use_floor,
+                               dnp_config3d *best, dnp_config3d_result *best_res,
+                               dnp_config3d_stats *stats, dnp_error *err)
 {
     memset(stats, 0, sizeof *stats);
     stats->layouts = 1;
@@ -320,14 +502,14 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
     int dp_batch = 0, dp_types = 0, vp_rule_out = 0;
     c3_cache *cache = dnp_calloc((size_t)(n_tp > 0 ? n_tp : 1) * 2 * C3_MAX_MB_CHOICES,
                                  sizeof *cache);
-    c3_cand *cand = NULL;
+    c3_heap heap = {NULL, 0, 0};
+    c3_lazy *lazy = NULL;
     c3_ctx *x = dnp_malloc(sizeof *x);
-    int n_cand = 0, cap = 0;
+    int n_lazy = 0, lazy_cap = 0;
     dnp_status st = DNP_ERR_NOMEM;
     if (cache == NULL || x == NULL)
         goto done;
     int order = 0;
-    int layers[DNP_CONFIG3D_MAX_STAGES];
     for (int it = 0; it < n_tp; it++) {
         int t = tps[it];
         for (int p = 1; p <= L && p <= DNP_CONFIG3D_MAX_STAGES && (int64_t)t * p <= devices; p++) {
@@ -368,61 +550,56 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
                     for (int rc = 0; rc < (amp ? 1 : DNP_RECOMPUTE_COUNT); rc++)
                         for (int sp = 0; sp <= (t > 1 && sp_ok[it] && !amp); sp++)
                         for (int z = 0; z <= (dp > 1 && !amp ? 1 : 0); z++) {
-                            dnp_config3d c;
-                            dnp_config3d_defaults(&c);
-                            c.tp = t;
-                            c.pp = p;
-                            c.dp = (int)dp;
-                            c.microbatch = mb;
-                            c.interleave = v;
-                            c.recompute = (dnp_recompute)rc;
-                            c.seq_par = sp;
-                            c.zero = z;
-                            c.vp_group = vgrp;
+                            c3_lazy l;
+                            memset(&l, 0, sizeof l);
+                            l.tp = t;
+                            l.pp = p;
+                            l.dp = (int)dp;
+                            l.microbatch = mb;
+                            l.interleave = v;
+                            l.recompute = rc;
+                            l.seq_par = sp;
+                            l.zero = z;
+                            l.vp_group = vgrp;
                             /* --tp-comm-overlap wherever it applies: in this
                              * model it never lengthens a layer nor adds memory
                              * (docs/config3d.md, "Schedules and overlaps"), so
                              * the configuration without it is never faster */
-                            c.tp_overlap = sp && t > 1 && !amp;
-                            int ci = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
-                            if ((stats->candidates & 31) == 0 && dnp_now_s() > deadline_s) {
-                                stats->time_limit_hit = 1;
-                                goto enumerated;
-                            }
-                            stats->candidates++;
-                            if (!cand_prepare(g, cl, batch, opt, &c, &cache[ci], x, layers))
-                                continue;
+                            l.tp_overlap = sp && t > 1 && !amp;
+                            l.cache = (it * 2 + sp) * C3_MAX_MB_CHOICES + im;
                             /* the data-parallel overlaps change only the end
                              * and the ends of the step (c3_eval): each variant
                              * on the prepared configuration, overlap_grad off
                              * and on, and with ZeRO-1 overlap_param too */
-                            const int n_var = dp > 1 && !amp ? (z == 1 ? 3 : 2) : 1;
-                            for (int var = 0; var < n_var; var++) {
-                                c.overlap_grad = var >= 1;
-                                c.overlap_param = var == 2;
-                                x->cfg.overlap_grad = c.overlap_grad;
-                                x->cfg.overlap_param = c.overlap_param;
-                                stats->candidates += var > 0;
-                                dnp_config3d_result r;
-                                double bound = 0.0;
-                                dnp_error e = {0};
-                                if (c3_eval(x, layers, 0, &bound, &r, NULL, &e) != DNP_OK)
-                                    continue;
-                                if (!r.fits) {
-                                    if (stats->smallest_mem_bytes == 0.0 ||
-                                        r.mem_bytes < stats->smallest_mem_bytes)
-                                        stats->smallest_mem_bytes = r.mem_bytes;
-                                    continue;
-                                }
-                                if (n_cand == cap) {
-                                    cap = cap ? 2 * cap : 256;
-                                    c3_cand *nc = dnp_realloc(cand, (size_t)cap * sizeof *nc);
-                                    if (nc == NULL)
-                                        goto done;
-                                    cand = nc;
-                                }
-                                cand[n_cand++] = (c3_cand){c, bound, order++, ci};
+                            l.n_var = dp > 1 && !amp ? (z == 1 ? 3 : 2) : 1;
+                            l.order = order;
+                            if ((stats->candidates & 31) == 0 && dnp_now_s() > deadline_s) {
+                                stats->time_limit_hit = 1;
+                                goto enumerated;
                             }
+                            stats->candidates += l.n_var;
+                            order += l.n_var;
+                            if (use_floor && cache[l.cache].valid) {
+                                /* weighed later, if its floor is below the
+                                 * best step by then */
+                                l.floor_s = c3_compute_floor_s(cl, &cache[l.cache], L, t, p,
+                                                               (int)dp, v, (dnp_recompute)rc,
+                                                               m);
+                                if (n_lazy == lazy_cap) {
+                                    lazy_cap = lazy_cap ? 2 * lazy_cap : 256;
+                                    c3_lazy *nl =
+                                        dnp_realloc(lazy, (size_t)lazy_cap * sizeof *nl);
+                                    if (nl == NULL)
+                                        goto done;
+                                    lazy = nl;
+                                }
+                                lazy[n_lazy++] = l;
+                                continue;
+                            }
+                            /* the first of its cost-cache entry (which it
+                             * fills), or every one without the floor: now */
+                            if (weigh(g, cl, batch, opt, &l, cache, x, &heap, stats) != 0)
+                                goto done;
                         }
                 }
             }
@@ -439,8 +616,77 @@ enumerated:
     if (dp_types > 0)
         narrow(stats, "each stage on one device type (the one-type-stage space: tp x dp "
                       "divides every type's count): %d (tp, pp) pairs left out", dp_types);
-    stats->fitting = n_cand;
-    if (n_cand == 0 && stats->time_limit_hit) {
+    /* branch and bound, best first: simulate in order of the lower bound
+     * (ties: enumeration order) until the bound reaches the best simulated
+     * step, or with config3d_top = k the k-th best (exact for every k: a
+     * step is never below its bound, so no unsimulated configuration can
+     * beat it).  The configurations not weighed yet wait in order of their
+     * compute floor (never above their bound): the heap's first is the
+     * next in bound order only when its bound is below the next floor,
+     * else the next configuration is weighed; so the simulations, their
+     * order and the result are those of weighing everything first, and a
+     * configuration whose floor reaches the best step is never weighed */
+    if (n_lazy > 1)
+        qsort(lazy, (size_t)n_lazy, sizeof *lazy, lazy_cmp);
+    const int k_top = opt->config3d_top < 1                      ? 1
+                      : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
+                                                                 : opt->config3d_top;
+    double best_s = INFINITY;
+    int li = 0;
+    for (;;) {
+        const double theta = fmin(cutoff_s, stats->n_top < k_top
+                                                ? INFINITY
+                                                : stats->top[k_top - 1].step_time_s);
+        const double next_floor_s = li < n_lazy ? lazy[li].floor_s : INFINITY;
+        if (heap.n > 0 && heap.a[0].bound_s < next_floor_s) {
+            if (!(heap.a[0].bound_s < theta))
+                break;
+            if (stats->n_top > 0 && dnp_now_s() > deadline_s) {
+                stats->time_limit_hit = 1; /* the best weighed so far */
+                break;
+            }
+            c3_cand c = heap_pop(&heap);
+            dnp_config3d_result r;
+            dnp_error e = {0};
+            double bound;
+            int lay[DNP_CONFIG3D_MAX_STAGES];
+            st = c3_prepare(g, cl, batch, opt, &c.cfg, &cache[c.cache], x, &e);
+            if (st == DNP_OK)
+                st = c3_layers(x, lay, &e);
+            if (st == DNP_OK)
+                st = c3_eval(x, lay, 1, &bound, &r, NULL, &e);
+            if (st != DNP_OK) {
+                dnp_error_set(err, st, "%s", e.msg);
+                goto done;
+            }
+            stats->simulated++;
+            if (r.step_time_s < best_s) {
+                best_s = r.step_time_s;
+                *best = c.cfg;
+                *best_res = r;
+            }
+            dnp_config3d_ranked e_rank;
+            memset(&e_rank, 0, sizeof e_rank);
+            e_rank.cfg = c.cfg;
+            e_rank.step_time_s = r.step_time_s;
+            c3_rank_insert(stats->top, &stats->n_top, k_top, &e_rank);
+            continue;
+        }
+        if (li >= n_lazy || !(next_floor_s < theta))
+            break;
+        if ((li & 31) == 0 && dnp_now_s() > deadline_s) {
+            stats->time_limit_hit = 1;
+            n_lazy = li; /* the rest is not weighed: the best weighed so far */
+            continue;
+        }
+        if (weigh(g, cl, batch, opt, &lazy[li++], cache, x, &heap, stats) != 0)
+            goto done;
+    }
+    if (stats->n_top > 0) {
+        st = DNP_OK;
+        goto done;
+    }
+    if (stats->fitting == 0 && stats->time_limit_hit) {
         st = DNP_ERR_INPUT;
         dnp_error_set(err, st,
                       "the --time-limit of %g s ran out before any configuration of %s fitted "
@@ -448,7 +694,11 @@ enumerated:
                       opt->time_limit_s, dnp_graph_name(g), stats->candidates);
         goto done;
     }
-    if (n_cand == 0 && stats->smallest_mem_bytes == 0.0) {
+    if (stats->fitting > 0 || li < n_lazy) {
+        st = DNP_OK; /* nothing below the cutoff */
+        goto done;
+    }
+    if (stats->smallest_mem_bytes == 0.0) {
         /* nothing was left to weigh: say what narrowed the space */
         st = DNP_ERR_INPUT;
         char why[300] = "";
@@ -473,65 +723,18 @@ enumerated:
                       (long long)devices, why[0] ? ": " : "", why);
         goto done;
     }
-    if (n_cand == 0) {
-        st = DNP_ERR_INPUT;
-        dnp_error_set(err, st,
-                      "no configuration of %s at batch %lld fits in %.3g GB per device on %lld "
-                      "devices: the smallest needs %.3g GB",
-                      dnp_graph_name(g), (long long)batch, min_capacity / 1e9,
-                      (long long)devices, stats->smallest_mem_bytes / 1e9);
-        goto done;
-    }
-    /* branch and bound: simulate in order of the lower bound until the
-     * bound reaches the best simulated step (exact: a step is never below
-     * its bound) */
-    qsort(cand, (size_t)n_cand, sizeof *cand, cand_cmp);
-    /* with config3d_top = k the k fastest: simulate until the bound reaches
-     * the k-th best step (exact for all k: no unsimulated candidate can
-     * beat it) */
-    const int k_top = opt->config3d_top < 1                      ? 1
-                      : opt->config3d_top > DNP_CONFIG3D_TOP_MAX ? DNP_CONFIG3D_TOP_MAX
-                                                                 : opt->config3d_top;
-    double best_s = INFINITY;
-    for (int i = 0; i < n_cand &&
-                    cand[i].bound_s < fmin(cutoff_s, stats->n_top < k_top
-                                                         ? INFINITY
-                                                         : stats->top[k_top - 1].step_time_s);
-         i++) {
-        if (stats->n_top > 0 && dnp_now_s() > deadline_s) {
-            stats->time_limit_hit = 1; /* the best weighed so far */
-            break;
-        }
-        dnp_config3d_result r;
-        dnp_error e = {0};
-        double bound;
-        st = c3_prepare(g, cl, batch, opt, &cand[i].cfg, &cache[cand[i].cache], x, &e);
-        if (st == DNP_OK)
-            st = c3_layers(x, layers, &e);
-        if (st == DNP_OK)
-            st = c3_eval(x, layers, 1, &bound, &r, NULL, &e);
-        if (st != DNP_OK) {
-            dnp_error_set(err, st, "%s", e.msg);
-            goto done;
-        }
-        stats->simulated++;
-        if (r.step_time_s < best_s) {
-            best_s = r.step_time_s;
-            *best = cand[i].cfg;
-            *best_res = r;
-        }
-        dnp_config3d_ranked e_rank;
-        memset(&e_rank, 0, sizeof e_rank);
-        e_rank.cfg = cand[i].cfg;
-        e_rank.step_time_s = r.step_time_s;
-        c3_rank_insert(stats->top, &stats->n_top, k_top, &e_rank);
-    }
-    st = DNP_OK;
+    st = DNP_ERR_INPUT;
+    dnp_error_set(err, st,
+                  "no configuration of %s at batch %lld fits in %.3g GB per device on %lld "
+                  "devices: the smallest needs %.3g GB",
+                  dnp_graph_name(g), (long long)batch, min_capacity / 1e9, (long long)devices,
+                  stats->smallest_mem_bytes / 1e9);
 done:
     if (st == DNP_ERR_NOMEM)
         dnp_error_set(err, st, "out of memory searching configurations");
     dnp_free(cache);
-    dnp_free(cand);
+    dnp_free(heap.a);
+    dnp_free(lazy);
     dnp_free(x);
     return st;
 }
@@ -716,7 +919,7 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                     stats->time_limit_hit = 1;
                     goto out_of_time;
                 }
-                dnp_status rs = search_below(g, &sub, batch, &lo, cutoff, &cfg, &res, &st, &e);
+                dnp_status rs = search_below(g, &sub, batch, &lo, cutoff, 1, &cfg, &res, &st, &e);
                 stats->time_limit_hit |= st.time_limit_hit;
                 if (stats->layouts == 0) { /* the rules, as the cluster given met them */
                     stats->n_narrowed = st.n_narrowed;
@@ -724,6 +927,7 @@ dnp_status dnp_config3d_search_layouts(const dnp_graph *g, const dnp_cluster *c,
                 }
                 stats->layouts++;
                 stats->candidates += st.candidates;
+                stats->weighed += st.weighed;
                 stats->fitting += st.fitting;
                 stats->simulated += st.simulated;
                 for (int j = 0; rs == DNP_OK && j < st.n_top; j++) {

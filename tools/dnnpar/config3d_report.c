@@ -341,8 +341,9 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         }
         if (o != NULL && stats != NULL)
             json_object_set_new(o, "search",
-                                json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:b,s:o}", "candidates",
-                                          stats->candidates, "fitting", stats->fitting,
+                                json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:b,s:o}",
+                                          "candidates", stats->candidates, "weighed",
+                                          stats->weighed, "fitting", stats->fitting,
                                           "simulated", stats->simulated, "layouts",
                                           stats->layouts, "layouts_bounded",
                                           stats->layouts_bounded, "idle_devices",
@@ -362,9 +363,10 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         cli_fmt_time(res->dp_comm_s, t5, sizeof t5);
         printf("model %s, batch %lld, cluster %s\n", dnp_graph_name(g), (long long)batch, spec);
         if (stats != NULL) {
-            printf("search 3d: %d configurations, %d within the memory limit, %d simulated (the "
-                   "rest bounded out); narrowed by:\n",
-                   stats->candidates, stats->fitting, stats->simulated);
+            cli_wrapf(stdout, 0, "  ",
+                      "search 3d: %d configurations (%d weighed, %d fit in memory, %d "
+                      "simulated; the rest bounded out); narrowed by:",
+                      stats->candidates, stats->weighed, stats->fitting, stats->simulated);
             for (int i = 0; i < stats->n_narrowed; i++)
                 cli_wrapf(stdout, 0, "    ", "  - %s", stats->narrowed[i]);
             if (layout[0] != '\0')
