@@ -70,12 +70,15 @@ int main(void)
             return 1;
         int V = lt.n_rows;
         tnode root = {0}, half = {0};
+        tnode_eval root_ev = {0}, half_ev = {0};
+        root.ev = &root_ev;
+        half.ev = &half_ev;
         double *ones = dnp_malloc((size_t)V * sizeof *ones);
         for (int v = 0; v < V; v++)
             ones[v] = 1.0;
         root.fb = root.fi = root.fo = ones;
-        half.flops = 420e12;
-        half.bw_bps = 2e9;
+        half_ev.flops = 420e12;
+        half_ev.bw_bps = 2e9;
         root.child[0] = root.child[1] = &half;
         level_ctx lc = {&lt, &root, {.bytes_per_elem = 2, .paper = 1}, 0};
         double *nc = dnp_malloc((size_t)V * 3 * sizeof *nc);

@@ -46,10 +46,11 @@ int main(void)
             }
             double t[REPS];
             int tasks = 0, classes = 0;
+            plan_tree tree = plan_tree_of(p);
             for (int r = 0; r < REPS; r++) {
                 lower_result res;
                 double t0 = bench_now_s();
-                if (lower_simulate(p, g, &opt, &res, &err) != DNP_OK)
+                if (lower_simulate(&tree, g, &opt, &res, &err) != DNP_OK)
                     return 1;
                 t[r] = bench_now_s() - t0;
                 tasks = res.sim.n_tasks;

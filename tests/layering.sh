@@ -9,10 +9,12 @@
 #   2 topo                      which links a set of devices spans
 #   3 net                       collectives on those links
 #   4 perf, cost                device model; AccPar's cost model
-#   5 sim                       step simulator, Megatron-LM configurations
-#   6 search                    planners (search/pase is part of search)
-#   7 report                    plots, exports, validation
-#   8 arch/mpt, arch/synergyflow  the paper reproductions (each its own folder)
+#   5 plan                      strategies: the decided device tree, the layer table
+#   6 sim                       step simulator (lowers a plan/ strategy), Megatron-LM
+#                               configurations
+#   7 search                    planners (search/pase is part of search)
+#   8 report                    plots, exports, validation
+#   9 arch/mpt, arch/synergyflow  the paper reproductions (each its own folder)
 #
 # src/topo includes nothing of src/ but its own headers (topology.h: "it
 # includes only dnnpar.h"), so any program can read the machine.
@@ -27,15 +29,10 @@ set -u
 cd "$(dirname "$0")/.."
 
 KNOWN="
-src/sim/lower.h search/plan_internal.h
-src/sim/devcomm.c search/plan_internal.h
-src/sim/trace.c search/plan_internal.h
-src/search/pase/pase_run_report.c report/report.h
 "
-# sim/lower.h and the simulator's walkers read the plan's device tree
-# (struct tnode, struct dnp_plan in search/plan_internal.h) that
-# search/plan.c builds and hands to lower_simulate; the PaSE report writes
-# with report.h's text buffer (rbuf).
+# Empty since issue 34: the simulator lowers plan/tree.h's strategy
+# (search/plan.c: plan_tree_of) instead of reading the search's plan, and
+# the PaSE report's text buffer is core/rbuf.h.
 
 layer() {
     case $1 in
@@ -44,10 +41,11 @@ layer() {
     topo) echo 2 ;;
     net) echo 3 ;;
     perf | cost) echo 4 ;;
-    sim) echo 5 ;;
-    search) echo 6 ;;
-    report) echo 7 ;;
-    arch/*) echo 8 ;;
+    plan) echo 5 ;;
+    sim) echo 6 ;;
+    search) echo 7 ;;
+    report) echo 8 ;;
+    arch/*) echo 9 ;;
     *) echo "" ;;
     esac
 }

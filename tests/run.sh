@@ -98,7 +98,7 @@ lap source-checks
 suite standalone bash tests/standalone.sh
 
 # Layers (tests/layering.sh): no include from a folder of src/ to a higher
-# one, but the known exceptions listed there.
+# one or across one layer (no exception).
 suite layering bash tests/layering.sh
 
 rel_dir=${2:-build}

@@ -1,7 +1,10 @@
 /*
  * zoo.h - the model zoo's extension point.  The zoo (zoo.c) is the core
- * models followed by the tables other modules contribute, each defined in
- * the module's own file, so a module adds models without editing zoo.c.
+ * models followed by the tables of the modules that use more (the
+ * transformers, the SynergyFlow, MPT and PaSE papers' models), each in its
+ * own file of src/model (zoo_*.c), so a module adds models without editing
+ * zoo.c's builders and model/ calls nothing above it; the modules read
+ * their tables from here.
  */
 #ifndef DNNPAR_ZOO_H
 #define DNNPAR_ZOO_H
@@ -34,9 +37,18 @@ const char *zoo_fmt(char *buf, const char *fmt, ...)
     ;
 
 /* Module tables: return the first model and set *count (0 and NULL allowed). */
-const zoo_model *zoo_models_synergyflow(int *count); /* src/arch/synergyflow */
-const zoo_model *zoo_models_mpt(int *count);         /* src/arch/mpt */
-const zoo_model *zoo_models_pase(int *count);        /* src/search/pase */
-const zoo_model *zoo_models_transformer(int *count); /* src/model/zoo_transformer.c */
+const zoo_model *zoo_models_synergyflow(int *count); /* zoo_synergyflow.c */
+const zoo_model *zoo_models_mpt(int *count);         /* zoo_mpt.c */
+const zoo_model *zoo_models_pase(int *count);        /* zoo_pase.c */
+const zoo_model *zoo_models_transformer(int *count); /* zoo_transformer.c */
+
+/* PaSE's benchmark variants (zoo_pase.c; search/pase/pase_zoo.c builds
+ * their iteration spaces): append to the empty graph g the prototype's
+ * Transformer with `layers` encoder and `layers` decoder layers (6:
+ * "pase-transformer"), or its ResNet with blocks[0..3] bottlenecks per
+ * stage ({3, 4, 23, 3}: "pase-resnet101").  Return the last op's index or -1 (the graph's error
+ * says why).  O(ops). */
+int zoo_pase_transformer(dnp_graph *g, int layers);
+int zoo_pase_resnet(dnp_graph *g, const int blocks[4]);
 
 #endif

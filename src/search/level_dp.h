@@ -19,7 +19,7 @@
 #ifndef DNNPAR_LEVEL_DP_H
 #define DNNPAR_LEVEL_DP_H
 
-#include "search/layer_table.h"
+#include "plan/layer_table.h"
 
 typedef struct {
     const layer_table *lt;

@@ -91,42 +91,51 @@ static void tnode_free(tnode *n)
     dnp_free(n->fb);
     dnp_free(n->fi);
     dnp_free(n->fo);
-    dnp_free(n->t_s);
-    dnp_free(n->tc_s);
-    dnp_free(n->recv_bytes);
-    dnp_free(n->rate);
-    dnp_free(n);
+    dnp_free(n->ev->t_s);
+    dnp_free(n->ev->tc_s);
+    dnp_free(n->ev->recv_bytes);
+    dnp_free(n->ev->rate);
+    dnp_free(n); /* the block of tnode_new: the node and its figures */
 }
+
+/* A tree node and the search's figures at it, allocated as one block (the
+ * node first, so freeing the node frees both). */
+typedef struct {
+    tnode n;
+    tnode_eval ev;
+} tnode_block;
 
 static tnode *tnode_new(const dnp_cluster *cl, const int64_t *counts, int depth, int n_nodes)
 {
-    tnode *n = dnp_calloc(1, sizeof *n);
-    if (n == NULL)
+    tnode_block *blk = dnp_calloc(1, sizeof *blk);
+    if (blk == NULL)
         return NULL;
+    tnode *n = &blk->n;
+    n->ev = &blk->ev;
     size_t V = (size_t)n_nodes;
     n->fb = dnp_malloc(V * sizeof *n->fb);
     n->fi = dnp_malloc(V * sizeof *n->fi);
     n->fo = dnp_malloc(V * sizeof *n->fo);
-    n->t_s = dnp_calloc(V, sizeof *n->t_s);
-    n->tc_s = dnp_calloc(V, sizeof *n->tc_s);
-    n->recv_bytes = dnp_calloc(V, sizeof *n->recv_bytes);
-    if (!n->fb || !n->fi || !n->fo || !n->t_s || !n->tc_s || !n->recv_bytes) {
+    n->ev->t_s = dnp_calloc(V, sizeof *n->ev->t_s);
+    n->ev->tc_s = dnp_calloc(V, sizeof *n->ev->tc_s);
+    n->ev->recv_bytes = dnp_calloc(V, sizeof *n->ev->recv_bytes);
+    if (!n->fb || !n->fi || !n->fo || !n->ev->t_s || !n->ev->tc_s || !n->ev->recv_bytes) {
         tnode_free(n);
         return NULL;
     }
     n->depth = depth;
-    n->bw_bps = INFINITY;
-    n->mem_cap_bytes = INFINITY;
+    n->ev->bw_bps = INFINITY;
+    n->ev->mem_cap_bytes = INFINITY;
     for (int k = 0; k < cl->n_types; k++) {
         n->counts[k] = counts[k];
         if (counts[k] == 0)
             continue;
         n->n_dev += counts[k];
-        n->flops += (double)counts[k] * cl->types[k].peak_flops;
-        if (cl->types[k].net_bw_bps < n->bw_bps)
-            n->bw_bps = cl->types[k].net_bw_bps;
-        if (cl->types[k].mem_bytes < n->mem_cap_bytes)
-            n->mem_cap_bytes = cl->types[k].mem_bytes;
+        n->ev->flops += (double)counts[k] * cl->types[k].peak_flops;
+        if (cl->types[k].net_bw_bps < n->ev->bw_bps)
+            n->ev->bw_bps = cl->types[k].net_bw_bps;
+        if (cl->types[k].mem_bytes < n->ev->mem_cap_bytes)
+            n->ev->mem_cap_bytes = cl->types[k].mem_bytes;
     }
     return n;
 }
@@ -145,17 +154,17 @@ static int tnode_prepare(tnode *n, const cost_units *u, int V)
     if (u->paper)
         return 1;
     const dnp_cluster *cl = u->cl;
-    n->rate = dnp_calloc((size_t)(V > 0 ? V : 1), sizeof *n->rate);
-    if (n->rate == NULL)
+    n->ev->rate = dnp_calloc((size_t)(V > 0 ? V : 1), sizeof *n->ev->rate);
+    if (n->ev->rate == NULL)
         return 0;
     for (int v = 0; v < V; v++)
         for (int k = 0; k < cl->n_types; k++)
-            n->rate[v] +=
+            n->ev->rate[v] +=
                 (double)n->counts[k] * u->inv_time[(size_t)v * DNP_MAX_DEVICE_TYPES + (size_t)k];
     dnp_comm_group link;
     int cross = topo_tree_link(cl, n->counts, &link);
-    n->split_bw_bps = cross ? link.inter_bw_bps : link.intra_bw_bps;
-    n->split_lat_s = cross ? link.inter_lat_s : link.intra_lat_s;
+    n->ev->split_bw_bps = cross ? link.inter_bw_bps : link.intra_bw_bps;
+    n->ev->split_lat_s = cross ? link.inter_lat_s : link.intra_lat_s;
     return 1;
 }
 
@@ -167,7 +176,8 @@ static double tier_comm_s(const cost_units *u, const tnode *n, const tnode *g, d
 {
     if (!(elems > 0.0))
         return 0.0;
-    return n->split_lat_s + elems * (double)u->bytes_per_elem / (double)g->n_dev / n->split_bw_bps;
+    return n->ev->split_lat_s +
+           elems * (double)u->bytes_per_elem / (double)g->n_dev / n->ev->split_bw_bps;
 }
 
 static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
@@ -176,7 +186,7 @@ static double comm_cost(const level_ctx *lc, double elems, const tnode *g)
         return elems; /* the authors' code counts elements */
     if (!lc->units.paper)
         return tier_comm_s(&lc->units, lc->n, g, elems);
-    return accpar_comm_s(elems, lc->units.bytes_per_elem, g->bw_bps);
+    return accpar_comm_s(elems, lc->units.bytes_per_elem, g->ev->bw_bps);
 }
 
 /* The fraction of node v's work held at tree node n. */
@@ -193,7 +203,7 @@ static double roofline_group_s(const cost_units *u, const layer_table *lt, const
                                double share, const tnode *g)
 {
     (void)u;
-    return g->rate[v] > 0.0 ? share * node_share(lt, n, v) / g->rate[v] : 0.0;
+    return g->ev->rate[v] > 0.0 ? share * node_share(lt, n, v) / g->ev->rate[v] : 0.0;
 }
 
 static double compute_cost(const level_ctx *lc, double share, double flop, const tnode *g, int v)
@@ -204,7 +214,7 @@ static double compute_cost(const level_ctx *lc, double share, double flop, const
         return roofline_group_s(&lc->units, lc->lt, lc->n, v, share, g);
     if (flop == 0.0)
         return 0.0;
-    return accpar_compute_s(share, flop, g->flops);
+    return accpar_compute_s(share, flop, g->ev->flops);
 }
 
 /* Table 4: elements of the partial-sum tensor of node v in state t, as
@@ -713,7 +723,7 @@ static dnp_status candidate_cost(builder *bd, tnode *n, double alpha, int level_
         evaluate(bd->lt, &bd->units, n);
         *cost = 0.0;
         for (int v = 0; v < V; v++)
-            *cost += n->t_s[v];
+            *cost += n->ev->t_s[v];
     }
     clear_children(n);
     return st;
@@ -752,7 +762,7 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err)
     } while (0)
 
     TRY((double)n->child[0]->n_dev / (double)n->n_dev);
-    TRY(n->child[0]->flops / n->flops);
+    TRY(n->child[0]->ev->flops / n->ev->flops);
     for (int k = 1; k < RATIO_GRID; k++)
         TRY(k / (double)RATIO_GRID);
     /* Eq. 10 fixed point: balance the groups for the incumbent's types. */
@@ -809,7 +819,7 @@ static dnp_status eq10_ratio(builder *bd, tnode *n, dnp_error *err)
     const int V = bd->lt->n_rows;
     const double lo = 1.0 / 128.0, hi = 1.0 - 1.0 / 128.0;
     level_work *w = &bd->w;
-    double alpha = n->child[0]->flops / n->flops, obj;
+    double alpha = n->child[0]->ev->flops / n->ev->flops, obj;
     alpha = alpha < lo ? lo : alpha > hi ? hi : alpha;
     dnp_status st;
     if (out_of_time(bd)) /* as search_ratio: the equal split per device */
@@ -880,17 +890,17 @@ static void evaluate(const layer_table *lt, const cost_units *u, tnode *n)
         double mem = 0.0;
         for (int v = 0; v < V; v++) {
             double t = u->reference_mode ? 0.0
-                       : u->paper        ? node_flop(lt, n, v) / n->flops
+                       : u->paper        ? node_flop(lt, n, v) / n->ev->flops
                                          : roofline_group_s(u, lt, n, v, 1.0, n);
-            n->t_s[v] = n->tc_s[v] = t;
-            n->recv_bytes[v] = 0.0;
+            n->ev->t_s[v] = n->ev->tc_s[v] = t;
+            n->ev->recv_bytes[v] = 0.0;
             const layer_row *p = &lt->row[v];
             if (p->weighted)
                 mem += 2.0 * p->w_elems * n->fi[v] * n->fo[v] +
                        p->fin_elems * n->fb[v] * n->fi[v];
         }
-        n->mem_bytes = mem * u->bytes_per_elem;
-        n->mem_cap_at_max = n->mem_cap_bytes;
+        n->ev->mem_bytes = mem * u->bytes_per_elem;
+        n->ev->mem_cap_at_max = n->ev->mem_cap_bytes;
         return;
     }
     evaluate(lt, u, n->child[0]);
@@ -921,21 +931,22 @@ static void evaluate(const layer_table *lt, const cost_units *u, tnode *n)
         int gmax = 0;
         double xmax = -1.0;
         for (int g = 0; g < 2; g++) {
-            double x = comm_cost(&lc, ie, n->child[g]) + n->child[g]->t_s[v];
+            double x = comm_cost(&lc, ie, n->child[g]) + n->child[g]->ev->t_s[v];
             if (x > xmax) {
                 xmax = x;
                 gmax = g;
             }
         }
-        n->t_s[v] = edge_s + xmax;
-        n->tc_s[v] = n->child[gmax]->tc_s[v];
-        n->recv_bytes[v] = edge_bytes + ie * u->bytes_per_elem + n->child[gmax]->recv_bytes[v];
+        n->ev->t_s[v] = edge_s + xmax;
+        n->ev->tc_s[v] = n->child[gmax]->ev->tc_s[v];
+        n->ev->recv_bytes[v] =
+            edge_bytes + ie * u->bytes_per_elem + n->child[gmax]->ev->recv_bytes[v];
     }
     const tnode *m = n->child[0];
-    if (n->child[1]->mem_bytes > m->mem_bytes)
+    if (n->child[1]->ev->mem_bytes > m->ev->mem_bytes)
         m = n->child[1];
-    n->mem_bytes = m->mem_bytes;
-    n->mem_cap_at_max = m->mem_cap_at_max;
+    n->ev->mem_bytes = m->ev->mem_bytes;
+    n->ev->mem_cap_at_max = m->ev->mem_cap_at_max;
 }
 
 /* ---------------------------------------------------------------- */
@@ -973,6 +984,20 @@ void plan_set_row_types(dnp_plan *p, int row, const int *types, int n_types)
     reshare_row(&p->lt, p->root, row);
 }
 
+plan_tree plan_tree_of(const dnp_plan *p)
+{
+    plan_tree t = {.model = p->model,
+                   .cl = &p->cl,
+                   .lt = &p->lt,
+                   .node_names = p->node_names,
+                   .root = p->root,
+                   .batch = p->opt.batch,
+                   .pace = p->pace,
+                   .deadline_s = p->deadline_s,
+                   .time_limit_s = p->opt.time_limit_s};
+    return t;
+}
+
 int plan_row_type(const dnp_plan *p, int row, int depth)
 {
     const tnode *n = p->root;
@@ -994,7 +1019,8 @@ dnp_status plan_try_row(dnp_plan *p, const dnp_graph *g, int row, const int *typ
     plan_set_row_types(p, row, types, n);
     lower_result r;
     memset(&r, 0, sizeof r);
-    dnp_status st = lower_simulate(p, g, &p->opt, &r, err);
+    plan_tree t = plan_tree_of(p);
+    dnp_status st = lower_simulate(&t, g, &p->opt, &r, err);
     if (st == DNP_OK && r.fits && r.step_time_s < *best_s) {
         *best_s = r.step_time_s;
         lower_result_free(&p->sim);
@@ -1045,9 +1071,13 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
 {
     if (p->units.paper) {
         evaluate(&p->lt, &p->units, p->root);
-        return p->units.reference_mode ? DNP_OK : lower_paper(p, &p->paper_sim, err);
+        if (p->units.reference_mode)
+            return DNP_OK;
+        plan_tree t = plan_tree_of(p);
+        return lower_paper(&t, p->root->ev->t_s, p->root->ev->tc_s, &p->paper_sim, err);
     }
-    dnp_status st = lower_simulate(p, g, opt, &p->sim, err);
+    plan_tree t = plan_tree_of(p);
+    dnp_status st = lower_simulate(&t, g, opt, &p->sim, err);
     p->has_sim = st == DNP_OK;
     return st;
 }
@@ -1135,7 +1165,8 @@ dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_erro
     o.cost_model = DNP_COST_DEFAULT;
     lower_result r;
     memset(&r, 0, sizeof r);
-    dnp_status st = lower_simulate(p, g, &o, &r, err);
+    plan_tree t = plan_tree_of(p);
+    dnp_status st = lower_simulate(&t, g, &o, &r, err);
     if (st == DNP_OK && !r.fits) {
         over_memory(p, g, r.mem_capacity_bytes, r.mem_peak_bytes, err);
         st = DNP_ERR_INPUT;
@@ -1388,7 +1419,7 @@ static double plan_step_s(const dnp_plan *p)
 }
 static double plan_mem_bytes(const dnp_plan *p)
 {
-    return p->has_sim ? p->sim.mem_peak_bytes : p->root->mem_bytes;
+    return p->has_sim ? p->sim.mem_peak_bytes : p->root->ev->mem_bytes;
 }
 
 /* The parts of a plan that belong to one searched tree, so the portfolio
@@ -1619,13 +1650,13 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
 {
     memset(out, 0, sizeof *out);
     for (int v = 0; v < p->lt.n_rows; v++) {
-        out->step_time_s += p->root->t_s[v];
-        out->compute_s += p->root->tc_s[v];
-        out->comm_bytes += p->root->recv_bytes[v];
+        out->step_time_s += p->root->ev->t_s[v];
+        out->compute_s += p->root->ev->tc_s[v];
+        out->comm_bytes += p->root->ev->recv_bytes[v];
     }
     out->comm_s = out->step_time_s - out->compute_s;
-    out->mem_bytes_max = p->root->mem_bytes;
-    out->mem_capacity_bytes = p->root->mem_cap_at_max;
+    out->mem_bytes_max = p->root->ev->mem_bytes;
+    out->mem_capacity_bytes = p->root->ev->mem_cap_at_max;
     out->levels = p->levels;
     out->total_levels = p->total_levels;
     out->search_time_s = p->search_time_s;
@@ -1769,6 +1800,6 @@ void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double 
         *comm_s = p->sim.node_comm_s[node];
         return;
     }
-    *compute_s = p->root->tc_s[node];
-    *comm_s = p->root->t_s[node] - p->root->tc_s[node];
+    *compute_s = p->root->ev->tc_s[node];
+    *comm_s = p->root->ev->t_s[node] - p->root->ev->tc_s[node];
 }

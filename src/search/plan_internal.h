@@ -1,32 +1,26 @@
 /*
- * plan_internal.h - the hierarchical plan: a binary tree of device groups
+ * plan_internal.h - the AccPar search's plan: the decided device tree
+ * (plan/tree.h, the strategy the simulator lowers) with the search's own
+ * figures at each node, its options, tables and results
  * (docs/time-model.md).  Shared by the planner, its evaluation and tests.
  */
 #ifndef DNNPAR_PLAN_INTERNAL_H
 #define DNNPAR_PLAN_INTERNAL_H
 
 #include "dnnpar.h"
+#include "plan/layer_table.h"
+#include "plan/tree.h"
 #include "search/level_dp.h"
-#include "search/layer_table.h"
 #include "sim/lower_result.h"
 
-/* One group of devices.  Its two halves are child[0] and child[1]; when
- * they are identical (same devices, same shares) child[1] == child[0] and
- * `shared` is set, so a homogeneous tree of depth L has L + 1 nodes. */
-typedef struct tnode {
-    int64_t counts[DNP_MAX_DEVICE_TYPES];
-    int64_t n_dev;
+/* The AccPar search's figures at one node of the device tree (tnode's
+ * `ev`, plan/tree.h): the group's aggregates for Eqs. 7 and 8, its
+ * evaluation and the default model's cached rates.  Allocated with the
+ * node (plan.c: tnode_new). */
+struct tnode_eval {
     double flops;        /* aggregate peak FLOP/s of the group (Eq. 8's c_i) */
     double bw_bps;       /* network bandwidth of the group's links (Eq. 7's b_i): the slowest device's */
     double mem_cap_bytes;
-    int depth;
-    struct tnode *child[2];
-    int shared;
-    /* decisions at this node (internal nodes only) */
-    double alpha;        /* share of child[0] */
-    int *types;          /* per search-graph node */
-    /* shares of each layer this group holds: batch, input dim, output dim */
-    double *fb, *fi, *fo;
     /* evaluation, per search-graph node */
     double *t_s;         /* time of the node's work in this subtree (critical path) */
     double *tc_s;        /* compute part of t_s */
@@ -36,7 +30,8 @@ typedef struct tnode {
     /* default model, cached when the node is made (plan.c: tnode_prepare) */
     double *rate;        /* per search-graph node: work per second of the group */
     double split_bw_bps, split_lat_s; /* the link tier its two halves are joined by */
-} tnode;
+};
+typedef struct tnode_eval tnode_eval;
 
 /* Cost scales: seconds normally; in reference mode element counts.  With
  * the default model (`paper` == 0) the search's level costs are the
@@ -118,6 +113,10 @@ double level_eq10_ratio(const level_ctx *lc, const int *types, double lo, double
 /* Eq. 10 solved for alpha in [lo, hi] with the tables' real dependence on
  * alpha (bisection on E_a - E_b); the nearer bound if they never cross. */
 double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi);
+
+/* The decided strategy of p, as the simulator reads it (borrowed from p:
+ * valid while p is and unchanged).  O(1). */
+plan_tree plan_tree_of(const dnp_plan *p);
 
 /* Deepest device tree a strategy or a row's types describe (2^30 devices). */
 #define PLAN_MAX_LEVELS 30

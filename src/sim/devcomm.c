@@ -1,5 +1,6 @@
 /*
- * devcomm.c - the executed accounting (dnnpar.h, dnp_plan_device_comm;
+ * devcomm.c - the executed accounting (lower.h: lower_device_comm, the
+ * body of dnnpar.h's dnp_plan_device_comm;
  * docs/time-model.md "Executed accounting"): the bytes each device of a
  * plan sends and receives in one training step when every shard is made of
  * whole samples, channels and features.  python/dnnpar_torch executes the
@@ -11,7 +12,8 @@
  * keeps them as contiguous blocks of features).  Every rule below is stated
  * on such rectangles.
  */
-#include "search/plan_internal.h"
+#include "sim/lower.h"
+
 #include "cost/accpar_cost.h"
 
 #include <math.h>
@@ -44,7 +46,7 @@ typedef struct {
 } devpath;
 
 typedef struct {
-    const dnp_plan *p;
+    const plan_tree *s;
     const dnp_graph *g;
     int n;               /* devices */
     devpath *dev;
@@ -61,11 +63,6 @@ static int count_leaves(const tnode *n, int depth, int limit)
     if (a > limit)
         return a;
     return a + count_leaves(n->child[1], depth + 1, limit);
-}
-
-int dnp_plan_n_devices(const dnp_plan *p)
-{
-    return p != NULL && p->root != NULL ? (int)p->root->n_dev : 0;
 }
 
 /* Leaves in depth-first order, the first group first. */
@@ -281,7 +278,7 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
                     if (best < 0) {
                         dnp_error_set(err, DNP_ERR_INTERNAL,
                                       "op '%s': no partial sum of samples %lld..%lld at level %d",
-                                      C->p->node_names[v], (long long)ab.lo, (long long)ab.hi, k);
+                                      C->s->node_names[v], (long long)ab.lo, (long long)ab.hi, k);
                         return DNP_ERR_INTERNAL;
                     }
                     int64_t bytes = (ab.hi - ab.lo) * (au.hi - au.lo) * cell_bytes;
@@ -413,9 +410,9 @@ static int matmul_form(const dnp_graph *g, const dnp_op *op)
 
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
-    const layer_table *lt = &C->p->lt;
+    const layer_table *lt = C->s->lt;
     const dnp_op *op = dnp_graph_op(C->g, lt->row[v].op);
-    const char *name = C->p->node_names[v];
+    const char *name = C->s->node_names[v];
     ni->op = op;
     ni->join = !lt->row[v].weighted;
     if (ni->join) {
@@ -537,8 +534,8 @@ static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
 static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
                              rect *need, ivl *ub, dnp_error *err)
 {
-    const dnp_plan *p = C->p;
-    const layer_table *lt = &p->lt;
+    const plan_tree *p = C->s;
+    const layer_table *lt = p->lt;
     const int N = C->n;
     const int matmul = ni->op->kind == DNP_OP_MATMUL;
     int64_t cell_bytes = ni->in_cell * C->bpe;
@@ -552,7 +549,7 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
         if (matmul)
             cell_bytes = in->out.h * in->out.w * C->bpe;
         for (int d = 0; d < N; d++) {
-            shard(&C->dev[d], u, nu.join, p->opt.batch, nu.in_units, nu.out_units, &ub[3 * d],
+            shard(&C->dev[d], u, nu.join, p->batch, nu.in_units, nu.out_units, &ub[3 * d],
                   &ub[3 * d + 1], &ub[3 * d + 2]);
             have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
             need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
@@ -594,12 +591,12 @@ static dnp_status unit_allreduce(ctx *C, const dnp_op *op, int u, int64_t values
                       "op '%s' (%s): its %lld channels are not made of the %lld channel units "
                       "of '%s'",
                       op->name, dnp_op_kind_name(op->kind), (long long)op->out.c,
-                      (long long)nu.out_units, C->p->node_names[u]);
+                      (long long)nu.out_units, C->s->node_names[u]);
         return DNP_ERR_INPUT;
     }
     int64_t unit_bytes = values_per_channel * (op->out.c / nu.out_units) * C->bpe;
     for (int d = 0; d < C->n; d++) {
-        shard(&C->dev[d], u, nu.join, C->p->opt.batch, nu.in_units, nu.out_units, &ob[3 * d],
+        shard(&C->dev[d], u, nu.join, C->s->batch, nu.in_units, nu.out_units, &ob[3 * d],
               &ob[3 * d + 1], &ob[3 * d + 2]);
         tmp[d] = ob[3 * d + 2];
     }
@@ -696,9 +693,9 @@ static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_e
 
 static dnp_status account(ctx *C, dnp_error *err)
 {
-    const dnp_plan *p = C->p;
-    const int V = p->lt.n_rows, N = C->n;
-    const int64_t B = p->opt.batch;
+    const plan_tree *p = C->s;
+    const int V = p->lt->n_rows, N = C->n;
+    const int64_t B = p->batch;
     rect *have = dnp_calloc((size_t)N, sizeof *have);
     rect *need = dnp_calloc((size_t)N, sizeof *need);
     ivl *ob = dnp_calloc((size_t)N * 3, sizeof *ob);      /* per device: samples, in, out of v */
@@ -743,7 +740,7 @@ static dnp_status account(ctx *C, dnp_error *err)
             goto done;
     }
     for (int i = 0; i < n_ops; i++)
-        owner[i] = layer_table_owner(&p->lt, C->g, i);
+        owner[i] = layer_table_owner(p->lt, C->g, i);
     if ((st = bn_stats(C, owner, ob, tmp, err)) != DNP_OK ||
         (st = norm_params(C, owner, ob, tmp, err)) != DNP_OK)
         goto done;
@@ -776,8 +773,9 @@ done:
     return st;
 }
 
-dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes_per_elem,
-                                dnp_device_comm **out, int *n_devices, dnp_error *err)
+dnp_status lower_device_comm(const plan_tree *p, const lower_result *sim, const dnp_graph *g,
+                             int bytes_per_elem, dnp_device_comm **out, int *n_devices,
+                             dnp_error *err)
 {
     *out = NULL;
     *n_devices = 0;
@@ -792,16 +790,16 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
                       DNP_DEVCOMM_MAX_DEVICES, (long long)p->root->n_dev);
         return DNP_ERR_INPUT;
     }
-    for (int v = 0; v < p->lt.n_rows; v++)
-        if (p->lt.row[v].op >= dnp_graph_n_ops(g) ||
-            strcmp(dnp_graph_op(g, p->lt.row[v].op)->name, p->node_names[v]) != 0) {
+    for (int v = 0; v < p->lt->n_rows; v++)
+        if (p->lt->row[v].op >= dnp_graph_n_ops(g) ||
+            strcmp(dnp_graph_op(g, p->lt->row[v].op)->name, p->node_names[v]) != 0) {
             dnp_error_set(err, DNP_ERR_INPUT, "the graph is not the one the plan was made for "
                                               "(op '%s')",
                           p->node_names[v]);
             return DNP_ERR_INPUT;
         }
     int n = count_leaves(p->root, 0, DNP_DEVCOMM_MAX_DEVICES);
-    ctx C = {.p = p, .g = g, .n = n, .bpe = bytes_per_elem};
+    ctx C = {.s = p, .g = g, .n = n, .bpe = bytes_per_elem};
     const tnode *path[DEVCOMM_MAX_DEPTH];
     C.dev = dnp_calloc((size_t)n, sizeof *C.dev);
     C.out = dnp_calloc((size_t)n, sizeof *C.out);
@@ -822,8 +820,8 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
         /* The simulator's class of device d: the same groups down to the
          * same leaf (identical halves are one tree node). */
         C.out[d].sim_received_bytes = NAN;
-        for (int c = 0; p->has_sim && c < p->sim.n_classes; c++) {
-            const lower_class *lc = &p->sim.classes[c];
+        for (int c = 0; sim != NULL && c < sim->n_classes; c++) {
+            const lower_class *lc = &sim->classes[c];
             int same = lc->depth == C.dev[d].depth && lc->path[lc->depth] == C.dev[d].leaf;
             for (int j = 0; same && j < lc->depth; j++)
                 same = lc->path[j] == C.dev[d].path[j];

@@ -143,7 +143,7 @@ static void op_shares(const layer_table *lt, const int *owner, const int *node_o
 /* ---------------------------------------------------------------- */
 
 typedef struct {
-    const dnp_plan *p;
+    const plan_tree *s;
     const layer_table *lt;
     const dnp_graph *g;
     const dnp_cluster *cl;
@@ -162,7 +162,7 @@ typedef struct {
     perf_op_mem *op_mem;
     int no_overlap;
     dnp_optimizer optimizer;
-    double deadline_s;  /* the plan's (p->deadline_s; 0 = none) */
+    double deadline_s;  /* the strategy's (s->deadline_s; 0 = none) */
     int timed_out;      /* it passed: the lowering stopped, nothing to report */
 } lowerer;
 
@@ -389,9 +389,9 @@ static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_me
         const lower_class *cls = &L->r->classes[c];
         double fb, fi, fo;
         op_shares(L->lt, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
-        perf_op_time_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
+        perf_op_time_get(L->g, i, L->s->batch, fb, fi, fo, &L->rates[cls->type],
                          &L->op_time[at]);
-        perf_op_mem_get(L->g, i, L->p->opt.batch, fb, fi, fo, &L->rates[cls->type],
+        perf_op_mem_get(L->g, i, L->s->batch, fb, fi, fo, &L->rates[cls->type],
                         &L->op_mem[at]);
     }
     *t = L->op_time[at];
@@ -677,7 +677,7 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
     }
 }
 
-dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan_options *opt,
                           lower_result *out, dnp_error *err)
 {
     lowerer L;
@@ -687,7 +687,7 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     dnp_status st = DNP_ERR_NOMEM;
     class_list cls = {0};
     const tnode *path[LOWER_MAX_DEPTH + 1];
-    collect(&cls, p->root, path, 0, 1.0);
+    collect(&cls, s->root, path, 0, 1.0);
     r.classes = cls.v;
     r.n_classes = cls.n;
     if (cls.oom)
@@ -703,21 +703,21 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
             dnp_error_set(err, st, "the device tree is deeper than %d levels", LOWER_MAX_DEPTH);
             goto done;
         }
-        r.classes[c].type = leaf_type(&p->cl, r.classes[c].path[r.classes[c].depth]);
+        r.classes[c].type = leaf_type(s->cl, r.classes[c].path[r.classes[c].depth]);
     }
     const int n_ops = dnp_graph_n_ops(g), C = r.n_classes;
-    L.p = p;
-    L.lt = &p->lt;
+    L.s = s;
+    L.lt = s->lt;
     L.g = g;
-    L.cl = &p->cl;
+    L.cl = s->cl;
     L.r = &r;
     L.n_ops = n_ops;
     L.no_overlap = opt->no_overlap;
     L.optimizer = opt->optimizer;
-    L.deadline_s = p->deadline_s;
-    for (int k = 0; k < p->cl.n_types; k++) {
-        perf_rates_get(&p->cl.types[k], opt->precision, &L.rates[k]);
-        L.rates[k].pace = p->pace[k] > 0.0 ? p->pace[k] : 1.0; /* set by the planner */
+    L.deadline_s = s->deadline_s;
+    for (int k = 0; k < s->cl->n_types; k++) {
+        perf_rates_get(&s->cl->types[k], opt->precision, &L.rates[k]);
+        L.rates[k].pace = s->pace[k] > 0.0 ? s->pace[k] : 1.0; /* set by the planner */
     }
     L.owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.owner);
     L.node_of_op = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
@@ -727,12 +727,12 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
     L.tmp_deps = dnp_malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = dnp_calloc((size_t)C, sizeof *L.dur);
     L.kept = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
-    L.moves = dnp_calloc((size_t)p->lt.n_rows + 1, 1);
+    L.moves = dnp_calloc((size_t)s->lt->n_rows + 1, 1);
     L.op_time = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
     L.op_mem = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
     r.op_names = dnp_calloc((size_t)(n_ops + 1), sizeof *r.op_names);
-    r.node_compute_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
         goto done;
@@ -750,8 +750,8 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
         at += len;
     }
     for (int i = 0; i < n_ops; i++) {
-        L.owner[i] = layer_table_owner(&p->lt, g, i);
-        L.node_of_op[i] = p->lt.row_of_op[i];
+        L.owner[i] = layer_table_owner(s->lt, g, i);
+        L.node_of_op[i] = s->lt->row_of_op[i];
     }
     for (size_t j = 0; j < (size_t)C * (size_t)(n_ops + 1); j++)
         L.op_time[j].kernels = -1; /* not computed yet */
@@ -771,7 +771,7 @@ dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_
         dnp_error_set(err, st,
                       "time limit of %g s reached while simulating the step of %s (%d device "
                       "class%s, %d ops): no result to report (a larger --time-limit would do)",
-                      p->opt.time_limit_s, p->model, C, C == 1 ? "" : "es", n_ops);
+                      s->time_limit_s, s->model, C, C == 1 ? "" : "es", n_ops);
         goto done;
     }
     if (r.sim.oom) {
@@ -799,28 +799,29 @@ done:
     return st;
 }
 
-dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err)
+dnp_status lower_paper(const plan_tree *s, const double *t_s, const double *tc_s,
+                       lower_result *out, dnp_error *err)
 {
     lower_result r;
     memset(&r, 0, sizeof r);
     r.classes = dnp_calloc(1, sizeof *r.classes);
-    r.node_compute_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)p->lt.n_rows + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
     if (r.classes == NULL || r.node_compute_s == NULL || r.node_comm_s == NULL) {
         lower_result_free(&r);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");
         return DNP_ERR_NOMEM;
     }
     r.n_classes = 1;
-    r.classes[0].path[0] = p->root;
-    r.classes[0].devices = (double)p->root->n_dev;
+    r.classes[0].path[0] = s->root;
+    r.classes[0].devices = (double)s->root->n_dev;
     sim_init(&r.sim, ST_PER_CLASS);
     int comm_stream = ST_XCHG, compute_stream = ST_COMPUTE, prev = -1;
-    for (int v = 0; v < p->lt.n_rows; v++) {
-        double comm_s = p->root->t_s[v] - p->root->tc_s[v], compute_s = p->root->tc_s[v];
-        int c = sim_add(&r.sim, SIM_COMM, comm_s, p->lt.row[v].op, PH_XCHG_FWD, &comm_stream,
+    for (int v = 0; v < s->lt->n_rows; v++) {
+        double comm_s = t_s[v] - tc_s[v], compute_s = tc_s[v];
+        int c = sim_add(&r.sim, SIM_COMM, comm_s, s->lt->row[v].op, PH_XCHG_FWD, &comm_stream,
                         1, &prev, 1);
-        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, p->lt.row[v].op, PH_FWD, &compute_stream,
+        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, s->lt->row[v].op, PH_FWD, &compute_stream,
                        1, &c, 1);
         r.node_compute_s[v] = compute_s;
         r.node_comm_s[v] = comm_s;

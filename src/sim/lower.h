@@ -1,8 +1,9 @@
 /*
- * lower.h - from a hierarchical plan to one simulated training step
- * (docs/time-model.md, "The default model").
+ * lower.h - from a decided strategy (plan/tree.h: the hierarchical
+ * plan's device tree, whichever search decided it) to one simulated
+ * training step (docs/time-model.md, "The default model").
  *
- * The plan's device tree is walked once; every distinct root-to-leaf path
+ * The strategy's device tree is walked once; every distinct root-to-leaf path
  * (identical halves share one) is a *device class*: the devices that run
  * exactly the same work.  Each class gets three in-order streams: compute,
  * exchanges (the layout changes and partial sums a strategy implies, which
@@ -16,26 +17,50 @@
 #ifndef DNNPAR_LOWER_H
 #define DNNPAR_LOWER_H
 
-#include "search/plan_internal.h"
+#include "plan/tree.h"
+#include "sim/lower_result.h"
 
-/* Lower plan p (its tree built and decided) for graph g and simulate one
- * step with the options' precision, optimizer and overlap.  The memory
- * limit is opt->memory_limit_bytes (> 0), else each device's capacity.
- * On success fills *out (free with lower_result_free).  The plan's
- * deadline (p->deadline_s, the command's one time limit; 0 = none) is read
- * once per op and pass: past it nothing is reported (DNP_ERR_INPUT, "time
- * limit of S s reached while simulating the step of MODEL (C device
- * classes, N ops)"; the plan's only other DNP_ERR_INPUT is a tree deeper
- * than LOWER_MAX_DEPTH).  O(classes x (ops + levels x edges)). */
-dnp_status lower_simulate(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+/* Lower strategy s (its tree built and decided; everything borrowed) for
+ * graph g, the graph s->lt was built for, and simulate one step with the
+ * options' precision, optimizer and overlap.  The memory limit is
+ * opt->memory_limit_bytes (> 0), else each device's capacity.  On success
+ * fills *out (free with lower_result_free).  The strategy's deadline
+ * (s->deadline_s, the command's one time limit; 0 = none) is read once per
+ * op and pass: past it nothing is reported (DNP_ERR_INPUT, "time limit of
+ * S s reached while simulating the step of MODEL (C device classes, N
+ * ops)"; the only other DNP_ERR_INPUT is a tree deeper than
+ * LOWER_MAX_DEPTH).  O(classes x (ops + levels x edges)). */
+dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan_options *opt,
                           lower_result *out, dnp_error *err);
 
 /* The paper's accounting as a simulated step (docs/time-model.md): one
  * device class whose ops run one after the other, each op's communication
- * (t_v - compute_v at the root, Table 4/5 through Eq. 7) then its compute
- * (Eq. 8) on two streams.  With this input the simulator reproduces the
- * analytical step time exactly; it is how `dnnpar` checks its engine
- * against the paper's model.  Fills *out (lower_result_free).  O(nodes). */
-dnp_status lower_paper(const dnp_plan *p, lower_result *out, dnp_error *err);
+ * (t_s[v] - tc_s[v]: the search's time of row v at the root, Table 4/5
+ * through Eq. 7) then its compute (tc_s[v], Eq. 8) on two streams; t_s
+ * and tc_s have s->lt->n_rows entries (borrowed).  With this input the
+ * simulator reproduces the analytical step time exactly; it is how
+ * `dnnpar` checks its engine against the paper's model.  Fills *out
+ * (lower_result_free).  O(rows). */
+dnp_status lower_paper(const plan_tree *s, const double *t_s, const double *tc_s,
+                       lower_result *out, dnp_error *err);
+
+/* The executed accounting of strategy s (dnnpar.h, dnp_plan_device_comm,
+ * whose contract this is: what s's devices send and receive, device by
+ * device, at bytes_per_elem > 0) on graph g; `sim` (NULL: none) is s's
+ * simulated step, whose classes give each device's sim_received_bytes
+ * (NaN without).  On success *out (dnp_free) holds *n_devices records.
+ * DNP_ERR_INPUT for more than DNP_DEVCOMM_MAX_DEVICES devices, a graph
+ * that is not s's, a tree deeper than 32 levels or a shard the rules
+ * cannot cut.  O(ops x devices^2 x A), A the pieces a device's shard is
+ * cut into. */
+dnp_status lower_device_comm(const plan_tree *s, const lower_result *sim, const dnp_graph *g,
+                             int bytes_per_elem, dnp_device_comm **out, int *n_devices,
+                             dnp_error *err);
+
+/* A simulated step as Chrome trace events (dnnpar.h, dnp_plan_trace_json):
+ * one process per device class of r (its devices' types in cl), one thread
+ * per stream.  The text is the caller's (dnp_free); NULL when out of
+ * memory.  O(tasks). */
+char *lower_trace_json(const lower_result *r, const dnp_cluster *cl);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * trace_events.h - a growing text of Chrome trace events (the Trace Event
- * Format read by chrome://tracing and Perfetto), shared by the plan's
- * trace (trace.c) and a Megatron-LM configuration's (config3d.c).
+ * Format read by chrome://tracing and Perfetto), shared by the simulated
+ * step's trace (trace.c), the paper accounting's (search/plan_lowered.c)
+ * and a Megatron-LM configuration's (config3d.c).
  *
  * Times are microseconds with three decimals.  Each event's end is
  * rounded, not its duration (dur = round(end) - round(start)), so events

@@ -56,11 +56,12 @@ static dnp_graph *random_graph(unsigned long long *rng, int shape_kind, int max_
 static tnode *fake_node(double flops, double bw, int V)
 {
     tnode *n = dnp_calloc(1, sizeof *n);
+    n->ev = dnp_calloc(1, sizeof *n->ev);
     n->fb = dnp_malloc((size_t)V * sizeof(double));
     n->fi = dnp_malloc((size_t)V * sizeof(double));
     n->fo = dnp_malloc((size_t)V * sizeof(double));
-    n->flops = flops;
-    n->bw_bps = bw;
+    n->ev->flops = flops;
+    n->ev->bw_bps = bw;
     n->n_dev = 1;
     return n;
 }
@@ -70,6 +71,7 @@ static void fake_free(tnode *n)
     dnp_free(n->fb);
     dnp_free(n->fi);
     dnp_free(n->fo);
+    dnp_free(n->ev);
     dnp_free(n);
 }
 
@@ -197,8 +199,8 @@ TEST(search_ratio_balances_groups)
         /* the halves' subtree times are equal too */
         double ta = 0, tb = 0;
         for (int v = 0; v < p->lt.n_rows; v++) {
-            ta += p->root->child[0]->t_s[v];
-            tb += p->root->child[1]->t_s[v];
+            ta += p->root->child[0]->ev->t_s[v];
+            tb += p->root->child[1]->ev->t_s[v];
         }
         CHECK_NEAR(ta, tb, 1e-3, 0);
     }

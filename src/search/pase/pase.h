@@ -19,8 +19,8 @@
  *   pase_dp.c        FindBestStrategy (Fig. 4, recurrence 4) and the
  *                    breadth-first DP (recurrence 2) on flat tables
  *   pase_exhaustive.c, pase_baselines.c, pase_mcmc.c   oracle and baselines
- *   pase_zoo.c       zoo entries (core IR) of the prototype's five graphs and
- *                    their iteration spaces (pase_model_*)
+ *   pase_zoo.c       the iteration spaces (pase_model_*) of the prototype's
+ *                    five graphs, zoo entries of src/model/zoo_pase.c
  *   pase_compare.c   one call for `dnnpar compare`
  *
  * Units: costs are FLOP-equivalents; communication of w words costs
@@ -310,7 +310,7 @@ dnp_status pase_mcmc(const pase_problem *pb, const int *start, const pase_mcmc_o
 /* The prototype's reference graphs (README "The built-in models"):
  * "pase-alexnet", "pase-inception3", "pase-rnnlm", "pase-transformer",
  * "pase-resnet101": the zoo's core-IR models and their iteration spaces
- * (iter_space_build; pase_zoo.c). */
+ * (iter_space_build; pase_zoo.c, model/zoo_pase.c). */
 /* Their count, and model i's name and one-line description (NULL out of
  * range).  O(1). */
 int pase_model_count(void);

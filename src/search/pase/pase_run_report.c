@@ -5,7 +5,7 @@
  * memory, idle devices and the type split) and JSON (docs/formats.md).
  */
 #include "search/pase/pase_driver.h"
-#include "report/report.h"
+#include "core/rbuf.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,9 @@
 /*
- * layer_table.h - what AccPar's search reads of a model: one row per
- * deciding op of the core graph (dnp_graph_decider: a weighted layer or a
- * join), with the per-layer figures of Tables 4-6 for the batch, and one
+ * layer_table.h - what a strategy decides over, as AccPar's search and
+ * the simulator's lowering read a model (the strategy layer, src/plan,
+ * below both): one row per deciding op of the core graph
+ * (dnp_graph_decider: a weighted layer or a join), with the per-layer
+ * figures of Tables 4-6 for the batch, and one
  * exchange per input of a deciding op that another deciding op produces
  * (Table 5's inter-layer transfers).  Rows and exchanges are indices into
  * the core graph, in its order; the one-input ops in between (ReLU,

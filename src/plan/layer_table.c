@@ -1,5 +1,5 @@
 /* layer_table.c - AccPar's per-layer table of a core graph (see layer_table.h). */
-#include "search/layer_table.h"
+#include "plan/layer_table.h"
 
 #include <stdlib.h>
 #include <string.h>
