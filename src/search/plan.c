@@ -1134,18 +1134,41 @@ static void transformer_hint(const dnp_graph *g, const dnp_cluster *c,
 
 /* The one message of a plan over the memory limit (dnp_plan_run's refusal,
  * dnp_plan_check_memory's): capacity and footprint in bytes. */
-static void over_memory(const dnp_plan *p, const dnp_graph *g, double capacity_bytes,
+static void over_memory(const dnp_plan *p, const dnp_graph *g, const lower_result *r,
                         double need_bytes, dnp_error *err)
 {
     char *cl = dnp_cluster_spec(&p->cl), hint[320];
     transformer_hint(g, &p->cl, &p->opt, hint, sizeof hint);
     const char *search =
         p->opt.search_name != NULL ? p->opt.search_name : dnp_scheme_name(p->opt.scheme);
-    dnp_error_set(err, DNP_ERR_INPUT,
-                  "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
-                  "smallest needs %.3g GB (%s)",
-                  search, dnp_graph_name(g), (long long)p->opt.batch, capacity_bytes / 1e9,
-                  cl != NULL ? cl : "(out of memory)", need_bytes / 1e9, hint);
+    /* on a mixed cluster, the device class furthest over its own limit:
+     * the largest footprint may sit on the type with the most memory */
+    const lower_class *worst = NULL;
+    double worst_ratio = 0.0;
+    for (int c = 0; p->cl.n_types > 1 && c < r->n_classes; c++) {
+        const lower_class *k = &r->classes[c];
+        double limit = p->opt.memory_limit_bytes > 0.0 ? p->opt.memory_limit_bytes
+                                                        : k->capacity_bytes;
+        if (limit > 0.0 && k->peak_bytes / limit > worst_ratio)
+            worst = k, worst_ratio = k->peak_bytes / limit;
+    }
+    if (worst != NULL && worst_ratio > 1.0)
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "no %s plan of %s at batch %lld fits on %.300s: the plan found needs "
+                      "%.2f GB per %s device against its %.2f GB (%s)",
+                      search, dnp_graph_name(g), (long long)p->opt.batch,
+                      cl != NULL ? cl : "(out of memory)", worst->peak_bytes / 1e9,
+                      p->cl.types[worst->type].name,
+                      (p->opt.memory_limit_bytes > 0.0 ? p->opt.memory_limit_bytes
+                                                       : worst->capacity_bytes) / 1e9,
+                      hint);
+    else
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
+                      "smallest needs %.3g GB (%s)",
+                      search, dnp_graph_name(g), (long long)p->opt.batch,
+                      r->mem_capacity_bytes / 1e9, cl != NULL ? cl : "(out of memory)",
+                      need_bytes / 1e9, hint);
     dnp_free(cl);
 }
 
@@ -1156,7 +1179,7 @@ dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_erro
     if (p->has_sim) {
         if (p->sim.fits)
             return DNP_OK;
-        over_memory(p, g, p->sim.mem_capacity_bytes, p->sim.mem_peak_bytes, err);
+        over_memory(p, g, &p->sim, p->sim.mem_peak_bytes, err);
         return DNP_ERR_INPUT;
     }
     /* the paper's accounting has no memory model: the same tree lowered
@@ -1168,7 +1191,7 @@ dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_erro
     plan_tree t = plan_tree_of(p);
     dnp_status st = lower_simulate(&t, g, &o, &r, err);
     if (st == DNP_OK && !r.fits) {
-        over_memory(p, g, r.mem_capacity_bytes, r.mem_peak_bytes, err);
+        over_memory(p, g, &r, r.mem_peak_bytes, err);
         st = DNP_ERR_INPUT;
     }
     lower_result_free(&r);
@@ -1551,7 +1574,7 @@ static dnp_status plan_run_all(const dnp_graph *g, const dnp_cluster *c,
         }
     }
     if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
-        over_memory(p, g, p->sim.mem_capacity_bytes, min_mem, err);
+        over_memory(p, g, &p->sim, min_mem, err);
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }
