@@ -927,8 +927,10 @@ static int parse_net_param(parser *p, size_t key_from, size_t key_to, pairs *pr)
     size_t name_from = key_from + 4; /* after "net." */
     size_t name_len = key_to - name_from;
     dnp_net_desc *net = &pr->net;
-    if (name_len == 0 || name_len >= sizeof net->param_name[0]) {
-        fail(p, key_from, NULL, "invalid network key '%s' (net.NAME, NAME 1 to %d characters)",
+    if (name_len == 0 || name_len >= sizeof net->param_name[0] ||
+        span_ieq(p->s + name_from, name_len, "kind")) {
+        fail(p, key_from, NULL,
+             "invalid network key '%s' (net.NAME, NAME 1 to %d characters, not 'kind')",
              tok(p, key_from, key_to, t, sizeof t), (int)sizeof net->param_name[0] - 1);
         return 0;
     }

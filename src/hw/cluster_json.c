@@ -235,8 +235,9 @@ static const char *read_net(const json_t *o, dnp_net_desc *net) {
             return shape;
         for (size_t j = 0; j < len; j++) {
             unsigned char ch = (unsigned char)key[j];
-            if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-'))
-                return "\"net\" number names must be lower-case letters, digits, '_' or '-'";
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+                  ch == '-'))
+                return "\"net\" number names must be lower-case letters, digits, '_', '.' or '-'";
         }
         snprintf(net->param_name[net->n_params], sizeof net->param_name[0], "%s", key);
         net->param_value[net->n_params++] = json_number_value(v);

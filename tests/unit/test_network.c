@@ -56,6 +56,19 @@ TEST(network_spec_round_trip)
     CHECK_EQ_INT(c.types[0].net.n_params, 1);
     CHECK_STR(c.types[0].net.param_name[0], "oversub");
     CHECK_NEAR(c.types[0].net.param_value[0], 4.0, 0.0, 0.0);
+    /* hw stores what it does not know, and JSON carries it back: a kind
+     * and a number no table has ('.' in its name) */
+    CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100(net=future,net.a.b=0.25)", &c, &err), DNP_OK);
+    char *text = dnp_cluster_to_json(&c);
+    dnp_cluster back;
+    CHECK(text != NULL);
+    if (text != NULL) {
+        CHECK_EQ_INT(dnp_cluster_read_json_buffer(text, strlen(text), "f.json", &back, &err),
+                     DNP_OK);
+        CHECK(memcmp(&back.types[0].net, &c.types[0].net, sizeof c.types[0].net) == 0);
+    }
+    dnp_free(text);
+    CHECK_EQ_INT(dnp_cluster_check(&c, &err), DNP_ERR_INPUT);
     /* a cluster without net writes no "net" member (old files unchanged) */
     CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100", &c, &err), DNP_OK);
     char *json = dnp_cluster_to_json(&c);
@@ -76,6 +89,7 @@ TEST(network_errors)
          NULL},
         {"2xdgx-a100(net=rail,net.oversub=1,net.OVERSUB=2)", "duplicate key 'net.OVERSUB'", NULL},
         {"2xdgx-a100(net=r@il)", "invalid network kind", NULL},
+        {"2xdgx-a100(net=rail,net.kind=1)", "not 'kind'", NULL},
         {"2xdgx-a100(net=mesh)", NULL,
          "device type 1 (a100 in dgx-a100): unknown network kind 'mesh' (known: rail, torus)"},
         {"2xdgx-a100(net=rail,net.x=2)", NULL,
