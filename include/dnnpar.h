@@ -604,9 +604,19 @@ int64_t dnp_cluster_devices(const dnp_cluster *c);
  * type's network kind is one src/topo knows, with only its own numbers, in
  * range, fitting the type's node (e.g. a torus's x y = devices_per_node).
  * Returns DNP_OK, or DNP_ERR_INPUT with a message naming the type and the
- * number ("device type 1 (a100 in dgx-a100): net 'rail': ...").  The CLI
+ * number ("device type 1 (a100 in dgx-a100): network 'rail': ...").  The CLI
  * runs it on every cluster it loads.  O(types).  src/topo/network.c. */
 dnp_status dnp_cluster_check(const dnp_cluster *c, dnp_error *err);
+/* Change figures of the device types of *c as a preset override in a spec
+ * would ("2xdgx-a100(inter_gbps=400)"; keys, units and checks of
+ * docs/cluster.md): `pairs` is "KEY=VALUE[,KEY=VALUE...]" and applies to
+ * every type whose device or node name is `type_name` (case-insensitive),
+ * or to every type when type_name is NULL.  The keys an override cannot
+ * change (name, node, per_node, topo) and node keys on bare devices are
+ * refused.  DNP_ERR_INPUT with a message naming the key, the value or the
+ * unmatched type; *c is unchanged on error.  O(length + types). */
+dnp_status dnp_cluster_override(dnp_cluster *c, const char *type_name, const char *pairs,
+                                dnp_error *err);
 
 /* The dnnpar cluster JSON format (docs/formats.md): device types with
  * their figures in SI units and counts.  Writing then reading gives an

@@ -190,6 +190,9 @@ suite exitcodes bash tests/exitcodes.sh "$bdir"
 # Every flag the Megatron-LM export writes is one of Megatron-LM's own
 # arguments with a value it accepts (tests/megatron_flags.sh).
 suite megatron-flags bash tests/megatron_flags.sh "$rel_dir"
+# The library quick start compiles, runs and prints what docs/library.md shows
+# (tests/examples.sh, against the release static library).
+suite examples bash tests/examples.sh "$rel_dir"
 # Golden output widths under 120 columns (tests/width.sh; PENDING lists
 # the ones still too wide).
 suite width bash tests/width.sh

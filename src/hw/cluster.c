@@ -1228,6 +1228,32 @@ static void apply_pairs(const pairs *pr, int inter_follows_net, dnp_device_type 
         d->net = pr->net;
 }
 
+/* An override's net.NAME numbers without net=KIND (dnp_cluster_override):
+ * they change the numbers of the kind *net already has, a number of the
+ * same name replaced, a new one appended.  Returns 0 when *net has no kind
+ * or would hold more than DNP_NET_MAX_PARAMS numbers (*net then unchanged). */
+static int merge_net_params(dnp_net_desc *net, const dnp_net_desc *add)
+{
+    dnp_net_desc out = *net;
+    if (out.kind[0] == '\0')
+        return 0;
+    for (int i = 0; i < add->n_params; i++) {
+        int j = 0;
+        while (j < out.n_params &&
+               !name_ieq(out.param_name[j], add->param_name[i], sizeof out.param_name[j]))
+            j++;
+        if (j == DNP_NET_MAX_PARAMS)
+            return 0;
+        if (j == out.n_params) {
+            memcpy(out.param_name[j], add->param_name[i], sizeof out.param_name[j]);
+            out.n_params++;
+        }
+        out.param_value[j] = add->param_value[i];
+    }
+    *net = out;
+    return 1;
+}
+
 /* net.NAME keys need net=KIND in the same term.  Returns 0 on error. */
 static int check_net_keys(const parser *p, const pairs *pr)
 {
@@ -1554,6 +1580,94 @@ dnp_status dnp_cluster_parse(const char *spec, dnp_cluster *out, dnp_error *err)
     }
     *out = c;
     return DNP_OK;
+}
+
+static int clamp_types(int n);
+
+dnp_status dnp_cluster_override(dnp_cluster *c, const char *type_name, const char *pairs_text,
+                                dnp_error *err)
+{
+    if (c == NULL || pairs_text == NULL) {
+        dnp_error_set(err, DNP_ERR_INPUT, "cluster override: none given");
+        return DNP_ERR_INPUT;
+    }
+    /* the pairs as a term's "(...)" so that parse_pairs reads them exactly
+     * as in a spec (its messages quote this text and its columns) */
+    size_t len = strlen(pairs_text);
+    if (len == 0) {
+        dnp_error_set(err, DNP_ERR_INPUT, "cluster override: no KEY=VALUE given");
+        return DNP_ERR_INPUT;
+    }
+    if (len > ECHO_SPEC_CHARS * 64) {
+        dnp_error_set(err, DNP_ERR_INPUT, "cluster override: %zu characters (at most %d)", len,
+                      ECHO_SPEC_CHARS * 64);
+        return DNP_ERR_INPUT;
+    }
+    char *text = dnp_malloc(len + 3);
+    if (text == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "cluster override: out of memory");
+        return DNP_ERR_NOMEM;
+    }
+    text[0] = '(';
+    memcpy(text + 1, pairs_text, len);
+    text[len + 1] = ')';
+    text[len + 2] = '\0';
+    parser p = {text, len + 2, 0, err};
+    pairs pr;
+    dnp_status st = DNP_OK;
+    dnp_cluster out = *c;
+    int matched = 0;
+    if (!parse_pairs(&p, 0, &pr)) {
+        st = DNP_ERR_INPUT;
+    } else if (p.pos != p.len) {
+        fail(&p, p.pos, NULL, "unexpected ')' (pairs are KEY=VALUE separated by commas)");
+        st = DNP_ERR_INPUT;
+    }
+    static const int fixed[] = {KEY_NAME, KEY_NODE, KEY_PER_NODE, KEY_TOPO};
+    for (size_t i = 0; st == DNP_OK && i < sizeof fixed / sizeof fixed[0]; i++)
+        if (pr.seen[fixed[i]]) {
+            fail(&p, pr.at[fixed[i]], NULL,
+                 "key '%s' cannot change in an override (describe the device with custom(...))",
+                 k_keys[fixed[i]]);
+            st = DNP_ERR_INPUT;
+        }
+    for (int t = 0; st == DNP_OK && t < clamp_types(out.n_types); t++) {
+        dnp_device_type *d = &out.types[t];
+        if (type_name != NULL && !name_ieq(d->name, type_name, sizeof d->name) &&
+            !name_ieq(d->node, type_name, sizeof d->node))
+            continue;
+        matched++;
+        if (!check_node_keys(&p, &pr, d->devices_per_node)) {
+            st = DNP_ERR_INPUT;
+        } else if (!pr.seen[KEY_NET] && pr.net.n_params > 0 &&
+                   !merge_net_params(&d->net, &pr.net)) {
+            /* net.NAME alone changes the numbers of the type's own kind */
+            fail(&p, pr.net_param_at, NULL,
+                 "net.NAME keys change a network kind's numbers, and type '%.31s' has none "
+                 "(give net=KIND) or would hold more than %d",
+                 d->node[0] ? d->node : d->name, DNP_NET_MAX_PARAMS);
+            st = DNP_ERR_INPUT;
+        } else {
+            apply_pairs(&pr, 0, d);
+        }
+    }
+    if (st == DNP_OK && matched == 0) {
+        char names[256];
+        size_t o = 0;
+        names[0] = '\0';
+        for (int t = 0; t < clamp_types(out.n_types) && o < sizeof names; t++)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", t ? ", " : "",
+                                  out.types[t].node[0] ? out.types[t].node : out.types[t].name);
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "cluster override: no device type or node named '%.64s' (the cluster has "
+                      "%s)",
+                      type_name, names);
+        st = DNP_ERR_INPUT;
+    }
+    if (st == DNP_OK)
+        *c = out;
+    dnp_free(text);
+    return st;
 }
 
 /* ------------------------------------------------------------------ */

@@ -542,11 +542,10 @@ static int h_gemm(importer *im)
     return emit_view(im, DNP_OP_FC, ins, 1, &out, &at, VIEW_LAST);
 }
 
-static int h_matmul(importer *im)
+/* a x b (numpy matmul) for the current node's output. */
+static int matmul_of(importer *im, ot_tensor a, ot_tensor b)
 {
-    ot_tensor a, b, out;
-    if (need_in(im, 0, &a) || need_in(im, 1, &b))
-        return -1;
+    ot_tensor out;
     if (a.rank < 1 || b.rank < 1)
         return node_fail(im, "operands must have at least one axis");
     if (a.kind != OT_ACT && b.kind != OT_ACT) {
@@ -612,6 +611,114 @@ static int h_matmul(importer *im)
     return emit(im, DNP_OP_MATMUL, ins, 2, &out, &at);
 }
 
+static int h_matmul(importer *im)
+{
+    ot_tensor a, b;
+    if (need_in(im, 0, &a) || need_in(im, 1, &b))
+        return -1;
+    return matmul_of(im, a, b);
+}
+
+/* x with its last two axes swapped: a free re-layout op for an
+ * activation (as Transpose), the dims alone for a constant. */
+static int swap_last2(importer *im, ot_tensor *x)
+{
+    ot_tensor out = *x;
+    int r = x->rank, src[OT_MAX_RANK];
+    for (int i = 0; i < r; i++)
+        src[i] = i;
+    src[r - 2] = r - 1;
+    src[r - 1] = r - 2;
+    out.dims[r - 2] = x->dims[r - 1];
+    out.dims[r - 1] = x->dims[r - 2];
+    out.n_vals = 0;
+    if (x->kind != OT_ACT) {
+        *x = out;
+        return 0;
+    }
+    ax_remap(x, src, &out);
+    char name[64];
+    snprintf(name, sizeof name, "%s_transpose_%d", im->node->op_type, im->n_ops_named++);
+    dnp_op_attrs a = {0};
+    a.src_type = "Transpose";
+    dnp_shape s = view_of(im, &out, &a, VIEW_AUTO);
+    int op = dnp_graph_append(im->g, name, DNP_OP_RESHAPE, 1, &x->op, s, &a);
+    if (op < 0)
+        return node_fail(im, "%s", dnp_graph_error(im->g));
+    out.op = op;
+    *x = out;
+    return 0;
+}
+
+/* Einsum of two operands that is a batched matrix product (attention's
+ * "bhid,bhjd->bhij" and "bhij,bhjd->bhid"): the letters common to both
+ * operands and the output lead all three in one order, then a holds m
+ * and k, b holds k and n (either order each) and the output m then n.
+ * Lowered to MatMul, with a free transpose of an operand whose last two
+ * letters come the other way round.  Others are refused by name. */
+static int h_einsum(importer *im)
+{
+    const Onnx__AttributeProto *ea = attr(im->node, "equation");
+    if (ea == NULL || !ea->has_s || ea->s.len == 0 || ea->s.len > 200)
+        return node_fail(im, "needs an equation of 1 to 200 characters");
+    char eq[3][OT_MAX_RANK + 1];
+    int len[3] = {0, 0, 0}, part = 0, arrow = 0;
+    for (size_t i = 0; i < ea->s.len; i++) {
+        char c = (char)ea->s.data[i];
+        if (c == ' ')
+            continue;
+        if (c == ',' && part == 0 && !arrow)
+            part = 1;
+        else if (c == '-' && i + 1 < ea->s.len && ea->s.data[i + 1] == '>' && part == 1 &&
+                 !arrow)
+            part = 2, arrow = 1, i++;
+        else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && len[part] < OT_MAX_RANK)
+            eq[part][len[part]++] = c;
+        else
+            return node_fail(im, "equation '%.*s': only two operands with letters and an "
+                                 "explicit output (x,y->z) are supported",
+                             (int)ea->s.len, (const char *)ea->s.data);
+    }
+    ot_tensor a, b;
+    if (!arrow || im->node->n_input != 2 || need_in(im, 0, &a) || need_in(im, 1, &b))
+        return arrow && im->node->n_input == 2
+                   ? -1
+                   : node_fail(im, "equation '%.*s': needs two operands and '->'",
+                               (int)ea->s.len, (const char *)ea->s.data);
+    int r = len[2];
+    int ok = len[0] == a.rank && len[1] == b.rank && r >= 2 && len[0] == r && len[1] == r &&
+             memcmp(eq[0], eq[2], (size_t)(r - 2)) == 0 &&
+             memcmp(eq[1], eq[2], (size_t)(r - 2)) == 0;
+    char m = eq[2][r - 2], n = eq[2][r - 1], ka = 0, kb = 0;
+    int a_swapped = 0, b_swapped = 0;
+    if (ok) {
+        /* a's last two: (m, k) or (k, m); b's: (k, n) or (n, k) */
+        if (eq[0][r - 2] == m)
+            ka = eq[0][r - 1];
+        else if (eq[0][r - 1] == m)
+            ka = eq[0][r - 2], a_swapped = 1;
+        if (eq[1][r - 1] == n)
+            kb = eq[1][r - 2];
+        else if (eq[1][r - 2] == n)
+            kb = eq[1][r - 1], b_swapped = 1;
+        ok = ka != 0 && ka == kb && ka != m && ka != n && m != n;
+    }
+    if (!ok)
+        return node_fail(im, "equation '%.*s' is not a batched matrix product dnnpar models "
+                             "(ab..mk,ab..kn->ab..mn with either operand's last two letters "
+                             "swapped)",
+                         (int)ea->s.len, (const char *)ea->s.data);
+    if ((a_swapped && swap_last2(im, &a) != 0) || (b_swapped && swap_last2(im, &b) != 0))
+        return -1;
+    return matmul_of(im, a, b);
+}
+
+/* The trainable elements of parameter t (ot_tensor.train_elems). */
+static int64_t param_train_elems(const ot_tensor *t)
+{
+    return t->train_elems > 0 ? t->train_elems : ot_numel(t);
+}
+
 /* Integer arithmetic on folded constants (shape arithmetic). */
 static int fold_binary(const char *op, const ot_tensor *a, const ot_tensor *b, ot_tensor *out)
 {
@@ -639,7 +746,31 @@ static int fold_binary(const char *op, const ot_tensor *a, const ot_tensor *b, o
             bad = dnp_mul_i64(x, y, &v);
         else if (strcmp(op, "Div") == 0 && y != 0 && !(x == INT64_MIN && y == -1))
             bad = (v = x / y, 0);
-        else
+        else if (strcmp(op, "Equal") == 0)
+            bad = (v = x == y, 0);
+        else if (strcmp(op, "Less") == 0)
+            bad = (v = x < y, 0);
+        else if (strcmp(op, "Greater") == 0)
+            bad = (v = x > y, 0);
+        else if (strcmp(op, "LessOrEqual") == 0)
+            bad = (v = x <= y, 0);
+        else if (strcmp(op, "GreaterOrEqual") == 0)
+            bad = (v = x >= y, 0);
+        else if (strcmp(op, "And") == 0)
+            bad = (v = x && y, 0);
+        else if (strcmp(op, "Or") == 0)
+            bad = (v = x || y, 0);
+        else if (strcmp(op, "Xor") == 0)
+            bad = (v = !x != !y, 0);
+        else if ((strcmp(op, "Mod") == 0 || strcmp(op, "FMod") == 0) && y != 0 &&
+                 !(x == INT64_MIN && y == -1)) {
+            /* ONNX Mod: fmod = 1 keeps the dividend's sign (C's %), fmod = 0
+             * the divisor's (Python's %) */
+            v = x % y;
+            if (strcmp(op, "Mod") == 0 && v != 0 && ((v < 0) != (y < 0)))
+                v += y;
+            bad = 0;
+        } else
             return 0;
         if (bad)
             return 0;
@@ -667,7 +798,8 @@ static int h_binary(importer *im)
     if (a.kind != OT_ACT && b.kind != OT_ACT) {
         out.kind = (a.kind == OT_PARAM || b.kind == OT_PARAM) ? OT_PARAM : OT_CONST;
         if (out.kind == OT_CONST)
-            fold_binary(op, &a, &b, &out);
+            fold_binary(strcmp(op, "Mod") == 0 && attr_i(im->node, "fmod", 0) ? "FMod" : op, &a,
+                        &b, &out);
         return set_out(im, 0, &out);
     }
     ax_broadcast(&a, &b, &out);
@@ -678,7 +810,8 @@ static int h_binary(importer *im)
     }
     const ot_tensor *act = a.kind == OT_ACT ? &a : &b, *other = a.kind == OT_ACT ? &b : &a;
     if (other->kind == OT_PARAM)
-        at.param_elems = ot_numel(other); /* a bias or scale: trainable, counted per use */
+        at.param_elems = param_train_elems(other); /* a bias or scale: trainable, counted per
+                                                    * use */
     const ot_tensor *ins[1] = {act};
     return emit(im, DNP_OP_ELTWISE, ins, 1, &out, &at);
 }
@@ -690,7 +823,11 @@ static int h_unary(importer *im, dnp_op_kind kind)
         return -1;
     if (x.kind != OT_ACT) {
         x.has_f = 0; /* a transformed parameter or constant */
-        if (strcmp(im->node->op_type, "Cast") != 0 && strcmp(im->node->op_type, "Identity") != 0)
+        if (strcmp(im->node->op_type, "Not") == 0) /* folded: shape arithmetic's masks */
+            for (int i = 0; i < x.n_vals; i++)
+                x.vals[i] = !x.vals[i];
+        else if (strcmp(im->node->op_type, "Cast") != 0 &&
+                 strcmp(im->node->op_type, "Identity") != 0)
             x.n_vals = 0;
         return set_out(im, 0, &x);
     }
@@ -815,6 +952,22 @@ static int h_transpose(importer *im)
     }
     if (x.kind == OT_ACT)
         ax_remap(&x, src, &out);
+    if (x.kind == OT_CONST && x.n_vals > 0 && x.n_vals == ot_numel(&x)) {
+        /* folded (torch.onnx's pad-order arithmetic): out[i] = x[src index] */
+        int64_t in_stride[OT_MAX_RANK], idx[OT_MAX_RANK] = {0};
+        for (int i = x.rank - 1, w = 1; i >= 0; w *= (int)x.dims[i], i--)
+            in_stride[i] = w;
+        for (int o = 0; o < x.n_vals; o++) {
+            int64_t at = 0;
+            for (int i = 0; i < x.rank; i++)
+                at += idx[i] * in_stride[src[i]];
+            out.vals[o] = x.vals[at];
+            for (int i = x.rank - 1; i >= 0 && ++idx[i] == out.dims[i]; i--)
+                idx[i] = 0;
+        }
+        out.n_vals = x.n_vals;
+        return set_out(im, 0, &out);
+    }
     return move_op(im, &x, &out);
 }
 
@@ -944,7 +1097,9 @@ static int h_concat(importer *im)
             }
         out.dims[ax] += t->dims[ax];
         any_param |= t->kind == OT_PARAM;
-        if (t->kind != OT_CONST || t->n_vals == 0 || out.n_vals + t->n_vals > OT_MAX_VALUES)
+        if (t->kind == OT_CONST && ot_numel(t) == 0)
+            ; /* an empty constant adds no values */
+        else if (t->kind != OT_CONST || t->n_vals == 0 || out.n_vals + t->n_vals > OT_MAX_VALUES)
             all_vals = 0;
         else if (all_vals) {
             memcpy(out.vals + out.n_vals, t->vals, (size_t)t->n_vals * sizeof *t->vals);
@@ -1012,6 +1167,8 @@ static int h_gather(importer *im)
         const ot_tensor *ins[1] = {&idx};
         return emit(im, DNP_OP_EMBEDDING, ins, 1, &out, &at);
     }
+    if (data.kind == OT_PARAM) /* e.g. a relative-position bias table: its own size */
+        out.train_elems = param_train_elems(&data);
     if (data.kind != OT_ACT) {
         /* constant indexing (shape arithmetic) */
         if (data.kind == OT_CONST && data.n_vals > 0 && data.rank == 1 && idx.n_vals > 0) {
@@ -1069,7 +1226,9 @@ static int h_slice(importer *im)
             steps[i] = 1;
     }
     out = x;
-    int64_t first = 0, step0 = 1;
+    int64_t from[OT_MAX_RANK] = {0}, by[OT_MAX_RANK];
+    for (int i = 0; i < OT_MAX_RANK; i++)
+        by[i] = 1;
     for (int i = 0; i < n; i++) {
         int a = ot_axis(axes[i], x.rank);
         if (a < 0 || steps[i] == 0)
@@ -1088,17 +1247,30 @@ static int h_slice(importer *im)
             e = clamp64(e, -1, d - 1);
             out.dims[a] = s > e ? (s - e - steps[i] - 1) / (-steps[i]) : 0;
         }
-        if (a == 0)
-            first = s, step0 = steps[i];
+        from[a] = s, by[a] = steps[i];
         if (x.kind == OT_ACT && a == x.bax && out.dims[a] != d)
             return node_fail(im, "slices the batch axis (%d of '%s')", a, qname(im, x.name));
     }
+    if (ot_numel(&out) == 0 && x.kind != OT_ACT) {
+        out.n_vals = 0; /* an empty constant (shape arithmetic: a shape's tail) */
+        return set_out(im, 0, &out);
+    }
     if (ot_numel(&out) <= 0)
         return node_fail(im, "the slice is empty");
-    if (x.kind == OT_CONST && x.n_vals > 0 && x.rank == 1) {
-        for (int64_t i = 0; i < out.dims[0]; i++)
-            out.vals[i] = x.vals[first + i * step0];
-        out.n_vals = (int)out.dims[0];
+    if (x.kind == OT_CONST && x.n_vals > 0 && x.n_vals == ot_numel(&x)) {
+        /* folded: out[idx] = x[from + idx x by] on every axis (row-major) */
+        int64_t stride[OT_MAX_RANK], idx[OT_MAX_RANK] = {0}, n_out = ot_numel(&out);
+        for (int i = x.rank - 1, w = 1; i >= 0; w *= (int)x.dims[i], i--)
+            stride[i] = w;
+        for (int64_t o = 0; o < n_out; o++) {
+            int64_t at = 0;
+            for (int i = 0; i < x.rank; i++)
+                at += (from[i] + idx[i] * by[i]) * stride[i];
+            out.vals[o] = x.vals[at];
+            for (int i = x.rank - 1; i >= 0 && ++idx[i] == out.dims[i]; i--)
+                idx[i] = 0;
+        }
+        out.n_vals = (int)n_out;
         return set_out(im, 0, &out);
     }
     out.n_vals = 0;
@@ -1285,17 +1457,232 @@ static int h_constant_of_shape(importer *im)
     out.rank = s.n_vals;
     for (int i = 0; i < s.n_vals; i++)
         out.dims[i] = s.vals[i];
+    /* the fill value (default 0) folded when the tensor is small and the
+     * value an integer: torch.onnx builds expand(-1)'s shapes this way */
+    ot_tensor v = {0};
+    const Onnx__AttributeProto *a = attr(im->node, "value");
+    int64_t n = ot_numel(&out);
+    if (a != NULL && a->t != NULL) {
+        if (from_tensor_proto(im, &v, a->t) != 0)
+            return -1;
+    } else {
+        v.n_vals = 1; /* vals[0] = 0 */
+    }
+    if (v.n_vals == 1 && n >= 0 && n <= OT_MAX_VALUES) {
+        for (int64_t i = 0; i < n; i++)
+            out.vals[i] = v.vals[0];
+        out.n_vals = (int)n;
+    }
     return set_out(im, 0, &out);
+}
+
+/* Where(cond, X, Y): an element-wise select over its activation operands;
+ * folded when all three are constants with known values. */
+static int h_where(importer *im)
+{
+    ot_tensor t[3], xy, out;
+    for (size_t k = 0; k < 3; k++)
+        if (need_in(im, k, &t[k]))
+            return -1;
+    int64_t d[OT_MAX_RANK];
+    xy = t[1];
+    if ((xy.rank = ot_broadcast(&t[1], &t[2], d)) < 0)
+        return node_fail(im, "X and Y do not broadcast");
+    memcpy(xy.dims, d, sizeof d);
+    int r = ot_broadcast(&t[0], &xy, d);
+    if (r < 0)
+        return node_fail(im, "the condition does not broadcast with X and Y");
+    int first = -1, any_param = 0;
+    for (int k = 0; k < 3; k++) {
+        if (first < 0 && t[k].kind == OT_ACT)
+            first = k;
+        any_param |= t[k].kind == OT_PARAM;
+    }
+    out = t[first >= 0 ? first : 1];
+    out.rank = r;
+    memcpy(out.dims, d, sizeof d);
+    out.has_f = 0;
+    out.n_vals = 0;
+    if (first < 0) {
+        out.kind = any_param ? OT_PARAM : OT_CONST;
+        int64_t n = ot_numel(&out);
+        int known = out.kind == OT_CONST && n >= 0 && n <= OT_MAX_VALUES;
+        for (int k = 0; k < 3 && known; k++)
+            known = t[k].n_vals == 1 || (t[k].n_vals == n && n > 0);
+        for (int64_t i = 0; known && i < n; i++) {
+            const ot_tensor *c = &t[0], *pick = c->vals[c->n_vals == 1 ? 0 : i] ? &t[1] : &t[2];
+            out.vals[i] = pick->vals[pick->n_vals == 1 ? 0 : i];
+        }
+        out.n_vals = known ? (int)n : 0;
+        return set_out(im, 0, &out);
+    }
+    const ot_tensor *ins[3];
+    int n_act = 0;
+    for (int k = 0; k < 3; k++)
+        if (t[k].kind == OT_ACT)
+            ins[n_act++] = &t[k];
+    ax_broadcast(ins[0], n_act > 1 ? ins[1] : ins[0], &out);
+    return emit(im, DNP_OP_ELTWISE, ins, n_act, &out, NULL);
+}
+
+/* Expand(X, shape): X broadcast to the folded shape; on an activation a
+ * copy (an element-wise op writing the larger tensor), on a parameter or
+ * constant a larger one of the same kind. */
+static int h_expand(importer *im)
+{
+    ot_tensor x, s, st = {0}, out;
+    if (need_in(im, 0, &x) || need_in(im, 1, &s))
+        return -1;
+    if (s.n_vals == 0 || s.rank != 1)
+        return node_fail(im, "the target shape '%s' is not a constant dnnpar can fold",
+                         qname(im, s.name));
+    if (s.n_vals > OT_MAX_RANK)
+        return node_fail(im, "target shape has %d axes (at most %d)", s.n_vals, OT_MAX_RANK);
+    st.kind = OT_CONST;
+    st.rank = s.n_vals;
+    for (int i = 0; i < s.n_vals; i++) {
+        if (s.vals[i] < 0 || s.vals[i] > DIM_MAX)
+            return node_fail(im, "target dimension %d is %lld (must be in 0 .. 2^40)", i,
+                             (long long)s.vals[i]);
+        st.dims[i] = s.vals[i];
+    }
+    int64_t d[OT_MAX_RANK];
+    int r = ot_broadcast(&x, &st, d);
+    if (r < 0)
+        return node_fail(im, "the input does not broadcast to the target shape");
+    out = x;
+    out.rank = r;
+    memcpy(out.dims, d, sizeof d);
+    out.has_f = 0;
+    if (x.kind == OT_PARAM) /* e.g. ViT's class token, one per sample */
+        out.train_elems = param_train_elems(&x);
+    if (x.kind != OT_ACT) {
+        int64_t n = ot_numel(&out);
+        if (x.n_vals == 1 && n >= 0 && n <= OT_MAX_VALUES) {
+            for (int64_t i = 1; i < n; i++)
+                out.vals[i] = x.vals[0];
+            out.n_vals = (int)n;
+        } else if (x.n_vals != n) {
+            out.n_vals = 0;
+        }
+        return set_out(im, 0, &out);
+    }
+    if (r == x.rank && memcmp(out.dims, x.dims, (size_t)r * sizeof *d) == 0)
+        return set_out(im, 0, &x); /* nothing to broadcast: an alias */
+    ax_broadcast(&x, &st, &out);
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, DNP_OP_ELTWISE, ins, 1, &out, NULL);
+}
+
+/* Range(start, limit, delta): a 1-D constant, folded when its operands
+ * are known integers (ONNX: max(ceil((limit - start) / delta), 0)
+ * elements). */
+static int h_range(importer *im)
+{
+    ot_tensor a[3], out = {0};
+    for (size_t k = 0; k < 3; k++)
+        if (need_in(im, k, &a[k]))
+            return -1;
+    for (int k = 0; k < 3; k++)
+        if (a[k].kind == OT_ACT || a[k].n_vals != 1)
+            return node_fail(im, "start, limit and delta must be integer constants dnnpar can "
+                                 "fold");
+    int64_t start = a[0].vals[0], limit = a[1].vals[0], delta = a[2].vals[0];
+    if (delta == 0 || start < -DIM_MAX || start > DIM_MAX || limit < -DIM_MAX ||
+        limit > DIM_MAX || delta < -DIM_MAX || delta > DIM_MAX)
+        return node_fail(im, "start %lld, limit %lld, delta %lld: delta must be non-zero and "
+                             "each within 2^40",
+                         (long long)start, (long long)limit, (long long)delta);
+    int64_t span = limit - start, n = delta > 0 ? (span + delta - 1) / delta
+                                                : (span + delta + 1) / delta;
+    if (span == 0 || (span > 0) != (delta > 0))
+        n = 0;
+    out.kind = OT_CONST;
+    out.op = -1;
+    out.rank = 1;
+    out.dims[0] = n;
+    if (n <= OT_MAX_VALUES) {
+        for (int64_t i = 0; i < n; i++)
+            out.vals[i] = start + i * delta;
+        out.n_vals = (int)n;
+    }
+    return set_out(im, 0, &out);
+}
+
+/* Resize(X, roi, scales, sizes) with the output size given by folded
+ * integer sizes (torchvision's FPN: F.interpolate(size=...)): an
+ * element-wise op writing the resized tensor (nearest or linear: a few
+ * operations per output element); the batch axis must keep its size.
+ * Float scales are not folded: refused with that reason. */
+static int h_resize(importer *im)
+{
+    ot_tensor x, sz;
+    if (need_in(im, 0, &x))
+        return -1;
+    ot_tensor *sp = in_t(im, 3);
+    if (sp == NULL)
+        return node_fail(im, "the output size must be given by 'sizes' (input 3): float scales "
+                             "are not folded");
+    sz = *sp;
+    if (sz.n_vals != x.rank || x.rank < 1)
+        return node_fail(im, "sizes '%s' must be %d integer constants dnnpar can fold",
+                         qname(im, sz.name), x.rank);
+    ot_tensor out = x;
+    for (int i = 0; i < x.rank; i++) {
+        if (sz.vals[i] < 1 || sz.vals[i] > DIM_MAX)
+            return node_fail(im, "size %d is %lld (must be in 1 .. 2^40)", i,
+                             (long long)sz.vals[i]);
+        out.dims[i] = sz.vals[i];
+    }
+    out.n_vals = 0;
+    out.has_f = 0;
+    if (x.kind != OT_ACT)
+        return set_out(im, 0, &out);
+    if (x.bax >= 0 && out.dims[x.bax] != x.dims[x.bax])
+        return node_fail(im, "resizes the batch axis (%d of '%s')", x.bax, qname(im, x.name));
+    const ot_tensor *ins[1] = {&x};
+    return emit(im, DNP_OP_ELTWISE, ins, 1, &out, NULL);
+}
+
+/* ScatterND(data, indices, updates): shaped like data; an element-wise op
+ * over its activation operands (data and updates). */
+static int h_scatter_nd(importer *im)
+{
+    ot_tensor data, idx, upd;
+    if (need_in(im, 0, &data) || need_in(im, 1, &idx) || need_in(im, 2, &upd))
+        return -1;
+    ot_tensor out = data;
+    out.n_vals = 0;
+    out.has_f = 0;
+    const ot_tensor *ins[2];
+    int n_act = 0;
+    if (data.kind == OT_ACT)
+        ins[n_act++] = &data;
+    if (upd.kind == OT_ACT)
+        ins[n_act++] = &upd;
+    if (n_act == 0) {
+        if (upd.kind == OT_PARAM)
+            out.kind = OT_PARAM;
+        return set_out(im, 0, &out);
+    }
+    if (data.kind != OT_ACT)
+        return node_fail(im, "scatters activations into a tensor that does not depend on the "
+                             "model's inputs");
+    return emit(im, DNP_OP_ELTWISE, ins, n_act, &out, NULL);
 }
 
 /* The operators import_node knows, in four tables: the one list of
  * supported names (docs/onnx.md), also the candidates of a "did you
  * mean" for an unsupported one. */
-static const char *const unary_elt_ops[] = {"Clip", "Sigmoid", "Tanh", "Erf", "Gelu", "Sqrt",
-                                            "Exp", "Log", "Neg", "Abs", "Reciprocal",
-                                            "LeakyRelu", "HardSigmoid", "Softplus", "Elu",
-                                            "Selu", "HardSwish", "Mish", "PRelu"};
-static const char *const binary_ops[] = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min"};
+static const char *const unary_elt_ops[] = {
+    "Clip",  "Sigmoid", "Tanh",     "Erf",       "Gelu", "Sqrt",  "Exp",  "Log",
+    "Neg",   "Abs",     "Reciprocal", "LeakyRelu", "HardSigmoid", "Softplus", "Elu", "Selu",
+    "HardSwish", "Mish", "PRelu",   "Not",       "Floor", "Ceil", "Round", "Sign",
+    "Sin",   "Cos"};
+static const char *const binary_ops[] = {"Add",  "Sub",   "Mul",         "Div",
+                                         "Pow",  "Max",   "Min",         "Mod",
+                                         "Equal", "Less", "Greater",     "LessOrEqual",
+                                         "GreaterOrEqual", "And", "Or", "Xor"};
 
 static int h_conv(importer *im);
 static int h_gemm(importer *im);
@@ -1313,6 +1700,12 @@ static int h_shape(importer *im);
 static int h_constant(importer *im);
 static int h_constant_of_shape(importer *im);
 static int h_softmax(importer *im);
+static int h_where(importer *im);
+static int h_resize(importer *im);
+static int h_einsum(importer *im);
+static int h_expand(importer *im);
+static int h_range(importer *im);
+static int h_scatter_nd(importer *im);
 
 static const struct {
     const char *name;
@@ -1323,7 +1716,9 @@ static const struct {
     {"Concat", h_concat},   {"Gather", h_gather},     {"Slice", h_slice},
     {"Split", h_split},     {"Pad", h_pad},           {"ReduceMean", h_reduce},
     {"Shape", h_shape},     {"Constant", h_constant}, {"ConstantOfShape", h_constant_of_shape},
-    {"Softmax", h_softmax},
+    {"Softmax", h_softmax}, {"Where", h_where},       {"Expand", h_expand},
+    {"Range", h_range},     {"ScatterND", h_scatter_nd}, {"Einsum", h_einsum},
+    {"Resize", h_resize},
 };
 
 /* Operators handled by one handler with a kind and a flag. */

@@ -42,6 +42,9 @@ typedef struct {
     int op;           /* OT_ACT: index of the IR op that produces it */
     int n_vals;       /* OT_CONST: number of known integer values (0 = unknown) */
     int64_t vals[OT_MAX_VALUES];
+    int64_t train_elems; /* OT_PARAM derived from a smaller parameter (gathered by constant
+                          * indices, expanded): the trainable elements behind it; 0 = its
+                          * own element count */
     int has_f;        /* a known floating-point scalar */
     double f;
     /* OT_ACT only: named axes and where the batch is.  Axis `bax` holds

@@ -1074,7 +1074,14 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
          *   parallelism): the two layer-norm inputs, the QKV and MLP inputs
          *   (4 A sbh) and the two hidden dropout masks (2 sbh);
          *   split t ways: Q, K, V, the projection input, the GeLU input
-         *   and the fc2 input (1 + 1 + 1 + 1 + 4 + 4 = 12 A sbh);
+         *   and the fc2 input (1 + 1 + 1 + 1 + 4 + 4 = 12 A sbh), in
+         *   general Q (1), K and V at kv_heads / heads each (grouped-query
+         *   attention, Ainslie et al. 2023), the projection input (1) and
+         *   the MLP's: GeLU's fc1 output and fc2 input (2 ffn / h), or
+         *   SwiGLU's fused gate-and-up output (2 ffn / h, all that
+         *   Megatron-LM's fused SwiGLUFunction saves, on by default:
+         *   --no-bias-swiglu-fusion, megatron/core/fusions/
+         *   fused_bias_swiglu.py) and the fc2 input (ffn / h);
          *   the attention's as^2 b: the softmax output (A) and, with
          *   attention dropout, its mask (1) and output (A), split t ways.
          * A = 2 with dropout gives Korthikanti's 10 + 24/t and 5 as^2 b.
@@ -1083,7 +1090,14 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         double sbh = (double)mbs * x->seq * x->hidden, as_h = x->heads * x->seq / x->hidden;
         const double A = T->r.act_bytes;
         const double rep = 4.0 * A + (x->shape.hidden_dropout > 0.0 ? 2.0 : 0.0);
-        const double split = 12.0 * A;
+        const double kv_per_q = x->shape.heads > 0 && x->shape.kv_heads > 0
+                                    ? (double)x->shape.kv_heads / (double)x->shape.heads
+                                    : 1.0;
+        const double ffn_per_h = x->hidden > 0 && x->shape.ffn > 0
+                                     ? (double)x->shape.ffn / (double)x->hidden
+                                     : 4.0;
+        const double split =
+            A * (1.0 + 2.0 * kv_per_q + 1.0 + (x->shape.llama ? 3.0 : 2.0) * ffn_per_h);
         double s2 = A + (x->shape.attn_dropout > 0.0 ? A + 1.0 : 0.0);
         if (x->shape.flash) /* FlashAttention keeps no s x s tensor, one fp32 log-sum-exp per
                              * row instead: 4 a s b bytes = sbh x 4 a / h, split t ways */

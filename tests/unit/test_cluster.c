@@ -1203,3 +1203,49 @@ TEST(cluster_bandwidth_units)
         CHECK(e.msg[0] != '\0');
     }
 }
+
+/* dnp_cluster_override changes the figures a preset override in a spec
+ * would, on every type or on the types named, and leaves the cluster
+ * untouched when it refuses. */
+TEST(cluster_override)
+{
+    dnp_cluster c, spec, before;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100+2xdgx1", &c, &err), DNP_OK);
+    before = c;
+    /* every type: 400 Gb/s is 50e9 bytes/s per device, as "dgx-a100(inter_gbps=400)" */
+    CHECK_EQ_INT(dnp_cluster_override(&c, NULL, "inter_gbps=400Gbps", &err), DNP_OK);
+    CHECK_NEAR(c.types[0].inter_bw_bps, 50e9, 1e-15, 0.0);
+    CHECK_NEAR(c.types[1].inter_bw_bps, 50e9, 1e-15, 0.0);
+    CHECK_EQ_INT(dnp_cluster_parse("2xdgx-a100(inter_gbps=400)+2xdgx1(inter_gbps=400)", &spec,
+                                   &err),
+                 DNP_OK);
+    CHECK(memcmp(&c, &spec, sizeof c) == 0);
+    /* by node name (dgx1) or device name (v100), case-insensitive; two keys */
+    c = before;
+    CHECK_EQ_INT(dnp_cluster_override(&c, "DGX1", "intra_gbps=50,mem_gb=32", &err), DNP_OK);
+    CHECK_NEAR(c.types[1].intra_bw_bps, 50e9, 1e-15, 0.0);
+    CHECK_NEAR(c.types[1].mem_bytes, 32e9, 1e-15, 0.0);
+    CHECK(memcmp(&c.types[0], &before.types[0], sizeof c.types[0]) == 0);
+    c = before;
+    CHECK_EQ_INT(dnp_cluster_override(&c, "v100", "tflops=100", &err), DNP_OK);
+    CHECK_NEAR(c.types[1].peak_flops, 100e12, 1e-15, 0.0);
+    /* refusals leave *c as it was */
+    c = before;
+    static const char *const bad[][2] = {{NULL, "name=x"},     {NULL, "per_node=2"},
+                                         {NULL, "foo=1"},      {NULL, "tflops=-1"},
+                                         {"h100", "tflops=1"}, {NULL, "tflops=1)"},
+                                         {NULL, ""}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dnp_error e = {0};
+        CHECK_EQ_INT(dnp_cluster_override(&c, bad[i][0], bad[i][1], &e), DNP_ERR_INPUT);
+        CHECK(e.msg[0] != '\0');
+        CHECK(memcmp(&c, &before, sizeof c) == 0);
+    }
+    /* node keys need a node */
+    dnp_cluster bare;
+    CHECK_EQ_INT(dnp_cluster_parse("8xa100", &bare, &err), DNP_OK);
+    dnp_error e = {0};
+    CHECK_EQ_INT(dnp_cluster_override(&bare, NULL, "intra_gbps=100", &e), DNP_ERR_INPUT);
+    CHECK(strstr(e.msg, "per_node") != NULL);
+}

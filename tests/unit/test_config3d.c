@@ -245,6 +245,27 @@ TEST(config3d_recompute_and_memory)
     CHECK_NEAR(fl.mem_activation_bytes, 16 * sbh * (8.0 + 24.0 / 8 + 4.0 * 16 / 1024 / 8), 1e-12,
                0.0);
     CHECK(fl.step_time_s < nd.step_time_s); /* the scores never go to memory */
+    /* grouped-query attention and another MLP width, worked by hand:
+     * LLaMA with a = 16 heads, 8 K/V heads, ffn = 2816 (2.75 h), no
+     * dropout, flash: split t ways Q (1) + K and V (2 x 8/16) + the
+     * projection input (1) + SwiGLU's fused gate-and-up output (2 x 2.75)
+     * and the fc2 input (2.75) = 11.25 sbh at 2 bytes, replicated 4 x 2;
+     * the flash statistics as above */
+    dnp_config3d_result gq;
+    CHECK_EQ_INT(run("llama(hidden=1024,heads=16,kv_heads=8,layers=16,seq=1024,ffn=2816)",
+                     "1xdgx-a100", 8, "tp=8,microbatch=8", &gq),
+                 DNP_OK);
+    CHECK_NEAR(gq.mem_activation_bytes,
+               16 * sbh * (8.0 + 2.0 * 11.25 / 8 + 4.0 * 16 / 1024 / 8), 1e-12, 0.0);
+    /* the same shape as GPT (GeLU: fc1 output and fc2 input, 2 x 2.75):
+     * 1 + 1 + 1 + 5.5 = 8.5 sbh */
+    dnp_config3d_result gg;
+    CHECK_EQ_INT(run("gpt(hidden=1024,heads=16,kv_heads=8,layers=16,seq=1024,ffn=2816,"
+                     "dropout=0,attention=flash)",
+                     "1xdgx-a100", 8, "tp=8,microbatch=8", &gg),
+                 DNP_OK);
+    CHECK_NEAR(gg.mem_activation_bytes,
+               16 * sbh * (8.0 + 2.0 * 8.5 / 8 + 4.0 * 16 / 1024 / 8), 1e-12, 0.0);
 }
 
 /* The search's branch and bound against simulating every configuration of

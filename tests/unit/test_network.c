@@ -365,3 +365,29 @@ TEST(network_torus_allreduce_by_hand)
     coll_estimate_at_rates(DNP_COLL_ALLREDUCE, &tp, s, &c_row);
     CHECK_NEAR(c_row.time_s, 523.71648e-6, 1e-12, 0.0);
 }
+
+/* dnp_cluster_override (dnnpar sweep --vary): net.NAME alone changes the
+ * numbers of the type's own kind; net=KIND replaces the whole network. */
+TEST(network_override)
+{
+    dnp_cluster c;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse(RAIL4, &c, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_override(&c, NULL, "net.oversub=4", &err), DNP_OK);
+    CHECK_STR(c.types[0].net.kind, "rail");
+    CHECK_EQ_INT(c.types[0].net.n_params, 2);
+    CHECK_NEAR(c.types[0].net.param_value[0], 4.0, 0.0, 0.0); /* oversub, replaced */
+    CHECK_NEAR(c.types[0].net.param_value[1], 1.0, 0.0, 0.0); /* spine_lat_us, kept */
+    dnp_comm_group g;
+    topo_group_strided(&c, 0, 4, 9, &g);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    CHECK_EQ_INT(dnp_cluster_override(&c, NULL, "net=torus,net.x=2,net.y=4", &err), DNP_OK);
+    CHECK_STR(c.types[0].net.kind, "torus");
+    CHECK_EQ_INT(c.types[0].net.n_params, 2);
+    CHECK_EQ_INT(dnp_cluster_check(&c, &err), DNP_ERR_INPUT); /* a switch node */
+    dnp_error e2 = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100", &c, &e2), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_override(&c, NULL, "net.oversub=4", &e2), DNP_ERR_INPUT);
+    CHECK(strstr(e2.msg, "type 'dgx-a100' has none") != NULL);
+    CHECK_EQ_INT(c.types[0].net.kind[0], '\0'); /* unchanged */
+}

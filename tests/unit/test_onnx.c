@@ -21,6 +21,11 @@ static const struct {
     {"inception_v3.onnx", 5713216096LL, -1},
     {"squeezenet1_1_with_weights.onnx", 349151936LL, 1235496LL},
     {"bert_encoder4.onnx", 53799813120LL / 8, 75263802LL}, /* figure is for 8 sequences */
+    /* torchvision's vision transformers at tiny sizes (data/onnx/export_vision.py): MACs
+     * from torch.profiler's FLOP counter, parameters as the file holds them (README) */
+    {"vit_tiny.onnx", 414144LL, 24202LL},
+    {"swin_tiny.onnx", 966976LL, 38426LL},
+    {"maxvit_tiny.onnx", 1482560LL, 47748LL},
 };
 
 static void onnx_path(char *buf, size_t n, const char *file)

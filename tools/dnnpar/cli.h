@@ -297,6 +297,7 @@ int cmd_run_torch(int argc, char **argv);      /* cmd_torch.c: dnnpar run-torch 
 int cmd_profile(int argc, char **argv);        /* cmd_profile.c: dnnpar profile */
 int cmd_validate(int argc, char **argv);       /* cmd_validate.c */
 int cmd_scale(int argc, char **argv);          /* cmd_scale.c */
+int cmd_sweep(int argc, char **argv);          /* cmd_sweep.c */
 int cmd_comm(int argc, char **argv);           /* cmd_comm.c: dnnpar comm OP */
 int cmd_export_model(int argc, char **argv);   /* cmd_io.c */
 int cmd_export_cluster(int argc, char **argv); /* cmd_io.c */

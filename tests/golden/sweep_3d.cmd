@@ -1,0 +1,1 @@
+dnnpar sweep gpt2-medium --cluster 2xdgx-a100+2xdgx1 --batch 256 --search 3d --vary dgx1:inter_gbps=25Gbps,100Gbps,400Gbps && dnnpar sweep gpt2-medium --cluster 2xdgx-a100 --batch 64 --search 3d --vary batch=32,64 --json -

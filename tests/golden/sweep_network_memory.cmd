@@ -1,0 +1,1 @@
+dnnpar sweep resnet50 --cluster 4xdgx1 --batch 1024 --vary inter_gbps=50,100,200,400 && dnnpar sweep gpt2-medium --cluster 2xdgx-a100 --batch 64 --config tp=8,pp=2,dp=1,microbatch=4 --vary mem_gb=1,40,80
