@@ -475,6 +475,23 @@ typedef enum {
     DNP_TOPO_TORUS2D     /* 2-D torus (TPU ICI) */
 } dnp_link_topo;
 
+/* A node's network beyond its two tiers' figures, as data (docs/cluster.md,
+ * "Network kinds"): a kind name and named numbers that src/topo interprets
+ * (topo/network.c: "rail", a rail-optimised fat tree; "torus", the node's
+ * devices on an x x y torus).  src/hw parses, compares, prints and reads it
+ * from JSON without interpreting it, so a new kind needs no change there:
+ * spec keys net=KIND and net.NAME=NUMBER, each number stored as written
+ * (its unit in its name, e.g. spine_lat_us).  kind "" = none: today's
+ * flat network (every NIC on one non-blocking switch tier).  Whether a kind
+ * and its numbers make sense is dnp_cluster_check's (src/topo). */
+#define DNP_NET_MAX_PARAMS 4
+typedef struct {
+    char kind[16];                                /* "" = flat */
+    int n_params;                                 /* 0..DNP_NET_MAX_PARAMS */
+    char param_name[DNP_NET_MAX_PARAMS][16];      /* "oversub", "x", ... */
+    double param_value[DNP_NET_MAX_PARAMS];       /* finite, >= 0, as written */
+} dnp_net_desc;
+
 typedef struct {
     char name[32];
     double peak_flops;        /* FLOP/s at `dtype` (the AccPar model's c_i) */
@@ -519,6 +536,7 @@ typedef struct {
     double intra_lat_s;       /* per message inside a node */
     double inter_bw_bps;      /* per device, one direction, between nodes (node NICs / devices) */
     double inter_lat_s;       /* per message between nodes */
+    dnp_net_desc net;         /* the network's kind and numbers, src/topo reads them */
 } dnp_device_type;
 
 typedef struct {
@@ -629,6 +647,13 @@ size_t dnp_cluster_format(const dnp_cluster *c, char *buf, size_t n);
  * O(types). */
 char *dnp_cluster_spec(const dnp_cluster *c);
 int64_t dnp_cluster_devices(const dnp_cluster *c);
+/* Checks what the parser stores without reading (dnp_net_desc): each
+ * type's network kind is one src/topo knows, with only its own numbers, in
+ * range, fitting the type's node (e.g. a torus's x y = devices_per_node).
+ * Returns DNP_OK, or DNP_ERR_INPUT with a message naming the type and the
+ * number ("device type 1 (a100 in dgx-a100): network 'rail': ...").  The CLI
+ * runs it on every cluster it loads.  O(types).  src/topo/network.c. */
+dnp_status dnp_cluster_check(const dnp_cluster *c, dnp_error *err);
 /* Change figures of the device types of *c as a preset override in a spec
  * would ("2xdgx-a100(inter_gbps=400)"; keys, units and checks of
  * docs/cluster.md): `pairs` is "KEY=VALUE[,KEY=VALUE...]" and applies to
@@ -680,6 +705,12 @@ typedef struct {
     dnp_link_topo intra_topo;
     double intra_bw_bps, intra_lat_s; /* per device, one direction */
     double inter_bw_bps, inter_lat_s; /* per device, one direction */
+    /* The members as a shape[0] x shape[1] grid on a 2-D torus intra tier
+     * (intra_topo TORUS2D, shape[0] shape[1] = per_node, a dimension of 1
+     * a single ring), when the topology knows it (src/topo, a "torus"
+     * network); {0, 0}: unknown, a torus node's members are then taken as
+     * the squarest grid (docs/collectives.md, "2-D torus"). */
+    int64_t shape[2];
 } dnp_comm_group;
 
 typedef struct {
@@ -721,6 +752,15 @@ void dnp_coll_estimate(dnp_coll_op op, const dnp_comm_group *g, double bytes,
  * NONE read as SWITCH; per_node 1 leaves it zero.  Empty cluster: 1 x 1.
  * docs/collectives.md, "The group of a cluster".  O(types). */
 void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
+/* The group of the n devices first, first + stride, ..., first + (n - 1)
+ * stride of cluster c (global ranks: types in order, each filling its
+ * nodes; stride >= 1), as src/topo maps a set of devices to the links it
+ * spans (docs/collectives.md, "The group of a set of devices"): Megatron's
+ * data-parallel group of 4 nodes of 8 is (0, 4, 8).  Ranks out of range
+ * are ignored.  Same intra-tier convention as dnp_cluster_comm_group.
+ * O(n x types). */
+void dnp_cluster_comm_group_strided(const dnp_cluster *c, int64_t first, int64_t n,
+                                    int64_t stride, dnp_comm_group *out);
 
 /* ------------------------------------------------------------------ */
 /* Partitioning: AccPar cost model, searches and baselines               */

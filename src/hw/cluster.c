@@ -471,6 +471,19 @@ static int name_ieq(const char *a, const char *b, size_t cap)
     return 1;
 }
 
+/* 1 if two network descriptions are the same data: kind (any case) and
+ * the same numbers under the same names in the same order. */
+static int same_net(const dnp_net_desc *a, const dnp_net_desc *b)
+{
+    if (!name_ieq(a->kind, b->kind, sizeof a->kind) || a->n_params != b->n_params)
+        return 0;
+    for (int i = 0; i < a->n_params && i < DNP_NET_MAX_PARAMS; i++)
+        if (!name_ieq(a->param_name[i], b->param_name[i], sizeof a->param_name[i]) ||
+            a->param_value[i] != b->param_value[i])
+            return 0;
+    return 1;
+}
+
 /* 1 if two device types have the same figures and node fields (the
  * device name is not compared; node names ignoring case). */
 static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
@@ -488,7 +501,8 @@ static int same_figures(const dnp_device_type *a, const dnp_device_type *b)
            name_ieq(a->node, b->node, sizeof a->node) &&
            a->devices_per_node == b->devices_per_node && a->intra_topo == b->intra_topo &&
            a->intra_bw_bps == b->intra_bw_bps && a->intra_lat_s == b->intra_lat_s &&
-           a->inter_bw_bps == b->inter_bw_bps && a->inter_lat_s == b->inter_lat_s;
+           a->inter_bw_bps == b->inter_bw_bps && a->inter_lat_s == b->inter_lat_s &&
+           same_net(&a->net, &b->net);
 }
 
 /* 1 if a and b are the same type: same device name and node name (any case). */
@@ -722,7 +736,8 @@ enum {
     KEY_NAME, KEY_TFLOPS, KEY_MEM_GB, KEY_MEMBW_GBPS, KEY_NET_GBPS, KEY_DTYPE,
     KEY_FP32, KEY_TF32, KEY_FP16, KEY_BF16, KEY_COMPUTE_EFF, KEY_MEM_EFF, KEY_KERNEL_US,
     KEY_NODE, KEY_PER_NODE, KEY_TOPO, KEY_INTRA_GBPS, KEY_INTRA_LAT_US, KEY_INTER_GBPS,
-    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_SMS, KEY_L2_GBPS, KEY_HOST_US, KEY_PRICE, KEY_COUNT
+    KEY_INTER_LAT_US, KEY_SPEED_CV, KEY_SMS, KEY_L2_GBPS, KEY_HOST_US, KEY_PRICE, KEY_NET,
+    KEY_COUNT
 };
 
 static const char *const k_keys[KEY_COUNT] = {
@@ -730,7 +745,8 @@ static const char *const k_keys[KEY_COUNT] = {
     "dtype",       "fp32_tflops", "tf32_tflops", "fp16_tflops", "bf16_tflops",
     "compute_eff", "mem_eff",     "kernel_us",   "node",        "per_node",
     "topo",        "intra_gbps",  "intra_lat_us", "inter_gbps", "inter_lat_us",
-    "speed_cv",    "sms",         "l2_gbps",     "host_us",     "price"};
+    "speed_cv",    "sms",         "l2_gbps",     "host_us",     "price",
+    "net"};
 
 /* Spec unit -> SI factor of the numeric keys (0: not a plain number). */
 static const double k_key_factor[KEY_COUNT] = {
@@ -760,7 +776,7 @@ static void known_keys(char *out, size_t n)
     for (int k = 0; k < KEY_COUNT && o < n; k++)
         o += (size_t)snprintf(out + o, n - o, "%s%s", k ? ", " : "", k_keys[k]);
     if (o < n)
-        snprintf(out + o, n - o, ")");
+        snprintf(out + o, n - o, ", net.NAME)");
 }
 
 /* A bandwidth with its unit said (docs/cluster.md, "Units"): a value of a
@@ -898,7 +914,69 @@ typedef struct {
     int bytes_per_elem, topo, sms;
     int64_t per_node;
     const char *dtype;
+    dnp_net_desc net;     /* net=KIND and the net.NAME=NUMBER keys, as written */
+    size_t net_param_at;  /* column of the first net.NAME key */
 } pairs;
+
+/* The network keys (dnp_net_desc): "net" takes a kind name, "net.NAME" a
+ * number stored as written (its unit in NAME); hw/ reads neither, src/topo
+ * does (dnp_cluster_check).  Returns 0 on error (recorded). */
+static int parse_net_param(parser *p, size_t key_from, size_t key_to, pairs *pr)
+{
+    char t[TOKBUF];
+    size_t name_from = key_from + 4; /* after "net." */
+    size_t name_len = key_to - name_from;
+    dnp_net_desc *net = &pr->net;
+    if (name_len == 0 || name_len >= sizeof net->param_name[0] ||
+        span_ieq(p->s + name_from, name_len, "kind")) {
+        fail(p, key_from, NULL,
+             "invalid network key '%s' (net.NAME, NAME 1 to %d characters, not 'kind')",
+             tok(p, key_from, key_to, t, sizeof t), (int)sizeof net->param_name[0] - 1);
+        return 0;
+    }
+    for (int i = 0; i < net->n_params; i++)
+        if (span_ieq(p->s + name_from, name_len, net->param_name[i])) {
+            fail(p, key_from, NULL, "duplicate key '%s'", tok(p, key_from, key_to, t, sizeof t));
+            return 0;
+        }
+    if (net->n_params >= DNP_NET_MAX_PARAMS) {
+        fail(p, key_from, NULL, "more than %d net.NAME keys", DNP_NET_MAX_PARAMS);
+        return 0;
+    }
+    if (net->n_params == 0)
+        pr->net_param_at = key_from;
+    p->pos = key_to;
+    skip_space(p);
+    if (cur(p) != '=') {
+        fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'",
+             tok(p, key_from, key_to, t, sizeof t),
+             at_end(p) ? "end of spec" : "another character");
+        return 0;
+    }
+    p->pos++;
+    skip_space(p);
+    size_t val_from = p->pos;
+    while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
+        p->pos++;
+    size_t val_to = p->pos;
+    while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
+        val_to--;
+    char key[TOKBUF];
+    tok(p, key_from, key_to, key, sizeof key);
+    if (val_to == val_from) {
+        fail(p, val_from, NULL, "missing value for key '%s'", key);
+        return 0;
+    }
+    double v = 0;
+    if (!parse_number(p, val_from, val_to, key, 1.0, 1, &v))
+        return 0;
+    int i = net->n_params++;
+    for (size_t j = 0; j < name_len; j++)
+        net->param_name[i][j] = (char)lower((unsigned char)p->s[name_from + j]);
+    net->param_name[i][name_len] = '\0';
+    net->param_value[i] = v;
+    return 1;
+}
 
 /* Parse "( PAIR, ... )"; p->pos is at '('.  dev_start is the term's
  * device column for messages.  Returns 0 on error (recorded). */
@@ -934,6 +1012,11 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
                  tok(p, dev_start, name_end(p, dev_start), t, sizeof t),
                  tok(p, key_from, some_token_end(p, key_from), u, sizeof u));
             return 0;
+        }
+        if (key_to - key_from > 3 && span_ieq(p->s + key_from, 4, "net.")) {
+            if (!parse_net_param(p, key_from, key_to, pr))
+                return 0;
+            goto next_pair;
         }
         int key = -1;
         for (int k = 0; k < KEY_COUNT; k++)
@@ -1021,6 +1104,17 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
             pr->topo = tp;
             break;
         }
+        case KEY_NET:
+            if (n >= sizeof pr->net.kind || !valid_name(p, val_from, val_to)) {
+                fail(p, val_from, NULL,
+                     "invalid network kind '%s' (1 to %d characters of A-Z a-z 0-9 _ . -)",
+                     tok(p, val_from, val_to, t, sizeof t), (int)sizeof pr->net.kind - 1);
+                return 0;
+            }
+            for (size_t j = 0; j < n; j++)
+                pr->net.kind[j] = (char)lower((unsigned char)v[j]);
+            pr->net.kind[n] = '\0';
+            break;
         case KEY_PER_NODE:
         case KEY_SMS: {
             int64_t x = 0, lo = key == KEY_SMS ? 0 : 1;
@@ -1060,6 +1154,7 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
             break;
         }
         }
+    next_pair:
         if (at_end(p)) {
             fail(p, dev_start, NULL, "unterminated '%s(' (missing ')')",
                  tok(p, dev_start, name_end(p, dev_start), t, sizeof t));
@@ -1129,6 +1224,44 @@ static void apply_pairs(const pairs *pr, int inter_follows_net, dnp_device_type 
     }
     if (!pr->seen[KEY_INTER_GBPS] && inter_follows_net)
         d->inter_bw_bps = d->net_bw_bps;
+    if (pr->seen[KEY_NET])
+        d->net = pr->net;
+}
+
+/* An override's net.NAME numbers without net=KIND (dnp_cluster_override):
+ * they change the numbers of the kind *net already has, a number of the
+ * same name replaced, a new one appended.  Returns 0 when *net has no kind
+ * or would hold more than DNP_NET_MAX_PARAMS numbers (*net then unchanged). */
+static int merge_net_params(dnp_net_desc *net, const dnp_net_desc *add)
+{
+    dnp_net_desc out = *net;
+    if (out.kind[0] == '\0')
+        return 0;
+    for (int i = 0; i < add->n_params; i++) {
+        int j = 0;
+        while (j < out.n_params &&
+               !name_ieq(out.param_name[j], add->param_name[i], sizeof out.param_name[j]))
+            j++;
+        if (j == DNP_NET_MAX_PARAMS)
+            return 0;
+        if (j == out.n_params) {
+            memcpy(out.param_name[j], add->param_name[i], sizeof out.param_name[j]);
+            out.n_params++;
+        }
+        out.param_value[j] = add->param_value[i];
+    }
+    *net = out;
+    return 1;
+}
+
+/* net.NAME keys need net=KIND in the same term.  Returns 0 on error. */
+static int check_net_keys(const parser *p, const pairs *pr)
+{
+    if (pr->net.n_params > 0 && !pr->seen[KEY_NET]) {
+        fail(p, pr->net_param_at, NULL, "net.NAME keys need net=KIND (the network they describe)");
+        return 0;
+    }
+    return 1;
 }
 
 /* Node keys need a node of several devices.  Returns 0 on error. */
@@ -1166,7 +1299,7 @@ static int parse_custom(parser *p, size_t dev_start, dnp_device_type *out)
     int per_node = pr.seen[KEY_PER_NODE] ? (int)pr.per_node
                    : ni >= 0             ? k_nodes[ni].dev.devices_per_node
                                          : 1;
-    if (!check_node_keys(p, &pr, per_node))
+    if (!check_node_keys(p, &pr, per_node) || !check_net_keys(p, &pr))
         return 0;
     if (ni >= 0 && !span_ieq(name, name_len, k_nodes[ni].dev.name)) {
         fail(p, pr.name_from, NULL,
@@ -1223,7 +1356,7 @@ static int parse_override(parser *p, size_t dev_start, const dnp_device_type *ba
                  k_keys[fixed[i]], tok(p, dev_start, name_end(p, dev_start), t, sizeof t));
             return 0;
         }
-    if (!check_node_keys(p, &pr, base->devices_per_node))
+    if (!check_node_keys(p, &pr, base->devices_per_node) || !check_net_keys(p, &pr))
         return 0;
     dnp_device_type d = *base;
     apply_pairs(&pr, 0, &d);
@@ -1504,10 +1637,19 @@ dnp_status dnp_cluster_override(dnp_cluster *c, const char *type_name, const cha
             !name_ieq(d->node, type_name, sizeof d->node))
             continue;
         matched++;
-        if (!check_node_keys(&p, &pr, d->devices_per_node))
+        if (!check_node_keys(&p, &pr, d->devices_per_node)) {
             st = DNP_ERR_INPUT;
-        else
+        } else if (!pr.seen[KEY_NET] && pr.net.n_params > 0 &&
+                   !merge_net_params(&d->net, &pr.net)) {
+            /* net.NAME alone changes the numbers of the type's own kind */
+            fail(&p, pr.net_param_at, NULL,
+                 "net.NAME keys change a network kind's numbers, and type '%.31s' has none "
+                 "(give net=KIND) or would hold more than %d",
+                 d->node[0] ? d->node : d->name, DNP_NET_MAX_PARAMS);
+            st = DNP_ERR_INPUT;
+        } else {
             apply_pairs(&pr, 0, d);
+        }
     }
     if (st == DNP_OK && matched == 0) {
         char names[256];
@@ -1675,6 +1817,16 @@ static void put_figures(sink *s, const dnp_device_type *d, const dnp_device_type
         put_num(s, "inter_gbps", d->inter_bw_bps, GBITS_PS_TO_BPS);
     if (d->inter_lat_s != base->inter_lat_s)
         put_num(s, "inter_lat_us", d->inter_lat_s, US_TO_S);
+    if (!same_net(&d->net, &base->net)) {
+        put(s, ",net=%.*s", (int)bounded_len(d->net.kind, sizeof d->net.kind), d->net.kind);
+        for (int i = 0; i < d->net.n_params && i < DNP_NET_MAX_PARAMS; i++) {
+            char key[24];
+            snprintf(key, sizeof key, "net.%.*s",
+                     (int)bounded_len(d->net.param_name[i], sizeof d->net.param_name[i]),
+                     d->net.param_name[i]);
+            put_num(s, key, d->net.param_value[i], 1.0);
+        }
+    }
 }
 
 /* "COUNTxNAME(key=value,...)": preset `base` with the figures that differ

@@ -41,6 +41,21 @@ char *dnp_cluster_to_json(const dnp_cluster *c) {
                                  d->l2_bw_bps, "host_kernel_s", d->host_kernel_s);
         if (kern != NULL && d->price_per_hour > 0.0)
             json_object_set_new(kern, "price_per_hour", json_real(d->price_per_hour));
+        if (kern != NULL && d->net.kind[0] != '\0') {
+            /* the network as data (dnp_net_desc): kind, then its numbers by
+             * name in stored order; absent for the flat default */
+            json_t *net = json_pack("{s:s}", "kind", d->net.kind);
+            for (int i = 0; net != NULL && i < d->net.n_params && i < DNP_NET_MAX_PARAMS; i++)
+                if (json_object_set_new(net, d->net.param_name[i],
+                                        json_real(d->net.param_value[i])) != 0) {
+                    json_decref(net);
+                    net = NULL;
+                }
+            if (net == NULL || json_object_set_new(kern, "net", net) != 0) {
+                json_decref(kern);
+                kern = NULL;
+            }
+        }
         ok = o != NULL && more != NULL && kern != NULL && json_object_update(o, more) == 0 &&
              json_object_update(o, kern) == 0;
         json_decref(more);
@@ -187,6 +202,49 @@ static const char *read_node_fields(const json_t *o, dnp_device_type *d) {
     return NULL;
 }
 
+/* The optional "net" object: {"kind": NAME, NAME: number >= 0, ...}, at
+ * most DNP_NET_MAX_PARAMS numbers, read in file order and stored without
+ * interpreting them (dnp_net_desc; dnp_cluster_check judges them).  NULL
+ * or the problem. */
+static const char *read_net(const json_t *o, dnp_net_desc *net) {
+    const json_t *n = json_object_get(o, "net");
+    memset(net, 0, sizeof *net);
+    if (n == NULL)
+        return NULL;
+    static const char *const shape =
+        "\"net\" must be {\"kind\": a name of 1 to 15 characters, then at most 4 numbers >= 0 "
+        "named by 1 to 15 characters}";
+    const char *kind = json_string_value(json_object_get(n, "kind"));
+    if (!json_is_object(n) || kind == NULL || kind[0] == '\0' || strlen(kind) >= sizeof net->kind)
+        return shape;
+    for (const char *c = kind; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+              ch == '-'))
+            return "\"net\" \"kind\" must be lower-case letters, digits, '_', '.' or '-'";
+    }
+    snprintf(net->kind, sizeof net->kind, "%s", kind);
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)n, key, v) {
+        if (strcmp(key, "kind") == 0)
+            continue;
+        size_t len = strlen(key);
+        if (net->n_params >= DNP_NET_MAX_PARAMS || len == 0 || len >= sizeof net->param_name[0] ||
+            !json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0.0)
+            return shape;
+        for (size_t j = 0; j < len; j++) {
+            unsigned char ch = (unsigned char)key[j];
+            if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' ||
+                  ch == '-'))
+                return "\"net\" number names must be lower-case letters, digits, '_', '.' or '-'";
+        }
+        snprintf(net->param_name[net->n_params], sizeof net->param_name[0], "%s", key);
+        net->param_value[net->n_params++] = json_number_value(v);
+    }
+    return NULL;
+}
+
 /* 1 if d carries none of the fields added with node presets (an old file). */
 static int legacy_entry(const json_t *o) {
     static const char *const keys[] = {"peak_fp32_flops", "peak_tf32_flops", "peak_fp16_flops",
@@ -195,7 +253,7 @@ static int legacy_entry(const json_t *o) {
                                        "l2_bw_bps", "host_kernel_s", "price_per_hour", "node",
                                        "devices_per_node",
                                        "intra_topo",      "intra_bw_bps",    "intra_lat_s",
-                                       "inter_bw_bps",    "inter_lat_s"};
+                                       "inter_bw_bps",    "inter_lat_s", "net"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (json_object_get(o, keys[i]) != NULL)
             return 0;
@@ -372,6 +430,8 @@ dnp_status dnp_cluster_read_json_buffer(const char *data, size_t len_bytes, cons
         snprintf(d->dtype, sizeof d->dtype, "%s", dtype);
         d->bytes_per_elem = dtype_bytes(dtype);
         const char *bad = read_node_fields(o, d);
+        if (bad == NULL)
+            bad = read_net(o, &d->net);
         if (bad != NULL) {
             st = dev_error(err, file, i, name, bad);
             goto done;

@@ -226,6 +226,26 @@ static void torus_dims(int64_t q, int64_t *a, int64_t *b)
     *b = q / best;
 }
 
+/* 1 if g carries its members' grid on the torus (dnp_comm_group.shape,
+ * set by src/topo for a "torus" network): shape[0] shape[1] = per_node. */
+static int group_has_shape(const dnp_comm_group *g)
+{
+    return g->shape[0] >= 1 && g->shape[1] >= 1 && g->per_node % g->shape[0] == 0 &&
+           g->per_node / g->shape[0] == g->shape[1];
+}
+
+/* The a x b grid of g's per_node members on the torus: the topology's
+ * (group_has_shape), else the squarest factorisation (torus_dims). */
+static void group_torus_dims(const dnp_comm_group *g, int64_t *a, int64_t *b)
+{
+    if (group_has_shape(g)) {
+        *a = g->shape[0];
+        *b = g->shape[1];
+    } else {
+        torus_dims(g->per_node, a, b);
+    }
+}
+
 /* Reduce-scatter of S over an a x b torus.  Each dimension is a
  * bidirectional ring (half of the data each way) on 2 of the 4 links,
  * B_i / 2 per member.  To keep all 4 links busy the buffer is split in
@@ -240,7 +260,7 @@ static void torus_dims(int64_t q, int64_t *a, int64_t *b)
 static double torus_rs_s(const dnp_comm_group *g, double bytes)
 {
     int64_t ai, bi;
-    torus_dims(g->per_node, &ai, &bi);
+    group_torus_dims(g, &ai, &bi);
     double a = (double)ai, b = (double)bi, bw_bps = g->intra_bw_bps / 2.0, lat = g->intra_lat_s;
     double half = bytes / 2.0;
     double x1 = (a - 1.0) * lat + (a - 1.0) / a * half / bw_bps;
@@ -250,13 +270,14 @@ static double torus_rs_s(const dnp_comm_group *g, double bytes)
     return fmax(x1, y1) + fmax(y2, x2);
 }
 
-/* 1 if the group is one node on a 2-D torus with both dimensions >= 2. */
+/* 1 if the group is one node on a 2-D torus with both dimensions >= 2
+ * (one row is a ring: the ring algorithm prices it, as fast). */
 static int torus_applies(const dnp_comm_group *g)
 {
     int64_t a, b;
     if (g->intra_topo != DNP_TOPO_TORUS2D)
         return 0;
-    torus_dims(g->per_node, &a, &b);
+    group_torus_dims(g, &a, &b);
     return a >= 2 && b >= 2;
 }
 
@@ -304,7 +325,10 @@ static double intra_a2a_bw_s(const dnp_comm_group *g, int64_t q, double bytes)
         return bytes * ring_hops(q) / (qd * g->intra_bw_bps);
     case DNP_TOPO_TORUS2D: {
         int64_t a, b;
-        torus_dims(q, &a, &b);
+        if (q == g->per_node)
+            group_torus_dims(g, &a, &b);
+        else
+            torus_dims(q, &a, &b);
         double tx = 2.0 * bytes * ring_hops(a) / ((double)a * g->intra_bw_bps);
         double ty = 2.0 * bytes * ring_hops(b) / ((double)b * g->intra_bw_bps);
         return fmax(tx, ty);
@@ -532,6 +556,25 @@ void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out)
         return;
     }
     topo_group_counts(c, c->counts, out);
+    if (out->per_node <= 1) {
+        out->intra_topo = DNP_TOPO_NONE;
+        out->intra_bw_bps = 0.0;
+        out->intra_lat_s = 0.0;
+    }
+}
+
+/* src/topo's group of the ranks first, first + stride, ... (topo_group_strided:
+ * the rails and torus rows they span), with dnp_cluster_comm_group's
+ * convention for a group without two members on one node. */
+void dnp_cluster_comm_group_strided(const dnp_cluster *c, int64_t first, int64_t n,
+                                    int64_t stride, dnp_comm_group *out)
+{
+    if (c == NULL) {
+        memset(out, 0, sizeof *out);
+        out->n_nodes = out->per_node = 1;
+        return;
+    }
+    topo_group_strided(c, first, n, stride < 1 ? 1 : stride, out);
     if (out->per_node <= 1) {
         out->intra_topo = DNP_TOPO_NONE;
         out->intra_bw_bps = 0.0;

@@ -13,6 +13,7 @@
  * slowest channel).
  */
 #include "topo/topology.h"
+#include "topo/network.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static int64_t per_node_of(const dnp_device_type *d)
     return d->devices_per_node > 1 ? d->devices_per_node : 1;
 }
 
-int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node)
+/* topo_locate, and the rank's local index in its node (0 .. q-1). */
+static int locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node, int64_t *local)
 {
     if (c == NULL || rank < 0)
         return -1;
@@ -47,6 +49,7 @@ int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node)
         if (rank < start + n) {
             *type = k;
             *node = node0 + (rank - start) / q;
+            *local = (rank - start) % q;
             return 0;
         }
         start += n;
@@ -55,10 +58,20 @@ int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node)
     return -1;
 }
 
+int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node)
+{
+    int64_t local;
+    return locate(c, rank, type, node, &local);
+}
+
 /* The figures of the slowest member types (bit k of `types` set: type k
- * takes part) on a group of n_nodes x per_node. */
+ * takes part) on a group of n_nodes x per_node.  cross_rail: the group's
+ * inter-node traffic leaves its rails (docs/collectives.md, "Rail-optimised
+ * fat tree"): on the member types with a rail network it crosses the spine,
+ * at the NIC share over the largest oversubscription and with the largest
+ * extra spine latency. */
 static void fill(const dnp_cluster *c, unsigned types, int64_t n_nodes, int64_t per_node,
-                 dnp_comm_group *out)
+                 int cross_rail, dnp_comm_group *out)
 {
     memset(out, 0, sizeof *out);
     out->n_nodes = n_nodes;
@@ -81,42 +94,122 @@ static void fill(const dnp_cluster *c, unsigned types, int64_t n_nodes, int64_t 
     }
     out->intra_bw_bps = isfinite(ibw) ? ibw : 0.0;
     out->inter_bw_bps = isfinite(ebw) ? ebw : 0.0;
+    if (!cross_rail || n_nodes <= 1)
+        return;
+    /* DGX SuperPOD reference architecture, compute fabric: traffic between
+     * rails traverses the spine; a leaf with `oversub` downlinks per
+     * uplink gives each NIC 1/oversub of its rate there (all of a
+     * collective's inter-node traffic crosses when its rails differ). */
+    double oversub = 1.0, spine_lat_s = 0.0;
+    for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++) {
+        topo_net net;
+        if (!(types & (1u << k)))
+            continue;
+        topo_net_of(&c->types[k], &net);
+        if (net.kind != TOPO_NET_RAIL)
+            continue;
+        oversub = fmax(oversub, net.oversub);
+        spine_lat_s = fmax(spine_lat_s, net.spine_lat_s);
+    }
+    out->inter_bw_bps /= oversub;
+    out->inter_lat_s += spine_lat_s;
+}
+
+/* A set of local indices (or torus coordinates) below TOPO_NET_MAX_DIM. */
+#define SET_WORDS (TOPO_NET_MAX_DIM / 64)
+typedef struct {
+    uint64_t w[SET_WORDS];
+} idx_set;
+
+static void set_add_range(idx_set *s, int64_t from, int64_t n)
+{
+    for (int64_t i = from; i < from + n && i < TOPO_NET_MAX_DIM; i++)
+        s->w[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static int set_count(const idx_set *s)
+{
+    int n = 0;
+    for (int j = 0; j < SET_WORDS; j++)
+        for (uint64_t w = s->w[j]; w != 0; w &= w - 1)
+            n++;
+    return n;
 }
 
 /* Accumulates members in increasing rank order: nodes then come in
- * non-decreasing order, so each node's members are consecutive. */
+ * non-decreasing order, so each node's members are consecutive.  Beside
+ * the shape it keeps what the network kinds read (network.h): the local
+ * indices each node's members hold (the rails they use: rail-local when
+ * every node holds the same ones) and, while the group lies in its first
+ * node, the torus coordinates of its members. */
 typedef struct {
     unsigned types;
     int64_t members, nodes, cur_node, cur_count, min_count;
+    idx_set cur_locals, first_locals; /* the open node's local indices; the first node's */
+    int have_first, locals_differ;    /* first_locals set; some node's differ from them */
+    int64_t torus_x;                  /* > 0: the first node is a torus of torus_x columns */
+    idx_set xs, ys;                   /* torus columns and rows of its members */
 } span_acc;
 
-#define SPAN_ACC_INIT {0, 0, 0, -1, 0, -1}
+static void acc_init(span_acc *a)
+{
+    memset(a, 0, sizeof *a);
+    a->cur_node = -1;
+    a->min_count = -1;
+}
 
-/* `count` more members on node `node` (>= the last node added). */
-static void acc_node(span_acc *a, int64_t node, int64_t count)
+/* The open node is complete: compare its local indices with the first's. */
+static void acc_close_node(span_acc *a)
+{
+    if (!a->have_first) {
+        a->first_locals = a->cur_locals;
+        a->have_first = 1;
+    } else if (memcmp(&a->first_locals, &a->cur_locals, sizeof a->cur_locals) != 0) {
+        a->locals_differ = 1;
+    }
+}
+
+/* `count` more members on node `node` (>= the last node added), of type
+ * `type`, the node's local indices [off, off + count). */
+static void acc_node(const dnp_cluster *c, span_acc *a, int type, int64_t node, int64_t off,
+                     int64_t count)
 {
     if (count <= 0)
         return;
     a->members += count;
     if (a->nodes > 0 && node == a->cur_node) {
         a->cur_count += count;
-        return;
+    } else {
+        if (a->nodes > 0) {
+            if (a->min_count < 0 || a->cur_count < a->min_count)
+                a->min_count = a->cur_count;
+            acc_close_node(a);
+        }
+        a->nodes++;
+        a->cur_node = node;
+        a->cur_count = count;
+        memset(&a->cur_locals, 0, sizeof a->cur_locals);
+        if (a->nodes == 1) {
+            topo_net net;
+            topo_net_of(&c->types[type], &net);
+            a->torus_x = net.kind == TOPO_NET_TORUS ? net.torus_x : 0;
+        }
     }
-    if (a->nodes > 0 && (a->min_count < 0 || a->cur_count < a->min_count))
-        a->min_count = a->cur_count;
-    a->nodes++;
-    a->cur_node = node;
-    a->cur_count = count;
+    set_add_range(&a->cur_locals, off, count);
+    for (int64_t l = off; a->nodes == 1 && a->torus_x > 0 && l < off + count; l++) {
+        set_add_range(&a->xs, l % a->torus_x, 1);
+        set_add_range(&a->ys, l / a->torus_x, 1);
+    }
 }
 
 static void acc_add(const dnp_cluster *c, span_acc *a, int64_t rank)
 {
     int type;
-    int64_t node;
-    if (topo_locate(c, rank, &type, &node) != 0)
+    int64_t node, local;
+    if (locate(c, rank, &type, &node, &local) != 0)
         return;
     a->types |= 1u << type;
-    acc_node(a, node, 1);
+    acc_node(c, a, type, node, local, 1);
 }
 
 /* The ranks [first, first + n) (those in range), a run per device type
@@ -135,17 +228,18 @@ static void acc_add_range(const dnp_cluster *c, span_acc *a, int64_t first, int6
             int64_t off = lo - start, len = hi - lo;
             int64_t node = node0 + off / q, head = q - off % q;
             head = head < len ? head : len;
-            acc_node(a, node, head);
+            acc_node(c, a, k, node, off % q, head);
             len -= head;
             node++;
             int64_t full = len / q;
             if (full > 0) {
-                acc_node(a, node, q);
+                acc_node(c, a, k, node, 0, q);
                 /* the other full-1 nodes: each closes the one before (q
-                 * members) and opens its own of q */
+                 * members, all local indices) and opens its own of q */
                 if (full > 1) {
                     if (a->min_count < 0 || q < a->min_count)
                         a->min_count = q;
+                    acc_close_node(a);
                     a->nodes += full - 1;
                     a->members += (full - 1) * q;
                     a->cur_node = node + full - 1;
@@ -154,7 +248,7 @@ static void acc_add_range(const dnp_cluster *c, span_acc *a, int64_t first, int6
                 node += full;
                 len -= full * q;
             }
-            acc_node(a, node, len);
+            acc_node(c, a, k, node, 0, len);
         }
         start += cnt;
         node0 += (cnt + q - 1) / q;
@@ -170,16 +264,29 @@ static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
     }
     if (a->min_count < 0 || a->cur_count < a->min_count)
         a->min_count = a->cur_count;
-    if (a->nodes == 1)
-        fill(c, a->types, 1, a->members, out);
-    else
-        fill(c, a->types, (a->members + a->min_count - 1) / a->min_count, a->min_count, out);
+    acc_close_node(a);
+    if (a->nodes == 1) {
+        fill(c, a->types, 1, a->members, 0, out);
+        /* inside one torus node: members on a set of columns x a set of
+         * rows (every pair present) are an a x b torus, each row and
+         * column a ring on the node's closed dimension rings
+         * (docs/collectives.md, "2-D torus") */
+        int64_t nx = set_count(&a->xs), ny = set_count(&a->ys);
+        if (a->torus_x > 0 && out->intra_topo == DNP_TOPO_TORUS2D && nx * ny == a->members) {
+            out->shape[0] = nx;
+            out->shape[1] = ny;
+        }
+    } else {
+        fill(c, a->types, (a->members + a->min_count - 1) / a->min_count, a->min_count,
+             a->locals_differ, out);
+    }
 }
 
 void topo_group_strided(const dnp_cluster *c, int64_t first, int64_t n, int64_t stride,
                         dnp_comm_group *out)
 {
-    span_acc a = SPAN_ACC_INIT;
+    span_acc a;
+    acc_init(&a);
     if (stride <= 1)
         acc_add_range(c, &a, first, n);
     else
@@ -207,7 +314,8 @@ static int cmp_i64(const void *pa, const void *pb)
 
 int topo_group(const dnp_cluster *c, const int64_t *ranks, int64_t n, dnp_comm_group *out)
 {
-    span_acc a = SPAN_ACC_INIT;
+    span_acc a;
+    acc_init(&a);
     int sorted = 1;
     for (int64_t i = 1; i < n; i++)
         sorted &= ranks[i - 1] < ranks[i];
@@ -233,20 +341,20 @@ int topo_group(const dnp_cluster *c, const int64_t *ranks, int64_t n, dnp_comm_g
 void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out)
 {
     int ta, tb;
-    int64_t na, nb;
-    if (c == NULL || a == b || topo_locate(c, a, &ta, &na) != 0 ||
-        topo_locate(c, b, &tb, &nb) != 0) {
+    int64_t na, nb, la, lb;
+    if (c == NULL || a == b || locate(c, a, &ta, &na, &la) != 0 ||
+        locate(c, b, &tb, &nb, &lb) != 0) {
         memset(out, 0, sizeof *out);
         out->n_nodes = out->per_node = 1;
-        if (c != NULL && topo_locate(c, a, &ta, &na) == 0)
-            fill(c, 1u << ta, 1, 1, out);
+        if (c != NULL && locate(c, a, &ta, &na, &la) == 0)
+            fill(c, 1u << ta, 1, 1, 0, out);
         return;
     }
     unsigned types = (1u << ta) | (1u << tb);
     if (na == nb)
-        fill(c, types, 1, 2, out);
+        fill(c, types, 1, 2, 0, out);
     else
-        fill(c, types, 2, 1, out);
+        fill(c, types, 2, 1, la != lb, out); /* GPU i to GPU i of another node: rail i */
 }
 
 /* ------------------------------------------------------------------ */
@@ -258,7 +366,8 @@ void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out)
 int topo_group_grid(const dnp_cluster *c, int64_t first, int n_dims, const int64_t *count,
                     const int64_t *stride, dnp_comm_group *out)
 {
-    span_acc a = SPAN_ACC_INIT;
+    span_acc a;
+    acc_init(&a);
     int64_t cnt[GRID_MAX_DIMS], str[GRID_MAX_DIMS], total = 1;
     int d = 0;
     for (int j = 0; j < n_dims && j < GRID_MAX_DIMS; j++) {
@@ -317,7 +426,8 @@ int topo_group_grid(const dnp_cluster *c, int64_t first, int n_dims, const int64
 
 void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
 {
-    span_acc a = SPAN_ACC_INIT;
+    span_acc a;
+    acc_init(&a);
     int64_t start = 0;
     for (int k = 0; c != NULL && k < c->n_types; k++) {
         int64_t n = c->counts[k] > 0 ? c->counts[k] : 0;

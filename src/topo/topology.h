@@ -44,7 +44,13 @@ int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node);
  *     inter bandwidth, largest latencies, the topology of the slowest intra
  *     tier), with the collective model's fallbacks (intra bandwidth 0: the
  *     inter rate; intra topology NONE: a switch; inter bandwidth 0:
- *     net_bw_bps).
+ *     net_bw_bps);
+ *   - the network kinds (network.h; docs/collectives.md): across nodes of a
+ *     "rail" network, a group whose nodes hold members at different local
+ *     indices leaves its rails and crosses the spine (inter bandwidth over
+ *     the oversubscription, latency plus the spine's); inside one node of a
+ *     "torus" network, members on every pair of a columns and b rows get
+ *     shape {a, b} (else shape {0, 0}).
  * Ranks out of range are ignored; no valid rank gives a 1 x 1 group with
  * zero figures (a collective over it costs nothing).  Returns 0, or -1 when
  * a copy for sorting cannot be allocated (*out then zeroed as 1 x 1).
@@ -66,7 +72,8 @@ unsigned topo_types_strided(const dnp_cluster *c, int64_t first, int64_t n, int6
 /* The link of one point-to-point message from rank a to rank b: the same
  * node, its intra tier (n_nodes 1, per_node 2); different nodes, the inter
  * tier at the slower of the two devices' NIC shares and the larger of their
- * latencies (n_nodes 2, per_node 1).  a == b gives a 1 x 1 group (free).
+ * latencies (n_nodes 2, per_node 1), across the spine of a rail network
+ * when their local indices differ.  a == b gives a 1 x 1 group (free).
  * O(types). */
 void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out);
 

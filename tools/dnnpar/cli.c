@@ -458,9 +458,16 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
 dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err)
 {
     size_t n = strlen(spec);
-    return (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
-               ? dnp_cluster_read_json(spec, out, err)
-               : dnp_cluster_parse(spec, out, err);
+    dnp_cluster c;
+    dnp_status st = (strcmp(spec, "-") == 0 || (n > 5 && strcmp(spec + n - 5, ".json") == 0))
+                        ? dnp_cluster_read_json(spec, &c, err)
+                        : dnp_cluster_parse(spec, &c, err);
+    /* the network kinds the parser stores unread (net=..., docs/cluster.md) */
+    if (st == DNP_OK)
+        st = dnp_cluster_check(&c, err);
+    if (st == DNP_OK)
+        *out = c;
+    return st;
 }
 
 int cli_find_python_package(const char *package, char *buf, size_t n)

@@ -177,7 +177,8 @@ int cli_write_text(const char *cmd, const char *path, const char *text);
  * status. */
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
 /* Parse --cluster: a spec, or a cluster JSON file (*.json, or - for
- * standard input); the error in *err, nothing printed.  O(spec). */
+ * standard input), then dnp_cluster_check (its network kinds); the error
+ * in *err, nothing printed, *out written only on success.  O(spec). */
 dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err);
 /* The same, printing the error.  Returns an exit status. */
 int cli_load_cluster(const char *cmd, const char *spec, dnp_cluster *out);

@@ -11,7 +11,7 @@
 
 static const char help[] =
     "usage: dnnpar comm OP --cluster SPEC --bytes N[,N...]|B:E[:F] [--ranks R]\n"
-    "                   [--json FILE]\n"
+    "                   [--group FIRST:COUNT[:STRIDE]] [--json FILE]\n"
     "\n"
     "Predict one collective on all devices of the cluster with the alpha-beta\n"
     "models of docs/collectives.md and print, like nccl-tests, one row per size:\n"
@@ -28,6 +28,9 @@ static const char help[] =
     "-b B -e E -f F do: B, B F, B F^2, ... up to E (F an integer >= 2, default\n"
     "2; at most 4096 sizes).  --ranks R runs the collective on the first R\n"
     "devices of the cluster (its order: nodes filled in turn) instead of all.\n"
+    "--group F:N[:S] runs it on the N devices F, F+S, ..., F+(N-1)S (S default\n"
+    "1) with the links they span (rails, torus rows; docs/collectives.md):\n"
+    "Megatron's data-parallel group over 4 dgx-a100 is 0:4:8.\n"
     "The table ends with nccl-tests' footer, the average bus bandwidth over\n"
     "the sizes.\n"
     "--json FILE writes [{\"op\", \"bytes\", \"time_s\", \"algbw_Bps\", \"busbw_Bps\",\n"
@@ -37,7 +40,9 @@ static const char help[] =
     "  dnnpar comm allreduce --cluster '8xcustom(name=g,tflops=100,net_gbps=800)' \\\n"
     "      --bytes 1K,1M,1G\n"
     "  dnnpar comm all-gather --cluster cluster.json --bytes 64M --json -\n"
-    "  dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 8:1G:2 --ranks 8\n";
+    "  dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 8:1G:2 --ranks 8\n"
+    "  dnnpar comm allreduce --cluster '4xdgx-a100(net=rail,net.oversub=2)' \\\n"
+    "      --bytes 1G --group 0:4:9\n";
 
 #define MAX_BYTES (1LL << 50)
 
@@ -154,6 +159,39 @@ static const char *topo_name(dnp_link_topo t)
     }
 }
 
+/* --group "F:N[:S]" into first, count, stride (each checked against the
+ * cluster's devices).  Prints the error.  Returns an exit status. */
+static int parse_group(const char *text, long long devices, long long *first, long long *count,
+                       long long *stride)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v[3] = {0, 0, 1};
+    const char *c = text;
+    int k = 0;
+    for (; k < 3; k++) {
+        if (!isdigit((unsigned char)*c))
+            break;
+        v[k] = strtoll(c, &end, 10);
+        if (errno != 0)
+            break;
+        c = end;
+        if (*c != ':')
+            break;
+        c++;
+    }
+    if (k < 1 || k > 2 || *c != '\0' || errno != 0 || v[1] < 1 || v[2] < 1 ||
+        v[0] >= devices || v[1] > devices || (v[1] - 1) > (devices - 1 - v[0]) / v[2]) {
+        cli_error("comm", "--group '%.40s': want FIRST:COUNT[:STRIDE] (COUNT, STRIDE >= 1; "
+                          "ranks below the cluster's %lld devices)", text, devices);
+        return EXIT_USAGE;
+    }
+    *first = v[0];
+    *count = v[1];
+    *stride = v[2];
+    return EXIT_OK;
+}
+
 static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_group *g)
 {
     char *spec = cli_cluster_spec(cl);
@@ -163,7 +201,11 @@ static void print_header(dnp_coll_op op, const dnp_cluster *cl, const dnp_comm_g
               members == 1 ? "" : "s", (long long)g->n_nodes, g->n_nodes == 1 ? "" : "s",
               (long long)g->per_node);
     dnp_free(spec);
-    if (g->per_node > 1)
+    if (g->per_node > 1 && g->shape[0] > 0)
+        printf("# intra: %s %lldx%lld, %.6g GB/s per device per direction, %.6g us\n",
+               topo_name(g->intra_topo), (long long)g->shape[0], (long long)g->shape[1],
+               g->intra_bw_bps / 1e9, g->intra_lat_s * 1e6);
+    else if (g->per_node > 1)
         printf("# intra: %s, %.6g GB/s per device per direction, %.6g us\n",
                topo_name(g->intra_topo), g->intra_bw_bps / 1e9, g->intra_lat_s * 1e6);
     if (g->n_nodes > 1)
@@ -235,7 +277,7 @@ static json_t *real_or_null(double x)
 
 int cmd_comm(int argc, char **argv)
 {
-    static const char *const valued[] = {"cluster", "bytes", "json", "ranks", NULL};
+    static const char *const valued[] = {"cluster", "bytes", "json", "ranks", "group", NULL};
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -256,7 +298,16 @@ int cmd_comm(int argc, char **argv)
     dnp_cluster cl;
     if ((rc = cli_load_cluster("comm", cli_get(&a, "cluster"), &cl)) != 0)
         return rc;
-    const char *ranks_text = cli_get(&a, "ranks");
+    const char *ranks_text = cli_get(&a, "ranks"), *group_text = cli_get(&a, "group");
+    long long g_first = 0, g_count = 0, g_stride = 1;
+    if (ranks_text != NULL && group_text != NULL) {
+        cli_error("comm", "--ranks and --group both choose the members: give one");
+        return EXIT_USAGE;
+    }
+    if (group_text != NULL &&
+        (rc = parse_group(group_text, dnp_cluster_devices(&cl), &g_first, &g_count, &g_stride)) !=
+            0)
+        return rc;
     if (ranks_text != NULL) {
         long long total = dnp_cluster_devices(&cl);
         long long r = cli_positive("comm", "ranks", ranks_text, total > 0 ? total : 1);
@@ -286,7 +337,11 @@ int cmd_comm(int argc, char **argv)
         return rc;
 
     dnp_comm_group g;
-    dnp_cluster_comm_group(&cl, &g);
+    if (group_text != NULL) {
+        dnp_cluster_comm_group_strided(&cl, g_first, g_count, g_stride, &g);
+    } else {
+        dnp_cluster_comm_group(&cl, &g);
+    }
     dnp_coll_cost *cost = dnp_malloc((size_t)n * sizeof *cost);
     if (cost == NULL) {
         dnp_free(sizes);

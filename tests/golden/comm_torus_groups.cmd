@@ -1,0 +1,1 @@
+for g in 0:4:1 1:4:4 0:8:1 0:16:1; do dnnpar comm allreduce --cluster 'tpu-v3-32(net=torus,net.x=4,net.y=4)' --bytes 64M --group $g; done; dnnpar comm allreduce --cluster tpu-v3-32 --bytes 64M --group 0:4:1; dnnpar comm allgather --cluster 'tpu-v3-128(net=torus,net.x=8,net.y=8)' --bytes 64M --group 0:16:4

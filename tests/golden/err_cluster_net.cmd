@@ -1,0 +1,1 @@
+for s in '2xdgx-a100(net.oversub=2)' '2xdgx-a100(net=mesh)' '2xdgx-a100(net=rail,net.x=2)' '2xdgx-a100(net=rail,net.oversub=0.5)' '4xa100(net=rail)' 'tpu-v3-32(net=torus,net.x=4,net.y=8)' '2xdgx-a100(net=torus,net.x=2,net.y=4)' '2xdgx-a100(net=rail,net.a=1,net.b=1,net.c=1,net.d=1,net.e=1)'; do dnnpar comm allreduce --cluster "$s" --bytes 1M 2>&1; echo "exit $?"; done
