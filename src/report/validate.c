@@ -513,7 +513,8 @@ static void setup_row(dnp_validation_row *r, row_setup *rs)
                  dnp_quote_str(r->precision, q, sizeof q));
         return;
     }
-    if (dnp_cluster_parse(r->cluster, &rs->cl, &e) != DNP_OK) {
+    if (dnp_cluster_parse(r->cluster, &rs->cl, &e) != DNP_OK ||
+        dnp_cluster_check(&rs->cl, &e) != DNP_OK) { /* its network kinds too (src/topo) */
         snprintf(r->note, sizeof r->note, "%s", e.msg);
         return;
     }

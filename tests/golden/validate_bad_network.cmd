@@ -1,0 +1,1 @@
+printf 'id,stack,role,model,cluster,batch,precision,search,measured_step_s\nr1,x,validate,lenet,"1xdgx-a100(net=bogus)",8,fp32,dp,0.01\nr2,x,validate,lenet,1xdgx-a100,8,fp32,dp,0.01\n' > "$TMPDIR_GOLD/v.csv" && dnnpar validate "$TMPDIR_GOLD/v.csv" 2>&1 | grep -E "not predicted|validate rows"
