@@ -918,6 +918,36 @@ typedef struct {
     size_t net_param_at;  /* column of the first net.NAME key */
 } pairs;
 
+/* After a key ending at p->pos: "= VALUE", VALUE running to the next ','
+ * or ')' without trailing blanks, its span in [*from, *to); key_text names
+ * the key in messages.  Returns 0 on error (recorded: no '=', no value). */
+static int scan_value(parser *p, const char *key_text, size_t *from, size_t *to)
+{
+    char t[TOKBUF];
+    skip_space(p);
+    if (cur(p) != '=') {
+        fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'", key_text,
+             at_end(p) ? "end of spec"
+                       : tok(p, p->pos, some_token_end(p, p->pos), t, sizeof t));
+        return 0;
+    }
+    p->pos++;
+    skip_space(p);
+    size_t val_from = p->pos;
+    while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
+        p->pos++;
+    size_t val_to = p->pos;
+    while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
+        val_to--;
+    if (val_to == val_from) {
+        fail(p, val_from, NULL, "missing value for key '%s'", key_text);
+        return 0;
+    }
+    *from = val_from;
+    *to = val_to;
+    return 1;
+}
+
 /* The network keys (dnp_net_desc): "net" takes a kind name, "net.NAME" a
  * number stored as written (its unit in NAME); hw/ reads neither, src/topo
  * does (dnp_cluster_check).  Returns 0 on error (recorded). */
@@ -946,27 +976,11 @@ static int parse_net_param(parser *p, size_t key_from, size_t key_to, pairs *pr)
     if (net->n_params == 0)
         pr->net_param_at = key_from;
     p->pos = key_to;
-    skip_space(p);
-    if (cur(p) != '=') {
-        fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'",
-             tok(p, key_from, key_to, t, sizeof t),
-             at_end(p) ? "end of spec" : "another character");
-        return 0;
-    }
-    p->pos++;
-    skip_space(p);
-    size_t val_from = p->pos;
-    while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
-        p->pos++;
-    size_t val_to = p->pos;
-    while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
-        val_to--;
     char key[TOKBUF];
     tok(p, key_from, key_to, key, sizeof key);
-    if (val_to == val_from) {
-        fail(p, val_from, NULL, "missing value for key '%s'", key);
+    size_t val_from, val_to;
+    if (!scan_value(p, key, &val_from, &val_to))
         return 0;
-    }
     double v = 0;
     if (!parse_number(p, val_from, val_to, key, 1.0, 1, &v))
         return 0;
@@ -1036,25 +1050,9 @@ static int parse_pairs(parser *p, size_t dev_start, pairs *pr)
         pr->seen[key] = 1;
         pr->at[key] = key_from;
         p->pos = key_to;
-        skip_space(p);
-        if (cur(p) != '=') {
-            fail(p, p->pos, NULL, "expected '=' after key '%s', got '%s'", k_keys[key],
-                 at_end(p) ? "end of spec"
-                           : tok(p, p->pos, some_token_end(p, p->pos), t, sizeof t));
+        size_t val_from, val_to;
+        if (!scan_value(p, k_keys[key], &val_from, &val_to))
             return 0;
-        }
-        p->pos++;
-        skip_space(p);
-        size_t val_from = p->pos;
-        while (!at_end(p) && cur(p) != ',' && cur(p) != ')')
-            p->pos++;
-        size_t val_to = p->pos;
-        while (val_to > val_from && is_space((unsigned char)p->s[val_to - 1]))
-            val_to--;
-        if (val_to == val_from) {
-            fail(p, val_from, NULL, "missing value for key '%s'", k_keys[key]);
-            return 0;
-        }
         size_t n = val_to - val_from;
         const char *v = p->s + val_from;
         switch (key) {
