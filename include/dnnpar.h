@@ -445,6 +445,33 @@ dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err);
 
+/* A model recognised as a transformer by its structure (src/model/
+ * recognize.c, docs/config3d.md "Your own transformer"): the zoo spec of
+ * the transformer of the same shape, which the Megatron-LM (3D) path plans
+ * in its place. */
+typedef struct {
+    char spec[256];          /* "gpt(hidden=768,heads=12,...)", or the zoo name when native */
+    int native;              /* 1: the graph is a zoo transformer already (spec = its name) */
+    int64_t params_model;    /* parameters of the given graph */
+    int64_t params_spec;     /* parameters of the transformer built from spec */
+    char assumed[256];       /* what spec assumes that the graph does not show ("" if nothing) */
+} dnp_transformer_match;
+
+/* Recognise g as a token transformer by structure, not by op names: the
+ * token embedding (the largest EMBEDDING: vocabulary x hidden), one
+ * attention per layer (a SOFTMAX between two activation products: heads x
+ * sequence x sequence scores), the per-position fully connected layers
+ * (fused or separate Q, K, V: the key-value heads; the projection; the MLP:
+ * up and down, or gate, up and down for SwiGLU) and the output layer (an
+ * untied FC to the vocabulary, a product with the table, or none).  Writes
+ * *out and returns DNP_OK, or DNP_ERR_INPUT naming what is missing or the
+ * op that fits no transformer layer; also DNP_ERR_INPUT when the spec's
+ * model has more than 2% more or fewer parameters than g (the recognition
+ * missed something; both counts in the message).  g is only read.
+ * O(ops + layers). */
+dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match *out,
+                                       dnp_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Clusters                                                             */
 /* ------------------------------------------------------------------ */

@@ -184,21 +184,25 @@ int zoo_transformer_build(dnp_graph *g, const tf_config *c)
         x = layer(g, c, l, x);
     if (x < 0)
         return -1;
+    if (c->family != TF_BERT && !zoo_transformer_tied(c)) {
+        /* an output layer of its own (LLaMA; Megatron-LM's
+         * --untie-embeddings-and-output-weights) */
+        x = norm(g, c->family == TF_LLAMA ? "norm" : "ln_f", x, H, S, c->family == TF_LLAMA);
+        return fc_pos(g, "lm_head", x, c->vocab, S, 0);
+    }
     switch (c->family) {
-    case TF_GPT: {
+    case TF_GPT:
+    case TF_LLAMA: {
         /* GPT-2 ties the output projection to the token embedding (Radford
          * et al., 2019): the logits are a product with the table, whose
          * parameters the embedding already counts */
-        x = norm(g, "ln_f", x, H, S, 0);
+        x = norm(g, c->family == TF_LLAMA ? "norm" : "ln_f", x, H, S, c->family == TF_LLAMA);
         dnp_op_attrs head = {0};
         head.contract = H;
         int in[2] = {x, x};
         return dnp_graph_append(g, "lm_head.tied", DNP_OP_MATMUL, 2, in,
                                 seq_shape(c->vocab, S), &head);
     }
-    case TF_LLAMA:
-        x = norm(g, "norm", x, H, S, 1);
-        return fc_pos(g, "lm_head", x, c->vocab, S, 0);
     default: {
         /* BERT: the pooler (dense + tanh on the first token), as the
          * published parameter counts include it; the pre-training heads
@@ -218,31 +222,31 @@ static const struct {
     tf_config c;
     const char *description;
 } k_presets[] = {
-    {"bert-base", {TF_BERT, 768, 12, 12, 12, 512, 3072, 30522, 512, 0.1, 0.1, 0},
+    {"bert-base", {TF_BERT, 768, 12, 12, 12, 512, 3072, 30522, 512, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "BERT-Base (Devlin et al., 2019): 12 layers, hidden 768, 12 heads, sequence 512"},
-    {"bert-large", {TF_BERT, 1024, 16, 16, 24, 512, 4096, 30522, 512, 0.1, 0.1, 0},
+    {"bert-large", {TF_BERT, 1024, 16, 16, 24, 512, 4096, 30522, 512, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "BERT-Large: 24 layers, hidden 1024, 16 heads, sequence 512"},
-    {"gpt2", {TF_GPT, 768, 12, 12, 12, 1024, 3072, 50257, 1024, 0.1, 0.1, 0},
+    {"gpt2", {TF_GPT, 768, 12, 12, 12, 1024, 3072, 50257, 1024, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "GPT-2 small (Radford et al., 2019): 12 layers, hidden 768, sequence 1024"},
-    {"gpt2-medium", {TF_GPT, 1024, 16, 16, 24, 1024, 4096, 50257, 1024, 0.1, 0.1, 0},
+    {"gpt2-medium", {TF_GPT, 1024, 16, 16, 24, 1024, 4096, 50257, 1024, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "GPT-2 medium: 24 layers, hidden 1024, 16 heads, sequence 1024"},
-    {"gpt2-large", {TF_GPT, 1280, 20, 20, 36, 1024, 5120, 50257, 1024, 0.1, 0.1, 0},
+    {"gpt2-large", {TF_GPT, 1280, 20, 20, 36, 1024, 5120, 50257, 1024, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "GPT-2 large: 36 layers, hidden 1280, 20 heads, sequence 1024"},
-    {"gpt2-xl", {TF_GPT, 1600, 25, 25, 48, 1024, 6400, 50257, 1024, 0.1, 0.1, 0},
+    {"gpt2-xl", {TF_GPT, 1600, 25, 25, 48, 1024, 6400, 50257, 1024, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "GPT-2 XL: 48 layers, hidden 1600, 25 heads, sequence 1024"},
-    {"gpt3-175b", {TF_GPT, 12288, 96, 96, 96, 2048, 49152, 50257, 2048, 0.1, 0.1, 0},
+    {"gpt3-175b", {TF_GPT, 12288, 96, 96, 96, 2048, 49152, 50257, 2048, 0.1, 0.1, 0, TF_HEAD_DEFAULT},
      "GPT-3 175B (Brown et al., 2020, Table 2.1): 96 layers, hidden 12288, 96 heads, "
      "sequence 2048"},
-    {"llama2-7b", {TF_LLAMA, 4096, 32, 32, 32, 4096, 11008, 32000, 4096, 0.0, 0.0, 1},
+    {"llama2-7b", {TF_LLAMA, 4096, 32, 32, 32, 4096, 11008, 32000, 4096, 0.0, 0.0, 1, TF_HEAD_DEFAULT},
      "Llama 2 7B (Touvron et al., 2023): 32 layers, hidden 4096, SwiGLU 11008, sequence 4096"},
-    {"llama2-13b", {TF_LLAMA, 5120, 40, 40, 40, 4096, 13824, 32000, 4096, 0.0, 0.0, 1},
+    {"llama2-13b", {TF_LLAMA, 5120, 40, 40, 40, 4096, 13824, 32000, 4096, 0.0, 0.0, 1, TF_HEAD_DEFAULT},
      "Llama 2 13B: 40 layers, hidden 5120, SwiGLU 13824, sequence 4096"},
-    {"llama2-70b", {TF_LLAMA, 8192, 64, 8, 80, 4096, 28672, 32000, 4096, 0.0, 0.0, 1},
+    {"llama2-70b", {TF_LLAMA, 8192, 64, 8, 80, 4096, 28672, 32000, 4096, 0.0, 0.0, 1, TF_HEAD_DEFAULT},
      "Llama 2 70B: 80 layers, hidden 8192, 8 key-value heads, SwiGLU 28672, sequence 4096"},
-    {"llama3-8b", {TF_LLAMA, 4096, 32, 8, 32, 8192, 14336, 128256, 8192, 0.0, 0.0, 1},
+    {"llama3-8b", {TF_LLAMA, 4096, 32, 8, 32, 8192, 14336, 128256, 8192, 0.0, 0.0, 1, TF_HEAD_DEFAULT},
      "Llama 3 8B (Meta, 2024): 32 layers, hidden 4096, 8 key-value heads, vocab 128256, "
      "sequence 8192"},
-    {"llama3-70b", {TF_LLAMA, 8192, 64, 8, 80, 8192, 28672, 128256, 8192, 0.0, 0.0, 1},
+    {"llama3-70b", {TF_LLAMA, 8192, 64, 8, 80, 8192, 28672, 128256, 8192, 0.0, 0.0, 1, TF_HEAD_DEFAULT},
      "Llama 3 70B: 80 layers, hidden 8192, 8 key-value heads, vocab 128256, "
      "sequence 8192"},
 };
@@ -285,11 +289,18 @@ const zoo_model *zoo_models_transformer(int *count)
 /* ---- parametric names -------------------------------------------------- */
 
 static const char *const k_family[] = {"gpt", "bert", "llama"};
-static const char *const k_keys[] = {"hidden", "heads", "layers",  "seq",         "ffn",
-                                     "vocab",  "kv_heads", "dropout", "attn_dropout", "attention"};
-#define N_KEYS 10
+static const char *const k_keys[] = {"hidden",       "heads",     "layers", "seq",
+                                     "ffn",          "vocab",     "kv_heads", "dropout",
+                                     "attn_dropout", "attention", "head"};
+#define N_KEYS 11
 #define N_INT_KEYS 7 /* the first seven are integers, then two probabilities */
 #define KEY_ATTENTION 9
+#define KEY_HEAD 10
+
+int zoo_transformer_tied(const tf_config *c)
+{
+    return c->head == TF_HEAD_TIED || (c->head == TF_HEAD_DEFAULT && c->family == TF_GPT);
+}
 
 int zoo_transformer_is_spec(const char *name)
 {
@@ -323,7 +334,7 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
     c.family = fam == 0 ? TF_GPT : fam == 1 ? TF_BERT : TF_LLAMA;
     int64_t v[N_INT_KEYS] = {0, 0, 0, 0, 0, 0, 0};
     double prob[N_KEYS - N_INT_KEYS] = {0.0, 0.0};
-    int given[N_KEYS] = {0}, flash = 0;
+    int given[N_KEYS] = {0}, flash = 0, head = TF_HEAD_DEFAULT;
     const char *p = strchr(spec, '(') + 1;
     while (*p != ')') {
         const char *eq = strchr(p, '=');
@@ -335,7 +346,7 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
         if (key < 0) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "%s: at column %d: expected KEY=VALUE with KEY one of hidden, heads, "
-                          "layers, seq, ffn, vocab, kv_heads, dropout, attn_dropout, attention",
+                          "layers, seq, ffn, vocab, kv_heads, dropout, attn_dropout, attention, head",
                           spec, (int)(p - spec) + 1);
             return DNP_ERR_INPUT;
         }
@@ -360,6 +371,22 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
             dnp_error_set(err, DNP_ERR_INPUT,
                           "%s: at column %d: 'attention' must be flash or unfused", spec,
                           (int)(num - spec) + 1);
+            return DNP_ERR_INPUT;
+        }
+        if (key == KEY_HEAD) {
+            /* a word: tied or untied; BERT is built without an output layer */
+            size_t len = strcspn(num, ",)");
+            if (c.family != TF_BERT && ((len == 4 && strncasecmp(num, "tied", 4) == 0) ||
+                                        (len == 6 && strncasecmp(num, "untied", 6) == 0))) {
+                head = len == 4 ? TF_HEAD_TIED : TF_HEAD_UNTIED;
+                end = (char *)num + len;
+                p = *end == ',' ? end + 1 : end;
+                continue;
+            }
+            dnp_error_set(err, DNP_ERR_INPUT, "%s: at column %d: %s", spec,
+                          (int)(num - spec) + 1,
+                          c.family == TF_BERT ? "bert(...) has no output layer to tie ('head')"
+                                              : "'head' must be tied or untied");
             return DNP_ERR_INPUT;
         }
         if (key >= N_INT_KEYS) {
@@ -420,6 +447,7 @@ dnp_status zoo_transformer_parse(const char *spec, tf_config *out, dnp_error *er
      * training, FlashAttention / Transformer Engine in Megatron-LM's
      * recipes) */
     c.flash = given[KEY_ATTENTION] ? flash : c.family == TF_LLAMA;
+    c.head = head;
     if (c.hidden % c.heads != 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "%s: hidden %lld is not a multiple of heads %lld", spec,
                       (long long)c.hidden, (long long)c.heads);
@@ -456,7 +484,10 @@ dnp_status zoo_transformer_build_spec(const char *spec, dnp_graph **out, dnp_err
         w += snprintf(name + w, sizeof name - (size_t)w, "-d%d-ad%d",
                       (int)(c.dropout * 1000.0 + 0.5), (int)(c.attn_dropout * 1000.0 + 0.5));
     if (c.flash != (c.family == TF_LLAMA))
-        snprintf(name + w, sizeof name - (size_t)w, "-%s", c.flash ? "flash" : "unfused");
+        w += snprintf(name + w, sizeof name - (size_t)w, "-%s", c.flash ? "flash" : "unfused");
+    if (c.head != TF_HEAD_DEFAULT && zoo_transformer_tied(&c) != (c.family == TF_GPT))
+        snprintf(name + w, sizeof name - (size_t)w, "-%s",
+                 zoo_transformer_tied(&c) ? "tied" : "untied");
     dnp_graph *g = dnp_graph_new(name);
     if (g == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building model '%s'", spec);

@@ -27,7 +27,16 @@ typedef struct {
     double attn_dropout;   /* attention dropout probability (on the softmax output); 0: none */
     int flash;             /* 1: attention runs as one fused kernel (FlashAttention, Dao et
                             * al. 2022): the score ops are marked ZOO_FLASH_ATTENTION */
+    int head;              /* the output layer: TF_HEAD_DEFAULT (the family's: GPT tied to
+                            * the token embedding, LLaMA its own weights), TF_HEAD_TIED or
+                            * TF_HEAD_UNTIED (Megatron-LM's
+                            * --untie-embeddings-and-output-weights); BERT has none */
 } tf_config;
+
+enum { TF_HEAD_DEFAULT = 0, TF_HEAD_TIED = 1, TF_HEAD_UNTIED = 2 };
+
+/* 1 if c's output layer is tied to the token embedding.  O(1). */
+int zoo_transformer_tied(const tf_config *c);
 
 /* src_type of the ops of a fused (flash) attention: scores, softmax,
  * dropout and context; the device model costs them as one kernel that
@@ -40,8 +49,9 @@ int zoo_transformer_build(dnp_graph *g, const tf_config *c);
 /* 1 if name is "gpt(", "bert(" or "llama(" followed by anything.  O(1). */
 int zoo_transformer_is_spec(const char *name);
 /* Parse "gpt(hidden=H,heads=A,layers=L,seq=S[,ffn=F][,vocab=V][,kv_heads=K]
- * [,dropout=P][,attn_dropout=P][,attention=flash|unfused])" (likewise bert,
- * llama; keys in any order, each once; ffn defaults to 4H, vocab to the
+ * [,dropout=P][,attn_dropout=P][,attention=flash|unfused][,head=tied|untied])"
+ * (likewise bert without head=, llama; keys in any order, each once; head
+ * defaults to the family's; ffn defaults to 4H, vocab to the
  * family's published one, kv_heads to heads, dropout to the family's (GPT and
  * BERT 0.1, LLaMA 0), attn_dropout to dropout; P a decimal in [0, 1);
  * attention to the family's: unfused for GPT and BERT, flash for LLaMA).  DNP_ERR_INPUT

@@ -73,12 +73,17 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                     "--max-position-embeddings %lld\n",
                 t.layers, (long long)t.hidden, (long long)t.ffn, (long long)t.heads,
                 (long long)t.seq, (long long)t.positions);
+    /* an output layer of its own: --untie-embeddings-and-output-weights
+     * (Megatron-LM ties it to the word embedding unless told) */
     if (t.llama) {
-        rbuf_puts(&b, "--swiglu\n--normalization RMSNorm\n--position-embedding-type rope\n"
-                      "--untie-embeddings-and-output-weights\n--disable-bias-linear\n");
+        rbuf_printf(&b, "--swiglu\n--normalization RMSNorm\n--position-embedding-type rope\n"
+                        "%s--disable-bias-linear\n",
+                    t.untied ? "--untie-embeddings-and-output-weights\n" : "");
         if (t.kv_heads != t.heads)
             rbuf_printf(&b, "--group-query-attention\n--num-query-groups %lld\n",
                         (long long)t.kv_heads);
+    } else if (t.untied) {
+        rbuf_puts(&b, "--untie-embeddings-and-output-weights\n");
     }
     /* dropout as modelled (Megatron-LM's defaults are 0.1 for both, which
      * a model trained without dropout, such as LLaMA, must turn off) */

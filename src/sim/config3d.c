@@ -790,6 +790,7 @@ int c3_shape_of(const dnp_graph *g, c3_shape *t)
     t->ffn = dnp_graph_op(g, up >= 0 ? up : gate)->out.c;
     t->llama = gate >= 0;
     t->bert = dnp_graph_find(g, "pooler.dense") >= 0;
+    t->untied = dnp_graph_find(g, "lm_head") >= 0;
     int pos = dnp_graph_find(g, "embed.positions");
     t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
                                              : t->seq;

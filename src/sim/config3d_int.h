@@ -16,6 +16,7 @@ typedef struct {
     int layers;
     int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
     int llama, bert;
+    int untied;                          /* an output layer of its own ("lm_head") */
     double hidden_dropout, attn_dropout; /* dropout probabilities, 0: none */
     int flash;                           /* 1: the attention core is one fused kernel */
 } c3_shape;
