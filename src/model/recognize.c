@@ -111,8 +111,8 @@ dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match
     }
     if (emb < 0)
         return fail(err, g,
-                    "it has no token embedding (a vision transformer's patch embedding is not "
-                    "a Megatron-LM model)");
+                    "it has no token embedding (a table indexed by token ids; a CNN or a vision "
+                    "transformer, whose patches a convolution embeds, has none)");
     const int64_t H = dnp_graph_op(g, emb)->out.c;
     if (H < 1 || dnp_graph_op(g, emb)->param_elems % H != 0)
         return fail(err, g, "its token embedding's table is not vocabulary x hidden");

@@ -455,6 +455,36 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
     return cli_exit_for(st);
 }
 
+int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, dnp_graph **out)
+{
+    int rc = cli_load_model(cmd, name, a, out);
+    if (rc != 0)
+        return rc;
+    dnp_transformer_match m;
+    dnp_error err = {0};
+    dnp_status st = dnp_graph_match_transformer(*out, &m, &err);
+    if (st == DNP_OK && !m.native) {
+        dnp_graph *z = NULL;
+        st = dnp_model_load(m.spec, &z, &err);
+        if (st == DNP_OK) {
+            fprintf(stderr,
+                    "dnnpar %s: note: %s is planned as %s (recognised by its structure: %lld "
+                    "parameters in the model, %lld in this one%s%s; docs/config3d.md \"Your "
+                    "own transformer\")\n",
+                    cmd, name, m.spec, (long long)m.params_model, (long long)m.params_spec,
+                    m.assumed[0] ? "; " : "", m.assumed);
+            dnp_graph_free(*out);
+            *out = z;
+        }
+    }
+    if (st != DNP_OK) {
+        cli_error(cmd, "%s", err.msg);
+        dnp_graph_free(*out);
+        *out = NULL;
+    }
+    return cli_exit_for(st);
+}
+
 dnp_status cli_read_cluster(const char *spec, dnp_cluster *out, dnp_error *err)
 {
     size_t n = strlen(spec);

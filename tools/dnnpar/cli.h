@@ -176,6 +176,13 @@ int cli_write_text(const char *cmd, const char *path, const char *text);
  * --skip-unknown in `a` (may be NULL).  Prints the error.  Returns an exit
  * status. */
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
+/* Load a model for the Megatron-LM (3D) path: a zoo transformer as it is;
+ * any other model recognised by its structure (dnp_graph_match_transformer)
+ * is replaced by the zoo transformer of its shape, and a note on standard
+ * error says which ("dnnpar CMD: note: FILE is planned as gpt(...)").
+ * Prints the error (not recognised, or not loadable); *out is NULL then.
+ * Returns an exit status.  O(size of the model). */
+int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
 /* Parse --cluster: a spec, or a cluster JSON file (*.json, or - for
  * standard input), then dnp_cluster_check (its network kinds); the error
  * in *err, nothing printed, *out written only on success.  O(spec). */

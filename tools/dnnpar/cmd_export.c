@@ -88,7 +88,7 @@ static int export_megatron(const cli_args *a, const char *out_path)
         return rc;
     if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
         return rc;
-    if ((rc = cli_load_model(cmd, a->pos[0], a, &g)) != 0)
+    if ((rc = cli_load_transformer(cmd, a->pos[0], a, &g)) != 0)
         return rc;
     dnp_config3d cfg;
     dnp_config3d_result res;

@@ -445,8 +445,7 @@ static json_t *ends_json(const fig_result *f5, const fig_result *f6)
                          e[k].ours, "c_ours", e[k].c, "c_implied",
                          e[k].paper / (e[k].a * e[k].b), "a_if_c_1", e[k].paper / e[k].b));
     return json_pack("{s:s,s:o}", "note",
-                     "paper: section 6.2's range ends (no network named), matched to ours by "
-                     "rank; c_implied = paper / (A B) with A and B as reproduced",
+                     "section 6.2's range ends, matched to ours by rank; c_implied = paper / (A B)",
                      "ends", a);
 }
 

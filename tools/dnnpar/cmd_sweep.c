@@ -432,7 +432,10 @@ int cmd_sweep(int argc, char **argv)
         }
     }
     dnp_graph *g = NULL;
-    if ((rc = cli_load_model("sweep", a.pos[0], &a, &g)) != 0)
+    /* the Megatron-LM path plans a transformer; a model file recognised as
+     * one is planned as the zoo transformer of its shape */
+    if ((rc = megatron ? cli_load_transformer("sweep", a.pos[0], &a, &g)
+                       : cli_load_model("sweep", a.pos[0], &a, &g)) != 0)
         return rc;
     job.g = g;
     if (cli_get(&a, "optimizer") == NULL && !megatron) /* docs/model.md, "Default optimizer" */
