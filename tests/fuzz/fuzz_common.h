@@ -102,6 +102,17 @@ static inline void fuzz_use_graph(const dnp_graph *g, const dnp_cluster *c)
             fuzz_fail("an op of a loaded model has a negative FLOP count",
                       dnp_graph_op(g, i)->name);
     }
+    /* the structural transformer match (src/model/recognize.c): an answer
+     * either way, never a crash; a match builds its zoo transformer */
+    {
+        dnp_transformer_match m;
+        dnp_error merr = {0};
+        dnp_status ms = dnp_graph_match_transformer(g, &m, &merr);
+        if (ms != DNP_OK && merr.msg[0] == '\0')
+            fuzz_fail("a transformer match was refused without a message", dnp_graph_name(g));
+        if (ms == DNP_OK && !m.native && m.params_spec <= 0)
+            fuzz_fail("a transformer match built a model without parameters", m.spec);
+    }
     dnp_cluster small;
     if (c == NULL) {
         fuzz_small_cluster(&small);
