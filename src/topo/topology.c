@@ -541,17 +541,23 @@ int topo_group_grid(const dnp_cluster *c, int64_t first, int n_dims, const int64
     return 0;
 }
 
-void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+/* The members of topo_group_counts accumulated into *a (not finished). */
+static void acc_counts(const dnp_cluster *c, const int64_t *counts, span_acc *a)
 {
-    span_acc a;
-    acc_init(&a);
+    acc_init(a);
     int64_t start = 0;
     for (int k = 0; c != NULL && k < c->n_types; k++) {
         int64_t n = c->counts[k] > 0 ? c->counts[k] : 0;
         int64_t m = counts[k] < 0 ? 0 : counts[k] > n ? n : counts[k];
-        acc_add_range(c, &a, start, m);
+        acc_add_range(c, a, start, m);
         start += n;
     }
+}
+
+void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+{
+    span_acc a;
+    acc_counts(c, counts, &a);
     acc_finish(c, &a, out);
 }
 
@@ -612,16 +618,86 @@ int topo_tree_group(const dnp_cluster *c, int depth, unsigned bits, int64_t *cou
     return 0;
 }
 
+/* The fat-tree factors (per type; 1 where no fattree leaf binds) of the
+ * exchange between the halves of the device-tree group `counts`, which sit
+ * on different nodes (docs/collectives.md, "Leaf-spine fat tree", "The
+ * device tree's exchange"): every device sends to its counterpart in the
+ * other half, so a leaf holding x_j of the group's nodes of which c_j have
+ * their counterpart under another leaf sends c_j / x_j of its traffic up:
+ * factor min(1, x_j / (o c_j)), the least over leaves.  Several types:
+ * each type's leaves are its own, every pair crosses: min(1, 1 / o).  One
+ * type: its nodes 0 .. n-1 (the group is its first devices; a bare device
+ * is a node of one), halves [0, na) | [na, n), node i paired with i + na
+ * (the last node of an odd split unpaired); na >= P puts every pair on two
+ * leaves, else the group lies on at most 2 leaves (n <= 2 na + 1 < 2 P + 1),
+ * counted pair by pair.  Returns -1 when no member type has a fattree
+ * network, 0 when no pair crosses a spine, 1 when some pair does.
+ * O(types + min(na, P)). */
+static int tree_leaf_factors(const dnp_cluster *c, const int64_t *counts, double *factor)
+{
+    int n_types = 0, crosses = -1;
+    for (int k = 0; k < DNP_MAX_DEVICE_TYPES; k++)
+        factor[k] = 1.0;
+    for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++)
+        n_types += counts[k] > 0;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    topo_tree_split(c, counts, a, b);
+    for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++) {
+        topo_net net;
+        if (counts[k] <= 0)
+            continue;
+        topo_net_of(&c->types[k], &net);
+        if (net.kind != TOPO_NET_FATTREE || net.nodes_per_leaf < 1)
+            continue;
+        crosses = crosses < 0 ? 0 : crosses;
+        int64_t per_leaf = net.nodes_per_leaf, q = per_node_of(&c->types[k]);
+        int64_t na = a[k] / q, n = (counts[k] + q - 1) / q;
+        if (n_types > 1 || na >= per_leaf) {
+            factor[k] = fmin(1.0, 1.0 / net.oversub);
+            crosses = 1;
+            continue;
+        }
+        int64_t crossing[3] = {0, 0, 0};
+        for (int64_t i = 0; i < na && i + na < n; i++) {
+            int64_t la = i / per_leaf, lb = (i + na) / per_leaf;
+            if (la != lb && la < 3 && lb < 3) {
+                crossing[la]++;
+                crossing[lb]++;
+            }
+        }
+        for (int64_t j = 0; j < 3; j++) {
+            int64_t lo = j * per_leaf, hi = lo + per_leaf < n ? lo + per_leaf : n;
+            if (crossing[j] == 0 || hi <= lo)
+                continue;
+            crosses = 1;
+            factor[k] = fmin(factor[k], fmin(1.0, (double)(hi - lo) /
+                                                      (net.oversub * (double)crossing[j])));
+        }
+    }
+    return crosses;
+}
+
 int topo_tree_link(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
 {
     dnp_comm_group g;
-    topo_group_counts(c, counts, &g);
+    span_acc acc;
+    acc_counts(c, counts, &acc);
+    acc_finish(c, &acc, &g);
     if (g.n_nodes * g.per_node <= 1) {
         if (out != NULL)
             *out = g;
         return 0;
     }
     int cross = g.n_nodes > 1;
+    double factor[DNP_MAX_DEVICE_TYPES];
+    int leaf = cross && out != NULL ? tree_leaf_factors(c, counts, factor) : -1;
+    if (leaf >= 0) {
+        /* a fattree network: the exchange's own crossing, not a ring's */
+        dnp_comm_group pair;
+        fill(c, acc.types, 2, 1, acc.locals_differ, leaf > 0 ? factor : NULL, &pair);
+        g.inter_bw_bps = pair.inter_bw_bps;
+        g.inter_lat_s = pair.inter_lat_s;
+    }
     g.n_nodes = cross ? 2 : 1;
     g.per_node = cross ? 1 : 2;
     if (out != NULL)

@@ -137,10 +137,15 @@ int topo_tree_group(const dnp_cluster *c, int depth, unsigned bits, int64_t *cou
  * group spans several (several types, bare devices, more devices than a
  * node holds), and a device then exchanges with its counterpart over the
  * network: 2 x 1 on the group's inter tier; otherwise one node's intra
- * tier: 1 x 2.  Figures: topo_group_counts's (the slowest member type's).
- * Returns 1 when the halves sit on different nodes, else 0; out (may be
- * NULL) gets the pair's group (1 x 1 for a group of one device, which does
- * not split).  O(types). */
+ * tier: 1 x 2.  Figures: topo_group_counts's (the slowest member type's),
+ * except on a "fattree" network, where the inter tier is the exchange's
+ * own: each member type's NIC share times min over leaves of
+ * min(1, x_j / (oversub c_j)), c_j of the group's x_j nodes under leaf j
+ * having their counterpart under another (docs/collectives.md, "The device
+ * tree's exchange").  Returns 1 when the halves sit on different nodes,
+ * else 0; out (may be NULL) gets the pair's group (1 x 1 for a group of one
+ * device, which does not split).  O(types), plus O(min(na, nodes_per_leaf))
+ * on a fattree network for a split of na nodes a half. */
 int topo_tree_link(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out);
 
 #endif

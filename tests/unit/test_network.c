@@ -616,3 +616,58 @@ TEST(network_fattree_exhaustive)
     topo_group_strided(&big, 0, 12, 1, &g);
     CHECK_NEAR(g.inter_bw_bps, 1e9, 1e-12, 0.0);
 }
+
+/* docs/collectives.md, "The device tree's exchange": the link between the
+ * halves of a device-tree group on a fat tree, from the counterparts that
+ * sit under different leaves (not the group ring's 1/m_j), by hand. */
+TEST(network_fattree_tree_link)
+{
+    dnp_cluster c;
+    dnp_error err = {0};
+    dnp_comm_group g;
+    int64_t counts[DNP_MAX_DEVICE_TYPES] = {32};
+    /* 4 nodes, 2 a leaf, 4:1: halves nodes {0, 1} | {2, 3}, every pair
+     * (0-2, 1-3) on two leaves: 25e9 / 4, where the ring of the 4 nodes
+     * gets 25e9 x 2/4 */
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("4"), &c, &err), DNP_OK);
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_EQ_INT(g.n_nodes, 2);
+    CHECK_EQ_INT(g.per_node, 1);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    topo_group_counts(&c, counts, &g);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    /* nodes {0} | {1}: one leaf, the NIC rate */
+    counts[0] = 16;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    /* 6 nodes, 4 a leaf, 2:1: halves {0, 1, 2} | {3, 4, 5}; pairs 0-3 under
+     * leaf 0, 1-4 and 2-5 across: leaf 0 sends 2 of its 4 nodes' traffic up,
+     * min(1, 4 / (2 x 2)) = 1; leaf 1 both of its 2, 2 / (2 x 2) = 1/2 */
+    CHECK_EQ_INT(dnp_cluster_parse("6xdgx-a100(net=fattree,net.nodes_per_leaf=4,net.oversub=2,"
+                                   "net.spine_lat_us=1)",
+                                   &c, &err),
+                 DNP_OK);
+    counts[0] = 48;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 15e-6, 1e-12, 0.0);
+    /* halves {0, 1} | {2, 3} of its first 4 nodes: one leaf, no spine */
+    counts[0] = 32;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+    /* two types: the first type's half against the others, every pair
+     * across: the A100s at 25e9 / 8, below the DGX-1's 6.25e9 */
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("8") "+2xdgx1", &c, &err), DNP_OK);
+    int64_t both[DNP_MAX_DEVICE_TYPES] = {32, 16};
+    CHECK_EQ_INT(topo_tree_link(&c, both, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 3.125e9, 1e-12, 0.0);
+    /* oversub 1: the flat network's link */
+    dnp_cluster flat;
+    dnp_comm_group f;
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("1"), &c, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100", &flat, &err), DNP_OK);
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_EQ_INT(topo_tree_link(&flat, counts, &f), 1);
+    CHECK(memcmp(&g, &f, sizeof g) == 0);
+}
