@@ -207,7 +207,13 @@ static void acc_type_info(const dnp_cluster *c, span_acc *a, int t)
 }
 
 /* The open leaf is complete: a fattree leaf holding m of the group's
- * nodes lowers the factor to min(1, m / oversub). */
+ * nodes lowers the factor to min(1, m / oversub).  NCCL's ring visits the
+ * nodes in order (NVIDIA/nccl src/graph/connect.cc, connectRings), so it
+ * leaves the leaf once per m of its inter-node edges; with every NIC of
+ * the leaf (P nodes of D devices) moving such traffic at r, the uplinks
+ * carry P D r / m against their P D B_e / oversub (Al-Fares et al. 2008's
+ * oversubscription at the leaf): r <= B_e m / oversub
+ * (docs/collectives.md, "Leaf-spine fat tree"). */
 static void acc_close_leaf(span_acc *a)
 {
     if (!a->leaf_open)
