@@ -564,7 +564,7 @@ void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out)
 }
 
 /* src/topo's group of the ranks first, first + stride, ... (topo_group_strided:
- * the rails and torus rows they span), with dnp_cluster_comm_group's
+ * the rails, fat-tree leaves and torus rows they span), with dnp_cluster_comm_group's
  * convention for a group without two members on one node. */
 void dnp_cluster_comm_group_strided(const dnp_cluster *c, int64_t first, int64_t n,
                                     int64_t stride, dnp_comm_group *out)

@@ -16,6 +16,17 @@
  *   torus: Google Cloud TPU v3 ("Interconnect topology: 2D torus"); Ying
  *          et al. 2018, "Image classification at supercomputer scale" (the
  *          2-D all-reduce on the TPU v3 pod's torus).
+ *   fattree: Al-Fares, Loukissas & Vahdat, "A scalable, commodity data
+ *          center network architecture", SIGCOMM 2008 (section 2,
+ *          oversubscription: "the ratio of the worst-case achievable
+ *          aggregate bandwidth among the end hosts to the total bisection
+ *          bandwidth"; 1:1 lets every host talk to any other at its NIC's
+ *          full rate); in a leaf-spine network it occurs at the leaf:
+ *          "total bandwidth available to all servers connected to a leaf
+ *          switch divided by the aggregate amount of uplink bandwidth"
+ *          (VMware Validated Design 4.0, "Oversubscription in the Leaf
+ *          Layer").  Every NIC of a node on the node's one leaf (top of
+ *          rack), unlike rail's.
  */
 #include "topo/network.h"
 
@@ -23,7 +34,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_KIND_PARAMS 2
+#define MAX_KIND_PARAMS 3
 
 /* One kind: its name, its numbers (names as the spec writes them, the
  * unit in the name; default, least and greatest value; integer or not). */
@@ -49,6 +60,13 @@ static const kind_entry k_kinds[] = {
     /* x, y: the torus's dimensions, x y = devices_per_node */
     {"torus", TOPO_NET_TORUS, 2,
      {{"x", 0.0, 1.0, TOPO_NET_MAX_DIM, 1}, {"y", 0.0, 1.0, TOPO_NET_MAX_DIM, 1}}},
+    /* nodes_per_leaf: required (no default leaf size); its bound keeps
+     * the leaf arithmetic exact, it is no switch's radix.  oversub and
+     * spine_lat_us as rail's: oversub the leaf's downlink : uplink rate. */
+    {"fattree", TOPO_NET_FATTREE, 3,
+     {{"nodes_per_leaf", 0.0, 1.0, TOPO_NET_MAX_LEAF_NODES, 1},
+      {"oversub", 1.0, 1.0, 1024.0, 0},
+      {"spine_lat_us", 0.0, 0.0, 1e6, 0}}},
 };
 
 #define N_KINDS ((int)(sizeof k_kinds / sizeof k_kinds[0]))
@@ -206,6 +224,14 @@ void topo_net_of(const dnp_device_type *d, topo_net *out)
         out->kind = TOPO_NET_TORUS;
         out->torus_x = (int64_t)v[0];
         out->torus_y = (int64_t)v[1];
+        break;
+    case TOPO_NET_FATTREE:
+        if (v[0] != floor(v[0]))
+            return;
+        out->kind = TOPO_NET_FATTREE;
+        out->nodes_per_leaf = (int64_t)v[0];
+        out->oversub = v[1];
+        out->spine_lat_s = v[2] * 1e-6; /* spine_lat_us: microseconds -> s */
         break;
     default:
         break;

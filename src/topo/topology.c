@@ -69,9 +69,13 @@ int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node)
  * inter-node traffic leaves its rails (docs/collectives.md, "Rail-optimised
  * fat tree"): on the member types with a rail network it crosses the spine,
  * at the NIC share over the largest oversubscription and with the largest
- * extra spine latency. */
+ * extra spine latency.  leaf_factor non-NULL: the group spans several
+ * leaves (docs/collectives.md, "Leaf-spine fat tree"): each member type k's
+ * NIC share times leaf_factor[k] (<= 1, from the uplinks of its fattree
+ * leaves; 1 for other kinds), the least of them, and the largest spine
+ * latency of its fattree member types; NULL: one leaf. */
 static void fill(const dnp_cluster *c, unsigned types, int64_t n_nodes, int64_t per_node,
-                 int cross_rail, dnp_comm_group *out)
+                 int cross_rail, const double *leaf_factor, dnp_comm_group *out)
 {
     memset(out, 0, sizeof *out);
     out->n_nodes = n_nodes;
@@ -94,24 +98,30 @@ static void fill(const dnp_cluster *c, unsigned types, int64_t n_nodes, int64_t 
     }
     out->intra_bw_bps = isfinite(ibw) ? ibw : 0.0;
     out->inter_bw_bps = isfinite(ebw) ? ebw : 0.0;
-    if (!cross_rail || n_nodes <= 1)
+    if (n_nodes <= 1 || (!cross_rail && leaf_factor == NULL))
         return;
     /* DGX SuperPOD reference architecture, compute fabric: traffic between
      * rails traverses the spine; a leaf with `oversub` downlinks per
      * uplink gives each NIC 1/oversub of its rate there (all of a
-     * collective's inter-node traffic crosses when its rails differ). */
-    double oversub = 1.0, spine_lat_s = 0.0;
+     * collective's inter-node traffic crosses when its rails differ).
+     * Fat tree: each type's NIC share at its leaves' factor. */
+    double oversub = 1.0, spine_lat_s = 0.0, leaf_bw_bps = INFINITY;
     for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++) {
         topo_net net;
         if (!(types & (1u << k)))
             continue;
         topo_net_of(&c->types[k], &net);
-        if (net.kind != TOPO_NET_RAIL)
-            continue;
-        oversub = fmax(oversub, net.oversub);
-        spine_lat_s = fmax(spine_lat_s, net.spine_lat_s);
+        if ((net.kind == TOPO_NET_RAIL && cross_rail) ||
+            (net.kind == TOPO_NET_FATTREE && leaf_factor != NULL))
+            spine_lat_s = fmax(spine_lat_s, net.spine_lat_s);
+        if (leaf_factor != NULL)
+            leaf_bw_bps = fmin(leaf_bw_bps, inter_bw_of(&c->types[k]) * leaf_factor[k]);
+        if (net.kind == TOPO_NET_RAIL && cross_rail)
+            oversub = fmax(oversub, net.oversub);
     }
     out->inter_bw_bps /= oversub;
+    if (leaf_factor != NULL && leaf_bw_bps < out->inter_bw_bps)
+        out->inter_bw_bps = leaf_bw_bps;
     out->inter_lat_s += spine_lat_s;
 }
 
@@ -140,8 +150,10 @@ static int set_count(const idx_set *s)
  * non-decreasing order, so each node's members are consecutive.  Beside
  * the shape it keeps what the network kinds read (network.h): the local
  * indices each node's members hold (the rails they use: rail-local when
- * every node holds the same ones) and, while the group lies in its first
- * node, the torus coordinates of its members. */
+ * every node holds the same ones), while the group lies in its first
+ * node the torus coordinates of its members, and the leaves its nodes sit
+ * on (a type's nodes fill its own leaves in order, so each leaf's nodes
+ * are consecutive too; a type without a fattree network is one leaf). */
 typedef struct {
     unsigned types;
     int64_t members, nodes, cur_node, cur_count, min_count;
@@ -149,6 +161,19 @@ typedef struct {
     int have_first, locals_differ;    /* first_locals set; some node's differ from them */
     int64_t torus_x;                  /* > 0: the first node is a torus of torus_x columns */
     idx_set xs, ys;                   /* torus columns and rows of its members */
+    /* leaves: the open one (type, index within the type, the group's nodes
+     * on it, its type's oversubscription or 0 when not a fattree), the
+     * leaves seen, and the least min(1, nodes / oversub) of a closed
+     * fattree leaf of each type (docs/collectives.md, "Leaf-spine fat
+     * tree") */
+    int leaf_open, leaf_type;
+    int64_t leaf_idx, leaf_nodes, leaves;
+    double leaf_oversub, leaf_factor[DNP_MAX_DEVICE_TYPES];
+    /* the last type looked up: its first node (cluster-wide) and leaf size
+     * and oversubscription (leaf size INT64_MAX, oversub 0: not a fattree) */
+    int info_type;
+    int64_t info_node0, info_per_leaf;
+    double info_oversub;
 } span_acc;
 
 static void acc_init(span_acc *a)
@@ -156,6 +181,84 @@ static void acc_init(span_acc *a)
     memset(a, 0, sizeof *a);
     a->cur_node = -1;
     a->min_count = -1;
+    for (int k = 0; k < DNP_MAX_DEVICE_TYPES; k++)
+        a->leaf_factor[k] = 1.0;
+    a->info_type = -1;
+}
+
+/* Fills a's cached figures of type t (its first node, leaf size and
+ * oversubscription) unless they are t's already.  O(types + params). */
+static void acc_type_info(const dnp_cluster *c, span_acc *a, int t)
+{
+    if (a->info_type == t)
+        return;
+    int64_t node0 = 0;
+    for (int k = 0; k < t; k++) {
+        int64_t n = c->counts[k] > 0 ? c->counts[k] : 0, q = per_node_of(&c->types[k]);
+        node0 += (n + q - 1) / q;
+    }
+    topo_net net;
+    topo_net_of(&c->types[t], &net);
+    int fat = net.kind == TOPO_NET_FATTREE && net.nodes_per_leaf >= 1;
+    a->info_type = t;
+    a->info_node0 = node0;
+    a->info_per_leaf = fat ? net.nodes_per_leaf : INT64_MAX;
+    a->info_oversub = fat ? net.oversub : 0.0;
+}
+
+/* The open leaf is complete: a fattree leaf holding m of the group's
+ * nodes lowers the factor to min(1, m / oversub).  NCCL's ring visits the
+ * nodes in order (NVIDIA/nccl src/graph/connect.cc, connectRings), so it
+ * leaves the leaf once per m of its inter-node edges; with every NIC of
+ * the leaf (P nodes of D devices) moving such traffic at r, the uplinks
+ * carry P D r / m against their P D B_e / oversub (Al-Fares et al. 2008's
+ * oversubscription at the leaf): r <= B_e m / oversub
+ * (docs/collectives.md, "Leaf-spine fat tree"). */
+static void acc_close_leaf(span_acc *a)
+{
+    if (!a->leaf_open)
+        return;
+    a->leaf_open = 0;
+    double *f = &a->leaf_factor[a->leaf_type];
+    if (a->leaf_oversub > 0.0 && (double)a->leaf_nodes < a->leaf_oversub)
+        *f = fmin(*f, (double)a->leaf_nodes / a->leaf_oversub);
+}
+
+/* n more nodes of the group (n >= 1), type t's nodes first .. first + n - 1
+ * counted within the type, after every node added before: the leaves they
+ * fill.  Whole leaves between the first and the last are counted at once:
+ * O(1) besides acc_type_info. */
+static void acc_leaf_nodes(const dnp_cluster *c, span_acc *a, int t, int64_t first, int64_t n)
+{
+    acc_type_info(c, a, t);
+    int64_t per_leaf = a->info_per_leaf;
+    while (n > 0) {
+        int64_t leaf = first / per_leaf, take = per_leaf - first % per_leaf;
+        take = take < n ? take : n;
+        if (!a->leaf_open || a->leaf_type != t || a->leaf_idx != leaf) {
+            acc_close_leaf(a);
+            a->leaf_open = 1;
+            a->leaf_type = t;
+            a->leaf_idx = leaf;
+            a->leaf_nodes = 0;
+            a->leaf_oversub = a->info_oversub;
+            a->leaves++;
+        }
+        a->leaf_nodes += take;
+        first += take;
+        n -= take;
+        /* the whole leaves before the last one (which stays open) */
+        int64_t whole = n > 0 ? (n - 1) / per_leaf : 0;
+        if (whole > 0) {
+            acc_close_leaf(a);
+            a->leaves += whole;
+            double *f = &a->leaf_factor[t];
+            if (a->info_oversub > 0.0 && (double)per_leaf < a->info_oversub)
+                *f = fmin(*f, (double)per_leaf / a->info_oversub);
+            first += whole * per_leaf;
+            n -= whole * per_leaf;
+        }
+    }
 }
 
 /* The open node is complete: compare its local indices with the first's. */
@@ -189,6 +292,8 @@ static void acc_node(const dnp_cluster *c, span_acc *a, int type, int64_t node, 
         a->cur_node = node;
         a->cur_count = count;
         memset(&a->cur_locals, 0, sizeof a->cur_locals);
+        acc_type_info(c, a, type);
+        acc_leaf_nodes(c, a, type, node - a->info_node0, 1);
         if (a->nodes == 1) {
             topo_net net;
             topo_net_of(&c->types[type], &net);
@@ -240,6 +345,7 @@ static void acc_add_range(const dnp_cluster *c, span_acc *a, int64_t first, int6
                     if (a->min_count < 0 || q < a->min_count)
                         a->min_count = q;
                     acc_close_node(a);
+                    acc_leaf_nodes(c, a, k, node + 1 - node0, full - 1);
                     a->nodes += full - 1;
                     a->members += (full - 1) * q;
                     a->cur_node = node + full - 1;
@@ -255,6 +361,15 @@ static void acc_add_range(const dnp_cluster *c, span_acc *a, int64_t first, int6
     }
 }
 
+/* The group's leaf factors for fill, per type: NULL when its nodes sit on
+ * one leaf, else each type's least min(1, m / oversub) over its fattree
+ * leaves (1 for a type with none, or when none binds). */
+static const double *acc_leaf_factor(span_acc *a)
+{
+    acc_close_leaf(a);
+    return a->leaves > 1 ? a->leaf_factor : NULL;
+}
+
 static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
 {
     if (a->members == 0) {
@@ -266,7 +381,7 @@ static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
         a->min_count = a->cur_count;
     acc_close_node(a);
     if (a->nodes == 1) {
-        fill(c, a->types, 1, a->members, 0, out);
+        fill(c, a->types, 1, a->members, 0, NULL, out);
         /* inside one torus node: members on a set of columns x a set of
          * rows (every pair present) are an a x b torus, each row and
          * column a ring on the node's closed dimension rings
@@ -278,7 +393,7 @@ static void acc_finish(const dnp_cluster *c, span_acc *a, dnp_comm_group *out)
         }
     } else {
         fill(c, a->types, (a->members + a->min_count - 1) / a->min_count, a->min_count,
-             a->locals_differ, out);
+             a->locals_differ, acc_leaf_factor(a), out);
     }
 }
 
@@ -347,14 +462,22 @@ void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out)
         memset(out, 0, sizeof *out);
         out->n_nodes = out->per_node = 1;
         if (c != NULL && locate(c, a, &ta, &na, &la) == 0)
-            fill(c, 1u << ta, 1, 1, 0, out);
+            fill(c, 1u << ta, 1, 1, 0, NULL, out);
         return;
     }
     unsigned types = (1u << ta) | (1u << tb);
-    if (na == nb)
-        fill(c, types, 1, 2, 0, out);
-    else
-        fill(c, types, 2, 1, la != lb, out); /* GPU i to GPU i of another node: rail i */
+    if (na == nb) {
+        fill(c, types, 1, 2, 0, NULL, out);
+        return;
+    }
+    /* the two ends' leaves: a group of two nodes (each leaf holds one of
+     * them, so a fattree leaf gives min(1, 1 / oversub)) */
+    span_acc acc;
+    acc_init(&acc);
+    acc_add(c, &acc, a < b ? a : b);
+    acc_add(c, &acc, a < b ? b : a);
+    /* GPU i to GPU i of another node: rail i */
+    fill(c, types, 2, 1, la != lb, acc_leaf_factor(&acc), out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -424,17 +547,23 @@ int topo_group_grid(const dnp_cluster *c, int64_t first, int n_dims, const int64
     return 0;
 }
 
-void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+/* The members of topo_group_counts accumulated into *a (not finished). */
+static void acc_counts(const dnp_cluster *c, const int64_t *counts, span_acc *a)
 {
-    span_acc a;
-    acc_init(&a);
+    acc_init(a);
     int64_t start = 0;
     for (int k = 0; c != NULL && k < c->n_types; k++) {
         int64_t n = c->counts[k] > 0 ? c->counts[k] : 0;
         int64_t m = counts[k] < 0 ? 0 : counts[k] > n ? n : counts[k];
-        acc_add_range(c, &a, start, m);
+        acc_add_range(c, a, start, m);
         start += n;
     }
+}
+
+void topo_group_counts(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
+{
+    span_acc a;
+    acc_counts(c, counts, &a);
     acc_finish(c, &a, out);
 }
 
@@ -495,16 +624,86 @@ int topo_tree_group(const dnp_cluster *c, int depth, unsigned bits, int64_t *cou
     return 0;
 }
 
+/* The fat-tree factors (per type; 1 where no fattree leaf binds) of the
+ * exchange between the halves of the device-tree group `counts`, which sit
+ * on different nodes (docs/collectives.md, "Leaf-spine fat tree", "The
+ * device tree's exchange"): every device sends to its counterpart in the
+ * other half, so a leaf holding x_j of the group's nodes of which c_j have
+ * their counterpart under another leaf sends c_j / x_j of its traffic up:
+ * factor min(1, x_j / (o c_j)), the least over leaves.  Several types:
+ * each type's leaves are its own, every pair crosses: min(1, 1 / o).  One
+ * type: its nodes 0 .. n-1 (the group is its first devices; a bare device
+ * is a node of one), halves [0, na) | [na, n), node i paired with i + na
+ * (the last node of an odd split unpaired); na >= P puts every pair on two
+ * leaves, else the group lies on at most 2 leaves (n <= 2 na + 1 < 2 P + 1),
+ * counted pair by pair.  Returns -1 when no member type has a fattree
+ * network, 0 when no pair crosses a spine, 1 when some pair does.
+ * O(types + min(na, P)). */
+static int tree_leaf_factors(const dnp_cluster *c, const int64_t *counts, double *factor)
+{
+    int n_types = 0, crosses = -1;
+    for (int k = 0; k < DNP_MAX_DEVICE_TYPES; k++)
+        factor[k] = 1.0;
+    for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++)
+        n_types += counts[k] > 0;
+    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
+    topo_tree_split(c, counts, a, b);
+    for (int k = 0; k < c->n_types && k < DNP_MAX_DEVICE_TYPES; k++) {
+        topo_net net;
+        if (counts[k] <= 0)
+            continue;
+        topo_net_of(&c->types[k], &net);
+        if (net.kind != TOPO_NET_FATTREE || net.nodes_per_leaf < 1)
+            continue;
+        crosses = crosses < 0 ? 0 : crosses;
+        int64_t per_leaf = net.nodes_per_leaf, q = per_node_of(&c->types[k]);
+        int64_t na = a[k] / q, n = (counts[k] + q - 1) / q;
+        if (n_types > 1 || na >= per_leaf) {
+            factor[k] = fmin(1.0, 1.0 / net.oversub);
+            crosses = 1;
+            continue;
+        }
+        int64_t crossing[3] = {0, 0, 0};
+        for (int64_t i = 0; i < na && i + na < n; i++) {
+            int64_t la = i / per_leaf, lb = (i + na) / per_leaf;
+            if (la != lb && la < 3 && lb < 3) {
+                crossing[la]++;
+                crossing[lb]++;
+            }
+        }
+        for (int64_t j = 0; j < 3; j++) {
+            int64_t lo = j * per_leaf, hi = lo + per_leaf < n ? lo + per_leaf : n;
+            if (crossing[j] == 0 || hi <= lo)
+                continue;
+            crosses = 1;
+            factor[k] = fmin(factor[k], fmin(1.0, (double)(hi - lo) /
+                                                      (net.oversub * (double)crossing[j])));
+        }
+    }
+    return crosses;
+}
+
 int topo_tree_link(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out)
 {
     dnp_comm_group g;
-    topo_group_counts(c, counts, &g);
+    span_acc acc;
+    acc_counts(c, counts, &acc);
+    acc_finish(c, &acc, &g);
     if (g.n_nodes * g.per_node <= 1) {
         if (out != NULL)
             *out = g;
         return 0;
     }
     int cross = g.n_nodes > 1;
+    double factor[DNP_MAX_DEVICE_TYPES];
+    int leaf = cross && out != NULL ? tree_leaf_factors(c, counts, factor) : -1;
+    if (leaf >= 0) {
+        /* a fattree network: the exchange's own crossing, not a ring's */
+        dnp_comm_group pair;
+        fill(c, acc.types, 2, 1, acc.locals_differ, leaf > 0 ? factor : NULL, &pair);
+        g.inter_bw_bps = pair.inter_bw_bps;
+        g.inter_lat_s = pair.inter_lat_s;
+    }
     g.n_nodes = cross ? 2 : 1;
     g.per_node = cross ? 1 : 2;
     if (out != NULL)

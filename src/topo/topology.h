@@ -48,9 +48,12 @@ int topo_locate(const dnp_cluster *c, int64_t rank, int *type, int64_t *node);
  *   - the network kinds (network.h; docs/collectives.md): across nodes of a
  *     "rail" network, a group whose nodes hold members at different local
  *     indices leaves its rails and crosses the spine (inter bandwidth over
- *     the oversubscription, latency plus the spine's); inside one node of a
- *     "torus" network, members on every pair of a columns and b rows get
- *     shape {a, b} (else shape {0, 0}).
+ *     the oversubscription, latency plus the spine's); across nodes under
+ *     several leaves of a "fattree" network, each member type's inter
+ *     bandwidth times min over its leaves j of min(1, m_j / oversub), m_j
+ *     the group's nodes under leaf j, the least of them, latency plus the
+ *     spine's; inside one node of a "torus" network, members on every pair
+ *     of a columns and b rows get shape {a, b} (else shape {0, 0}).
  * Ranks out of range are ignored; no valid rank gives a 1 x 1 group with
  * zero figures (a collective over it costs nothing).  Returns 0, or -1 when
  * a copy for sorting cannot be allocated (*out then zeroed as 1 x 1).
@@ -73,8 +76,9 @@ unsigned topo_types_strided(const dnp_cluster *c, int64_t first, int64_t n, int6
  * node, its intra tier (n_nodes 1, per_node 2); different nodes, the inter
  * tier at the slower of the two devices' NIC shares and the larger of their
  * latencies (n_nodes 2, per_node 1), across the spine of a rail network
- * when their local indices differ.  a == b gives a 1 x 1 group (free).
- * O(types). */
+ * when their local indices differ, and of a fattree network when the nodes
+ * sit under different leaves (one node a leaf: min(1, 1 / oversub)).
+ * a == b gives a 1 x 1 group (free).  O(types). */
 void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out);
 
 /* topo_group of the ranks first + i_0 stride[0] + ... + i_{d-1}
@@ -133,10 +137,15 @@ int topo_tree_group(const dnp_cluster *c, int depth, unsigned bits, int64_t *cou
  * group spans several (several types, bare devices, more devices than a
  * node holds), and a device then exchanges with its counterpart over the
  * network: 2 x 1 on the group's inter tier; otherwise one node's intra
- * tier: 1 x 2.  Figures: topo_group_counts's (the slowest member type's).
- * Returns 1 when the halves sit on different nodes, else 0; out (may be
- * NULL) gets the pair's group (1 x 1 for a group of one device, which does
- * not split).  O(types). */
+ * tier: 1 x 2.  Figures: topo_group_counts's (the slowest member type's),
+ * except on a "fattree" network, where the inter tier is the exchange's
+ * own: each member type's NIC share times min over leaves of
+ * min(1, x_j / (oversub c_j)), c_j of the group's x_j nodes under leaf j
+ * having their counterpart under another (docs/collectives.md, "The device
+ * tree's exchange").  Returns 1 when the halves sit on different nodes,
+ * else 0; out (may be NULL) gets the pair's group (1 x 1 for a group of one
+ * device, which does not split).  O(types), plus O(min(na, nodes_per_leaf))
+ * on a fattree network for a split of na nodes a half. */
 int topo_tree_link(const dnp_cluster *c, const int64_t *counts, dnp_comm_group *out);
 
 #endif

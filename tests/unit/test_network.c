@@ -23,6 +23,8 @@ TEST(network_spec_round_trip)
         "16xcustom(name=g,tflops=10,net_gbps=100,dtype=fp32,node=n,per_node=8,topo=switch,"
         "intra_gbps=100,"
         "net=rail)",
+        "4xdgx-a100(net=fattree,net.nodes_per_leaf=2,net.oversub=4,net.spine_lat_us=0.5)",
+        "8xa100(net=fattree,net.nodes_per_leaf=4)",
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
         dnp_cluster c, back, json_back;
@@ -91,7 +93,8 @@ TEST(network_errors)
         {"2xdgx-a100(net=r@il)", "invalid network kind", NULL},
         {"2xdgx-a100(net=rail,net.kind=1)", "not 'kind'", NULL},
         {"2xdgx-a100(net=mesh)", NULL,
-         "device type 1 (a100 in dgx-a100): unknown network kind 'mesh' (known: rail, torus)"},
+         "device type 1 (a100 in dgx-a100): unknown network kind 'mesh' (known: rail, torus, "
+         "fattree)"},
         {"2xdgx-a100(net=rail,net.x=2)", NULL,
          "network 'rail' has no number 'net.x' (known: net.oversub, net.spine_lat_us)"},
         {"2xdgx-a100(net=rail,net.oversub=0.5)", NULL,
@@ -102,6 +105,19 @@ TEST(network_errors)
          "net.x x net.y = 4 x 8 must be the node's 16 devices"},
         {"tpu-v3-32(net=torus,net.x=2.5,net.y=8)", NULL, "net.x=2.5 must be an integer"},
         {"2xdgx-a100(net=torus,net.x=2,net.y=4)", NULL, "topo is torus2d, not switch"},
+        {"4xdgx-a100(net=fattree,net.oversub=2)", NULL,
+         "device type 1 (a100 in dgx-a100): network 'fattree' needs net.nodes_per_leaf"},
+        {"4xdgx-a100(net=fattree,net.nodes_per_leaf=0)", NULL,
+         "network 'fattree': net.nodes_per_leaf=0 must be an integer from 1 to 65536"},
+        {"4xdgx-a100(net=fattree,net.nodes_per_leaf=1.5)", NULL,
+         "net.nodes_per_leaf=1.5 must be an integer from 1 to 65536"},
+        {"4xdgx-a100(net=fattree,net.nodes_per_leaf=70000)", NULL,
+         "net.nodes_per_leaf=70000 must be an integer from 1 to 65536"},
+        {"4xdgx-a100(net=fattree,net.nodes_per_leaf=2,net.oversub=0.5)", NULL,
+         "network 'fattree': net.oversub=0.5 must be a number from 1 to 1024"},
+        {"4xdgx-a100(net=fattree,net.nodes_per_leaf=2,net.x=4)", NULL,
+         "network 'fattree' has no number 'net.x' (known: net.nodes_per_leaf, net.oversub, "
+         "net.spine_lat_us)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dnp_cluster c;
@@ -390,4 +406,268 @@ TEST(network_override)
     CHECK_EQ_INT(dnp_cluster_override(&c, NULL, "net.oversub=4", &e2), DNP_ERR_INPUT);
     CHECK(strstr(e2.msg, "type 'dgx-a100' has none") != NULL);
     CHECK_EQ_INT(c.types[0].net.kind[0], '\0'); /* unchanged */
+}
+
+/* 4 DGX A100 on a leaf-spine fat tree (docs/collectives.md, "Leaf-spine fat
+ * tree"): every NIC of a node on its leaf, 2 nodes a leaf (nodes 0, 1 on
+ * leaf 0; 2, 3 on leaf 1), leaf downlink : uplink rate O. */
+#define FATTREE4(o) "4xdgx-a100(net=fattree,net.nodes_per_leaf=2,net.oversub=" o ")"
+
+/* docs/collectives.md, "Leaf-spine fat tree", worked by hand: B_e = 25e9
+ * B/s per GPU (24e9 achieved), a_e = 14 us, B_i = 300e9 (246.67e9
+ * achieved), a_i = 3.4 us, S = 1 GiB.  A group whose nodes sit on m_j of
+ * the group's nodes per leaf j, over several leaves, has
+ * B_e' = B_e min over j of min(1, m_j / oversub). */
+TEST(network_fattree_by_hand)
+{
+    const double s = 1073741824.0;
+    dnp_cluster c2, c4, flat;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("2"), &c2, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("4"), &c4, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100", &flat, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_check(&c4, &err), DNP_OK);
+    dnp_comm_group g;
+    dnp_coll_cost cost;
+    /* within one leaf (nodes 0, 1: ranks 0..15): the NIC rate at any
+     * oversubscription.  Ring: 2 x 8 members, B = min(246.67e9, 8 x 24e9)
+     * = 192e9; 2 ((16 - 2) 3.4 + (2 - 1) 14) us + 2 x 15/16 x 2^30 / 192e9
+     * = 123.2 us + 10.48576 ms */
+    topo_group_strided(&c4, 0, 16, 1, &g);
+    CHECK_EQ_INT(g.n_nodes, 2);
+    CHECK_EQ_INT(g.per_node, 8);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, s, &cost);
+    CHECK_STR(cost.algorithm, "ring");
+    CHECK_NEAR(cost.time_s, 123.2e-6 + 10.48576e-3, 1e-12, 0.0);
+    /* the whole cluster crosses the spine, 2 of its nodes on each leaf.
+     * oversub 2: min(1, 2/2) = 1, the flat network's 25e9:
+     * 2 (28 x 3.4 + 3 x 14) us + 2 x 31/32 x 2^30 / 192e9
+     * = 274.4 us + 10.835285333 ms */
+    dnp_cluster_comm_group(&c2, &g);
+    CHECK_EQ_INT(g.n_nodes, 4);
+    CHECK_EQ_INT(g.per_node, 8);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, s, &cost);
+    CHECK_STR(cost.algorithm, "ring");
+    CHECK_NEAR(cost.time_s, 274.4e-6 + 2080374784.0 / 192e9, 1e-12, 0.0);
+    CHECK_NEAR(cost.time_s, 11.109685333e-3, 1e-9, 0.0);
+    /* oversub 4: min(1, 2/4) = 1/2, 12.5e9 (12e9 achieved); the ring's
+     * node rate 8 x 12e9 = 96e9 < 246.67e9:
+     * 274.4 us + 2 x 31/32 x 2^30 / 96e9 = 274.4 us + 21.670570667 ms */
+    dnp_cluster_comm_group(&c4, &g);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, s, &cost);
+    CHECK_STR(cost.algorithm, "ring");
+    CHECK_NEAR(cost.time_s, 274.4e-6 + 2080374784.0 / 96e9, 1e-12, 0.0);
+    CHECK_NEAR(cost.time_s, 21.944970667e-3, 1e-9, 0.0);
+    /* GPU 0 of every node (Megatron's data-parallel group at tp 8): 4 x 1,
+     * 2 nodes a leaf: 12.5e9 at oversub 4, where the rail network keeps it
+     * on rail 0 at 25e9; 6 x 14 us + 2 x 3/4 x 2^30 / 12e9
+     * = 84 us + 134.217728 ms */
+    topo_group_strided(&c4, 0, 4, 8, &g);
+    CHECK_EQ_INT(g.n_nodes, 4);
+    CHECK_EQ_INT(g.per_node, 1);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    dnp_coll_estimate(DNP_COLL_ALLREDUCE, &g, s, &cost);
+    CHECK_NEAR(cost.time_s, 84e-6 + 0.134217728, 1e-12, 0.0);
+    topo_group_strided(&c2, 0, 4, 8, &g);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    /* one node on each leaf (GPU 0 of nodes 0 and 2): min(1, 1/oversub) */
+    int64_t spread[2] = {0, 16};
+    CHECK_EQ_INT(topo_group(&c4, spread, 2, &g), 0);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    CHECK_EQ_INT(topo_group(&c2, spread, 2, &g), 0);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    /* 3 nodes: 2 on leaf 0, 1 on leaf 1: the emptier leaf binds (1/4) */
+    topo_group_strided(&c4, 0, 24, 1, &g);
+    CHECK_EQ_INT(g.n_nodes, 3);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    /* point to point: within a leaf at the NIC rate, across at 1/oversub */
+    topo_p2p(&c4, 3, 11, &g);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    topo_p2p(&c4, 11, 19, &g);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    topo_p2p(&c4, 19, 11, &g);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    /* inside one node the leaves do not matter */
+    topo_group_strided(&c4, 0, 8, 1, &g);
+    CHECK_EQ_INT(g.n_nodes, 1);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    /* the spine latency: on every inter-node step of a group across leaves */
+    dnp_cluster lat;
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100(net=fattree,net.nodes_per_leaf=2,net.oversub=4,"
+                                   "net.spine_lat_us=1)",
+                                   &lat, &err),
+                 DNP_OK);
+    dnp_cluster_comm_group(&lat, &g);
+    CHECK_NEAR(g.inter_lat_s, 15e-6, 1e-12, 0.0);
+    topo_group_strided(&lat, 0, 16, 1, &g);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+    /* a mixed group: each type's NIC share at its own leaves' factor.  GPU 0
+     * of the last DGX A100 (leaf 1, alone: 25e9 x 1/4) with GPU 0 of a
+     * DGX-1 (flat, 4 x 100 Gb/s / 8 = 6.25e9): 6.25e9; at oversub 8 the
+     * A100's 3.125e9 binds */
+    dnp_cluster mix;
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("4") "+2xdgx1", &mix, &err), DNP_OK);
+    topo_p2p(&mix, 24, 32, &g);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("8") "+2xdgx1", &mix, &err), DNP_OK);
+    topo_p2p(&mix, 24, 32, &g);
+    CHECK_NEAR(g.inter_bw_bps, 3.125e9, 1e-12, 0.0);
+    /* two flat types: no fat-tree leaf, the figures of before */
+    dnp_cluster two;
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100+2xdgx1", &two, &err), DNP_OK);
+    topo_p2p(&two, 24, 32, &g);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+}
+
+/* Every subset of 6 nodes of 2 devices (4,095 groups) on leaves of 2
+ * nodes: the shape is the flat network's; the NIC share is the flat one
+ * times min over spanned leaves of min(1, m / oversub) when the group spans
+ * 2 or 3 leaves, the latency plus the spine's; at oversub 1 with no spine
+ * latency the group is the flat network's, byte for byte.  Then runs of
+ * ranks (the bulk path over whole nodes and whole leaves) against their
+ * lists, on leaves of 3 nodes. */
+TEST(network_fattree_exhaustive)
+{
+#define NODE_KEYS "node=n,per_node=2,topo=switch,intra_gbps=10,inter_gbps=8,inter_lat_us=2"
+    dnp_cluster c, one, flat;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("12xcustom(name=f,tflops=1,net_gbps=8," NODE_KEYS
+                                   ",net=fattree,net.nodes_per_leaf=2,net.oversub=3,"
+                                   "net.spine_lat_us=3)",
+                                   &c, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("12xcustom(name=f,tflops=1,net_gbps=8," NODE_KEYS
+                                   ",net=fattree,net.nodes_per_leaf=2)",
+                                   &one, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("12xcustom(name=f,tflops=1,net_gbps=8," NODE_KEYS ")", &flat,
+                                   &err),
+                 DNP_OK);
+    int64_t r[40];
+    for (unsigned set = 1; set < (1u << 12); set++) {
+        int n = 0, per_leaf[3] = {0, 0, 0};
+        unsigned nodes = 0;
+        for (int i = 0; i < 12; i++)
+            if (set & (1u << i)) {
+                r[n++] = i;
+                nodes |= 1u << (i / 2);
+            }
+        for (int k = 0; k < 6; k++)
+            per_leaf[k / 2] += (nodes >> k) & 1u;
+        int leaves = 0, least = 3;
+        for (int j = 0; j < 3; j++)
+            if (per_leaf[j] > 0) {
+                leaves++;
+                least = per_leaf[j] < least ? per_leaf[j] : least;
+            }
+        double factor = leaves > 1 ? least / 3.0 : 1.0; /* least <= 2 < oversub 3 */
+        double lat = leaves > 1 ? 5e-6 : 2e-6;
+        dnp_comm_group g, o, f;
+        CHECK_EQ_INT(topo_group(&c, r, n, &g), 0);
+        CHECK_EQ_INT(topo_group(&one, r, n, &o), 0);
+        CHECK_EQ_INT(topo_group(&flat, r, n, &f), 0);
+        CHECK_EQ_INT(g.n_nodes, f.n_nodes);
+        CHECK_EQ_INT(g.per_node, f.per_node);
+        CHECK(memcmp(&o, &f, sizeof o) == 0);
+        if (f.n_nodes == 1) {
+            factor = 1.0;
+            lat = 2e-6;
+        }
+        if (fabs(g.inter_bw_bps - 1e9 * factor) > 1e-3 || fabs(g.inter_lat_s - lat) > 1e-15) {
+            printf("  set 0x%03x: %g B/s %g s, expected %g %g\n", set, g.inter_bw_bps,
+                   g.inter_lat_s, 1e9 * factor, lat);
+            CHECK(0);
+        }
+    }
+    /* 20 nodes of 2 on leaves of 3 (the last leaf holds 2): every run */
+    dnp_cluster big;
+    CHECK_EQ_INT(dnp_cluster_parse("40xcustom(name=f,tflops=1,net_gbps=8," NODE_KEYS
+                                   ",net=fattree,net.nodes_per_leaf=3,net.oversub=2)",
+                                   &big, &err),
+                 DNP_OK);
+#undef NODE_KEYS
+    for (int64_t first = 0; first < 40; first++)
+        for (int64_t n = 1; n <= 40 - first; n++) {
+            dnp_comm_group run, list;
+            for (int64_t i = 0; i < n; i++)
+                r[i] = first + i;
+            topo_group_strided(&big, first, n, 1, &run);
+            CHECK_EQ_INT(topo_group(&big, r, n, &list), 0);
+            if (memcmp(&run, &list, sizeof run) != 0) {
+                printf("  run %lld+%lld: %g B/s, list %g B/s\n", (long long)first, (long long)n,
+                       run.inter_bw_bps, list.inter_bw_bps);
+                CHECK(0);
+            }
+        }
+    /* by hand on the 40: ranks 0..39 span leaves {0,1,2} {3,4,5} ... {18,19}:
+     * the last holds 2 nodes, min(1, 2/2) = 1; ranks 0..13 (nodes 0..6):
+     * leaf 2 holds node 6 only, 1/2 */
+    dnp_comm_group g;
+    topo_group_strided(&big, 0, 40, 1, &g);
+    CHECK_NEAR(g.inter_bw_bps, 1e9, 1e-12, 0.0);
+    topo_group_strided(&big, 0, 14, 1, &g);
+    CHECK_NEAR(g.inter_bw_bps, 0.5e9, 1e-12, 0.0);
+    topo_group_strided(&big, 0, 12, 1, &g);
+    CHECK_NEAR(g.inter_bw_bps, 1e9, 1e-12, 0.0);
+}
+
+/* docs/collectives.md, "The device tree's exchange": the link between the
+ * halves of a device-tree group on a fat tree, from the counterparts that
+ * sit under different leaves (not the group ring's 1/m_j), by hand. */
+TEST(network_fattree_tree_link)
+{
+    dnp_cluster c;
+    dnp_error err = {0};
+    dnp_comm_group g;
+    int64_t counts[DNP_MAX_DEVICE_TYPES] = {32};
+    /* 4 nodes, 2 a leaf, 4:1: halves nodes {0, 1} | {2, 3}, every pair
+     * (0-2, 1-3) on two leaves: 25e9 / 4, where the ring of the 4 nodes
+     * gets 25e9 x 2/4 */
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("4"), &c, &err), DNP_OK);
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_EQ_INT(g.n_nodes, 2);
+    CHECK_EQ_INT(g.per_node, 1);
+    CHECK_NEAR(g.inter_bw_bps, 6.25e9, 1e-12, 0.0);
+    topo_group_counts(&c, counts, &g);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    /* nodes {0} | {1}: one leaf, the NIC rate */
+    counts[0] = 16;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    /* 6 nodes, 4 a leaf, 2:1: halves {0, 1, 2} | {3, 4, 5}; pairs 0-3 under
+     * leaf 0, 1-4 and 2-5 across: leaf 0 sends 2 of its 4 nodes' traffic up,
+     * min(1, 4 / (2 x 2)) = 1; leaf 1 both of its 2, 2 / (2 x 2) = 1/2 */
+    CHECK_EQ_INT(dnp_cluster_parse("6xdgx-a100(net=fattree,net.nodes_per_leaf=4,net.oversub=2,"
+                                   "net.spine_lat_us=1)",
+                                   &c, &err),
+                 DNP_OK);
+    counts[0] = 48;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 12.5e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 15e-6, 1e-12, 0.0);
+    /* halves {0, 1} | {2, 3} of its first 4 nodes: one leaf, no spine */
+    counts[0] = 32;
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 25e9, 1e-12, 0.0);
+    CHECK_NEAR(g.inter_lat_s, 14e-6, 1e-12, 0.0);
+    /* two types: the first type's half against the others, every pair
+     * across: the A100s at 25e9 / 8, below the DGX-1's 6.25e9 */
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("8") "+2xdgx1", &c, &err), DNP_OK);
+    int64_t both[DNP_MAX_DEVICE_TYPES] = {32, 16};
+    CHECK_EQ_INT(topo_tree_link(&c, both, &g), 1);
+    CHECK_NEAR(g.inter_bw_bps, 3.125e9, 1e-12, 0.0);
+    /* oversub 1: the flat network's link */
+    dnp_cluster flat;
+    dnp_comm_group f;
+    CHECK_EQ_INT(dnp_cluster_parse(FATTREE4("1"), &c, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("4xdgx-a100", &flat, &err), DNP_OK);
+    CHECK_EQ_INT(topo_tree_link(&c, counts, &g), 1);
+    CHECK_EQ_INT(topo_tree_link(&flat, counts, &f), 1);
+    CHECK(memcmp(&g, &f, sizeof g) == 0);
 }
