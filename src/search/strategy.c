@@ -294,8 +294,8 @@ const char *dnp_strategy_option(const dnp_strategy *s, const char *key)
 {
     /* version 3: the plan's, else its strategy's ("megatron_version") */
     const char *v = str_or(s, key, NULL);
-    return v != NULL ? v
-                     : json_string_value(json_object_get(json_object_get(s->root, "strategy"), key));
+    const json_t *sg = json_object_get(s->root, "strategy");
+    return v != NULL ? v : json_string_value(json_object_get(sg, key));
 }
 
 int64_t dnp_strategy_batch(const dnp_strategy *s)

@@ -123,8 +123,8 @@ static int run_config(const cli_args *a, const char *cfg_text, const char *model
              cfg_text);
     rc = cli_config3d_pictures("simulate", g, &cl, batch, &opt, &cfg, cli_get(a, "trace"), plot,
                                title);
-    cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, from != NULL ? "given (3d)" : "given",
-                          NULL};
+    const char *given = from != NULL ? "given (3d)" : "given"; /* as a tree's "given (accpar)" */
+    cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, given, NULL};
     if (rc == 0)
         rc = cli_config3d_report("simulate", g, &cl, NULL, batch, &opt, &cfg, &res, NULL,
                                  cli_get(a, "json"), &info);
