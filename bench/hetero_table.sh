@@ -62,10 +62,10 @@ b = d.get('baselines', {})
 def cell(step, per_h):
     return '%.3f s, $%.4f' % (step, cost(step, per_h)) if step else '-'
 used_per_h = d['cost']['price_per_hour'] if 'cost' in d else all_per_h
-c = d['config']
+c = d['strategy']  # plan JSON version 3 (docs/formats.md "Plan")
 plan = 'tp %d pp %d dp %d mb %d%s' % (c['tp'], c['pp'], c['dp'], c['microbatch'],
-                                      ', idle %s' % d['search']['idle_devices']
-                                      if d['search'].get('idle_devices') else '')
+                                      ', idle %s' % d['search_stats']['idle_devices']
+                                      if d['search_stats'].get('idle_devices') else '')
 fa = b.get('fastest_alone', {})
 fa_per_h = fa.get('devices', 0) * price_dev.get(fa.get('device', ''), 0.0)
 print('| %s | %s | %.3f s, $%.4f, %s | %s | %s | %s | %s | %.2f s |' % (

@@ -949,12 +949,19 @@ void dnp_strategy_free(dnp_strategy *s);
 /* What the strategy was planned for: the model as given on the command
  * line, the cluster spec, the batch and the levels searched.
  * dnp_strategy_option gives a string field of the plan ("precision",
- * "cost_model", "optimizer") or NULL. */
+ * "cost_model", "optimizer"), else (version 3) of its "strategy" object
+ * ("megatron_version", "tp_groups"), or NULL. */
 const char *dnp_strategy_option(const dnp_strategy *s, const char *key);
 const char *dnp_strategy_model(const dnp_strategy *s);
 const char *dnp_strategy_cluster(const dnp_strategy *s);
 int64_t dnp_strategy_batch(const dnp_strategy *s);
 int dnp_strategy_levels(const dnp_strategy *s);
+/* A version-3 plan file of the 3D search ("strategy": {"kind":
+ * "megatron"}, docs/formats.md "Plan") holds a Megatron-LM configuration,
+ * not a device tree: its text as dnp_config3d_parse reads it (borrowed
+ * from s), else NULL.  dnp_plan_run_strategy refuses such a strategy
+ * (dnp_config3d_simulate runs it); its levels are 0.  O(1). */
+const char *dnp_strategy_config3d_text(const dnp_strategy *s);
 
 /* A strategy file is untrusted input (docs/formats.md, "Strategy files are
  * untrusted"): the model (what = DNP_STRATEGY_MODEL) or cluster
@@ -1469,6 +1476,12 @@ typedef struct {
 dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                                         const dnp_plan_options *opt,
                                         dnp_config3d_baselines *out, dnp_error *err);
+
+/* 1 if g is a transformer the 3D path recognises (a gpt, bert or llama
+ * zoo model: numbered layers with attention and an MLP beside token
+ * embeddings), the models dnp_config3d_search plans and `plan --search
+ * auto` gives to it; else 0.  O(layers). */
+int dnp_config3d_recognises(const dnp_graph *g);
 
 /* Executed accounting: what each device sends and receives when the     */
 /* plan runs (src/sim/devcomm.c, docs/time-model.md "Executed            */

@@ -1666,6 +1666,13 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err)
 {
+    if (dnp_strategy_config3d_text(s) != NULL) { /* a version-3 plan of the 3D search */
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "%s holds a Megatron-LM configuration (%.200s; plan --search 3d), not a "
+                      "device-tree strategy: simulate --strategy runs it",
+                      strategy_file(s), dnp_strategy_config3d_text(s));
+        return DNP_ERR_INPUT;
+    }
     return plan_run(g, c, opt, s, out, err);
 }
 

@@ -16,7 +16,10 @@
 
 struct dnp_strategy {
     json_t *root;
-    const json_t *paths; /* array of {"branch_bits", "levels": [...]} */
+    const json_t *paths; /* array of {"branch_bits", "levels": [...]}; NULL for a
+                          * Megatron-LM configuration (config3d) */
+    const char *config3d; /* version 3, "kind": "megatron": the configuration's text
+                           * (dnp_config3d_parse), borrowed from root; else NULL */
     char file[256];
     int levels;
 };
@@ -55,17 +58,64 @@ dnp_status dnp_strategy_read_buffer(const char *data, size_t len_bytes, const ch
     return strategy_from_json(root, file, out, err);
 }
 
+/* A version-3 plan (docs/formats.md "Plan"): the search-specific part in
+ * "strategy", one of "kind" "tree" (levels and paths as version 2),
+ * "pase" (PaSE's per-op configurations, with levels and paths when its
+ * plan has a tree form, else "no_tree": why) or "megatron" (a Megatron-LM
+ * configuration, its text in "text").  Sets *tree to the object holding
+ * "levels" and "paths", or *config3d to the configuration's text; the
+ * reason a file holds neither in err.  O(1). */
+static dnp_status v3_strategy(const json_t *root, const char *file, const json_t **tree,
+                              const char **config3d, dnp_error *err)
+{
+    const json_t *sg = json_object_get(root, "strategy");
+    const char *kind = json_string_value(json_object_get(sg, "kind"));
+    *tree = NULL;
+    *config3d = NULL;
+    if (!json_is_object(sg) || kind == NULL)
+        return bad(err, file, "version 3 needs a \"strategy\" object with a \"kind\"");
+    if (strcmp(kind, "megatron") == 0) {
+        *config3d = json_string_value(json_object_get(sg, "text"));
+        if (*config3d == NULL)
+            return bad(err, file, "strategy of kind \"megatron\" needs its configuration as "
+                                  "\"text\"");
+        return DNP_OK;
+    }
+    if (strcmp(kind, "pase") == 0 && json_object_get(sg, "paths") == NULL) {
+        const char *why = json_string_value(json_object_get(sg, "no_tree"));
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "%s: a PaSE plan dnnpar cannot simulate: %.300s (docs/formats.md, "
+                      "\"Plan\")",
+                      file, why != NULL ? why : "it has no tree form (no \"paths\")");
+        return DNP_ERR_INPUT;
+    }
+    if (strcmp(kind, "tree") != 0 && strcmp(kind, "pase") != 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "strategy \"kind\" '%.40s' is none of tree, pase, megatron",
+                 kind);
+        return bad(err, file, msg);
+    }
+    *tree = sg;
+    return DNP_OK;
+}
+
 dnp_status strategy_from_json(json_t *root, const char *file, dnp_strategy **out, dnp_error *err)
 {
     dnp_status st = DNP_ERR_INPUT;
-    const json_t *paths = json_object_get(root, "paths");
-    const json_t *levels = json_object_get(root, "levels");
-    if (!json_is_array(paths) || json_array_size(paths) == 0 || !json_is_integer(levels) ||
-        json_integer_value(levels) < 0 || json_integer_value(levels) > 62) {
-        st = bad(err, file, "not a strategy: expected \"levels\" and \"paths\" as written by "
-                            "dnnpar plan --json");
+    /* "version": 1 (or absent: files written before it), 2 (docs/formats.md
+     * "Strategy"; a path may stop above "levels": short paths) or 3 (the
+     * plan of any search, "Plan": its strategy in "strategy") */
+    const json_t *ver = json_object_get(root, "version");
+    if (ver != NULL && (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+                        json_integer_value(ver) > 3)) {
+        st = bad(err, file, "\"version\" must be 1, 2 or 3");
         goto fail;
     }
+    const json_t *tree = root;
+    const char *config3d = NULL;
+    if (ver != NULL && json_integer_value(ver) == 3 &&
+        (st = v3_strategy(root, file, &tree, &config3d, err)) != DNP_OK)
+        goto fail;
     /* The batch is optional (simulate --batch overrides it); when present
      * it is a count the cost figures multiply by, so the CLI's range. */
     const json_t *batch = json_object_get(root, "batch");
@@ -80,15 +130,17 @@ dnp_status strategy_from_json(json_t *root, const char *file, dnp_strategy **out
         st = bad(err, file, msg);
         goto fail;
     }
-    /* "version": 1 (or absent: files written before it) or 2 (docs/formats.md
-     * "Strategy"); version 2 lets a path stop above "levels" (short paths). */
-    const json_t *ver = json_object_get(root, "version");
-    if (ver != NULL && (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
-                        json_integer_value(ver) > 2)) {
-        st = bad(err, file, "\"version\" must be 1 or 2");
+    /* a configuration has no tree: it is checked where it is simulated */
+    const json_t *paths = config3d != NULL ? NULL : json_object_get(tree, "paths");
+    const json_t *levels = json_object_get(tree, "levels");
+    if (config3d == NULL &&
+        (!json_is_array(paths) || json_array_size(paths) == 0 || !json_is_integer(levels) ||
+         json_integer_value(levels) < 0 || json_integer_value(levels) > 62)) {
+        st = bad(err, file, "not a strategy: expected \"levels\" and \"paths\" as written by "
+                            "dnnpar plan --json");
         goto fail;
     }
-    int v2 = ver != NULL && json_integer_value(ver) == 2;
+    int v2 = ver != NULL && json_integer_value(ver) >= 2; /* short paths allowed */
     for (size_t i = 0; i < json_array_size(paths); i++) {
         const json_t *p = json_array_get(paths, i), *lv = json_object_get(p, "levels");
         size_t want = (size_t)json_integer_value(levels);
@@ -123,7 +175,8 @@ dnp_status strategy_from_json(json_t *root, const char *file, dnp_strategy **out
     }
     s->root = root;
     s->paths = paths;
-    s->levels = (int)json_integer_value(levels);
+    s->config3d = config3d;
+    s->levels = paths != NULL ? (int)json_integer_value(levels) : 0;
     snprintf(s->file, sizeof s->file, "%s", file);
     *out = s;
     return DNP_OK;
@@ -239,7 +292,10 @@ dnp_status dnp_strategy_source(const dnp_strategy *s, const char *strategy_path,
 
 const char *dnp_strategy_option(const dnp_strategy *s, const char *key)
 {
-    return str_or(s, key, NULL);
+    /* version 3: the plan's, else its strategy's ("megatron_version") */
+    const char *v = str_or(s, key, NULL);
+    const json_t *sg = json_object_get(s->root, "strategy");
+    return v != NULL ? v : json_string_value(json_object_get(sg, key));
 }
 
 int64_t dnp_strategy_batch(const dnp_strategy *s)
@@ -248,6 +304,8 @@ int64_t dnp_strategy_batch(const dnp_strategy *s)
 }
 
 int dnp_strategy_levels(const dnp_strategy *s) { return s->levels; }
+
+const char *dnp_strategy_config3d_text(const dnp_strategy *s) { return s->config3d; }
 
 const char *strategy_file(const dnp_strategy *s) { return s->file; }
 

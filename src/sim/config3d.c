@@ -760,6 +760,12 @@ static double message_s(const c3_ctx *x, int a, int b)
 
 /* ---- Megatron-LM's rules ---------------------------------------------- */
 
+int dnp_config3d_recognises(const dnp_graph *g)
+{
+    c3_shape sh;
+    return c3_shape_of(g, &sh);
+}
+
 int c3_shape_of(const dnp_graph *g, c3_shape *t)
 {
     memset(t, 0, sizeof *t);

@@ -1,1 +1,1 @@
-dnnpar plan gpt2-medium --cluster 2xdgx-a100+2xdgx1 --batch 256 2>&1; echo "status $?"
+dnnpar plan gpt2-medium --search accpar --cluster 2xdgx-a100+2xdgx1 --batch 256 2>&1; echo "status $?"

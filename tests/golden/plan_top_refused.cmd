@@ -1,1 +1,1 @@
-dnnpar plan gpt2 --cluster 8xa100 --top 3 2>&1; echo "status $?"; dnnpar plan gpt2 --search 3d --cluster 8xa100 --top 11 2>&1; echo "status $?"; dnnpar plan gpt2 --search 3d --cluster 8xa100 --top 0 2>&1; echo "status $?"
+dnnpar plan gpt2 --search accpar --cluster 8xa100 --top 3 2>&1; echo "status $?"; dnnpar plan gpt2 --search 3d --cluster 8xa100 --top 11 2>&1; echo "status $?"; dnnpar plan gpt2 --search 3d --cluster 8xa100 --top 0 2>&1; echo "status $?"

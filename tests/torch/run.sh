@@ -131,7 +131,9 @@ for r in doc.get("runs", [doc]):  # one strategy: the run itself
         bad.append("%s: %d ranks reported" % (s, len(r["ranks"])))
     # a PaSE plan that splits no op (every level R or replicated: PaSE's
     # optimum leaves the devices idle) moves nothing; any other must
-    types = {t for p in json.load(open(r["strategy"]))["paths"] for l in p["levels"]
+    sd = json.load(open(r["strategy"]))
+    sd = sd.get("strategy", sd)  # version 3 (docs/formats.md "Plan"): the tree in "strategy"
+    types = {t for p in sd["paths"] for l in p["levels"]
              for t in l["types"].values()}
     if not any(x["received_bytes"] > 0 for x in r["ranks"]) and not types <= {"R", "replicated"}:
         bad.append("%s: nothing was communicated" % s)
@@ -149,6 +151,7 @@ has() {
     "$py" - "$1" "$2" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); w = sys.argv[2]
+d = d.get("strategy", d)  # version 3 (docs/formats.md "Plan"): the tree in "strategy"
 lv = [l for p in d["paths"] for l in p["levels"]]
 def equal(l):
     a, b = [sum(int(t.split("x")[0]) for t in g.split("+")) for g in l["groups"].split(" | ")]

@@ -1063,3 +1063,31 @@ TEST(config3d_search_time_limit)
     CHECK(!stats.time_limit_hit);
     dnp_graph_free(g);
 }
+
+/* dnp_config3d_recognises over the whole zoo (plan --search auto's
+ * predicate, docs/cli.md "plan"): exactly the gpt, bert and llama models,
+ * the ones dnp_config3d_search plans; the CNNs, the MLP, the PaSE
+ * reference graphs (pase-transformer is an encoder-decoder the 3D path
+ * does not take) and the rest are not.  Every zoo model. */
+TEST(config3d_recognises_zoo)
+{
+    int yes = 0;
+    for (int i = 0; i < dnp_zoo_count(); i++) {
+        const char *name = dnp_zoo_name(i);
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        if (dnp_zoo_build(name, &g, &err) != DNP_OK) {
+            CHECK(!"a zoo model builds");
+            continue;
+        }
+        int want = strncmp(name, "gpt", 3) == 0 || strncmp(name, "bert", 4) == 0 ||
+                   strncmp(name, "llama", 5) == 0;
+        yes += want;
+        if (dnp_config3d_recognises(g) != want)
+            fprintf(stderr, "  %s: recognised %d, expected %d\n", name,
+                    dnp_config3d_recognises(g), want);
+        CHECK_EQ_INT(dnp_config3d_recognises(g), want);
+        dnp_graph_free(g);
+    }
+    CHECK_EQ_INT(yes, 12); /* bert x2, gpt2 x4, gpt3-175b, llama2 x3, llama3 x2 */
+}

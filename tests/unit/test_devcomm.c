@@ -501,13 +501,14 @@ TEST(devcomm_type_r)
     dnp_graph_free(g);
 }
 
-/* Strategy JSON versions (docs/formats.md): "version" 1 or 2 only; a
+/* Strategy JSON versions (docs/formats.md): "version" 1, 2 or 3 only; a
  * version-1 path lists every level, a version-2 path may stop early (the
- * levels below it data parallel). */
+ * levels below it data parallel); version 3 keeps the tree in "strategy"
+ * ("Plan"). */
 TEST(strategy_versions)
 {
     static const char *const v3 =
-        "{\"version\": 3, \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\":"
+        "{\"version\": 4, \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": [{\"level\":"
         " 0, \"ratio\": 0.5, \"types\": {\"fc1\": \"I\", \"fc2\": \"I\"}}]}]}";
     static const char *const short_v1 =
         "{\"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
@@ -517,7 +518,7 @@ TEST(strategy_versions)
     dnp_strategy *s = NULL;
     dnp_error err = {0};
     CHECK_EQ_INT(dnp_strategy_read_buffer(v3, strlen(v3), "s.json", &s, &err), DNP_ERR_INPUT);
-    CHECK(strstr(err.msg, "\"version\" must be 1 or 2") != NULL);
+    CHECK(strstr(err.msg, "\"version\" must be 1, 2 or 3") != NULL);
     err = (dnp_error){0};
     CHECK_EQ_INT(dnp_strategy_read_buffer(short_v1, strlen(short_v1), "s.json", &s, &err),
                  DNP_ERR_INPUT);
@@ -530,5 +531,61 @@ TEST(strategy_versions)
         for (int v = 0; v < dnp_plan_n_nodes(p); v++)
             CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v), DNP_TYPE_I);
     dnp_plan_free(p);
+    dnp_graph_free(g);
+}
+
+/* Version 3 (docs/formats.md "Plan"): the same tree under "strategy"
+ * gives the same plan as version 2 (fc1 II, fc2 III at ratio 0.5); a
+ * Megatron-LM configuration is read with no tree (levels 0, its text) and
+ * refused by dnp_plan_run_strategy; a PaSE plan without a tree is refused
+ * when read, with the file's reason; a v3 file with the tree at the top
+ * level is refused. */
+TEST(strategy_v3_plans)
+{
+    static const char *const tree =
+        "{\"version\": 3, \"model\": \"mlp\", \"batch\": 4, \"cluster\": \"2xtpu-v3\","
+        " \"strategy\": {\"kind\": \"tree\", \"levels\": 1, \"paths\": [{\"branch_bits\": 0,"
+        " \"levels\": [{\"level\": 0, \"ratio\": 0.5, \"types\": {\"fc1\": \"II\","
+        " \"fc2\": \"III\"}}]}]}}";
+    static const char *const megatron =
+        "{\"version\": 3, \"model\": \"gpt2\", \"batch\": 16, \"cluster\": \"1xdgx-a100\","
+        " \"strategy\": {\"kind\": \"megatron\", \"text\": \"tp=1,pp=1,dp=8\","
+        " \"megatron_version\": \"legacy\"}}";
+    static const char *const pase =
+        "{\"version\": 3, \"strategy\": {\"kind\": \"pase\", \"ops\": [],"
+        " \"no_tree\": \"six devices\"}}";
+    static const char *const flat =
+        "{\"version\": 3, \"levels\": 1, \"paths\": [{\"branch_bits\": 0, \"levels\": []}]}";
+    dnp_graph *g = mlp();
+    dnp_plan *p = given(g, tree, 4);
+    CHECK(p != NULL);
+    for (int v = 0; p != NULL && v < dnp_plan_n_nodes(p); v++)
+        CHECK_EQ_INT(dnp_plan_type(p, 0, 0, v),
+                     strcmp(dnp_plan_node_name(p, v), "fc1") == 0 ? DNP_TYPE_II : DNP_TYPE_III);
+    CHECK(p != NULL && dnp_plan_n_nodes(p) == 2);
+    dnp_plan_free(p);
+    dnp_strategy *s = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(megatron, strlen(megatron), "m.json", &s, &err),
+                 DNP_OK);
+    if (s != NULL) {
+        CHECK(strcmp(dnp_strategy_config3d_text(s), "tp=1,pp=1,dp=8") == 0);
+        CHECK_EQ_INT(dnp_strategy_levels(s), 0);
+        CHECK_EQ_INT(dnp_strategy_batch(s), 16);
+        CHECK(strcmp(dnp_strategy_option(s, "megatron_version"), "legacy") == 0);
+        dnp_cluster cl;
+        dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 4};
+        CHECK_EQ_INT(dnp_cluster_parse("2xtpu-v3", &cl, &err), DNP_OK);
+        CHECK_EQ_INT(dnp_plan_run_strategy(g, &cl, &opt, s, &p, &err), DNP_ERR_INPUT);
+        CHECK(strstr(err.msg, "Megatron-LM configuration (tp=1,pp=1,dp=8") != NULL);
+    }
+    dnp_strategy_free(s);
+    s = NULL;
+    err = (dnp_error){0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(pase, strlen(pase), "p.json", &s, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "a PaSE plan dnnpar cannot simulate: six devices") != NULL);
+    err = (dnp_error){0};
+    CHECK_EQ_INT(dnp_strategy_read_buffer(flat, strlen(flat), "f.json", &s, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "version 3 needs a \"strategy\" object") != NULL);
     dnp_graph_free(g);
 }

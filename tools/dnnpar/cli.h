@@ -258,7 +258,22 @@ typedef struct {
     long long batch;
     const dnp_cluster *cluster;
     const char *search;  /* scheme name, or "given" for a strategy file */
+    const char *reason;  /* plan --search auto: why it chose `search` (shown first); else NULL */
 } cli_plan_info;
+
+/* The version of the plan JSON every search writes (docs/formats.md "Plan"). */
+#define CLI_PLAN_JSON_VERSION 3
+/* The summary every plan JSON starts with (docs/formats.md "Plan"):
+ * version, model, model_source, cluster (spec, or null), batch, search
+ * (and search_reason under auto), cost_model, precision, optimizer,
+ * step_time_s, fits and memory {peak_bytes_max, capacity_bytes, fits};
+ * step_time_s < 0 writes null for the three (nothing simulated).  The
+ * caller adds "strategy" and the search's own figures.  New reference, or
+ * NULL out of memory.  O(1). */
+json_t *cli_plan_summary_json(const cli_plan_info *info, const char *cluster_spec,
+                              const char *cost_model, const char *precision,
+                              const char *optimizer, double step_time_s, int fits,
+                              double peak_bytes, double capacity_bytes);
 
 /* The distinct root-to-leaf paths of a plan (a path branches only where
  * the halves differ) as branch bits; returns the count (at most max). */
@@ -282,7 +297,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                         const dnp_cluster *given, int64_t batch,
                         const dnp_plan_options *opt, const dnp_config3d *cfg,
                         const dnp_config3d_result *res, const dnp_config3d_stats *stats,
-                        const char *json);
+                        const char *json, const cli_plan_info *info);
 
 /* The step of configuration cfg of g on cl as Chrome trace events to
  * trace_path and as a timeline picture (dnp_plot_trace) to plot_path,

@@ -73,9 +73,9 @@ static const char plan_help[] =
     "  --time-limit S     wall time of the command, s (default 600): MCMC returns its\n"
     "                     best so far; the exact search stops with exit status 2\n"
     "  --skip-unknown     ONNX: unknown operators become free element-wise ops\n"
-    "  --strategy-json FILE  also write it as a dnnpar strategy (simulate --strategy,\n"
-    "                     export --strategy); needs --cluster of 2^k devices; if\n"
-    "                     it cannot hold the optimum: --strategy-space, with a note\n"
+    "  --json FILE        the plan (docs/formats.md \"Plan\"; simulate --strategy)\n"
+    "  --strategy-json FILE  --json's older name, insisting on a tree (needs\n"
+    "                     --cluster of 2^k devices; else --strategy-space)\n"
     "  --strategy-space   search what a strategy holds: batch, input, output splits\n"
     "                     (joins batch, channel) by powers of two (mixed --cluster:\n"
     "                     also without it; kept if faster)\n"
@@ -298,25 +298,115 @@ static void print_run(const void *x, int timing, FILE *f)
     }
 }
 
-/* The run's JSON with "simulated" added ({"step_time_s", "compute_s",
- * "comm_s"} or {"not_available": why}) when asked; new text (dnp_free) or
- * NULL on allocation failure. */
-static char *run_json(const run_report *rr)
+/* The plan's tree (docs/formats.md "Plan"): "levels", "total_levels" and
+ * "paths" of the strategy text (version 2, dnp_pase_run_strategy) moved
+ * into sg, and its cluster into *cluster (new reference).  1 on success.
+ * O(length). */
+static int tree_into(const char *text, json_t *sg, json_t **cluster)
+{
+    json_t *doc = json_loads(text, 0, NULL);
+    const char *keys[3] = {"levels", "total_levels", "paths"};
+    int ok = doc != NULL && json_object_get(doc, "paths") != NULL;
+    for (int k = 0; ok && k < 3; k++)
+        json_object_set(sg, keys[k], json_object_get(doc, keys[k]));
+    if (ok)
+        *cluster = json_incref(json_object_get(doc, "cluster"));
+    json_decref(doc);
+    return ok;
+}
+
+/* The plan of a PaSE or MCMC run as the version-3 plan every search writes
+ * (docs/formats.md "Plan"): the summary (the step simulator's figures when
+ * it ran the plan, else null), "strategy" {"kind": "pase", "ops": each
+ * op's configuration, and the tree simulate --strategy runs when the plan
+ * has one (ss's strategy, else the run's own, dnp_pase_run_strategy), else
+ * "no_tree": why}, then the run's figures (cost, baselines).  New text
+ * (dnp_free) ended by a newline, or NULL on allocation failure.  O(ops x
+ * levels). */
+static char *plan_json(const cli_args *a, const run_report *rr,
+                       const dnp_pase_strategy_search *ss, const dnp_pase_options *po)
 {
     char *text = dnp_pase_run_json(rr->run);
-    if (text == NULL || !rr->sim_asked)
-        return text;
-    json_t *root = json_loads(text, 0, NULL);
-    dnp_free(text);
-    if (root == NULL)
+    if (text == NULL)
         return NULL;
-    json_object_set_new(root, "simulated",
-                        rr->have_sim ? json_pack("{s:f,s:f,s:f,s:f,s:b}", "step_time_s",
-                                                 rr->sim.step_time_s, "compute_s",
-                                                 rr->sim.compute_s, "comm_s", rr->sim.comm_s,
-                                                 "mem_bytes", rr->sim.mem_bytes_max, "mem_fits",
-                                                 rr->sim.mem_fits)
-                                     : json_pack("{s:s}", "not_available", rr->why));
+    json_t *run = json_loads(text, 0, NULL);
+    dnp_free(text);
+    if (run == NULL)
+        return NULL;
+    json_t *sg = json_pack("{s:s,s:O}", "kind", "pase", "ops", json_object_get(run, "strategy"));
+    json_t *cluster = NULL;
+    char why[600] = "";
+    const char *spec = cli_get(a, "cluster");
+    if (sg != NULL && ss->strategy != NULL) {
+        if (!tree_into(ss->strategy, sg, &cluster))
+            snprintf(why, sizeof why, "out of memory");
+    } else if (sg != NULL && spec == NULL) {
+        snprintf(why, sizeof why, "planned for -p devices of --flops and --bw, not a cluster: "
+                                  "plan with --cluster SPEC");
+    } else if (sg != NULL) {
+        dnp_cluster cl;
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        char *tree = NULL;
+        dnp_pase_strategy_info info;
+        dnp_status st = cli_read_cluster(spec, &cl, &err);
+        dnp_load_options lo = {cli_flag(a, "skip-unknown")};
+        if (st == DNP_OK)
+            st = dnp_model_load_opts(a->pos[0], &lo, &g, &err);
+        if (st == DNP_OK)
+            st = dnp_pase_run_strategy(rr->run, g, a->pos[0], &cl,
+                                       json_integer_value(json_object_get(run, "batch")), &tree,
+                                       &info, &err);
+        if (st == DNP_OK && !tree_into(tree, sg, &cluster))
+            snprintf(why, sizeof why, "out of memory");
+        else if (st != DNP_OK)
+            snprintf(why, sizeof why, "%.400s%s", err.msg,
+                     strstr(err.msg, "splits its dimension") != NULL
+                         ? "; --strategy-space searches plans the simulator runs"
+                         : "");
+        dnp_free(tree);
+        dnp_graph_free(g);
+    }
+    if (sg != NULL && why[0] != '\0')
+        json_object_set_new(sg, "no_tree", json_string(why));
+    const char *cluster_spec = json_string_value(cluster) != NULL ? json_string_value(cluster)
+                                                                 : spec;
+    cli_plan_info info = {json_string_value(json_object_get(run, "model")), a->pos[0],
+                          (long long)json_integer_value(json_object_get(run, "batch")), NULL,
+                          cli_get(a, "search"), NULL};
+    const dnp_plan_summary *sim = &rr->sim;
+    json_t *root = cli_plan_summary_json(
+        &info, cluster_spec, dnp_cost_model_name(po->cost_model),
+        dnp_precision_name(po->precision), dnp_optimizer_name(po->optimizer),
+        rr->have_sim ? sim->step_time_s : -1.0, sim->mem_fits, sim->mem_bytes_max,
+        sim->mem_capacity_bytes);
+    json_decref(cluster);
+    if (root == NULL || sg == NULL) {
+        json_decref(root);
+        json_decref(sg);
+        json_decref(run);
+        return NULL;
+    }
+    json_object_set_new(root, "strategy", sg);
+    /* the run's own figures after the summary; its model, batch and
+     * strategy are above */
+    const char *skip[] = {"model", "source", "batch", "search", "strategy", NULL};
+    const char *key;
+    json_t *value;
+    json_object_foreach(run, key, value) {
+        int k = 0;
+        while (skip[k] != NULL && strcmp(skip[k], key) != 0)
+            k++;
+        if (skip[k] == NULL)
+            json_object_set(root, key, value);
+    }
+    json_decref(run);
+    if (rr->sim_asked)
+        json_object_set_new(root, "simulated",
+                            rr->have_sim
+                                ? json_pack("{s:f,s:f,s:f}", "step_time_s", sim->step_time_s,
+                                            "compute_s", sim->compute_s, "comm_s", sim->comm_s)
+                                : json_pack("{s:s}", "not_available", rr->why));
     char *dumped = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(root);
     if (dumped == NULL)
@@ -555,16 +645,25 @@ int cmd_plan_pase(const cli_args *a)
     }
     if (rc == 0) {
         dnp_pase_run_warn(run, stderr); /* idle devices, before the report (docs/pase.md) */
-        if (strat != NULL)
-            rc = write_strategy(cmd, strat, ss.strategy, &ss.info);
         run_report rr;
         memset(&rr, 0, sizeof rr);
         rr.run = run;
-        if (rc == 0)
-            simulate_run(cmd, a, &ss, &rr);
-        if (rc == 0)
-            rc = write_reports(cmd, json, json != NULL ? run_json(&rr) : NULL, print_run, &rr,
-                               cli_flag(a, "timing"));
+        simulate_run(cmd, a, &ss, &rr);
+        /* --json and its older name --strategy-json write the same plan
+         * (docs/formats.md "Plan") */
+        char *doc = json != NULL || strat != NULL ? plan_json(a, &rr, &ss, &po) : NULL;
+        if ((json != NULL || strat != NULL) && doc == NULL) {
+            cli_error(cmd, "out of memory writing JSON");
+            rc = EXIT_RUNTIME;
+        }
+        if (rc == 0 && strat != NULL)
+            rc = write_strategy(cmd, strat, doc, &ss.info);
+        if (rc == 0 && json != NULL)
+            rc = cli_write_text(cmd, json, doc);
+        dnp_free(doc);
+        if (rc == 0 && (json == NULL || strcmp(json, "-") != 0) &&
+            (strat == NULL || strcmp(strat, "-") != 0))
+            print_run(&rr, cli_flag(a, "timing"), stdout);
     }
     dnp_pase_strategy_search_free(&ss);
     return rc;

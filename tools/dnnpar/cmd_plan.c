@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char plan_help[] =
-    "usage: dnnpar plan MODEL --cluster SPEC [--search accpar|dp|owt|hypar|pase|mcmc|3d]\n"
+    "usage: dnnpar plan MODEL --cluster SPEC [--search auto|accpar|dp|owt|hypar|pase|mcmc|3d]\n"
     "                   [--levels H] [--batch B] [--reference] [--json FILE]\n"
     "                   [--plot FILE.png|FILE.svg] [--dot FILE] [--trace FILE]\n"
     "                   [--precision P] [--cost-model M] [--optimizer O]\n"
@@ -15,16 +15,16 @@ static const char plan_help[] =
     "                   [--top N] [--objective time|cost] [--deadline S]\n"
     "                   [--megatron-version current|legacy]\n"
     "\n"
-    "Partition every layer of MODEL over the devices of SPEC with hierarchical\n"
-    "two-way splits (AccPar section 5) and print, per layer and level, the\n"
+    "Plan MODEL on SPEC.  AccPar (section 5) prints per layer and level the\n"
     "partition type (I batch, II input dim, III output dim; joins: B batch,\n"
     "C channel, R replicated) and each level's ratio, then the predicted step\n"
-    "time with its compute / communication split (docs/time-model.md).\n"
+    "time (docs/time-model.md).  --json FILE: the plan of any search\n"
+    "(docs/formats.md \"Plan\"), which simulate --strategy FILE reads back.\n"
     "\n"
-    "  --search S     accpar (default), dp, owt or hypar; pase or mcmc search PaSE's\n"
-    "                 space (options: dnnpar plan --search pase --help); 3d: the\n"
-    "                 fastest Megatron-LM configuration of a zoo transformer\n"
-    "                 (docs/config3d.md)\n"
+    "  --search S     auto (default: 3d for a zoo transformer, else accpar; said\n"
+    "                 first), accpar, dp, owt, hypar; pase, mcmc: PaSE's space\n"
+    "                 (plan --search pase --help); 3d: the fastest Megatron-LM\n"
+    "                 configuration (docs/config3d.md)\n"
     "  --grad-dtype fp32  with --search 3d: gradients all-reduced in fp32 (4 bytes\n"
     "                 per parameter; DeepSpeed's fp32_allreduce)\n"
     "  --top N        with --search 3d: also list the N fastest configurations\n"
@@ -88,6 +88,10 @@ typedef struct {
     const char *source; /* the MODEL argument */
     const char *plot, *dot, *trace;
     int search_3d; /* --search 3d: the fastest Megatron-LM configuration */
+    int auto_pick; /* --search auto (the default): the search chosen for the model */
+    const char *accpar_only; /* auto: an option only AccPar takes ("dot"), or NULL */
+    const char *only_3d;     /* auto: an option only the 3D search takes ("top"), or NULL */
+    char reason[200];        /* auto: why the search chosen (cli_plan_info.reason) */
 } plan_job;
 
 static const char *const valued_plan[] = {"cluster", "search", "levels", "batch", "json",
@@ -101,6 +105,37 @@ static const char *const flags_plan[] = {"help", "reference", "skip-unknown", CL
                                          "tp-across-nodes", "allow-idle", NULL};
 static const char *const flags_cmp[] = {"help", "reference", "skip-unknown", CLI_PERF_FLAGS,
                                         "allow-idle", NULL};
+
+/* plan --search auto (docs/cli.md, "plan"): the 3D search for a
+ * transformer it recognises (dnp_config3d_recognises), AccPar for any
+ * other model or when an option only AccPar takes was given; the reason
+ * into job->reason.  An option only the 3D search takes on another model
+ * is refused.  Returns an exit status.  O(layers). */
+static int auto_search(const char *cmd, plan_job *job)
+{
+    const char *name = dnp_graph_name(job->g);
+    int transformer = dnp_config3d_recognises(job->g);
+    if (job->only_3d != NULL && !transformer) {
+        cli_error(cmd, "--%s applies to --search 3d (Megatron-LM configurations), and %s is not "
+                       "a transformer the 3D search plans",
+                  job->only_3d, name);
+        return EXIT_USAGE;
+    }
+    if (transformer && job->accpar_only != NULL)
+        snprintf(job->reason, sizeof job->reason, "--%s is AccPar's option; --search 3d plans "
+                 "transformer %s with Megatron-LM tp/pp/dp", job->accpar_only, name);
+    else if (transformer)
+        snprintf(job->reason, sizeof job->reason, "%s is a transformer: Megatron-LM tp/pp/dp; "
+                 "--search accpar for AccPar's layer splits", name);
+    else
+        snprintf(job->reason, sizeof job->reason, "%s is not a transformer the 3D search "
+                 "plans: AccPar's layer splits", name);
+    if (transformer && job->accpar_only == NULL) {
+        job->search_3d = 1; /* as --search 3d (setup) */
+        job->opt.scheme = DNP_SCHEME_DP;
+    }
+    return 0;
+}
 
 /* Shared option handling of plan and compare, on a checked parse `a`.
  * Returns an exit status; on 0 the job holds a model and a cluster. */
@@ -128,7 +163,27 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return EXIT_USAGE;
     }
     const char *s;
-    if (with_search && (s = cli_get(a, "search")) != NULL) {
+    if (with_search && ((s = cli_get(a, "search")) == NULL || strcmp(s, "auto") == 0)) {
+        /* auto: an option only one search takes picks it now; else the model
+         * does (auto_search, once it is loaded) */
+        static const char *const accpar_only[] = {"dot", "levels", "reference", "allow-idle",
+                                                  NULL};
+        static const char *const only_3d[] = {"top",        "objective",       "deadline",
+                                              "grad-dtype", "tp-across-nodes", "megatron-version",
+                                              NULL};
+        job->auto_pick = 1;
+        for (int k = 0; accpar_only[k] != NULL && job->accpar_only == NULL; k++)
+            if (cli_get(a, accpar_only[k]) != NULL || cli_flag(a, accpar_only[k]))
+                job->accpar_only = accpar_only[k];
+        if (job->accpar_only == NULL && job->opt.cost_model == DNP_COST_ACCPAR_PAPER)
+            job->accpar_only = "cost-model accpar-paper";
+        for (int k = 0; only_3d[k] != NULL && job->only_3d == NULL && job->accpar_only == NULL;
+             k++)
+            if (cli_get(a, only_3d[k]) != NULL || cli_flag(a, only_3d[k]))
+                job->only_3d = only_3d[k];
+        s = job->only_3d != NULL ? "3d" : "accpar";
+    }
+    if (with_search && s != NULL) {
         int sc = dnp_scheme_from_name(s);
         if (strcmp(s, "3d") == 0) {
             job->search_3d = 1;
@@ -142,8 +197,8 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             }
         }
         if (sc < 0) {
-            static const char *const known[] = {"accpar", "dp",   "owt", "hypar",
-                                                "pase",   "mcmc", "3d",  NULL};
+            static const char *const known[] = {"auto", "accpar", "dp", "owt", "hypar",
+                                                "pase", "mcmc",   "3d", NULL};
             return cli_unknown_name(cmd, "search", s, known);
         }
         job->opt.scheme = (dnp_scheme)sc;
@@ -227,6 +282,8 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
     job->source = a->pos[0];
     if ((rc = cli_load_model(cmd, a->pos[0], a, &job->g)) != 0)
         return rc;
+    if (job->auto_pick && (rc = auto_search(cmd, job)) != 0)
+        return rc;
     if (cli_get(a, "optimizer") == NULL) /* the model's (docs/model.md, "Default optimizer") */
         job->opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(job->g);
     if (cli_get(a, "optimizer") == NULL && job->search_3d)
@@ -234,13 +291,18 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
     return 0;
 }
 
-static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp_plan **out)
+/* Plan with `scheme`; on failure the library's message, and under
+ * --search auto which search it chose and why (`reason`, else NULL). */
+static int run_plan(const char *cmd, const plan_job *job, dnp_scheme scheme, dnp_plan **out,
+                    const char *reason)
 {
     dnp_plan_options opt = job->opt;
     opt.scheme = scheme;
     dnp_error err = {0};
     dnp_status st = dnp_plan_run(job->g, &job->cl, &opt, out, &err);
-    if (st != DNP_OK)
+    if (st != DNP_OK && reason != NULL)
+        cli_error(cmd, "%s (search auto chose %s: %s)", err.msg, dnp_scheme_name(scheme), reason);
+    else if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     return cli_exit_for(st);
 }
@@ -331,7 +393,10 @@ int cmd_plan(int argc, char **argv)
         dnp_cluster used;
         if (dnp_config3d_search_layouts(job.g, &job.cl, job.opt.batch, &job.opt, &best, &res,
                                         &used, &stats, &err) != DNP_OK) {
-            cli_error("plan", "%s", err.msg);
+            if (job.auto_pick) /* say which search failed, and what else there is */
+                cli_error("plan", "%s (search auto chose 3d: %s)", err.msg, job.reason);
+            else
+                cli_error("plan", "%s", err.msg);
             rc = cli_exit_for(err.status);
         } else {
             /* the pictures first: a file that cannot be written is an error
@@ -341,20 +406,29 @@ int cmd_plan(int argc, char **argv)
                      "configuration", job.source, (long long)job.opt.batch);
             rc = cli_config3d_pictures("plan", job.g, &used, job.opt.batch, &job.opt, &best,
                                        job.trace, job.plot, title);
+            cli_plan_info info = {dnp_graph_name(job.g), job.source, (long long)job.opt.batch,
+                                  &used, "3d", job.auto_pick ? job.reason : NULL};
             if (rc == 0)
                 rc = cli_config3d_report("plan", job.g, &used, &job.cl, job.opt.batch, &job.opt,
-                                         &best, &res, &stats, job.json);
+                                         &best, &res, &stats, job.json, &info);
         }
         dnp_graph_free(job.g);
         return rc;
     }
     dnp_plan *p = NULL;
-    if ((rc = run_plan("plan", &job, job.opt.scheme, &p)) == 0) {
+    /* under auto the message names accpar; why it was chosen for a
+     * transformer (an option of AccPar's) is said too */
+    if ((rc = run_plan("plan", &job, job.opt.scheme, &p,
+                       job.auto_pick && job.accpar_only != NULL &&
+                               dnp_config3d_recognises(job.g)
+                           ? job.reason
+                           : NULL)) == 0) {
         /* the devices the plan runs on (AccPar may leave a device type
          * idle, dnp_plan_cluster): every output below describes those */
         job.cl = *dnp_plan_cluster(p);
         cli_plan_info info = {dnp_graph_name(job.g), job.source, (long long)job.opt.batch,
-                              &job.cl, dnp_scheme_name(job.opt.scheme)};
+                              &job.cl, dnp_scheme_name(job.opt.scheme),
+                              job.auto_pick ? job.reason : NULL};
         if (job.trace != NULL)
             rc = cli_write_trace("plan", job.trace, p);
         if (rc == 0 && job.json != NULL)

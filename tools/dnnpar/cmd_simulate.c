@@ -16,15 +16,17 @@ static const char help[] =
     "                       [--grad-dtype fp32] [--tp-across-nodes] [--time-limit S]\n"
     "                       [--megatron-version current|legacy]\n"
     "\n"
-    "Evaluate the strategy in FILE (written by dnnpar plan --json) with the step\n"
-    "simulator of docs/time-model.md and print the same report as plan.  MODEL,\n"
+    "Evaluate the plan in FILE (written by dnnpar plan --json, any search:\n"
+    "docs/formats.md \"Plan\") with the step simulator of docs/time-model.md and\n"
+    "print the same report and step time as plan (a plan of --search 3d as\n"
+    "--config does; a PaSE plan without a tree form is refused).  MODEL,\n"
     "the cluster, the batch, the precision, the optimizer and the cost model\n"
     "default to those the strategy was planned with; the model must have the\n"
     "same ops and the cluster the same tree for its levels.\n"
     "--trace FILE writes the step as Chrome trace events (chrome://tracing,\n"
     "Perfetto): one process per device class (with --config, per pipeline\n"
     "stage), one thread per stream.  --plot and --dot draw the strategy as\n"
-    "plan does (any plan: PaSE's too, from plan --search pase --strategy-json).\n"
+    "plan does (any plan: PaSE's too, from plan --search pase --json).\n"
     "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
@@ -45,22 +47,18 @@ static const char help[] =
     "  dnnpar simulate gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --precision fp16 \\\n"
     "      --config tp=8,pp=8,microbatch=1,interleave=3,recompute=selective,seq_par=1\n";
 
-/* simulate MODEL --config CFG: one step of a Megatron-LM configuration. */
-static int simulate_config(const cli_args *a, const char *cfg_text)
+/* One step of Megatron-LM configuration cfg_text for model `model` on
+ * spec_text at `batch`: simulate MODEL --config CFG (from == NULL), or a
+ * version-3 plan of the 3D search read by --strategy (from: its options,
+ * which the command line overrides; docs/formats.md "Plan").  Returns an
+ * exit status. */
+static int run_config(const cli_args *a, const char *cfg_text, const char *model,
+                      const char *spec_text, long long batch, const dnp_strategy *from)
 {
-    const char *spec_text = cli_get(a, "cluster"), *b = cli_get(a, "batch");
-    if (a->n_pos != 1 || spec_text == NULL || b == NULL || cli_get(a, "strategy") != NULL) {
-        cli_error("simulate", "--config needs one MODEL, --cluster and --batch (and no "
-                              "--strategy; see dnnpar simulate --help)");
-        return EXIT_USAGE;
-    }
-    long long batch = cli_positive("simulate", "batch", b, 1LL << 40);
-    if (batch < 0)
-        return EXIT_USAGE;
     if (cli_get(a, "dot") != NULL) {
         cli_error("simulate", "--dot draws a plan's split of the model graph; a Megatron-LM "
-                              "configuration (--config) has none: --plot FILE.svg draws its "
-                              "step's timeline");
+                              "configuration (--config, a plan of --search 3d) has none: --plot "
+                              "FILE.svg draws its step's timeline");
         return EXIT_USAGE;
     }
     const char *plot = cli_get(a, "plot");
@@ -79,21 +77,38 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
     int rc;
     if ((rc = cli_load_cluster("simulate", spec_text, &cl)) != 0)
         return rc;
-    if ((rc = cli_load_model("simulate", a->pos[0], a, &g)) != 0)
+    if ((rc = cli_load_model("simulate", model, a, &g)) != 0)
         return rc;
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
                             .optimizer = DNP_OPTIM_ADAM};
-    int explicit_opt = cli_get(a, "optimizer") != NULL;
+    const char *o;
+    if (from != NULL && (o = dnp_strategy_option(from, "precision")) != NULL)
+        opt.precision = (dnp_precision)dnp_precision_from_name(o);
+    if (from != NULL && (o = dnp_strategy_option(from, "cost_model")) != NULL)
+        opt.cost_model = (dnp_cost_model)dnp_cost_model_from_name(o);
+    if (from != NULL && (o = dnp_strategy_option(from, "optimizer")) != NULL)
+        opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
+    if (from != NULL && (o = dnp_strategy_option(from, "megatron_version")) != NULL) {
+        if (dnp_megatron_version_from_name(o) < 0) {
+            cli_error("simulate", "%s: megatron_version '%.40s' is not one dnnpar knows",
+                      cli_get(a, "strategy"), o);
+            dnp_graph_free(g);
+            return EXIT_USAGE;
+        }
+        opt.megatron_version = dnp_megatron_version_from_name(o);
+    }
+    /* the command line's options over the file's (Megatron-LM's adam by default) */
     if ((rc = cli_perf_options("simulate", a, &opt)) != 0 ||
         (rc = cli_deadline("simulate", a, &opt)) != 0) {
         dnp_graph_free(g);
         return rc;
     }
-    if (!explicit_opt)
-        opt.optimizer = DNP_OPTIM_ADAM;
-    opt.tp_across_nodes = cli_flag(a, "tp-across-nodes");
+    opt.tp_across_nodes = cli_flag(a, "tp-across-nodes") ||
+                          (from != NULL && (o = dnp_strategy_option(from, "tp_groups")) != NULL &&
+                           strcmp(o, "across_nodes") == 0);
     if ((rc = cli_grad_dtype("simulate", a, &opt)) != 0 ||
-        (rc = cli_megatron_version("simulate", a, &opt)) != 0) {
+        (cli_get(a, "megatron-version") != NULL &&
+         (rc = cli_megatron_version("simulate", a, &opt)) != 0)) {
         dnp_graph_free(g);
         return rc;
     }
@@ -104,15 +119,32 @@ static int simulate_config(const cli_args *a, const char *cfg_text)
         return cli_exit_for(err.status);
     }
     char title[256];
-    snprintf(title, sizeof title, "%.60s, batch %lld: one step under %.100s", a->pos[0], batch,
+    snprintf(title, sizeof title, "%.60s, batch %lld: one step under %.100s", model, batch,
              cfg_text);
     rc = cli_config3d_pictures("simulate", g, &cl, batch, &opt, &cfg, cli_get(a, "trace"), plot,
                                title);
+    const char *given = from != NULL ? "given (3d)" : "given"; /* as a tree's "given (accpar)" */
+    cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, given, NULL};
     if (rc == 0)
         rc = cli_config3d_report("simulate", g, &cl, NULL, batch, &opt, &cfg, &res, NULL,
-                                 cli_get(a, "json"));
+                                 cli_get(a, "json"), &info);
     dnp_graph_free(g);
     return rc;
+}
+
+/* simulate MODEL --config CFG: one step of a Megatron-LM configuration. */
+static int simulate_config(const cli_args *a, const char *cfg_text)
+{
+    const char *spec_text = cli_get(a, "cluster"), *b = cli_get(a, "batch");
+    if (a->n_pos != 1 || spec_text == NULL || b == NULL || cli_get(a, "strategy") != NULL) {
+        cli_error("simulate", "--config needs one MODEL, --cluster and --batch (and no "
+                              "--strategy; see dnnpar simulate --help)");
+        return EXIT_USAGE;
+    }
+    long long batch = cli_positive("simulate", "batch", b, 1LL << 40);
+    if (batch < 0)
+        return EXIT_USAGE;
+    return run_config(a, cfg_text, a->pos[0], spec_text, batch, NULL);
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -134,14 +166,6 @@ int cmd_simulate(int argc, char **argv)
     }
     if (cli_get(&a, "config") != NULL)
         return simulate_config(&a, cli_get(&a, "config"));
-    if (cli_get(&a, "grad-dtype") != NULL || cli_flag(&a, "tp-across-nodes") ||
-        cli_get(&a, "megatron-version") != NULL) {
-        cli_error("simulate", "--%s applies to --config (a Megatron-LM configuration)",
-                  cli_get(&a, "grad-dtype") != NULL        ? "grad-dtype"
-                  : cli_get(&a, "megatron-version") != NULL ? "megatron-version"
-                                                            : "tp-across-nodes");
-        return EXIT_USAGE;
-    }
     const char *path = cli_get(&a, "strategy");
     if (path == NULL || a.n_pos > 1) {
         cli_error("simulate", "expected --strategy FILE and at most one MODEL (see dnnpar "
@@ -154,6 +178,17 @@ int cmd_simulate(int argc, char **argv)
     if (dnp_strategy_read(path, &s, &err) != DNP_OK) {
         cli_error("simulate", "%s", err.msg);
         return cli_exit_for(err.status);
+    }
+    const int config3d = dnp_strategy_config3d_text(s) != NULL; /* plan --search 3d's */
+    if (!config3d && (cli_get(&a, "grad-dtype") != NULL || cli_flag(&a, "tp-across-nodes") ||
+                      cli_get(&a, "megatron-version") != NULL)) {
+        cli_error("simulate", "--%s applies to --config or a plan of --search 3d (a Megatron-LM "
+                              "configuration)",
+                  cli_get(&a, "grad-dtype") != NULL        ? "grad-dtype"
+                  : cli_get(&a, "megatron-version") != NULL ? "megatron-version"
+                                                            : "tp-across-nodes");
+        dnp_strategy_free(s);
+        return EXIT_USAGE;
     }
     /* the model and cluster the file names are untrusted: zoo names, specs or
      * regular files beside it only (dnp_strategy_source) */
@@ -194,6 +229,11 @@ int cmd_simulate(int argc, char **argv)
         dnp_strategy_free(s);
         return EXIT_USAGE;
     }
+    if (config3d) {
+        rc = run_config(&a, dnp_strategy_config3d_text(s), model, spec_text, batch, s);
+        dnp_strategy_free(s);
+        return rc;
+    }
     dnp_graph *g = NULL;
     dnp_cluster cl;
     dnp_plan *p = NULL;
@@ -205,6 +245,11 @@ int cmd_simulate(int argc, char **argv)
             opt.precision = (dnp_precision)dnp_precision_from_name(o);
         if ((o = dnp_strategy_option(s, "cost_model")) != NULL && dnp_cost_model_from_name(o) >= 0)
             opt.cost_model = (dnp_cost_model)dnp_cost_model_from_name(o);
+        /* a PaSE plan under the prototype's Eq. 1 (its cost in FLOP-equivalents,
+         * no step simulated): its tree runs in the step simulator under the
+         * default model (docs/formats.md "Plan") */
+        if (opt.cost_model == DNP_COST_PASE_PAPER)
+            opt.cost_model = DNP_COST_DEFAULT;
         if ((o = dnp_strategy_option(s, "optimizer")) != NULL && dnp_optimizer_from_name(o) >= 0)
             opt.optimizer = (dnp_optimizer)dnp_optimizer_from_name(o);
         int want = dnp_strategy_levels(s), have = dnp_cluster_tree_depth(&cl);
@@ -228,7 +273,7 @@ int cmd_simulate(int argc, char **argv)
         char given[64];
         const char *from = dnp_strategy_option(s, "search");
         snprintf(given, sizeof given, from != NULL ? "given (%.40s)" : "given", from);
-        cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, given};
+        cli_plan_info info = {dnp_graph_name(g), model, batch, &cl, given, NULL};
         const char *json = cli_get(&a, "json"), *trace = cli_get(&a, "trace");
         if (trace != NULL)
             rc = cli_write_trace("simulate", trace, p);

@@ -214,7 +214,8 @@ static json_t *narrowed_json(const dnp_config3d_stats *stats)
 int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *cl,
                         const dnp_cluster *given, int64_t batch, const dnp_plan_options *opt,
                         const dnp_config3d *cfg, const dnp_config3d_result *res,
-                        const dnp_config3d_stats *stats, const char *json)
+                        const dnp_config3d_stats *stats, const char *json,
+                        const cli_plan_info *info)
 {
     int rc = 0;
     const dnp_cluster *whole = given != NULL ? given : cl;
@@ -239,22 +240,48 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         return EXIT_RUNTIME;
     }
     if (json != NULL) {
-        json_t *o = json_pack(
-            "{s:s,s:s,s:I,s:{s:i,s:i,s:i,s:I,s:i,s:s,s:b},s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,"
-            "s:f,s:f,s:i,s:{s:f,s:f,s:f,s:f,s:b}}",
-            "model", dnp_graph_name(g), "cluster", spec, "batch", (json_int_t)batch, "config",
-            "tp", cfg->tp, "pp", cfg->pp, "dp", cfg->dp, "microbatch", (json_int_t)cfg->microbatch,
-            "interleave", cfg->interleave, "recompute", dnp_recompute_name(cfg->recompute),
-            "seq_par", cfg->seq_par, "precision", dnp_precision_name(opt->precision),
-            "optimizer", dnp_optimizer_name(opt->optimizer), "step_time_s", res->step_time_s,
-            "mfu", res->mfu, "bubble_s", res->bubble_s, "compute_busy_s", res->compute_busy_s,
-            "tp_comm_s", res->tp_comm_s, "p2p_message_s", res->p2p_s, "dp_comm_s", res->dp_comm_s,
-            "optimizer_s", res->optimizer_s, "microbatches", res->microbatches, "memory",
-            "weights_bytes", res->mem_weights_bytes, "activation_bytes",
-            res->mem_activation_bytes, "peak_bytes_max", res->mem_bytes, "capacity_bytes",
-            res->mem_capacity_bytes, "fits", res->fits);
+        json_t *o = cli_plan_summary_json(
+            info, spec, dnp_cost_model_name(opt->cost_model), dnp_precision_name(opt->precision),
+            dnp_optimizer_name(opt->optimizer), res->step_time_s, res->fits, res->mem_bytes,
+            res->mem_capacity_bytes);
         if (o != NULL) {
+            json_t *mem = json_object_get(o, "memory");
+            json_object_set_new(mem, "weights_bytes", json_real(res->mem_weights_bytes));
+            json_object_set_new(mem, "activation_bytes", json_real(res->mem_activation_bytes));
+            /* the configuration simulate --strategy runs again (docs/formats.md "Plan"):
+             * its text with the options' fp32 gradients folded in */
+            dnp_config3d whole_cfg = *cfg;
+            whole_cfg.grad_fp32 = cfg->grad_fp32 || opt->grad_fp32;
+            char text[4096];
+            dnp_config3d_format(&whole_cfg, text, sizeof text);
+            json_t *c = json_pack("{s:s,s:s,s:i,s:i,s:i,s:I,s:i,s:s,s:b}", "kind", "megatron",
+                                  "text", text, "tp", cfg->tp, "pp", cfg->pp, "dp", cfg->dp,
+                                  "microbatch", (json_int_t)cfg->microbatch, "interleave",
+                                  cfg->interleave, "recompute",
+                                  dnp_recompute_name(cfg->recompute), "seq_par", cfg->seq_par);
+            json_object_set_new(c, "zero", json_integer(cfg->zero));
+            json_object_set_new(c, "schedule", json_string(cfg->gpipe ? "gpipe" : "1f1b"));
+            json_object_set_new(c, "grad_dtype",
+                                json_string(whole_cfg.grad_fp32 ? "fp32" : "default"));
+            json_object_set_new(c, "overlap_grad", json_integer(cfg->overlap_grad));
+            json_object_set_new(c, "overlap_param", json_integer(cfg->overlap_param));
+            json_object_set_new(c, "tp_overlap", json_integer(cfg->tp_overlap));
+            json_object_set_new(c, "vp_group", json_integer(cfg->vp_group));
+            json_object_set_new(c, "megatron_version", json_string(dnp_megatron_version_name(
+                                                           opt->megatron_version)));
+            json_object_set_new(c, "tp_groups",
+                                json_string(opt->tp_across_nodes ? "across_nodes" : "in_node"));
+            json_object_set_new(c, "stages", stages_json(cl, cfg, res));
+            json_object_set_new(o, "strategy", c);
             const double devices = (double)cfg->tp * cfg->pp * cfg->dp;
+            json_object_set_new(o, "mfu", json_real(res->mfu));
+            json_object_set_new(o, "bubble_s", json_real(res->bubble_s));
+            json_object_set_new(o, "compute_busy_s", json_real(res->compute_busy_s));
+            json_object_set_new(o, "tp_comm_s", json_real(res->tp_comm_s));
+            json_object_set_new(o, "p2p_message_s", json_real(res->p2p_s));
+            json_object_set_new(o, "dp_comm_s", json_real(res->dp_comm_s));
+            json_object_set_new(o, "optimizer_s", json_real(res->optimizer_s));
+            json_object_set_new(o, "microbatches", json_integer(res->microbatches));
             json_object_set_new(o, "tokens_per_s", json_real(res->tokens / res->step_time_s));
             json_object_set_new(o, "model_tflops_per_device",
                                 json_real(res->model_flop / res->step_time_s / devices / 1e12));
@@ -264,25 +291,9 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                                 json_pack("{s:f,s:s}", "pace", res->straggler_pace, "source",
                                           DNP_SPEED_CV_SOURCE));
         if (o != NULL) {
-            json_t *c = json_object_get(o, "config");
-            json_object_set_new(c, "zero", json_integer(cfg->zero));
-            json_object_set_new(c, "schedule", json_string(cfg->gpipe ? "gpipe" : "1f1b"));
-            json_object_set_new(c, "grad_dtype", json_string(cfg->grad_fp32 || opt->grad_fp32
-                                                                 ? "fp32"
-                                                                 : "default"));
-            json_object_set_new(c, "overlap_grad", json_integer(cfg->overlap_grad));
-            json_object_set_new(c, "overlap_param", json_integer(cfg->overlap_param));
-            json_object_set_new(c, "tp_overlap", json_integer(cfg->tp_overlap));
-            json_object_set_new(c, "vp_group", json_integer(cfg->vp_group));
-            json_object_set_new(c, "megatron_version", json_string(dnp_megatron_version_name(
-                                                           opt->megatron_version)));
-            char text[4096];
-            dnp_config3d_format(cfg, text, sizeof text);
-            json_object_set_new(c, "text", json_string(text));
             json_object_set_new(o, "dp_hidden_s", json_real(res->dp_hidden_s));
             json_object_set_new(o, "tp_hidden_s", json_real(res->tp_hidden_s));
             json_object_set_new(o, "embed_sync_s", json_real(res->embed_sync_s));
-            json_object_set_new(o, "stages", stages_json(cl, cfg, res));
         }
         if (o != NULL && have_base) {
             json_t *b = json_object();
@@ -340,7 +351,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
             json_object_set_new(o, "top", top);
         }
         if (o != NULL && stats != NULL)
-            json_object_set_new(o, "search",
+            json_object_set_new(o, "search_stats",
                                 json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:I,s:b,s:o}",
                                           "candidates", stats->candidates, "weighed",
                                           stats->weighed, "fitting", stats->fitting,
@@ -350,7 +361,7 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
                                           (json_int_t)stats->idle_devices, "reordered",
                                           stats->reordered, "narrowed", narrowed_json(stats)));
         if (o != NULL && stats != NULL)
-            json_object_set_new(json_object_get(o, "search"), "time_limit_hit",
+            json_object_set_new(json_object_get(o, "search_stats"), "time_limit_hit",
                                 json_boolean(stats->time_limit_hit));
         rc = cli_write_json(cmd, json, o);
     }
@@ -361,6 +372,8 @@ int cli_config3d_report(const char *cmd, const dnp_graph *g, const dnp_cluster *
         cli_fmt_time(res->tp_comm_s, t3, sizeof t3);
         cli_fmt_time(res->p2p_s, t4, sizeof t4);
         cli_fmt_time(res->dp_comm_s, t5, sizeof t5);
+        if (info->reason != NULL) /* plan --search auto: which search, and why, first */
+            cli_wrapf(stdout, 0, "  ", "search: %s (%s)", info->search, info->reason);
         printf("model %s, batch %lld, cluster %s\n", dnp_graph_name(g), (long long)batch, spec);
         if (stats != NULL) {
             cli_wrapf(stdout, 0, "  ",

@@ -60,6 +60,32 @@ static const char *state_word(int weighted, int t) {
     return (t >= 0 && t < 3) ? layouts[t] : "-";
 }
 
+json_t *cli_plan_summary_json(const cli_plan_info *info, const char *cluster_spec,
+                              const char *cost_model, const char *precision,
+                              const char *optimizer, double step_time_s, int fits,
+                              double peak_bytes, double capacity_bytes)
+{
+    json_t *root = json_pack("{s:i,s:s,s:s,s:o,s:I,s:s}", "version", CLI_PLAN_JSON_VERSION,
+                             "model", info->model, "model_source", info->source, "cluster",
+                             cluster_spec != NULL ? json_string(cluster_spec) : json_null(),
+                             "batch", (json_int_t)info->batch, "search", info->search);
+    if (root == NULL)
+        return NULL;
+    if (info->reason != NULL)
+        json_object_set_new(root, "search_reason", json_string(info->reason));
+    json_object_set_new(root, "cost_model", json_string(cost_model));
+    json_object_set_new(root, "precision", json_string(precision));
+    json_object_set_new(root, "optimizer", json_string(optimizer));
+    int known = step_time_s >= 0.0;
+    json_object_set_new(root, "step_time_s", known ? json_real(step_time_s) : json_null());
+    json_object_set_new(root, "fits", known ? json_boolean(fits) : json_null());
+    json_object_set_new(root, "memory",
+                        known ? json_pack("{s:f,s:f,s:b}", "peak_bytes_max", peak_bytes,
+                                          "capacity_bytes", capacity_bytes, "fits", fits)
+                              : json_null());
+    return root;
+}
+
 json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     dnp_plan_summary s;
     dnp_plan_get_summary(p, &s);
@@ -95,22 +121,27 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
             layers, json_pack("{s:s,s:b,s:f,s:f}", "name", dnp_plan_node_name(p, v), "weighted",
                               dnp_plan_node_weighted(p, v), "compute_s", cs, "comm_s", ms));
     }
-    json_t *root = json_pack(
-        "{s:i,s:s,s:s,s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}",
-        "version", 2, "model", info->model, "model_source", info->source, "batch",
-        (json_int_t)info->batch,
-        "cluster", spec, "search", info->search, "chosen_assignment",
-        dnp_scheme_name(s.chosen_scheme), "cost_model", dnp_cost_model_name(s.cost_model),
-        "precision", dnp_precision_name(s.precision), "optimizer",
-        dnp_optimizer_name(s.optimizer), "levels", s.levels, "total_levels", s.total_levels,
-        "exact_search", s.exact, "step_time_s", s.step_time_s, "compute_s", s.compute_s,
-        "comm_s", s.comm_s, "exposed_comm_s", s.exposed_comm_s, "comm_busy_s", s.comm_busy_s,
-        "comm_bytes", s.comm_bytes, "mem_bytes_max", s.mem_bytes_max, "mem_capacity_bytes",
+    json_t *root = cli_plan_summary_json(
+        info, spec, dnp_cost_model_name(s.cost_model), dnp_precision_name(s.precision),
+        dnp_optimizer_name(s.optimizer), s.step_time_s, s.mem_fits, s.mem_bytes_max,
         s.mem_capacity_bytes);
     dnp_free(spec);
-    json_object_set_new(root, "memory",
-                        json_pack("{s:f,s:f,s:b}", "peak_bytes_max", s.mem_bytes_max,
-                                  "capacity_bytes", s.mem_capacity_bytes, "fits", s.mem_fits));
+    if (root == NULL) {
+        json_decref(jpaths);
+        json_decref(layers);
+        return NULL;
+    }
+    /* the device tree simulate --strategy reads (docs/formats.md "Strategy") */
+    json_object_set_new(root, "strategy",
+                        json_pack("{s:s,s:s,s:i,s:i,s:b,s:o}", "kind", "tree",
+                                  "chosen_assignment", dnp_scheme_name(s.chosen_scheme), "levels",
+                                  s.levels, "total_levels", s.total_levels, "exact_search",
+                                  s.exact, "paths", jpaths));
+    json_object_set_new(root, "compute_s", json_real(s.compute_s));
+    json_object_set_new(root, "comm_s", json_real(s.comm_s));
+    json_object_set_new(root, "exposed_comm_s", json_real(s.exposed_comm_s));
+    json_object_set_new(root, "comm_busy_s", json_real(s.comm_busy_s));
+    json_object_set_new(root, "comm_bytes", json_real(s.comm_bytes));
     json_t *strag = cli_straggler_json(&s);
     if (strag != NULL)
         json_object_set_new(root, "stragglers", strag);
@@ -132,7 +163,6 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
         json_object_set_new(root, "ratio_search",
                             json_pack("{s:s,s:f}", "judged_by", "level objective",
                                       "estimated_level_solves", s.ratio_est_solves));
-    json_object_set_new(root, "paths", jpaths);
     json_object_set_new(root, "layers", layers);
     return root;
 }
@@ -236,6 +266,8 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
     double per_s = 1.0;
     const char *unit = cli_time_unit(s.step_time_s, &per_s);
     char *spec = cli_cluster_spec(info->cluster);
+    if (info->reason != NULL) /* plan --search auto: which search, and why, first */
+        cli_wrapf(stdout, 0, "  ", "search: %s (%s)", info->search, info->reason);
     fmt_in_unit(t1, sizeof t1, s.step_time_s * per_s, unit);
     fmt_in_unit(t2, sizeof t2, s.compute_s * per_s, unit);
     fmt_in_unit(t3, sizeof t3, s.comm_s * per_s, unit);

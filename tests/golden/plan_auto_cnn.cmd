@@ -1,0 +1,1 @@
+dnnpar plan resnet18 --cluster 4xtpu-v3 --batch 64 | head -n 3; dnnpar plan resnet18 --cluster 4xtpu-v3 --batch 64 --search auto --json - | python3 -c "import json,sys; d=json.load(sys.stdin); print(d['version'], d['search'], d['strategy']['kind'], '|', d['search_reason'])"

@@ -1,0 +1,1 @@
+dnnpar plan gpt2 --cluster 1xdgx-a100 --batch 16 | head -n 2; dnnpar plan gpt2 --cluster 1xdgx-a100 --batch 16 | grep -E "^(config|predicted)"; dnnpar plan gpt2 --cluster 1xdgx-a100 --batch 16 --levels 2 | head -n 2; dnnpar plan gpt2 --cluster 1xdgx-a100 --batch 16 --search accpar | head -n 1
