@@ -1,0 +1,1 @@
+dnnpar simulate gpt2 --cluster 1xdgx-a100 --batch 16 --config tp=2,pp=4,microbatch=4 --plot "$TMPDIR_GOLD/t.svg" > /dev/null && f="$TMPDIR_GOLD/t.svg" && grep -c "</svg>" "$f" && grep -o ">\(pipeline message\|tensor-parallel collectives\|memory per device (GB)\|stage [0-9], a100\)<" "$f" && grep -o ">stage 1, tensor-parallel all-reduces, exposed<" "$f"
