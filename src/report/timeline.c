@@ -306,7 +306,7 @@ char *report_timeline_script(const char *trace_json, const char *title, int *wid
     /* with counters, a memory panel of TL_MEM_PX below the rows, both
      * panels with the same left margin (the longest row label) so that
      * their time axes line up */
-    enum { TL_MEM_PX = 220 };
+    enum { TL_MEM_PX = 240 };
     const int rows_px = 140 + 24 * (n_rows > 0 ? n_rows : 1);
     *width_px = 1200;
     *height_px = rows_px + (n_ser > 0 ? TL_MEM_PX : 0);
@@ -397,7 +397,7 @@ char *report_timeline_script(const char *trace_json, const char *title, int *wid
         rbuf_printf(&b, "set origin 0,0\nset size 1,%.6g\nunset title\nset yrange [0:*]\n"
                         "set ytics autofreq nomirror scale 1\nset format y '%%g'\n"
                         "set grid xtics ytics\nset ylabel 'memory per device (GB)'\n"
-                        "set key below horizontal samplen 2\nplot ",
+                        "set key below horizontal samplen 2 width 3\nplot ",
                     (double)TL_MEM_PX / *height_px);
         for (int sr = 0; sr < n_ser; sr++) {
             const char *pn = meta_name(events, "process_name", ser_pid[sr], -1);

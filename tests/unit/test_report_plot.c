@@ -146,7 +146,8 @@ TEST(report_compare_script_text)
     char *c = report_compare_script("vgg19", "c", 4, schemes, step_s, speedup, fits, &w, &h);
     CHECK(c != NULL);
     if (c != NULL) {
-        CHECK(strstr(c, "\"1.20x\\n100.000 ms\\nover memory\"") != NULL);
+        CHECK(strstr(c, "\"1.20x\\n100.000 ms\\ndoes not fit\"") != NULL);
+        CHECK(strstr(c, "with boxes fs transparent pattern 4") != NULL);
         CHECK(strstr(c, "\"9.76x\\n12.300 ms\"") != NULL);
         CHECK(strstr(c, "\n1 1.200000 15263976 0\n") != NULL); /* 0xe8e8e8 */
         CHECK(strstr(c, "\n0 1.000000 12234924 1\n") != NULL); /* dp keeps its colour */
@@ -749,8 +750,8 @@ TEST(report_timeline_flows_memory_by_hand)
     CHECK(s != NULL);
     if (s == NULL)
         return;
-    /* rows: (1,1), (1,2), (2,1), (2,5); the memory panel 220 px */
-    CHECK_EQ_INT(h, 140 + 24 * 4 + 220);
+    /* rows: (1,1), (1,2), (2,1), (2,5); the memory panel 240 px */
+    CHECK_EQ_INT(h, 140 + 24 * 4 + 240);
     CHECK(strstr(s, "set multiplot\n") != NULL && strstr(s, "unset multiplot\n") != NULL);
     CHECK(strstr(s, "$flows << EOD\n1.01 1 0.09 1\nEOD\n") != NULL);
     CHECK(strstr(s, "title 'pipeline message'") != NULL);
