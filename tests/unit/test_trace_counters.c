@@ -1,7 +1,9 @@
-/* test_config3d_trace.c - what a Megatron-LM configuration's Chrome trace
- * adds to its events (src/sim/config3d.c, c3_trace): the flow pairs of the
- * pipeline sends, the memory counter of each stage and the exposed
- * tensor-parallel collectives, checked against the simulated result. */
+/* test_trace_counters.c - what the Chrome traces add to their complete
+ * events: for a Megatron-LM configuration (src/sim/config3d.c, c3_trace)
+ * the flow pairs of the pipeline sends, the memory counter of each stage
+ * and the exposed tensor-parallel collectives; for a plan (src/sim/trace.c)
+ * the memory counter of each device class; checked against the simulated
+ * results. */
 #include "test.h"
 
 #include "dnnpar.h"
@@ -154,5 +156,76 @@ TEST(config3d_trace_flows_memory)
     }
     json_decref(doc);
     dnp_free(text);
+    dnp_graph_free(g);
+}
+
+/* A plan's trace: one memory counter series per device class, ending at
+ * its lowest value, the class's weights, gradients, optimizer state and
+ * buckets (every activation released by the end of the backward pass; the
+ * first sample, at 0, already holds what the first kernel allocates), and
+ * rising in between to the class's peak: the largest over the classes is
+ * the plan's mem_bytes_max.  Samples in time order. */
+TEST(plan_trace_memory_counter)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("resnet18", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("2xtpu-v2+2xtpu-v3", &cl, &err), DNP_OK);
+    dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 64};
+    dnp_plan *p = NULL;
+    if (g != NULL)
+        CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
+    char *text = p != NULL ? dnp_plan_trace_json(p) : NULL;
+    json_error_t je;
+    json_t *doc = text != NULL ? json_loads(text, 0, &je) : NULL;
+    CHECK(doc != NULL);
+    if (doc != NULL) {
+        dnp_plan_summary s;
+        dnp_plan_get_summary(p, &s);
+        double first[8], last[8], peak[8], low[8], prev_ts[8];
+        int n[8] = {0}, ordered = 1, classes = 0;
+        size_t i;
+        const json_t *e;
+        json_array_foreach(json_object_get(doc, "traceEvents"), i, e) {
+            const char *ph = json_string_value(json_object_get(e, "ph"));
+            const char *nm = json_string_value(json_object_get(e, "name"));
+            long long pid = json_integer_value(json_object_get(e, "pid"));
+            if (strcmp(ph, "M") == 0 && strcmp(nm, "process_name") == 0)
+                classes++;
+            if (strcmp(ph, "C") != 0 || pid < 1 || pid > 8)
+                continue;
+            const char *key;
+            const json_t *val;
+            json_object_foreach((json_t *)json_object_get(e, "args"), key, val) {
+                double v = json_number_value(val), ts = json_number_value(json_object_get(e, "ts"));
+                int c = (int)pid - 1;
+                if (n[c]++ == 0) {
+                    first[c] = peak[c] = low[c] = v;
+                    prev_ts[c] = ts;
+                }
+                ordered &= ts >= prev_ts[c];
+                prev_ts[c] = ts;
+                last[c] = v;
+                peak[c] = fmax(peak[c], v);
+                low[c] = fmin(low[c], v);
+            }
+        }
+        CHECK(classes >= 1 && classes <= 8);
+        CHECK(ordered);
+        double most = 0.0;
+        for (int c = 0; c < classes && c < 8; c++) {
+            CHECK(n[c] >= 3);
+            if (n[c] == 0)
+                continue;
+            CHECK_NEAR(last[c], low[c], 1e-9, 1.0);
+            CHECK(first[c] >= low[c] && peak[c] > first[c]);
+            most = fmax(most, peak[c]);
+        }
+        CHECK_NEAR(most, s.mem_bytes_max, 1e-9, 1.0);
+        json_decref(doc);
+    }
+    dnp_free(text);
+    dnp_plan_free(p);
     dnp_graph_free(g);
 }
