@@ -2190,12 +2190,25 @@ dnp_status dnp_plot_scale(const char *path, const char *model, const char *node,
 dnp_status dnp_plot_trace(const char *path, const char *trace_json, const char *title,
                           dnp_error *err);
 
-/* The model graph g in Graphviz DOT to `path` ("-" = standard output),
- * coloured by plan p's types when p (planned on g) is not NULL; see
- * docs/reports.md.  Errors: DNP_ERR_IO (cannot write), DNP_ERR_NOMEM.
+/* The model graph g in Graphviz DOT to `path` ("-" = standard output; a
+ * name ending in .svg or .png: Graphviz's picture of it), coloured by plan
+ * p's types when p (planned on g) is not NULL, edges labelled with the
+ * bytes they carry per step at the plan's batch (batch 1, 4-byte elements
+ * without a plan); see docs/reports.md.  Errors: DNP_ERR_IO (cannot write;
+ * dot failed), DNP_ERR_INPUT (dot missing), DNP_ERR_NOMEM.
  * O(ops + edges + plan nodes x ops). */
 dnp_status dnp_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p,
                          dnp_error *err);
+
+/* dnp_dot_write with the edges' bytes per step at `batch` samples of
+ * bytes_per_elem-byte elements (<= 0: the plan's batch and activation
+ * element size, or 1 and 4 without a plan; docs/reports.md).  A path
+ * ending in .svg or .png receives Graphviz's picture of the graph (its
+ * `dot` program; missing: DNP_ERR_INPUT naming the Debian package).
+ * Errors as dnp_dot_write.  O(ops + edges + plan nodes x ops), plus one
+ * dot run. */
+dnp_status dnp_dot_write_batch(const char *path, const dnp_graph *g, const dnp_plan *p,
+                               int64_t batch, int bytes_per_elem, dnp_error *err);
 
 /* Export formats of `dnnpar export` (docs/reports.md). */
 typedef enum {

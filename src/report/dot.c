@@ -4,7 +4,10 @@
  * inside quoted labels, escaped; a name with quotes, backslashes, '/' or
  * ':' (common in ONNX) cannot break the file. */
 #include "report/report.h"
+#include "perf/device_model.h"
+#include "search/plan_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,35 @@ static void put_shape(rbuf *b, const dnp_op *op)
     else
         rbuf_printf(b, "%lldx%lldx%lld", (long long)op->out.c, (long long)op->out.h,
                     (long long)op->out.w);
+}
+
+/* Elements per sample of op's output (put_shape's axes multiplied). */
+static double shape_elems(const dnp_op *op)
+{
+    double n = 1.0;
+    if (op->out_rank > 0) {
+        for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
+            n *= (double)op->out_dims[d];
+        return n;
+    }
+    return (double)op->out.c * (double)op->out.h * (double)op->out.w;
+}
+
+/* bytes in the unit that keeps 3 significant digits under 1000, decimal
+ * prefixes (SI): "48 B", "802 kB", "12.6 MB", "3.21 GB". */
+static void put_bytes(rbuf *b, double bytes)
+{
+    static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+    int k = 0;
+    double v = bytes;
+    while (k < 5 && fabs(v) >= 999.5) {
+        v /= 1000.0;
+        k++;
+    }
+    if (k == 0)
+        rbuf_printf(b, "%.0f B", v);
+    else
+        rbuf_printf(b, "%.3g %s", v, unit[k]);
 }
 
 /* The legend: one node holding a table of the six states, two a row (a
@@ -186,8 +218,22 @@ static void put_columns(rbuf *b, const dnp_graph *g, const int *head, const int 
     }
 }
 
-char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
+char *report_dot_text(const dnp_graph *g, const dnp_plan *p, int64_t batch, int bytes_per_elem)
 {
+    /* the edges' bytes: the plan's batch and activation element size (the
+     * largest of its device types' at its precision), else 1 and 4 */
+    if (batch <= 0)
+        batch = p != NULL && p->opt.batch > 0 ? p->opt.batch : 1;
+    if (bytes_per_elem <= 0) {
+        bytes_per_elem = p != NULL ? 0 : 4;
+        for (int k = 0; p != NULL && k < p->cl.n_types; k++) {
+            perf_rates r;
+            perf_rates_get(&p->cl.types[k], p->opt.precision, &r);
+            bytes_per_elem = r.act_bytes > bytes_per_elem ? r.act_bytes : bytes_per_elem;
+        }
+        if (bytes_per_elem <= 0)
+            bytes_per_elem = 4;
+    }
     int n_ops = dnp_graph_n_ops(g);
     int *node_of_op = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *node_of_op);
     int *head = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof *head);
@@ -244,6 +290,9 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_DOT);
     rbuf_puts(&b, ": op name, kind (+ point-wise ops folded into it), output shape per sample\"\n"
                   "             + \"\\nedges: tensor shape per sample");
+    rbuf_printf(&b, " and bytes per step at batch %lld\"\n             + \"\\n(%d-byte elements, "
+                    "forward; its gradient moves as much back)",
+                (long long)batch, bytes_per_elem);
     if (p != NULL) {
         rbuf_printf(&b, "\"\n             + \"\\nfill: partition type at level h0; last line: "
                         "type at h0..h%d",
@@ -304,6 +353,8 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
             int from = head[op->inputs[k]];
             rbuf_printf(&b, "  n%d -> n%d [label=\"", from, i);
             put_shape(&b, src);
+            rbuf_puts(&b, "\\n");
+            put_bytes(&b, shape_elems(src) * (double)batch * bytes_per_elem);
             /* an edge between columns does not pull the ranks (put_columns) */
             rbuf_puts(&b, n_cols > 1 && rank[from] / per_col != rank[i] / per_col
                               ? "\", constraint=false];\n"
@@ -322,14 +373,23 @@ char *report_dot_text(const dnp_graph *g, const dnp_plan *p)
     return rbuf_take(&b);
 }
 
-dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p, dnp_error *err)
+dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p,
+                            int64_t batch, int bytes_per_elem, dnp_error *err)
 {
-    char *text = report_dot_text(g, p);
+    char *text = report_dot_text(g, p, batch, bytes_per_elem);
     if (text == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the DOT graph");
         return DNP_ERR_NOMEM;
     }
-    dnp_status st = dnp_write_file(path, text, strlen(text), err);
+    dnp_status st;
+    int fmt = report_plot_format(path);
+    if (fmt >= 0) {
+        /* a picture: Graphviz's dot renders the text into it */
+        char *argv[] = {"dot", fmt == REPORT_PLOT_SVG ? "-Tsvg" : "-Tpng", NULL};
+        st = report_render_child(path, argv, text, "draw", "graphviz", DNP_ERR_INPUT, err);
+    } else {
+        st = dnp_write_file(path, text, strlen(text), err);
+    }
     dnp_free(text);
     return st;
 }

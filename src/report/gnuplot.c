@@ -87,10 +87,10 @@ static void first_line(FILE *f, char *buf, size_t n)
     }
 }
 
-/* Start gnuplot with the given standard streams and wait for it.  Returns
- * 0 on exit status 0, else an errno-style code (ENOENT: not found, also
- * for exit status 127) or -1 for another non-zero exit. */
-static int run_child(int in_fd, int out_fd, int err_fd)
+/* Start argv[0] (found on PATH) with the given standard streams and wait
+ * for it.  Returns 0 on exit status 0, else an errno-style code (ENOENT:
+ * not found, also for exit status 127) or -1 for another non-zero exit. */
+static int run_child(char *const argv[], int in_fd, int out_fd, int err_fd)
 {
     posix_spawn_file_actions_t fa;
     if (posix_spawn_file_actions_init(&fa) != 0)
@@ -101,9 +101,8 @@ static int run_child(int in_fd, int out_fd, int err_fd)
     if (rc == 0)
         rc = posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
     pid_t pid = 0;
-    char *argv[] = {"gnuplot", "-d", NULL};
     if (rc == 0)
-        rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+        rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         return rc;
@@ -120,6 +119,61 @@ static int run_child(int in_fd, int out_fd, int err_fd)
     return (WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
 }
 
+dnp_status report_render_child(const char *path, char *const argv[], const char *input,
+                               const char *what, const char *package, dnp_status missing,
+                               dnp_error *err)
+{
+    dnp_status st = DNP_ERR_IO;
+    FILE *in = NULL, *errs = NULL;
+    dnp_output *out = NULL;
+    in = anon_file();
+    errs = anon_file();
+    if (in == NULL || errs == NULL || fputs(input, in) < 0 || fflush(in) != 0 ||
+        fseek(in, 0, SEEK_SET) != 0) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot create a temporary file for %s: %s", argv[0],
+                      strerror(errno));
+        goto done;
+    }
+    if ((st = dnp_output_open(path, &out, err)) != DNP_OK)
+        goto done;
+    st = DNP_ERR_IO;
+    /* nothing is buffered in the stream: the child writes its descriptor */
+    int out_fd = fileno(dnp_output_stream(out));
+    int rc = run_child(argv, fileno(in), out_fd, fileno(errs));
+    if (rc == ENOENT) {
+        st = missing;
+        dnp_error_set(err, st, "cannot %s '%s': %s not found on PATH (Debian package %s)", what,
+                      path, argv[0], package);
+        goto done;
+    }
+    if (rc != 0) {
+        char line[300];
+        first_line(errs, line, sizeof line);
+        if (rc > 0)
+            dnp_error_set(err, DNP_ERR_IO, "cannot %s '%s': cannot run %s: %s", what, path,
+                          argv[0], strerror(rc));
+        else
+            dnp_error_set(err, DNP_ERR_IO, "cannot %s '%s': %s failed: %s", what, path, argv[0],
+                          line[0] ? line : "no message");
+        goto done;
+    }
+    struct stat sb; /* a regular file must have received the picture */
+    if (fstat(out_fd, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
+        dnp_error_set(err, DNP_ERR_IO, "cannot %s '%s': %s wrote nothing", what, path, argv[0]);
+        goto done;
+    }
+    dnp_output *o = out;
+    out = NULL;
+    st = dnp_output_close(o, err);
+done:
+    dnp_output_abort(out);
+    if (in != NULL)
+        fclose(in);
+    if (errs != NULL)
+        fclose(errs);
+    return st;
+}
+
 dnp_status report_gnuplot_render(const char *path, const char *script, int width_px, int height_px,
                                  dnp_error *err)
 {
@@ -130,64 +184,18 @@ dnp_status report_gnuplot_render(const char *path, const char *script, int width
                       path ? path : "");
         return DNP_ERR_INPUT;
     }
-    dnp_status st = DNP_ERR_IO;
-    FILE *in = NULL, *errs = NULL;
-    char *text = NULL;
-    dnp_output *out = NULL;
     rbuf b;
     rbuf_init(&b);
     terminal_lines(&b, fmt, width_px, height_px);
     rbuf_puts(&b, script);
-    if ((text = rbuf_take(&b)) == NULL) {
+    char *text = rbuf_take(&b);
+    if (text == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the plot script");
         return DNP_ERR_NOMEM;
     }
-    in = anon_file();
-    errs = anon_file();
-    if (in == NULL || errs == NULL || fputs(text, in) < 0 || fflush(in) != 0 ||
-        fseek(in, 0, SEEK_SET) != 0) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot create a temporary file for gnuplot: %s",
-                      strerror(errno));
-        goto done;
-    }
-    if ((st = dnp_output_open(path, &out, err)) != DNP_OK)
-        goto done;
-    st = DNP_ERR_IO;
-    /* nothing is buffered in the stream: gnuplot writes its descriptor */
-    int out_fd = fileno(dnp_output_stream(out));
-    int rc = run_child(fileno(in), out_fd, fileno(errs));
-    if (rc == ENOENT) {
-        dnp_error_set(err, DNP_ERR_IO,
-                      "cannot plot to '%s': gnuplot not found on PATH (Debian package "
-                      "gnuplot-nox)",
-                      path);
-        goto done;
-    }
-    if (rc != 0) {
-        char line[300];
-        first_line(errs, line, sizeof line);
-        if (rc > 0)
-            dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': cannot run gnuplot: %s", path,
-                          strerror(rc));
-        else
-            dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': gnuplot failed: %s", path,
-                          line[0] ? line : "no message");
-        goto done;
-    }
-    struct stat sb; /* a regular file must have received the picture */
-    if (fstat(out_fd, &sb) != 0 || (S_ISREG(sb.st_mode) && sb.st_size == 0)) {
-        dnp_error_set(err, DNP_ERR_IO, "cannot plot to '%s': gnuplot wrote nothing", path);
-        goto done;
-    }
-    dnp_output *o = out;
-    out = NULL;
-    st = dnp_output_close(o, err);
-done:
-    dnp_output_abort(out);
+    char *argv[] = {"gnuplot", "-d", NULL};
+    dnp_status st =
+        report_render_child(path, argv, text, "plot to", "gnuplot-nox", DNP_ERR_IO, err);
     dnp_free(text);
-    if (in != NULL)
-        fclose(in);
-    if (errs != NULL)
-        fclose(errs);
     return st;
 }

@@ -89,7 +89,7 @@ char *report_compare_script(const char *model, const char *cluster, int n, const
         fmt_time(step_time_s[i], t, sizeof t);
         rbuf_printf(&b, "%s\"%.2fx\\n%s%s\"", i ? ", " : "",
                     isfinite(speedup[i]) ? speedup[i] : 0.0, t,
-                    fits != NULL && !fits[i] ? "\\nover memory" : "");
+                    fits != NULL && !fits[i] ? "\\ndoes not fit" : "");
     }
     rbuf_puts(&b, "]\n$bars << EOD\n");
     for (int i = 0; i < n; i++)
@@ -98,6 +98,10 @@ char *report_compare_script(const char *model, const char *cluster, int n, const
                     fits == NULL || fits[i]);
     rbuf_puts(&b, "EOD\n"
                   "plot $bars using 1:2:3 with boxes lc rgb variable, \\\n"
+                  /* the plans over memory also hatched, so that the bar reads
+                   * as infeasible in print and to colour-blind readers */
+                  "     $bars using 1:(int($4) ? NaN : $2) with boxes fs transparent pattern 4 "
+                  "lc rgb '#888888' notitle, \\\n"
                   /* two-line labels of plans that fit, three-line ones above
                    * the plans over memory (column 4 says which) */
                   "     $bars using 1:(int($4) ? $2 : NaN):(L[int($1)+1]) with labels center "

@@ -64,16 +64,21 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
                              const double *devices, const double *throughput_per_s,
                              const double *efficiency, dnp_error *err);
 
-/* `--dot FILE`: the model graph in Graphviz DOT ("-" = standard output).
- * Every op is a node labelled with its name, kind and per-sample output
- * shape; edges carry the tensor's per-sample shape.  With a plan (p may
- * be NULL), conv/FC/embedding layers and joins are filled with the colour
- * of their type at level 0 and list their type per level along the first
- * path ("I I II III"), with a legend.  p must have been planned on g.
- * Errors: DNP_ERR_IO (cannot write), DNP_ERR_NOMEM.  O(ops + edges +
- * plan nodes x ops). */
+/* `--dot FILE`: the model graph in Graphviz DOT ("-" = standard output),
+ * or, for a path ending in .svg or .png, the picture Graphviz's `dot`
+ * draws from it (report_render_child; `dot` missing: DNP_ERR_INPUT naming
+ * the Debian package graphviz, no file left).  Every op is a node
+ * labelled with its name, kind and per-sample output shape; edges carry
+ * the tensor's per-sample shape and its bytes per step: elements x batch
+ * x bytes_per_elem (batch <= 0: the plan's, or 1 without a plan;
+ * bytes_per_elem <= 0: the plan's activation element size, or 4).  With a
+ * plan (p may be NULL), conv/FC/embedding layers and joins are filled with
+ * the colour of their type at level 0 and list their type per level along
+ * the first path ("I I II III"), with a legend.  p must have been planned
+ * on g.  Errors: DNP_ERR_IO (cannot write; dot failed), DNP_ERR_INPUT,
+ * DNP_ERR_NOMEM.  O(ops + edges + plan nodes x ops), plus one dot run. */
 dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p,
-                            dnp_error *err);
+                            int64_t batch, int bytes_per_elem, dnp_error *err);
 
 /* Export formats of `dnnpar export`. */
 typedef enum {
@@ -126,6 +131,16 @@ void rbuf_put_escaped(rbuf *b, const char *s, report_escape mode);
 dnp_status report_gnuplot_render(const char *path, const char *script, int width_px, int height_px,
                                  dnp_error *err);
 
+/* Run argv[0] (found on PATH; argv NULL-terminated) with `input` on its
+ * standard input and its standard output to the dnp_output of `path`
+ * (replaced atomically on exit status 0, else removed).  Messages begin
+ * "cannot <what> '<path>': "; a missing program is `missing` naming the
+ * Debian `package`, a failing one DNP_ERR_IO quoting its first stderr
+ * line.  Waits for the child. */
+dnp_status report_render_child(const char *path, char *const argv[], const char *input,
+                               const char *what, const char *package, dnp_status missing,
+                               dnp_error *err);
+
 /* The gnuplot script bodies (no terminal or output), for tests and for
  * report_plot_*; the caller frees them.  NULL on allocation failure.
  * *width_px / *height_px receive the picture's size. */
@@ -157,9 +172,9 @@ dnp_status report_plot_timeline(const char *path, const char *trace_json, const 
 dnp_status report_astra_text(const dnp_graph *g, const dnp_cluster *cl, const dnp_plan_options *opt,
                              const dnp_plan *p, rbuf *b, dnp_error *err);
 
-/* The DOT text of g coloured by p (NULL: no plan); caller frees; NULL on
- * allocation failure. */
-char *report_dot_text(const dnp_graph *g, const dnp_plan *p);
+/* The DOT text of g coloured by p (NULL: no plan), edges' bytes as
+ * report_dot_write says; caller frees; NULL on allocation failure. */
+char *report_dot_text(const dnp_graph *g, const dnp_plan *p, int64_t batch, int bytes_per_elem);
 
 /* ------------------------------------------------------------------ */
 /* Walking a plan's device tree (planwalk.c)                            */

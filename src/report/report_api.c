@@ -44,7 +44,13 @@ dnp_status dnp_plot_trace(const char *path, const char *trace_json, const char *
 
 dnp_status dnp_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p, dnp_error *err)
 {
-    return report_dot_write(path, g, p, err);
+    return report_dot_write(path, g, p, 0, 0, err);
+}
+
+dnp_status dnp_dot_write_batch(const char *path, const dnp_graph *g, const dnp_plan *p,
+                               int64_t batch, int bytes_per_elem, dnp_error *err)
+{
+    return report_dot_write(path, g, p, batch, bytes_per_elem, err);
 }
 
 const char *dnp_export_name(dnp_export_format f)

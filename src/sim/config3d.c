@@ -1329,41 +1329,140 @@ int c3_balance(const c3_ctx *x, int *layers)
 
 enum { PH_FWD = 0, PH_BWD, PH_SEND, PH_DP, PH_OPT, PH_EMB };
 
-/* The simulated step as Chrome trace events: one process per pipeline
- * stage (its first rank), threads for compute and the two send streams. */
+/* One change of a stage's activations in flight: +1 chunk at a forward's
+ * start, -1 at its backward's end. */
+typedef struct {
+    double t_s;
+    int delta;
+} c3_live;
+
+static int cmp_live(const void *a, const void *b)
+{
+    const c3_live *x = a, *y = b;
+    if (x->t_s != y->t_s)
+        return x->t_s < y->t_s ? -1 : 1;
+    return x->delta - y->delta; /* at one instant, frees before allocations */
+}
+
+/* Stage s's memory counter track (docs/reports.md, "Timelines"): per device
+ * type of the stage, the bytes one device holds as c3_eval accounts them
+ * (Korthikanti Table 2, section 4.2.3): weights, gradients and optimizer
+ * state throughout, plus act_layer_bytes x layers per chunk for every
+ * chunk whose forward has started and whose backward has not ended.  Its
+ * largest value is c3_eval's footprint of the stage (chunks_in_flight).
+ * 0 or an allocation failure. */
+static int c3_trace_memory(trace_buf *b, const c3_ctx *x, const int *layers,
+                           const sim_graph *sg, int s, double end_s)
+{
+    const char *names[DNP_MAX_DEVICE_TYPES];
+    double fixed[DNP_MAX_DEVICE_TYPES], chunk[DNP_MAX_DEVICE_TYPES], val[DNP_MAX_DEVICE_TYPES];
+    int n = 0;
+    for (int k = 0; k < x->cl->n_types; k++) {
+        if (!(x->st[s].types & (1u << k)))
+            continue;
+        const c3_type *T = &x->ty[k];
+        names[n] = x->cl->types[k].name;
+        fixed[n] = stage_params(x, s, layers[s]) * T->bytes_per_param;
+        chunk[n] = T->act_layer_bytes * ((double)layers[s] / x->cfg.interleave);
+        n++;
+    }
+    int n_ev = 0;
+    for (int t = 0; t < sg->n_tasks; t++) {
+        const sim_task *tk = &sg->tasks[t];
+        n_ev += tk->kind == SIM_COMPUTE && (tk->phase == PH_FWD || tk->phase == PH_BWD) &&
+                sg->refs[tk->first_stream] == s;
+    }
+    c3_live *ev = dnp_malloc((size_t)(n_ev > 0 ? n_ev : 1) * sizeof *ev);
+    if (ev == NULL)
+        return -1;
+    n_ev = 0;
+    for (int t = 0; t < sg->n_tasks; t++) {
+        const sim_task *tk = &sg->tasks[t];
+        if (tk->kind != SIM_COMPUTE || (tk->phase != PH_FWD && tk->phase != PH_BWD) ||
+            sg->refs[tk->first_stream] != s)
+            continue;
+        ev[n_ev].t_s = tk->phase == PH_FWD ? tk->start_s : tk->end_s;
+        ev[n_ev++].delta = tk->phase == PH_FWD ? 1 : -1;
+    }
+    qsort(ev, (size_t)n_ev, sizeof *ev, cmp_live);
+    static const char track[] = "memory per device (bytes)";
+    for (int i = 0; i < n; i++)
+        val[i] = fixed[i];
+    if (n_ev == 0 || ev[0].t_s > 0.0) /* before the first forward */
+        trace_counter(b, track, s + 1, 0.0, n, names, val);
+    int live = 0;
+    for (int e = 0; e < n_ev;) {
+        double t_s = ev[e].t_s;
+        for (; e < n_ev && ev[e].t_s == t_s; e++)
+            live += ev[e].delta;
+        for (int i = 0; i < n; i++)
+            val[i] = fixed[i] + chunk[i] * live;
+        trace_counter(b, track, s + 1, t_s, n, names, val);
+    }
+    if (end_s > (n_ev > 0 ? ev[n_ev - 1].t_s : 0.0))
+        trace_counter(b, track, s + 1, end_s, n, names, val);
+    dnp_free(ev);
+    return 0;
+}
+
+/* The simulated step as Chrome trace events (Trace Event Format, Google,
+ * docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
+ * one process per pipeline stage (its first rank), threads for compute,
+ * the two send streams, the overlapped data-parallel reduction and the
+ * exposed tensor-parallel collectives; a flow arrow ("s" / "f") from each
+ * pipeline send to the compute that receives it; a memory counter per
+ * stage (c3_trace_memory).  A unit's exposed tensor-parallel time (two
+ * collectives per layer each way, Shoeybi et al. section 3, interleaved
+ * with the layer's GEMMs in the step) is drawn as one block at the end of
+ * the unit on the collectives' thread, and the unit's compute event stops
+ * where it begins. */
 static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
 {
     const dnp_config3d *cfg = &x->cfg;
     const int p = cfg->pp, v = cfg->interleave, mi = (int)x->m;
+    const int full = cfg->recompute == DNP_RECOMPUTE_FULL;
     trace_buf b;
     trace_begin(&b);
-    static const char *const threads[4] = {"compute", "sends to the next stage",
-                                           "sends to the previous stage",
-                                           "data-parallel reduction (overlap_grad)"};
-    const int n_threads = cfg->overlap_grad ? 4 : 3;
+    /* thread ids 1..5: compute, sends each way, the overlapped data-parallel
+     * reduction (overlap_grad), the tensor-parallel collectives (tp > 1) */
+    const char *threads[5] = {"compute", "sends to the next stage",
+                              "sends to the previous stage",
+                              "data-parallel reduction (overlap_grad)",
+                              cfg->seq_par ? "tensor-parallel AG/RS, exposed"
+                                           : "tensor-parallel all-reduces, exposed"};
+    double tp_f_s[DNP_CONFIG3D_MAX_STAGES], tp_b_s[DNP_CONFIG3D_MAX_STAGES];
     int first_layer[DNP_CONFIG3D_MAX_STAGES];
     for (int s = 0, acc = 0; s < p; s++) {
         char name[192], on[128] = "";
+        const c3_stage *S = &x->st[s];
         first_layer[s] = acc;
         acc += layers[s];
+        /* the exposed tensor-parallel time of one layer forward and backward
+         * (stage_links; full recompute redoes the forward's) */
+        double ef = fmax(0.0, S->tp_fwd_s - S->tp_hidden_f_s);
+        double eb = fmax(0.0, S->tp_bwd_s - S->tp_hidden_b_s) + (full ? ef : 0.0);
+        tp_f_s[s] = cfg->tp > 1 ? ef * ((double)layers[s] / v) : 0.0;
+        tp_b_s[s] = cfg->tp > 1 ? eb * ((double)layers[s] / v) : 0.0;
         /* the stage's device types, "v100+t4" when it spans several */
         for (int k = 0, n = 0; k < x->cl->n_types; k++)
-            if (x->st[s].types & (1u << k))
+            if (S->types & (1u << k))
                 n += snprintf(on + n, sizeof on - (size_t)n, "%s%s", n ? "+" : "",
                               x->cl->types[k].name),
                     n = n < (int)sizeof on ? n : (int)sizeof on - 1;
         snprintf(name, sizeof name, "stage %d: %d layers on %s (tp %d x dp %d ranks)", s + 1,
                  layers[s], on, cfg->tp, cfg->dp);
         trace_meta(&b, "process_name", s + 1, 0, name);
-        for (int k = 0; k < n_threads; k++)
-            trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
+        for (int k = 0; k < 5; k++)
+            if (k < 3 || (k == 3 && cfg->overlap_grad) || (k == 4 && cfg->tp > 1))
+                trace_meta(&b, "thread_name", s + 1, k + 1, threads[k]);
     }
     for (int t = 0; t < sg->n_tasks; t++) {
         const sim_task *tk = &sg->tasks[t];
         if (!(tk->dur_s > 0.0))
             continue;
         int stream = sg->refs[tk->first_stream], s = stream % p, thread = stream / p;
-        char name[160];
+        char name[160], range[64] = "";
+        double tp_s = 0.0;
         if (tk->phase == PH_DP) {
             snprintf(name, sizeof name, "gradient all-reduce");
         } else if (tk->phase == PH_OPT) {
@@ -1375,6 +1474,8 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
             int lpc = layers[s] / v, lo = first_layer[s] + chunk * lpc;
             if (v > 1) /* chunk c of rank s holds layers of virtual stage c p + s */
                 lo = vs * (x->L / (p * v));
+            if (lpc > 0)
+                snprintf(range, sizeof range, "layers %d-%d", lo + 1, lo + lpc);
             if (tk->phase == PH_SEND)
                 snprintf(name, sizeof name, "micro-batch %d %s", mb + 1,
                          thread == 1 ? "activations" : "gradients");
@@ -1383,12 +1484,52 @@ static char *c3_trace(const c3_ctx *x, const int *layers, const sim_graph *sg)
                          tk->phase == PH_FWD ? "forward" : "backward",
                          s == 0 ? "embedding" : "final norm and head");
             else
-                snprintf(name, sizeof name, "micro-batch %d %s, layers %d-%d", mb + 1,
-                         tk->phase == PH_FWD ? "forward" : "backward", lo + 1, lo + lpc);
+                snprintf(name, sizeof name, "micro-batch %d %s, %s", mb + 1,
+                         tk->phase == PH_FWD ? "forward" : "backward", range);
+            if (tk->kind == SIM_COMPUTE && lpc > 0)
+                tp_s = fmin(tk->dur_s, tk->phase == PH_FWD ? tp_f_s[s] : tp_b_s[s]);
         }
+        double split_s = tk->end_s - tp_s;
         trace_event(&b, name, tk->kind == SIM_COMPUTE ? "compute" : "comm", s + 1, thread + 1,
-                    tk->start_s, tk->end_s);
+                    tk->start_s, split_s);
+        if (tp_s > 0.0) {
+            int mb = tk->label % mi;
+            /* "micro-batch 3 tensor-parallel fwd" (short: the collectives
+             * are the thread's name, the layers the compute event's) */
+            snprintf(name, sizeof name, "micro-batch %d tensor-parallel %s", mb + 1,
+                     tk->phase == PH_FWD ? "fwd" : "bwd");
+            trace_event(&b, name, "comm", s + 1, 5, split_s, tk->end_s);
+        }
     }
+    /* pipeline sends as flows: from the send (its middle) to the middle of
+     * the compute event it feeds, id = the send's task index + 1 */
+    for (int t = 0; t < sg->n_tasks; t++) {
+        const sim_task *tk = &sg->tasks[t];
+        if (tk->kind != SIM_COMPUTE || (tk->phase != PH_FWD && tk->phase != PH_BWD))
+            continue;
+        for (int d = 0; d < tk->n_deps; d++) {
+            int k = sg->refs[tk->first_dep + d];
+            const sim_task *snd = &sg->tasks[k];
+            if (snd->phase != PH_SEND || !(snd->dur_s > 0.0))
+                continue;
+            int from = sg->refs[snd->first_stream], to = sg->refs[tk->first_stream];
+            int mb = snd->label % mi;
+            double tp_s = tk->phase == PH_FWD ? tp_f_s[to % p] : tp_b_s[to % p];
+            double mid_s = tk->start_s + 0.5 * fmax(0.0, tk->dur_s - fmin(tk->dur_s, tp_s));
+            char name[96];
+            snprintf(name, sizeof name, "micro-batch %d %s", mb + 1,
+                     from / p == 1 ? "activations" : "gradients");
+            trace_flow(&b, 1, k + 1LL, name, "pipeline", from % p + 1, from / p + 1,
+                       0.5 * (snd->start_s + snd->end_s));
+            trace_flow(&b, 0, k + 1LL, name, "pipeline", to % p + 1, 1, mid_s);
+        }
+    }
+    double end_s = 0.0;
+    for (int t = 0; t < sg->n_tasks; t++)
+        end_s = fmax(end_s, sg->tasks[t].end_s);
+    for (int s = 0; s < p; s++)
+        if (c3_trace_memory(&b, x, layers, sg, s, end_s) != 0)
+            b.oom = 1;
     return trace_end(&b);
 }
 

@@ -30,6 +30,7 @@ void lower_result_free(lower_result *r)
     if (r->op_names != NULL)
         dnp_free(r->op_names[0]); /* one block holds every name */
     dnp_free(r->op_names);
+    dnp_free(r->op_act_bytes);
     dnp_free(r->node_compute_s);
     dnp_free(r->node_comm_s);
     memset(r, 0, sizeof *r);
@@ -465,6 +466,8 @@ static dnp_status lower_all(lowerer *L)
              * producer and its consumers once): the op's private buffers
              * now, its output and inputs as the largest any op keeps. */
             cls->act_bytes += m.saved_act_bytes - m.saved_input_bytes - m.saved_output_bytes;
+            r->op_act_bytes[(size_t)c * (size_t)n_ops + (size_t)i] +=
+                m.saved_act_bytes - m.saved_input_bytes - m.saved_output_bytes;
             double *kept = &L->kept[(size_t)c * (size_t)n_ops];
             kept[i] = m.saved_output_bytes > kept[i] ? m.saved_output_bytes : kept[i];
             for (int k = 0; k < op->n_inputs && m.saved_input_bytes > 0.0; k++) {
@@ -483,8 +486,11 @@ static dnp_status lower_all(lowerer *L)
             node_exchanges(L, v, 0, 0);
     }
     for (int c = 0; c < C; c++)
-        for (int i = 0; i < n_ops; i++)
-            r->classes[c].act_bytes += L->kept[(size_t)c * (size_t)n_ops + (size_t)i];
+        for (int i = 0; i < n_ops; i++) {
+            size_t at = (size_t)c * (size_t)n_ops + (size_t)i;
+            r->classes[c].act_bytes += L->kept[at];
+            r->op_act_bytes[at] += L->kept[at];
+        }
     /* Backward, in reverse order; gradients go to buckets as produced
      * (PyTorch DDP: buckets in reverse order of the parameters). */
     for (int i = n_ops - 1; i >= 0 && !out_of_time(L); i--) {
@@ -731,10 +737,12 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
     L.op_time = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
     L.op_mem = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
     r.op_names = dnp_calloc((size_t)(n_ops + 1), sizeof *r.op_names);
+    r.op_act_bytes = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *r.op_act_bytes);
     r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
     r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
-        !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names || !r.node_compute_s || !r.node_comm_s)
+        !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names ||
+        !r.op_act_bytes || !r.node_compute_s || !r.node_comm_s)
         goto done;
     r.n_ops = n_ops;
     size_t names_bytes = 0;

@@ -59,8 +59,9 @@ dnp_status lower_device_comm(const plan_tree *s, const lower_result *sim, const 
 
 /* A simulated step as Chrome trace events (dnnpar.h, dnp_plan_trace_json):
  * one process per device class of r (its devices' types in cl), one thread
- * per stream.  The text is the caller's (dnp_free); NULL when out of
- * memory.  O(tasks). */
+ * per stream, and a memory counter per class (r->op_act_bytes; trace.c).
+ * The text is the caller's (dnp_free); NULL when out of memory.
+ * O(tasks x classes + classes x ops log ops). */
 char *lower_trace_json(const lower_result *r, const dnp_cluster *cl);
 
 #endif

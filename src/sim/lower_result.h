@@ -61,6 +61,10 @@ typedef struct {
     double mem_peak_bytes;    /* largest peak over classes */
     double mem_capacity_bytes;/* capacity of that class's device */
     int fits;                 /* every class within its limit */
+    double *op_act_bytes;     /* per class c and op i, at [c * n_ops + i]: the activation
+                               * bytes op i's forward adds to the class's act_bytes (its
+                               * private buffers and its output kept for backward; the sum
+                               * over i is act_bytes); NULL under the paper's accounting */
     double *node_compute_s;   /* per search-graph node, critical class */
     double *node_comm_s;
 } lower_result;

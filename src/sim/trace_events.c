@@ -85,6 +85,31 @@ void trace_meta(trace_buf *b, const char *what, int pid, int tid, const char *na
     b->first = 0;
 }
 
+void trace_flow(trace_buf *b, int start, long long id, const char *name, const char *cat,
+                int pid, int tid, double ts_s)
+{
+    put(b, "%s\n{\"name\":", b->first ? "" : ",");
+    put_str(b, name);
+    put(b, ",\"cat\":\"%s\",\"ph\":\"%s\",\"id\":%lld,\"pid\":%d,\"tid\":%d,\"ts\":%.3f}",
+        cat, start ? "s" : "f\",\"bp\":\"e", id, pid, tid, us3(ts_s));
+    b->first = 0;
+}
+
+void trace_counter(trace_buf *b, const char *name, int pid, double ts_s, int n,
+                   const char *const *series, const double *value)
+{
+    put(b, "%s\n{\"name\":", b->first ? "" : ",");
+    put_str(b, name);
+    put(b, ",\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"args\":{", pid, us3(ts_s));
+    for (int i = 0; i < n; i++) {
+        put(b, "%s", i ? "," : "");
+        put_str(b, series[i]);
+        put(b, ":%.0f", value[i]);
+    }
+    put(b, "}}");
+    b->first = 0;
+}
+
 char *trace_end(trace_buf *b)
 {
     put(b, "\n]}\n");

@@ -29,6 +29,18 @@ void trace_event(trace_buf *b, const char *name, const char *cat, int pid, int t
                  double start_s, double end_s);
 /* A metadata event: `what` is "process_name" or "thread_name".  O(length). */
 void trace_meta(trace_buf *b, const char *what, int pid, int tid, const char *name);
+/* One end of a flow arrow (Trace Event Format, "Flow Events": "ph":"s"
+ * starts flow `id` and binds to the slice enclosing ts on (pid, tid);
+ * "ph":"f" with "bp":"e" ends it on the slice enclosing ts there; a start
+ * and its end carry the same name, category and id).  start is 1 for
+ * "s", 0 for "f"; ts_s in seconds.  O(length). */
+void trace_flow(trace_buf *b, int start, long long id, const char *name, const char *cat,
+                int pid, int tid, double ts_s);
+/* A counter sample (Trace Event Format, "Counter Events", "ph":"C"): the
+ * track `name` of process pid takes from ts_s on the values of n series,
+ * series[i] = value[i].  O(length). */
+void trace_counter(trace_buf *b, const char *name, int pid, double ts_s, int n,
+                   const char *const *series, const double *value);
 /* Close the document and hand over its text (NUL-terminated, the caller
  * frees it with dnp_free), or NULL if an allocation failed (the buffer is
  * then freed).  O(1). */

@@ -146,7 +146,8 @@ TEST(report_compare_script_text)
     char *c = report_compare_script("vgg19", "c", 4, schemes, step_s, speedup, fits, &w, &h);
     CHECK(c != NULL);
     if (c != NULL) {
-        CHECK(strstr(c, "\"1.20x\\n100.000 ms\\nover memory\"") != NULL);
+        CHECK(strstr(c, "\"1.20x\\n100.000 ms\\ndoes not fit\"") != NULL);
+        CHECK(strstr(c, "with boxes fs transparent pattern 4") != NULL);
         CHECK(strstr(c, "\"9.76x\\n12.300 ms\"") != NULL);
         CHECK(strstr(c, "\n1 1.200000 15263976 0\n") != NULL); /* 0xe8e8e8 */
         CHECK(strstr(c, "\n0 1.000000 12234924 1\n") != NULL); /* dp keeps its colour */
@@ -314,7 +315,7 @@ TEST(report_dot_renders)
     if (p != NULL) {
         snprintf(path, sizeof path, "%s/plan.dot", dir);
         snprintf(png, sizeof png, "%s/plan.png", dir);
-        CHECK_EQ_INT(report_dot_write(path, g, p, &err), DNP_OK);
+        CHECK_EQ_INT(report_dot_write(path, g, p, 0, 0, &err), DNP_OK);
         CHECK_EQ_INT(render_dot(path, png), 0);
         check_png(png, 10000);
         long n;
@@ -376,7 +377,7 @@ TEST(report_dot_renders)
     dnp_graph_fc(g, "second reader", x, 10, 1); /* keeps the ReLU its own node */
     snprintf(path, sizeof path, "%s/odd.dot", dir);
     snprintf(png, sizeof png, "%s/odd.png", dir);
-    CHECK_EQ_INT(report_dot_write(path, g, NULL, &err), DNP_OK);
+    CHECK_EQ_INT(report_dot_write(path, g, NULL, 0, 0, &err), DNP_OK);
     CHECK_EQ_INT(render_dot(path, png), 0);
     check_png(png, 1000);
     long n;
@@ -457,7 +458,7 @@ TEST(report_dot_columns)
     CHECK_EQ_INT(dnp_model_load("bert-base", &g, &err), DNP_OK);
     if (g == NULL)
         return;
-    char *s = report_dot_text(g, NULL);
+    char *s = report_dot_text(g, NULL, 0, 0);
     CHECK(s != NULL);
     int n_ops = dnp_graph_n_ops(g);
     int *want = dnp_calloc((size_t)n_ops, sizeof *want);
@@ -526,7 +527,7 @@ TEST(report_dot_columns)
     scratch_new(dir);
     snprintf(path, sizeof path, "%s/bert.dot", dir);
     snprintf(png, sizeof png, "%s/bert.png", dir);
-    CHECK_EQ_INT(report_dot_write(path, g, NULL, &err), DNP_OK);
+    CHECK_EQ_INT(report_dot_write(path, g, NULL, 0, 0, &err), DNP_OK);
     CHECK_EQ_INT(render_dot(path, png), 0);
     long w, h;
     png_size(png, &w, &h);
@@ -534,7 +535,7 @@ TEST(report_dot_columns)
     /* LeNet: 12 ranks, one column, no scaffold */
     dnp_graph *lenet = NULL;
     CHECK_EQ_INT(dnp_model_load("lenet", &lenet, &err), DNP_OK);
-    char *t = lenet != NULL ? report_dot_text(lenet, NULL) : NULL;
+    char *t = lenet != NULL ? report_dot_text(lenet, NULL, 0, 0) : NULL;
     CHECK(t != NULL && strstr(t, "rank=same") == NULL && strstr(t, "constraint=false") == NULL);
     dnp_free(t);
     dnp_graph_free(lenet);
@@ -576,7 +577,7 @@ TEST(report_pictures_legible)
             CHECK_EQ_INT(REPORT_PLAN_CELL_PX, 18);
         }
         dnp_free(s);
-        char *d = report_dot_text(g, p);
+        char *d = report_dot_text(g, p, 0, 0);
         CHECK(d != NULL);
         if (d != NULL) {
             CHECK(strstr(d, "  subgraph cluster_legend {\n    label=\"type at level h0 (fill)\";\n"
@@ -668,4 +669,98 @@ TEST(report_timeline_script_by_hand)
     CHECK(strstr(why, "not a Chrome trace") != NULL);
     CHECK(report_timeline_script("", "", &w, &h, why, sizeof why) == NULL);
     CHECK(why[0] != '\0');
+}
+
+/* DOT edges carry the bytes per step of the tensor they move: LeNet's
+ * input 1x28x28 at batch 64 in fp32 is 784 x 64 x 4 = 200,704 B ("201
+ * kB"), conv1's 6x28x28 output 1,204,224 B ("1.2 MB"), fc3's 10 outputs
+ * 2,560 B ("2.56 kB"); at batch 1, 3,136 B ("3.14 kB") and fc3's 40 B.
+ * A .svg or .png name gets Graphviz's picture, not the text. */
+TEST(report_dot_edge_bytes)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("lenet", &g, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    char *t = report_dot_text(g, NULL, 64, 4);
+    CHECK(t != NULL);
+    if (t != NULL) {
+        CHECK(strstr(t, "n0 -> n1 [label=\"1x28x28\\n201 kB\"]") != NULL);
+        CHECK(strstr(t, "n1 -> n3 [label=\"6x28x28\\n1.2 MB\"]") != NULL);
+        CHECK(strstr(t, "n12 -> n13 [label=\"10\\n2.56 kB\"]") != NULL);
+        CHECK(strstr(t, "bytes per step at batch 64\"\n             + \"\\n(4-byte elements") !=
+              NULL);
+    }
+    dnp_free(t);
+    t = report_dot_text(g, NULL, 0, 0); /* no plan: batch 1, 4 bytes */
+    CHECK(t != NULL && strstr(t, "[label=\"1x28x28\\n3.14 kB\"]") != NULL);
+    CHECK(t != NULL && strstr(t, "[label=\"10\\n40 B\"]") != NULL);
+    dnp_free(t);
+    char dir[64], path[128];
+    scratch_new(dir);
+    snprintf(path, sizeof path, "%s/g.svg", dir);
+    CHECK_EQ_INT(report_dot_write(path, g, NULL, 8, 2, &err), DNP_OK);
+    FILE *f = fopen(path, "r");
+    char head[64] = "";
+    CHECK(f != NULL);
+    if (f != NULL) {
+        size_t n = fread(head, 1, sizeof head - 1, f);
+        head[n] = '\0';
+        fclose(f);
+    }
+    CHECK(strstr(head, "<?xml") != NULL || strstr(head, "<svg") != NULL);
+    remove(path);
+    scratch_done(dir);
+    dnp_graph_free(g);
+}
+
+/* The timeline's flows and memory panel, by hand: stage 1's forward 0-1 ms
+ * and its send 1-1.01 ms, stage 2's forward from 1.1 ms; flow 7 starts in
+ * the send and ends in stage 2's forward, so its arrow runs from the
+ * send's end (1.01 ms, row 1) to the forward's start (1.1 ms, row 2).
+ * Counters: stage 1's a100 1 GB at 0 and 2 GB at 1 ms, stage 2's v100
+ * 0.5 GB at 1.01 ms, one step line each in GB below the rows. */
+TEST(report_timeline_flows_memory_by_hand)
+{
+    const char *trace =
+        "{\"traceEvents\":["
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,"
+        "\"args\":{\"name\":\"stage 1: 6 layers\"}},"
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":2,\"tid\":0,"
+        "\"args\":{\"name\":\"stage 2: 6 layers\"}},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 forward, layers 1-6\",\"cat\":\"compute\","
+        "\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 activations\",\"cat\":\"comm\","
+        "\"pid\":1,\"tid\":2,\"ts\":1000,\"dur\":10},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 forward, layers 7-12\",\"cat\":\"compute\","
+        "\"pid\":2,\"tid\":1,\"ts\":1100,\"dur\":400},"
+        "{\"ph\":\"X\",\"name\":\"micro-batch 1 tensor-parallel fwd\",\"cat\":\"comm\","
+        "\"pid\":2,\"tid\":5,\"ts\":1500,\"dur\":100},"
+        "{\"ph\":\"f\",\"bp\":\"e\",\"id\":7,\"name\":\"m\",\"cat\":\"pipeline\","
+        "\"pid\":2,\"tid\":1,\"ts\":1300},"
+        "{\"ph\":\"s\",\"id\":7,\"name\":\"m\",\"cat\":\"pipeline\",\"pid\":1,\"tid\":2,"
+        "\"ts\":1005},"
+        "{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"ts\":0,\"args\":{\"a100\":1e9}},"
+        "{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"ts\":1000,\"args\":{\"a100\":2e9}},"
+        "{\"ph\":\"C\",\"name\":\"memory\",\"pid\":2,\"ts\":1010,\"args\":{\"v100\":5e8}}]}";
+    int w = 0, h = 0;
+    char why[200];
+    char *s = report_timeline_script(trace, "t", &w, &h, why, sizeof why);
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    /* rows: (1,1), (1,2), (2,1), (2,5); the memory panel 240 px */
+    CHECK_EQ_INT(h, 140 + 24 * 4 + 240);
+    CHECK(strstr(s, "set multiplot\n") != NULL && strstr(s, "unset multiplot\n") != NULL);
+    CHECK(strstr(s, "$flows << EOD\n1.01 1 0.09 1\nEOD\n") != NULL);
+    CHECK(strstr(s, "title 'pipeline message'") != NULL);
+    CHECK(strstr(s, "title 'tensor-parallel collectives'") != NULL);
+    CHECK(strstr(s, "1.55 3 0.05 0.38 14767961\n") != NULL); /* #e15759 */
+    CHECK(strstr(s, "$mem0 << EOD\n0 1\n1 2\nEOD\n") != NULL);
+    CHECK(strstr(s, "$mem1 << EOD\n1.01 0.5\nEOD\n") != NULL);
+    CHECK(strstr(s, "title 'stage 1, a100'") != NULL);
+    CHECK(strstr(s, "title 'stage 2, v100'") != NULL);
+    CHECK(strstr(s, "set ylabel 'memory per device (GB)'") != NULL);
+    dnp_free(s);
 }

@@ -212,8 +212,9 @@ static int parse(int argc, char **argv, int first, const cli_spec *spec, const c
 }
 
 /* The options that name a file a command writes. */
-static const char *const k_output_options[] = {"json", "trace", "plot", "dot", "output",
-                                               "strategy-json", NULL};
+static const char *const k_output_options[] = {"json",   "trace",         "plot",
+                                               "dot",    "output",        "strategy-json",
+                                               "timeline", NULL};
 
 /* No output option is given twice, and two outputs of one run never share a destination: `--json - --trace -`
  * would interleave two documents on standard output, and one path given

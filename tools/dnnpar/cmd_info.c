@@ -12,7 +12,8 @@ static const char help[] =
     "sample), parameters, multiply-accumulates per sample, and the forward,\n"
     "backward and weight-gradient FLOP of the batch (AccPar Table 6).\n"
     "Totals at the end.  The batch defaults to 1.  --dot FILE writes the graph in\n"
-    "Graphviz DOT (render with dot -Tpng FILE -o graph.png).\n"
+    "Graphviz DOT, edges labelled with their bytes per step at the batch in fp32\n"
+    "(FILE.svg or FILE.png: the picture, drawn by Graphviz's dot).\n"
     "--roofline DEVICE (a device preset or spec of one device type, e.g. a100 or\n"
     "custom(...)) prints instead, per layer, the training passes of the whole\n"
     "batch on one such device as the device model prices them: FLOP, bytes\n"
@@ -334,7 +335,9 @@ int cmd_info(int argc, char **argv)
     const char *dot = cli_get(&a, "dot");
     if (rc == 0 && dot != NULL) {
         dnp_error err = {0};
-        dnp_status st = dnp_dot_write(dot, g, NULL, &err);
+        /* the edges' bytes per step at the batch, in fp32 (info has no
+         * precision outside --roofline) */
+        dnp_status st = dnp_dot_write_batch(dot, g, NULL, batch, 4, &err);
         if (st != DNP_OK)
             cli_error("info", "%s", err.msg);
         rc = cli_exit_for(st);

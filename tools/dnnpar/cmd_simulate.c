@@ -9,8 +9,9 @@ static const char help[] =
     "usage: dnnpar simulate --strategy FILE [MODEL] [--cluster SPEC] [--batch B]\n"
     "                       [--skip-unknown] [--json FILE] [--trace FILE]\n"
     "                       [--plot FILE.png|FILE.svg] [--dot FILE] [--time-limit S]\n"
+    "                       [--timeline FILE.png|FILE.svg]\n"
     "       dnnpar simulate MODEL --cluster SPEC --batch B --config CFG [--json FILE]\n"
-    "                       [--trace FILE] [--plot FILE.png|FILE.svg]\n"
+    "                       [--trace FILE] [--plot|--timeline FILE.png|FILE.svg]\n"
     "                       [--precision P] [--cost-model M] [--optimizer O]\n"
     "                       [--memory-limit SIZE] [--no-overlap] [--no-stragglers]\n"
     "                       [--grad-dtype fp32] [--tp-across-nodes] [--time-limit S]\n"
@@ -27,6 +28,9 @@ static const char help[] =
     "Perfetto): one process per device class (with --config, per pipeline\n"
     "stage), one thread per stream.  --plot and --dot draw the strategy as\n"
     "plan does (any plan: PaSE's too, from plan --search pase --json).\n"
+    "--timeline FILE draws the simulated step from its trace: a row per device\n"
+    "class (or stage) and stream, a box per task, message arrows and the memory\n"
+    "per device below (docs/reports.md, \"Timelines\").\n"
     "--config CFG simulates a transformer (gpt, bert, llama from the zoo) under a\n"
     "Megatron-LM configuration instead, e.g. tp=8,pp=8,dp=1,microbatch=1,\n"
     "interleave=3,recompute=selective,seq_par=1 (docs/config3d.md); the\n"
@@ -62,8 +66,16 @@ static int run_config(const cli_args *a, const char *cfg_text, const char *model
         return EXIT_USAGE;
     }
     const char *plot = cli_get(a, "plot");
+    if (plot != NULL && cli_get(a, "timeline") != NULL) {
+        cli_error("simulate", "--plot and --timeline both draw the step's timeline under "
+                              "--config: give one");
+        return EXIT_USAGE;
+    }
+    if (plot == NULL)
+        plot = cli_get(a, "timeline");
     if (plot != NULL && dnp_plot_format(plot) < 0) {
-        cli_error("simulate", "--plot '%s': the file name must end in .png or .svg", plot);
+        cli_error("simulate", "--%s '%s': the file name must end in .png or .svg",
+                  cli_get(a, "plot") != NULL ? "plot" : "timeline", plot);
         return EXIT_USAGE;
     }
     dnp_config3d cfg;
@@ -151,6 +163,7 @@ int cmd_simulate(int argc, char **argv)
 {
     static const char *const valued[] = {"strategy", "cluster", "batch", "json", "trace",
                                          "config",   "plot",    "dot",   "grad-dtype",
+                                         "timeline",
                                          "time-limit", "megatron-version", CLI_PERF_VALUED,
                                          NULL};
     static const char *const flags[] = {"help", "skip-unknown", CLI_PERF_FLAGS,
@@ -166,6 +179,12 @@ int cmd_simulate(int argc, char **argv)
     }
     if (cli_get(&a, "config") != NULL)
         return simulate_config(&a, cli_get(&a, "config"));
+    const char *timeline = cli_get(&a, "timeline");
+    if (timeline != NULL && dnp_plot_format(timeline) < 0) {
+        cli_error("simulate", "--timeline '%s': the file name must end in .png or .svg",
+                  timeline);
+        return EXIT_USAGE;
+    }
     const char *path = cli_get(&a, "strategy");
     if (path == NULL || a.n_pos > 1) {
         cli_error("simulate", "expected --strategy FILE and at most one MODEL (see dnnpar "
@@ -296,6 +315,20 @@ int cmd_simulate(int argc, char **argv)
             dnp_status st = dnp_dot_write(dot, g, p, &derr);
             if (st != DNP_OK)
                 cli_error("simulate", "%s", derr.msg);
+            rc = cli_exit_for(st);
+        }
+        if (rc == 0 && timeline != NULL) {
+            /* the step's picture from its trace, as --config --plot draws */
+            char *text = dnp_plan_trace_json(p), *cspec = cli_cluster_spec(&cl), title[320];
+            snprintf(title, sizeof title, "%.60s on %.100s, batch %lld: one step, %s strategy",
+                     dnp_graph_name(g), cspec != NULL ? cspec : "?", batch, given);
+            dnp_error terr = {0};
+            dnp_status st = text == NULL ? DNP_ERR_NOMEM
+                                         : dnp_plot_trace(timeline, text, title, &terr);
+            if (st != DNP_OK)
+                cli_error("simulate", "%s", text == NULL ? "out of memory" : terr.msg);
+            dnp_free(text);
+            dnp_free(cspec);
             rc = cli_exit_for(st);
         }
         if (rc == 0 && (json == NULL || strcmp(json, "-") != 0) &&
