@@ -459,8 +459,11 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
 int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, dnp_graph **out)
 {
     int rc = cli_load_model(cmd, name, a, out);
-    if (rc != 0)
-        return rc;
+    return rc != 0 ? rc : cli_as_transformer(cmd, name, out);
+}
+
+int cli_as_transformer(const char *cmd, const char *name, dnp_graph **out)
+{
     dnp_transformer_match m;
     dnp_error err = {0};
     dnp_status st = dnp_graph_match_transformer(*out, &m, &err);

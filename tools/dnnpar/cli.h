@@ -183,6 +183,10 @@ int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_gra
  * Prints the error (not recognised, or not loadable); *out is NULL then.
  * Returns an exit status.  O(size of the model). */
 int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
+/* The same for a model already loaded into *out (named `name` in the
+ * note): *out is replaced (the old graph freed) when recognised, freed and
+ * NULL on an error.  Returns an exit status. */
+int cli_as_transformer(const char *cmd, const char *name, dnp_graph **out);
 /* Parse --cluster: a spec, or a cluster JSON file (*.json, or - for
  * standard input), then dnp_cluster_check (its network kinds); the error
  * in *err, nothing printed, *out written only on success.  O(spec). */

@@ -21,7 +21,7 @@ static const char plan_help[] =
     "time (docs/time-model.md).  --json FILE: the plan of any search\n"
     "(docs/formats.md \"Plan\"), which simulate --strategy FILE reads back.\n"
     "\n"
-    "  --search S     auto (default: 3d for a zoo transformer, else accpar; said\n"
+    "  --search S     auto (default: 3d for a transformer, else accpar; said\n"
     "                 first), accpar, dp, owt, hypar; pase, mcmc: PaSE's space\n"
     "                 (plan --search pase --help); 3d: the fastest Megatron-LM\n"
     "                 configuration (docs/config3d.md)\n"
@@ -115,6 +115,19 @@ static int auto_search(const char *cmd, plan_job *job)
 {
     const char *name = dnp_graph_name(job->g);
     int transformer = dnp_config3d_recognises(job->g);
+    /* a model file recognised as a transformer by its structure
+     * (dnp_graph_match_transformer): planned as the zoo transformer of its
+     * shape (cli_as_transformer says which) unless AccPar was asked for */
+    dnp_transformer_match m;
+    dnp_error merr = {0};
+    if (!transformer && job->accpar_only == NULL &&
+        dnp_graph_match_transformer(job->g, &m, &merr) == DNP_OK && !m.native) {
+        int rc = cli_as_transformer(cmd, job->source, &job->g);
+        if (rc != 0)
+            return rc;
+        transformer = 1;
+        name = job->source;
+    }
     if (job->only_3d != NULL && !transformer) {
         cli_error(cmd, "--%s applies to --search 3d (Megatron-LM configurations), and %s is not "
                        "a transformer the 3D search plans",
@@ -283,6 +296,10 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
     if ((rc = cli_load_model(cmd, a->pos[0], a, &job->g)) != 0)
         return rc;
     if (job->auto_pick && (rc = auto_search(cmd, job)) != 0)
+        return rc;
+    /* --search 3d on a model file: the zoo transformer of its shape */
+    if (!job->auto_pick && job->search_3d && !dnp_config3d_recognises(job->g) &&
+        (rc = cli_as_transformer(cmd, job->source, &job->g)) != 0)
         return rc;
     if (cli_get(a, "optimizer") == NULL) /* the model's (docs/model.md, "Default optimizer") */
         job->opt.optimizer = (dnp_optimizer)dnp_graph_default_optimizer(job->g);

@@ -89,7 +89,7 @@ static int run_config(const cli_args *a, const char *cfg_text, const char *model
     int rc;
     if ((rc = cli_load_cluster("simulate", spec_text, &cl)) != 0)
         return rc;
-    if ((rc = cli_load_model("simulate", model, a, &g)) != 0)
+    if ((rc = cli_load_transformer("simulate", model, a, &g)) != 0)
         return rc;
     dnp_plan_options opt = {.scheme = DNP_SCHEME_DP, .batch = batch,
                             .optimizer = DNP_OPTIM_ADAM};
