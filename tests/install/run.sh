@@ -61,6 +61,14 @@ got=$(bash -c 'source "$1"; COMP_WORDS=(dnnpar plan --se); COMP_CWORD=2; _dnnpar
                 echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/dnnpar")
 [ "$got" = "--search --seed
 export export-model export-cluster" ] || fail "bash completion gives '$got'"
+# values: an option's (from dnnpar --list-values) and a model in first place
+got=$(bash -c 'source "$1"; COMP_WORDS=(dnnpar plan gpt2 --search p); COMP_CWORD=4; _dnnpar
+                echo "${COMPREPLY[*]}"; COMP_WORDS=(dnnpar plan llama3); COMP_CWORD=2; _dnnpar
+                echo "${COMPREPLY[*]}"; COMP_WORDS=(dnnpar export x --format d); COMP_CWORD=4
+                _dnnpar; echo "${COMPREPLY[*]}"' _ "$prefix/share/bash-completion/completions/dnnpar")
+[ "$got" = "pase
+llama3-8b llama3-70b
+dtensor" ] || fail "bash completion of values gives '$got'"
 "$prefix/bin/dnnpar" --version | grep -q '^dnnpar 0.1.0$' || fail "installed binary"
 # The installed binary finds its installed executor (not the source tree's):
 # with no interpreter it gets as far as starting it.

@@ -446,6 +446,11 @@ int cli_write_text(const char *cmd, const char *path, const char *text)
     return cli_exit_for(st);
 }
 
+const char *const cli_precisions[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
+const char *const cli_searches[] = {"auto", "accpar", "dp", "owt", "hypar", "pase", "mcmc", "3d",
+                                    NULL};
+const char *const cli_export_formats[] = {"jax", "dtensor", "astra", "megatron", NULL};
+
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out)
 {
     dnp_error err = {0};
@@ -589,8 +594,7 @@ int cli_perf_options(const char *cmd, const cli_args *a, dnp_plan_options *opt)
     if ((s = cli_get(a, "precision")) != NULL) {
         int p = dnp_precision_from_name(s);
         if (p < 0 || p == DNP_PREC_DEFAULT) {
-            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
-            return cli_unknown_name(cmd, "precision", s, known);
+            return cli_unknown_name(cmd, "precision", s, cli_precisions);
         }
         opt->precision = (dnp_precision)p;
     }

@@ -172,6 +172,13 @@ int cli_write_trace(const char *cmd, const char *path, const dnp_plan *p);
  * the error; returns an exit status (1 when the write fails).  O(length). */
 int cli_write_text(const char *cmd, const char *path, const char *text);
 
+/* The values of --precision, plan's --search and export's --format, NULL
+ * ended: the parsers' "known" lists and `dnnpar --list-values` (shell
+ * completion) read these, so the two cannot drift. */
+extern const char *const cli_precisions[];
+extern const char *const cli_searches[];
+extern const char *const cli_export_formats[];
+
 /* Load a model by zoo name or file path (.onnx, .json, .txt); honours
  * --skip-unknown in `a` (may be NULL).  Prints the error.  Returns an exit
  * status. */

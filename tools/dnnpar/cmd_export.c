@@ -77,8 +77,7 @@ static int export_megatron(const cli_args *a, const char *out_path)
     if ((s = cli_get(a, "precision")) != NULL) {
         int pr = dnp_precision_from_name(s);
         if (pr < 0) {
-            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
-            return cli_unknown_name(cmd, "precision", s, known);
+            return cli_unknown_name(cmd, "precision", s, cli_precisions);
         }
         opt.precision = (dnp_precision)pr;
     }
@@ -219,7 +218,7 @@ int cmd_export(int argc, char **argv)
         }
     int fmt = dnp_export_from_name(s);
     if (fmt < 0) {
-        static const char *const known[] = {"jax", "dtensor", "astra", "megatron", NULL};
+        const char *const *known = cli_export_formats;
         rc = cli_unknown_name(cmd, "format", s, known);
         goto done;
     }

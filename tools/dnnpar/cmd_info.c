@@ -301,8 +301,7 @@ int cmd_info(int argc, char **argv)
     if (prec != NULL) {
         int pr = dnp_precision_from_name(prec);
         if (pr < 0 || pr == DNP_PREC_DEFAULT) {
-            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
-            return cli_unknown_name("info", "precision", prec, known);
+            return cli_unknown_name("info", "precision", prec, cli_precisions);
         }
         p = (dnp_precision)pr;
     }

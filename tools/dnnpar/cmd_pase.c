@@ -461,8 +461,7 @@ static int model_options(const char *cmd, const cli_args *a, dnp_pase_options *p
     if ((s = cli_get(a, "precision")) != NULL) {
         int p = dnp_precision_from_name(s);
         if (p < 0) {
-            static const char *const known[] = {"fp32", "tf32", "fp16", "bf16", "amp", NULL};
-            return cli_unknown_name(cmd, "precision", s, known);
+            return cli_unknown_name(cmd, "precision", s, cli_precisions);
         }
         po->precision = (dnp_precision)p;
     }

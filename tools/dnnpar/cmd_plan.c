@@ -210,9 +210,7 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
             }
         }
         if (sc < 0) {
-            static const char *const known[] = {"auto", "accpar", "dp", "owt", "hypar",
-                                                "pase", "mcmc",   "3d", NULL};
-            return cli_unknown_name(cmd, "search", s, known);
+            return cli_unknown_name(cmd, "search", s, cli_searches);
         }
         job->opt.scheme = (dnp_scheme)sc;
     }

@@ -142,6 +142,38 @@ static int finish_stdout(int rc)
     return rc;
 }
 
+/* The hidden --list-values: one line per option that takes a known value,
+ * "NAME<TAB>value value ...", for scripts/gen-completion.sh: model (the zoo),
+ * cluster (node and device presets), search, precision, format,
+ * cost-model.  The lists are the parsers' own (cli_searches, ...) and the
+ * library's tables. */
+static void list_values(void)
+{
+    printf("model\t");
+    for (int i = 0; i < dnp_zoo_count(); i++)
+        printf("%s%s", i ? " " : "", dnp_zoo_name(i));
+    printf("\ncluster\t");
+    for (int i = 0; i < dnp_node_preset_count(); i++)
+        printf("%s%s", i ? " " : "", dnp_node_preset_at(i)->node);
+    for (int i = 0; i < dnp_device_preset_count(); i++)
+        printf(" %s", dnp_device_preset_at(i)->name);
+    static const struct {
+        const char *name;
+        const char *const *values;
+    } lists[] = {{"search", cli_searches},
+                 {"precision", cli_precisions},
+                 {"format", cli_export_formats}};
+    for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++) {
+        printf("\n%s\t", lists[k].name);
+        for (int i = 0; lists[k].values[i] != NULL; i++)
+            printf("%s%s", i ? " " : "", lists[k].values[i]);
+    }
+    printf("\ncost-model\t");
+    for (int m = 0; m < DNP_COST_COUNT; m++)
+        printf("%s%s", m ? " " : "", dnp_cost_model_name((dnp_cost_model)m));
+    printf("\n");
+}
+
 static int run(int argc, char **argv)
 {
     if (argc < 2) {
@@ -165,6 +197,10 @@ static int run(int argc, char **argv)
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("dnnpar %s\n", DNP_VERSION);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--list-values") == 0) { /* hidden: for completion generators */
+        list_values();
         return EXIT_OK;
     }
     if (strcmp(cmd, "--list-commands") == 0) { /* hidden: for generators */
