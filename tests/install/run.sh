@@ -26,7 +26,10 @@ done
 [ "$(readlink "$prefix/lib/libdnnpar.so")" = libdnnpar.so.0.1 ] || fail "libdnnpar.so link"
 # before 1.0 the soname carries major.minor (docs/library.md "Versions")
 objdump -p "$prefix/lib/libdnnpar.so.0.1.0" | grep -q 'SONAME *libdnnpar.so.0.1$' || fail "soname"
-[ "$(ls "$prefix/include")" = dnnpar.h ] || fail "only the public header is installed"
+# the public headers only: the umbrella dnnpar.h and every include/dnnpar/*.h (docs/library.md)
+[ "$(ls "$prefix/include" | tr '\n' ' ')" = "dnnpar dnnpar.h " ] || fail "only the public headers are installed"
+[ "$(ls "$prefix/include/dnnpar")" = "$(ls include/dnnpar)" ] ||
+    fail "include/dnnpar/ installed holds $(ls "$prefix/include/dnnpar" | tr '\n' ' ')"
 cmp -s LICENSE "$prefix/share/doc/dnnpar/LICENSE" || fail "share/doc/dnnpar/LICENSE is not the LICENSE"
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
