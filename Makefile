@@ -75,7 +75,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share
 
 .PHONY: all run test bench clean deps format install install-test-build uninstall shared FORCE \
-        alloc-check valgrind fuzz fuzz-deps
+        alloc-check valgrind fuzz fuzz-deps print-warn
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -335,6 +335,10 @@ run: deps all
 bench: all $(B)/libdnnpar-internal.a
 	@bash bench/run.sh
 
+
+# The warning flags, for tests/headers.sh (every public header compiled on its own).
+print-warn:
+	@echo '$(WARN)'
 
 # Slow (minutes): not part of make test.
 valgrind: deps all
