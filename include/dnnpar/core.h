@@ -83,8 +83,10 @@ void dnp_set_allocator(const dnp_allocator *a);
 
 /* malloc/calloc/realloc/free/strdup through the hook.  A size of 0
  * allocates one byte, so NULL always means failure; dnp_calloc and
- * dnp_realloc_array check count x size for overflow (NULL).  Every pointer
- * the library hands to the caller to free is freed with dnp_free. */
+ * dnp_realloc_array check count x size for overflow (NULL).  Every block
+ * the library hands to the caller to free - a text, an array - is freed
+ * with dnp_free, never free(); an object (a graph, a plan, ...) with its own
+ * dnp_X_free. */
 void *dnp_malloc(size_t size_bytes);
 void *dnp_calloc(size_t count, size_t size_bytes);
 void *dnp_realloc(void *ptr, size_t size_bytes);

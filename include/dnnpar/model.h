@@ -257,7 +257,7 @@ dnp_status dnp_graph_check_batch(const dnp_graph *g, int64_t batch, dnp_error *e
 /* ------------------------------------------------------------------ */
 
 /* Build built-in model `name` (case-insensitive, e.g. "vgg19", "resnet50").
- * On success *out owns a new graph.  O(size of model). */
+ * On success *out owns a new graph (dnp_graph_free).  O(size of model). */
 dnp_status dnp_zoo_build(const char *name, dnp_graph **out, dnp_error *err);
 /* Number of zoo models and the i-th canonical name. */
 int dnp_zoo_count(void);
@@ -266,7 +266,9 @@ const char *dnp_zoo_name(int i);
 const char *dnp_zoo_description(int i);
 
 /* Load the AccPar authors' layer text format (num_layers N, then per layer
- * "<name> CONV|FC" followed by key/value lines).  Errors name file:line. */
+ * "<name> CONV|FC" followed by key/value lines).  Errors name file:line.
+ * On success *out owns a new graph (dnp_graph_free), as with every loader
+ * below. */
 dnp_status dnp_load_accpar_text(const char *path, dnp_graph **out, dnp_error *err);
 /* The same from memory: `len_bytes` bytes at `data` (need not be
  * NUL-terminated), `name` standing for the file in the graph's name and in
@@ -307,7 +309,8 @@ char *dnp_model_to_json(const dnp_graph *g);
  * recognised by content: JSON if its first non-blank byte is '{' (dnnpar
  * model JSON, docs/formats.md), ONNX if its first byte is not text, else by
  * extension (.onnx, .json) or the AccPar layer text format.  An unknown
- * name's error suggests the nearest zoo name.  O(size of the model). */
+ * name's error suggests the nearest zoo name.  On success *out owns a new
+ * graph (dnp_graph_free).  O(size of the model). */
 dnp_status dnp_model_load(const char *name_or_path, dnp_graph **out, dnp_error *err);
 dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options *opt,
                                dnp_graph **out, dnp_error *err);

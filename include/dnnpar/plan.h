@@ -219,9 +219,10 @@ dnp_status dnp_strategy_source(const dnp_strategy *s, const char *strategy_path,
 /* Evaluate strategy s (instead of searching) for g on c with opt's batch;
  * opt->levels is ignored (the strategy's levels are used) and opt->scheme
  * only names the plan.  Every op of g must have a decision at every level
- * the strategy covers.  opt's time limit bounds the lowering and
- * simulation (DNP_ERR_INPUT past it, as dnp_plan_run).  O(tree nodes x
- * ops) plus the lowering, O(classes x (ops + levels x edges)). */
+ * the strategy covers.  On success *out owns the plan (dnp_plan_free).
+ * opt's time limit bounds the lowering and simulation (DNP_ERR_INPUT past
+ * it, as dnp_plan_run).  O(tree nodes x ops) plus the lowering, O(classes x
+ * (ops + levels x edges)). */
 dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
                                  const dnp_plan_options *opt, const dnp_strategy *s,
                                  dnp_plan **out, dnp_error *err);
