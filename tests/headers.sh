@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.."
 cc=${1:-cc}
-warn=$(make --no-print-directory -s print-warn) || { echo "headers: 0 passed, 1 failed"; exit 1; }
+warn=$(MAKEFLAGS= MFLAGS= MAKELEVEL= make --no-print-directory -s print-warn) || { echo "headers: 0 passed, 1 failed"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 passed=0
 failed=0
