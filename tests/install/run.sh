@@ -35,6 +35,10 @@ cmp -s LICENSE "$prefix/share/doc/dnnpar/LICENSE" || fail "share/doc/dnnpar/LICE
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 san=$(tr ' ' '\n' < "$bdir/flags" | grep '^-fsanitize' | tr '\n' ' ')
 [ "$(pkg-config --modversion dnnpar)" = 0.1.0 ] || fail "pkg-config --modversion"
+# a sub-header alone, as installed: its own includes are its siblings in dnnpar/
+# shellcheck disable=SC2046
+printf '#include <dnnpar/pase.h>\n' | cc -std=c11 -Wall -Werror $(pkg-config --cflags dnnpar) \
+    -fsyntax-only -x c - 2>"$tmp/err" || { cat "$tmp/err"; fail "<dnnpar/pase.h> alone"; }
 static_libs=$(pkg-config --libs --static dnnpar)
 for l in -ldnnpar -ljansson -lprotobuf-c -lm; do
     case " $static_libs " in *" $l "*) ;;
