@@ -9,8 +9,8 @@
 #                 run each for N seconds (default 60) over its corpus; FUZZ_TIMEOUT=S
 #                 (default 10) is libFuzzer's per-input limit in wall seconds
 #   make install  PREFIX=/usr/local (DESTDIR honoured): binary, static and shared
-#                 library, header, pkg-config file, man page, shell completion,
-#                 the torch executor (share/dnnpar/python)
+#                 library, headers (dnnpar.h, dnnpar/*.h), pkg-config file, man
+#                 page, shell completion, the torch executor (share/dnnpar/python)
 #   make uninstall  removes what make install put there
 
 CC      ?= cc
@@ -38,7 +38,8 @@ DEPFLAGS := -MMD -MP
 B  ?= build
 TB ?= build-test
 
-# Only what include/dnnpar.h declares is exported (its visibility pragma);
+# Only what the public headers declare (include/dnnpar.h and include/dnnpar/*.h,
+# their visibility pragmas) is exported;
 # every other library symbol is hidden (docs/library.md).
 VIS_FLAGS  := -fvisibility=hidden
 REL_FLAGS  := -O2 -g $(VIS_FLAGS)
@@ -63,7 +64,7 @@ FUZZ_LIB_FLAGS := -O1 -g -fno-omit-frame-pointer $(VIS_FLAGS) \
 # Installation (GNU conventions).  The soname carries the part of the
 # version that changes the ABI: the major from 1.0 on, major.minor before
 # (0.x minors may change the API; docs/library.md "Versions").
-VERSION  := $(shell sed -n 's/^\#define DNP_VERSION "\(.*\)"/\1/p' include/dnnpar.h)
+VERSION  := $(shell sed -n 's/^\#define DNP_VERSION "\(.*\)"/\1/p' include/dnnpar/core.h)
 SOMAJOR  := $(if $(filter 0,$(word 1,$(subst ., ,$(VERSION)))),$(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION))),$(word 1,$(subst ., ,$(VERSION))))
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -74,7 +75,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DATADIR  ?= $(PREFIX)/share
 
 .PHONY: all run test bench clean deps format install install-test-build uninstall shared FORCE \
-        alloc-check valgrind fuzz fuzz-deps
+        alloc-check valgrind fuzz fuzz-deps print-warn
 
 all: $(B)/dnnpar $(B)/libdnnpar.a
 
@@ -208,7 +209,7 @@ $(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_com
 	@mkdir -p $(dir $@)
 	bash scripts/gen-completion.sh zsh $< > $@.tmp && mv $@.tmp $@
 
-%/dnnpar.pc: dnnpar.pc.in include/dnnpar.h
+%/dnnpar.pc: dnnpar.pc.in include/dnnpar/core.h
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
@@ -218,6 +219,10 @@ $(TB)/fuzz_replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_com
 TORCH_PY := $(sort $(wildcard python/dnnpar_torch/*.py))
 # The machine profiler of `dnnpar profile` (docs/device-model.md), beside it.
 PROFILE_PY := $(sort $(wildcard python/dnnpar_profile/*.py))
+
+# The public API: include/dnnpar.h, the umbrella, includes these (docs/library.md,
+# "Headers"); all are installed, the sub-headers to INCDIR/dnnpar/.
+SUB_HEADERS := $(sort $(wildcard include/dnnpar/*.h))
 
 # What one build directory ($(1)) installs.
 INSTALL_FILES = $(1)/dnnpar $(1)/libdnnpar.a $(1)/libdnnpar.so.$(VERSION) $(1)/dnnpar.1 \
@@ -237,6 +242,8 @@ define install_from
 	ln -sf libdnnpar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(SOMAJOR)
 	ln -sf libdnnpar.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdnnpar.so
 	install -m 644 include/dnnpar.h $(DESTDIR)$(INCDIR)/dnnpar.h
+	install -d $(DESTDIR)$(INCDIR)/dnnpar
+	install -m 644 $(SUB_HEADERS) $(DESTDIR)$(INCDIR)/dnnpar/
 	install -m 644 $(1)/dnnpar.pc $(DESTDIR)$(LIBDIR)/pkgconfig/dnnpar.pc
 	install -m 644 $(1)/dnnpar.1 $(DESTDIR)$(MANDIR)/man1/dnnpar.1
 	install -m 644 $(1)/completion/dnnpar.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar
@@ -260,11 +267,13 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/dnnpar $(DESTDIR)$(LIBDIR)/libdnnpar.a \
 	    $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdnnpar.so.$(SOMAJOR) \
 	    $(DESTDIR)$(LIBDIR)/libdnnpar.so $(DESTDIR)$(INCDIR)/dnnpar.h \
+	    $(SUB_HEADERS:include/%=$(DESTDIR)$(INCDIR)/%) \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/dnnpar.pc $(DESTDIR)$(MANDIR)/man1/dnnpar.1 \
 	    $(DESTDIR)$(DATADIR)/bash-completion/completions/dnnpar \
 	    $(DESTDIR)$(DATADIR)/zsh/site-functions/_dnnpar
 	rm -rf $(DESTDIR)$(DATADIR)/dnnpar/python
 	rm -f $(DESTDIR)$(DATADIR)/doc/dnnpar/LICENSE
+	-rmdir $(DESTDIR)$(INCDIR)/dnnpar 2>/dev/null
 	-rmdir $(DESTDIR)$(DATADIR)/doc/dnnpar 2>/dev/null
 
 # The release build (make run's) is built too: -O2 enables warnings
@@ -326,6 +335,10 @@ run: deps all
 bench: all $(B)/libdnnpar-internal.a
 	@bash bench/run.sh
 
+
+# The warning flags, for tests/headers.sh (every public header compiled on its own).
+print-warn:
+	@echo '$(WARN)'
 
 # Slow (minutes): not part of make test.
 valgrind: deps all

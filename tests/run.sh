@@ -3,7 +3,8 @@
 # (tests/determinism.sh), the torch executor test (tests/torch/run.sh), the machine profile
 # (tests/profile/run.sh), the ASTRA-sim run
 # (tests/astra/run.sh, skipped without ASTRA_SIM_BIN), the exit statuses (tests/exitcodes.sh),
-# the include layers of src/ (tests/layering.sh), the golden widths (tests/width.sh), the
+# the include and call layers of src/ (tests/layering.sh), the public headers
+# (tests/headers.sh), the golden widths (tests/width.sh), the
 # standalone check (tests/standalone.sh), the install test (tests/install/run.sh), the
 # docs checks (tests/docs/check.sh) and the units (tests/units.sh) of build directory $1 and ends with one
 # line "N passed, N failed" over all of them.
@@ -97,11 +98,15 @@ else echo "FAIL check thin-cli: the CLI includes internal headers (use dnnpar.h;
 lap source-checks
 suite standalone bash tests/standalone.sh
 
-# Layers (tests/layering.sh): no include from a folder of src/ to a higher
-# one or across one layer (no exception).
-suite layering bash tests/layering.sh
-
 rel_dir=${2:-build}
+# Layers (tests/layering.sh): no include from a folder of src/ to a higher
+# one or across one layer, and no call from an object of the release build
+# (make all, a prerequisite of make test) to a higher layer's (no exception).
+suite layering bash tests/layering.sh "$rel_dir"
+# The public headers (tests/headers.sh): each compiles on its own with the
+# Makefile's warnings, states its ownership rule, and dnnpar.h includes it.
+suite headers bash tests/headers.sh
+
 # Exported symbols (issue 10): the release static library (make all, a
 # prerequisite of make test) and the test build's shared library export
 # only dnp_ names, the API of include/dnnpar.h (docs/library.md); the CLI,

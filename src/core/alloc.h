@@ -2,7 +2,7 @@
 #ifndef DNP_CORE_ALLOC_H
 #define DNP_CORE_ALLOC_H
 
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <protobuf-c/protobuf-c.h>
 

@@ -1,5 +1,5 @@
 /* error.c - the error record every fallible call fills. */
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* fmt.c - number formatting shared by the text reports (dnnpar.h, "Text
  * formatting"). */
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <string.h>
 

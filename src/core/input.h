@@ -5,7 +5,7 @@
 #ifndef DNP_CORE_INPUT_H
 #define DNP_CORE_INPUT_H
 
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <stddef.h>
 

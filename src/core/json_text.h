@@ -2,7 +2,7 @@
 #ifndef DNP_CORE_JSON_TEXT_H
 #define DNP_CORE_JSON_TEXT_H
 
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <jansson.h>
 

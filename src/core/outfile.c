@@ -2,7 +2,7 @@
  * regular files, in-place writes to devices, FIFOs and through symbolic
  * links, the umask honoured, every write, flush, close and rename checked
  * (contract and cases in dnnpar.h, "Output files"; docs/cli.md). */
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
 #ifndef DNP_CORE_RBUF_H
 #define DNP_CORE_RBUF_H
 
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* suggest.c - nearest-name suggestions for error messages ("did you mean"). */
-#include "dnnpar.h"
+#include "dnnpar/core.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  * that parses back to the identical double, so parse(format(c)) == c for
  * every cluster produced by dnp_cluster_parse.
  */
-#include "dnnpar.h"
+#include "dnnpar/cluster.h"
 
 #include <errno.h>
 #include <math.h>

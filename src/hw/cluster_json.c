@@ -3,7 +3,7 @@
  * Figures are stored in SI units (FLOP/s, bytes, bytes/s) and written
  * with 17 significant digits, so a cluster round-trips exactly.
  */
-#include "dnnpar.h"
+#include "dnnpar/cluster.h"
 #include "core/alloc.h"
 #include "core/input.h"
 

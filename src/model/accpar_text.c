@@ -18,7 +18,7 @@
  * Every error names file:line.  The whole file is read into memory (at most
  * MAX_FILE_BYTES) and parsed in one pass: O(file size).
  */
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 #include "core/input.h"
 
 #include <ctype.h>

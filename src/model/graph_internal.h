@@ -2,7 +2,7 @@
 #ifndef DNP_GRAPH_INTERNAL_H
 #define DNP_GRAPH_INTERNAL_H
 
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 
 /* Hash-table slots examined by every name lookup on g so far (appends
  * and dnp_graph_find), so a test can check the lookup stays O(1)

@@ -17,7 +17,7 @@
 #ifndef DNP_GRAPH_NAMED_H
 #define DNP_GRAPH_NAMED_H
 
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 
 /* 1 for the kinds only named tensors have (einsum, lstm, stack, select). */
 int graph_named_kind(dnp_op_kind k);

@@ -24,7 +24,7 @@
 #ifndef DNNPAR_ITER_SPACE_H
 #define DNNPAR_ITER_SPACE_H
 
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 
 #include <stdint.h>
 

@@ -4,7 +4,7 @@
  * reading back gives an identical graph, so any model the tool can load
  * (zoo, ONNX, AccPar text) can be saved, edited and fed back.
  */
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 #include "core/alloc.h"
 #include "core/input.h"
 #include "model/graph_named.h"

@@ -20,7 +20,7 @@
  * weights (PyTorch shares one tensor among the copies of a Transformer
  * layer), but each use is a separate trainable tensor of the model.
  */
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 #include "core/input.h"
 #include "core/alloc.h"
 #include "core/checked.h"

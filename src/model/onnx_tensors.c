@@ -1,5 +1,5 @@
 /* onnx_tensors.c - the importer's tensor table (see onnx_tensors.h). */
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 #include "model/onnx_tensors.h"
 
 #include <stdlib.h>

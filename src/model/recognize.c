@@ -16,7 +16,7 @@
  * Ownership: g is only read; the zoo graph built for the parameter check
  * is freed here.  Includes model/ headers only.
  */
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 #include "model/zoo_transformer.h"
 
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef DNNPAR_ZOO_H
 #define DNNPAR_ZOO_H
 
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 
 typedef struct {
     const char *name;        /* canonical lower-case name, unique across the zoo */

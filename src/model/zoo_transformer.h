@@ -5,7 +5,7 @@
 #ifndef DNNPAR_ZOO_TRANSFORMER_H
 #define DNNPAR_ZOO_TRANSFORMER_H
 
-#include "dnnpar.h"
+#include "dnnpar/model.h"
 
 typedef enum { TF_GPT = 0, TF_BERT = 1, TF_LLAMA = 2 } tf_family;
 

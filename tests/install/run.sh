@@ -26,12 +26,19 @@ done
 [ "$(readlink "$prefix/lib/libdnnpar.so")" = libdnnpar.so.0.1 ] || fail "libdnnpar.so link"
 # before 1.0 the soname carries major.minor (docs/library.md "Versions")
 objdump -p "$prefix/lib/libdnnpar.so.0.1.0" | grep -q 'SONAME *libdnnpar.so.0.1$' || fail "soname"
-[ "$(ls "$prefix/include")" = dnnpar.h ] || fail "only the public header is installed"
+# the public headers only: the umbrella dnnpar.h and every include/dnnpar/*.h (docs/library.md)
+[ "$(ls "$prefix/include" | tr '\n' ' ')" = "dnnpar dnnpar.h " ] || fail "only the public headers are installed"
+[ "$(ls "$prefix/include/dnnpar")" = "$(ls include/dnnpar)" ] ||
+    fail "include/dnnpar/ installed holds $(ls "$prefix/include/dnnpar" | tr '\n' ' ')"
 cmp -s LICENSE "$prefix/share/doc/dnnpar/LICENSE" || fail "share/doc/dnnpar/LICENSE is not the LICENSE"
 
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 san=$(tr ' ' '\n' < "$bdir/flags" | grep '^-fsanitize' | tr '\n' ' ')
 [ "$(pkg-config --modversion dnnpar)" = 0.1.0 ] || fail "pkg-config --modversion"
+# a sub-header alone, as installed: its own includes are its siblings in dnnpar/
+# shellcheck disable=SC2046
+printf '#include <dnnpar/pase.h>\n' | cc -std=c11 -Wall -Werror $(pkg-config --cflags dnnpar) \
+    -fsyntax-only -x c - 2>"$tmp/err" || { cat "$tmp/err"; fail "<dnnpar/pase.h> alone"; }
 static_libs=$(pkg-config --libs --static dnnpar)
 for l in -ldnnpar -ljansson -lprotobuf-c -lm; do
     case " $static_libs " in *" $l "*) ;;

@@ -154,8 +154,9 @@ typedef struct {
 } sf_sublayer_run;
 
 /* The sublayers of layer l in phase ph (which must match the layer's kind:
- * conv phases for CONV layers).  *runs is malloc'ed (dnp_free()); runs of
- * equal sublayers are merged.  O(number of sublayers). */
+ * conv phases for CONV layers).  *runs comes from the allocator hook (free
+ * it with dnp_free); runs of equal sublayers are merged.  O(number of
+ * sublayers). */
 dnp_status sf_layer_sublayers(const sf_layer *l, sf_phase ph, const sf_platform *p,
                               sf_sublayer_run **runs, int *n_runs, dnp_error *err);
 
