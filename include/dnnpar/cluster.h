@@ -59,7 +59,8 @@ typedef enum {
 
 /* A node's network beyond its two tiers' figures, as data (docs/cluster.md,
  * "Network kinds"): a kind name and named numbers that src/topo interprets
- * (topo/network.c: "rail", a rail-optimised fat tree; "torus", the node's
+ * (topo/network.c: "rail", a rail-optimised fat tree; "fattree", a
+ * leaf-spine fat tree with whole nodes under each leaf; "torus", the node's
  * devices on an x x y torus).  src/hw parses, compares, prints and reads it
  * from JSON without interpreting it, so a new kind needs no change there:
  * spec keys net=KIND and net.NAME=NUMBER, each number stored as written
