@@ -2,7 +2,8 @@
  * dnnpar/config3d.h - Megatron-LM configurations (tensor x pipeline x data
  * parallelism): checks, the step simulator, the 3D search over configurations
  * and layouts, the mixed-cluster baselines, Megatron-LM's arguments
- * (src/sim/config3d.c, docs/config3d.md).
+ * (src/sim/config3d.c; the search in src/search/config3d_search.c;
+ * docs/config3d.md).
  *
  * Part of libdnnpar's public API: include <dnnpar.h>, which includes each
  * header under dnnpar/, or this header alone (it includes what it needs).  Its

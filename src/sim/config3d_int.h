@@ -1,6 +1,7 @@
 /*
  * config3d_int.h - the step of a Megatron-LM configuration shared by the
- * simulator (config3d.c) and the search (config3d_search.c): per device
+ * simulator (config3d.c) and the search (src/search/config3d_search.c,
+ * which declares its own internals in search/config3d_search.h): per device
  * type layer costs, per stage memory, the lower bound and the schedule
  * (docs/config3d.md).
  */
@@ -170,29 +171,6 @@ int c3_balance(const c3_ctx *x, int *layers);
  * simulating, O(pp) otherwise. */
 dnp_status c3_eval(const c3_ctx *x, const int *layers, int simulate, double *bound_s,
                    dnp_config3d_result *out, char **trace_json, dnp_error *err);
-
-/* A floor under c3_eval's lower bound on the step of every configuration
- * of tp x pp x dp devices of cl with `interleave` chunks per rank, recompute
- * rc, m micro-batches per replica and any layers per stage summing to L
- * (even with interleave > 1), whatever its overlaps, ZeRO stage and links:
- * its busiest stage's forward and backward kernel time with recompute,
- * from the cost-cache entry ce of its (tp, sequence parallelism,
- * micro-batch) alone (seconds; 0 when ce is not valid).  The search
- * weighs a configuration (c3_prepare, c3_eval) only while its floor is
- * below the best step found (config3d_search.c explains why this is exact;
- * docs/config3d.md "Search").  O(pp x types). */
-double c3_compute_floor_s(const dnp_cluster *cl, const c3_cache *ce, int L, int tp, int pp,
-                          int dp, int interleave, dnp_recompute rc, int64_t m);
-
-/* dnp_config3d_search without its compute floor (config3d_search.c): every
- * configuration enumerated is weighed (layers, memory, bound) before the
- * branch and bound, as the search did before the floor; for the unit
- * tests that check the floor changes no result.  Same contract and
- * results; stats->weighed is stats->candidates. */
-dnp_status c3_search_unpruned(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
-                              const dnp_plan_options *opt, dnp_config3d *best,
-                              dnp_config3d_result *best_res, dnp_config3d_stats *stats,
-                              dnp_error *err);
 
 /* The overlaps of communication with compute (config3d.c, docs/config3d.md
  * "Schedules and overlaps"), exposed for the unit tests; times in seconds.

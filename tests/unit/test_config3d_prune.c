@@ -6,7 +6,7 @@
 #include "test.h"
 
 #include "dnnpar.h"
-#include "sim/config3d_int.h"
+#include "search/config3d_search.h"
 
 #include <math.h>
 #include <string.h>

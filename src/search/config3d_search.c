@@ -4,7 +4,7 @@
  * (docs/config3d.md, "Search"), and the baselines a mixed cluster is
  * compared with (docs/config3d.md, "Mixed clusters").
  */
-#include "sim/config3d_int.h"
+#include "search/config3d_search.h"
 #include "core/clock.h"
 
 #include <math.h>
