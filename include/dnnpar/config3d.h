@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "plan.h"
+#include "report.h" /* dnp_export_format */
 
 /* Default visibility for what this header declares (core.h). */
 #if defined(__GNUC__)
@@ -194,6 +195,20 @@ dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64
 dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
                               const dnp_plan_options *opt, const dnp_config3d *cfg, char **out,
                               dnp_error *err);
+
+/* A Megatron-LM configuration cfg of zoo transformer g (dnp_config3d_*,
+ * above) on cluster c at global `batch` as sharding specs on
+ * named mesh axes ("data", "model") per pipeline stage: f is
+ * DNP_EXPORT_JAX (PartitionSpecs) or DNP_EXPORT_DTENSOR (placements), one
+ * entry per op with its stage and what tensor parallelism splits, as the
+ * simulator reads the configuration (docs/reports.md, "Exports of a
+ * Megatron-LM configuration").  On success *out owns a NUL-terminated
+ * text (dnp_free).  DNP_ERR_INPUT for another format or a graph that is
+ * not a zoo transformer; DNP_ERR_NOMEM.  O(ops). */
+dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
+                                    const dnp_cluster *c, int64_t batch,
+                                    dnp_precision precision, const dnp_config3d *cfg,
+                                    char **out, dnp_error *err);
 
 /* The configuration cfg of zoo transformer g at global `batch` as
  * Megatron-LM command-line arguments (pretrain_gpt.py; pretrain_bert.py

@@ -247,38 +247,52 @@ static const char *n_of(const dnp_op *op)
     return op->name;
 }
 
-/* Shares of op `op` on one of t tensor-parallel ranks (Shoeybi et al.
- * section 3): column-parallel GEMMs split their output, row-parallel ones
- * their input, attention splits its heads, the MLP's point-wise ops their
- * features; layer norms, residual adds and positions are replicated, or
- * split over the sequence with sequence parallelism (Korthikanti section
- * 4.2.2).  Returns 0 for ops that cost nothing (views). */
+c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par)
+{
+    const char *n = op->name;
+    if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT)
+        return C3_TP_SKIP;
+    if (op->kind == DNP_OP_FC) {
+        if (ends_with(n, ".qkv") || ends_with(n, ".fc1") || ends_with(n, ".gate") ||
+            ends_with(n, ".up") || strcmp(n, "lm_head") == 0)
+            return C3_TP_COLUMN;
+        if (ends_with(n, ".attn.out") || ends_with(n, ".fc2") || ends_with(n, ".down"))
+            return C3_TP_ROW;
+        return seq_par ? C3_TP_SEQUENCE : C3_TP_NONE; /* the pooler: with the rest */
+    }
+    if (op->kind == DNP_OP_EMBEDDING || strcmp(n, "lm_head.tied") == 0)
+        return C3_TP_VOCAB;
+    if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
+        (op->kind == DNP_OP_DROPOUT && op->out_rank == 3)) /* on the attention probabilities */
+        return C3_TP_HEADS;
+    if (op->kind == DNP_OP_ELTWISE && strstr(n, ".mlp.") != NULL)
+        return C3_TP_FEATURES;
+    return seq_par ? C3_TP_SEQUENCE : C3_TP_NONE;
+}
+
+/* Shares of op `op` on one of t tensor-parallel ranks by its role
+ * (c3_tp_role_of): column-parallel GEMMs split their output, row-parallel
+ * ones their input, the rest what their role names (fb).  Returns 0 for
+ * ops that cost nothing (views). */
 static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *fi, double *fo)
 {
     double inv = 1.0 / t;
     *fb = *fi = *fo = 1.0;
-    const char *n = op->name;
-    if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT)
+    switch (c3_tp_role_of(op, seq_par)) {
+    case C3_TP_SKIP:
         return 0;
-    if (op->kind == DNP_OP_FC) {
-        if (ends_with(n, ".qkv") || ends_with(n, ".fc1") || ends_with(n, ".gate") ||
-            ends_with(n, ".up") || strcmp(n, "lm_head") == 0)
-            *fo = inv;
-        else if (ends_with(n, ".attn.out") || ends_with(n, ".fc2") || ends_with(n, ".down"))
-            *fi = inv;
-        else if (seq_par)
-            *fb = inv; /* the pooler: sequence-split with the rest */
-        return 1;
-    }
-    if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
-        (op->kind == DNP_OP_DROPOUT && op->out_rank == 3) || /* on the attention probabilities */
-        (op->kind == DNP_OP_ELTWISE && strstr(n, ".mlp.") != NULL) ||
-        op->kind == DNP_OP_EMBEDDING) {
-        *fb = inv; /* heads, features or the vocabulary split t ways */
-        return 1;
-    }
-    if (seq_par)
+    case C3_TP_COLUMN:
+        *fo = inv;
+        break;
+    case C3_TP_ROW:
+        *fi = inv;
+        break;
+    case C3_TP_NONE:
+        break;
+    default: /* heads, features, vocabulary or sequence split t ways */
         *fb = inv;
+        break;
+    }
     return 1;
 }
 

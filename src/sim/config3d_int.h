@@ -22,6 +22,26 @@ typedef struct {
     int flash;                           /* 1: the attention core is one fused kernel */
 } c3_shape;
 
+/* What tensor parallelism does to an op of a zoo transformer (Shoeybi et
+ * al. section 3; Korthikanti section 4.2.2 for the sequence): column- and
+ * row-parallel GEMMs (qkv, fc1, gate, up, an untied lm_head; attn.out,
+ * fc2, down), attention ops split by heads, the MLP's point-wise ops by
+ * features, the embedding table and tied logits by the vocabulary, and
+ * everything else replicated or, with sequence parallelism, split over the
+ * sequence; views cost nothing.  The simulator's shares and the sharding
+ * exports both read it.  O(name length). */
+typedef enum {
+    C3_TP_SKIP = 0, /* a view (reshape) or the input */
+    C3_TP_NONE,     /* replicated */
+    C3_TP_COLUMN,   /* output features split */
+    C3_TP_ROW,      /* input features split; the output a partial sum */
+    C3_TP_HEADS,    /* attention heads split */
+    C3_TP_FEATURES, /* the MLP's features split */
+    C3_TP_VOCAB,    /* the vocabulary split (embedding table, logits) */
+    C3_TP_SEQUENCE  /* the sequence split (sequence parallelism) */
+} c3_tp_role;
+c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par);
+
 /* Read g's shape into *t.  Returns 0 (t zeroed but for layers) if g is
  * not a zoo transformer (no layer0.add2, embed.tokens, attention scores,
  * key projection or MLP).  O(layers). */

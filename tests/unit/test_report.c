@@ -597,3 +597,65 @@ TEST(report_export_onnx_models)
     CHECK_EQ_INT(system(cmd), 0);
     rmdir(dir);
 }
+
+/* dnp_config3d_export_text (src/report/sharding3d.c): Megatron-LM's
+ * tensor parallelism (Shoeybi et al. section 3) on ("data", "model"), by
+ * hand for a two-layer GPT at tp 2, pp 2, dp 2 with sequence parallelism:
+ * the qkv kernel (in, out) split on its output, the attention output's
+ * on its input, heads split in the scores, the norm's output split over
+ * the sequence, the vocabulary-parallel table; layer 1 on stage 1; DTensor's
+ * nn.Linear weight (out, in) the other way round. */
+TEST(report_config3d_sharding_by_hand)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("gpt(hidden=64,heads=4,layers=2,seq=16,vocab=128)", &g, &err),
+                 DNP_OK);
+    dnp_cluster cl;
+    CHECK_EQ_INT(dnp_cluster_parse("8xa100", &cl, &err), DNP_OK);
+    dnp_config3d cfg;
+    CHECK_EQ_INT(dnp_config3d_parse("tp=2,pp=2,dp=2,microbatch=2,seq_par=1", &cfg, &err), DNP_OK);
+    char *jax = NULL, *dt = NULL;
+    CHECK_EQ_INT(dnp_config3d_export_text(DNP_EXPORT_JAX, g, &cl, 16, DNP_PREC_DEFAULT, &cfg,
+                                          &jax, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_export_text(DNP_EXPORT_DTENSOR, g, &cl, 16, DNP_PREC_DEFAULT, &cfg,
+                                          &dt, &err),
+                 DNP_OK);
+    static const char *const want_jax[] = {
+        "MESH_SHAPE = (2, 2)",
+        "\"layer0.attn.qkv\": {  # fc, column-parallel: output features over model; stage 0\n"
+        "        \"input\": P(\"data\", None, None),\n"
+        "        \"weight\": P(None, \"model\"),\n"
+        "        \"output\": P(\"data\", None, \"model\"),",
+        "\"layer0.attn.out\": {  # fc, row-parallel: input features over model, output reduced; "
+        "stage 0\n"
+        "        \"input\": P(\"data\", None, \"model\"),\n"
+        "        \"weight\": P(\"model\", None),\n"
+        "        \"output\": P(\"data\", \"model\", None),",
+        "\"layer0.attn.scores\": {  # matmul, heads over model; stage 0\n"
+        "        \"output\": P(\"data\", \"model\", None, None),",
+        "\"layer1.ln1\": {  # layernorm, sequence over model (sequence parallelism); stage 1\n"
+        "        \"weight\": P(None),\n"
+        "        \"output\": P(\"data\", \"model\", None),",
+        "\"embed.tokens\": {  # embedding, vocabulary over model; stage 0\n"
+        "        \"input\": P(\"data\", None),\n"
+        "        \"weight\": P(\"model\", None),"};
+    for (size_t i = 0; jax != NULL && i < sizeof want_jax / sizeof want_jax[0]; i++) {
+        if (strstr(jax, want_jax[i]) == NULL)
+            printf("  missing: %s\n", want_jax[i]);
+        CHECK(strstr(jax, want_jax[i]) != NULL);
+    }
+    CHECK(dt != NULL && strstr(dt, "\"layer0.attn.qkv\": {  # fc, column-parallel: output "
+                                   "features over model; stage 0\n"
+                                   "        \"input\": (Shard(0), Replicate()),\n"
+                                   "        \"weight\": (Replicate(), Shard(0)),") != NULL);
+    /* a format a configuration does not export as */
+    char *none = NULL;
+    CHECK_EQ_INT(dnp_config3d_export_text(DNP_EXPORT_ASTRA, g, &cl, 16, DNP_PREC_DEFAULT, &cfg,
+                                          &none, &err),
+                 DNP_ERR_INPUT);
+    dnp_free(jax);
+    dnp_free(dt);
+    dnp_graph_free(g);
+}

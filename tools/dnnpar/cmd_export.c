@@ -23,25 +23,29 @@ static const char help[] =
     "  astra    an ASTRA-sim 1.0 text workload: per layer the forward, input-\n"
     "           gradient and weight-gradient compute time (ns) and collective\n"
     "           (type and bytes)\n"
-    "  megatron Megatron-LM arguments for a zoo transformer (gpt, bert, llama):\n"
-    "           the configuration given by --config, else the fastest that\n"
-    "           plan --search 3d finds (docs/config3d.md)\n"
+    "  megatron Megatron-LM arguments for a transformer (gpt, bert, llama, or a\n"
+    "           file recognised as one): the configuration given by --config or\n"
+    "           a plan file of plan --search 3d (--strategy), else the fastest\n"
+    "           that plan --search 3d finds (docs/config3d.md)\n"
+    "jax and dtensor of a transformer export that Megatron-LM configuration\n"
+    "instead, on mesh axes (\"data\", \"model\") per pipeline stage, unless\n"
+    "--search, --levels or a tree plan file asks for the tree plan.\n"
     "\n"
     "Comments in the output say what the notation cannot express: a level whose\n"
     "ratio is not 1/2, halves that decide differently, unequal halves.  A plan\n"
     "that does not fit in memory is refused with plan's (simulate's) message.\n"
     "\n"
     "  --format F     jax, dtensor, astra or megatron (required)\n"
-    "  --config CFG   megatron: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
+    "  --config CFG   a configuration: tp=..,pp=..,dp=..,microbatch=..,interleave=..,\n"
     "                 recompute=..,seq_par=.. (default: the --search 3d result)\n"
-    "  --precision P  megatron: fp16, bf16, ... (default: the device's dtype)\n"
+    "  --precision P  a configuration's: fp16, bf16, ... (default: the device's)\n"
     "  --tp-across-nodes  megatron: tensor-parallel groups may span nodes (default:\n"
     "                 inside a node; bare devices are one per node)\n"
     "  --megatron-version V  megatron: current (default) or legacy (core_r0.9):\n"
     "                 the interleaved schedule's micro-batch rule\n"
     "  --search S     accpar (default), dp, owt or hypar\n"
-    "  --strategy FILE  export this plan (plan --json, or plan --search pase\n"
-    "                 --strategy-json) instead of searching\n"
+    "  --strategy FILE  export this plan (plan --json, any search) instead of\n"
+    "                 searching\n"
     "  --levels H     levels searched (default: all the cluster supports)\n"
     "  --batch B      mini-batch (default 512)\n"
     "  --skip-unknown ONNX: treat unknown operators as free element-wise ops\n"
@@ -57,9 +61,12 @@ static const char help[] =
     "  dnnpar export gpt3-175b --cluster 8xdgx-a100-80g --batch 64 --format megatron\n"
     "  dnnpar export vgg19 --cluster 128xtpu-v2+128xtpu-v3 --format astra --batch 512\n";
 
-/* --format megatron: a given or searched Megatron-LM configuration as
- * Megatron-LM arguments. */
-static int export_megatron(const cli_args *a, const char *out_path)
+/* A given or searched Megatron-LM configuration as Megatron-LM arguments
+ * (fmt < 0, --format megatron) or as JAX / DTensor sharding on ("data",
+ * "model") mesh axes (fmt DNP_EXPORT_JAX, DNP_EXPORT_DTENSOR).  The
+ * configuration: `cfg_text` when given (a plan file's), else --config, else
+ * the 3D search's fastest. */
+static int export_3d(const cli_args *a, const char *out_path, int fmt, const char *cfg_text)
 {
     const char *cmd = "export", *s;
     long long batch = 512;
@@ -94,7 +101,7 @@ static int export_megatron(const cli_args *a, const char *out_path)
     dnp_config3d_stats stats;
     dnp_error err = {0};
     dnp_status st;
-    if ((s = cli_get(a, "config")) != NULL) {
+    if ((s = cfg_text != NULL ? cfg_text : cli_get(a, "config")) != NULL) {
         st = dnp_config3d_parse(s, &cfg, &err);
         if (st == DNP_OK)
             st = dnp_config3d_simulate(g, &cl, batch, &opt, &cfg, &res, &err);
@@ -108,8 +115,10 @@ static int export_megatron(const cli_args *a, const char *out_path)
     }
     char *text = NULL;
     if (st == DNP_OK)
-        st = dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err);
-    if (st == DNP_OK && cli_get(a, "config") == NULL &&
+        st = fmt < 0 ? dnp_megatron_args(g, &cl, batch, opt.precision, &cfg, &text, &err)
+                     : dnp_config3d_export_text((dnp_export_format)fmt, g, &cl, batch,
+                                                opt.precision, &cfg, &text, &err);
+    if (st == DNP_OK && cli_get(a, "config") == NULL && cfg_text == NULL &&
         (stats.idle_devices > 0 || stats.time_limit_hit)) {
         /* the layout left whole device types out, or the search was cut at
          * the time limit: say so in the file */
@@ -193,6 +202,74 @@ int cmd_export(int argc, char **argv)
         cli_error(cmd, "--format is required: jax, dtensor, astra or megatron");
         goto done;
     }
+    /* a plan file holding a Megatron-LM configuration (plan --search 3d
+     * --json): exported as that configuration in any of the formats but
+     * astra */
+    char *file_cfg = NULL;
+    if (cli_get(&a, "strategy") != NULL && strcmp(s, "astra") != 0) {
+        dnp_strategy *sg = NULL;
+        dnp_error serr = {0};
+        if (dnp_strategy_read(cli_get(&a, "strategy"), &sg, &serr) != DNP_OK) {
+            cli_error(cmd, "%s", serr.msg);
+            rc = cli_exit_for(serr.status);
+            goto done;
+        }
+        const char *t3 = dnp_strategy_config3d_text(sg);
+        if (t3 != NULL) {
+            static const char *const tree_opts[] = {"search", "levels", "config", NULL};
+            for (int k = 0; tree_opts[k] != NULL; k++)
+                if (cli_get(&a, tree_opts[k]) != NULL) {
+                    cli_error(cmd, "--strategy %s holds a Megatron-LM configuration: no --%s "
+                                   "with it",
+                              cli_get(&a, "strategy"), tree_opts[k]);
+                    dnp_strategy_free(sg);
+                    goto done;
+                }
+            size_t n = strlen(t3) + 1;
+            file_cfg = dnp_malloc(n);
+            if (file_cfg != NULL)
+                memcpy(file_cfg, t3, n);
+        }
+        dnp_strategy_free(sg);
+        if (t3 != NULL) {
+            if (file_cfg == NULL) {
+                cli_error(cmd, "out of memory");
+                rc = EXIT_RUNTIME;
+                goto done;
+            }
+            int f3 = strcmp(s, "megatron") == 0 ? -1 : dnp_export_from_name(s);
+            if (f3 == -1 && strcmp(s, "megatron") != 0) {
+                dnp_free(file_cfg);
+                rc = cli_unknown_name(cmd, "format", s, cli_export_formats);
+                goto done;
+            }
+            rc = export_3d(&a, out_path, f3, file_cfg);
+            dnp_free(file_cfg);
+            goto done;
+        }
+    }
+    /* jax and dtensor of a transformer (a zoo one, or a file recognised by
+     * its structure) or with --config: the Megatron-LM configuration on
+     * named mesh axes, unless a tree option asks for AccPar's plan */
+    if ((strcmp(s, "jax") == 0 || strcmp(s, "dtensor") == 0) &&
+        cli_get(&a, "search") == NULL && cli_get(&a, "levels") == NULL &&
+        cli_get(&a, "strategy") == NULL) {
+        int three_d = cli_get(&a, "config") != NULL;
+        if (!three_d) {
+            dnp_graph *m = NULL;
+            if ((rc = cli_load_model(cmd, a.pos[0], &a, &m)) != 0)
+                goto done;
+            dnp_transformer_match tm;
+            dnp_error merr = {0};
+            three_d = dnp_config3d_recognises(m) ||
+                      dnp_graph_match_transformer(m, &tm, &merr) == DNP_OK;
+            dnp_graph_free(m);
+        }
+        if (three_d) {
+            rc = export_3d(&a, out_path, dnp_export_from_name(s), NULL);
+            goto done;
+        }
+    }
     /* an option the format does not read is refused, never ignored */
     if (strcmp(s, "megatron") == 0) {
         static const char *const tree_only[] = {"strategy", "search", "levels", NULL};
@@ -200,19 +277,21 @@ int cmd_export(int argc, char **argv)
             if (cli_get(&a, tree_only[k]) != NULL) {
                 cli_error(cmd, "--%s applies to the jax, dtensor and astra exports (a tree "
                                "plan); --format megatron exports a Megatron-LM configuration: "
-                               "give it with --config",
+                               "give it with --config or a plan file of plan --search 3d "
+                               "(--strategy)",
                           tree_only[k]);
                 goto done;
             }
-        rc = export_megatron(&a, out_path);
+        rc = export_3d(&a, out_path, -1, NULL);
         goto done;
     }
     static const char *const megatron_only[] = {"config", "precision", "tp-across-nodes",
                                                 "megatron-version", NULL};
     for (int k = 0; megatron_only[k] != NULL; k++)
         if (cli_get(&a, megatron_only[k]) != NULL || cli_flag(&a, megatron_only[k])) {
-            cli_error(cmd, "--%s applies to --format megatron; the jax, dtensor and astra "
-                           "exports take a tree plan (--search, --levels or --strategy)",
+            cli_error(cmd, "--%s applies to a Megatron-LM configuration (--format megatron, or "
+                           "jax and dtensor of a transformer); a tree plan (--search, --levels "
+                           "or --strategy, or --format astra) does not read it",
                       megatron_only[k]);
             goto done;
         }

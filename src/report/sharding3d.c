@@ -1,0 +1,273 @@
+/*
+ * sharding3d.c - a Megatron-LM configuration (tp x pp x dp) as JAX
+ * PartitionSpecs or PyTorch DTensor placements on named mesh axes
+ * ("data", "model"), one entry per op of the transformer
+ * (dnp_config3d_export_text in dnnpar/config3d.h; docs/reports.md
+ * "Exports of a Megatron-LM configuration").
+ *
+ * What each op's tensors hold follows the simulator's own reading of the
+ * configuration (c3_tp_role_of, sim/config3d_int.h): Shoeybi et al. 2019,
+ * section 3 (column- and row-parallel GEMMs, attention split by heads,
+ * the vocabulary-parallel embedding) and Korthikanti et al. 2022, section
+ * 4.2.2 (sequence parallelism: the norms, dropouts and residuals split
+ * over the sequence).  Pipeline stages are not a sharding: each op is
+ * listed with its stage, and each stage is its own dp x tp mesh.
+ *
+ * Ownership: the returned text is the caller's (dnp_free); g, c and cfg
+ * are only read.
+ */
+#include "dnnpar.h"
+#include "core/rbuf.h"
+#include "report/report.h"
+#include "sim/config3d_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The stage of layer l (0-based) under cfg: its own counts, or L / (pp v)
+ * layers per chunk with chunk c on stage c mod pp (Megatron-LM's
+ * interleaved assignment, Narayanan et al. 2021 section 2.2). */
+static int stage_of_layer(const dnp_config3d *cfg, int L, int l)
+{
+    if (cfg->n_stage_layers > 0) {
+        int acc = 0;
+        for (int s = 0; s < cfg->n_stage_layers; s++) {
+            acc += cfg->stage_layers[s];
+            if (l < acc)
+                return s;
+        }
+        return cfg->n_stage_layers - 1;
+    }
+    int v = cfg->interleave > 0 ? cfg->interleave : 1;
+    int per_chunk = L / (cfg->pp * v);
+    if (per_chunk < 1)
+        per_chunk = 1;
+    return (l / per_chunk) % cfg->pp;
+}
+
+/* The layer an op belongs to ("layer<l>."), -1 before the layers (the
+ * embedding), L after them (final norm, head). */
+static int layer_of(const dnp_op *op, int seen_layers, int L)
+{
+    int l = -1;
+    if (sscanf(op->name, "layer%d.", &l) == 1 && l >= 0 && l < L)
+        return l;
+    return seen_layers ? L : -1;
+}
+
+/* One spec: JAX P(...) or DTensor placements over (data, model) for a
+ * tensor of `rank` dims whose dim `batch_dim` is split over data (-1:
+ * none) and dim `model_dim` over model (-1: none). */
+static void spec(rbuf *b, int jax, int rank, int batch_dim, int model_dim)
+{
+    if (jax) {
+        rbuf_puts(b, "P(");
+        for (int d = 0; d < rank; d++)
+            rbuf_printf(b, "%s%s", d ? ", " : "",
+                        d == batch_dim ? "\"data\"" : d == model_dim ? "\"model\"" : "None");
+        rbuf_puts(b, ")");
+        return;
+    }
+    /* DTensor: one placement per mesh dim (data, model) */
+    rbuf_puts(b, "(");
+    if (batch_dim >= 0)
+        rbuf_printf(b, "Shard(%d)", batch_dim);
+    else
+        rbuf_puts(b, "Replicate()");
+    rbuf_puts(b, ", ");
+    if (model_dim >= 0)
+        rbuf_printf(b, "Shard(%d)", model_dim);
+    else
+        rbuf_puts(b, "Replicate()");
+    rbuf_puts(b, ")");
+}
+
+static const char *role_text(c3_tp_role r)
+{
+    switch (r) {
+    case C3_TP_COLUMN:
+        return "column-parallel: output features over model";
+    case C3_TP_ROW:
+        return "row-parallel: input features over model, output reduced";
+    case C3_TP_HEADS:
+        return "heads over model";
+    case C3_TP_FEATURES:
+        return "features over model";
+    case C3_TP_VOCAB:
+        return "vocabulary over model";
+    case C3_TP_SEQUENCE:
+        return "sequence over model (sequence parallelism)";
+    default:
+        return "replicated over model";
+    }
+}
+
+/* The activation layout (N, S, F) as the op's neighbours see it: with
+ * sequence parallelism split over the sequence, else replicated. */
+static void act(rbuf *b, int jax, int seq_par)
+{
+    spec(b, jax, 3, 0, seq_par ? 1 : -1);
+}
+
+dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
+                                    const dnp_cluster *c, int64_t batch,
+                                    dnp_precision precision, const dnp_config3d *cfg,
+                                    char **out, dnp_error *err)
+{
+    *out = NULL;
+    c3_shape t;
+    if (f != DNP_EXPORT_JAX && f != DNP_EXPORT_DTENSOR) {
+        dnp_error_set(err, DNP_ERR_INPUT, "a Megatron-LM configuration exports as jax, dtensor "
+                                          "or megatron, not %s",
+                      dnp_export_name(f));
+        return DNP_ERR_INPUT;
+    }
+    if (!c3_shape_of(g, &t)) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "'%s' is not a transformer the Megatron-LM path plans",
+                      dnp_graph_name(g));
+        return DNP_ERR_INPUT;
+    }
+    const int jax = f == DNP_EXPORT_JAX, sp = cfg->seq_par != 0, L = t.layers;
+    char *spec_text = dnp_cluster_spec(c);
+    char cfg_text[256];
+    dnp_config3d_format(cfg, cfg_text, sizeof cfg_text);
+    rbuf b;
+    rbuf_init(&b);
+    if (jax)
+        rbuf_printf(&b, "# dnnpar %s export: JAX PartitionSpec of every tensor of a Megatron-LM "
+                        "configuration\n# Target: JAX >= 0.4.1 (jax.sharding.Mesh, "
+                        "PartitionSpec; use with NamedSharding or pjit).\n",
+                    DNP_VERSION);
+    else
+        rbuf_printf(&b, "# dnnpar %s export: PyTorch DTensor placements of every tensor of a "
+                        "Megatron-LM configuration\n# Target: PyTorch >= 2.4 "
+                        "(torch.distributed.tensor: Shard, Replicate; init_device_mesh).\n",
+                    DNP_VERSION);
+    rbuf_puts(&b, "# model ");
+    rbuf_put_escaped(&b, dnp_graph_name(g), ESC_TEXT);
+    rbuf_printf(&b, ", batch %lld, cluster %s, precision %s\n", (long long)batch,
+                spec_text != NULL ? spec_text : "?", dnp_precision_name(precision));
+    dnp_free(spec_text);
+    rbuf_printf(&b, "# configuration %s\n#\n", cfg_text);
+    rbuf_printf(&b,
+                "# Mesh: (\"data\", \"model\") = (%d, %d) per pipeline stage; ranks in Megatron-LM's "
+                "order,\n# tensor fastest, then data, then pipeline: stage s holds ranks "
+                "[s x %d, (s + 1) x %d).\n",
+                cfg->dp, cfg->tp, cfg->dp * cfg->tp, cfg->dp * cfg->tp);
+    if (cfg->pp > 1)
+        rbuf_printf(&b,
+                    "# Pipeline: %d stages%s; a stage is a schedule, not a sharding: each op below "
+                    "names its\n# stage and runs on that stage's mesh (1F1B%s as simulated: "
+                    "the pipeline runner is the\n# framework's, e.g. torch.distributed.pipelining; "
+                    "JAX has none built in).\n",
+                    cfg->pp, cfg->interleave > 1 ? " of interleaved chunks" : "",
+                    cfg->interleave > 1 ? ", interleaved" : "");
+    rbuf_puts(&b, "# Tensor layouts: activations (N, S, F); attention (N, heads, S, S|head_dim); "
+                  "token ids (N, S);\n");
+    if (jax)
+        rbuf_puts(&b, "#   dense kernel (in, out) as flax.linen.Dense; embedding table (vocab, "
+                      "dim).\n");
+    else
+        rbuf_puts(&b, "#   nn.Linear weight (out, in); nn.Embedding weight (vocab, dim).\n");
+    rbuf_puts(&b, "# Weights are replicated over \"data\", their gradients summed over it");
+    if (cfg->zero >= 1)
+        rbuf_printf(&b, ";\n# ZeRO-%d shards the optimizer state%s over it", cfg->zero,
+                    cfg->zero >= 2 ? cfg->zero >= 3 ? ", gradients and weights"
+                                                    : " and gradients"
+                                   : "");
+    rbuf_puts(&b, ".\n# A row-parallel output is a partial sum until its all-reduce");
+    if (sp)
+        rbuf_puts(&b, " (with sequence parallelism a\n# reduce-scatter over the sequence; the "
+                      "column-parallel input is all-gathered from it)");
+    rbuf_puts(&b, "; the spec\n# is the tensor after it, as the next op reads it.\n#\n");
+    if (jax)
+        rbuf_printf(&b, "from jax.sharding import PartitionSpec as P\n\nMESH_AXES = (\"data\", "
+                        "\"model\")\nMESH_SHAPE = (%d, %d)\n# mesh = jax.sharding.Mesh(numpy.array("
+                        "stage_devices).reshape(MESH_SHAPE), MESH_AXES)\n\nSPECS = {\n",
+                    cfg->dp, cfg->tp);
+    else
+        rbuf_printf(&b, "from torch.distributed.tensor import Replicate, Shard\n\nMESH_DIM_NAMES "
+                        "= (\"data\", \"model\")\nMESH_SHAPE = (%d, %d)\n# mesh = torch."
+                        "distributed.device_mesh.init_device_mesh(\"cuda\", MESH_SHAPE, "
+                        "mesh_dim_names=MESH_DIM_NAMES)\n\nPLACEMENTS = {\n",
+                    cfg->dp, cfg->tp);
+    int seen_layers = 0;
+    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        c3_tp_role r = c3_tp_role_of(op, sp);
+        if (r == C3_TP_SKIP)
+            continue;
+        int l = layer_of(op, seen_layers, L);
+        seen_layers |= l >= 0;
+        int stage = l < 0 ? 0 : l >= L ? cfg->pp - 1 : stage_of_layer(cfg, L, l);
+        rbuf_puts(&b, "    \"");
+        rbuf_put_escaped(&b, op->name, ESC_PYTHON);
+        rbuf_printf(&b, "\": {  # %s, %s; stage %d\n", dnp_op_kind_name(op->kind),
+                    role_text(r), stage);
+        const int wdim_out = jax ? 1 : 0, wdim_in = jax ? 0 : 1; /* kernel (in, out) | (out, in) */
+        switch (r) {
+        case C3_TP_COLUMN:
+            rbuf_puts(&b, "        \"input\": ");
+            spec(&b, jax, 3, 0, -1);
+            rbuf_puts(&b, ",\n        \"weight\": ");
+            spec(&b, jax, 2, -1, wdim_out);
+            rbuf_puts(&b, ",\n        \"output\": ");
+            spec(&b, jax, 3, 0, 2);
+            break;
+        case C3_TP_ROW:
+            rbuf_puts(&b, "        \"input\": ");
+            spec(&b, jax, 3, 0, 2);
+            rbuf_puts(&b, ",\n        \"weight\": ");
+            spec(&b, jax, 2, -1, wdim_in);
+            rbuf_puts(&b, ",\n        \"output\": ");
+            act(&b, jax, sp);
+            break;
+        case C3_TP_HEADS:
+            rbuf_puts(&b, "        \"output\": ");
+            spec(&b, jax, 4, 0, 1);
+            break;
+        case C3_TP_FEATURES:
+            rbuf_puts(&b, "        \"output\": ");
+            spec(&b, jax, 3, 0, 2);
+            break;
+        case C3_TP_VOCAB:
+            if (op->kind == DNP_OP_EMBEDDING) {
+                rbuf_puts(&b, "        \"input\": ");
+                spec(&b, jax, 2, 0, -1);
+                rbuf_puts(&b, ",\n        \"weight\": ");
+                spec(&b, jax, 2, -1, 0);
+                rbuf_puts(&b, ",\n        \"output\": ");
+                act(&b, jax, sp);
+            } else { /* the logits against the tied table */
+                rbuf_puts(&b, "        \"output\": ");
+                spec(&b, jax, 3, 0, 2);
+            }
+            break;
+        default: /* replicated or sequence-split with its neighbours */
+            if (op->kind == DNP_OP_FC || op->kind == DNP_OP_LAYERNORM ||
+                op->param_elems > 0) {
+                /* a table (learned positions, token types) or a vector (a norm's
+                 * scale and shift, a bias) */
+                int wrank = op->kind == DNP_OP_FC || op->param_elems > 2 * op->out.c ? 2 : 1;
+                rbuf_puts(&b, "        \"weight\": ");
+                spec(&b, jax, wrank, -1, -1);
+                rbuf_puts(&b, ",\n");
+            }
+            rbuf_puts(&b, "        \"output\": ");
+            if (op->out.h == 1 && op->out.c > 0 && op->kind == DNP_OP_FC)
+                spec(&b, jax, 2, 0, -1); /* the pooler: one token */
+            else
+                act(&b, jax, r == C3_TP_SEQUENCE);
+            break;
+        }
+        rbuf_puts(&b, ",\n    },\n");
+    }
+    rbuf_puts(&b, "}\n");
+    *out = rbuf_take(&b);
+    if (*out == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the sharding export");
+        return DNP_ERR_NOMEM;
+    }
+    return DNP_OK;
+}

@@ -1,0 +1,1 @@
+dnnpar export gpt2 --cluster 1xdgx-a100 --batch 64 --format jax --config tp=2,pp=2,dp=2,microbatch=4,seq_par=1 | head -n 70 && dnnpar export gpt2 --cluster 1xdgx-a100 --batch 64 --format jax --config tp=2,pp=2,dp=2,microbatch=4,seq_par=1 | grep -A 4 -E '"(layer6.ln1|lm_head.tied)"'
