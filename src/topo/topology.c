@@ -232,6 +232,19 @@ static void acc_leaf_nodes(const dnp_cluster *c, span_acc *a, int t, int64_t fir
 {
     acc_type_info(c, a, t);
     int64_t per_leaf = a->info_per_leaf;
+    if (per_leaf == INT64_MAX) { /* not a fattree: the type's nodes are one leaf */
+        if (!a->leaf_open || a->leaf_type != t || a->leaf_idx != 0) {
+            acc_close_leaf(a);
+            a->leaf_open = 1;
+            a->leaf_type = t;
+            a->leaf_idx = 0;
+            a->leaf_nodes = 0;
+            a->leaf_oversub = a->info_oversub;
+            a->leaves++;
+        }
+        a->leaf_nodes += n;
+        return;
+    }
     while (n > 0) {
         int64_t leaf = first / per_leaf, take = per_leaf - first % per_leaf;
         take = take < n ? take : n;
@@ -468,6 +481,12 @@ void topo_p2p(const dnp_cluster *c, int64_t a, int64_t b, dnp_comm_group *out)
     unsigned types = (1u << ta) | (1u << tb);
     if (na == nb) {
         fill(c, types, 1, 2, 0, NULL, out);
+        return;
+    }
+    /* no network kind on either end (the common case, on the simulator's
+     * every message): no leaves to count */
+    if (c->types[ta].net.kind[0] == '\0' && c->types[tb].net.kind[0] == '\0') {
+        fill(c, types, 2, 1, la != lb, NULL, out);
         return;
     }
     /* the two ends' leaves: a group of two nodes (each leaf holds one of
