@@ -29,6 +29,23 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                       cfg->gpipe ? "GPipe schedule" : "ZeRO-2/3 option in this export");
         return DNP_ERR_INPUT;
     }
+    /* the precision simulated: the default is each device type's dtype
+     * (perf_rates_get); Megatron-LM takes one for every rank, so a cluster
+     * whose types differ trains in fp16 if any type has no bf16 (V100,
+     * T4), as a stack would launch it */
+    const int given = precision != DNP_PREC_DEFAULT;
+    if (!given) {
+        int any_fp16 = 0, all_bf16 = c->n_types > 0, any_16 = 0;
+        for (int k = 0; k < c->n_types; k++) {
+            const char *d = c->types[k].dtype;
+            int bf = strcmp(d, "bfloat16") == 0 || strcmp(d, "bf16") == 0;
+            int f16 = strcmp(d, "fp16") == 0 || strcmp(d, "float16") == 0;
+            any_fp16 |= f16;
+            any_16 |= bf || f16;
+            all_bf16 &= bf;
+        }
+        precision = all_bf16 ? DNP_PREC_BF16 : any_fp16 || any_16 ? DNP_PREC_FP16 : DNP_PREC_FP32;
+    }
     char *spec = dnp_cluster_spec(c);
     if (spec == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the Megatron-LM arguments");
@@ -49,6 +66,31 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                 cfg->tp, cfg->pp, cfg->dp, (long long)cfg->tp * cfg->pp * cfg->dp);
     rbuf_printf(&b, "# the tokenizer sets the vocabulary (%lld in this model)\n",
                 (long long)t.vocab);
+    rbuf_printf(&b, "# precision %s%s\n", dnp_precision_name(precision),
+                given ? " (--precision)"
+                      : " (the devices' dtype, as simulated; --precision to choose)");
+    /* the launcher: torchrun on every host, one process per device
+     * (PyTorch's torchrun options; Megatron-LM's examples launch so) */
+    int64_t q = 0;
+    int same_q = 1;
+    for (int k = 0; k < c->n_types; k++) {
+        int64_t qk = c->types[k].devices_per_node > 1 ? c->types[k].devices_per_node : 1;
+        same_q &= k == 0 || qk == q;
+        q = k == 0 ? qk : q;
+    }
+    const int64_t devices = (int64_t)cfg->tp * cfg->pp * cfg->dp;
+    if (same_q && q > 0)
+        rbuf_printf(&b, "# launch on every host (the lines below that are not comments are "
+                        "ARGS):\n#   torchrun --nnodes %lld --nproc-per-node %lld --node-rank "
+                        "$NODE_RANK \\\n#     --master-addr $MASTER_ADDR --master-port 6000 %s "
+                        "ARGS\n",
+                    (long long)((devices + q - 1) / q), (long long)q,
+                    t.bert ? "pretrain_bert.py" : "pretrain_gpt.py");
+    else
+        rbuf_printf(&b, "# launch: torchrun on every host with --nproc-per-node its devices "
+                        "(the types' hosts differ), --nnodes the hosts, then %s and these "
+                        "arguments\n",
+                    t.bert ? "pretrain_bert.py" : "pretrain_gpt.py");
     if (c->n_types > 1) {
         /* ranks go to hosts in the launcher's order; stage s holds ranks
          * [s tp dp, (s + 1) tp dp) (docs/config3d.md, "Mixed clusters") */
@@ -136,6 +178,8 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
         rbuf_puts(&b, "--fp16\n");
     else if (precision == DNP_PREC_BF16)
         rbuf_puts(&b, "--bf16\n");
+    /* without --fp16/--bf16 Megatron-LM trains in fp32 (fp32 or tf32 as
+     * simulated: nothing to add) */
     char *text = rbuf_take(&b);
     if (text == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the Megatron-LM arguments");
