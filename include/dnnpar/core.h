@@ -184,6 +184,13 @@ const char *dnp_time_unit(double max_s, double *per_s);
  * O(length). */
 void dnp_fmt_wrap(FILE *f, int col, int max_cols, const char *cont, const char *text);
 
+/* The monotonic wall clock in seconds (CLOCK_MONOTONIC): what
+ * dnp_plan_options.time_limit_from_s and dnp_pase_run_options'
+ * time_limit_from_s are readings of.  A command reads it once at its start
+ * and gives every call that reading with its --time-limit, so one deadline
+ * bounds the whole command.  O(1). */
+double dnp_clock_s(void);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

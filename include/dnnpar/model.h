@@ -150,6 +150,17 @@ void dnp_graph_free(dnp_graph *g);
 void dnp_graph_set_note(dnp_graph *g, const char *note);
 const char *dnp_graph_name(const dnp_graph *g);
 const char *dnp_graph_note(const dnp_graph *g);
+/* The optimizer whose update and state a step prices (docs/model.md,
+ * "Default optimizer"). */
+typedef enum {
+    DNP_OPTIM_MOMENTUM = 0, /* SGD with momentum (default; ResNet training) */
+    DNP_OPTIM_SGD,
+    DNP_OPTIM_ADAM,
+    DNP_OPTIM_COUNT
+} dnp_optimizer;
+const char *dnp_optimizer_name(dnp_optimizer o);
+int dnp_optimizer_from_name(const char *s);
+
 /* The optimizer a model of g's kind trains with unless told otherwise, so
  * that every planner prices the same update (docs/model.md, "Default
  * optimizer"): Adam when g has attention, a product of two activations

@@ -63,15 +63,6 @@ typedef enum {
 const char *dnp_cost_model_name(dnp_cost_model m);
 int dnp_cost_model_from_name(const char *s);       /* -1 if unknown */
 
-typedef enum {
-    DNP_OPTIM_MOMENTUM = 0, /* SGD with momentum (default; ResNet training) */
-    DNP_OPTIM_SGD,
-    DNP_OPTIM_ADAM,
-    DNP_OPTIM_COUNT
-} dnp_optimizer;
-const char *dnp_optimizer_name(dnp_optimizer o);
-int dnp_optimizer_from_name(const char *s);
-
 /* How AccPar sets the split ratio between two different halves
  * (dnp_plan_options.accpar_ratio; docs/time-model.md, "The ratio"). */
 typedef enum {
@@ -151,13 +142,6 @@ typedef struct {
 } dnp_plan_options;
 
 typedef struct dnp_plan dnp_plan;
-
-/* The monotonic wall clock in seconds (CLOCK_MONOTONIC): what
- * dnp_plan_options.time_limit_from_s and dnp_pase_run_options'
- * time_limit_from_s are readings of.  A command reads it once at its start
- * and gives every call that reading with its --time-limit, so one deadline
- * bounds the whole command.  O(1). */
-double dnp_clock_s(void);
 
 /* Plan `g` on `c`.  On success *out owns the plan (dnp_plan_free).  The
  * plan borrows nothing: g and c may be freed afterwards.

@@ -4,6 +4,6 @@
  */
 #include "core/clock.h"
 
-#include "dnnpar.h" /* dnp_clock_s is declared in dnnpar/plan.h */
+#include "dnnpar/core.h"
 
 double dnp_clock_s(void) { return dnp_now_s(); }

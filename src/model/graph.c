@@ -2,7 +2,7 @@
  * graph.c - the graph IR: ops with shapes, builders with shape inference,
  * iteration-space dimensions and per-op FLOP / size figures.
  */
-#include "dnnpar.h" /* dnp_optimizer (dnnpar/plan.h) */
+#include "dnnpar/model.h"
 #include "model/graph_internal.h"
 #include "model/graph_named.h"
 #include "core/checked.h"

@@ -147,7 +147,9 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
     rbuf_puts(&b, "# model ");
     rbuf_put_escaped(&b, dnp_graph_name(g), ESC_TEXT);
     rbuf_printf(&b, ", batch %lld, cluster %s, precision %s\n", (long long)batch,
-                spec_text != NULL ? spec_text : "?", dnp_precision_name(precision));
+                spec_text != NULL ? spec_text : "?",
+                precision == DNP_PREC_DEFAULT ? "the devices' dtype"
+                                              : dnp_precision_name(precision));
     dnp_free(spec_text);
     rbuf_printf(&b, "# configuration %s\n#\n", cfg_text);
     rbuf_printf(&b,
