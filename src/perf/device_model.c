@@ -36,9 +36,7 @@
 /* Rates                                                                */
 /* ------------------------------------------------------------------ */
 
-/* The precision named by a device's dtype field ("fp32", "fp16",
- * "bfloat16"/"bf16", "tf32"); fp32 if empty or unknown. */
-static dnp_precision dtype_precision(const char *dtype)
+dnp_precision perf_dtype_precision(const char *dtype)
 {
     if (strcasecmp(dtype, "fp16") == 0)
         return DNP_PREC_FP16;
@@ -65,7 +63,7 @@ static double own_peak(const dnp_device_type *d, dnp_precision p)
     }
     if (v > 0.0)
         return v;
-    return dtype_precision(d->dtype) == p ? d->peak_flops : 0.0;
+    return perf_dtype_precision(d->dtype) == p ? d->peak_flops : 0.0;
 }
 
 /* Peak of precision p with the fallbacks of docs/device-model.md:
@@ -101,7 +99,7 @@ void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out)
 {
     memset(out, 0, sizeof *out);
     if (p == DNP_PREC_DEFAULT || (int)p < 0 || p >= DNP_PREC_COUNT)
-        p = dtype_precision(d->dtype);
+        p = perf_dtype_precision(d->dtype);
     out->precision = p;
     out->peak_flops = peak_for(d, p);
     out->compute_eff = d->compute_eff > 0.0 ? d->compute_eff : PERF_DEFAULT_COMPUTE_EFF;

@@ -59,6 +59,10 @@ typedef struct {
  * efficiencies from d or, where d leaves them 0, the model defaults.
  * O(1). */
 void perf_rates_get(const dnp_device_type *d, dnp_precision p, perf_rates *out);
+/* The precision named by a device's dtype field ("fp32", "fp16",
+ * "bfloat16"/"bf16", "tf32", any case); fp32 if empty or unknown: what
+ * DNP_PREC_DEFAULT runs at on that device.  O(1). */
+dnp_precision perf_dtype_precision(const char *dtype);
 
 /* E[max of n independent standard normal variables]: 0 for n <= 1,
  * 1/sqrt(pi) for n = 2, about 3.24 for n = 1024.  n is a real number >= 1

@@ -6,6 +6,7 @@
 #include "dnnpar.h"
 #include "report/report.h"
 #include "sim/config3d_int.h"
+#include "perf/device_model.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,16 +36,13 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
      * T4), as a stack would launch it */
     const int given = precision != DNP_PREC_DEFAULT;
     if (!given) {
-        int any_fp16 = 0, all_bf16 = c->n_types > 0, any_16 = 0;
+        int any_16 = 0, all_bf16 = c->n_types > 0;
         for (int k = 0; k < c->n_types; k++) {
-            const char *d = c->types[k].dtype;
-            int bf = strcmp(d, "bfloat16") == 0 || strcmp(d, "bf16") == 0;
-            int f16 = strcmp(d, "fp16") == 0 || strcmp(d, "float16") == 0;
-            any_fp16 |= f16;
-            any_16 |= bf || f16;
-            all_bf16 &= bf;
+            dnp_precision p = perf_dtype_precision(c->types[k].dtype);
+            any_16 |= p == DNP_PREC_FP16 || p == DNP_PREC_BF16;
+            all_bf16 &= p == DNP_PREC_BF16;
         }
-        precision = all_bf16 ? DNP_PREC_BF16 : any_fp16 || any_16 ? DNP_PREC_FP16 : DNP_PREC_FP32;
+        precision = all_bf16 ? DNP_PREC_BF16 : any_16 ? DNP_PREC_FP16 : DNP_PREC_FP32;
     }
     char *spec = dnp_cluster_spec(c);
     if (spec == NULL) {
