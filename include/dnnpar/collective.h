@@ -111,6 +111,40 @@ void dnp_cluster_comm_group(const dnp_cluster *c, dnp_comm_group *out);
 void dnp_cluster_comm_group_strided(const dnp_cluster *c, int64_t first, int64_t n,
                                     int64_t stride, dnp_comm_group *out);
 
+/* ------------------------------------------------------------------ */
+/* Measured collectives (src/net/nccl_tests.c; docs/collectives.md,     */
+/* "Your own measurements")                                             */
+/* ------------------------------------------------------------------ */
+
+/* One measured size: bytes (nccl-tests' size column) and the time of one
+ * collective in seconds. */
+typedef struct {
+    double bytes;
+    double time_s;
+} dnp_coll_sample;
+
+/* Read the output of one nccl-tests run (all_reduce_perf, all_gather_perf,
+ * ...; "-" = standard input): every row that is not a '#' comment gives
+ * its size and its out-of-place time (the column after the root column
+ * when the header names one, else after the reduction op), microseconds
+ * as nccl-tests prints them.  *ranks = the "# Rank" lines of its header
+ * (0 when it has none).  *out is a new array of *n samples in the file's
+ * order (caller frees it with dnp_free).  DNP_ERR_INPUT naming the file
+ * and line for a row that is not size, count, type, op[, root], time,
+ * ..., for sizes not increasing, a time that is not positive, or no row at
+ * all; DNP_ERR_NOMEM.  At most 4096 rows.  O(file size). */
+dnp_status dnp_nccl_tests_read(const char *path, dnp_coll_sample **out, int *n, int *ranks,
+                               dnp_error *err);
+
+/* Fit t = alpha_s + bytes / rate_bps to n samples (Hockney's alpha-beta
+ * model, docs/collectives.md) by least squares on the relative residuals
+ * (weights 1 / t^2, so every size counts alike), alpha kept >= 0 (else the
+ * line through the origin).  rate_bps is the algorithm bandwidth the
+ * sizes see (nccl-tests' algbw at large sizes), bytes/s.  Returns 0, or -1
+ * (outputs untouched) with fewer than one sample or no positive slope.
+ * O(n). */
+int dnp_coll_fit(const dnp_coll_sample *s, int n, double *alpha_s, double *rate_bps);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

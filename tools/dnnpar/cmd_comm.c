@@ -12,6 +12,7 @@
 static const char help[] =
     "usage: dnnpar comm OP --cluster SPEC --bytes N[,N...]|B:E[:F] [--ranks R]\n"
     "                   [--group FIRST:COUNT[:STRIDE]] [--json FILE]\n"
+    "       dnnpar comm OP --cluster SPEC --measured FILE [--ranks R | --group ...]\n"
     "\n"
     "Predict one collective on all devices of the cluster with the alpha-beta\n"
     "models of docs/collectives.md and print, like nccl-tests, one row per size:\n"
@@ -35,6 +36,13 @@ static const char help[] =
     "the sizes.\n"
     "--json FILE writes [{\"op\", \"bytes\", \"time_s\", \"algbw_Bps\", \"busbw_Bps\",\n"
     "\"algorithm\"}] (SI units); --json - writes it instead of the table.\n"
+    "--measured FILE sets the model beside a measurement: FILE is the output of\n"
+    "an nccl-tests run of OP (all_reduce_perf ...) on the same devices; its sizes\n"
+    "replace --bytes, and each row gives the measured and predicted time, the\n"
+    "error and both bus bandwidths, then the alpha-beta line fitted to each and\n"
+    "the link figures that would make the model's line the measured one\n"
+    "(docs/collectives.md, \"Your own measurements\"; with --json, \"measured_s\"\n"
+    "is added to each row).\n"
     "\n"
     "examples:\n"
     "  dnnpar comm allreduce --cluster '8xcustom(name=g,tflops=100,net_gbps=800)' \\\n"
@@ -42,7 +50,9 @@ static const char help[] =
     "  dnnpar comm all-gather --cluster cluster.json --bytes 64M --json -\n"
     "  dnnpar comm allreduce --cluster 2xdgx-a100 --bytes 8:1G:2 --ranks 8\n"
     "  dnnpar comm allreduce --cluster '4xdgx-a100(net=rail,net.oversub=2)' \\\n"
-    "      --bytes 1G --group 0:4:9\n";
+    "      --bytes 1G --group 0:4:9\n"
+    "  dnnpar comm allreduce --cluster 1xdgx-a100-80g --ranks 8 \\\n"
+    "      --measured data/measured/a100-allreduce-8gpu-vtrain.txt\n";
 
 #define MAX_BYTES (1LL << 50)
 
@@ -254,6 +264,94 @@ static void print_rows(const long long *sizes, const dnp_coll_cost *cost, int n)
         printf("# Avg bus bandwidth    : %.3f GB/s\n", sum / m / 1e9);
 }
 
+/* --measured: each measured size beside the model (measured and predicted
+ * time, error, both bus bandwidths), the mean and largest error, the
+ * alpha-beta line fitted to each (dnp_coll_fit) and the figures of the
+ * tier that bounds the group that would put the model's line on the
+ * measured one: the rate scaled by measured / predicted fitted rate, the
+ * latency by the ratio of the intercepts (both exact for a ring on one
+ * tier, whose time is steps x latency + bytes x factor / rate).  O(n). */
+static void print_measured(const char *file, const dnp_coll_sample *m, const dnp_coll_cost *cost,
+                           int n, const dnp_comm_group *g)
+{
+    static const char *const header[] = {"#",           "size(B)",           "measured(us)",
+                                         "predicted(us)", "error",          "busbw measured(GB/s)",
+                                         "busbw predicted(GB/s)", "algorithm"};
+    cli_table *t = cli_table_new(8, "lrrrrrrl", header);
+    double sum_err = 0.0, worst = 0.0, bus_m = 0.0, bus_p = 0.0, worst_bytes = 0.0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        /* nccl-tests' busbw: algbw times the op's bus factor, the model's own */
+        double factor = cost[i].algbw_bps > 0.0 ? cost[i].busbw_bps / cost[i].algbw_bps : 1.0;
+        double bm = m[i].bytes / m[i].time_s * factor;
+        double e = cost[i].time_s / m[i].time_s - 1.0;
+        char b[32], tm[32], tp[32], er[32], mb[32], pb[32];
+        snprintf(b, sizeof b, "%.0f", m[i].bytes);
+        snprintf(tm, sizeof tm, "%.3f", m[i].time_s * 1e6);
+        snprintf(tp, sizeof tp, "%.3f", cost[i].time_s * 1e6);
+        snprintf(er, sizeof er, "%+.1f%%", 100.0 * e);
+        snprintf(mb, sizeof mb, "%.3f", bm / 1e9);
+        snprintf(pb, sizeof pb, "%.3f", cost[i].busbw_bps / 1e9);
+        const char *row[] = {"", b, tm, tp, er, mb, pb, cost[i].algorithm};
+        if (t != NULL && cli_table_add(t, row) != 0) {
+            cli_table_free(t);
+            t = NULL;
+        }
+        if (isfinite(e)) {
+            sum_err += fabs(e);
+            if (fabs(e) > fabs(worst)) {
+                worst = e;
+                worst_bytes = m[i].bytes;
+            }
+            bus_m += bm;
+            bus_p += cost[i].busbw_bps;
+            k++;
+        }
+    }
+    if (t == NULL) {
+        cli_error("comm", "out of memory printing the table");
+        return;
+    }
+    printf("# measured: %s, %d size%s\n", file, n, n == 1 ? "" : "s");
+    cli_table_print(t, stdout, CLI_MAX_WIDTH, -1);
+    cli_table_free(t);
+    if (k == 0)
+        return;
+    printf("# Avg bus bandwidth    : %.3f GB/s measured, %.3f GB/s predicted\n", bus_m / k / 1e9,
+           bus_p / k / 1e9);
+    printf("# error: mean |error| %.1f%%, largest %+.1f%% at %.0f bytes\n", 100.0 * sum_err / k,
+           100.0 * worst, worst_bytes);
+    dnp_coll_sample *p = dnp_malloc((size_t)n * sizeof *p);
+    double am = 0.0, rm = 0.0, ap = 0.0, rp = 0.0;
+    int fit_ok = p != NULL;
+    for (int i = 0; fit_ok && i < n; i++)
+        p[i] = (dnp_coll_sample){m[i].bytes, cost[i].time_s};
+    fit_ok = fit_ok && dnp_coll_fit(m, n, &am, &rm) == 0 && dnp_coll_fit(p, n, &ap, &rp) == 0;
+    dnp_free(p);
+    if (!fit_ok) {
+        printf("# fit: none (fewer than one size with a positive time and slope)\n");
+        return;
+    }
+    printf("# fit t = alpha + size / rate (least squares on relative residuals):\n"
+           "#   measured  %10.3f us + size / %.3f GB/s\n"
+           "#   predicted %10.3f us + size / %.3f GB/s\n",
+           am * 1e6, rm / 1e9, ap * 1e6, rp / 1e9);
+    double r = rm / rp, l = ap > 0.0 ? am / ap : NAN;
+    if (g->n_nodes > 1) {
+        /* the network tier bounds a group across nodes */
+        printf("# the network tier's figures that give the measured line (exact when it alone "
+               "bounds the\n#   collective): inter_gbps=%.4g", g->inter_bw_bps * r * 8.0 / 1e9);
+        if (isfinite(l) && g->inter_lat_s > 0.0)
+            printf(",inter_lat_us=%.4g", g->inter_lat_s * l * 1e6);
+    } else {
+        printf("# the intra-node tier's figures that give the measured line: intra_gbps=%.4g",
+               g->intra_bw_bps * r / 1e9);
+        if (isfinite(l) && g->intra_lat_s > 0.0)
+            printf(",intra_lat_us=%.4g", g->intra_lat_s * l * 1e6);
+    }
+    printf("\n");
+}
+
 /* The first `ranks` devices of cl (its order), as a cluster of their
  * own.  Returns 0, or -1 if ranks exceeds the cluster's devices. */
 static int first_ranks(const dnp_cluster *cl, long long ranks, dnp_cluster *out)
@@ -277,7 +375,8 @@ static json_t *real_or_null(double x)
 
 int cmd_comm(int argc, char **argv)
 {
-    static const char *const valued[] = {"cluster", "bytes", "json", "ranks", "group", NULL};
+    static const char *const valued[] = {"cluster", "bytes", "json", "ranks", "group", "measured",
+                                         NULL};
     static const char *const flags[] = {"help", NULL};
     cli_spec spec = {valued, flags};
     cli_args a;
@@ -290,9 +389,13 @@ int cmd_comm(int argc, char **argv)
                                             "alltoall",  "broadcast",     "p2p",       NULL};
         return cli_unknown_name("comm", "collective", a.pos[0], known);
     }
-    const char *bytes_text = cli_get(&a, "bytes");
-    if (bytes_text == NULL) {
-        cli_error("comm", "--bytes is required, e.g. --bytes 1K,1M,1G");
+    const char *bytes_text = cli_get(&a, "bytes"), *measured = cli_get(&a, "measured");
+    if (bytes_text == NULL && measured == NULL) {
+        cli_error("comm", "--bytes is required, e.g. --bytes 1K,1M,1G (or --measured FILE)");
+        return EXIT_USAGE;
+    }
+    if (bytes_text != NULL && measured != NULL) {
+        cli_error("comm", "--bytes and --measured both give the sizes: give one");
         return EXIT_USAGE;
     }
     dnp_cluster cl;
@@ -331,43 +434,76 @@ int cmd_comm(int argc, char **argv)
         }
         cl = sub;
     }
-    long long *sizes = NULL;
-    int n = 0;
-    if ((rc = parse_sizes(bytes_text, &sizes, &n)) != 0)
-        return rc;
-
     dnp_comm_group g;
     if (group_text != NULL) {
         dnp_cluster_comm_group_strided(&cl, g_first, g_count, g_stride, &g);
     } else {
         dnp_cluster_comm_group(&cl, &g);
     }
+    long long *sizes = NULL;
+    int n = 0;
+    dnp_coll_sample *meas = NULL;
+    if (measured != NULL) {
+        dnp_error err = {0};
+        int file_ranks = 0;
+        if (dnp_nccl_tests_read(measured, &meas, &n, &file_ranks, &err) != DNP_OK) {
+            cli_error("comm", "%s", err.msg);
+            return cli_exit_for(err.status);
+        }
+        long long members = group_text != NULL ? g_count : (long long)dnp_cluster_devices(&cl);
+        if (file_ranks > 0 && file_ranks != members) {
+            cli_error("comm", "%s measured %d ranks (its '# Rank' lines) and the group here has "
+                              "%lld members: give --ranks %d or the --group it ran on",
+                      measured, file_ranks, members, file_ranks);
+            dnp_free(meas);
+            return EXIT_USAGE;
+        }
+        sizes = dnp_malloc((size_t)n * sizeof *sizes);
+        if (sizes == NULL) {
+            dnp_free(meas);
+            cli_error("comm", "out of memory");
+            return EXIT_RUNTIME;
+        }
+        for (int i = 0; i < n; i++)
+            sizes[i] = (long long)meas[i].bytes;
+    } else if ((rc = parse_sizes(bytes_text, &sizes, &n)) != 0) {
+        return rc;
+    }
     dnp_coll_cost *cost = dnp_malloc((size_t)n * sizeof *cost);
     if (cost == NULL) {
+        dnp_free(meas);
         dnp_free(sizes);
         cli_error("comm", "out of memory");
         return EXIT_RUNTIME;
     }
     for (int i = 0; i < n; i++)
-        dnp_coll_estimate((dnp_coll_op)op, &g, (double)sizes[i], &cost[i]);
+        dnp_coll_estimate((dnp_coll_op)op, &g, meas != NULL ? meas[i].bytes : (double)sizes[i],
+                          &cost[i]);
 
     const char *json = cli_get(&a, "json");
     if (json != NULL) {
         json_t *rows = json_array();
-        for (int i = 0; i < n; i++)
-            json_array_append_new(
-                rows, json_pack("{s:s,s:I,s:o,s:o,s:o,s:s}", "op", dnp_coll_name((dnp_coll_op)op),
-                                "bytes", (json_int_t)sizes[i], "time_s",
-                                real_or_null(cost[i].time_s), "algbw_Bps",
-                                real_or_null(cost[i].algbw_bps), "busbw_Bps",
-                                real_or_null(cost[i].busbw_bps), "algorithm",
-                                cost[i].algorithm));
+        for (int i = 0; i < n; i++) {
+            json_t *r = json_pack("{s:s,s:I,s:o,s:o,s:o,s:s}", "op", dnp_coll_name((dnp_coll_op)op),
+                                  "bytes", (json_int_t)sizes[i], "time_s",
+                                  real_or_null(cost[i].time_s), "algbw_Bps",
+                                  real_or_null(cost[i].algbw_bps), "busbw_Bps",
+                                  real_or_null(cost[i].busbw_bps), "algorithm",
+                                  cost[i].algorithm);
+            if (r != NULL && meas != NULL)
+                json_object_set_new(r, "measured_s", json_real(meas[i].time_s));
+            json_array_append_new(rows, r);
+        }
         rc = cli_write_json("comm", json, rows);
     }
     if (rc == 0 && (json == NULL || strcmp(json, "-") != 0)) {
         print_header((dnp_coll_op)op, &cl, &g);
-        print_rows(sizes, cost, n);
+        if (meas != NULL)
+            print_measured(strcmp(measured, "-") == 0 ? "<stdin>" : measured, meas, cost, n, &g);
+        else
+            print_rows(sizes, cost, n);
     }
+    dnp_free(meas);
     dnp_free(cost);
     dnp_free(sizes);
     return rc;

@@ -1,0 +1,1 @@
+dnnpar comm all-reduce --cluster 1xdgx-a100-80g --group 0:2 --measured data/measured/a100-allreduce-2gpu-vtrain.txt && dnnpar comm all-reduce --cluster 1xdgx-a100-80g --measured data/measured/a100-allreduce-8gpu-vtrain.txt
