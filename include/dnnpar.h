@@ -24,6 +24,7 @@
  *   dnnpar/plan.h        the planner: options, plans, strategies, executed accounting
  *   dnnpar/config3d.h    Megatron-LM configurations and the 3D search
  *   dnnpar/report.h      validation, pictures, DOT and exports
+ *   dnnpar/accpar.h      the AccPar paper's evaluation (Figs. 5-8) reproduced
  *   dnnpar/pase.h        PaSE's searches and reproduction
  *   dnnpar/arch.h        the SynergyFlow and MPT accelerator models
  * Ownership: every pointer the library hands the caller to free is freed
@@ -39,6 +40,7 @@
 #include "dnnpar/plan.h"
 #include "dnnpar/config3d.h"
 #include "dnnpar/report.h"
+#include "dnnpar/accpar.h"
 #include "dnnpar/pase.h"
 #include "dnnpar/arch.h"
 
