@@ -1,5 +1,6 @@
 /*
- * trace_events.c - Chrome trace event text (trace_events.h).
+ * trace_events.c - Chrome trace event text (trace_events.h), kept in
+ * memory or streamed to a file.
  */
 #include "sim/trace_events.h"
 
@@ -9,6 +10,19 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+/* What a streamed document holds before it writes it out. */
+#define TRACE_STREAM_CHUNK ((size_t)64 << 10)
+
+/* Streaming: write what is held to b->f and empty the buffer. */
+static void flush(trace_buf *b)
+{
+    if (b->n > 0 && fwrite(b->s, 1, b->n, b->f) != b->n)
+        b->oom = 1;
+    b->n = 0;
+    if (b->s != NULL)
+        b->s[0] = '\0';
+}
 
 static void put(trace_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -31,6 +45,8 @@ static void put(trace_buf *b, const char *fmt, ...)
         }
         if ((size_t)w < b->cap - b->n) {
             b->n += (size_t)w;
+            if (b->f != NULL && b->n >= TRACE_STREAM_CHUNK)
+                flush(b);
             return;
         }
         size_t cap = b->cap * 2 + (size_t)w + 64;
@@ -62,7 +78,14 @@ void trace_begin(trace_buf *b)
     b->n = b->cap = 0;
     b->oom = 0;
     b->first = 1;
+    b->f = NULL;
     put(b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
+}
+
+void trace_begin_stream(trace_buf *b, FILE *f)
+{
+    trace_begin(b);
+    b->f = f;
 }
 
 void trace_event(trace_buf *b, const char *name, const char *cat, int pid, int tid,
@@ -121,4 +144,30 @@ char *trace_end(trace_buf *b)
     char *s = b->s;
     b->s = NULL;
     return s;
+}
+
+int trace_end_stream(trace_buf *b, const char *other_key, long long other_value)
+{
+    put(b, "\n]");
+    if (other_key != NULL) {
+        put(b, ",\"otherData\":{");
+        put_str(b, other_key);
+        put(b, ":%lld}", other_value);
+    }
+    put(b, "}\n");
+    if (b->f != NULL) {
+        flush(b);
+        if (fflush(b->f) != 0 || ferror(b->f))
+            b->oom = 1;
+    }
+    int failed = b->oom || b->f == NULL;
+    trace_abandon(b);
+    return failed ? -1 : 0;
+}
+
+void trace_abandon(trace_buf *b)
+{
+    dnp_free(b->s);
+    b->s = NULL;
+    b->n = b->cap = 0;
 }

@@ -1,8 +1,12 @@
 /*
- * trace_events.h - a growing text of Chrome trace events (the Trace Event
+ * trace_events.h - the one writer of Chrome trace events (the Trace Event
  * Format read by chrome://tracing and Perfetto), shared by the simulated
- * step's trace (trace.c), the paper accounting's (search/plan_lowered.c)
- * and a Megatron-LM configuration's (config3d.c).
+ * step's trace (trace.c), the paper accounting's (search/plan_lowered.c),
+ * a Megatron-LM configuration's (config3d.c) and SynergyFlow's timeline
+ * (arch/synergyflow/sf_trace.c).  The text grows in memory (trace_begin,
+ * trace_end) or streams to a file in pieces (trace_begin_stream,
+ * trace_end_stream) for traces too large to hold; strings are escaped by
+ * jansson.
  *
  * Times are microseconds with three decimals.  Each event's end is
  * rounded, not its duration (dur = round(end) - round(start)), so events
@@ -13,12 +17,14 @@
 #define DNNPAR_TRACE_EVENTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct {
     char *s;
     size_t n, cap;
-    int oom;
+    int oom;   /* an allocation (or, streaming, a write) failed */
     int first; /* no event written yet */
+    FILE *f;   /* streaming: the text goes to f in pieces; NULL: it is kept */
 } trace_buf;
 
 /* Start the document ({"displayTimeUnit":"ms","traceEvents":[).  O(1). */
@@ -45,5 +51,17 @@ void trace_counter(trace_buf *b, const char *name, int pid, double ts_s, int n,
  * frees it with dnp_free), or NULL if an allocation failed (the buffer is
  * then freed).  O(1). */
 char *trace_end(trace_buf *b);
+
+/* Start a document written to f (borrowed; never closed here) as it
+ * grows: at most about 64 KiB are held before they are written.  The
+ * events are trace_begin's.  O(1). */
+void trace_begin_stream(trace_buf *b, FILE *f);
+/* Close a streamed document with "otherData": {other_key: other_value}
+ * (other_key NULL: none), write what is held and flush f.  Frees the
+ * buffer.  Returns 0, or -1 if an allocation or a write failed at any
+ * point.  O(held text). */
+int trace_end_stream(trace_buf *b, const char *other_key, long long other_value);
+/* Free what a document that is not ended holds (after an error).  O(1). */
+void trace_abandon(trace_buf *b);
 
 #endif
