@@ -277,11 +277,17 @@ typedef struct {
     /* Default model: the time the critical device's compute idles with none
      * of its own communication in flight, waiting for other devices' work
      * (a heterogeneous or uneven split); compute_s + exposed_comm_s +
-     * wait_s = step_time_s (a wait under 1 ns or 1e-9 of the step is
-     * rounding, reported as 0).  exposed_comm_s is the time its compute idles
+     * host_wait_s + wait_s = step_time_s (a wait under 1 ns or 1e-9 of the
+     * step is rounding, reported as 0).  exposed_comm_s is the time its compute idles
      * while some of its communication is in flight, so it never exceeds
      * comm_busy_s.  0 under the paper's accounting. */
     double wait_s;
+    /* Default model: the time the critical device's compute idles, none of
+     * its communication in flight, until its host has issued the next
+     * kernel (host_kernel_s per kernel from the step's start;
+     * docs/device-model.md "Host dispatch").  0 under the paper's
+     * accounting. */
+    double host_wait_s;
     /* AccPar on a mixed cluster (default model): devices of the given
      * cluster the plan leaves idle because one device type alone was
      * faster (0: it uses every device), and the best plan's step on every

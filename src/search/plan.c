@@ -1726,6 +1726,7 @@ void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
         out->exposed_comm_s = r->exposed_comm_s;
         out->comm_busy_s = r->comm_busy_s;
         out->wait_s = r->wait_s;
+        out->host_wait_s = r->host_wait_s;
         out->comm_bytes = r->classes[r->crit_class].recv_bytes;
         out->mem_bytes_max = r->mem_peak_bytes;
         out->mem_capacity_bytes = r->mem_capacity_bytes;

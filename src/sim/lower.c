@@ -154,6 +154,7 @@ typedef struct {
     perf_rates rates[DNP_MAX_DEVICE_TYPES];
     int *last_compute;  /* per class: the last compute task issued */
     int *pending;       /* per class: the last exchange the next compute task waits for */
+    double *host_s;     /* per class: when its host has issued every kernel so far */
     int *tmp_streams, *tmp_deps;
     double *dur;        /* per class scratch */
     double *kept;       /* per class and op: bytes of the op's output kept for backward */
@@ -179,11 +180,21 @@ static int out_of_time(lowerer *L)
 
 /* A compute task of class c after the previous one and after any exchange
  * issued since (streams are FIFO, so the last one stands for all). */
-static int add_compute(lowerer *L, int c, double dur_s, int label, int phase)
+static int add_compute(lowerer *L, int c, double dur_s, double host_add_s, int label, int phase)
 {
     int s = c * ST_PER_CLASS + ST_COMPUTE;
-    int deps[2] = {L->last_compute[c], L->pending[c]};
-    int id = sim_add(&L->r->sim, SIM_COMPUTE, dur_s, label, phase, &s, 1, deps, 2);
+    int deps[3] = {L->last_compute[c], L->pending[c], -1};
+    /* Host dispatch (docs/device-model.md, "Host dispatch"): the host
+     * issues the class's kernels one after another from the step's start,
+     * host_kernel_s each, and a kernel cannot start before it is issued.
+     * A task on no stream lasting the host's time so far stands for that
+     * moment.  The device's in-order stream cannot start this task before
+     * the compute issued so far has run, so while the host is ahead of that
+     * the moment binds nothing and no task is added. */
+    L->host_s[c] += host_add_s;
+    if (L->host_s[c] > L->r->classes[c].compute_busy_s)
+        deps[2] = sim_add(&L->r->sim, SIM_COMPUTE, L->host_s[c], -1, PH_HOST, NULL, 0, NULL, 0);
+    int id = sim_add(&L->r->sim, SIM_COMPUTE, dur_s, label, phase, &s, 1, deps, 3);
     L->pending[c] = -1;
     L->last_compute[c] = id;
     L->r->classes[c].compute_busy_s += dur_s;
@@ -480,7 +491,7 @@ static dnp_status lower_all(lowerer *L)
                     kept[j] = share;
             }
             if (t.fwd_s > 0.0)
-                add_compute(L, c, t.fwd_s, i, PH_FWD);
+                add_compute(L, c, t.fwd_s, t.fwd_host_s, i, PH_FWD);
         }
         if (v >= 0)
             node_exchanges(L, v, 0, 0);
@@ -502,9 +513,9 @@ static dnp_status lower_all(lowerer *L)
             class_op(L, c, i, &t, &m);
             int wg = -1;
             if (t.wgrad_s > 0.0)
-                wg = add_compute(L, c, t.wgrad_s, i, PH_WGRAD);
+                wg = add_compute(L, c, t.wgrad_s, t.wgrad_host_s, i, PH_WGRAD);
             if (t.bwd_s > 0.0)
-                add_compute(L, c, t.bwd_s, i, PH_BWD);
+                add_compute(L, c, t.bwd_s, t.bwd_host_s, i, PH_BWD);
             dnp_comm_group grp;
             if (!(m.param_elems > 0.0) || replica_group(L, c, i, &grp) <= 1.0)
                 continue;
@@ -578,7 +589,7 @@ static dnp_status lower_all(lowerer *L)
  * exposed communication (at most its communication busy time) and waiting
  * with none of its communication in flight (for other device classes'
  * work), so that compute + exposed + wait = step time. */
-static void split_idle(lower_result *r, double exposed_s)
+static void split_idle(lower_result *r, double exposed_s, double host_wait_s)
 {
     double idle_s = r->step_time_s - r->compute_s;
     if (idle_s < 0.0)
@@ -588,12 +599,43 @@ static void split_idle(lower_result *r, double exposed_s)
     if (exposed_s > idle_s)
         exposed_s = idle_s;
     r->exposed_comm_s = exposed_s;
-    r->wait_s = idle_s - exposed_s;
+    /* the host's part of the rest (a wait for the host while some
+     * communication is in flight is already exposed communication) */
+    r->host_wait_s = host_wait_s < idle_s - exposed_s ? host_wait_s : idle_s - exposed_s;
+    if (r->host_wait_s < 1e-9 || r->host_wait_s < 1e-9 * r->step_time_s)
+        r->host_wait_s = 0.0;
+    r->wait_s = idle_s - exposed_s - r->host_wait_s;
     /* A wait under 1 ns or 1e-9 of the step is rounding of the two sums
      * (the step less the compute durations, the spans' union): none.  The
      * three parts then add up to the step within that. */
     if (r->wait_s < 1e-9 || r->wait_s < 1e-9 * r->step_time_s)
         r->wait_s = 0.0;
+}
+
+/* How long the tasks of stream s start after their stream and their
+ * other dependencies would let them, held back by the host's issue (a
+ * PH_HOST dependency).  Run sim_run first.  O(tasks + references). */
+static double host_wait_of(const sim_graph *g, int s)
+{
+    double wait_s = 0.0, prev_end_s = 0.0;
+    for (int t = 0; t < g->n_tasks; t++) {
+        const sim_task *tk = &g->tasks[t];
+        if (tk->n_streams != 1 || g->refs[tk->first_stream] != s)
+            continue;
+        double natural_s = prev_end_s;
+        int held = 0;
+        for (int k = 0; k < tk->n_deps; k++) {
+            const sim_task *d = &g->tasks[g->refs[tk->first_dep + k]];
+            if (d->phase == PH_HOST && d->n_streams == 0)
+                held = 1;
+            else if (d->end_s > natural_s)
+                natural_s = d->end_s;
+        }
+        if (held && tk->start_s > natural_s)
+            wait_s += tk->start_s - natural_s;
+        prev_end_s = tk->end_s;
+    }
+    return wait_s;
 }
 
 /* Step time, the critical class, exposed communication, the critical
@@ -611,6 +653,8 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
     }
     for (int t = 0; t < r->sim.n_tasks; t++) {
         const sim_task *tk = &r->sim.tasks[t];
+        if (tk->n_streams < 1)
+            continue; /* the host's issue (PH_HOST) */
         int ref = r->sim.refs[tk->first_stream];
         if (tk->kind == SIM_COMPUTE && ref % ST_PER_CLASS == ST_COMPUTE &&
             tk->end_s > end_of[ref / ST_PER_CLASS])
@@ -630,7 +674,8 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
         /* Exposed: its compute idle while its exchange or gradient stream is busy. */
         int c = r->crit_class;
         int comm_streams[2] = {c * ST_PER_CLASS + ST_XCHG, c * ST_PER_CLASS + ST_GRAD};
-        split_idle(r, sim_exposed_s(&r->sim, c * ST_PER_CLASS + ST_COMPUTE, comm_streams, 2));
+        split_idle(r, sim_exposed_s(&r->sim, c * ST_PER_CLASS + ST_COMPUTE, comm_streams, 2),
+                   host_wait_of(&r->sim, c * ST_PER_CLASS + ST_COMPUTE));
     }
     /* Critical path: back from the task that ends last. */
     int t = -1;
@@ -639,7 +684,9 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
             t = i;
     while (t >= 0) {
         const sim_task *tk = &r->sim.tasks[t];
-        if (tk->kind == SIM_COMPUTE)
+        if (tk->phase == PH_HOST)
+            ; /* the host's issue since the step began: neither */
+        else if (tk->kind == SIM_COMPUTE)
             r->crit_path_compute_s += tk->dur_s;
         else
             r->crit_path_comm_s += tk->dur_s;
@@ -729,6 +776,7 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
     L.node_of_op = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
     L.last_compute = dnp_malloc((size_t)C * sizeof *L.last_compute);
     L.pending = dnp_malloc((size_t)C * sizeof *L.pending);
+    L.host_s = dnp_calloc((size_t)C, sizeof *L.host_s);
     L.tmp_streams = dnp_malloc((size_t)C * sizeof *L.tmp_streams);
     L.tmp_deps = dnp_malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = dnp_calloc((size_t)C, sizeof *L.dur);
@@ -740,7 +788,7 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
     r.op_act_bytes = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *r.op_act_bytes);
     r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
     r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
-    if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.tmp_streams ||
+    if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.host_s || !L.tmp_streams ||
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names ||
         !r.op_act_bytes || !r.node_compute_s || !r.node_comm_s)
         goto done;
@@ -796,6 +844,7 @@ done:
     dnp_free(L.owner);
     dnp_free(L.node_of_op);
     dnp_free(L.last_compute);
+    dnp_free(L.host_s);
     dnp_free(L.pending);
     dnp_free(L.tmp_streams);
     dnp_free(L.tmp_deps);
@@ -841,7 +890,7 @@ dnp_status lower_paper(const plan_tree *s, const double *t_s, const double *tc_s
     r.comm_busy_s = r.classes[0].xchg_busy_s;
     {
         int comm_streams[2] = {ST_XCHG, ST_GRAD};
-        split_idle(&r, sim_exposed_s(&r.sim, ST_COMPUTE, comm_streams, 2));
+        split_idle(&r, sim_exposed_s(&r.sim, ST_COMPUTE, comm_streams, 2), 0.0);
     }
     r.fits = 1;
     if (r.sim.oom) {

@@ -20,6 +20,7 @@ enum {
     PH_XCHG_BWD,    /* backward exchange */
     PH_GRAD_SYNC,   /* gradient all-reduce of a bucket */
     PH_OPTIM,       /* optimizer update */
+    PH_HOST,        /* the host's issue of kernels so far (a task on no stream) */
     PH_COUNT
 };
 
@@ -56,7 +57,11 @@ typedef struct {
     double comm_busy_s;       /* that class's exchange + gradient-sync busy time */
     double wait_s;            /* time its compute idles with none of its communication
                                * in flight: waiting for other classes' work;
-                               * compute_s + exposed_comm_s + wait_s = step_time_s */
+                               * compute_s + exposed_comm_s + host_wait_s + wait_s =
+                               * step_time_s */
+    double host_wait_s;       /* time its compute idles, none of its communication in
+                               * flight, until its host has issued the next kernel
+                               * (PH_HOST; docs/device-model.md "Host dispatch") */
     double crit_path_compute_s, crit_path_comm_s; /* along the critical path */
     double mem_peak_bytes;    /* largest peak over classes */
     double mem_capacity_bytes;/* capacity of that class's device */

@@ -13,7 +13,7 @@
 
 static const char *const phase_names[PH_COUNT] = {"forward",  "backward",      "weight gradient",
                                                   "exchange", "exchange",      "gradient all-reduce",
-                                                  "optimizer"};
+                                                  "optimizer", "host"};
 
 static void sim_events(trace_buf *b, const lower_result *r, const dnp_cluster *cl)
 {
@@ -87,7 +87,7 @@ static int class_memory(trace_buf *b, const lower_result *r, const dnp_cluster *
     for (int t = 0; t < r->sim.n_tasks; t++) {
         const sim_task *tk = &r->sim.tasks[t];
         end_s = tk->end_s > end_s ? tk->end_s : end_s;
-        if (tk->kind != SIM_COMPUTE || r->sim.refs[tk->first_stream] != stream ||
+        if (tk->kind != SIM_COMPUTE || tk->n_streams < 1 || r->sim.refs[tk->first_stream] != stream ||
             tk->label < 0 || tk->label >= n)
             continue;
         if (tk->phase == PH_FWD) {

@@ -206,9 +206,10 @@ TEST_SWEEP(sim_step_splits_into_compute_exposed_wait)
                            dnp_scheme_name((dnp_scheme)s), m.exposed_comm_s,
                            m.comm_busy_s, m.wait_s);
                 CHECK(m.exposed_comm_s >= 0.0 && m.exposed_comm_s <= m.comm_busy_s);
-                CHECK(m.exposed_comm_s <= m.step_time_s && m.wait_s >= 0.0);
-                CHECK_NEAR(m.compute_s + m.exposed_comm_s + m.wait_s, m.step_time_s, 1e-9,
-                           1e-9);
+                CHECK(m.exposed_comm_s <= m.step_time_s && m.wait_s >= 0.0 &&
+                      m.host_wait_s >= 0.0);
+                CHECK_NEAR(m.compute_s + m.exposed_comm_s + m.host_wait_s + m.wait_s,
+                           m.step_time_s, 1e-9, 1e-9);
                 CHECK_NEAR(m.comm_s, m.exposed_comm_s, 0, 0);
                 waited += m.wait_s > 0.0;
                 old_bad += m.step_time_s - m.compute_s > m.comm_busy_s * (1 + 1e-12);
@@ -260,15 +261,43 @@ TEST(sim_dp_two_layers_hand_worked)
     if (p != NULL) {
         perf_rates r;
         perf_rates_get(&cl.types[0], DNP_PREC_DEFAULT, &r);
-        double compute_s = 0.0, params = 0.0;
-        for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        /* The host issues every kernel (host_kernel_s each, 7.1 us by
+         * default; docs/device-model.md "Host dispatch") in the order of
+         * the tasks: forward, then per op backward its weight gradient and
+         * its input gradient; a task starts at max(the previous task's end,
+         * the host's issue so far).  These kernels are short (fc1 forward:
+         * 2 x 32 x 1024 x 1024 FLOP at 100 TFLOP/s, 0.67 us), so the host
+         * sets the pace. */
+        const int n = dnp_graph_n_ops(g);
+        double end_s = 0.0, host_s = 0.0, params = 0.0, busy_s = 0.0;
+        for (int i = 0; i < n; i++) {
             perf_op_time t;
             perf_op_time_get(g, i, 64, 0.5, 1.0, 1.0, &r, &t);
-            compute_s += t.fwd_s + t.bwd_s + t.wgrad_s;
+            if (t.fwd_s > 0.0) {
+                host_s += t.fwd_host_s;
+                end_s = fmax(end_s, host_s) + t.fwd_s;
+                busy_s += t.fwd_s;
+            }
             perf_op_mem m;
             perf_op_mem_get(g, i, 64, 0.5, 1.0, 1.0, &r, &m);
             params += m.param_elems;
         }
+        for (int i = n - 1; i >= 0; i--) {
+            perf_op_time t;
+            perf_op_time_get(g, i, 64, 0.5, 1.0, 1.0, &r, &t);
+            if (t.wgrad_s > 0.0) {
+                host_s += t.wgrad_host_s;
+                end_s = fmax(end_s, host_s) + t.wgrad_s;
+                busy_s += t.wgrad_s;
+            }
+            if (t.bwd_s > 0.0) {
+                host_s += t.bwd_host_s;
+                end_s = fmax(end_s, host_s) + t.bwd_s;
+                busy_s += t.bwd_s;
+            }
+        }
+        CHECK(end_s > busy_s && end_s >= host_s); /* the host sets the pace */
+        const double compute_s = end_s;
         CHECK_NEAR(params, 1024.0 * 1024 + 1024 + 1024 * 10 + 10, 0, 0);
         dnp_comm_group grp;
         dnp_cluster_comm_group(&cl, &grp);
@@ -282,6 +311,10 @@ TEST(sim_dp_two_layers_hand_worked)
         dnp_plan_get_summary(p, &s);
         CHECK_NEAR(s.step_time_s, want, 1e-12, 0);
         CHECK_NEAR(s.exposed_comm_s, ar.time_s, 1e-9, 0);
+        double optim_s = perf_optimizer_time_s(params, DNP_OPTIM_MOMENTUM, &r);
+        CHECK_NEAR(s.compute_s, busy_s + optim_s, 1e-12, 0);
+        CHECK_NEAR(s.host_wait_s, end_s - busy_s, 1e-9, 0);
+        CHECK_NEAR(s.wait_s, 0.0, 0, 1e-15);
         CHECK_EQ_INT(s.device_classes, 1);
     }
     dnp_plan_free(p);

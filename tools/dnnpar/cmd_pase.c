@@ -278,14 +278,24 @@ static void print_run(const void *x, int timing, FILE *f)
     if (!rr->sim_asked)
         return;
     if (rr->have_sim) {
-        char t[32], c[32], m[32];
+        char t[32], c[32], m[32], h[32], w[32], waits[128] = "";
         dnp_fmt_time(rr->sim.step_time_s, t, sizeof t);
         dnp_fmt_time(rr->sim.compute_s, c, sizeof c);
         dnp_fmt_time(rr->sim.comm_s, m, sizeof m);
-        fprintf(f,
-                "simulated step time %s: compute %s, exposed communication %s (this plan in the "
-                "step\n  simulator, as every search's plan; docs/time-model.md)\n",
-                t, c, m);
+        dnp_fmt_time(rr->sim.host_wait_s, h, sizeof h);
+        dnp_fmt_time(rr->sim.wait_s, w, sizeof w);
+        /* the parts add up to the step (dnp_plan_summary) */
+        if (rr->sim.host_wait_s > 0.0 && rr->sim.wait_s > 0.0)
+            snprintf(waits, sizeof waits, ", waiting %s for the host and %s for other devices", h,
+                     w);
+        else if (rr->sim.host_wait_s > 0.0)
+            snprintf(waits, sizeof waits, ", waiting %s for the host", h);
+        else if (rr->sim.wait_s > 0.0)
+            snprintf(waits, sizeof waits, ", waiting %s for other devices", w);
+        cli_wrapf(f, 0, "  ",
+                  "simulated step time %s: compute %s, exposed communication %s%s (this plan in "
+                  "the step simulator, as every search's plan; docs/time-model.md)",
+                  t, c, m, waits);
         if (!rr->sim.mem_fits) /* PaSE's own count is per op (docs/pase.md "Memory") */
             cli_wrapf(f, 0, "  ",
                       "** DOES NOT FIT in the step simulator: %.4g GB per device of %.4g GB ** "

@@ -560,7 +560,8 @@ typedef struct {
  * (cli_table), each time column in one unit named in its header (the one
  * its largest value reads best in, cli_time_unit), memory in GB (10^9 B),
  * speedup over the first row (dp).  Under the default model, when some
- * row's critical device waits for other devices (dnp_plan_summary.wait_s),
+ * row's critical device waits for other devices or its host
+ * (dnp_plan_summary.wait_s + host_wait_s),
  * a "waiting" column follows the exposed communication so that compute +
  * exposed comm + waiting = step time on every row.  A last column says
  * when a plan does not fit, is another scheme's assignment or stopped at
@@ -576,7 +577,7 @@ static void compare_table(compare_entry *e, int n, int paper)
         step[s] = ok ? e[s].sum.step_time_s : 0.0;
         comp[s] = ok ? e[s].sum.compute_s : 0.0;
         comm[s] = ok ? e[s].sum.comm_s : 0.0;
-        wait[s] = ok && !paper ? e[s].sum.wait_s : 0.0;
+        wait[s] = ok && !paper ? e[s].sum.wait_s + e[s].sum.host_wait_s : 0.0;
     }
     const int waits = max_of(wait, n) > 0.0;
     double f_step, f_comp, f_comm, f_wait;
@@ -789,13 +790,14 @@ int cmd_compare(int argc, char **argv)
                                 : job.opt.reference_mode
                                 ? json_pack("{s:s,s:o}", "name", dnp_scheme_name((dnp_scheme)s),
                                             "types", reference_json(plans[s]))
-                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
+                                : json_pack("{s:s,s:s,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
                                             "name", dnp_scheme_name((dnp_scheme)s),
                                             "chosen_assignment",
                                             dnp_scheme_name(sum[s].chosen_scheme), "step_time_s",
                                             sum[s].step_time_s, "compute_s", sum[s].compute_s,
                                             "comm_s", sum[s].comm_s, "comm_busy_s",
                                             sum[s].comm_busy_s, "wait_s", sum[s].wait_s,
+                                            "host_wait_s", sum[s].host_wait_s,
                                             "mem_peak_bytes",
                                             sum[s].mem_bytes_max, "fits", sum[s].mem_fits,
                                             "speedup_vs_dp",
@@ -813,12 +815,12 @@ int cmd_compare(int argc, char **argv)
                     schemes,
                     r->why[0] != '\0'
                         ? json_pack("{s:s,s:s}", "name", r->name, "no_plan", r->why)
-                        : json_pack("{s:s,s:b,s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
+                        : json_pack("{s:s,s:b,s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:f}",
                                     "name", r->name, "strategy_space", r->in_space, "idle_types",
                                     r->info.idle_types, "idle_ops", r->info.idle_ops, "step_time_s",
                                     r->sum.step_time_s, "compute_s", r->sum.compute_s, "comm_s",
                                     r->sum.comm_s, "comm_busy_s", r->sum.comm_busy_s, "wait_s",
-                                    r->sum.wait_s,
+                                    r->sum.wait_s, "host_wait_s", r->sum.host_wait_s,
                                     "mem_peak_bytes", r->sum.mem_bytes_max, "fits",
                                     r->sum.mem_fits, "speedup_vs_dp",
                                     sum[0].step_time_s / r->sum.step_time_s));

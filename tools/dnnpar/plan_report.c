@@ -146,6 +146,7 @@ json_t *cli_plan_json(const dnp_plan *p, const cli_plan_info *info) {
     if (strag != NULL)
         json_object_set_new(root, "stragglers", strag);
     json_object_set_new(root, "wait_s", json_real(s.wait_s));
+    json_object_set_new(root, "host_wait_s", json_real(s.host_wait_s));
     if (s.idle_devices > 0) {
         json_object_set_new(root, "idle_devices", json_integer((json_int_t)s.idle_devices));
         json_object_set_new(root, "all_devices_step_s", json_real(s.all_devices_step_s));
@@ -311,7 +312,7 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
         printf("precision %s, optimizer %s; step simulated: %d tasks on %d device class%s\n",
                dnp_precision_name(s.precision), dnp_optimizer_name(s.optimizer), s.sim_tasks,
                s.device_classes, s.device_classes == 1 ? "" : "es");
-        /* compute + exposed communication + waiting = step time (dnp_plan_summary). */
+        /* compute + exposed communication + host + waiting = step time (dnp_plan_summary). */
         printf("predicted step time %s: compute %s, exposed communication %s (%s in all)", t1,
                t2, t3, t4);
         if (s.wait_s > 0.0) {
@@ -319,6 +320,12 @@ void cli_plan_text(const dnp_plan *p, const cli_plan_info *info) {
             snprintf(t5, sizeof t5, "%.3f %s", s.wait_s * per_s, unit);
             printf("\n  and %s waiting for other devices (its compute idle, none of its "
                    "communication in flight)", t5);
+        }
+        if (s.host_wait_s > 0.0) {
+            char t6[32];
+            snprintf(t6, sizeof t6, "%.3f %s", s.host_wait_s * per_s, unit);
+            printf("\n  and %s waiting for the host to issue its kernels (docs/device-model.md, "
+                   "\"Host dispatch\")", t6);
         }
         printf("\n");
         printf("busiest device receives %.3f GB per step; memory per device %.3f GB of %.3f GB%s\n",
