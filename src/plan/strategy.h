@@ -80,7 +80,7 @@ typedef struct {
                              * (Type-III, column-parallel) */
 } plan_op;
 
-typedef struct {
+typedef struct plan_strategy {
     int n_axes;
     plan_axis axis[PLAN_MAX_AXES];
     int n_stages;

@@ -27,31 +27,19 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One spec: JAX P(...) or DTensor placements over (data, model) for a
- * tensor of `rank` dims whose dim `batch_dim` is split over data (-1:
- * none) and dim `model_dim` over model (-1: none). */
-static void spec(rbuf *b, int jax, int rank, int batch_dim, int model_dim)
+/* One spec on st's mesh (data, model) through the exports' one spec
+ * writer (report_put_spec): a tensor of `rank` dims whose dim `batch_dim`
+ * is split over data (-1: none) and dim `model_dim` over model (-1:
+ * none). */
+static void spec(rbuf *b, const plan_strategy *st, int jax, int rank, int batch_dim,
+                 int model_dim)
 {
-    if (jax) {
-        rbuf_puts(b, "P(");
-        for (int d = 0; d < rank; d++)
-            rbuf_printf(b, "%s%s", d ? ", " : "",
-                        d == batch_dim ? "\"data\"" : d == model_dim ? "\"model\"" : "None");
-        rbuf_puts(b, ")");
-        return;
-    }
-    /* DTensor: one placement per mesh dim (data, model) */
-    rbuf_puts(b, "(");
-    if (batch_dim >= 0)
-        rbuf_printf(b, "Shard(%d)", batch_dim);
-    else
-        rbuf_puts(b, "Replicate()");
-    rbuf_puts(b, ", ");
-    if (model_dim >= 0)
-        rbuf_printf(b, "Shard(%d)", model_dim);
-    else
-        rbuf_puts(b, "Replicate()");
-    rbuf_puts(b, ")");
+    unsigned dim_axes[4] = {0u, 0u, 0u, 0u};
+    if (batch_dim >= 0 && batch_dim < rank)
+        dim_axes[batch_dim] |= 1u << 0;
+    if (model_dim >= 0 && model_dim < rank)
+        dim_axes[model_dim] |= 1u << 1;
+    report_put_spec(b, st, !jax, rank, dim_axes, 0u);
 }
 
 /* What tensor parallelism does to an op, read back from its strategy:
@@ -96,9 +84,9 @@ static const char *role_text(tp_role r)
 
 /* The activation layout (N, S, F) as the op's neighbours see it: with
  * sequence parallelism split over the sequence, else replicated. */
-static void act(rbuf *b, int jax, int seq_par)
+static void act(rbuf *b, const plan_strategy *st, int jax, int seq_par)
 {
-    spec(b, jax, 3, 0, seq_par ? 1 : -1);
+    spec(b, st, jax, 3, 0, seq_par ? 1 : -1);
 }
 
 dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
@@ -196,39 +184,39 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
         switch (r) {
         case TP_COLUMN:
             rbuf_puts(&b, "        \"input\": ");
-            spec(&b, jax, 3, 0, -1);
+            spec(&b, st, jax, 3, 0, -1);
             rbuf_puts(&b, ",\n        \"weight\": ");
-            spec(&b, jax, 2, -1, wdim_out);
+            spec(&b, st, jax, 2, -1, wdim_out);
             rbuf_puts(&b, ",\n        \"output\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             break;
         case TP_ROW:
             rbuf_puts(&b, "        \"input\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             rbuf_puts(&b, ",\n        \"weight\": ");
-            spec(&b, jax, 2, -1, wdim_in);
+            spec(&b, st, jax, 2, -1, wdim_in);
             rbuf_puts(&b, ",\n        \"output\": ");
-            act(&b, jax, sp);
+            act(&b, st, jax, sp);
             break;
         case TP_HEADS:
             rbuf_puts(&b, "        \"output\": ");
-            spec(&b, jax, 4, 0, 1);
+            spec(&b, st, jax, 4, 0, 1);
             break;
         case TP_FEATURES:
             rbuf_puts(&b, "        \"output\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             break;
         case TP_VOCAB:
             if (op->kind == DNP_OP_EMBEDDING) {
                 rbuf_puts(&b, "        \"input\": ");
-                spec(&b, jax, 2, 0, -1);
+                spec(&b, st, jax, 2, 0, -1);
                 rbuf_puts(&b, ",\n        \"weight\": ");
-                spec(&b, jax, 2, -1, 0);
+                spec(&b, st, jax, 2, -1, 0);
                 rbuf_puts(&b, ",\n        \"output\": ");
-                act(&b, jax, sp);
+                act(&b, st, jax, sp);
             } else { /* the logits against the tied table */
                 rbuf_puts(&b, "        \"output\": ");
-                spec(&b, jax, 3, 0, 2);
+                spec(&b, st, jax, 3, 0, 2);
             }
             break;
         default: /* replicated or sequence-split with its neighbours */
@@ -238,14 +226,14 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
                  * scale and shift, a bias) */
                 int wrank = op->kind == DNP_OP_FC || op->param_elems > 2 * op->out.c ? 2 : 1;
                 rbuf_puts(&b, "        \"weight\": ");
-                spec(&b, jax, wrank, -1, -1);
+                spec(&b, st, jax, wrank, -1, -1);
                 rbuf_puts(&b, ",\n");
             }
             rbuf_puts(&b, "        \"output\": ");
             if (op->out.h == 1 && op->out.c > 0 && op->kind == DNP_OP_FC)
-                spec(&b, jax, 2, 0, -1); /* the pooler: one token */
+                spec(&b, st, jax, 2, 0, -1); /* the pooler: one token */
             else
-                act(&b, jax, r == TP_SEQUENCE);
+                act(&b, st, jax, r == TP_SEQUENCE);
             break;
         }
         rbuf_puts(&b, ",\n    },\n");

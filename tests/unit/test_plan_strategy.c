@@ -10,6 +10,8 @@
 #include "sim/config3d_stages.h"
 #include "test.h"
 
+#include <stdlib.h>
+
 /* The op of graph g named `name` in s, NULL if none. */
 static const plan_op *op_named(const plan_strategy *s, const dnp_graph *g, const char *name)
 {
@@ -290,4 +292,86 @@ TEST(plan_strategy_config3d_stages)
     c3_stage_layers(&cfg, 12, layers);
     CHECK_EQ_INT(layers[0], 4);
     CHECK_EQ_INT(layers[1], 8);
+}
+
+/* A hook failing allocation number `fail_at` (1-based), counting the
+ * blocks still live. */
+static struct {
+    long calls, fail_at, live;
+} fh;
+
+static void *fail_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    if (++fh.calls == fh.fail_at)
+        return NULL;
+    void *p = malloc(n);
+    fh.live += p != NULL;
+    return p;
+}
+
+static void *fail_resize(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (++fh.calls == fh.fail_at)
+        return NULL;
+    return realloc(p, n);
+}
+
+static void fail_release(void *ctx, void *p)
+{
+    (void)ctx;
+    fh.live -= p != NULL;
+    free(p);
+}
+
+/* Every allocation of both producers failed in turn: DNP_ERR_NOMEM, no
+ * strategy, nothing left allocated; past the last, success. */
+TEST(plan_strategy_alloc_failure)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt(hidden=64,heads=2,layers=2,seq=16,vocab=100)", &g, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("4xa100", &cl, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_parse("tp=2,pp=2", &cfg, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    layer_table lt;
+    CHECK_EQ_INT(layer_table_build(g, 8, &lt, &err), DNP_OK);
+    tnode leaf = {.counts = {1}, .n_dev = 1, .depth = 1};
+    tnode root = {.counts = {2}, .n_dev = 2, .child = {&leaf, &leaf}, .shared = 1,
+                  .alpha = 0.5, .types = NULL};
+    plan_tree t = {.model = "gpt", .cl = &cl, .lt = &lt, .root = &root, .batch = 8};
+    dnp_allocator hook = {fail_alloc, fail_resize, fail_release, NULL};
+    for (int producer = 0; producer < 2; producer++) {
+        int ok = 0;
+        for (long n = 1; n <= 10 && !ok; n++) {
+            fh.calls = 0;
+            fh.fail_at = n;
+            fh.live = 0;
+            plan_strategy *s = NULL;
+            dnp_error e = {0};
+            dnp_set_allocator(&hook);
+            dnp_status st = producer == 0 ? plan_strategy_from_tree(&t, &s, &e)
+                                          : c3_strategy_of(g, &cl, &cfg, 8, &s, &e);
+            if (st == DNP_OK) {
+                ok = 1;
+                CHECK(s != NULL);
+                CHECK_EQ_INT(n, 4); /* the three blocks of plan_strategy_new, then none */
+            } else {
+                CHECK_EQ_INT(st, DNP_ERR_NOMEM);
+                CHECK(s == NULL);
+                CHECK(e.msg[0] != '\0');
+            }
+            plan_strategy_free(s);
+            dnp_set_allocator(NULL);
+            CHECK_EQ_INT(fh.live, 0);
+        }
+        CHECK(ok);
+    }
+    layer_table_free(&lt);
+    dnp_graph_free(g);
 }
