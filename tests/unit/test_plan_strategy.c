@@ -1,12 +1,15 @@
 /*
  * test_plan_strategy.c - the one strategy type (src/plan/strategy.h) and
  * its producers, on hand-worked cases: AccPar's tree (plan/tree.h), a
- * Megatron-LM configuration (sim/config3d_stages.h).
+ * Megatron-LM configuration (sim/config3d_stages.h), PaSE's
+ * configurations (search/pase/pase_driver.h).
  */
 #include "dnnpar.h"
 #include "plan/layer_table.h"
 #include "plan/strategy.h"
 #include "plan/tree.h"
+#include "model/iter_space.h"
+#include "search/pase/pase_driver.h"
 #include "sim/config3d_stages.h"
 #include "test.h"
 
@@ -373,5 +376,97 @@ TEST(plan_strategy_alloc_failure)
         CHECK(ok);
     }
     layer_table_free(&lt);
+    dnp_graph_free(g);
+}
+
+/* PaSE's configurations of x [64] -> fc1 (32) -> relu -> fc2 (16) at
+ * batch 32 on 4 devices.  The space has two nests (fc1, fc2: dims b, n,
+ * c; GEMM M = b, N = n, K = c); the relu is fused into fc1 and has no
+ * entry.  fc1 (b 2, n 2, c 1): b over d0 (its weight gradient summed
+ * over d0), n over d1 (its input gradient summed over d1); fc2 (1, 1, 4):
+ * c over d0 and d1, its output a partial sum over both.  The same from
+ * a problem's configuration indices; refusals: a split of 3, splits that
+ * need 3 axes of 2, 6 devices. */
+TEST(plan_strategy_from_pase)
+{
+    dnp_graph *g = dnp_graph_new("two_fc");
+    int x = dnp_graph_input(g, "x", 64, 1, 1);
+    int a = dnp_graph_fc(g, "fc1", x, 32, 0);
+    a = dnp_graph_unary(g, "relu", DNP_OP_RELU, a);
+    int f2 = dnp_graph_fc(g, "fc2", a, 16, 0);
+    iter_space *sp = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(iter_space_build(g, 32, &sp, &err), DNP_OK);
+    if (sp == NULL) {
+        dnp_graph_free(g);
+        return;
+    }
+    CHECK_EQ_INT(sp->n_nest, 2);
+    const long fc1[3] = {2, 2, 1}, fc2[3] = {1, 1, 4};
+    const long *split[2] = {fc1, fc2};
+    for (int via_problem = 0; via_problem < 2; via_problem++) {
+        plan_strategy *s = NULL;
+        pase_problem pb;
+        int built = 0;
+        if (!via_problem) {
+            CHECK_EQ_INT(pase_plan_strategy(sp, 4, split, &s, &err), DNP_OK);
+        } else {
+            pase_params par = {4, 5000.0, 0, 1e9, 0};
+            CHECK_EQ_INT(pase_problem_build(sp, &par, &pb, &err), DNP_OK);
+            built = 1;
+            const int32_t c1[3] = {2, 2, 1}, c2[3] = {1, 1, 4};
+            int cfg[2] = {pase_configs_find(&pb.cfg[0], c1), pase_configs_find(&pb.cfg[1], c2)};
+            CHECK(cfg[0] >= 0 && cfg[1] >= 0);
+            if (cfg[0] >= 0 && cfg[1] >= 0)
+                CHECK_EQ_INT(pase_plan_strategy_of(&pb, cfg, &s, &err), DNP_OK);
+        }
+        CHECK(s != NULL);
+        if (s != NULL) {
+            CHECK_EQ_INT(s->n_axes, 2);
+            CHECK_STR(s->axis[0].name, "d0");
+            CHECK_STR(s->axis[1].name, "d1");
+            CHECK_EQ_INT(s->axis[1].size, 2);
+            CHECK_EQ_INT(s->n_stages, 1);
+            CHECK_EQ_INT(s->stage[0].n_ranks, 4);
+            CHECK_EQ_INT(s->n_ops, 2);
+            const plan_op *o1 = plan_strategy_find(s, a - 1), *o2 = plan_strategy_find(s, f2);
+            CHECK(plan_strategy_find(s, a) == NULL); /* the relu */
+            CHECK(o1 != NULL && o2 != NULL);
+            if (o1 != NULL && o2 != NULL) {
+                CHECK_EQ_INT(o1->weighted, 1);
+                CHECK_EQ_INT(plan_op_axes(o1, "b"), 1);
+                CHECK_EQ_INT(plan_op_axes(o1, "n"), 2);
+                CHECK_EQ_INT(plan_op_axes(o1, "c"), 0);
+                CHECK_EQ_INT(o1->wgrad_partial, 1);
+                CHECK_EQ_INT(o1->igrad_partial, 2);
+                CHECK_EQ_INT(o1->out_partial, 0);
+                CHECK_EQ_INT(o2->n_splits, 1);
+                CHECK_EQ_INT(plan_op_axes(o2, "c"), 3);
+                CHECK_EQ_INT(o2->out_partial, 3);
+                CHECK_EQ_INT(o2->wgrad_partial, 0);
+                CHECK_EQ_INT(o2->igrad_partial, 0);
+            }
+        }
+        plan_strategy_free(s);
+        if (built)
+            pase_problem_free(&pb);
+    }
+    /* refusals, each naming the op */
+    const long three[3] = {1, 1, 3}, eight[3] = {2, 2, 2};
+    const long *bad1[2] = {fc1, three}, *bad2[2] = {eight, fc2};
+    plan_strategy *s = NULL;
+    dnp_error e1 = {0}, e2 = {0}, e3 = {0};
+    CHECK_EQ_INT(pase_plan_strategy(sp, 4, bad1, &s, &e1), DNP_ERR_INPUT);
+    CHECK(strstr(e1.msg, "'fc2'") != NULL);
+    CHECK_EQ_INT(pase_plan_strategy(sp, 4, bad2, &s, &e2), DNP_ERR_INPUT);
+    CHECK(strstr(e2.msg, "'fc1'") != NULL);
+    CHECK_EQ_INT(pase_plan_strategy(sp, 6, split, &s, &e3), DNP_ERR_INPUT);
+    CHECK(s == NULL);
+    /* no splits at all: every op on every axis replicated */
+    CHECK_EQ_INT(pase_plan_strategy(sp, 4, NULL, &s, &err), DNP_OK);
+    if (s != NULL)
+        CHECK_EQ_INT(plan_op_all_axes(&s->ops[0]) | plan_op_all_axes(&s->ops[1]), 0);
+    plan_strategy_free(s);
+    iter_space_free(sp);
     dnp_graph_free(g);
 }
