@@ -460,6 +460,19 @@ static void put_branch_notes(rbuf *b, const ectx *e)
     }
 }
 
+/* One half of a tree level: "2xa100+1xv100", the devices of each type in
+ * the cluster spec's order (dnp_plan_level_groups' form). */
+static void put_half(rbuf *b, const dnp_cluster *cl, const int64_t *counts)
+{
+    int first = 1;
+    for (int t = 0; t < cl->n_types && t < DNP_MAX_DEVICE_TYPES; t++)
+        if (counts[t] != 0) {
+            rbuf_printf(b, "%s%lldx", first ? "" : "+", (long long)counts[t]);
+            rbuf_put_escaped(b, cl->types[t].name, ESC_TEXT);
+            first = 0;
+        }
+}
+
 /* The header: what, mesh, notes, conventions. */
 static void put_header(rbuf *b, const ectx *e)
 {
@@ -502,19 +515,23 @@ static void put_header(rbuf *b, const ectx *e)
     rbuf_puts(b, "#\n# Mesh: one axis per level of the device tree (docs/time-model.md), the "
                  "outermost split first;\n# each level splits a group of devices into two.\n");
     for (int k = 0; k < e->depth; k++) {
-        char groups[600];
+        const plan_axis *ax = &e->st->axis[k];
         int64_t nd[2] = {0, 0};
-        int one[2];
-        dnp_plan_level_groups(p, k, 0, groups, sizeof groups);
-        int ok = report_level_split(p, e->cl, k, 0, nd, one) == 0;
-        double r = dnp_plan_ratio(p, k, 0);
-        rbuf_printf(b, "#   \"h%d\"  ", k);
-        if (ok && nd[0] == nd[1])
+        for (int h = 0; h < 2; h++)
+            for (int t = 0; t < e->cl->n_types && t < DNP_MAX_DEVICE_TYPES; t++)
+                nd[h] += ax->half_counts[h][t];
+        rbuf_puts(b, "#   \"");
+        rbuf_put_escaped(b, ax->name, ESC_TEXT);
+        rbuf_puts(b, "\"  ");
+        if (nd[0] == nd[1])
             rbuf_puts(b, "size 2  ");
         else
             rbuf_printf(b, "groups of %lld and %lld devices (unequal halves)  ", (long long)nd[0],
                         (long long)nd[1]);
-        rbuf_printf(b, "%s  ratio %.4f%s%s\n", groups, r,
+        put_half(b, e->cl, ax->half_counts[0]);
+        rbuf_puts(b, " | ");
+        put_half(b, e->cl, ax->half_counts[1]);
+        rbuf_printf(b, "  ratio %.4f%s%s\n", ax->share,
                     ((e->uneven >> k) & 1u) ? " (uneven)" : "",
                     k >= s.levels ? "  data parallel (below the searched levels)" : "");
     }
@@ -530,7 +547,7 @@ static void put_header(rbuf *b, const ectx *e)
                      "path only.\n");
     for (int k = 0; k < e->depth; k++)
         if ((e->uneven >> k) & 1u) {
-            double r = dnp_plan_ratio(p, k, 0);
+            double r = e->st->axis[k].share;
             rbuf_printf(b,
                         "# NOTE h%d: ratio %.4f is not 1/2 (an uneven split): the first group "
                         "takes %.2f%%\n"
