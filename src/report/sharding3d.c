@@ -44,7 +44,15 @@ static void spec(rbuf *b, const plan_strategy *st, int jax, int rank, int batch_
 
 /* What tensor parallelism does to an op, read back from its strategy:
  * the loop dimension it splits over "model" (axis 1 of c3_strategy_of). */
-typedef enum { TP_NONE = 0, TP_COLUMN, TP_ROW, TP_HEADS, TP_FEATURES, TP_VOCAB, TP_SEQUENCE } tp_role;
+typedef enum {
+    TP_NONE = 0,
+    TP_COLUMN,
+    TP_ROW,
+    TP_HEADS,
+    TP_FEATURES,
+    TP_VOCAB,
+    TP_SEQUENCE
+} tp_role;
 
 static tp_role role_of(const plan_op *o)
 {

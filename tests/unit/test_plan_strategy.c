@@ -8,6 +8,7 @@
 #include "plan/layer_table.h"
 #include "plan/strategy.h"
 #include "plan/tree.h"
+#include "report/report.h"
 #include "model/iter_space.h"
 #include "search/pase/pase_driver.h"
 #include "sim/config3d_stages.h"
@@ -328,8 +329,9 @@ static void fail_release(void *ctx, void *p)
     free(p);
 }
 
-/* Every allocation of both producers failed in turn: DNP_ERR_NOMEM, no
- * strategy, nothing left allocated; past the last, success. */
+/* Every allocation of each producer (tree, configuration, PaSE's splits,
+ * PaSE's configuration indices) failed in turn: DNP_ERR_NOMEM with a
+ * message, no strategy, nothing left allocated; past the last, success. */
 TEST(plan_strategy_alloc_failure)
 {
     dnp_graph *g = NULL;
@@ -348,8 +350,29 @@ TEST(plan_strategy_alloc_failure)
     tnode root = {.counts = {2}, .n_dev = 2, .child = {&leaf, &leaf}, .shared = 1,
                   .alpha = 0.5, .types = NULL};
     plan_tree t = {.model = "gpt", .cl = &cl, .lt = &lt, .root = &root, .batch = 8};
+    /* PaSE's: x [64] -> fc1 (32) -> fc2 (16) on 4 devices, data parallel */
+    dnp_graph *mlp = dnp_graph_new("mlp");
+    dnp_graph_fc(mlp, "fc2", dnp_graph_fc(mlp, "fc1", dnp_graph_input(mlp, "x", 64, 1, 1), 32, 0),
+                 16, 0);
+    iter_space *sp = NULL;
+    CHECK_EQ_INT(iter_space_build(mlp, 32, &sp, &err), DNP_OK);
+    pase_params par = {4, 5000.0, 0, 1e9, 0};
+    pase_problem pb;
+    int have_pb = sp != NULL && pase_problem_build(sp, &par, &pb, &err) == DNP_OK;
+    CHECK(have_pb);
+    const int32_t dp4[3] = {4, 1, 1};
+    int cfg_dp[2] = {have_pb ? pase_configs_find(&pb.cfg[0], dp4) : -1,
+                     have_pb ? pase_configs_find(&pb.cfg[1], dp4) : -1};
+    CHECK(cfg_dp[0] >= 0 && cfg_dp[1] >= 0);
+    const long b4[3] = {4, 1, 1};
+    const long *split[2] = {b4, b4};
     dnp_allocator hook = {fail_alloc, fail_resize, fail_release, NULL};
-    for (int producer = 0; producer < 2; producer++) {
+    /* the blocks each allocates: plan_strategy_new's three, and
+     * pase_plan_strategy_of's two tables before them */
+    static const long want_ok_at[4] = {4, 4, 4, 6};
+    for (int producer = 0; producer < 4; producer++) {
+        if (producer == 3 && !(have_pb && cfg_dp[0] >= 0 && cfg_dp[1] >= 0))
+            continue;
         int ok = 0;
         for (long n = 1; n <= 10 && !ok; n++) {
             fh.calls = 0;
@@ -358,12 +381,14 @@ TEST(plan_strategy_alloc_failure)
             plan_strategy *s = NULL;
             dnp_error e = {0};
             dnp_set_allocator(&hook);
-            dnp_status st = producer == 0 ? plan_strategy_from_tree(&t, &s, &e)
-                                          : c3_strategy_of(g, &cl, &cfg, 8, &s, &e);
+            dnp_status st = producer == 0   ? plan_strategy_from_tree(&t, &s, &e)
+                            : producer == 1 ? c3_strategy_of(g, &cl, &cfg, 8, &s, &e)
+                            : producer == 2 ? pase_plan_strategy(sp, 4, split, &s, &e)
+                                            : pase_plan_strategy_of(&pb, cfg_dp, &s, &e);
             if (st == DNP_OK) {
                 ok = 1;
                 CHECK(s != NULL);
-                CHECK_EQ_INT(n, 4); /* the three blocks of plan_strategy_new, then none */
+                CHECK_EQ_INT(n, want_ok_at[producer]);
             } else {
                 CHECK_EQ_INT(st, DNP_ERR_NOMEM);
                 CHECK(s == NULL);
@@ -375,6 +400,10 @@ TEST(plan_strategy_alloc_failure)
         }
         CHECK(ok);
     }
+    if (have_pb)
+        pase_problem_free(&pb);
+    iter_space_free(sp);
+    dnp_graph_free(mlp);
     layer_table_free(&lt);
     dnp_graph_free(g);
 }
@@ -469,4 +498,56 @@ TEST(plan_strategy_from_pase)
     plan_strategy_free(s);
     iter_space_free(sp);
     dnp_graph_free(g);
+}
+
+/* The exports' one spec writer on hand-worked tensors: a 3-dim tensor on
+ * mesh (data 2, model 2) with dim 0 over data and dim 2 over model is
+ * JAX P("data", None, "model") and DTensor (Shard(0), Shard(2)); a dim
+ * over both axes is ("data", "model") in JAX and Shard of that dim on
+ * both in DTensor; a partial sum over model with nothing sharded on it is
+ * Partial() there (DTensor only: the JAX spec is after the psum); a
+ * one-axis mesh's DTensor tuple keeps its trailing comma. */
+TEST(plan_strategy_spec_writer)
+{
+    plan_strategy *s = plan_strategy_new(0, 1), *one = plan_strategy_new(0, 1);
+    CHECK(s != NULL && one != NULL);
+    if (s == NULL || one == NULL) {
+        plan_strategy_free(s);
+        plan_strategy_free(one);
+        return;
+    }
+    plan_strategy_add_axis(s, "data", 2, 0.5);
+    plan_strategy_add_axis(s, "model", 2, 0.5);
+    plan_strategy_add_axis(one, "h0", 2, 0.6);
+    static const struct {
+        int which, torch, rank;
+        unsigned dims[3], partial;
+        const char *want;
+    } cases[] = {
+        {0, 0, 3, {1, 0, 2}, 0, "P(\"data\", None, \"model\")"},
+        {0, 1, 3, {1, 0, 2}, 0, "(Shard(0), Shard(2))"},
+        {0, 0, 2, {0, 3}, 0, "P(None, (\"data\", \"model\"))"},
+        {0, 1, 2, {0, 3}, 0, "(Shard(1), Shard(1))"},
+        {0, 1, 2, {1, 0}, 2, "(Shard(0), Partial())"},
+        {0, 0, 2, {1, 0}, 2, "P(\"data\", None)"},
+        {0, 1, 2, {0, 0}, 0, "(Replicate(), Replicate())"},
+        {1, 1, 4, {1, 0, 0}, 0, "(Shard(0),)"},
+        {1, 0, 1, {0}, 0, "P(None)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned dims[4] = {0u, 0u, 0u, 0u};
+        for (int d = 0; d < 3; d++)
+            dims[d] = cases[i].dims[d];
+        rbuf b;
+        rbuf_init(&b);
+        report_put_spec(&b, cases[i].which ? one : s, cases[i].torch, cases[i].rank, dims,
+                        cases[i].partial);
+        char *text = rbuf_take(&b);
+        CHECK(text != NULL);
+        if (text != NULL)
+            CHECK_STR(text, cases[i].want);
+        dnp_free(text);
+    }
+    plan_strategy_free(s);
+    plan_strategy_free(one);
 }
