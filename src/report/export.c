@@ -1,8 +1,10 @@
 /* export.c - a plan as per-tensor sharding on a named device mesh: JAX
- * PartitionSpecs or PyTorch DTensor placements (both as Python source).
+ * PartitionSpecs or PyTorch DTensor placements (both as Python source),
+ * each spec through report_put_spec (sharding_spec.c), the one spec
+ * writer this shares with a configuration's export (sharding3d.c).
  *
  * The mesh has one axis per level of the device tree along the first path,
- * "h0" for the outermost split.  At each level an op's type shards one
+ * "h0" for the outermost split (the strategy's axes).  At each level an op's type shards one
  * role of its tensors over that axis (AccPar section 3.2):
  *
  *   Type-I   (batch)      input and output on N; weight replicated, its
@@ -14,12 +16,17 @@
  *                         gradient a partial sum reduced over it
  *   joins                 B: N, C: the channel dim, R: nothing
  *
- * What these notations cannot say (uneven ratios, halves that decide
- * differently, unequal halves) is written as NOTE comments; the
- * dispatcher report_export() is at the end, astra.c has the workload. */
+ * The splits are read from the tree's strategy (plan/strategy.h:
+ * plan_strategy_from_tree): per op, the loop dimension (b, c, n) each
+ * axis splits and the partial sums.  What these notations cannot say
+ * (uneven ratios, halves that decide differently, unequal halves) is read
+ * from the plan and written as NOTE comments; the dispatcher
+ * report_export() is at the end, astra.c has the workload. */
 #include "report/report.h"
 #include "core/einsum_eq.h"
 #include "model/graph_named.h"
+#include "plan/strategy.h"
+#include "search/plan_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +55,7 @@ typedef struct {
     const dnp_cluster *cl;
     const dnp_plan_options *opt;
     const dnp_plan *p;
+    const plan_strategy *st; /* the tree's strategy: axes h0.. and one op per plan node */
     int torch;       /* 1: DTensor (PyTorch weight layouts), 0: JAX */
     int depth;       /* mesh axes: levels on the first path */
     unsigned uneven; /* bit k: ratio of level k on the first path is not 1/2 */
@@ -231,60 +239,56 @@ static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
     }
 }
 
-/* Apply the type of every level on path 0 to the op's tensors. */
-static void shard_tensors(const ectx *e, int node, tensor *ts, int n)
+/* The role the split of axis k plays in strategy op o (ROLE_BATCH for b,
+ * ROLE_IN for c, ROLE_OUT for n), -1 if k splits nothing of it. */
+static int split_role(const plan_op *o, int k)
 {
-    int weighted = dnp_plan_node_weighted(e->p, node);
+    static const char *const dims[3] = {"b", "c", "n"};
+    for (int role = 0; role < 3; role++)
+        if ((plan_op_axes(o, dims[role]) >> k) & 1u)
+            return role;
+    return -1;
+}
+
+/* AccPar's state of o at axis k, from its split: Type I / II / III / R
+ * (weighted), layout B / C / R (joins); report_state_name's numbering. */
+static int split_state(const plan_op *o, int k)
+{
+    int role = split_role(o, k);
+    return role >= 0 ? role : o->weighted ? (int)DNP_TYPE_R : 2;
+}
+
+/* Apply every axis of strategy op o to the op's tensors. */
+static void shard_tensors(const ectx *e, const plan_op *o, tensor *ts, int n)
+{
     for (int k = 0; k < e->depth; k++) {
-        int t = dnp_plan_type(e->p, k, 0, node);
+        int role = split_role(o, k);
         unsigned bit = 1u << k;
-        if (t < 0 || (!weighted && t == 2) || (weighted && t == DNP_TYPE_R))
+        if (role < 0)
             continue; /* replicated join, or a layer not split at this level (R) */
-        int role = t; /* I: batch, II: input dim, III: output dim; joins B, C */
         for (int i = 0; i < n; i++) {
             tensor *x = &ts[i];
             int d = x->role_dim[role];
             if (d >= 0 && d < x->rank)
                 x->axes[d] |= bit;
-            else if (weighted && t == DNP_TYPE_II && strcmp(x->what, "output") == 0)
+            else if ((o->out_partial & bit) && strcmp(x->what, "output") == 0)
                 x->partial |= bit;
-            if (weighted && t == DNP_TYPE_I && strcmp(x->what, "weight") == 0)
+            if ((o->wgrad_partial & bit) && strcmp(x->what, "weight") == 0)
                 x->grad_partial |= bit;
-            if (weighted && t == DNP_TYPE_III && strcmp(x->what, "input") == 0 && !x->no_grad)
+            if ((o->igrad_partial & bit) && strcmp(x->what, "input") == 0 && !x->no_grad)
                 x->grad_partial |= bit;
         }
     }
 }
 
-/* Python tuple of mesh axis names for the bits in `axes`. */
-static void put_axes_py(rbuf *b, unsigned axes, int depth)
-{
-    int n = 0;
-    for (int k = 0; k < depth; k++)
-        n += (axes >> k) & 1u;
-    if (n == 0) {
-        rbuf_puts(b, "None");
-        return;
-    }
-    if (n > 1)
-        rbuf_puts(b, "(");
-    int first = 1;
-    for (int k = 0; k < depth; k++)
-        if ((axes >> k) & 1u) {
-            rbuf_printf(b, "%s\"h%d\"", first ? "" : ", ", k);
-            first = 0;
-        }
-    if (n > 1)
-        rbuf_puts(b, ")");
-}
-
-/* "h0, h2" for the bits in `axes`. */
-static void put_axes_text(rbuf *b, unsigned axes, int depth)
+/* "h0, h2": the names of the strategy's axes in `axes`. */
+static void put_axes_text(rbuf *b, const ectx *e, unsigned axes)
 {
     int first = 1;
-    for (int k = 0; k < depth; k++)
+    for (int k = 0; k < e->depth; k++)
         if ((axes >> k) & 1u) {
-            rbuf_printf(b, "%sh%d", first ? "" : ", ", k);
+            rbuf_puts(b, first ? "" : ", ");
+            rbuf_put_escaped(b, e->st->axis[k].name, ESC_TEXT);
             first = 0;
         }
 }
@@ -302,17 +306,17 @@ static void put_tensor_notes(rbuf *nb, const ectx *e, const tensor *x)
             rbuf_puts(nb, "Partial() until all-reduced over ");
         else
             rbuf_puts(nb, "partial sums: psum over ");
-        put_axes_text(nb, x->partial, e->depth);
+        put_axes_text(nb, e, x->partial);
         rbuf_puts(nb, e->torch ? ", then Replicate()\n" : "; the spec is after the psum\n");
     }
     if (x->grad_partial) {
         rbuf_puts(nb, e->torch ? "gradient Partial() over " : "gradient psum over ");
-        put_axes_text(nb, x->grad_partial, e->depth);
+        put_axes_text(nb, e, x->grad_partial);
         rbuf_puts(nb, "\n");
     }
     if (uneven) {
         rbuf_puts(nb, "uneven split over ");
-        put_axes_text(nb, uneven, e->depth);
+        put_axes_text(nb, e, uneven);
         rbuf_puts(nb, " (see NOTE)\n");
     }
 }
@@ -348,32 +352,8 @@ static void put_tensor_line(rbuf *b, const ectx *e, const tensor *x)
 {
     size_t line_start = b->len;
     rbuf_printf(b, "        \"%s\": ", x->what);
-    if (e->torch) {
-        rbuf_puts(b, "(");
-        for (int k = 0; k < e->depth; k++) {
-            int d = -1;
-            for (int i = 0; i < x->rank; i++)
-                if ((x->axes[i] >> k) & 1u)
-                    d = i;
-            if (k > 0)
-                rbuf_puts(b, ", ");
-            if (d >= 0)
-                rbuf_printf(b, "Shard(%d)", d);
-            else if ((x->partial >> k) & 1u)
-                rbuf_puts(b, "Partial()");
-            else
-                rbuf_puts(b, "Replicate()");
-        }
-        rbuf_puts(b, e->depth == 1 ? ",)," : "),");
-    } else {
-        rbuf_puts(b, "P(");
-        for (int i = 0; i < x->rank; i++) {
-            if (i > 0)
-                rbuf_puts(b, ", ");
-            put_axes_py(b, x->axes[i], e->depth);
-        }
-        rbuf_puts(b, "),");
-    }
+    report_put_spec(b, e->st, e->torch, x->rank, x->axes, x->partial);
+    rbuf_puts(b, ",");
     rbuf nb;
     rbuf_init(&nb);
     put_tensor_notes(&nb, e, x);
@@ -480,6 +460,19 @@ static void put_branch_notes(rbuf *b, const ectx *e)
     }
 }
 
+/* One half of a tree level: "2xa100+1xv100", the devices of each type in
+ * the cluster spec's order (dnp_plan_level_groups' form). */
+static void put_half(rbuf *b, const dnp_cluster *cl, const int64_t *counts)
+{
+    int first = 1;
+    for (int t = 0; t < cl->n_types && t < DNP_MAX_DEVICE_TYPES; t++)
+        if (counts[t] != 0) {
+            rbuf_printf(b, "%s%lldx", first ? "" : "+", (long long)counts[t]);
+            rbuf_put_escaped(b, cl->types[t].name, ESC_TEXT);
+            first = 0;
+        }
+}
+
 /* The header: what, mesh, notes, conventions. */
 static void put_header(rbuf *b, const ectx *e)
 {
@@ -522,19 +515,23 @@ static void put_header(rbuf *b, const ectx *e)
     rbuf_puts(b, "#\n# Mesh: one axis per level of the device tree (docs/time-model.md), the "
                  "outermost split first;\n# each level splits a group of devices into two.\n");
     for (int k = 0; k < e->depth; k++) {
-        char groups[600];
+        const plan_axis *ax = &e->st->axis[k];
         int64_t nd[2] = {0, 0};
-        int one[2];
-        dnp_plan_level_groups(p, k, 0, groups, sizeof groups);
-        int ok = report_level_split(p, e->cl, k, 0, nd, one) == 0;
-        double r = dnp_plan_ratio(p, k, 0);
-        rbuf_printf(b, "#   \"h%d\"  ", k);
-        if (ok && nd[0] == nd[1])
+        for (int h = 0; h < 2; h++)
+            for (int t = 0; t < e->cl->n_types && t < DNP_MAX_DEVICE_TYPES; t++)
+                nd[h] += ax->half_counts[h][t];
+        rbuf_puts(b, "#   \"");
+        rbuf_put_escaped(b, ax->name, ESC_TEXT);
+        rbuf_puts(b, "\"  ");
+        if (nd[0] == nd[1])
             rbuf_puts(b, "size 2  ");
         else
             rbuf_printf(b, "groups of %lld and %lld devices (unequal halves)  ", (long long)nd[0],
                         (long long)nd[1]);
-        rbuf_printf(b, "%s  ratio %.4f%s%s\n", groups, r,
+        put_half(b, e->cl, ax->half_counts[0]);
+        rbuf_puts(b, " | ");
+        put_half(b, e->cl, ax->half_counts[1]);
+        rbuf_printf(b, "  ratio %.4f%s%s\n", ax->share,
                     ((e->uneven >> k) & 1u) ? " (uneven)" : "",
                     k >= s.levels ? "  data parallel (below the searched levels)" : "");
     }
@@ -550,7 +547,7 @@ static void put_header(rbuf *b, const ectx *e)
                      "path only.\n");
     for (int k = 0; k < e->depth; k++)
         if ((e->uneven >> k) & 1u) {
-            double r = dnp_plan_ratio(p, k, 0);
+            double r = e->st->axis[k].share;
             rbuf_printf(b,
                         "# NOTE h%d: ratio %.4f is not 1/2 (an uneven split): the first group "
                         "takes %.2f%%\n"
@@ -610,13 +607,16 @@ static void put_header(rbuf *b, const ectx *e)
 static void put_mesh(rbuf *b, const ectx *e)
 {
     rbuf_puts(b, e->torch ? "MESH_DIM_NAMES = (" : "MESH_AXES = (");
-    for (int k = 0; k < e->depth; k++)
-        rbuf_printf(b, "%s\"h%d\"", k ? ", " : "", k);
+    for (int k = 0; k < e->depth; k++) {
+        rbuf_puts(b, k ? ", \"" : "\"");
+        rbuf_put_escaped(b, e->st->axis[k].name, ESC_PYTHON);
+        rbuf_puts(b, "\"");
+    }
     rbuf_puts(b, e->depth == 1 ? ",)\n" : ")\n");
     if (e->regular) {
         rbuf_puts(b, "MESH_SHAPE = (");
         for (int k = 0; k < e->depth; k++)
-            rbuf_printf(b, "%s2", k ? ", " : "");
+            rbuf_printf(b, "%s%d", k ? ", " : "", e->st->axis[k].size);
         rbuf_puts(b, e->depth == 1 ? ",)\n" : ")\n");
     } else {
         rbuf_puts(b, "MESH_SHAPE = None  # not a regular mesh: see the NOTE above\n");
@@ -646,10 +646,16 @@ static dnp_status sharding_text(ectx *e, rbuf *b, dnp_error *err)
             return DNP_ERR_INTERNAL;
         }
         const dnp_op *op = dnp_graph_op(e->g, opi);
+        const plan_op *o = &e->st->ops[v];
+        if (o->op != opi) {
+            dnp_error_set(err, DNP_ERR_INTERNAL, "plan op '%s' is not its strategy's op %d",
+                          dnp_plan_node_name(p, v), v);
+            return DNP_ERR_INTERNAL;
+        }
         tensor ts[3];
         int n = op_tensors(e, op, ts);
-        shard_tensors(e, v, ts, n);
-        int w = dnp_plan_node_weighted(p, v);
+        shard_tensors(e, o, ts, n);
+        int w = o->weighted;
         rbuf_puts(b, "    \"");
         rbuf_put_escaped(b, op->name, ESC_PYTHON);
         rbuf_printf(b, "\": {  # %s%s, out ", w ? "" : "join ", dnp_op_kind_name(op->kind));
@@ -658,7 +664,7 @@ static dnp_status sharding_text(ectx *e, rbuf *b, dnp_error *err)
             rbuf_printf(b, ", %d groups", op->groups);
         rbuf_puts(b, "; types");
         for (int k = 0; k < e->depth; k++)
-            rbuf_printf(b, " %s", report_state_name(w, dnp_plan_type(p, k, 0, v)));
+            rbuf_printf(b, " %s", report_state_name(w, split_state(o, k)));
         rbuf_puts(b, "\n");
         for (int i = 0; i < n; i++)
             put_tensor_line(b, e, &ts[i]);
@@ -702,12 +708,25 @@ dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_c
     if (f == REPORT_EXPORT_ASTRA) {
         st = report_astra_text(g, cl, opt, p, &b, err);
     } else {
-        ectx e = {g, cl, opt, p, f == REPORT_EXPORT_DTENSOR, depth, 0u, 1};
-        for (int k = 0; k < depth; k++)
-            if (fabs(dnp_plan_ratio(p, k, 0) - 0.5) > 1e-9)
-                e.uneven |= 1u << k;
-        e.regular = tree_is_regular(&e);
-        st = sharding_text(&e, &b, err);
+        plan_tree tree = plan_tree_of(p);
+        plan_strategy *strat = NULL;
+        st = plan_strategy_from_tree(&tree, &strat, err);
+        if (st == DNP_OK && (strat->n_axes != depth || strat->n_ops != dnp_plan_n_nodes(p))) {
+            dnp_error_set(err, DNP_ERR_INTERNAL,
+                          "the strategy of the plan has %d axes and %d ops, the plan %d levels "
+                          "and %d nodes",
+                          strat->n_axes, strat->n_ops, depth, dnp_plan_n_nodes(p));
+            st = DNP_ERR_INTERNAL;
+        }
+        if (st == DNP_OK) {
+            ectx e = {g, cl, opt, p, strat, f == REPORT_EXPORT_DTENSOR, depth, 0u, 1};
+            for (int k = 0; k < depth; k++)
+                if (fabs(strat->axis[k].share - 0.5) > 1e-9)
+                    e.uneven |= 1u << k;
+            e.regular = tree_is_regular(&e);
+            st = sharding_text(&e, &b, err);
+        }
+        plan_strategy_free(strat);
     }
     if (st != DNP_OK) {
         rbuf_free(&b);

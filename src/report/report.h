@@ -107,6 +107,16 @@ dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_c
 
 /* The text buffer (rbuf) is core/rbuf.h's. */
 
+/* One tensor of `rank` dims sharded on strategy s's mesh (plan/strategy.h;
+ * report/sharding_spec.c), appended to b: torch 0, a JAX PartitionSpec
+ * P(...) naming per dim the axes in dim_axes[d] (bit k: s->axis[k]); torch
+ * 1, DTensor placements, one per axis: Shard(d) for the (last) dim it
+ * shards, Partial() if bit k of `partial`, else Replicate().  The caller
+ * owns everything; only b is written.  O(rank x axes). */
+struct plan_strategy;
+void report_put_spec(rbuf *b, const struct plan_strategy *s, int torch, int rank,
+                     const unsigned *dim_axes, unsigned partial);
+
 /* How rbuf_put_escaped quotes untrusted text (op, model and device names).
  * Every mode first replaces control characters and bytes that are not
  * valid UTF-8 with '?'. */

@@ -5,8 +5,10 @@
  * (dnp_config3d_export_text in dnnpar/config3d.h; docs/reports.md
  * "Exports of a Megatron-LM configuration").
  *
- * What each op's tensors hold follows the simulator's own reading of the
- * configuration (c3_tp_role_of, sim/config3d_int.h): Shoeybi et al. 2019,
+ * It writes the configuration's strategy (plan/strategy.h, made by
+ * c3_strategy_of in sim/config3d_stages.c): each op's stage and the loop
+ * dimensions it splits over "model".  That follows the simulator's own
+ * reading of the configuration (c3_tp_role_of): Shoeybi et al. 2019,
  * section 3 (column- and row-parallel GEMMs, attention split by heads,
  * the vocabulary-parallel embedding) and Korthikanti et al. 2022, section
  * 4.2.2 (sequence parallelism: the norms, dropouts and residuals split
@@ -19,83 +21,69 @@
 #include "dnnpar.h"
 #include "core/rbuf.h"
 #include "report/report.h"
-#include "sim/config3d_int.h"
+#include "plan/strategy.h"
+#include "sim/config3d_stages.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* The stage of layer l (0-based) under cfg: its own counts, or L / (pp v)
- * layers per chunk with chunk c on stage c mod pp (Megatron-LM's
- * interleaved assignment, Narayanan et al. 2021 section 2.2). */
-static int stage_of_layer(const dnp_config3d *cfg, int L, int l)
+/* One spec on st's mesh (data, model) through the exports' one spec
+ * writer (report_put_spec): a tensor of `rank` dims whose dim `batch_dim`
+ * is split over data (-1: none) and dim `model_dim` over model (-1:
+ * none). */
+static void spec(rbuf *b, const plan_strategy *st, int jax, int rank, int batch_dim,
+                 int model_dim)
 {
-    if (cfg->n_stage_layers > 0) {
-        int acc = 0;
-        for (int s = 0; s < cfg->n_stage_layers; s++) {
-            acc += cfg->stage_layers[s];
-            if (l < acc)
-                return s;
-        }
-        return cfg->n_stage_layers - 1;
-    }
-    int v = cfg->interleave > 0 ? cfg->interleave : 1;
-    int per_chunk = L / (cfg->pp * v);
-    if (per_chunk < 1)
-        per_chunk = 1;
-    return (l / per_chunk) % cfg->pp;
+    unsigned dim_axes[4] = {0u, 0u, 0u, 0u};
+    if (batch_dim >= 0 && batch_dim < rank)
+        dim_axes[batch_dim] |= 1u << 0;
+    if (model_dim >= 0 && model_dim < rank)
+        dim_axes[model_dim] |= 1u << 1;
+    report_put_spec(b, st, !jax, rank, dim_axes, 0u);
 }
 
-/* The layer an op belongs to ("layer<l>."), -1 before the layers (the
- * embedding), L after them (final norm, head). */
-static int layer_of(const dnp_op *op, int seen_layers, int L)
+/* What tensor parallelism does to an op, read back from its strategy:
+ * the loop dimension it splits over "model" (axis 1 of c3_strategy_of). */
+typedef enum {
+    TP_NONE = 0,
+    TP_COLUMN,
+    TP_ROW,
+    TP_HEADS,
+    TP_FEATURES,
+    TP_VOCAB,
+    TP_SEQUENCE
+} tp_role;
+
+static tp_role role_of(const plan_op *o)
 {
-    int l = -1;
-    if (sscanf(op->name, "layer%d.", &l) == 1 && l >= 0 && l < L)
-        return l;
-    return seen_layers ? L : -1;
+    const unsigned model = 1u << 1;
+    if (plan_op_axes(o, "n") & model)
+        return TP_COLUMN;
+    if (plan_op_axes(o, "c") & model)
+        return (o->out_partial & model) ? TP_ROW : TP_FEATURES;
+    if (plan_op_axes(o, "heads") & model)
+        return TP_HEADS;
+    if (plan_op_axes(o, "vocab") & model)
+        return TP_VOCAB;
+    if (plan_op_axes(o, "seq") & model)
+        return TP_SEQUENCE;
+    return TP_NONE;
 }
 
-/* One spec: JAX P(...) or DTensor placements over (data, model) for a
- * tensor of `rank` dims whose dim `batch_dim` is split over data (-1:
- * none) and dim `model_dim` over model (-1: none). */
-static void spec(rbuf *b, int jax, int rank, int batch_dim, int model_dim)
-{
-    if (jax) {
-        rbuf_puts(b, "P(");
-        for (int d = 0; d < rank; d++)
-            rbuf_printf(b, "%s%s", d ? ", " : "",
-                        d == batch_dim ? "\"data\"" : d == model_dim ? "\"model\"" : "None");
-        rbuf_puts(b, ")");
-        return;
-    }
-    /* DTensor: one placement per mesh dim (data, model) */
-    rbuf_puts(b, "(");
-    if (batch_dim >= 0)
-        rbuf_printf(b, "Shard(%d)", batch_dim);
-    else
-        rbuf_puts(b, "Replicate()");
-    rbuf_puts(b, ", ");
-    if (model_dim >= 0)
-        rbuf_printf(b, "Shard(%d)", model_dim);
-    else
-        rbuf_puts(b, "Replicate()");
-    rbuf_puts(b, ")");
-}
-
-static const char *role_text(c3_tp_role r)
+static const char *role_text(tp_role r)
 {
     switch (r) {
-    case C3_TP_COLUMN:
+    case TP_COLUMN:
         return "column-parallel: output features over model";
-    case C3_TP_ROW:
+    case TP_ROW:
         return "row-parallel: input features over model, output reduced";
-    case C3_TP_HEADS:
+    case TP_HEADS:
         return "heads over model";
-    case C3_TP_FEATURES:
+    case TP_FEATURES:
         return "features over model";
-    case C3_TP_VOCAB:
+    case TP_VOCAB:
         return "vocabulary over model";
-    case C3_TP_SEQUENCE:
+    case TP_SEQUENCE:
         return "sequence over model (sequence parallelism)";
     default:
         return "replicated over model";
@@ -104,9 +92,9 @@ static const char *role_text(c3_tp_role r)
 
 /* The activation layout (N, S, F) as the op's neighbours see it: with
  * sequence parallelism split over the sequence, else replicated. */
-static void act(rbuf *b, int jax, int seq_par)
+static void act(rbuf *b, const plan_strategy *st, int jax, int seq_par)
 {
-    spec(b, jax, 3, 0, seq_par ? 1 : -1);
+    spec(b, st, jax, 3, 0, seq_par ? 1 : -1);
 }
 
 dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
@@ -115,20 +103,17 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
                                     char **out, dnp_error *err)
 {
     *out = NULL;
-    c3_shape t;
     if (f != DNP_EXPORT_JAX && f != DNP_EXPORT_DTENSOR) {
         dnp_error_set(err, DNP_ERR_INPUT, "a Megatron-LM configuration exports as jax, dtensor "
                                           "or megatron, not %s",
                       dnp_export_name(f));
         return DNP_ERR_INPUT;
     }
-    if (!c3_shape_of(g, &t)) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "'%s' is not a transformer the Megatron-LM path plans",
-                      dnp_graph_name(g));
-        return DNP_ERR_INPUT;
-    }
-    const int jax = f == DNP_EXPORT_JAX, sp = cfg->seq_par != 0, L = t.layers;
+    plan_strategy *st = NULL;
+    dnp_status status = c3_strategy_of(g, c, cfg, batch, &st, err);
+    if (status != DNP_OK)
+        return status;
+    const int jax = f == DNP_EXPORT_JAX, sp = cfg->seq_par != 0;
     char *spec_text = dnp_cluster_spec(c);
     char cfg_text[256];
     dnp_config3d_format(cfg, cfg_text, sizeof cfg_text);
@@ -156,14 +141,15 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
                 "# Mesh: (\"data\", \"model\") = (%d, %d) per pipeline stage; ranks in Megatron-LM's "
                 "order,\n# tensor fastest, then data, then pipeline: stage s holds ranks "
                 "[s x %d, (s + 1) x %d).\n",
-                cfg->dp, cfg->tp, cfg->dp * cfg->tp, cfg->dp * cfg->tp);
-    if (cfg->pp > 1)
+                st->axis[0].size, st->axis[1].size, (int)st->stage[0].n_ranks,
+                (int)st->stage[0].n_ranks);
+    if (st->n_stages > 1)
         rbuf_printf(&b,
                     "# Pipeline: %d stages%s; a stage is a schedule, not a sharding: each op below "
                     "names its\n# stage and runs on that stage's mesh (1F1B%s as simulated: "
                     "the pipeline runner is the\n# framework's, e.g. torch.distributed.pipelining; "
                     "JAX has none built in).\n",
-                    cfg->pp, cfg->interleave > 1 ? " of interleaved chunks" : "",
+                    st->n_stages, cfg->interleave > 1 ? " of interleaved chunks" : "",
                     cfg->interleave > 1 ? ", interleaved" : "");
     rbuf_puts(&b, "# Tensor layouts: activations (N, S, F); attention (N, heads, S, S|head_dim); "
                   "token ids (N, S);\n");
@@ -187,63 +173,58 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
         rbuf_printf(&b, "from jax.sharding import PartitionSpec as P\n\nMESH_AXES = (\"data\", "
                         "\"model\")\nMESH_SHAPE = (%d, %d)\n# mesh = jax.sharding.Mesh(numpy.array("
                         "stage_devices).reshape(MESH_SHAPE), MESH_AXES)\n\nSPECS = {\n",
-                    cfg->dp, cfg->tp);
+                    st->axis[0].size, st->axis[1].size);
     else
         rbuf_printf(&b, "from torch.distributed.tensor import Replicate, Shard\n\nMESH_DIM_NAMES "
                         "= (\"data\", \"model\")\nMESH_SHAPE = (%d, %d)\n# mesh = torch."
                         "distributed.device_mesh.init_device_mesh(\"cuda\", MESH_SHAPE, "
                         "mesh_dim_names=MESH_DIM_NAMES)\n\nPLACEMENTS = {\n",
-                    cfg->dp, cfg->tp);
-    int seen_layers = 0;
-    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
-        const dnp_op *op = dnp_graph_op(g, i);
-        c3_tp_role r = c3_tp_role_of(op, sp);
-        if (r == C3_TP_SKIP)
-            continue;
-        int l = layer_of(op, seen_layers, L);
-        seen_layers |= l >= 0;
-        int stage = l < 0 ? 0 : l >= L ? cfg->pp - 1 : stage_of_layer(cfg, L, l);
+                    st->axis[0].size, st->axis[1].size);
+    for (int i = 0; i < st->n_ops; i++) {
+        const plan_op *o = &st->ops[i];
+        const dnp_op *op = dnp_graph_op(g, o->op);
+        tp_role r = role_of(o);
         rbuf_puts(&b, "    \"");
         rbuf_put_escaped(&b, op->name, ESC_PYTHON);
         rbuf_printf(&b, "\": {  # %s, %s; stage %d\n", dnp_op_kind_name(op->kind),
-                    role_text(r), stage);
+                    role_text(r), o->stage);
         const int wdim_out = jax ? 1 : 0, wdim_in = jax ? 0 : 1; /* kernel (in, out) | (out, in) */
         switch (r) {
-        case C3_TP_COLUMN:
+        case TP_COLUMN:
             rbuf_puts(&b, "        \"input\": ");
-            spec(&b, jax, 3, 0, -1);
+            spec(&b, st, jax, 3, 0, -1);
             rbuf_puts(&b, ",\n        \"weight\": ");
-            spec(&b, jax, 2, -1, wdim_out);
+            spec(&b, st, jax, 2, -1, wdim_out);
             rbuf_puts(&b, ",\n        \"output\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             break;
-        case C3_TP_ROW:
+        case TP_ROW:
             rbuf_puts(&b, "        \"input\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             rbuf_puts(&b, ",\n        \"weight\": ");
-            spec(&b, jax, 2, -1, wdim_in);
+            spec(&b, st, jax, 2, -1, wdim_in);
             rbuf_puts(&b, ",\n        \"output\": ");
-            act(&b, jax, sp);
+            act(&b, st, jax, sp);
             break;
-        case C3_TP_HEADS:
+        case TP_HEADS:
             rbuf_puts(&b, "        \"output\": ");
-            spec(&b, jax, 4, 0, 1);
+            spec(&b, st, jax, 4, 0, 1);
             break;
-        case C3_TP_FEATURES:
+        case TP_FEATURES:
             rbuf_puts(&b, "        \"output\": ");
-            spec(&b, jax, 3, 0, 2);
+            spec(&b, st, jax, 3, 0, 2);
             break;
-        case C3_TP_VOCAB:
+        case TP_VOCAB:
             if (op->kind == DNP_OP_EMBEDDING) {
                 rbuf_puts(&b, "        \"input\": ");
-                spec(&b, jax, 2, 0, -1);
+                spec(&b, st, jax, 2, 0, -1);
                 rbuf_puts(&b, ",\n        \"weight\": ");
-                spec(&b, jax, 2, -1, 0);
+                spec(&b, st, jax, 2, -1, 0);
                 rbuf_puts(&b, ",\n        \"output\": ");
-                act(&b, jax, sp);
+                act(&b, st, jax, sp);
             } else { /* the logits against the tied table */
                 rbuf_puts(&b, "        \"output\": ");
-                spec(&b, jax, 3, 0, 2);
+                spec(&b, st, jax, 3, 0, 2);
             }
             break;
         default: /* replicated or sequence-split with its neighbours */
@@ -253,19 +234,20 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
                  * scale and shift, a bias) */
                 int wrank = op->kind == DNP_OP_FC || op->param_elems > 2 * op->out.c ? 2 : 1;
                 rbuf_puts(&b, "        \"weight\": ");
-                spec(&b, jax, wrank, -1, -1);
+                spec(&b, st, jax, wrank, -1, -1);
                 rbuf_puts(&b, ",\n");
             }
             rbuf_puts(&b, "        \"output\": ");
             if (op->out.h == 1 && op->out.c > 0 && op->kind == DNP_OP_FC)
-                spec(&b, jax, 2, 0, -1); /* the pooler: one token */
+                spec(&b, st, jax, 2, 0, -1); /* the pooler: one token */
             else
-                act(&b, jax, r == C3_TP_SEQUENCE);
+                act(&b, st, jax, r == TP_SEQUENCE);
             break;
         }
         rbuf_puts(&b, ",\n    },\n");
     }
     rbuf_puts(&b, "}\n");
+    plan_strategy_free(st);
     *out = rbuf_take(&b);
     if (*out == NULL) {
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the sharding export");

@@ -18,6 +18,7 @@
 #include "dnnpar.h"
 #include "model/zoo_transformer.h"
 #include "sim/config3d_int.h"
+#include "sim/config3d_stages.h"
 #include "sim/sim.h"
 #include "sim/trace_events.h"
 #include "topo/topology.h"
@@ -1236,14 +1237,12 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
 dnp_status c3_layers(const c3_ctx *x, int *layers, dnp_error *err)
 {
     const dnp_config3d *c = &x->cfg;
-    if (c->n_stage_layers == 0) {
-        for (int s = 0; s < c->pp; s++)
-            layers[s] = x->L / c->pp;
+    c3_stage_layers(c, x->L, layers); /* config3d_stages.c: the one stage rule */
+    if (c->n_stage_layers == 0)
         return DNP_OK;
-    }
     int64_t sum = 0;
     for (int s = 0; s < c->pp; s++)
-        sum += layers[s] = c->stage_layers[s];
+        sum += layers[s];
     if (sum != x->L) {
         dnp_error_set(err, DNP_ERR_INPUT, "config: layers= sums to %lld, the model has %d layers",
                       (long long)sum, x->L);

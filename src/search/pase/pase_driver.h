@@ -19,6 +19,7 @@
 
 #include "search/pase/pase.h"
 #include "search/pase/pase_perf.h"
+#include "plan/strategy.h"
 
 #include <jansson.h>
 
@@ -36,6 +37,26 @@ const char *pase_strategy_type_of(const dnp_graph *g, const dnp_op *op, char dim
  * the splits need more than n_levels levels, -3 if there is no such
  * arrangement.  O(n_levels x order). */
 int pase_level_dims(const long *split, int nd, int order, int n_levels, int *dim_of_level);
+/* The one strategy type (plan/strategy.h) of PaSE's configurations on
+ * space sp for p devices (pase_strategy.c): log2(p) axes "d0", "d1", ...
+ * of size 2, even; per core op with a nest of its own (point-wise ops
+ * fused into a producer have none), each loop dimension d with a split
+ * 2^k over the next k axes, dimensions in order (pase_level_dims, order
+ * 0: the first over the outermost axes, as PaSE numbers devices); a
+ * split of a GEMM's K leaves the output partial over its axes, of M the
+ * weight gradient, of N the input gradient (weighted ops).  split[v]:
+ * nest v's split counts (its rank of them; split or split[v] NULL: all
+ * 1).  One stage of p ranks (types 0: a PaSE run is on one type).
+ * DNP_ERR_INPUT naming the op when a split is not a power of two or the
+ * splits need more than log2(p) axes, or p is not a power of two;
+ * DNP_ERR_NOMEM.  *out is the caller's (plan_strategy_free).
+ * O(nests x rank + ops). */
+dnp_status pase_plan_strategy(const iter_space *sp, int p, const long *const *split,
+                              plan_strategy **out, dnp_error *err);
+/* The same for configuration indices cfg[v] of problem pb (a search's
+ * result: pase_result.cfg).  O(vertices x rank + ops). */
+dnp_status pase_plan_strategy_of(const pase_problem *pb, const int *cfg, plan_strategy **out,
+                                 dnp_error *err);
 /* How many distinct arrangements pase_level_dims has for split (1 with
  * at most one split dimension), counted up to cap.  O(levels x cap). */
 int pase_level_orders(const long *split, int nd, int cap);

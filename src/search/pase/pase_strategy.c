@@ -589,3 +589,126 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
     json_decref(doc);
     return st;
 }
+
+/* ------------------------------------------------------------------ */
+/* A PaSE configuration as the one strategy type (plan/strategy.h)      */
+/* ------------------------------------------------------------------ */
+
+/* 1 if core op `op` holds a weight its nest's GEMM reads (conv, FC,
+ * embedding, an einsum against a weight). */
+static int holds_weight(const dnp_op *op)
+{
+    return op->kind == DNP_OP_CONV || op->kind == DNP_OP_FC || op->kind == DNP_OP_EMBEDDING ||
+           (op->kind == DNP_OP_EINSUM && op->n_inputs == 1);
+}
+
+/* The nest that is core op i's own iteration space (its last nest whose
+ * op is i), -1 if it has none (a point-wise op fused into its producer,
+ * an input). */
+static int own_nest(const iter_space *sp, int i)
+{
+    int v = -1;
+    for (int u = sp->nest_start[i]; u < sp->nest_start[i + 1]; u++)
+        if (sp->nest[u].op == i)
+            v = u;
+    return v;
+}
+
+dnp_status pase_plan_strategy(const iter_space *sp, int p, const long *const *split,
+                              plan_strategy **out, dnp_error *err)
+{
+    *out = NULL;
+    const int levels = log2_exact(p);
+    if (levels < 0 || levels > PLAN_MAX_AXES) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "%d devices: a strategy's mesh holds a power of two up to 2^%d", p,
+                      PLAN_MAX_AXES);
+        return DNP_ERR_INPUT;
+    }
+    int n = 0;
+    for (int i = 0; i < sp->n_core; i++)
+        n += own_nest(sp, i) >= 0;
+    plan_strategy *s = plan_strategy_new(n, 1);
+    if (s == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of PaSE's plan");
+        return DNP_ERR_NOMEM;
+    }
+    s->batch = sp->batch;
+    s->stage[0].n_ranks = p;
+    for (int k = 0; k < levels; k++) {
+        char name[PLAN_AXIS_NAME];
+        snprintf(name, sizeof name, "d%d", k);
+        plan_strategy_add_axis(s, name, 2, 0.5);
+    }
+    int k = 0;
+    for (int i = 0; i < sp->n_core; i++) {
+        int v = own_nest(sp, i);
+        if (v < 0)
+            continue;
+        const iter_nest *x = &sp->nest[v];
+        const dnp_op *op = dnp_graph_op(sp->core, i);
+        plan_op *o = &s->ops[k++];
+        o->op = i;
+        o->weighted = holds_weight(op);
+        long one[ITER_MAX_RANK];
+        for (int d = 0; d < ITER_MAX_RANK; d++)
+            one[d] = 1;
+        const long *sv = split != NULL && split[v] != NULL ? split[v] : one;
+        int dim_of_level[PLAN_MAX_AXES + 1];
+        int used = pase_level_dims(sv, x->rank, 0, levels, dim_of_level);
+        if (used < 0) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "op '%s': PaSE's splits %s on %d devices (a strategy splits each "
+                          "dimension over binary axes)",
+                          op->name, used == -1 ? "are not powers of two" : "need more levels",
+                          p);
+            plan_strategy_free(s);
+            return DNP_ERR_INPUT;
+        }
+        for (int a = 0; a < used; a++) {
+            int d = dim_of_level[a];
+            unsigned bit = 1u << d;
+            if (plan_op_split(o, x->dim[d], a) != 0) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "op '%s' splits more than %d loop dimensions", op->name,
+                              PLAN_MAX_SPLITS);
+                plan_strategy_free(s);
+                return DNP_ERR_INPUT;
+            }
+            /* a GEMM (M x K) . (K x N): a split of K leaves partial sums
+             * of the output; with a weight (K x N), a split of M its
+             * gradient, a split of N the input's gradient (AccPar's
+             * Type-II, Type-I, Type-III) */
+            if (x->gemm_k & bit)
+                o->out_partial |= 1u << a;
+            if (o->weighted && (x->gemm_m & bit))
+                o->wgrad_partial |= 1u << a;
+            if (o->weighted && (x->gemm_n & bit))
+                o->igrad_partial |= 1u << a;
+        }
+    }
+    *out = s;
+    return DNP_OK;
+}
+
+dnp_status pase_plan_strategy_of(const pase_problem *pb, const int *cfg, plan_strategy **out,
+                                 dnp_error *err)
+{
+    *out = NULL;
+    long(*sp)[ITER_MAX_RANK] = dnp_calloc((size_t)(pb->n_v > 0 ? pb->n_v : 1), sizeof *sp);
+    const long **rows = dnp_calloc((size_t)(pb->n_v > 0 ? pb->n_v : 1), sizeof *rows);
+    if (sp == NULL || rows == NULL) {
+        dnp_free(sp);
+        dnp_free(rows);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of PaSE's plan");
+        return DNP_ERR_NOMEM;
+    }
+    for (int v = 0; v < pb->n_v; v++) {
+        pase_config_split(pb, v, cfg[v], sp[v]);
+        rows[v] = sp[v];
+    }
+    dnp_status st = pase_plan_strategy(pb->g, pb->par.p, rows, out, err);
+    dnp_free(sp);
+    dnp_free(rows);
+    return st;
+}

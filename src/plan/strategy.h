@@ -1,0 +1,129 @@
+/*
+ * strategy.h - one decided strategy, whatever decided it (issue 34 item 2;
+ * docs/architecture.md "The strategy type"): a device mesh of named axes,
+ * pipeline stages as device groups, and per op of the core graph, per
+ * named loop dimension, the mesh axes it is split over, which tensors are
+ * partial sums over which axes, and the op's stage.
+ *
+ * AccPar's tree (plan/tree.h) is an instance: one axis per tree level
+ * ("h0" outermost), of size 2, with the share alpha of its first half and
+ * the devices of each type in each half along the first path; Type-I
+ * splits b, Type-II c (the output a partial sum), Type-III n (the input's
+ * gradient a partial sum); a join's B / C layouts split b / c.  A
+ * Megatron-LM configuration is another (sim/config3d_stages.h:
+ * c3_strategy_of): axes ("data", "model") of sizes dp and tp, one stage
+ * per pipeline stage, and per op what tensor parallelism splits (n, c,
+ * heads, c of the MLP's point-wise ops, vocab, seq).
+ *
+ * Loop dimension names are the IR's (src/model/iter_space.h, graph_named.h):
+ * "b" the batch, "c" input features / channels (and a point-wise op's
+ * features), "n" output features, and for a transformer's tensor
+ * parallelism "heads", "seq" and "vocab".
+ *
+ * This is plan/ (layer 5): it includes dnnpar.h and plan/ headers only,
+ * so the simulator, the searches and the exports all read it.  The
+ * strategy is caller-owned: plan_strategy_free.
+ */
+#ifndef DNNPAR_PLAN_STRATEGY_H
+#define DNNPAR_PLAN_STRATEGY_H
+
+#include "dnnpar.h"
+#include "plan/tree.h"
+
+#define PLAN_MAX_AXES 16   /* mesh axes (bits of an axis mask) */
+#define PLAN_AXIS_NAME 16  /* bytes of an axis name, "\0" included */
+#define PLAN_DIM_NAME 8    /* bytes of a loop dimension name, "\0" included */
+#define PLAN_MAX_SPLITS 4  /* loop dimensions one op splits */
+
+/* One mesh axis.  `size` positions; a dimension split over it gives
+ * position 0 the fraction `share` and the others (1 - share) / (size - 1)
+ * (an even axis: 1 / size).  A tree level also records the devices of
+ * each cluster type in each of its two halves (first path), so the share
+ * per device type is share / devices of the half when the half is one
+ * type; a mesh axis leaves `half_counts` zero. */
+typedef struct {
+    char name[PLAN_AXIS_NAME];
+    int size;
+    double share;
+    int64_t half_counts[2][DNP_MAX_DEVICE_TYPES];
+} plan_axis;
+
+/* One pipeline stage: a device group of ranks [first_rank, first_rank +
+ * n_ranks) in the cluster spec's order, the device types it holds (bit
+ * k: the cluster's type k) and its transformer layers (0 without a
+ * pipeline's layer split). */
+typedef struct {
+    int64_t first_rank, n_ranks;
+    unsigned types;
+    int layers;
+} plan_stage;
+
+/* A loop dimension and the mesh axes it is split over (bit k: axis k). */
+typedef struct {
+    char dim[PLAN_DIM_NAME];
+    unsigned axes;
+} plan_split;
+
+/* What a strategy decides for one op. */
+typedef struct {
+    int op;                 /* index in the dnp_graph */
+    int stage;              /* its pipeline stage */
+    int weighted;           /* 1: the op holds weights the strategy splits (conv, FC,
+                             * embedding, einsum); 0: a join or a point-wise op */
+    int n_splits;
+    plan_split split[PLAN_MAX_SPLITS];
+    unsigned out_partial;   /* the output is a partial sum over these axes until
+                             * reduced (Type-II, row-parallel) */
+    unsigned wgrad_partial; /* the weight gradient is summed over these axes
+                             * (Type-I, data parallelism) */
+    unsigned igrad_partial; /* the input gradient is summed over these axes
+                             * (Type-III, column-parallel) */
+} plan_op;
+
+typedef struct plan_strategy {
+    int n_axes;
+    plan_axis axis[PLAN_MAX_AXES];
+    int n_stages;
+    plan_stage *stage;      /* [n_stages] */
+    int n_ops;
+    plan_op *ops;           /* [n_ops], in graph order */
+    int64_t batch;          /* samples per step (whole batch) */
+} plan_strategy;
+
+/* A strategy with room for n_ops ops (zeroed, n_ops set) and n_stages
+ * stages (zeroed), no axes; NULL when out of memory.  Free with
+ * plan_strategy_free.  O(n_ops + n_stages). */
+plan_strategy *plan_strategy_new(int n_ops, int n_stages);
+/* Free s and what it owns; NULL is a no-op.  O(1). */
+void plan_strategy_free(plan_strategy *s);
+
+/* Append an axis named `name` (truncated to PLAN_AXIS_NAME - 1 bytes) of
+ * `size` positions, position 0's share `share`.  Returns its index, -1
+ * when PLAN_MAX_AXES are taken.  O(1). */
+int plan_strategy_add_axis(plan_strategy *s, const char *name, int size, double share);
+
+/* Split loop dimension `dim` of o over axis `axis` as well (the entry is
+ * created on first use).  Returns 0, -1 when o already splits
+ * PLAN_MAX_SPLITS other dimensions or axis is out of range.  O(splits). */
+int plan_op_split(plan_op *o, const char *dim, int axis);
+/* The axes loop dimension `dim` of o is split over (0: none).  O(splits). */
+unsigned plan_op_axes(const plan_op *o, const char *dim);
+/* The axes o splits any dimension over.  O(splits). */
+unsigned plan_op_all_axes(const plan_op *o);
+
+/* The entry of graph op `op` in s, NULL if s decides nothing for it.
+ * O(log n_ops): s->ops is in graph order. */
+const plan_op *plan_strategy_find(const plan_strategy *s, int op);
+
+/* The strategy of AccPar's decided tree t (its ops: the graph indices
+ * of t's layer table rows): one axis "h<k>" per level along the first path
+ * (child[0] at every level, as the exports read it), size 2, share alpha,
+ * half_counts the halves' devices; one op per row of t's layer table
+ * (weighted rows by type I / II / III / R, joins by layout B / C / R);
+ * one stage holding every device.  What differs in the second halves
+ * (heterogeneous branches) is not held: the tree stays the authority.
+ * *out is the caller's (plan_strategy_free).  DNP_ERR_INPUT when the tree
+ * is deeper than PLAN_MAX_AXES, DNP_ERR_NOMEM.  O(levels x rows). */
+dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_error *err);
+
+#endif
