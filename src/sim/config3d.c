@@ -1027,17 +1027,18 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     if (cache == NULL || !cache->valid) {
         dnp_error lerr = {0};
         dnp_status st = dnp_graph_transformer_layout(g, &lay, &lerr);
-        if (st == DNP_ERR_NOMEM) {
-            *err = lerr;
+        if (st != DNP_OK) { /* its reason: what the structure lacks */
+            memset(x, 0, sizeof *x);
+            dnp_error_set(err, st, "%s", lerr.msg);
             return st;
         }
-        if (st != DNP_OK || !c3_shape_from_layout(g, lay, &sh)) {
+        if (!c3_shape_from_layout(g, lay, &sh)) {
             dnp_transformer_layout_free(lay);
             memset(x, 0, sizeof *x);
             dnp_error_set(err, DNP_ERR_INPUT,
-                          "a Megatron-LM configuration needs a transformer from the zoo "
-                          "(gpt(...), bert(...), llama(...) or a preset such as gpt3-175b); "
-                          "'%s' is not one",
+                          "a Megatron-LM configuration needs a transformer (a zoo gpt(...), "
+                          "bert(...) or llama(...), or a model of that structure); '%s' is "
+                          "not one",
                           dnp_graph_name(g));
             return DNP_ERR_INPUT;
         }
