@@ -11,10 +11,13 @@
  * layers, and an output layer.  This module reads that structure's shape
  * from the kinds and sizes of the ops and writes the zoo spec of the
  * transformer of the same shape, whose parameter count must agree with the
- * graph's within 2%.
+ * graph's within 2%; and (dnp_graph_transformer_layout) every op's layer
+ * and role, which the Megatron-LM simulator reads in place of op names
+ * (docs/config3d.md "How layers are found").
  *
  * Ownership: g is only read; the zoo graph built for the parameter check
- * is freed here.  Includes model/ headers only.
+ * is freed here; a layout is the caller's (dnp_transformer_layout_free).
+ * Includes model/ headers only.
  */
 #include "dnnpar/model.h"
 #include "model/zoo_transformer.h"
