@@ -406,10 +406,11 @@ dnp_status dnp_config3d_mixed_baselines(const dnp_graph *g, const dnp_cluster *c
                                         const dnp_plan_options *opt,
                                         dnp_config3d_baselines *out, dnp_error *err);
 
-/* 1 if g is a transformer the 3D path recognises (a gpt, bert or llama
- * zoo model: numbered layers with attention and an MLP beside token
- * embeddings), the models dnp_config3d_search plans and `plan --search
- * auto` gives to it; else 0.  O(layers). */
+/* 1 if g is a transformer the 3D path recognises by its structure
+ * (dnp_graph_transformer_layout finds its layers: token embeddings, then
+ * layers of attention and an MLP; a gpt, bert or llama zoo model, or a
+ * file of that structure), the models dnp_config3d_search plans; else 0.
+ * O(ops). */
 int dnp_config3d_recognises(const dnp_graph *g);
 
 #if defined(__GNUC__)

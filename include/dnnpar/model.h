@@ -328,8 +328,9 @@ dnp_status dnp_model_load_opts(const char *name_or_path, const dnp_load_options 
 
 /* A model recognised as a transformer by its structure (src/model/
  * recognize.c, docs/config3d.md "Your own transformer"): the zoo spec of
- * the transformer of the same shape, which the Megatron-LM (3D) path plans
- * in its place. */
+ * the transformer of the same shape, for reference (the Megatron-LM (3D)
+ * path plans the graph itself, its layers found by
+ * dnp_graph_transformer_layout). */
 typedef struct {
     char spec[256];          /* "gpt(hidden=768,heads=12,...)", or the zoo name when native */
     int native;              /* 1: the graph is a zoo transformer already (spec = its name) */
@@ -348,10 +349,77 @@ typedef struct {
  * *out and returns DNP_OK, or DNP_ERR_INPUT naming what is missing or the
  * op that fits no transformer layer; also DNP_ERR_INPUT when the spec's
  * model has more than 2% more or fewer parameters than g (the recognition
- * missed something; both counts in the message).  g is only read.
- * O(ops + layers). */
+ * missed something; both counts in the message), and when g's layout
+ * (dnp_graph_transformer_layout, which the simulator reads) is not found,
+ * with its reason.  g is only read.  O(ops + edges). */
 dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match *out,
                                        dnp_error *err);
+
+/* What an op does in a transformer recognised by structure
+ * (dnp_graph_transformer_layout; docs/config3d.md "How layers are found"). */
+typedef enum {
+    DNP_TF_OTHER = 0,     /* any other op (a bias add, the input) */
+    DNP_TF_VIEW,          /* data movement only (reshape, transpose, slice) */
+    DNP_TF_EMBED_TOKENS,  /* the token embedding (vocabulary x hidden) */
+    DNP_TF_EMBED_POSITIONS, /* learned positions (the first other table before the layers) */
+    DNP_TF_EMBED_OTHER,   /* another table before the layers (BERT's token types) */
+    DNP_TF_QKV,           /* Q, K and V fused in one fully connected layer */
+    DNP_TF_Q,             /* separate projections */
+    DNP_TF_K,
+    DNP_TF_V,
+    DNP_TF_ATTN_PREP,     /* between the projections and the scores (bias, scale, rotation) */
+    DNP_TF_SCORES,        /* Q K^T */
+    DNP_TF_ATTN_MASK,     /* between the scores and the softmax (scale, mask) */
+    DNP_TF_SOFTMAX,
+    DNP_TF_ATTN_DROPOUT,  /* dropout on the attention probabilities */
+    DNP_TF_CONTEXT,       /* the probabilities times V */
+    DNP_TF_PROJ,          /* the attention's output projection */
+    DNP_TF_MLP_UP,        /* hidden -> feed-forward (or both SwiGLU halves fused) */
+    DNP_TF_MLP_GATE,      /* SwiGLU's gate (the first of two up projections) */
+    DNP_TF_MLP_ACT,       /* between the up and down projections (activation, product, bias) */
+    DNP_TF_MLP_DOWN,      /* feed-forward -> hidden */
+    DNP_TF_NORM,          /* a layer norm, or a piece of a decomposed one */
+    DNP_TF_RESIDUAL,      /* a residual add (two per layer) */
+    DNP_TF_DROPOUT,       /* a dropout on the hidden states */
+    DNP_TF_HEAD,          /* the output layer: an untied fully connected layer to the vocabulary */
+    DNP_TF_HEAD_TIED,     /* the logits as a product with the embedding table */
+    DNP_TF_POOLER,        /* BERT's pooler (first token: dense and its activation) */
+    DNP_TF_ROLE_COUNT
+} dnp_tf_role;
+
+/* A transformer's ops by layer and role, read from its structure. */
+typedef struct {
+    int n_ops;            /* ops of the graph it was read from */
+    int layers;           /* transformer layers */
+    int first_op, last_op;/* the layers' ops are [first_op, last_op], in graph order */
+    int *layer;           /* [n_ops]: the op's layer, -1 before the first or after the last */
+    dnp_tf_role *role;    /* [n_ops] */
+    int embed_op;         /* the token embedding */
+    int post_ln;          /* 1: the norms follow the residual adds (BERT) */
+    int64_t hidden, heads, seq, vocab; /* features, attention heads, tokens, table rows */
+} dnp_transformer_layout;
+
+/* Read g's layers and the role of each op by structure, never by names:
+ * the token embedding (the largest EMBEDDING); per layer the attention (a
+ * SOFTMAX fed by a product of activations: the scores, then the context
+ * product), its Q/K/V projections (the fully connected layers between the
+ * layer's input and the scores: one fused, or three), the projection (the
+ * first fully connected layer after the context), two residual ADDs, the
+ * MLP between them (up, or gate and up, then down back to the hidden
+ * size); a layer spans the ops after its input (the first residual add's
+ * other operand) up to the next layer's input; the last layer ends as
+ * far after its second add as the first.  Ops are assumed in a
+ * topological order that keeps each layer contiguous (the zoo's, ONNX
+ * exporters').  On success *out owns a new layout (free it with
+ * dnp_transformer_layout_free); on failure *out is NULL and DNP_ERR_INPUT
+ * names what is missing (e.g. "no attention").  g is only read.  O(ops +
+ * edges). */
+dnp_status dnp_graph_transformer_layout(const dnp_graph *g, dnp_transformer_layout **out,
+                                        dnp_error *err);
+/* Free a layout (NULL is fine).  O(1). */
+void dnp_transformer_layout_free(dnp_transformer_layout *lay);
+/* A role's name ("qkv", "mlp.down", ...; static storage).  O(1). */
+const char *dnp_tf_role_name(dnp_tf_role r);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

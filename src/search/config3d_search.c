@@ -31,15 +31,6 @@ static int cand_cmp(const void *a, const void *b)
 #define C3_MAX_MB_CHOICES 6 /* micro-batches of 1, 2, 4, ..., 32 sequences */
 #define C3_MAX_V 8          /* chunks per pipeline rank */
 
-static int count_layers(const dnp_graph *g)
-{
-    char nm[32];
-    int L = 0;
-    while (snprintf(nm, sizeof nm, "layer%d.add2", L), dnp_graph_find(g, nm) >= 0)
-        L++;
-    return L;
-}
-
 /* Does every device type's count divide by w (each stage on one type)? */
 static int types_divide(const dnp_cluster *cl, int64_t w)
 {
@@ -441,10 +432,12 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
      * one deadline passes (from time_limit_from_s, else this call's start) */
     const double limit_at_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
     const double deadline_s = limit_at_s > 0.0 ? limit_at_s : INFINITY;
-    const int L = count_layers(g);
-    int sc = dnp_graph_find(g, "layer0.attn.scores");
+    /* the model's layers and shape, by structure (c3_shape_of) */
+    c3_shape sh;
+    const int recognised = c3_shape_of(g, &sh);
+    const int L = sh.layers;
     const int64_t devices = dnp_cluster_devices(cl);
-    if (L == 0 || sc < 0) {
+    if (!recognised) {
         dnp_config3d probe;
         dnp_config3d_defaults(&probe);
         probe.tp = (int)(devices < 1048576 ? devices : 1);
@@ -467,8 +460,6 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
      * rules allow (the same c3_rule_tp) and that divide every type's count
      * (each stage on one type); cost cache: tp x sequence parallelism x
      * micro-batch size */
-    c3_shape sh;
-    c3_shape_of(g, &sh);
     int n_tp = 0, tps[16], sp_ok[16];
     tp_out outs[8], sp_outs[8];
     int n_outs = 0, n_sp_outs = 0;

@@ -232,54 +232,102 @@ int dnp_megatron_version_from_name(const char *s)
 
 /* ---- per-layer costs from the model graph ------------------------------ */
 
-static int starts_with(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static const char *n_of(const dnp_op *op)
+/* What tensor parallelism does to an op of role `role` (the layout's,
+ * dnp_graph_transformer_layout): Shoeybi et al. section 3 (column-parallel
+ * Q/K/V and MLP up/gate and an untied output layer, row-parallel
+ * projection and MLP down, attention split by heads, the MLP's point-wise
+ * ops by features, the token embedding and tied logits by the
+ * vocabulary); Korthikanti et al. section 4.2.2 (the rest over the
+ * sequence with sequence parallelism). */
+static c3_tp_role tp_role_for(const dnp_op *op, dnp_tf_role role, int seq_par)
 {
-    return op->name;
+    if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT)
+        return C3_TP_SKIP;
+    switch (role) {
+    case DNP_TF_QKV:
+    case DNP_TF_Q:
+    case DNP_TF_K:
+    case DNP_TF_V:
+    case DNP_TF_MLP_UP:
+    case DNP_TF_MLP_GATE:
+    case DNP_TF_HEAD:
+        return C3_TP_COLUMN;
+    case DNP_TF_PROJ:
+    case DNP_TF_MLP_DOWN:
+        return C3_TP_ROW;
+    case DNP_TF_EMBED_TOKENS:
+    case DNP_TF_HEAD_TIED:
+        return C3_TP_VOCAB;
+    case DNP_TF_ATTN_PREP:
+    case DNP_TF_SCORES:
+    case DNP_TF_ATTN_MASK:
+    case DNP_TF_SOFTMAX:
+    case DNP_TF_ATTN_DROPOUT:
+    case DNP_TF_CONTEXT:
+        return C3_TP_HEADS;
+    case DNP_TF_MLP_ACT:
+        return C3_TP_FEATURES;
+    default: /* norms, residual adds, dropouts, the pooler: replicated or over the sequence */
+        return seq_par ? C3_TP_SEQUENCE : C3_TP_NONE;
+    }
+}
+
+/* The role of a zoo transformer's op from its name
+ * (src/model/zoo_transformer.c names them), for callers that hold an op
+ * without its graph's layout. */
+static dnp_tf_role zoo_role_of(const dnp_op *op)
+{
+    const char *n = op->name;
+    switch (op->kind) {
+    case DNP_OP_FC:
+        return ends_with(n, ".qkv")                           ? DNP_TF_QKV
+               : ends_with(n, ".fc1") || ends_with(n, ".up")  ? DNP_TF_MLP_UP
+               : ends_with(n, ".gate")                        ? DNP_TF_MLP_GATE
+               : strcmp(n, "lm_head") == 0                    ? DNP_TF_HEAD
+               : ends_with(n, ".attn.out")                    ? DNP_TF_PROJ
+               : ends_with(n, ".fc2") || ends_with(n, ".down") ? DNP_TF_MLP_DOWN
+                                                              : DNP_TF_OTHER;
+    case DNP_OP_EMBEDDING:
+        return DNP_TF_EMBED_TOKENS;
+    case DNP_OP_MATMUL:
+        return strcmp(n, "lm_head.tied") == 0 ? DNP_TF_HEAD_TIED : DNP_TF_SCORES;
+    case DNP_OP_SOFTMAX:
+        return DNP_TF_SOFTMAX;
+    case DNP_OP_DROPOUT:
+        return op->out_rank == 3 ? DNP_TF_ATTN_DROPOUT : DNP_TF_DROPOUT;
+    case DNP_OP_ELTWISE:
+        return strstr(n, ".mlp.") != NULL ? DNP_TF_MLP_ACT : DNP_TF_OTHER;
+    default:
+        return DNP_TF_OTHER;
+    }
 }
 
 c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par)
 {
-    const char *n = op->name;
-    if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT)
-        return C3_TP_SKIP;
-    if (op->kind == DNP_OP_FC) {
-        if (ends_with(n, ".qkv") || ends_with(n, ".fc1") || ends_with(n, ".gate") ||
-            ends_with(n, ".up") || strcmp(n, "lm_head") == 0)
-            return C3_TP_COLUMN;
-        if (ends_with(n, ".attn.out") || ends_with(n, ".fc2") || ends_with(n, ".down"))
-            return C3_TP_ROW;
-        return seq_par ? C3_TP_SEQUENCE : C3_TP_NONE; /* the pooler: with the rest */
-    }
-    if (op->kind == DNP_OP_EMBEDDING || strcmp(n, "lm_head.tied") == 0)
-        return C3_TP_VOCAB;
-    if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
-        (op->kind == DNP_OP_DROPOUT && op->out_rank == 3)) /* on the attention probabilities */
-        return C3_TP_HEADS;
-    if (op->kind == DNP_OP_ELTWISE && strstr(n, ".mlp.") != NULL)
-        return C3_TP_FEATURES;
-    return seq_par ? C3_TP_SEQUENCE : C3_TP_NONE;
+    return tp_role_for(op, zoo_role_of(op), seq_par);
+}
+
+c3_tp_role c3_tp_role_at(const dnp_transformer_layout *lay, const dnp_graph *g, int i,
+                         int seq_par)
+{
+    return tp_role_for(dnp_graph_op(g, i), lay->role[i], seq_par);
 }
 
 /* Shares of op `op` on one of t tensor-parallel ranks by its role
- * (c3_tp_role_of): column-parallel GEMMs split their output, row-parallel
+ * (c3_tp_role_at): column-parallel GEMMs split their output, row-parallel
  * ones their input, the rest what their role names (fb).  Returns 0 for
  * ops that cost nothing (views). */
-static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *fi, double *fo)
+static int tp_shares(c3_tp_role role, int t, double *fb, double *fi, double *fo)
 {
     double inv = 1.0 / t;
     *fb = *fi = *fo = 1.0;
-    switch (c3_tp_role_of(op, seq_par)) {
+    switch (role) {
     case C3_TP_SKIP:
         return 0;
     case C3_TP_COLUMN:
@@ -297,30 +345,33 @@ static int tp_shares(const dnp_op *op, int t, int seq_par, double *fb, double *f
     return 1;
 }
 
-/* Costs of the ops whose name starts with `prefix` (one layer) or, with
- * prefix NULL, of the ops that belong to no layer and satisfy `first`
- * (1: before the layers, 0: after them).  The device cannot run a kernel
+/* Costs of a part of the model in lay (dnp_graph_transformer_layout):
+ * `which` C3_PART_LAYER the ops of layer 0 (every layer is alike),
+ * C3_PART_PRE the ops before the layers, C3_PART_POST those after them.
+ * The device cannot run a kernel
  * before the host has issued it (docs/device-model.md, "Host dispatch"):
  * with host and device starting together, op k ends on the device at
  * max(its predecessor's end, the host's time to issue ops 1..k) + its
  * device time, forward in graph order and backward in reverse. */
-static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int seq_par,
-                 const char *prefix, int first, c3_part *out)
+enum { C3_PART_LAYER = 0, C3_PART_PRE, C3_PART_POST };
+static void part(const dnp_graph *g, const dnp_transformer_layout *lay, int64_t mb,
+                 const perf_rates *r, int t, int seq_par, int which, c3_part *out)
 {
     memset(out, 0, sizeof *out);
-    int seen_layer = 0, n_ops = dnp_graph_n_ops(g), n_in = 0;
+    int n_ops = dnp_graph_n_ops(g), n_in = 0;
     double host_f = 0.0;
     /* the backward's (device, host) times of the part's ops, in graph order */
     double *bwd = dnp_malloc(2 * (size_t)(n_ops > 0 ? n_ops : 1) * sizeof *bwd);
     for (int i = 0; i < n_ops; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        int in_layer = starts_with(op->name, "layer");
-        seen_layer |= in_layer;
-        if (prefix != NULL ? !starts_with(op->name, prefix)
-                           : (in_layer || (first ? seen_layer : !seen_layer)))
+        const int l = lay->layer[i];
+        if (which == C3_PART_LAYER ? l != 0
+                                   : l >= 0 || (which == C3_PART_PRE ? i > lay->first_op
+                                                                     : i < lay->last_op))
             continue;
+        const dnp_tf_role role = lay->role[i];
         double fb, fi, fo;
-        if (!tp_shares(op, t, seq_par, &fb, &fi, &fo))
+        if (!tp_shares(tp_role_for(op, role, seq_par), t, &fb, &fi, &fo))
             continue;
         perf_op_time t_op;
         perf_op_time_get(g, i, mb, fb, fi, fo, r, &t_op);
@@ -336,21 +387,21 @@ static void part(const dnp_graph *g, int64_t mb, const perf_rates *r, int t, int
         n_in++;
         out->bwd_device_s += t_op.bwd_s + t_op.wgrad_s;
         int gi = -1; /* a GEMM a tensor-parallel collective feeds (C3_GEMM_*) */
-        if (op->kind == DNP_OP_FC && prefix != NULL)
-            gi = ends_with(n_of(op), ".qkv")                                 ? C3_GEMM_QKV
-                 : ends_with(n_of(op), ".attn.out")                          ? C3_GEMM_PROJ
-                 : ends_with(n_of(op), ".fc1") || ends_with(n_of(op), ".gate") ||
-                         ends_with(n_of(op), ".up")                          ? C3_GEMM_FC1
-                 : ends_with(n_of(op), ".fc2") || ends_with(n_of(op), ".down") ? C3_GEMM_FC2
-                                                                              : -1;
+        if (op->kind == DNP_OP_FC && which == C3_PART_LAYER)
+            gi = role == DNP_TF_QKV || role == DNP_TF_Q || role == DNP_TF_K || role == DNP_TF_V
+                     ? C3_GEMM_QKV
+                 : role == DNP_TF_PROJ                             ? C3_GEMM_PROJ
+                 : role == DNP_TF_MLP_UP || role == DNP_TF_MLP_GATE ? C3_GEMM_FC1
+                 : role == DNP_TF_MLP_DOWN                         ? C3_GEMM_FC2
+                                                                   : -1;
         if (gi >= 0) {
             out->gemm_fwd_s[gi] += t_op.fwd_s;
             out->gemm_dgrad_s[gi] += t_op.bwd_s;
             out->gemm_wgrad_s[gi] += t_op.wgrad_s;
         }
-        if (op->kind == DNP_OP_MATMUL || op->kind == DNP_OP_SOFTMAX ||
-            (op->kind == DNP_OP_DROPOUT && op->out_rank == 3))
-            out->attn_core_fwd_s += t_op.fwd_s;
+        if (role == DNP_TF_SCORES || role == DNP_TF_ATTN_MASK || role == DNP_TF_SOFTMAX ||
+            role == DNP_TF_ATTN_DROPOUT || role == DNP_TF_CONTEXT)
+            out->attn_core_fwd_s += t_op.fwd_s; /* the core attention (Korthikanti section 5) */
         dnp_op_cost c;
         dnp_op_cost_get(g, i, mb, &c);
         out->params += (double)c.params * fi * fo * (op->kind == DNP_OP_EMBEDDING ? fb : 1.0);
@@ -783,42 +834,85 @@ int dnp_config3d_recognises(const dnp_graph *g)
 
 int c3_shape_of(const dnp_graph *g, c3_shape *t)
 {
+    dnp_transformer_layout *lay = NULL;
+    dnp_error err = {0};
     memset(t, 0, sizeof *t);
-    char nm[32];
-    for (;;) {
-        snprintf(nm, sizeof nm, "layer%d.add2", t->layers);
-        if (t->layers >= 1048576 || dnp_graph_find(g, nm) < 0)
+    if (dnp_graph_transformer_layout(g, &lay, &err) != DNP_OK)
+        return 0;
+    int ok = c3_shape_from_layout(g, lay, t);
+    dnp_transformer_layout_free(lay);
+    return ok;
+}
+
+int c3_shape_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay, c3_shape *t)
+{
+    memset(t, 0, sizeof *t);
+    t->layers = lay->layers;
+    t->embed_op = lay->embed_op;
+    t->hidden = lay->hidden;
+    t->seq = lay->seq;
+    t->vocab = lay->vocab;
+    t->heads = lay->heads;
+    t->positions = t->seq;
+    int64_t qkv_out = 0, k_out = 0, gate = 0, up = 0;
+    double attn_drop = -1.0, drop = -1.0;
+    for (int i = 0; i < lay->n_ops; i++) {
+        const dnp_op *op = dnp_graph_op(g, i);
+        const int first_layer = lay->layer[i] == 0;
+        switch (lay->role[i]) {
+        case DNP_TF_EMBED_POSITIONS:
+            t->positions = t->hidden > 0 ? op->param_elems / t->hidden : t->seq;
             break;
-        t->layers++;
+        case DNP_TF_QKV:
+            qkv_out = first_layer && qkv_out == 0 ? op->out.c : qkv_out;
+            break;
+        case DNP_TF_K:
+            k_out = first_layer && k_out == 0 ? op->out.c : k_out;
+            break;
+        case DNP_TF_SCORES:
+            if (first_layer)
+                t->flash = strcmp(op->src_type, ZOO_FLASH_ATTENTION) == 0;
+            break;
+        case DNP_TF_MLP_GATE:
+            gate = first_layer && gate == 0 ? op->out.c : gate;
+            break;
+        case DNP_TF_MLP_UP:
+            up = first_layer && up == 0 ? op->out.c : up;
+            break;
+        case DNP_TF_ATTN_DROPOUT:
+            attn_drop = first_layer && attn_drop < 0 ? op->ratio : attn_drop;
+            break;
+        case DNP_TF_DROPOUT: /* the hidden states' dropout: the MLP's (the last of layer 0) */
+            drop = first_layer ? op->ratio : drop;
+            break;
+        case DNP_TF_POOLER:
+            t->bert = 1;
+            break;
+        case DNP_TF_HEAD:
+            t->untied = 1;
+            break;
+        case DNP_TF_HEAD_TIED:
+            t->tied = 1;
+            break;
+        default:
+            break;
+        }
     }
-    int emb = dnp_graph_find(g, "embed.tokens"), sc = dnp_graph_find(g, "layer0.attn.scores");
-    int k = dnp_graph_find(g, "layer0.attn.k");
-    int up = dnp_graph_find(g, "layer0.mlp.fc1");
-    int gate = dnp_graph_find(g, "layer0.mlp.gate");
-    if (t->layers == 0 || emb < 0 || sc < 0 || k < 0 || (up < 0 && gate < 0)) {
+    /* Q, K and V fused: H + 2 KV features (src/model/zoo_transformer.c);
+     * separate: K's own */
+    const int64_t kv = qkv_out > t->hidden ? (qkv_out - t->hidden) / 2 : k_out;
+    const int64_t head_dim = t->heads > 0 ? t->hidden / t->heads : 1;
+    t->kv_heads = head_dim > 0 && kv > 0 ? kv / head_dim : t->heads;
+    t->llama = gate > 0;
+    t->ffn = gate > 0 ? gate : up;
+    t->attn_dropout = attn_drop > 0 ? attn_drop : 0.0;
+    t->hidden_dropout = drop > 0 ? drop : 0.0;
+    if (t->layers == 0 || t->ffn == 0) {
         int layers = t->layers;
         memset(t, 0, sizeof *t);
         t->layers = layers;
         return 0;
     }
-    const dnp_op *e = dnp_graph_op(g, emb);
-    t->hidden = e->out.c;
-    t->seq = e->out.h;
-    t->vocab = t->hidden > 0 ? e->param_elems / t->hidden : 0;
-    t->heads = dnp_graph_op(g, sc)->out_dims[0];
-    int64_t head_dim = t->heads > 0 ? t->hidden / t->heads : 1;
-    t->kv_heads = head_dim > 0 ? dnp_graph_op(g, k)->out.c / head_dim : t->heads;
-    t->ffn = dnp_graph_op(g, up >= 0 ? up : gate)->out.c;
-    t->llama = gate >= 0;
-    t->bert = dnp_graph_find(g, "pooler.dense") >= 0;
-    t->untied = dnp_graph_find(g, "lm_head") >= 0;
-    int pos = dnp_graph_find(g, "embed.positions");
-    t->positions = pos >= 0 && t->hidden > 0 ? dnp_graph_op(g, pos)->param_elems / t->hidden
-                                             : t->seq;
-    int ad = dnp_graph_find(g, "layer0.attn.dropout"), hd = dnp_graph_find(g, "layer0.mlp.dropout");
-    t->attn_dropout = ad >= 0 ? dnp_graph_op(g, ad)->ratio : 0.0;
-    t->hidden_dropout = hd >= 0 ? dnp_graph_op(g, hd)->ratio : 0.0;
-    t->flash = strcmp(dnp_graph_op(g, sc)->src_type, ZOO_FLASH_ATTENTION) == 0;
     return 1;
 }
 
@@ -916,18 +1010,57 @@ dnp_status c3_check_memory(const c3_ctx *x, const dnp_plan_options *opt,
 
 /* ---- preparing a configuration ---------------------------------------- */
 
-static int count_layers(const dnp_graph *g)
-{
-    char nm[32];
-    int L = 0;
-    while (snprintf(nm, sizeof nm, "layer%d.add2", L), dnp_graph_find(g, nm) >= 0)
-        L++;
-    return L;
-}
+/* c3_prepare with g's layout (NULL when the cache holds the costs). */
+static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
+                          const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
+                          const dnp_config3d *cfg, c3_cache *cache, c3_ctx *x, dnp_error *err);
 
 dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
                       c3_ctx *x, dnp_error *err)
+{
+    /* the model's layers and shape: from the cache when it holds them (the
+     * search prepares thousands of configurations of one model), else
+     * read from its structure (dnp_graph_transformer_layout) */
+    dnp_transformer_layout *lay = NULL;
+    c3_shape sh;
+    memset(&sh, 0, sizeof sh);
+    if (cache == NULL || !cache->valid) {
+        dnp_error lerr = {0};
+        dnp_status st = dnp_graph_transformer_layout(g, &lay, &lerr);
+        if (st != DNP_OK) { /* its reason: what the structure lacks */
+            memset(x, 0, sizeof *x);
+            dnp_error_set(err, st, "%s", lerr.msg);
+            return st;
+        }
+        if (!c3_shape_from_layout(g, lay, &sh)) {
+            dnp_transformer_layout_free(lay);
+            memset(x, 0, sizeof *x);
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "a Megatron-LM configuration needs a transformer (a zoo gpt(...), "
+                          "bert(...) or llama(...), or a model of that structure); '%s' is "
+                          "not one",
+                          dnp_graph_name(g));
+            return DNP_ERR_INPUT;
+        }
+    }
+    if (lay != NULL && cache != NULL) {
+        cache->L = sh.layers;
+        cache->shape = sh;
+    }
+    c3_cache local = {0};
+    if (cache == NULL) { /* the shape travels through a cache of this call alone */
+        local.L = sh.layers;
+        local.shape = sh;
+    }
+    dnp_status st = prepare(g, lay, cl, batch, opt, cfg, cache != NULL ? cache : &local, x, err);
+    dnp_transformer_layout_free(lay);
+    return st;
+}
+
+static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
+                          const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
+                          const dnp_config3d *cfg, c3_cache *cache, c3_ctx *x, dnp_error *err)
 {
     memset(x, 0, sizeof *x);
     x->g = g;
@@ -937,23 +1070,9 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     x->optimizer = opt->optimizer;
     x->deadline_s = dnp_deadline_at(opt->time_limit_from_s, opt->time_limit_s);
     x->time_limit_s = opt->time_limit_s;
-    /* the model's layers and shape: from the cache when it holds them (the
-     * search prepares thousands of configurations of one model) */
-    const int cached = cache != NULL && cache->valid;
-    const int L = cached ? cache->L : count_layers(g);
-    int emb = dnp_graph_find(g, "embed.tokens");
-    if (L == 0 || emb < 0) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "a Megatron-LM configuration needs a transformer from the zoo (gpt(...), "
-                      "bert(...), llama(...) or a preset such as gpt3-175b); '%s' is not one",
-                      dnp_graph_name(g));
-        return DNP_ERR_INPUT;
-    }
-    x->L = L;
-    if (cached)
-        x->shape = cache->shape;
-    else
-        c3_shape_of(g, &x->shape);
+    x->L = cache->L;
+    x->shape = cache->shape;
+    const int emb = x->shape.embed_op;
     const int t = cfg->tp, p = cfg->pp, v = cfg->interleave;
     const int64_t devices = dnp_cluster_devices(cl), mbs = cfg->microbatch;
     if ((int64_t)t * p * cfg->dp != devices) {
@@ -1001,13 +1120,13 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       (long long)(vgrp > 0 ? m64 % vgrp : 0));
         return DNP_ERR_INPUT;
     }
-    if (m64 > 1000000 || (!uneven && L % (p * v) != 0) ||
+    if (m64 > 1000000 || (!uneven && x->L % (p * v) != 0) ||
         (v > 1 && (p < 2 || (cfg->vp_group == 0 && m64 % p != 0)))) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "config: %d layers must divide into pp %d x interleave %d chunks, and an "
                       "interleaved schedule needs pp >= 2 and micro-batches (%lld) a multiple "
                       "of pp (at most 1,000,000)",
-                      L, p, v, (long long)m64);
+                      x->L, p, v, (long long)m64);
         return DNP_ERR_INPUT;
     }
     if (uneven && (cfg->n_stage_layers != p || v != 1)) {
@@ -1056,8 +1175,7 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     const dnp_op *e = dnp_graph_op(g, emb);
     x->hidden = (double)e->out.c;
     x->seq = (double)e->out.h;
-    int sc = dnp_graph_find(g, "layer0.attn.scores");
-    x->heads = sc >= 0 ? (double)dnp_graph_op(g, sc)->out_dims[0] : 1.0;
+    x->heads = x->shape.heads > 0 ? (double)x->shape.heads : 1.0;
     x->pace_max = 1.0;
     for (int i = 0; i < cl->n_types; i++) {
         c3_type *T = &x->ty[i];
@@ -1079,9 +1197,9 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
             T->pre = cache->part[i][1];
             T->post = cache->part[i][2];
         } else {
-            part(g, mbs, &T->r, t, cfg->seq_par, "layer0.", 0, &T->lay);
-            part(g, mbs, &T->r, t, cfg->seq_par, NULL, 1, &T->pre);
-            part(g, mbs, &T->r, t, cfg->seq_par, NULL, 0, &T->post);
+            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_LAYER, &T->lay);
+            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_PRE, &T->pre);
+            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_POST, &T->post);
             if (cache != NULL) {
                 cache->part[i][0] = T->lay;
                 cache->part[i][1] = T->pre;
@@ -1187,13 +1305,14 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     }
     /* the word embedding: vocab x hidden, one 1/t shard per rank
      * (vocabulary-parallel, Shoeybi et al. section 3); GPT ties the output
-     * layer to it ("lm_head.tied", src/model/zoo_transformer.c), as
+     * layer to it (the logits a product with the table: the layout's
+     * DNP_TF_HEAD_TIED, src/model/recognize.c), as
      * Megatron-LM does by default (--untie-embeddings-and-output-weights
      * unties) */
     dnp_op_cost ec;
     dnp_op_cost_get(g, emb, 1, &ec);
     x->word_params = (double)ec.params / t;
-    x->tied = dnp_graph_find(g, "lm_head.tied") >= 0;
+    x->tied = x->shape.tied;
     for (int s = 0; s < p; s++)
         stage_links(x, s);
     if (p > 1)
@@ -1226,11 +1345,7 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         }
         x->embed_sync_s = grp_max_s(DNP_COLL_ALLREDUCE, list, n, x->word_params * gb);
     }
-    if (cache != NULL) {
-        cache->L = L;
-        cache->shape = x->shape;
-        cache->valid = 1;
-    }
+    cache->valid = 1;
     return DNP_OK;
 }
 

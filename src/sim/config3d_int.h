@@ -11,25 +11,27 @@
 #include "dnnpar.h"
 #include "perf/device_model.h"
 
-/* The shape of a zoo transformer, read back from its ops
- * (src/model/zoo_transformer.c names them). */
+/* The shape of a transformer, read from its layout
+ * (dnp_graph_transformer_layout: by structure, not by op names). */
 typedef struct {
     int layers;
     int64_t hidden, heads, kv_heads, ffn, seq, vocab, positions;
     int llama, bert;
-    int untied;                          /* an output layer of its own ("lm_head") */
+    int untied;                          /* an output layer of its own (DNP_TF_HEAD) */
+    int tied;                            /* logits: a product with the table (HEAD_TIED) */
+    int embed_op;                        /* the token embedding's op */
     double hidden_dropout, attn_dropout; /* dropout probabilities, 0: none */
     int flash;                           /* 1: the attention core is one fused kernel */
 } c3_shape;
 
-/* What tensor parallelism does to an op of a zoo transformer (Shoeybi et
+/* What tensor parallelism does to an op of a transformer (Shoeybi et
  * al. section 3; Korthikanti section 4.2.2 for the sequence): column- and
- * row-parallel GEMMs (qkv, fc1, gate, up, an untied lm_head; attn.out,
- * fc2, down), attention ops split by heads, the MLP's point-wise ops by
- * features, the embedding table and tied logits by the vocabulary, and
- * everything else replicated or, with sequence parallelism, split over the
- * sequence; views cost nothing.  The simulator's shares and the sharding
- * exports both read it.  O(name length). */
+ * row-parallel GEMMs (Q/K/V, MLP up and gate, an untied output layer; the
+ * projection, MLP down), attention ops split by heads, the MLP's
+ * point-wise ops by features, the token embedding and tied logits by the
+ * vocabulary, and everything else replicated or, with sequence
+ * parallelism, split over the sequence; views cost nothing.  The
+ * simulator's shares and the sharding exports both read it. */
 typedef enum {
     C3_TP_SKIP = 0, /* a view (reshape) or the input */
     C3_TP_NONE,     /* replicated */
@@ -40,12 +42,24 @@ typedef enum {
     C3_TP_VOCAB,    /* the vocabulary split (embedding table, logits) */
     C3_TP_SEQUENCE  /* the sequence split (sequence parallelism) */
 } c3_tp_role;
+/* Op i of g by its role in lay (g's dnp_graph_transformer_layout): the
+ * simulator's classification, for any transformer.  O(1). */
+c3_tp_role c3_tp_role_at(const dnp_transformer_layout *lay, const dnp_graph *g, int i,
+                         int seq_par);
+/* The same for an op of a zoo transformer held without its graph's
+ * layout: its role read from the zoo's op names
+ * (src/model/zoo_transformer.c), then the same mapping; for zoo graphs
+ * equal to c3_tp_role_at (unit config3d_tp_roles_by_layout).  O(name
+ * length). */
 c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par);
 
-/* Read g's shape into *t.  Returns 0 (t zeroed but for layers) if g is
- * not a zoo transformer (no layer0.add2, embed.tokens, attention scores,
- * key projection or MLP).  O(layers). */
+/* Read g's shape into *t from its layout (dnp_graph_transformer_layout).
+ * Returns 0 (t zeroed but for layers) if g is not a transformer the
+ * layout reads (no token embedding, attention, Q/K/V, MLP ...).  O(ops);
+ * allocates and frees the layout. */
 int c3_shape_of(const dnp_graph *g, c3_shape *t);
+/* The same from a layout already read (lay of g).  O(ops). */
+int c3_shape_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay, c3_shape *t);
 
 /* What rules out tensor-parallel degree tp (with sequence parallelism
  * seq_par) for a model of shape sh on cl, as Megatron-LM would refuse it

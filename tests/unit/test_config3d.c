@@ -1095,3 +1095,113 @@ TEST(config3d_recognises_zoo)
     }
     CHECK_EQ_INT(yes, 12); /* bert x2, gpt2 x4, gpt3-175b, llama2 x3, llama3 x2 */
 }
+
+/* The simulator's tensor-parallel classification by layout
+ * (c3_tp_role_at, from the structure) equals the one read from the zoo's
+ * op names (c3_tp_role_of) for every op of every zoo transformer and of
+ * the variants (flash or unfused, GQA, tied and untied heads, post-LN),
+ * with and without sequence parallelism; and the shape read from the
+ * layout is the zoo's. */
+TEST(config3d_tp_roles_by_layout)
+{
+    static const char *const extra[] = {
+        "llama(hidden=256,heads=8,kv_heads=2,layers=2,seq=64,head=tied,attention=unfused)",
+        "gpt(hidden=256,heads=4,layers=3,seq=64,head=untied,attention=flash)",
+        "bert(hidden=256,heads=4,layers=1,seq=64)"};
+    int models = 0;
+    for (int k = 0; k < dnp_zoo_count() + 3; k++) {
+        const char *name = k < dnp_zoo_count() ? dnp_zoo_name(k) : extra[k - dnp_zoo_count()];
+        if (k < dnp_zoo_count() && strncmp(name, "gpt", 3) != 0 && strncmp(name, "bert", 4) != 0 &&
+            strncmp(name, "llama", 5) != 0)
+            continue;
+        dnp_graph *g = NULL;
+        dnp_error err = {0};
+        CHECK_EQ_INT(dnp_zoo_build(name, &g, &err), DNP_OK);
+        dnp_transformer_layout *lay = NULL;
+        CHECK_EQ_INT(dnp_graph_transformer_layout(g, &lay, &err), DNP_OK);
+        if (lay == NULL) {
+            dnp_graph_free(g);
+            continue;
+        }
+        models++;
+        int bad = 0;
+        for (int i = 0; i < dnp_graph_n_ops(g); i++)
+            for (int sp = 0; sp <= 1; sp++)
+                if (c3_tp_role_at(lay, g, i, sp) != c3_tp_role_of(dnp_graph_op(g, i), sp) &&
+                    bad++ < 3)
+                    fprintf(stderr, "  %s: '%s' (%s) is %d by layout, %d by name\n", name,
+                            dnp_graph_op(g, i)->name, dnp_tf_role_name(lay->role[i]),
+                            (int)c3_tp_role_at(lay, g, i, sp),
+                            (int)c3_tp_role_of(dnp_graph_op(g, i), sp));
+        CHECK_EQ_INT(bad, 0);
+        c3_shape sh;
+        CHECK_EQ_INT(c3_shape_from_layout(g, lay, &sh), 1);
+        CHECK_EQ_INT(sh.layers, lay->layers);
+        CHECK_EQ_INT(sh.embed_op, dnp_graph_find(g, "embed.tokens"));
+        CHECK_EQ_INT(sh.tied, dnp_graph_find(g, "lm_head.tied") >= 0);
+        CHECK_EQ_INT(sh.untied, dnp_graph_find(g, "lm_head") >= 0);
+        CHECK_EQ_INT(sh.bert, dnp_graph_find(g, "pooler.dense") >= 0);
+        CHECK_EQ_INT(sh.llama, dnp_graph_find(g, "layer0.mlp.gate") >= 0);
+        dnp_transformer_layout_free(lay);
+        dnp_graph_free(g);
+    }
+    CHECK_EQ_INT(models, 15); /* the 12 zoo transformers and the 3 variants */
+}
+
+/* llama2-7b's shape read by structure: the numbers of its model card
+ * (src/model/zoo_transformer.c presets). */
+TEST(config3d_shape_by_layout_llama2)
+{
+    dnp_graph *g = NULL;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_zoo_build("llama2-70b", &g, &err), DNP_OK);
+    c3_shape sh;
+    CHECK_EQ_INT(c3_shape_of(g, &sh), 1);
+    CHECK_EQ_INT(sh.layers, 80);
+    CHECK_EQ_INT(sh.hidden, 8192);
+    CHECK_EQ_INT(sh.heads, 64);
+    CHECK_EQ_INT(sh.kv_heads, 8);
+    CHECK_EQ_INT(sh.ffn, 28672);
+    CHECK_EQ_INT(sh.seq, 4096);
+    CHECK_EQ_INT(sh.vocab, 32000);
+    CHECK_EQ_INT(sh.positions, 4096);
+    CHECK_EQ_INT(sh.llama, 1);
+    CHECK_EQ_INT(sh.untied, 1);
+    CHECK_EQ_INT(sh.flash, 1);
+    CHECK(sh.attn_dropout == 0.0 && sh.hidden_dropout == 0.0);
+    dnp_graph_free(g);
+}
+
+/* A model file simulated as it is (its layout, dnp_graph_transformer_layout):
+ * data/onnx/bert_encoder4.onnx against the zoo spec of its shape on 8
+ * A100s (tp 1, dp 8, micro-batch 8, fp16, no stragglers).  The GEMMs are
+ * the same, so the model FLOP is equal; the file runs 32 kernels a layer
+ * where the spec runs 12 (decomposed layer norms, bias adds of their own),
+ * so its step is longer: 7.300 ms against 5.696 ms (x1.28); its gradient
+ * all-reduce moves its own parameters, 75,263,802 against 75,333,120
+ * (-0.09%).  A model that is not a transformer is refused with the
+ * layout's reason. */
+TEST(config3d_file_as_it_is)
+{
+    dnp_plan_options opt = {0};
+    opt.no_stragglers = 1;
+    dnp_config3d_result rf, rz;
+    dnp_error err = {0};
+    CHECK_EQ_INT(c3_sim("data/onnx/bert_encoder4.onnx", "8xa100", 64,
+                        "tp=1,pp=1,dp=8,microbatch=8", opt, &rf, &err),
+                 DNP_OK);
+    CHECK_EQ_INT(c3_sim("gpt(hidden=768,heads=12,layers=4,seq=128,ffn=3072,vocab=30522,"
+                        "dropout=0,attn_dropout=0,attention=unfused,head=untied)",
+                        "8xa100", 64, "tp=1,pp=1,dp=8,microbatch=8", opt, &rz, &err),
+                 DNP_OK);
+    CHECK_NEAR(rf.model_flop, rz.model_flop, 1e-12, 0.0);
+    CHECK(rf.step_time_s > 1.25 * rz.step_time_s && rf.step_time_s < 1.32 * rz.step_time_s);
+    CHECK_NEAR(rf.step_time_s, 7.300e-3, 1e-3, 0.0);
+    CHECK_NEAR(rz.step_time_s, 5.696e-3, 1e-3, 0.0);
+    CHECK(rf.dp_comm_s < rz.dp_comm_s && rf.dp_comm_s > 0.998 * rz.dp_comm_s);
+    dnp_config3d_result r;
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_INT(c3_sim("resnet50", "8xa100", 64, "tp=1,pp=1,dp=8,microbatch=8", opt, &r, &err),
+                 DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "no token embedding") != NULL);
+}

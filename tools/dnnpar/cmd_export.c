@@ -65,8 +65,15 @@ static const char help[] =
  * (fmt < 0, --format megatron) or as JAX / DTensor sharding on ("data",
  * "model") mesh axes (fmt DNP_EXPORT_JAX, DNP_EXPORT_DTENSOR).  The
  * configuration: `cfg_text` when given (a plan file's), else --config, else
- * the 3D search's fastest. */
-static int export_3d(const cli_args *a, const char *out_path, int fmt, const char *cfg_text)
+ * the 3D search's fastest.  The model: *gp when not NULL (loaded by the
+ * caller, with its match m when not NULL), else loaded here; a model file
+ * recognised by its structure is exported as it is for megatron, as the
+ * zoo transformer of its shape for jax and dtensor (whose sharding reads
+ * the zoo's op names; cli_as_transformer_with).  *gp is the caller's to
+ * free. */
+static int export_3d_graph(const cli_args *a, const char *out_path, int fmt,
+                           const char *cfg_text, dnp_graph **gp,
+                           const dnp_transformer_match *m)
 {
     const char *cmd = "export", *s;
     long long batch = 512;
@@ -89,13 +96,15 @@ static int export_3d(const cli_args *a, const char *out_path, int fmt, const cha
         opt.precision = (dnp_precision)pr;
     }
     dnp_cluster cl;
-    dnp_graph *g = NULL;
     if ((rc = cli_megatron_version(cmd, a, &opt)) != 0)
         return rc;
     if ((rc = cli_load_cluster(cmd, cli_get(a, "cluster"), &cl)) != 0)
         return rc;
-    if ((rc = cli_load_transformer(cmd, a->pos[0], a, &g)) != 0)
+    if (*gp == NULL && (rc = cli_load_model(cmd, a->pos[0], a, gp)) != 0)
         return rc;
+    if ((rc = cli_as_transformer_with(cmd, a->pos[0], gp, m, fmt >= 0)) != 0)
+        return rc;
+    const dnp_graph *g = *gp;
     dnp_config3d cfg;
     dnp_config3d_result res;
     dnp_config3d_stats stats;
@@ -150,8 +159,17 @@ static int export_3d(const cli_args *a, const char *out_path, int fmt, const cha
     if (st != DNP_OK)
         cli_error(cmd, "%s", err.msg);
     dnp_free(text);
-    dnp_graph_free(g);
     return cli_exit_for(st);
+}
+
+/* export_3d_graph owning `loaded` (NULL: load the model). */
+static int export_3d(const cli_args *a, const char *out_path, int fmt, const char *cfg_text,
+                     dnp_graph *loaded, const dnp_transformer_match *m)
+{
+    dnp_graph *g = loaded;
+    int rc = export_3d_graph(a, out_path, fmt, cfg_text, &g, m);
+    dnp_graph_free(g);
+    return rc;
 }
 
 int cmd_export(int argc, char **argv)
@@ -243,7 +261,7 @@ int cmd_export(int argc, char **argv)
                 rc = cli_unknown_name(cmd, "format", s, cli_export_formats);
                 goto done;
             }
-            rc = export_3d(&a, out_path, f3, file_cfg);
+            rc = export_3d(&a, out_path, f3, file_cfg, NULL, NULL);
             dnp_free(file_cfg);
             goto done;
         }
@@ -255,20 +273,20 @@ int cmd_export(int argc, char **argv)
         cli_get(&a, "search") == NULL && cli_get(&a, "levels") == NULL &&
         cli_get(&a, "strategy") == NULL) {
         int three_d = cli_get(&a, "config") != NULL;
+        dnp_graph *m = NULL;
+        dnp_transformer_match tm;
         if (!three_d) {
-            dnp_graph *m = NULL;
+            /* loaded and matched once: export_3d takes both */
             if ((rc = cli_load_model(cmd, a.pos[0], &a, &m)) != 0)
                 goto done;
-            dnp_transformer_match tm;
             dnp_error merr = {0};
-            three_d = dnp_config3d_recognises(m) ||
-                      dnp_graph_match_transformer(m, &tm, &merr) == DNP_OK;
-            dnp_graph_free(m);
+            three_d = dnp_graph_match_transformer(m, &tm, &merr) == DNP_OK;
         }
         if (three_d) {
-            rc = export_3d(&a, out_path, dnp_export_from_name(s), NULL);
+            rc = export_3d(&a, out_path, dnp_export_from_name(s), NULL, m, m != NULL ? &tm : NULL);
             goto done;
         }
+        dnp_graph_free(m);
     }
     /* an option the format does not read is refused, never ignored */
     if (strcmp(s, "megatron") == 0) {
@@ -282,7 +300,7 @@ int cmd_export(int argc, char **argv)
                           tree_only[k]);
                 goto done;
             }
-        rc = export_3d(&a, out_path, -1, NULL);
+        rc = export_3d(&a, out_path, -1, NULL, NULL, NULL);
         goto done;
     }
     static const char *const megatron_only[] = {"config", "precision", "tp-across-nodes",

@@ -114,19 +114,23 @@ static const char *const flags_cmp[] = {"help", "reference", "skip-unknown", CLI
 static int auto_search(const char *cmd, plan_job *job)
 {
     const char *name = dnp_graph_name(job->g);
-    int transformer = dnp_config3d_recognises(job->g);
-    /* a model file recognised as a transformer by its structure
-     * (dnp_graph_match_transformer): planned as the zoo transformer of its
-     * shape (cli_as_transformer says which) unless AccPar was asked for */
-    dnp_transformer_match m;
-    dnp_error merr = {0};
-    if (!transformer && job->accpar_only == NULL &&
-        dnp_graph_match_transformer(job->g, &m, &merr) == DNP_OK && !m.native) {
-        int rc = cli_as_transformer(cmd, job->source, &job->g);
-        if (rc != 0)
-            return rc;
-        transformer = 1;
-        name = job->source;
+    int transformer;
+    if (job->accpar_only != NULL) {
+        transformer = dnp_config3d_recognises(job->g);
+    } else {
+        /* one structural match decides (dnp_graph_match_transformer): a
+         * zoo transformer, or a model file recognised as one, planned as it
+         * is (cli_as_transformer_with's note says what it was read as) */
+        dnp_transformer_match m;
+        dnp_error merr = {0};
+        transformer = dnp_graph_match_transformer(job->g, &m, &merr) == DNP_OK &&
+                      (!m.native || dnp_config3d_recognises(job->g));
+        if (transformer && !m.native) {
+            int rc = cli_as_transformer_with(cmd, job->source, &job->g, &m, 0);
+            if (rc != 0)
+                return rc;
+            name = job->source;
+        }
     }
     if (job->only_3d != NULL && !transformer) {
         cli_error(cmd, "--%s applies to --search 3d (Megatron-LM configurations), and %s is not "
@@ -295,8 +299,9 @@ static int setup(const cli_args *a, const char *cmd, int with_search, plan_job *
         return rc;
     if (job->auto_pick && (rc = auto_search(cmd, job)) != 0)
         return rc;
-    /* --search 3d on a model file: the zoo transformer of its shape */
-    if (!job->auto_pick && job->search_3d && !dnp_config3d_recognises(job->g) &&
+    /* --search 3d on a model file: recognised by its structure, planned as
+     * it is (a zoo transformer passes as it is, silently) */
+    if (!job->auto_pick && job->search_3d &&
         (rc = cli_as_transformer(cmd, job->source, &job->g)) != 0)
         return rc;
     if (cli_get(a, "optimizer") == NULL) /* the model's (docs/model.md, "Default optimizer") */

@@ -433,7 +433,7 @@ int cmd_sweep(int argc, char **argv)
     }
     dnp_graph *g = NULL;
     /* the Megatron-LM path plans a transformer; a model file recognised as
-     * one is planned as the zoo transformer of its shape */
+     * one by its structure is planned as it is (cli_load_transformer) */
     if ((rc = megatron ? cli_load_transformer("sweep", a.pos[0], &a, &g)
                        : cli_load_model("sweep", a.pos[0], &a, &g)) != 0)
         return rc;
