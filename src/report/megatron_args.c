@@ -16,7 +16,13 @@ dnp_status dnp_megatron_args(const dnp_graph *g, const dnp_cluster *c, int64_t b
                              dnp_error *err)
 {
     c3_shape t;
-    if (!c3_shape_of(g, &t)) {
+    dnp_error serr = {0};
+    dnp_status sst = c3_shape_read(g, &t, &serr);
+    if (sst == DNP_ERR_NOMEM) {
+        dnp_error_set(err, sst, "%s", serr.msg);
+        return sst;
+    }
+    if (sst != DNP_OK) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "--format megatron needs a transformer from the zoo (gpt(...), bert(...), "
                       "llama(...) or a preset); '%s' is not one",

@@ -832,16 +832,27 @@ int dnp_config3d_recognises(const dnp_graph *g)
     return c3_shape_of(g, &sh);
 }
 
-int c3_shape_of(const dnp_graph *g, c3_shape *t)
+dnp_status c3_shape_read(const dnp_graph *g, c3_shape *t, dnp_error *err)
 {
     dnp_transformer_layout *lay = NULL;
-    dnp_error err = {0};
     memset(t, 0, sizeof *t);
-    if (dnp_graph_transformer_layout(g, &lay, &err) != DNP_OK)
-        return 0;
+    dnp_status st = dnp_graph_transformer_layout(g, &lay, err);
+    if (st != DNP_OK)
+        return st;
     int ok = c3_shape_from_layout(g, lay, t);
     dnp_transformer_layout_free(lay);
-    return ok;
+    if (!ok) {
+        dnp_error_set(err, DNP_ERR_INPUT, "'%s' has no transformer layer of one shape",
+                      dnp_graph_name(g));
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
+
+int c3_shape_of(const dnp_graph *g, c3_shape *t)
+{
+    dnp_error err = {0};
+    return c3_shape_read(g, t, &err) == DNP_OK;
 }
 
 int c3_shape_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay, c3_shape *t)

@@ -58,6 +58,9 @@ c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par);
  * layout reads (no token embedding, attention, Q/K/V, MLP ...).  O(ops);
  * allocates and frees the layout. */
 int c3_shape_of(const dnp_graph *g, c3_shape *t);
+/* c3_shape_of with the reason: DNP_OK, DNP_ERR_INPUT (what the structure
+ * lacks, in err) or DNP_ERR_NOMEM.  O(ops). */
+dnp_status c3_shape_read(const dnp_graph *g, c3_shape *t, dnp_error *err);
 /* The same from a layout already read (lay of g).  O(ops). */
 int c3_shape_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay, c3_shape *t);
 

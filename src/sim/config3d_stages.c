@@ -117,10 +117,16 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
 {
     *out = NULL;
     c3_shape sh;
-    if (!c3_shape_of(g, &sh)) {
-        dnp_error_set(err, DNP_ERR_INPUT, "'%s' is not a transformer the Megatron-LM path plans",
-                      dnp_graph_name(g));
-        return DNP_ERR_INPUT;
+    dnp_error serr = {0};
+    dnp_status sst = c3_shape_read(g, &sh, &serr);
+    if (sst == DNP_ERR_NOMEM) {
+        dnp_error_set(err, sst, "%s", serr.msg);
+        return sst;
+    }
+    if (sst != DNP_OK) {
+        dnp_error_set(err, sst, "'%s' is not a transformer the Megatron-LM path plans (%s)",
+                      dnp_graph_name(g), serr.msg);
+        return sst;
     }
     const int64_t width = (int64_t)cfg->dp * cfg->tp;
     if (cfg->tp < 1 || cfg->dp < 1 || cfg->pp < 1 || cfg->pp > DNP_CONFIG3D_MAX_STAGES ||

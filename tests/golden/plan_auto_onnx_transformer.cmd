@@ -1,1 +1,1 @@
-dnnpar plan data/onnx/bert_encoder4.onnx --cluster 1xdgx-a100 --batch 64 2>&1 && echo && dnnpar simulate data/onnx/bert_encoder4.onnx --cluster 1xdgx-a100 --batch 64 --config tp=2,pp=2,dp=2,microbatch=8 2>&1 | head -n 6
+dnnpar plan data/onnx/bert_encoder4.onnx --cluster 1xdgx-a100 --batch 64 2>&1 && dnnpar simulate data/onnx/bert_encoder4.onnx --cluster 1xdgx-a100 --batch 64 --config tp=2,pp=2,dp=2,microbatch=8 2>&1 | head -n 6

@@ -469,11 +469,11 @@ int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, d
 
 int cli_as_transformer(const char *cmd, const char *name, dnp_graph **out)
 {
-    return cli_as_transformer_with(cmd, name, out, NULL, 0);
+    return cli_as_transformer_with(cmd, name, out, NULL);
 }
 
 int cli_as_transformer_with(const char *cmd, const char *name, dnp_graph **out,
-                            const dnp_transformer_match *given, int zoo)
+                            const dnp_transformer_match *given)
 {
     dnp_transformer_match m;
     dnp_error err = {0};
@@ -482,7 +482,10 @@ int cli_as_transformer_with(const char *cmd, const char *name, dnp_graph **out,
         m = *given;
     else
         st = dnp_graph_match_transformer(*out, &m, &err);
-    if (st == DNP_OK && !m.native && zoo) {
+    if (st == DNP_OK && !m.native) {
+        /* The configuration is Megatron-LM's, and Megatron-LM runs its own
+         * transformer of that shape, not the file's ops (docs/config3d.md,
+         * "Your own transformer") */
         dnp_graph *z = NULL;
         st = dnp_model_load(m.spec, &z, &err);
         if (st == DNP_OK) {
@@ -495,16 +498,6 @@ int cli_as_transformer_with(const char *cmd, const char *name, dnp_graph **out,
             dnp_graph_free(*out);
             *out = z;
         }
-    } else if (st == DNP_OK && !m.native) {
-        /* planned as it is: its own ops, its layers found by structure */
-        fprintf(stderr,
-                "dnnpar %s: note: %s is planned as it is, its layers found by its structure "
-                "(read as %s: %lld parameters in the model, %lld in that one%s; "
-                "docs/config3d.md \"Your own transformer\")\n",
-                cmd, name, m.spec, (long long)m.params_model, (long long)m.params_spec,
-                strstr(m.assumed, "no dropout") != NULL
-                    ? "; no dropout in the model (exported for inference?): none simulated"
-                    : "");
     }
     if (st != DNP_OK) {
         cli_error(cmd, "%s", err.msg);

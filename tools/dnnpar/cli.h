@@ -184,24 +184,22 @@ extern const char *const cli_export_formats[];
  * status. */
 int cli_load_model(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
 /* Load a model for the Megatron-LM (3D) path: a zoo transformer as it is;
- * any other model recognised by its structure (dnp_graph_match_transformer:
- * the zoo spec of its shape and its layout) is planned as it is, its own
- * ops, and a note on standard error says what it was read as ("dnnpar
- * CMD: note: FILE is planned as it is, read by its structure as
- * gpt(...)").  Prints the error (not recognised, or not loadable); *out is
- * NULL then.  Returns an exit status.  O(size of the model). */
+ * any other model recognised by its structure (dnp_graph_match_transformer)
+ * is replaced by the zoo transformer of its shape, which is what
+ * Megatron-LM runs under the configuration, and a note on standard error
+ * says which ("dnnpar CMD: note: FILE is planned as gpt(...)").  Prints the
+ * error (not recognised, or not loadable); *out is NULL then.  Returns an
+ * exit status.  O(size of the model). */
 int cli_load_transformer(const char *cmd, const char *name, const cli_args *a, dnp_graph **out);
 /* The same for a model already loaded into *out (named `name` in the
- * note): freed and NULL on an error.  Returns an exit status. */
+ * note): *out is replaced (the old graph freed) when recognised, freed and
+ * NULL on an error.  Returns an exit status. */
 int cli_as_transformer(const char *cmd, const char *name, dnp_graph **out);
-/* cli_as_transformer with *out's match already made (m, NULL: match it
- * here, once).  zoo 1: a recognised model file is replaced by the zoo
- * transformer of its shape (the old graph freed; the note says "planned
- * as gpt(...)"): the jax and dtensor exports, whose sharding
- * (dnp_config3d_export_text) reads the zoo's op names.  Returns an exit
+/* cli_as_transformer with *out's match already made (m; NULL: match it
+ * here), so a caller that matched to decide matches once.  Returns an exit
  * status. */
 int cli_as_transformer_with(const char *cmd, const char *name, dnp_graph **out,
-                            const dnp_transformer_match *m, int zoo);
+                            const dnp_transformer_match *m);
 /* Parse --cluster: a spec, or a cluster JSON file (*.json, or - for
  * standard input), then dnp_cluster_check (its network kinds); the error
  * in *err, nothing printed, *out written only on success.  O(spec). */

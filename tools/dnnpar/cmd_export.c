@@ -67,10 +67,9 @@ static const char help[] =
  * configuration: `cfg_text` when given (a plan file's), else --config, else
  * the 3D search's fastest.  The model: *gp when not NULL (loaded by the
  * caller, with its match m when not NULL), else loaded here; a model file
- * recognised by its structure is exported as it is for megatron, as the
- * zoo transformer of its shape for jax and dtensor (whose sharding reads
- * the zoo's op names; cli_as_transformer_with).  *gp is the caller's to
- * free. */
+ * recognised by its structure is exported as the zoo transformer of its
+ * shape, which Megatron-LM runs (cli_as_transformer_with).  *gp is the
+ * caller's to free. */
 static int export_3d_graph(const cli_args *a, const char *out_path, int fmt,
                            const char *cfg_text, dnp_graph **gp,
                            const dnp_transformer_match *m)
@@ -102,7 +101,7 @@ static int export_3d_graph(const cli_args *a, const char *out_path, int fmt,
         return rc;
     if (*gp == NULL && (rc = cli_load_model(cmd, a->pos[0], a, gp)) != 0)
         return rc;
-    if ((rc = cli_as_transformer_with(cmd, a->pos[0], gp, m, fmt >= 0)) != 0)
+    if ((rc = cli_as_transformer_with(cmd, a->pos[0], gp, m)) != 0)
         return rc;
     const dnp_graph *g = *gp;
     dnp_config3d cfg;

@@ -119,14 +119,15 @@ static int auto_search(const char *cmd, plan_job *job)
         transformer = dnp_config3d_recognises(job->g);
     } else {
         /* one structural match decides (dnp_graph_match_transformer): a
-         * zoo transformer, or a model file recognised as one, planned as it
-         * is (cli_as_transformer_with's note says what it was read as) */
+         * zoo transformer, or a model file recognised as one, planned as
+         * the zoo transformer of its shape (cli_as_transformer_with's note
+         * says which) */
         dnp_transformer_match m;
         dnp_error merr = {0};
         transformer = dnp_graph_match_transformer(job->g, &m, &merr) == DNP_OK &&
                       (!m.native || dnp_config3d_recognises(job->g));
         if (transformer && !m.native) {
-            int rc = cli_as_transformer_with(cmd, job->source, &job->g, &m, 0);
+            int rc = cli_as_transformer_with(cmd, job->source, &job->g, &m);
             if (rc != 0)
                 return rc;
             name = job->source;
