@@ -432,6 +432,30 @@ static void allowed_states(const layer_table *lt, dnp_scheme s, unsigned char *a
     }
 }
 
+/* Under the default model, the row an op needing every channel of a sample
+ * follows (softmax over the classes, layer norm over the features, LRN
+ * over neighbouring channels) may not split its output channels (Type-III;
+ * a join's channel layout): each device would hold part of every sample's
+ * channels, and the reduction across them is a collective neither the
+ * step simulator nor the executor (run-torch, python/dnnpar_torch/
+ * execute.py check_row_ops) has.  The paper's accounting keeps the
+ * paper's freedom.  O(ops). */
+static void row_op_states(const dnp_graph *g, layer_table *lt)
+{
+    for (int i = 0; i < dnp_graph_n_ops(g); i++) {
+        dnp_op_kind k = dnp_graph_op(g, i)->kind;
+        if (k != DNP_OP_SOFTMAX && k != DNP_OP_LAYERNORM && k != DNP_OP_LRN)
+            continue;
+        int v = layer_table_owner(lt, g, i);
+        if (v < 0 || v >= lt->n_rows)
+            continue;
+        unsigned char *t = &lt->row[v].types;
+        *t &= (unsigned char)(lt->row[v].weighted ? ~4u : ~2u);
+        if (*t == 0)
+            *t = 1; /* every op takes Type-I */
+    }
+}
+
 /* Solve the level for a fixed alpha; the types go to w->types and the
  * level objective to *obj (obj may be NULL when only the types are needed).  Graphs
  * too wide for the exact DP (w->approximate) get a local search started
@@ -1321,6 +1345,8 @@ static dnp_status plan_prepare(const dnp_graph *g, const dnp_cluster *c,
     p->chosen = opt->scheme;
     if ((st = layer_table_build(g, opt->batch, &p->lt, err)) != DNP_OK)
         goto fail;
+    if (!p->units.paper)
+        row_op_states(g, &p->lt);
     if (!p->units.paper && (st = roofline_table(p, g, opt)) != DNP_OK)
         goto fail;
     st = DNP_ERR_NOMEM;

@@ -12,6 +12,15 @@
 
 extern int test_failed_checks;
 
+/* The failing allocator of test_alloc_fail.c, for any test: the hook to
+ * give dnp_set_allocator, failing allocation call `fail_at` (1-based,
+ * 0: none) from now on, and the blocks it has handed out and not yet seen
+ * released.  The only code besides src/core/alloc.c that calls the C
+ * library's allocator (tests/run.sh, "allocator hook"). */
+#include "dnnpar/core.h"
+const dnp_allocator *test_fail_allocator(long fail_at);
+long test_fail_live(void);
+
 #define TEST(name) void test_##name(void); void test_##name(void)
 
 /*

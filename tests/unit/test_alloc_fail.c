@@ -62,6 +62,16 @@ static void fail_release(void *ctx, void *p)
 
 static dnp_allocator fail_hook = {fail_alloc, fail_resize, fail_release, NULL};
 
+const dnp_allocator *test_fail_allocator(long fail_at)
+{
+    hk.calls = hk.live = 0;
+    hk.fail_at = fail_at;
+    hk.failed = 0;
+    return &fail_hook;
+}
+
+long test_fail_live(void) { return hk.live; }
+
 /* Run once with allocation call `n` failing (0: none). */
 static dnp_status run_failing(alloc_fail_run run, void *arg, long n, dnp_error *err)
 {

@@ -298,37 +298,6 @@ TEST(plan_strategy_config3d_stages)
     CHECK_EQ_INT(layers[1], 8);
 }
 
-/* A hook failing allocation number `fail_at` (1-based), counting the
- * blocks still live. */
-static struct {
-    long calls, fail_at, live;
-} fh;
-
-static void *fail_alloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    if (++fh.calls == fh.fail_at)
-        return NULL;
-    void *p = malloc(n);
-    fh.live += p != NULL;
-    return p;
-}
-
-static void *fail_resize(void *ctx, void *p, size_t n)
-{
-    (void)ctx;
-    if (++fh.calls == fh.fail_at)
-        return NULL;
-    return realloc(p, n);
-}
-
-static void fail_release(void *ctx, void *p)
-{
-    (void)ctx;
-    fh.live -= p != NULL;
-    free(p);
-}
-
 /* Every allocation of each producer (tree, configuration, PaSE's splits,
  * PaSE's configuration indices) failed in turn: DNP_ERR_NOMEM with a
  * message, no strategy, nothing left allocated; past the last, success. */
@@ -366,7 +335,6 @@ TEST(plan_strategy_alloc_failure)
     CHECK(cfg_dp[0] >= 0 && cfg_dp[1] >= 0);
     const long b4[3] = {4, 1, 1};
     const long *split[2] = {b4, b4};
-    dnp_allocator hook = {fail_alloc, fail_resize, fail_release, NULL};
     /* the blocks each allocates: plan_strategy_new's three; c3_strategy_of
      * reads the model's layout first (dnp_graph_transformer_layout: four
      * blocks, an allocation failure there is DNP_ERR_NOMEM too), and
@@ -377,12 +345,9 @@ TEST(plan_strategy_alloc_failure)
             continue;
         int ok = 0;
         for (long n = 1; n <= 10 && !ok; n++) {
-            fh.calls = 0;
-            fh.fail_at = n;
-            fh.live = 0;
             plan_strategy *s = NULL;
             dnp_error e = {0};
-            dnp_set_allocator(&hook);
+            dnp_set_allocator(test_fail_allocator(n));
             dnp_status st = producer == 0   ? plan_strategy_from_tree(&t, &s, &e)
                             : producer == 1 ? c3_strategy_of(g, &cl, &cfg, 8, &s, &e)
                             : producer == 2 ? pase_plan_strategy(sp, 4, split, &s, &e)
@@ -398,7 +363,7 @@ TEST(plan_strategy_alloc_failure)
             }
             plan_strategy_free(s);
             dnp_set_allocator(NULL);
-            CHECK_EQ_INT(fh.live, 0);
+            CHECK_EQ_INT(test_fail_live(), 0);
         }
         CHECK(ok);
     }
