@@ -618,11 +618,17 @@ static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_erro
             return DNP_ERR_INPUT;
         }
         if (t != DNP_TYPE_R && !((bd->lt->row[v].types >> t) & 1u)) {
+            /* an LSTM takes only Type-I (layer_table.c); a row a softmax,
+             * layer norm or LRN follows loses only its channel split
+             * (row_op_states) */
+            int lstm = bd->lt->row[v].weighted && !(bd->lt->row[v].types & 2u);
             dnp_error_set(err, DNP_ERR_INPUT,
-                          "%s: op '%s' at level %d: type %s is not one it can take (an LSTM "
-                          "splits its batch, I, or is replicated, R)",
+                          "%s: op '%s' at level %d: type %s is not one it can take (%s)",
                           strategy_file(bd->given), bd->names[v], n->depth,
-                          t == DNP_TYPE_II ? "II" : "III");
+                          t == DNP_TYPE_II ? "II" : "III",
+                          lstm ? "an LSTM splits its batch, I, or is replicated, R"
+                               : "a softmax, layer norm or LRN after it needs every channel of "
+                                 "a sample on one device, a collective dnnpar does not model");
             return DNP_ERR_INPUT;
         }
         n->types[v] = t;
