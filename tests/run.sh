@@ -17,7 +17,7 @@
 # The suites run concurrently (docs/testing.md): each is a job, this script
 # run again as `run.sh --job NAME BDIR RELDIR`, its output kept in a file
 # and printed, with its counts added, in the fixed order below, so the output
-# does not depend on which ends first.  DNNPAR_SUITE_JOBS (default 3) jobs
+# does not depend on which ends first.  DNNPAR_SUITE_JOBS (default 4) jobs
 # run at a time, the heaviest started first; the goldens are spread over
 # DNNPAR_GOLDEN_JOBS (default 4) of them.  A job still running after
 # DNNPAR_SUITE_TIMEOUT seconds (default 1800) is killed and fails with its
@@ -282,14 +282,18 @@ print_order=(unit runner sweeps source standalone layering headers symbols bench
              golden determinism torch profile astra matrix exitcodes megatron-flags examples
              width install docs units)
 # The order of the starts: the heaviest first (CPU seconds on the 2-core
-# machine, docs/testing.md), so that what ends last is short; a job waits for
-# the jobs it reads (deps) before it starts.
+# machine, docs/testing.md), the golden workers among them since they share
+# the goldens out as they go (the last ones started find less or nothing
+# left), so that what ends last is short; a job waits for the jobs it reads
+# (deps) before it starts.
 # shellcheck disable=SC2206
-start_order=(unit $goldens torch matrix docs sweeps profile layering exitcodes determinism
-             install runner headers bench examples megatron-flags standalone source symbols
-             replay astra golden width units)
+goldens_a=$(echo $goldens | cut -d' ' -f1-2) goldens_b=$(echo $goldens | cut -s -d' ' -f3-)
+# shellcheck disable=SC2206
+start_order=(unit torch matrix $goldens_a docs sweeps profile $goldens_b layering exitcodes
+             determinism install runner headers bench examples megatron-flags standalone source
+             symbols replay astra golden width units)
 declare -A deps=([golden]="$goldens" [width]="$goldens" [units]="docs $goldens")
-slots=${DNNPAR_SUITE_JOBS:-3}
+slots=${DNNPAR_SUITE_JOBS:-4}
 suite_timeout=${DNNPAR_SUITE_TIMEOUT:-1800}
 self=$(pwd)/tests/run.sh
 printed=0
