@@ -265,7 +265,7 @@ if [ "${DNNPAR_RUN_JOB:-}" != "" ]; then
     cpu=$(awk '{for (i = 1; i <= 2; i++) {split($i, a, "m"); s += a[1] * 60 + a[2]}}
                END {print s}' "$tmp/jobs/$job.times")
     awk -v a="$t0" -v b="$EPOCHREALTIME" -v c="$cpu" -v p="$passed" -v f="$failed" \
-        -v s="$DNNPAR_RUN_T0" 'BEGIN {printf "%d %d %.1f %.1f %.1f\n", p, f, b - a, c, a - s}' \
+        -v s="${DNNPAR_RUN_T0:-$t0}" 'BEGIN {printf "%d %d %.1f %.1f %.1f\n", p, f, b - a, c, a - s}' \
         > "$tmp/jobs/$job.cnt"
     exit 0
 fi
@@ -286,7 +286,7 @@ print_order=(unit runner sweeps source standalone layering headers symbols bench
 # the goldens out as they go (the last ones started find less or nothing
 # left), so that what ends last is short; a job waits for the jobs it reads
 # (deps) before it starts.
-# shellcheck disable=SC2206
+# shellcheck disable=SC2086
 goldens_a=$(echo $goldens | cut -d' ' -f1-2) goldens_b=$(echo $goldens | cut -s -d' ' -f3-)
 # shellcheck disable=SC2206
 start_order=(unit torch matrix $goldens_a docs sweeps profile $goldens_b layering exitcodes

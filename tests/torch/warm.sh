@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # warm.sh - sourced by tests/torch/run.sh and tests/docs/check.sh: the warm
 # interpreter of tests/torch/warm.py (torch imported once; each run-torch's
 # python run forked from it).
