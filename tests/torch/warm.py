@@ -59,9 +59,12 @@ def _work(req):
         os.environ.clear()
         os.environ.update(req["env"])
         sys.dont_write_bytecode = bool(os.environ.get("PYTHONDONTWRITEBYTECODE"))
+        # as `python3 -m`: the working directory first, then PYTHONPATH's entries
+        # (in place of this script's directory)
+        sys.path[0] = req["cwd"]
         for p in reversed(req["env"].get("PYTHONPATH", "").split(os.pathsep)):
             if p:
-                sys.path.insert(0, p)
+                sys.path.insert(1, p)
         import torch.multiprocessing as mp
 
         def spawn_by_fork(fn, args=(), nprocs=1, join=True, daemon=False,
