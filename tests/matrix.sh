@@ -42,11 +42,17 @@ if [ "$n_onnx" -eq 0 ]; then
     echo "FAIL matrix: no ONNX files in $onnx_dir (set DNNPAR_ONNX_DIR)"; failed=$((failed + 1))
 fi
 
-for m in $models; do
+# check_model M DIR: every search of model M, its files in DIR (its lines on
+# standard output, its counts in DIR/counts).  The models are independent:
+# DNNPAR_MATRIX_JOBS (default 2) run at a time, their output printed and their
+# counts added in the models' order.
+check_model() {
+    local m=$1 w=$2 mn s id st out sm passed=0 failed=0 known=0
+    mkdir -p "$w"
     mn=$(basename "$m" .onnx)
     for s in accpar dp owt hypar pase mcmc; do
         id="$mn-$s"
-        st="$work/$id.json"
+        st="$w/$id.json"
         if [ "$s" = pase ] || [ "$s" = mcmc ]; then
             out=(--strategy-json "$st")
         else
@@ -54,13 +60,13 @@ for m in $models; do
         fi
         if ! "$bin" plan "$m" --search "$s" --cluster 4xa100 --batch 16 --memory-limit 100TB \
                 "${out[@]}" \
-                > /dev/null 2> "$work/$id.err"; then
+                > /dev/null 2> "$w/$id.err"; then
             why=${KNOWN[$mn:$s]:-}
             if [ -n "$why" ]; then
-                echo "matrix: known limitation $id: $why ($(head -n1 "$work/$id.err"))"
+                echo "matrix: known limitation $id: $why ($(head -n1 "$w/$id.err"))"
                 known=$((known + 1))
             else
-                echo "FAIL matrix $id plan: $(head -n2 "$work/$id.err")"
+                echo "FAIL matrix $id plan: $(head -n2 "$w/$id.err")"
                 failed=$((failed + 5))
             fi
             continue
@@ -70,36 +76,55 @@ for m in $models; do
         # strategy file names only zoo models and files beside it
         # (docs/formats.md, "Strategy files are untrusted")
         sm=(); [ -f "$m" ] && sm=("$m")
-        if "$bin" simulate --strategy "$st" "${sm[@]}" > "$work/$id.sim" 2> "$work/$id.err" &&
-                grep -q "predicted step time" "$work/$id.sim"; then
+        if "$bin" simulate --strategy "$st" "${sm[@]}" > "$w/$id.sim" 2> "$w/$id.err" &&
+                grep -q "predicted step time" "$w/$id.sim"; then
             passed=$((passed + 1))
         else
-            echo "FAIL matrix $id simulate: $(head -n2 "$work/$id.err")"; failed=$((failed + 1))
+            echo "FAIL matrix $id simulate: $(head -n2 "$w/$id.err")"; failed=$((failed + 1))
         fi
-        if "$bin" simulate --strategy "$st" "${sm[@]}" --plot "$work/$id.svg" --dot "$work/$id.dot" \
-                > /dev/null 2> "$work/$id.err"; then
-            if [ -s "$work/$id.svg" ] && grep -q "<svg" "$work/$id.svg"; then
+        if "$bin" simulate --strategy "$st" "${sm[@]}" --plot "$w/$id.svg" --dot "$w/$id.dot" \
+                > /dev/null 2> "$w/$id.err"; then
+            if [ -s "$w/$id.svg" ] && grep -q "<svg" "$w/$id.svg"; then
                 passed=$((passed + 1))
             else
                 echo "FAIL matrix $id plot: no svg"; failed=$((failed + 1))
             fi
-            if grep -q "^digraph" "$work/$id.dot"; then
+            if grep -q "^digraph" "$w/$id.dot"; then
                 passed=$((passed + 1))
             else
                 echo "FAIL matrix $id dot: no digraph"; failed=$((failed + 1))
             fi
         else
-            echo "FAIL matrix $id plot/dot: $(head -n2 "$work/$id.err")"; failed=$((failed + 2))
+            echo "FAIL matrix $id plot/dot: $(head -n2 "$w/$id.err")"; failed=$((failed + 2))
         fi
         if "$bin" export "$m" --cluster 4xa100 --strategy "$st" --format jax --memory-limit 100TB \
-                > "$work/$id.py" 2> "$work/$id.err" && [ -s "$work/$id.py" ]; then
+                > "$w/$id.py" 2> "$w/$id.err" && [ -s "$w/$id.py" ]; then
             passed=$((passed + 1))
         else
-            echo "FAIL matrix $id export: $(head -n2 "$work/$id.err")"; failed=$((failed + 1))
+            echo "FAIL matrix $id export: $(head -n2 "$w/$id.err")"; failed=$((failed + 1))
         fi
         passed=$((passed + 1)) # the plan itself
-        rm -f "$work/$id".*
+        rm -f "$w/$id".*
     done
+    echo "$passed $failed $known" > "$w/counts"
+}
+jobs_max=${DNNPAR_MATRIX_JOBS:-2}
+n=0
+for m in $models; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    n=$((n + 1))
+    check_model "$m" "$work/m$n" > "$work/m$n.log" 2>&1 &
+done
+wait
+n=0
+for m in $models; do
+    n=$((n + 1))
+    cat "$work/m$n.log"
+    if [ -f "$work/m$n/counts" ] && read -r p f k < "$work/m$n/counts"; then
+        passed=$((passed + p)); failed=$((failed + f)); known=$((known + k))
+    else
+        echo "FAIL matrix $(basename "$m" .onnx): its checks ended early"; failed=$((failed + 1))
+    fi
 done
 echo "matrix: $known known limitations (not counted)"
 echo "matrix: $passed passed, $failed failed"

@@ -21,6 +21,14 @@ bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 fails=0
+work=$(mktemp -d)
+# run-torch's interpreter, warm (tests/torch/warm.sh: torch imported once
+# while the options are checked, each example's run forked from it)
+py=${DNNPAR_PYTHON:-/usr/bin/python3}
+# shellcheck source=tests/torch/warm.sh
+. tests/torch/warm.sh
+trap 'warm_stop; rm -rf "$work"' EXIT
+[ -x "$py" ] && warm_start "$work" "$py"
 
 # ---- options -------------------------------------------------------------
 # Listing options and help allocates next to nothing: skip the leak check's
@@ -80,8 +88,11 @@ SKIP=(
     "reproduce mpt|run in full by goldens mpt_reproduce and mpt_reproduce_json"
     "dev.json|dnnpar profile measures this machine (about 15 s); tests/profile/run.sh runs it, its --check and --cluster FILE"
 )
-"${DNNPAR_PYTHON:-/usr/bin/python3}" -c 'import torch' >/dev/null 2>&1 ||  # run-torch's interpreter
+if [ -n "${warm_pid:-}" ] && warm_ready; then  # it imported torch
+    export DNNPAR_PYTHON=$warm_stub
+elif ! "$py" -c 'import torch' >/dev/null 2>&1; then
     SKIP+=("run-torch|needs torch (Debian's python3-torch is not installed)")
+fi
 skip_reason() {
     local s
     for s in "${SKIP[@]}"; do
@@ -92,7 +103,6 @@ skip_reason() {
     ph=$(grep -oE '(^| )[A-Z][A-Z_]+([ |,.]|$)' <<<"$1" | head -n1 | tr -d ' |,.')
     [ -n "$ph" ] && echo "a synopsis (placeholder $ph), not an example"
 }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/repo/build" "$work/bin"
 ln -s "$bin" "$work/bin/dnnpar"; ln -s "$bin" "$work/repo/build/dnnpar"
 for d in docs tests scripts bench data; do ln -s "$root/$d" "$work/repo/$d"; done

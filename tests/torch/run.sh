@@ -22,51 +22,8 @@
 # or "torch: SKIP (reason)" and "torch: 0 passed, 0 failed" where Debian's
 # python3-torch is absent.
 set -u
-bin="$(cd "${1:-build-test}" && pwd)/dnnpar"
-cd "$(dirname "$0")/../.."
-py=${DNNPAR_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
-    echo "torch: SKIP ($py cannot import torch with gloo: Debian's python3-torch is not installed)"
-    echo "torch: 0 passed, 0 failed"
-    exit 0
-fi
-export ASAN_OPTIONS=detect_leaks=1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "FAIL torch $1"; failed=$((failed + 1)); }
-
-# The cases are independent (each launch has its own temporary store and
-# files): DNNPAR_TORCH_JOBS (default 2) run at a time.  spawn NAME COMMAND...
-# runs COMMAND in the background, its output and its ok/bad counts kept;
-# collect waits for them all and prints their output and adds their counts in
-# the order they were started, so the output and totals do not depend on
-# which ends first.
-jobs_max=${DNNPAR_TORCH_JOBS:-2}
-started=()
-spawn() {
-    local name=$1
-    shift
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
-    ( passed=0; failed=0; "$@"; echo "$passed $failed" > "$work/job-$name.res" ) \
-        > "$work/job-$name.log" 2>&1 &
-    started+=("$name")
-}
-collect() {
-    wait
-    local name p f
-    for name in "${started[@]}"; do
-        cat "$work/job-$name.log"
-        if read -r p f < "$work/job-$name.res" 2>/dev/null; then
-            passed=$((passed + p)); failed=$((failed + f))
-        else
-            bad "$name: the case's shell ended early"
-        fi
-    done
-    started=()
-}
 
 # case NAME MODEL BATCH CLUSTER RANKS [STRATEGY...]: every search's plan and
 # the strategies given, run in one launch.
@@ -164,6 +121,86 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# One case, in its own shell (spawn below): `run.sh --case NAME FUNCTION ARGS...`
+# with bin, py and work in the environment; its counts go to work/job-NAME.res.
+if [ "${1:-}" = --case ]; then
+    passed=0
+    failed=0
+    "${@:3}"
+    echo "$passed $failed" > "$work/job-$2.res"
+    exit 0
+fi
+
+bin="$(cd "${1:-build-test}" && pwd)/dnnpar"
+cd "$(dirname "$0")/../.."
+py=${DNNPAR_PYTHON:-/usr/bin/python3}
+if ! "$py" -c 'import torch, torch.distributed as d; assert d.is_gloo_available()' 2>/dev/null; then
+    echo "torch: SKIP ($py cannot import torch with gloo: Debian's python3-torch is not installed)"
+    echo "torch: 0 passed, 0 failed"
+    exit 0
+fi
+export ASAN_OPTIONS=detect_leaks=1
+work=$(mktemp -d)
+# shellcheck source=tests/torch/warm.sh
+. tests/torch/warm.sh
+trap 'warm_stop; rm -rf "$work"' EXIT
+
+# One warm interpreter (tests/torch/warm.py): torch imported once, each
+# run-torch's `python3 -m dnnpar_torch` run in a process forked from it, its
+# ranks forked too (an import costs ~2 s of CPU; each launch paid 1 + RANKS
+# of them).  run-torch reaches it through a stub given as DNNPAR_PYTHON; the
+# cases of cold_cases keep the real interpreter (ranks spawned afresh, as a
+# user's run-torch does).  Without the server every case runs cold.
+cold_cases=" lenet2 lrn3 "
+warm_start "$work" "$py"
+stub=$warm_stub
+warm_ready || { stub=$py
+                echo "torch: the warm interpreter did not start; every case runs its own interpreters"; }
+passed=0
+failed=0
+
+# The cases are independent (each launch has its own temporary store and
+# files): DNNPAR_TORCH_JOBS (default 2) run at a time.  spawn NAME COMMAND...
+# runs COMMAND in the background, its output and its ok/bad counts kept,
+# killed with what it started after DNNPAR_TORCH_CASE_TIMEOUT seconds
+# (default 300; the gloo store's own is 300 s); collect waits for them all and
+# prints their output and adds their counts in the order they were started,
+# so the output and totals do not depend on which ends first.
+jobs_max=${DNNPAR_TORCH_JOBS:-2}
+case_timeout=${DNNPAR_TORCH_CASE_TIMEOUT:-300}
+self=$(pwd)/tests/torch/run.sh
+started=()
+case_pids=()
+spawn() {
+    local name=$1 pyc=$stub
+    shift
+    [[ $cold_cases == *" $name "* ]] && pyc=$py
+    while [ "$(jobs -rp | grep -cvx "$warm_pid")" -ge "$jobs_max" ]; do wait -n; done
+    ( DNNPAR_PYTHON=$pyc timeout -k 10 "$case_timeout" bash "$self" --case "$name" "$@"
+      echo $? > "$work/job-$name.rc" ) > "$work/job-$name.log" 2>&1 &
+    started+=("$name")
+    case_pids+=($!)
+}
+collect() {
+    wait "${case_pids[@]}"
+    local name p f
+    for name in "${started[@]}"; do
+        cat "$work/job-$name.log"
+        if [ -f "$work/job-$name.res" ] && read -r p f < "$work/job-$name.res"; then
+            passed=$((passed + p)); failed=$((failed + f))
+        else
+            if [ "$(cat "$work/job-$name.rc" 2>/dev/null)" = 124 ]; then
+                bad "$name: timed out after $case_timeout s (DNNPAR_TORCH_CASE_TIMEOUT), killed"
+            else
+                bad "$name: the case's shell ended early"
+            fi
+        fi
+    done
+    started=()
+    case_pids=()
+}
+
+export bin py work
 M=tests/torch/alexnet-small.json
 spawn lenet2 run_case lenet2 lenet 12 1xtpu-v2+1xtpu-v3 2
 spawn lenet3 run_case lenet3 lenet 12 1xtpu-v2+2xtpu-v3 3
@@ -324,7 +361,9 @@ for want in "lenet3-accpar uneven" "lenet3-accpar III" "alex3-accpar uneven" \
     else bad "plan $1 has no $2 (the case no longer covers it)"; fi
 done
 
-# Bad input: clear one-line messages, exit status 2.
+# Bad input: clear one-line messages, exit status 2 (the warm interpreter for
+# those that reach python).
+export DNNPAR_PYTHON=$stub
 "$bin" plan lenet --cluster 4xtpu-v3 --search dp --batch 8 --json "$work/dp4.json" > /dev/null
 "$bin" run-torch lenet "$work/dp4.json" --ranks 3 > /dev/null 2> "$work/e1"
 [ $? -eq 2 ] && grep -q "plans for 4 devices" "$work/e1" && ok || bad "wrong --ranks: $(cat "$work/e1")"
