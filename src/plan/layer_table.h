@@ -22,6 +22,10 @@ typedef struct {
     int is_fc;
     unsigned char types; /* states the search may give it (bit t = type t): all three,
                           * or only Type-I for an LSTM (see layer_table.c) */
+    unsigned char no_channel; /* 1: a search may not split its output channels (Type-III,
+                               * a join's channel layout): a softmax, layer norm or LRN
+                               * follows it (search/plan.c, row_op_states); a given
+                               * strategy may, as its own accounting chose */
     double flop;         /* forward + backward + gradient, whole batch (Table 6); a
                           * join's work splits with its batch and output shares */
     double w_elems;      /* A(W) */

@@ -427,6 +427,8 @@ static void allowed_states(const layer_table *lt, dnp_scheme s, unsigned char *a
             break;
         }
         allowed[v] &= p->types;
+        if (p->no_channel) /* row_op_states */
+            allowed[v] &= (unsigned char)(p->weighted ? ~4u : ~2u);
         if (allowed[v] == 0)
             allowed[v] = 1; /* every op takes Type-I */
     }
@@ -434,12 +436,13 @@ static void allowed_states(const layer_table *lt, dnp_scheme s, unsigned char *a
 
 /* Under the default model, the row an op needing every channel of a sample
  * follows (softmax over the classes, layer norm over the features, LRN
- * over neighbouring channels) may not split its output channels (Type-III;
- * a join's channel layout): each device would hold part of every sample's
- * channels, and the reduction across them is a collective neither the
- * step simulator nor the executor (run-torch, python/dnnpar_torch/
- * execute.py check_row_ops) has.  The paper's accounting keeps the
- * paper's freedom.  O(ops). */
+ * over neighbouring channels) is not given a split of its output channels
+ * (Type-III; a join's channel layout) by the searches: each device would
+ * hold part of every sample's channels, and the reduction across them is
+ * a collective neither the step simulator nor the executor (run-torch,
+ * python/dnnpar_torch/execute.py check_row_ops) has.  The paper's
+ * accounting keeps the paper's freedom, and a given strategy (PaSE's,
+ * a file) is simulated as it is.  O(ops). */
 static void row_op_states(const dnp_graph *g, layer_table *lt)
 {
     for (int i = 0; i < dnp_graph_n_ops(g); i++) {
@@ -447,12 +450,8 @@ static void row_op_states(const dnp_graph *g, layer_table *lt)
         if (k != DNP_OP_SOFTMAX && k != DNP_OP_LAYERNORM && k != DNP_OP_LRN)
             continue;
         int v = layer_table_owner(lt, g, i);
-        if (v < 0 || v >= lt->n_rows)
-            continue;
-        unsigned char *t = &lt->row[v].types;
-        *t &= (unsigned char)(lt->row[v].weighted ? ~4u : ~2u);
-        if (*t == 0)
-            *t = 1; /* every op takes Type-I */
+        if (v >= 0 && v < lt->n_rows)
+            lt->row[v].no_channel = 1;
     }
 }
 
@@ -618,17 +617,11 @@ static dnp_status given_decisions(builder *bd, tnode *n, unsigned bits, dnp_erro
             return DNP_ERR_INPUT;
         }
         if (t != DNP_TYPE_R && !((bd->lt->row[v].types >> t) & 1u)) {
-            /* an LSTM takes only Type-I (layer_table.c); a row a softmax,
-             * layer norm or LRN follows loses only its channel split
-             * (row_op_states) */
-            int lstm = bd->lt->row[v].weighted && !(bd->lt->row[v].types & 2u);
             dnp_error_set(err, DNP_ERR_INPUT,
-                          "%s: op '%s' at level %d: type %s is not one it can take (%s)",
+                          "%s: op '%s' at level %d: type %s is not one it can take (an LSTM "
+                          "splits its batch, I, or is replicated, R)",
                           strategy_file(bd->given), bd->names[v], n->depth,
-                          t == DNP_TYPE_II ? "II" : "III",
-                          lstm ? "an LSTM splits its batch, I, or is replicated, R"
-                               : "a softmax, layer norm or LRN after it needs every channel of "
-                                 "a sample on one device, a collective dnnpar does not model");
+                          t == DNP_TYPE_II ? "II" : "III");
             return DNP_ERR_INPUT;
         }
         n->types[v] = t;

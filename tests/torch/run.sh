@@ -401,11 +401,11 @@ sed 's/"contract": 2/"contract": 3/' "$work/qk.json" > "$work/qk3.json"
 "$bin" run-torch "$work/qk3.json" "$work/qk-s.json" --ranks 2 > /dev/null 2> "$work/e8"
 [ $? -eq 2 ] && grep -q "op 's'.*matmul A B or A B^T" "$work/e8" && ok || bad "matmul form: $(cat "$work/e8")"
 # A softmax over the channels fc3 splits (Type-III) would need a collective
-# dnnpar does not model: the plan reader refuses it (search/plan.c,
-# row_op_states) before the executor's own check (execute.py check_row_ops).
+# dnnpar does not model (the searches no longer give such a split,
+# search/plan.c row_op_states; a given strategy may).
 sed 's/"fc3": "I"/"fc3": "III"/' tests/torch/lenet-dp2.json > "$work/sm.json"
 "$bin" run-torch lenet "$work/sm.json" --ranks 2 > /dev/null 2> "$work/e4"
-[ $? -eq 2 ] && grep -q "op 'fc3' at level 0: type III is not one it can take (a softmax, layer norm or LRN after it needs every channel" \
+[ $? -eq 2 ] && grep -q "op 'softmax' (softmax) needs every channel of a sample, but 'fc3'" \
     "$work/e4" && ok || bad "softmax: $(cat "$work/e4")"
 # A layer norm with a scale and shift on the model input's chain, an
 # element-wise op with parameters (a bias dnnpar's accounting does not sync)
