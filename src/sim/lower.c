@@ -588,7 +588,8 @@ static dnp_status lower_all(lowerer *L)
 /* Split the critical class's idle compute time (step time - compute) into
  * exposed communication (at most its communication busy time) and waiting
  * with none of its communication in flight (for other device classes'
- * work), so that compute + exposed + wait = step time. */
+ * work) or for its host to issue kernels (host_wait_of), so that compute +
+ * exposed + host + wait = step time. */
 static void split_idle(lower_result *r, double exposed_s, double host_wait_s)
 {
     double idle_s = r->step_time_s - r->compute_s;
