@@ -8,8 +8,8 @@
  * It writes the configuration's strategy (plan/strategy.h, made by
  * c3_strategy_of in sim/config3d_stages.c): each op's stage and the loop
  * dimensions it splits over "model".  That follows the simulator's own
- * reading of the configuration (c3_tp_role_of): Shoeybi et al. 2019,
- * section 3 (column- and row-parallel GEMMs, attention split by heads,
+ * reading of the configuration (c3_tp_role_at, through c3_strategy_of):
+ * Shoeybi et al. 2019, section 3 (column- and row-parallel GEMMs, attention split by heads,
  * the vocabulary-parallel embedding) and Korthikanti et al. 2022, section
  * 4.2.2 (sequence parallelism: the norms, dropouts and residuals split
  * over the sequence).  Pipeline stages are not a sharding: each op is

@@ -232,12 +232,6 @@ int dnp_megatron_version_from_name(const char *s)
 
 /* ---- per-layer costs from the model graph ------------------------------ */
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* What tensor parallelism does to an op of role `role` (the layout's,
  * dnp_graph_transformer_layout): Shoeybi et al. section 3 (column-parallel
  * Q/K/V and MLP up/gate and an untied output layer, row-parallel
@@ -245,7 +239,7 @@ static int ends_with(const char *s, const char *suffix)
  * ops by features, the token embedding and tied logits by the
  * vocabulary); Korthikanti et al. section 4.2.2 (the rest over the
  * sequence with sequence parallelism). */
-static c3_tp_role tp_role_for(const dnp_op *op, dnp_tf_role role, int seq_par)
+c3_tp_role c3_tp_role_for(const dnp_op *op, dnp_tf_role role, int seq_par)
 {
     if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT)
         return C3_TP_SKIP;
@@ -278,45 +272,10 @@ static c3_tp_role tp_role_for(const dnp_op *op, dnp_tf_role role, int seq_par)
     }
 }
 
-/* The role of a zoo transformer's op from its name
- * (src/model/zoo_transformer.c names them), for callers that hold an op
- * without its graph's layout. */
-static dnp_tf_role zoo_role_of(const dnp_op *op)
-{
-    const char *n = op->name;
-    switch (op->kind) {
-    case DNP_OP_FC:
-        return ends_with(n, ".qkv")                           ? DNP_TF_QKV
-               : ends_with(n, ".fc1") || ends_with(n, ".up")  ? DNP_TF_MLP_UP
-               : ends_with(n, ".gate")                        ? DNP_TF_MLP_GATE
-               : strcmp(n, "lm_head") == 0                    ? DNP_TF_HEAD
-               : ends_with(n, ".attn.out")                    ? DNP_TF_PROJ
-               : ends_with(n, ".fc2") || ends_with(n, ".down") ? DNP_TF_MLP_DOWN
-                                                              : DNP_TF_OTHER;
-    case DNP_OP_EMBEDDING:
-        return DNP_TF_EMBED_TOKENS;
-    case DNP_OP_MATMUL:
-        return strcmp(n, "lm_head.tied") == 0 ? DNP_TF_HEAD_TIED : DNP_TF_SCORES;
-    case DNP_OP_SOFTMAX:
-        return DNP_TF_SOFTMAX;
-    case DNP_OP_DROPOUT:
-        return op->out_rank == 3 ? DNP_TF_ATTN_DROPOUT : DNP_TF_DROPOUT;
-    case DNP_OP_ELTWISE:
-        return strstr(n, ".mlp.") != NULL ? DNP_TF_MLP_ACT : DNP_TF_OTHER;
-    default:
-        return DNP_TF_OTHER;
-    }
-}
-
-c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par)
-{
-    return tp_role_for(op, zoo_role_of(op), seq_par);
-}
-
 c3_tp_role c3_tp_role_at(const dnp_transformer_layout *lay, const dnp_graph *g, int i,
                          int seq_par)
 {
-    return tp_role_for(dnp_graph_op(g, i), lay->role[i], seq_par);
+    return c3_tp_role_for(dnp_graph_op(g, i), lay->role[i], seq_par);
 }
 
 /* Shares of op `op` on one of t tensor-parallel ranks by its role
@@ -371,7 +330,7 @@ static void part(const dnp_graph *g, const dnp_transformer_layout *lay, int64_t 
             continue;
         const dnp_tf_role role = lay->role[i];
         double fb, fi, fo;
-        if (!tp_shares(tp_role_for(op, role, seq_par), t, &fb, &fi, &fo))
+        if (!tp_shares(c3_tp_role_for(op, role, seq_par), t, &fb, &fi, &fo))
             continue;
         perf_op_time t_op;
         perf_op_time_get(g, i, mb, fb, fi, fo, r, &t_op);

@@ -46,12 +46,9 @@ typedef enum {
  * simulator's classification, for any transformer.  O(1). */
 c3_tp_role c3_tp_role_at(const dnp_transformer_layout *lay, const dnp_graph *g, int i,
                          int seq_par);
-/* The same for an op of a zoo transformer held without its graph's
- * layout: its role read from the zoo's op names
- * (src/model/zoo_transformer.c), then the same mapping; for zoo graphs
- * equal to c3_tp_role_at (unit config3d_tp_roles_by_layout).  O(name
- * length). */
-c3_tp_role c3_tp_role_of(const dnp_op *op, int seq_par);
+/* The classification of an op of role `role` (c3_tp_role_at's mapping;
+ * exposed for the unit tests).  O(1). */
+c3_tp_role c3_tp_role_for(const dnp_op *op, dnp_tf_role role, int seq_par);
 
 /* Read g's shape into *t from its layout (dnp_graph_transformer_layout).
  * Returns 0 (t zeroed but for layers) if g is not a transformer the

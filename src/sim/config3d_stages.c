@@ -12,8 +12,9 @@
  * (megatron/model/gpt_model.py: pre_process / post_process).
  *
  * Splits: what tensor parallelism does to each op is the simulator's own
- * reading, c3_tp_role_of (config3d_int.h: Shoeybi et al. 2019 section 3,
- * Korthikanti et al. 2022 section 4.2.2).
+ * reading, c3_tp_role_at on the model's layout (config3d_int.h: Shoeybi et
+ * al. 2019 section 3, Korthikanti et al. 2022 section 4.2.2); each op's
+ * layer is the layout's too, so no op name is read.
  */
 #include "sim/config3d_stages.h"
 #include "sim/config3d_int.h"
@@ -50,14 +51,15 @@ int c3_stage_of_layer(const dnp_config3d *cfg, int L, int l)
     return (l / per_chunk) % cfg->pp;
 }
 
-int c3_layer_of_op(const dnp_op *op, int L, int *seen_layers)
+/* The layer of op i in lay: -1 before the layers (the embedding), L after
+ * them (the final norm, the head).  O(1). */
+static int layer_of_op(const dnp_transformer_layout *lay, int i)
 {
-    int l = -1;
-    if (sscanf(op->name, "layer%d.", &l) == 1 && l >= 0 && l < L) {
-        *seen_layers = 1;
-        return l;
-    }
-    return *seen_layers ? L : -1;
+    if (i < lay->first_op)
+        return -1;
+    if (i > lay->last_op)
+        return lay->layers;
+    return lay->layer[i] >= 0 ? lay->layer[i] : lay->layers;
 }
 
 /* The device types of ranks [first, first + n) of cl (bit k: type k):
@@ -116,9 +118,9 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
                           int64_t batch, plan_strategy **out, dnp_error *err)
 {
     *out = NULL;
-    c3_shape sh;
+    dnp_transformer_layout *lay = NULL;
     dnp_error serr = {0};
-    dnp_status sst = c3_shape_read(g, &sh, &serr);
+    dnp_status sst = dnp_graph_transformer_layout(g, &lay, &serr);
     if (sst == DNP_ERR_NOMEM) {
         dnp_error_set(err, sst, "%s", serr.msg);
         return sst;
@@ -136,14 +138,16 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
                       "(at most %d stages)",
                       cfg->tp, cfg->pp, cfg->dp, (long long)dnp_cluster_devices(cl),
                       DNP_CONFIG3D_MAX_STAGES);
+        dnp_transformer_layout_free(lay);
         return DNP_ERR_INPUT;
     }
-    const int L = sh.layers, sp = cfg->seq_par != 0;
+    const int L = lay->layers, sp = cfg->seq_par != 0;
     int n = 0;
     for (int i = 0; i < dnp_graph_n_ops(g); i++)
-        n += c3_tp_role_of(dnp_graph_op(g, i), sp) != C3_TP_SKIP;
+        n += c3_tp_role_at(lay, g, i, sp) != C3_TP_SKIP;
     plan_strategy *s = plan_strategy_new(n, cfg->pp);
     if (s == NULL) {
+        dnp_transformer_layout_free(lay);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of a configuration");
         return DNP_ERR_NOMEM;
     }
@@ -158,19 +162,20 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
         s->stage[st].types = group_types(cl, st * width, width);
         s->stage[st].layers = layers[st];
     }
-    int k = 0, seen = 0;
+    int k = 0;
     for (int i = 0; i < dnp_graph_n_ops(g); i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        c3_tp_role r = c3_tp_role_of(op, sp);
+        c3_tp_role r = c3_tp_role_at(lay, g, i, sp);
         if (r == C3_TP_SKIP)
             continue;
         plan_op *o = &s->ops[k++];
         o->op = i;
-        o->stage = c3_stage_of_layer(cfg, L, c3_layer_of_op(op, L, &seen));
+        o->stage = c3_stage_of_layer(cfg, L, layer_of_op(lay, i));
         o->weighted = op->param_elems > 0 || op->kind == DNP_OP_FC ||
                       op->kind == DNP_OP_EMBEDDING;
         apply_role(o, r);
     }
+    dnp_transformer_layout_free(lay);
     *out = s;
     return DNP_OK;
 }

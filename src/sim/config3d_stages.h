@@ -23,17 +23,12 @@ void c3_stage_layers(const dnp_config3d *cfg, int L, int *layers);
  * final norm and head) on the last, as Megatron-LM places them.  O(pp). */
 int c3_stage_of_layer(const dnp_config3d *cfg, int L, int l);
 
-/* The layer of a zoo transformer's op ("layer<l>." names it), -1 before
- * the layers (the embedding) and L after them (the final norm, the head):
- * *seen_layers (0 before the first call) records whether a layer op was
- * met, so call it on the ops in graph order.  O(name length). */
-int c3_layer_of_op(const dnp_op *op, int L, int *seen_layers);
-
-/* Configuration cfg of zoo transformer g on cluster cl as a strategy:
+/* Configuration cfg of transformer g (its layers and roles read by
+ * dnp_graph_transformer_layout) on cluster cl as a strategy:
  * axes "data" (size dp) and "model" (size tp), even; pp stages of dp x tp
  * ranks each, Megatron-LM's order (tensor fastest, then data, then
  * pipeline), with their device types and layers; one op per op of g that
- * costs something (c3_tp_role_of is not C3_TP_SKIP), in graph order, with
+ * costs something (c3_tp_role_at is not C3_TP_SKIP), in graph order, with
  * its stage, "b" over data, and over model what tensor parallelism splits
  * (Shoeybi et al. 2019 section 3; Korthikanti et al. 2022 section 4.2.2):
  * column-parallel GEMMs "n" (the input gradient summed over model),
