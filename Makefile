@@ -26,6 +26,11 @@ LIBS    := $(JSON_LIBS) -lprotobuf-c -lm
 # libonnx-dev ships, by protoc-c (protobuf-c-compiler).
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 GEN_FLAGS  := -std=c11 -w
+# The device and node presets are data (docs/cluster.md, "Presets as data"):
+# tools/codegen/gen_presets.c turns the JSON into the tables src/hw/cluster.c
+# includes (gen/presets.inc of each build directory).
+PRESETS_JSON := data/presets/presets.json
+GEN_PRESETS  := tools/codegen/gen_presets.c
 
 LIB_SRC := $(sort $(wildcard src/*/*.c src/*/*/*.c))
 CLI_SRC := $(sort $(wildcard tools/dnnpar/*.c))
@@ -83,6 +88,15 @@ deps:
 	@bash scripts/install-deps.sh
 
 # ---- release build ---------------------------------------------------
+$(B)/gen/gen_presets: $(GEN_PRESETS)
+	@mkdir -p $(B)/gen
+	$(CC) $(WARN) $(DEFS) $(JSON_CFLAGS) -O1 -o $@ $< $(JSON_LIBS)
+
+$(B)/gen/presets.inc: $(PRESETS_JSON) $(B)/gen/gen_presets
+	$(B)/gen/gen_presets $(PRESETS_JSON) > $@.tmp && mv $@.tmp $@
+
+$(B)/obj/src/hw/cluster.o $(B)/pic/src/hw/cluster.o: $(B)/gen/presets.inc
+
 $(B)/gen/onnx.pb-c.c $(B)/gen/onnx.pb-c.h: $(ONNX_PROTO)
 	@mkdir -p $(B)/gen
 	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(B)/gen $(notdir $(ONNX_PROTO))
@@ -132,6 +146,12 @@ $(B)/libdnnpar.so.$(VERSION): $(LIB_SRC:%.c=$(B)/pic/%.o) $(B)/pic/gen/onnx.pb-c
 shared: $(B)/libdnnpar.so.$(VERSION)
 
 # ---- sanitizer build for tests ---------------------------------------
+$(TB)/gen/presets.inc: $(PRESETS_JSON) $(B)/gen/gen_presets
+	@mkdir -p $(TB)/gen
+	$(B)/gen/gen_presets $(PRESETS_JSON) > $@.tmp && mv $@.tmp $@
+
+$(TB)/obj/src/hw/cluster.o: $(TB)/gen/presets.inc
+
 $(TB)/gen/onnx.pb-c.c $(TB)/gen/onnx.pb-c.h: $(ONNX_PROTO)
 	@mkdir -p $(TB)/gen
 	protoc-c --proto_path=$(dir $(ONNX_PROTO)) --c_out=$(TB)/gen $(notdir $(ONNX_PROTO))
@@ -292,6 +312,12 @@ alloc-check: $(TB)/unit_tests
 # ---- libFuzzer build (clang-14, libclang-rt-14-dev) --------------------
 fuzz-deps:
 	@bash scripts/install-deps.sh fuzz
+
+$(FB)/gen/presets.inc: $(PRESETS_JSON) $(B)/gen/gen_presets
+	@mkdir -p $(FB)/gen
+	$(B)/gen/gen_presets $(PRESETS_JSON) > $@.tmp && mv $@.tmp $@
+
+$(FB)/obj/src/hw/cluster.o: $(FB)/gen/presets.inc
 
 $(FB)/gen/onnx.pb-c.c $(FB)/gen/onnx.pb-c.h: $(ONNX_PROTO) | fuzz-deps
 	@mkdir -p $(FB)/gen

@@ -113,6 +113,10 @@ job_layering() { suite layering bash tests/layering.sh "$rel_dir"; }
 # The public headers (tests/headers.sh): each compiles on its own with the
 # Makefile's warnings, states its ownership rule, and dnnpar.h includes it.
 job_headers() { suite headers bash tests/headers.sh; }
+# Presets as data (tests/presets.sh): data/presets/presets.json generates the
+# library's tables, holds exactly the presets the command lists, and the
+# generator refuses malformed files naming the entry and the key.
+job_presets() { suite presets bash tests/presets.sh "$rel_dir"; }
 
 job_symbols() {
     # Exported symbols (issue 10): the release static library (make all, a
@@ -278,7 +282,7 @@ ln -s "$(cd "$bdir" && pwd)/dnnpar" "$tmp/bin/dnnpar"
 n_golden=${DNNPAR_GOLDEN_JOBS:-4}
 goldens=$(seq -f 'golden-%g' 1 "$n_golden")
 # The order of the output (that of the sequential run before).
-print_order=(unit runner sweeps source standalone layering headers symbols bench replay
+print_order=(unit runner sweeps source standalone layering headers presets symbols bench replay
              golden determinism torch profile astra matrix exitcodes megatron-flags examples
              width install docs units)
 # The order of the starts: the heaviest first (CPU seconds on the 2-core
@@ -290,7 +294,7 @@ print_order=(unit runner sweeps source standalone layering headers symbols bench
 goldens_a=$(echo $goldens | cut -d' ' -f1-2) goldens_b=$(echo $goldens | cut -s -d' ' -f3-)
 # shellcheck disable=SC2206
 start_order=(unit torch matrix $goldens_a docs sweeps profile $goldens_b layering exitcodes
-             determinism install runner headers bench examples megatron-flags standalone source
+             determinism install runner headers presets bench examples megatron-flags standalone source
              symbols replay astra golden width units)
 declare -A deps=([golden]="$goldens" [width]="$goldens" [units]="docs $goldens")
 slots=${DNNPAR_SUITE_JOBS:-4}
