@@ -206,18 +206,25 @@ static void quote_span(char *out, size_t n, const char *s, size_t len, size_t ma
 }
 
 /* Names of the presets, ", "-separated: device presets (which = 0) or node
- * presets (which = 1), written to out[n] (truncated if short). */
+ * presets (which = 1), written to out[n] (n >= 64).  Whole names only: when
+ * the rest do not fit, the list ends "and K more (dnnpar devices lists
+ * them)" instead of cutting a name.  O(presets). */
 static void known_names(char *out, size_t n, int which)
 {
+    static const char more_fmt[] = ", and %d more (dnnpar devices lists them)";
+    const size_t reserve = sizeof more_fmt + 8; /* room for the tail */
     size_t o = 0;
     out[0] = '\0';
     int count = which ? N_NODES : N_PRESETS;
     for (int i = 0; i < count; i++) {
         const char *name = which ? k_nodes[i].dev.node : k_presets[i].dev.name;
-        int w = snprintf(out + o, n - o, "%s%s", i ? ", " : "", name);
-        if (w < 0 || (size_t)w >= n - o)
+        size_t need = strlen(name) + (i ? 2 : 0);
+        /* the last name needs no room for the tail */
+        if (o + need + (i + 1 < count ? reserve : 0) >= n) {
+            snprintf(out + o, n - o, more_fmt, count - i);
             return;
-        o += (size_t)w;
+        }
+        o += (size_t)snprintf(out + o, n - o, "%s%s", i ? ", " : "", name);
     }
 }
 
@@ -1091,7 +1098,9 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
     int pi = preset_find(p->s + dev_start, dev_end - dev_start);
     int ni = pi < 0 ? node_find(p->s + dev_start, dev_end - dev_start) : -1;
     if (pi < 0 && ni < 0) {
-        char devs[256], nodes[256], suffix[640];
+        /* the message holds DNP_ERROR_MSG bytes: the spec's echo (80) and
+         * the name lists share them */
+        char devs[200], nodes[200], suffix[460];
         known_names(devs, sizeof devs, 0);
         known_names(nodes, sizeof nodes, 1);
         /* The nearest preset name, if one is close (dnp_suggest). */
