@@ -1100,7 +1100,7 @@ static int parse_term(parser *p, int64_t *count, dnp_device_type *dev)
     if (pi < 0 && ni < 0) {
         /* the message holds DNP_ERROR_MSG bytes: the spec's echo (80) and
          * the name lists share them */
-        char devs[200], nodes[200], suffix[460];
+        char devs[200], nodes[200], suffix[576];
         known_names(devs, sizeof devs, 0);
         known_names(nodes, sizeof nodes, 1);
         /* The nearest preset name, if one is close (dnp_suggest). */

@@ -385,7 +385,7 @@ dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan
     int fmt = report_plot_format(path);
     if (fmt >= 0) {
         /* a picture: Graphviz's dot renders the text into it */
-        char *argv[] = {"dot", fmt == REPORT_PLOT_SVG ? "-Tsvg" : "-Tpng", NULL};
+        char *argv[] = {"dot", fmt == DNP_PLOT_SVG ? "-Tsvg" : "-Tpng", NULL};
         st = report_render_child(path, argv, text, "draw", "graphviz", DNP_ERR_INPUT, err);
     } else {
         st = dnp_write_file(path, text, strlen(text), err);

@@ -674,24 +674,24 @@ static dnp_status sharding_text(ectx *e, rbuf *b, dnp_error *err)
     return DNP_OK;
 }
 
-const char *report_export_name(report_export_format f)
+const char *report_export_name(dnp_export_format f)
 {
-    static const char *const names[REPORT_EXPORT_COUNT] = {"jax", "dtensor", "astra"};
-    return (f >= 0 && f < REPORT_EXPORT_COUNT) ? names[f] : "?";
+    static const char *const names[DNP_EXPORT_COUNT] = {"jax", "dtensor", "astra"};
+    return (f >= 0 && f < DNP_EXPORT_COUNT) ? names[f] : "?";
 }
 
 int report_export_from_name(const char *s)
 {
-    for (int f = 0; f < REPORT_EXPORT_COUNT && s != NULL; f++)
-        if (strcmp(s, report_export_name((report_export_format)f)) == 0)
+    for (int f = 0; f < DNP_EXPORT_COUNT && s != NULL; f++)
+        if (strcmp(s, report_export_name((dnp_export_format)f)) == 0)
             return f;
     return -1;
 }
 
-dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_cluster *cl,
+dnp_status report_export(dnp_export_format f, const dnp_graph *g, const dnp_cluster *cl,
                          const dnp_plan_options *opt, const dnp_plan *p, char **out, dnp_error *err)
 {
-    if (f < 0 || f >= REPORT_EXPORT_COUNT) {
+    if (f < 0 || f >= DNP_EXPORT_COUNT) {
         dnp_error_set(err, DNP_ERR_INPUT, "unknown export format %d", (int)f);
         return DNP_ERR_INPUT;
     }
@@ -705,7 +705,7 @@ dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_c
     rbuf b;
     rbuf_init(&b);
     dnp_status st;
-    if (f == REPORT_EXPORT_ASTRA) {
+    if (f == DNP_EXPORT_ASTRA) {
         st = report_astra_text(g, cl, opt, p, &b, err);
     } else {
         plan_tree tree = plan_tree_of(p);
@@ -719,7 +719,7 @@ dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_c
             st = DNP_ERR_INTERNAL;
         }
         if (st == DNP_OK) {
-            ectx e = {g, cl, opt, p, strat, f == REPORT_EXPORT_DTENSOR, depth, 0u, 1};
+            ectx e = {g, cl, opt, p, strat, f == DNP_EXPORT_DTENSOR, depth, 0u, 1};
             for (int k = 0; k < depth; k++)
                 if (fabs(strat->axis[k].share - 0.5) > 1e-9)
                     e.uneven |= 1u << k;

@@ -28,16 +28,16 @@ int report_plot_format(const char *path)
 {
     size_t n = path ? strlen(path) : 0;
     if (n > 4 && strcasecmp(path + n - 4, ".png") == 0)
-        return REPORT_PLOT_PNG;
+        return DNP_PLOT_PNG;
     if (n > 4 && strcasecmp(path + n - 4, ".svg") == 0)
-        return REPORT_PLOT_SVG;
+        return DNP_PLOT_SVG;
     return -1;
 }
 
 /* The terminal lines for a picture of w x h pixels in format fmt. */
 static void terminal_lines(rbuf *b, int fmt, int w, int h)
 {
-    if (fmt == REPORT_PLOT_SVG) {
+    if (fmt == DNP_PLOT_SVG) {
         rbuf_printf(b,
                     "set terminal svg noenhanced size %d,%d font 'sans,10' "
                     "background rgb 'white'\n",

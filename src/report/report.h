@@ -28,10 +28,9 @@
 /* What the CLI calls                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Picture format from a file name: REPORT_PLOT_PNG for "*.png",
- * REPORT_PLOT_SVG for "*.svg" (case-insensitive), -1 for anything else.
+/* Picture format from a file name: DNP_PLOT_PNG (include/dnnpar/report.h) for "*.png",
+ * DNP_PLOT_SVG for "*.svg" (case-insensitive), -1 for anything else.
  * Lets a command reject a bad name before it plans.  O(length). */
-enum { REPORT_PLOT_PNG = 0, REPORT_PLOT_SVG = 1 };
 int report_plot_format(const char *path);
 
 /* `compare --plot`: bars of each scheme's speedup, labelled with the
@@ -80,16 +79,11 @@ dnp_status report_plot_scale(const char *path, const char *model, const char *no
 dnp_status report_dot_write(const char *path, const dnp_graph *g, const dnp_plan *p,
                             int64_t batch, int bytes_per_elem, dnp_error *err);
 
-/* Export formats of `dnnpar export`. */
-typedef enum {
-    REPORT_EXPORT_JAX = 0, /* JAX PartitionSpec per tensor (Python) */
-    REPORT_EXPORT_DTENSOR, /* PyTorch DTensor placements per tensor (Python) */
-    REPORT_EXPORT_ASTRA,   /* ASTRA-sim 1.0 text workload */
-    REPORT_EXPORT_COUNT
-} report_export_format;
+/* Export formats of `dnnpar export`: the public dnp_export_format
+ * (include/dnnpar/report.h). */
 
 /* Name ("jax", "dtensor", "astra") and back (-1 if unknown). */
-const char *report_export_name(report_export_format f);
+const char *report_export_name(dnp_export_format f);
 int report_export_from_name(const char *s);
 
 /* The text of plan p (made by dnp_plan_run(g, cl, opt)) in format f.  On
@@ -97,7 +91,7 @@ int report_export_from_name(const char *s);
  * DNP_ERR_INPUT (a plan the format cannot describe: a device tree deeper
  * than 31 levels), DNP_ERR_INTERNAL (plan and graph disagree),
  * DNP_ERR_NOMEM.  O(nodes x (levels + ops) x paths). */
-dnp_status report_export(report_export_format f, const dnp_graph *g, const dnp_cluster *cl,
+dnp_status report_export(dnp_export_format f, const dnp_graph *g, const dnp_cluster *cl,
                          const dnp_plan_options *opt, const dnp_plan *p, char **out,
                          dnp_error *err);
 

@@ -6,14 +6,6 @@
  */
 #include "report/report.h"
 
-_Static_assert((int)DNP_PLOT_PNG == (int)REPORT_PLOT_PNG && (int)DNP_PLOT_SVG == (int)REPORT_PLOT_SVG,
-               "plot formats mirror report.h");
-_Static_assert((int)DNP_EXPORT_JAX == (int)REPORT_EXPORT_JAX &&
-                   (int)DNP_EXPORT_DTENSOR == (int)REPORT_EXPORT_DTENSOR &&
-                   (int)DNP_EXPORT_ASTRA == (int)REPORT_EXPORT_ASTRA &&
-                   (int)DNP_EXPORT_COUNT == (int)REPORT_EXPORT_COUNT,
-               "export formats mirror report.h");
-
 int dnp_plot_format(const char *path) { return report_plot_format(path); }
 
 dnp_status dnp_plot_compare(const char *path, const char *model, const char *cluster, int n,
@@ -55,7 +47,7 @@ dnp_status dnp_dot_write_batch(const char *path, const dnp_graph *g, const dnp_p
 
 const char *dnp_export_name(dnp_export_format f)
 {
-    return report_export_name((report_export_format)f);
+    return report_export_name(f);
 }
 
 int dnp_export_from_name(const char *s) { return report_export_from_name(s); }
@@ -68,5 +60,5 @@ dnp_status dnp_export_text(dnp_export_format f, const dnp_graph *g, const dnp_cl
     dnp_status st = dnp_plan_check_memory(p, g, err);
     if (st != DNP_OK)
         return st;
-    return report_export((report_export_format)f, g, cl, opt, p, out, err);
+    return report_export(f, g, cl, opt, p, out, err);
 }

@@ -263,7 +263,7 @@ static void check_node(const char *node, const char *device, int per_node, dnp_l
 
 TEST(cluster_node_presets)
 {
-    CHECK_EQ_INT(dnp_node_preset_count(), 17);
+    CHECK_EQ_INT(dnp_node_preset_count(), 22);
     /* DGX-1: NVLink 2 6 x 25 GB/s per direction, 4 x 100 Gb/s EDR over 8 GPUs. */
     check_node("dgx1", "v100", 8, DNP_TOPO_RING, 150e9, 3.4e-6, 4 * 12.5e9 / 8, 14e-6);
     /* DGX-2H: NVSwitch, 8 x 100 Gb/s over 16 GPUs. */
@@ -283,6 +283,16 @@ TEST(cluster_node_presets)
                14e-6);
     /* CSCS Alps GH200 node: 4 GH200, NVLink 450 GB/s per direction, 200 Gb/s per GPU. */
     check_node("alps-gh200", "gh200", 4, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 25e9, 14e-6);
+    /* Cloud instances: the instance's network over its 8 GPUs. AWS p4d / p4de: 400 Gb/s EFA
+     * = 50 Gb/s per GPU; p5 / p5e: 3200 Gb/s = 400 Gb/s per GPU; GCP a2-highgpu-8g: 100 Gb/s
+     * = 12.5 Gb/s per GPU (docs/cluster.md, "Node presets"). */
+    check_node("p4d.24xlarge", "a100", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 400 * 1.25e8 / 8, 14e-6);
+    check_node("p4de.24xlarge", "a100-80g", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 400 * 1.25e8 / 8,
+               14e-6);
+    check_node("p5.48xlarge", "h100", 8, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 3200 * 1.25e8 / 8, 14e-6);
+    check_node("p5e.48xlarge", "h200", 8, DNP_TOPO_SWITCH, 450e9, 3.4e-6, 3200 * 1.25e8 / 8,
+               14e-6);
+    check_node("a2-highgpu-8g", "a100", 8, DNP_TOPO_SWITCH, 300e9, 3.4e-6, 100 * 1.25e8 / 8, 14e-6);
     check_kernel(node_named("alps-gh200"), 132, 0);
     check_kernel(node_named("g4dn.12xlarge"), 40, 0);
     /* TPU v3 slices named by TensorCores: chips = cores / 2, ICI 4 x 1e11 B/s. */
@@ -1013,8 +1023,8 @@ TEST(cluster_parse_errors)
                        "v100-sxm3-32g, a100, a100-80g, h100, 1080ti, t4, rtx2080ti, titan-rtx, "
                        "rtx3090, l4, l40s, h200, gh200, mi250x; nodes: dgx1, dgx2h, dgx-a100, "
                        "dgx-a100-80g, dgx-h100, dgx-h200, p3.8xlarge, g4dn.12xlarge, alps-gh200, "
-                       "tpu-v3-8, tpu-v3-32, tpu-v3-64, tpu-v3-128, tpu-v3-256, "
-                       "tpu-v3-512, tpu-v3-1024, tpu-v3-2048; or custom(...))");
+                       "p4d.24xlarge, p4de.24xlarge, p5.48xlarge, and 10 more (dnnpar devices "
+                       "lists them); or custom(...))");
     dnp_error_clear(&err);
     CHECK_EQ_INT(dnp_cluster_parse("0xtpu-v3", &c, &err), DNP_ERR_INPUT);
     CHECK_STR(err.msg,

@@ -33,7 +33,7 @@ static dnp_plan *make_plan(const char *model, const char *spec, dnp_scheme schem
     return p;
 }
 
-static char *export_text(report_export_format f, const dnp_graph *g, const dnp_cluster *cl,
+static char *export_text(dnp_export_format f, const dnp_graph *g, const dnp_cluster *cl,
                          const dnp_plan_options *opt, const dnp_plan *p)
 {
     char *text = NULL;
@@ -105,15 +105,15 @@ TEST(report_rbuf_fill)
 
 TEST(report_plot_format_names)
 {
-    CHECK_EQ_INT(report_plot_format("a.png"), REPORT_PLOT_PNG);
-    CHECK_EQ_INT(report_plot_format("dir/a.SVG"), REPORT_PLOT_SVG);
+    CHECK_EQ_INT(report_plot_format("a.png"), DNP_PLOT_PNG);
+    CHECK_EQ_INT(report_plot_format("dir/a.SVG"), DNP_PLOT_SVG);
     CHECK_EQ_INT(report_plot_format("a.pdf"), -1);
     CHECK_EQ_INT(report_plot_format(".png"), -1);
     CHECK_EQ_INT(report_plot_format("png"), -1);
     CHECK_EQ_INT(report_plot_format(NULL), -1);
-    CHECK_EQ_INT(report_export_from_name("jax"), REPORT_EXPORT_JAX);
-    CHECK_EQ_INT(report_export_from_name("dtensor"), REPORT_EXPORT_DTENSOR);
-    CHECK_EQ_INT(report_export_from_name("astra"), REPORT_EXPORT_ASTRA);
+    CHECK_EQ_INT(report_export_from_name("jax"), DNP_EXPORT_JAX);
+    CHECK_EQ_INT(report_export_from_name("dtensor"), DNP_EXPORT_DTENSOR);
+    CHECK_EQ_INT(report_export_from_name("astra"), DNP_EXPORT_ASTRA);
     CHECK_EQ_INT(report_export_from_name("onnx"), -1);
 }
 
@@ -186,7 +186,7 @@ TEST(report_export_jax_data_parallel)
     dnp_cluster cl;
     dnp_plan_options opt;
     dnp_plan *p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_DP, 512, &g, &cl, &opt);
-    char *t = p ? export_text(REPORT_EXPORT_JAX, g, &cl, &opt, p) : NULL;
+    char *t = p ? export_text(DNP_EXPORT_JAX, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         /* Every layer shards its activations' batch over both axes. */
         CHECK_EQ_INT(count_substr(t, "\"input\": P((\"h0\", \"h1\"), None, None, None),"), 5);
@@ -209,8 +209,8 @@ TEST(report_export_types_roles)
     /* AccPar on AlexNet over 4 TPU-v3 splits the FC layers with Types II
      * and III: check each role against the convention. */
     dnp_plan *p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_ACCPAR, 512, &g, &cl, &opt);
-    char *jax = p ? export_text(REPORT_EXPORT_JAX, g, &cl, &opt, p) : NULL;
-    char *dt = p ? export_text(REPORT_EXPORT_DTENSOR, g, &cl, &opt, p) : NULL;
+    char *jax = p ? export_text(DNP_EXPORT_JAX, g, &cl, &opt, p) : NULL;
+    char *dt = p ? export_text(DNP_EXPORT_DTENSOR, g, &cl, &opt, p) : NULL;
     if (jax != NULL && dt != NULL) {
         int v6 = -1;
         for (int v = 0; v < dnp_plan_n_nodes(p); v++)
@@ -250,8 +250,8 @@ TEST(report_export_hetero_notes)
     dnp_cluster cl;
     dnp_plan_options opt;
     dnp_plan *p = make_plan("resnet18", "2xtpu-v2+2xtpu-v3", DNP_SCHEME_ACCPAR, 64, &g, &cl, &opt);
-    for (int f = REPORT_EXPORT_JAX; p != NULL && f <= REPORT_EXPORT_DTENSOR; f++) {
-        char *t = export_text((report_export_format)f, g, &cl, &opt, p);
+    for (int f = DNP_EXPORT_JAX; p != NULL && f <= DNP_EXPORT_DTENSOR; f++) {
+        char *t = export_text((dnp_export_format)f, g, &cl, &opt, p);
         if (t == NULL)
             continue;
         double r = dnp_plan_ratio(p, 0, 0);
@@ -281,7 +281,7 @@ TEST(report_export_irregular_mesh)
     dnp_cluster cl;
     dnp_plan_options opt;
     dnp_plan *p = make_plan("lenet", "3xtpu-v3", DNP_SCHEME_ACCPAR, 64, &g, &cl, &opt);
-    char *t = p ? export_text(REPORT_EXPORT_DTENSOR, g, &cl, &opt, p) : NULL;
+    char *t = p ? export_text(DNP_EXPORT_DTENSOR, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         CHECK(strstr(t, "groups of 1 and 2 devices (unequal halves)") != NULL);
         CHECK(strstr(t, "MESH_SHAPE = None") != NULL);
@@ -292,13 +292,13 @@ TEST(report_export_irregular_mesh)
     dnp_graph_free(g);
     /* A single device: no mesh axes at all. */
     p = make_plan("lenet", "1xtpu-v3", DNP_SCHEME_ACCPAR, 64, &g, &cl, &opt);
-    t = p ? export_text(REPORT_EXPORT_JAX, g, &cl, &opt, p) : NULL;
+    t = p ? export_text(DNP_EXPORT_JAX, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         CHECK(strstr(t, "MESH_AXES = ()\nMESH_SHAPE = ()\n") != NULL);
         CHECK(strstr(t, "\"input\": P(None, None, None, None),") != NULL);
     }
     dnp_free(t);
-    char *a = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    char *a = p ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (a != NULL)
         CHECK(strncmp(a, "DATA\n", 5) == 0);
     dnp_free(a);
@@ -360,7 +360,7 @@ TEST(report_export_astra)
     static const char *const dp_specs[2] = {"4xtpu-v3", "8xtpu-v3"};
     for (int s = 0; s < 2; s++) {
         dnp_plan *q = make_plan("alexnet", dp_specs[s], DNP_SCHEME_DP, 512, &g, &cl, &opt);
-        char *u = q ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, q) : NULL;
+        char *u = q ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, q) : NULL;
         if (u != NULL) {
             double c[3], b[3];
             astra_totals(u, 8, c, b);
@@ -381,7 +381,7 @@ TEST(report_export_astra)
         dnp_graph_free(g);
     }
     dnp_plan *p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_DP, 512, &g, &cl, &opt);
-    char *t = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    char *t = p ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         double c[3], b[3];
         astra_totals(t, 8, c, b);
@@ -408,7 +408,7 @@ TEST(report_export_astra)
     /* Heterogeneous AccPar: records for every weighted layer, each on the
      * device whose compute is the plan's. */
     p = make_plan("resnet18", "2xtpu-v2+2xtpu-v3", DNP_SCHEME_ACCPAR, 64, &g, &cl, &opt);
-    t = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    t = p ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         int weighted = 0;
         double plan_ns = 0.0;
@@ -438,7 +438,7 @@ TEST(report_export_astra)
      * partial sums 512 x 9216 x 1/2 x 2 B = 4,718,592 B; no weight
      * gradient all-reduce (no Type-I level), so the policy is MODEL. */
     p = make_plan("alexnet", "4xtpu-v3", DNP_SCHEME_ACCPAR, 512, &g, &cl, &opt);
-    t = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    t = p ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (t != NULL) {
         int v = -1;
         for (int i = 0; i < dnp_plan_n_nodes(p); i++)
@@ -496,8 +496,8 @@ TEST(report_export_odd_names)
     dnp_plan_options opt = {.scheme = DNP_SCHEME_ACCPAR, .batch = 8, .levels = 0, .reference_mode = 0};
     dnp_plan *p = NULL;
     CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
-    char *jax = p ? export_text(REPORT_EXPORT_JAX, g, &cl, &opt, p) : NULL;
-    char *astra = p ? export_text(REPORT_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
+    char *jax = p ? export_text(DNP_EXPORT_JAX, g, &cl, &opt, p) : NULL;
+    char *astra = p ? export_text(DNP_EXPORT_ASTRA, g, &cl, &opt, p) : NULL;
     if (jax != NULL) {
         CHECK(strstr(jax, "\"/features/0/Conv \\\"a\\\"\": {") != NULL);
         CHECK(strstr(jax, "\"branch?b\": {") != NULL);
@@ -519,7 +519,7 @@ TEST(report_export_odd_names)
         snprintf(cmd, sizeof cmd,
                  "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\" %s", path);
         CHECK_EQ_INT(system(cmd), 0);
-        char *dt = export_text(REPORT_EXPORT_DTENSOR, g, &cl, &opt, p);
+        char *dt = export_text(DNP_EXPORT_DTENSOR, g, &cl, &opt, p);
         if (dt != NULL) {
             CHECK_EQ_INT(dnp_write_file(path, dt, strlen(dt), &err), DNP_OK);
             CHECK_EQ_INT(system(cmd), 0);
@@ -561,11 +561,11 @@ TEST(report_export_onnx_models)
         dnp_plan *p = NULL;
         if (g != NULL)
             CHECK_EQ_INT(dnp_plan_run(g, &cl, &opt, &p, &err), DNP_OK);
-        for (int f = 0; p != NULL && f < REPORT_EXPORT_COUNT; f++) {
-            char *t = export_text((report_export_format)f, g, &cl, &opt, p);
+        for (int f = 0; p != NULL && f < DNP_EXPORT_COUNT; f++) {
+            char *t = export_text((dnp_export_format)f, g, &cl, &opt, p);
             if (t == NULL)
                 continue;
-            if (f == REPORT_EXPORT_ASTRA) {
+            if (f == DNP_EXPORT_ASTRA) {
                 CHECK(strstr(t, "busiest") == NULL);
             } else {
                 for (const char *q = t; (q = strstr(q, "# embedding")) != NULL; q++) {
