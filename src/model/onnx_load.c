@@ -26,6 +26,7 @@
 #include "core/checked.h"
 #include "model/onnx_tensors.h"
 #include "model/onnx_axes.h"
+#include "model/onnx_fuse.h"
 
 #include "onnx.pb-c.h"
 
@@ -58,6 +59,9 @@ typedef struct {
     dnp_error *err;
     const Onnx__NodeProto *node; /* node being imported, for messages */
     int n_ops_named;
+    onnx_fuse_note pend;      /* what the current node's op is noted with (onnx_fuse.h) */
+    onnx_fuse_note *notes;    /* [n_notes]: per IR op, for the fusion pass */
+    int n_notes, cap_notes;
     char quoted[4][DNP_QUOTE_MAX + 8]; /* qname's rotating buffers */
     int n_quoted;
 } importer;
@@ -283,6 +287,32 @@ static int set_out(importer *im, size_t k, const ot_tensor *val)
     return 0;
 }
 
+/* Record im->pend, completed with out's last axis, as the note of IR op
+ * `op` for the fusion pass (ops made without a note get a zero one).
+ * Returns -1 on allocation failure.  O(1) amortised. */
+static int note_op(importer *im, int op, const ot_tensor *out)
+{
+    if (op >= im->cap_notes) {
+        int cap = im->cap_notes ? im->cap_notes * 2 : 256;
+        while (cap <= op)
+            cap *= 2;
+        onnx_fuse_note *p = dnp_realloc_array(im->notes, (size_t)cap, sizeof *p);
+        if (p == NULL) {
+            dnp_error_set(im->err, DNP_ERR_NOMEM, "out of memory importing %s", im->base);
+            return -1;
+        }
+        im->notes = p;
+        im->cap_notes = cap;
+    }
+    for (; im->n_notes <= op; im->n_notes++)
+        memset(&im->notes[im->n_notes], 0, sizeof *im->notes);
+    onnx_fuse_note *t = &im->notes[op];
+    *t = im->pend;
+    t->noted = 1;
+    t->out_last = out->rank >= 1 ? out->dims[out->rank - 1] : 1;
+    return 0;
+}
+
 /* Append an IR op for the current node producing activation `out` from
  * the activation inputs listed; binds output 0. */
 static int emit_view(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int n_ins,
@@ -313,6 +343,8 @@ static int emit_view(importer *im, dnp_op_kind kind, const ot_tensor *const *ins
         dnp_free(inputs);
     if (op < 0)
         return node_fail(im, "%s", dnp_graph_error(im->g));
+    if (note_op(im, op, out) != 0)
+        return -1;
     out->kind = OT_ACT;
     out->op = op;
     out->n_vals = 0;
@@ -809,6 +841,12 @@ static int h_binary(importer *im)
         return emit(im, strcmp(op, "Add") == 0 ? DNP_OP_ADD : DNP_OP_ELTWISE, ins, 2, &out, &at);
     }
     const ot_tensor *act = a.kind == OT_ACT ? &a : &b, *other = a.kind == OT_ACT ? &b : &a;
+    im->pend.c_pos = a.kind == OT_ACT ? 2 : 1;
+    im->pend.c_has_f = other->has_f != 0;
+    im->pend.c_f = other->f;
+    im->pend.c_param = other->kind == OT_PARAM;
+    im->pend.c_numel = ot_numel(other);
+    im->pend.c_last = other->rank >= 1 ? other->dims[other->rank - 1] : 1;
     if (other->kind == OT_PARAM)
         at.param_elems = param_train_elems(other); /* a bias or scale: trainable, counted per
                                                     * use */
@@ -1386,6 +1424,8 @@ static int h_reduce(importer *im)
     if (x.kind != OT_ACT)
         return set_out(im, 0, &out);
     ax_remap(&x, src, &out);
+    /* the mean over the last axis alone, as a layer norm takes it */
+    im->pend.red_last = keep && n_axes == 1 && x.rank >= 1 && mark[x.rank - 1];
     const ot_tensor *ins[1] = {&x};
     return emit(im, DNP_OP_REDUCE, ins, 1, &out, NULL);
 }
@@ -2062,6 +2102,7 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
         goto done;
     for (size_t i = 0; i < gp->n_node; i++) {
         im.node = gp->node[i];
+        memset(&im.pend, 0, sizeof im.pend);
         if (im.node->op_type == NULL) {
             node_fail(&im, "has no operator type");
             goto done;
@@ -2070,6 +2111,34 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
             goto done;
     }
     im.node = NULL;
+    /* one op for what the exporter decomposed (onnx_fuse.h) */
+    dnp_graph *fused = NULL;
+    onnx_fuse_counts fc = {0};
+    char fmsg[160];
+    if (onnx_fuse(im.g, im.notes, im.n_notes, &fused, &fc, fmsg, sizeof fmsg) != 0) {
+        dnp_status fst = strncmp(fmsg, "out of memory", 13) == 0 ? DNP_ERR_NOMEM : DNP_ERR_INPUT;
+        dnp_error_set(err, fst, "%s: fusing decomposed ops: %s", base, fmsg);
+        st = fst;
+        goto done;
+    }
+    if (fused != NULL) {
+        dnp_graph_free(im.g);
+        im.g = fused;
+    }
+    /* "; fused 8 decomposed layer norms, 13 bias adds": the kinds found */
+    char fused_text[128] = "";
+    const struct {
+        int n;
+        const char *what;
+    } kinds[3] = {{fc.layer_norms, "decomposed layer norm"}, {fc.gelus, "GELU"},
+                  {fc.bias_adds, "bias add"}};
+    for (int k = 0; k < 3; k++) {
+        size_t used = strlen(fused_text);
+        if (kinds[k].n > 0)
+            snprintf(fused_text + used, sizeof fused_text - used, "%s %d %s%s",
+                     used == 0 ? "; fused" : ",", kinds[k].n, kinds[k].what,
+                     kinds[k].n == 1 ? "" : "s");
+    }
     int n_weighted = 0;
     for (int i = 0; i < dnp_graph_n_ops(im.g); i++)
         n_weighted += dnp_op_is_weighted(dnp_graph_op(im.g, i));
@@ -2079,10 +2148,10 @@ dnp_status dnp_load_onnx_buffer(const void *data, size_t len, const char *name,
         snprintf(batch_text, sizeof batch_text, "symbolic batch axis");
     else
         snprintf(batch_text, sizeof batch_text, "batch %lld in the file", (long long)im.batch);
-    snprintf(note, sizeof note, "ONNX model %s (%s%s%s), %s, %d ops", base,
+    snprintf(note, sizeof note, "ONNX model %s (%s%s%s), %s, %d ops%s", base,
              m->producer_name ? m->producer_name : "unknown producer",
              m->producer_version ? " " : "", m->producer_version ? m->producer_version : "",
-             batch_text, dnp_graph_n_ops(im.g));
+             batch_text, dnp_graph_n_ops(im.g), fused_text);
     dnp_graph_set_note(im.g, note);
     if (n_weighted == 0) {
         node_fail(&im, "no conv, matmul or embedding layer found");
@@ -2099,6 +2168,7 @@ done:
         im.g = NULL;
     }
     dnp_graph_free(im.g);
+    dnp_free(im.notes);
     ot_free(&im.tab);
     onnx__model_proto__free_unpacked(m, dnp_protobuf_allocator());
     return st;

@@ -288,6 +288,10 @@ TEST(alloc_failure_loaders)
     /* ONNX: the smallest real model */
     snprintf(path, sizeof path, "%s/onnx/alexnet.onnx", test_data_dir());
     SWEEP("ONNX alexnet", run_model_load, path, LOADER_RUNS, 0);
+    /* ONNX with decomposed layer norms, GELUs and bias adds: the fusion
+     * pass and its rebuilt graph (src/model/onnx_fuse.c) */
+    SWEEP("ONNX convnext_mini (fused)", run_model_load, "tests/data/convnext_mini.onnx",
+          LOADER_RUNS, 0);
     /* cluster JSON */
     dnp_cluster c;
     CHECK(dnp_cluster_parse("2xtpu-v2+2xtpu-v3", &c, &err) == DNP_OK);

@@ -318,8 +318,9 @@ TEST(recognize_layout_bert_and_untied_gpt)
 }
 
 /* The ONNX export of PyTorch's TransformerEncoderLayer stack (post-LN,
- * decomposed layer norms, bias adds as separate ops, ReLU, no dropout):
- * op indices as `dnnpar info data/onnx/bert_encoder4.onnx` lists them. */
+ * ReLU, no dropout; its decomposed layer norms and bias adds fused at
+ * import, docs/onnx.md "Fusion"): op indices as `dnnpar info
+ * data/onnx/bert_encoder4.onnx` lists them. */
 TEST(recognize_layout_onnx_bert_encoder)
 {
     dnp_graph *g = NULL;
@@ -340,18 +341,17 @@ TEST(recognize_layout_onnx_bert_encoder)
         CHECK_EQ_INT(lay->seq, 128);
         CHECK_EQ_INT(lay->vocab, 30522);
         CHECK_EQ_INT(lay->embed_op, 1);
-        /* layer 0: (1, 47] (the embedding's output is its input; op 2 the
-         * layer's transpose); ops 24-32 and 39-47 the decomposed norms */
+        /* layer 0: (1, 28] (the embedding's output is its input; op 2 the
+         * layer's transpose); ops 23 and 28 the norms */
         static const struct {
             int op;
             dnp_tf_role role;
         } want[] = {{1, DNP_TF_EMBED_TOKENS}, {2, DNP_TF_VIEW},        {3, DNP_TF_QKV},
-                    {4, DNP_TF_ATTN_PREP},    {13, DNP_TF_ATTN_PREP},  {15, DNP_TF_SCORES},
-                    {16, DNP_TF_SOFTMAX},     {17, DNP_TF_CONTEXT},    {20, DNP_TF_PROJ},
-                    {23, DNP_TF_RESIDUAL},    {24, DNP_TF_NORM},       {32, DNP_TF_NORM},
-                    {33, DNP_TF_MLP_UP},      {34, DNP_TF_MLP_ACT},    {35, DNP_TF_MLP_ACT},
-                    {36, DNP_TF_MLP_DOWN},    {37, DNP_TF_OTHER},      {38, DNP_TF_RESIDUAL},
-                    {39, DNP_TF_NORM},        {47, DNP_TF_NORM},       {49, DNP_TF_QKV}};
+                    {4, DNP_TF_VIEW},         {12, DNP_TF_ATTN_PREP},  {14, DNP_TF_SCORES},
+                    {15, DNP_TF_SOFTMAX},     {16, DNP_TF_CONTEXT},    {19, DNP_TF_PROJ},
+                    {22, DNP_TF_RESIDUAL},    {23, DNP_TF_NORM},       {24, DNP_TF_MLP_UP},
+                    {25, DNP_TF_MLP_ACT},     {26, DNP_TF_MLP_DOWN},   {27, DNP_TF_RESIDUAL},
+                    {28, DNP_TF_NORM},        {29, DNP_TF_VIEW},       {30, DNP_TF_QKV}};
         for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
             if (lay->role[want[k].op] != want[k].role)
                 printf("  op %d: %s, expected %s\n", want[k].op,
@@ -361,23 +361,23 @@ TEST(recognize_layout_onnx_bert_encoder)
         CHECK_EQ_INT(lay->first_op, 2);
         CHECK_EQ_INT(lay->layer[1], -1);
         CHECK_EQ_INT(lay->layer[2], 0);
-        CHECK_EQ_INT(lay->layer[47], 0);
-        CHECK_EQ_INT(lay->layer[49], 1);
-        /* every layer has as many ops as the first; the head (op 186) and
-         * its bias add last */
+        CHECK_EQ_INT(lay->layer[28], 0);
+        CHECK_EQ_INT(lay->layer[30], 1);
+        /* every layer has as many ops as the first (27); the head (op
+         * 110, its bias fused) last */
         int count[4] = {0};
         for (int i = 0; i < lay->n_ops; i++)
             if (lay->layer[i] >= 0)
                 count[lay->layer[i]]++;
         for (int l = 1; l < 4; l++)
             CHECK_EQ_INT(count[l], count[0]);
-        CHECK_EQ_INT(lay->n_ops, 188);
-        CHECK_EQ_INT(lay->last_op, 185);
-        CHECK_EQ_INT(lay->role[185], DNP_TF_NORM);
-        CHECK_EQ_INT(lay->layer[185], 3);
-        CHECK_EQ_INT(lay->role[186], DNP_TF_HEAD);
-        CHECK_EQ_INT(lay->layer[186], -1);
-        CHECK_EQ_INT(lay->role[187], DNP_TF_OTHER);
+        CHECK_EQ_INT(count[0], 27);
+        CHECK_EQ_INT(lay->n_ops, 111);
+        CHECK_EQ_INT(lay->last_op, 109);
+        CHECK_EQ_INT(lay->role[109], DNP_TF_NORM);
+        CHECK_EQ_INT(lay->layer[109], 3);
+        CHECK_EQ_INT(lay->role[110], DNP_TF_HEAD);
+        CHECK_EQ_INT(lay->layer[110], -1);
     }
     dnp_transformer_layout_free(lay);
     dnp_graph_free(g);

@@ -93,9 +93,27 @@ static void fmt_si_trim(double x, char *buf, size_t n)
         buf[--len] = '\0';
 }
 
+/* "model NAME: NOTE", the note continued on an indented line after its
+ * last "; " that keeps the first line within the 119 columns of the
+ * project's outputs (an ONNX note ends with what the importer fused). */
+static void print_model_line(const dnp_graph *g)
+{
+    const char *name = dnp_graph_name(g), *note = dnp_graph_note(g), *cut = NULL;
+    size_t lead = strlen(name) + 8; /* "model " and ": " */
+    if (lead + strlen(note) > 119)
+        for (const char *p = strstr(note, "; "); p != NULL; p = strstr(p + 1, "; "))
+            if (lead + (size_t)(p - note) + 1 <= 119)
+                cut = p;
+    if (cut == NULL) {
+        printf("model %s: %s\n", name, note);
+        return;
+    }
+    printf("model %s: %.*s\n  %s\n", name, (int)(cut - note) + 1, note, cut + 2);
+}
+
 static void info_text(const dnp_graph *g, long long batch)
 {
-    printf("model %s: %s\n", dnp_graph_name(g), dnp_graph_note(g));
+    print_model_line(g);
     printf("batch %lld; FLOP columns are for the whole batch, MACs and activations per sample\n\n",
            batch);
     static const char *const header[] = {"#",          "name",        "kind",       "input",
