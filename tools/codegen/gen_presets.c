@@ -249,16 +249,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "gen_presets: %s:%d:%d: %s\n", argv[1], jerr.line, jerr.column, jerr.text);
         return 1;
     }
-    /* into memory first: nothing is written unless the whole file is good */
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    int rc = mem == NULL || generate(root, mem) != 0;
-    if (mem != NULL)
-        fclose(mem);
+    /* into a temporary file first: nothing is written unless the whole
+     * file is good */
+    FILE *tmp = tmpfile();
+    int rc = tmp == NULL || generate(root, tmp) != 0;
     json_decref(root);
-    if (rc == 0)
-        fwrite(text, 1, len, stdout);
-    free(text);
+    if (rc == 0) {
+        char buf[4096];
+        size_t n;
+        rewind(tmp);
+        while ((n = fread(buf, 1, sizeof buf, tmp)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n)
+                rc = 1;
+        rc |= ferror(tmp) != 0;
+    }
+    if (tmp != NULL)
+        fclose(tmp);
     return rc || fflush(stdout) != 0 ? 1 : 0;
 }
