@@ -11,8 +11,19 @@
  */
 #include "plan/strategy.h"
 
+#include "cost/accpar_cost.h"
+
 #include <stdio.h>
 #include <string.h>
+
+/* A weighted op's split code is its AccPar type, a join's its layout but
+ * for R (strategy.h: plan_split_type). */
+_Static_assert(PLAN_SPLIT_B == (int)DNP_TYPE_I && PLAN_SPLIT_C == (int)DNP_TYPE_II &&
+                   PLAN_SPLIT_N == (int)DNP_TYPE_III && PLAN_SPLIT_NONE == (int)DNP_TYPE_R,
+               "split codes are AccPar's types");
+_Static_assert(PLAN_SPLIT_B == (int)LAYOUT_BATCH && PLAN_SPLIT_C == (int)LAYOUT_CHANNEL &&
+                   (int)LAYOUT_REPL == 2,
+               "split codes are AccPar's join layouts");
 
 plan_strategy *plan_strategy_new(int n_ops, int n_stages)
 {
@@ -32,10 +43,22 @@ plan_strategy *plan_strategy_new(int n_ops, int n_stages)
     return s;
 }
 
+static void free_groups(plan_strategy *s)
+{
+    dnp_free(s->group);
+    dnp_free(s->group_split);
+    dnp_free(s->group_shares);
+    s->group = NULL;
+    s->group_split = NULL;
+    s->group_shares = NULL;
+    s->n_groups = 0;
+}
+
 void plan_strategy_free(plan_strategy *s)
 {
     if (s == NULL)
         return;
+    free_groups(s);
     dnp_free(s->ops);
     dnp_free(s->stage);
     dnp_free(s);
@@ -101,50 +124,137 @@ const plan_op *plan_strategy_find(const plan_strategy *s, int op)
     return NULL;
 }
 
-/* What type (weighted) or layout (join) `t` at tree level k does to op o
- * (AccPar section 3.2; the file comment). */
-static void apply_tree_type(plan_op *o, int t, int k)
+void plan_split_shares(int weighted, int split, double share, double *fb, double *fi,
+                       double *fo)
 {
-    if (o->weighted) {
-        switch (t) {
-        case DNP_TYPE_I:
-            plan_op_split(o, "b", k);
-            o->wgrad_partial |= 1u << k;
-            break;
-        case DNP_TYPE_II:
-            plan_op_split(o, "c", k);
-            o->out_partial |= 1u << k;
-            break;
-        case DNP_TYPE_III:
-            plan_op_split(o, "n", k);
-            o->igrad_partial |= 1u << k;
-            break;
-        default: /* R: the level leaves the layer whole */
-            break;
-        }
-        return;
+    /* Type-I splits B, Type-II D_i, Type-III D_o (AccPar section 3.2); R
+     * splits nothing (each half holds the whole layer).  A join in layout
+     * C splits its channels, which are its input and output alike. */
+    if (split == PLAN_SPLIT_B) {
+        *fb *= share;
+    } else if (split == PLAN_SPLIT_C) {
+        *fi *= share;
+        if (!weighted)
+            *fo *= share;
+    } else if (split == PLAN_SPLIT_N && weighted) {
+        *fo *= share;
     }
-    if (t == 0) /* layout B */
-        plan_op_split(o, "b", k);
-    else if (t == 1) /* layout C */
-        plan_op_split(o, "c", k);
+}
+
+int plan_strategy_alloc_groups(plan_strategy *s, int n_groups)
+{
+    free_groups(s);
+    if (n_groups <= 0)
+        return n_groups == 0 ? 0 : -1;
+    size_t G = (size_t)n_groups, V = (size_t)(s->n_ops > 0 ? s->n_ops : 1);
+    s->group = dnp_calloc(G, sizeof *s->group);
+    s->group_split = dnp_malloc(G * V);
+    s->group_shares = dnp_calloc(3 * G * V, sizeof *s->group_shares);
+    if (s->group == NULL || s->group_split == NULL || s->group_shares == NULL) {
+        free_groups(s);
+        return -1;
+    }
+    memset(s->group_split, PLAN_SPLIT_NONE, G * V);
+    for (size_t i = 0; i < G; i++) {
+        plan_group *g = &s->group[i];
+        g->child[0] = g->child[1] = -1;
+        g->split = s->group_split + i * V;
+        g->fb = s->group_shares + 3 * i * V;
+        g->fi = g->fb + V;
+        g->fo = g->fi + V;
+    }
+    s->n_groups = n_groups;
+    return 0;
+}
+
+void plan_strategy_derive_shares(plan_strategy *s)
+{
+    const int V = s->n_ops;
+    if (s->n_groups > 0)
+        for (int v = 0; v < V; v++)
+            s->group[0].fb[v] = s->group[0].fi[v] = s->group[0].fo[v] = 1.0;
+    for (int i = 0; i < s->n_groups; i++) {
+        const plan_group *n = &s->group[i];
+        if (n->child[0] < 0)
+            continue;
+        for (int h = 0; h < (n->shared ? 1 : 2); h++) {
+            plan_group *c = &s->group[n->child[h]];
+            double share = h == 0 ? n->alpha : 1.0 - n->alpha;
+            for (int v = 0; v < V; v++) {
+                c->fb[v] = n->fb[v];
+                c->fi[v] = n->fi[v];
+                c->fo[v] = n->fo[v];
+                plan_split_shares(s->ops[v].weighted, n->split[v], share, &c->fb[v], &c->fi[v],
+                                  &c->fo[v]);
+            }
+        }
+    }
+}
+
+/* The loop dimension name of split code `split` ("" for none). */
+static const char *split_dim(int split)
+{
+    return split == PLAN_SPLIT_B   ? "b"
+           : split == PLAN_SPLIT_C ? "c"
+           : split == PLAN_SPLIT_N ? "n"
+                                   : "";
+}
+
+/* What group n's split of op o does at mesh axis k (the file comment):
+ * the dimension split, and for a weighted op the partial sum it leaves. */
+static void apply_split(plan_op *o, int split, int k)
+{
+    if (split == PLAN_SPLIT_NONE || (!o->weighted && split == PLAN_SPLIT_N))
+        return;
+    plan_op_split(o, split_dim(split), k);
+    if (!o->weighted)
+        return;
+    if (split == PLAN_SPLIT_B)
+        o->wgrad_partial |= 1u << k;
+    else if (split == PLAN_SPLIT_C)
+        o->out_partial |= 1u << k;
+    else
+        o->igrad_partial |= 1u << k;
+}
+
+/* Distinct nodes of the subtree at n (a shared half once). */
+static int count_nodes(const tnode *n)
+{
+    if (n == NULL || n->child[0] == NULL)
+        return n != NULL;
+    return 1 + count_nodes(n->child[0]) + (n->shared ? 0 : count_nodes(n->child[1]));
+}
+
+/* Copy node n and its subtree into s's groups from index *next on
+ * (depth-first, the first half first); returns n's index.  A split node
+ * without decisions (types NULL) splits nothing. */
+static int copy_node(plan_strategy *s, const layer_table *lt, const tnode *n, int *next)
+{
+    int i = (*next)++;
+    plan_group *g = &s->group[i];
+    memcpy(g->counts, n->counts, sizeof g->counts);
+    g->n_dev = n->n_dev;
+    g->depth = n->depth;
+    if (n->child[0] == NULL)
+        return i;
+    g->shared = n->shared;
+    g->alpha = n->alpha;
+    for (int v = 0; n->types != NULL && v < lt->n_rows; v++)
+        g->split[v] = (unsigned char)plan_split_of_type(lt->row[v].weighted, n->types[v]);
+    int a = copy_node(s, lt, n->child[0], next);
+    int b = n->shared ? a : copy_node(s, lt, n->child[1], next);
+    g->child[0] = a;
+    g->child[1] = b;
+    return i;
 }
 
 dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_error *err)
 {
     *out = NULL;
     const layer_table *lt = t->lt;
-    int depth = 0;
-    for (const tnode *n = t->root; n != NULL && n->child[0] != NULL; n = n->child[0])
-        depth++;
-    if (depth > PLAN_MAX_AXES) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "the device tree of '%s' has %d levels; a strategy holds at most %d axes",
-                      t->model != NULL ? t->model : "?", depth, PLAN_MAX_AXES);
-        return DNP_ERR_INPUT;
-    }
     plan_strategy *s = plan_strategy_new(lt->n_rows, 1);
-    if (s == NULL) {
+    if (s == NULL || plan_strategy_alloc_groups(s, count_nodes(t->root)) != 0) {
+        plan_strategy_free(s);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of a tree");
         return DNP_ERR_NOMEM;
     }
@@ -158,17 +268,59 @@ dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_
         s->ops[v].op = lt->row[v].op;
         s->ops[v].weighted = lt->row[v].weighted;
     }
+    int next = 0;
+    if (t->root != NULL)
+        copy_node(s, lt, t->root, &next);
+    plan_strategy_derive_shares(s);
+    /* The mesh view: the first path's groups, one axis each (none for a
+     * path longer than PLAN_MAX_AXES). */
+    int depth = 0;
+    for (int i = 0; s->n_groups > 0 && s->group[i].child[0] >= 0; i = s->group[i].child[0])
+        depth++;
     int k = 0;
-    for (const tnode *n = t->root; n != NULL && n->child[0] != NULL; n = n->child[0], k++) {
+    for (int i = 0; depth <= PLAN_MAX_AXES && s->n_groups > 0 && s->group[i].child[0] >= 0;
+         i = s->group[i].child[0], k++) {
+        const plan_group *n = &s->group[i];
         char name[PLAN_AXIS_NAME];
         snprintf(name, sizeof name, "h%d", k);
         int a = plan_strategy_add_axis(s, name, 2, n->alpha);
         for (int h = 0; h < 2; h++)
             for (int d = 0; d < DNP_MAX_DEVICE_TYPES; d++)
-                s->axis[a].half_counts[h][d] = n->child[h]->counts[d];
-        for (int v = 0; n->types != NULL && v < lt->n_rows; v++)
-            apply_tree_type(&s->ops[v], n->types[v], a);
+                s->axis[a].half_counts[h][d] = s->group[n->child[h]].counts[d];
+        for (int v = 0; v < lt->n_rows; v++)
+            apply_split(&s->ops[v], n->split[v], a);
     }
     *out = s;
     return DNP_OK;
+}
+
+/* plan_strategy_matches_tree below group i and node n. */
+static int group_matches(const plan_strategy *s, int i, const layer_table *lt, const tnode *n)
+{
+    if (i < 0 || i >= s->n_groups || n == NULL)
+        return 0;
+    const plan_group *g = &s->group[i];
+    if (memcmp(g->counts, n->counts, sizeof g->counts) != 0 || g->n_dev != n->n_dev ||
+        g->depth != n->depth || (g->child[0] < 0) != (n->child[0] == NULL))
+        return 0;
+    if (n->child[0] == NULL)
+        return 1;
+    if (g->shared != n->shared || memcmp(&g->alpha, &n->alpha, sizeof g->alpha) != 0 ||
+        (g->child[0] == g->child[1]) != (n->child[0] == n->child[1]))
+        return 0;
+    for (int v = 0; v < lt->n_rows; v++)
+        if (n->types != NULL ? plan_split_type(lt->row[v].weighted, g->split[v]) != n->types[v]
+                             : g->split[v] != PLAN_SPLIT_NONE)
+            return 0;
+    return group_matches(s, g->child[0], lt, n->child[0]) &&
+           (n->shared || group_matches(s, g->child[1], lt, n->child[1]));
+}
+
+int plan_strategy_matches_tree(const plan_strategy *s, const plan_tree *t)
+{
+    if (s->n_ops != t->lt->n_rows)
+        return 0;
+    if (t->root == NULL)
+        return s->n_groups == 0;
+    return group_matches(s, 0, t->lt, t->root);
 }

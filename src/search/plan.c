@@ -8,6 +8,7 @@
 
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
+#include "plan/strategy.h"
 #include "search/strategy.h"
 #include "sim/config3d_int.h"
 #include "sim/lower.h"
@@ -564,28 +565,17 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
 static dnp_status eq10_ratio(builder *bd, tnode *n, dnp_error *err);
 
 /* Row v's shares at child c of n, which holds `share` of what n splits
- * for it. */
+ * for it: the strategy's one rule (plan/strategy.h, plan_split_shares;
+ * AccPar section 3.2), so the tree's shares and its strategy's are the
+ * same doubles. */
 static void child_share_row(const layer_table *lt, const tnode *n, int v, double share, tnode *c)
 {
     c->fb[v] = n->fb[v];
     c->fi[v] = n->fi[v];
     c->fo[v] = n->fo[v];
-    int t = n->types[v];
-    if (lt->row[v].weighted) {
-        /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
-         * splits nothing (each half holds the whole layer). */
-        if (t == DNP_TYPE_I)
-            c->fb[v] *= share;
-        else if (t == DNP_TYPE_II)
-            c->fi[v] *= share;
-        else if (t == DNP_TYPE_III)
-            c->fo[v] *= share;
-    } else if (t == LAYOUT_BATCH) {
-        c->fb[v] *= share;
-    } else if (t == LAYOUT_CHANNEL) {
-        c->fi[v] *= share;
-        c->fo[v] *= share;
-    }
+    int w = lt->row[v].weighted;
+    plan_split_shares(w, plan_split_of_type(w, n->types[v]), share, &c->fb[v], &c->fi[v],
+                      &c->fo[v]);
 }
 
 static void child_shares(const layer_table *lt, const tnode *n, double share, tnode *c)
@@ -1012,13 +1002,35 @@ plan_tree plan_tree_of(const dnp_plan *p)
     plan_tree t = {.model = p->model,
                    .cl = &p->cl,
                    .lt = &p->lt,
-                   .node_names = p->node_names,
                    .root = p->root,
-                   .batch = p->opt.batch,
-                   .pace = p->pace,
-                   .deadline_s = p->deadline_s,
-                   .time_limit_s = p->opt.time_limit_s};
+                   .batch = p->opt.batch};
     return t;
+}
+
+lower_context plan_lower_context(const dnp_plan *p)
+{
+    lower_context m = {.model = p->model,
+                       .cl = &p->cl,
+                       .lt = &p->lt,
+                       .node_names = p->node_names,
+                       .pace = p->pace,
+                       .deadline_s = p->deadline_s,
+                       .time_limit_s = p->opt.time_limit_s};
+    return m;
+}
+
+dnp_status plan_lower(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                      lower_result *out, dnp_error *err)
+{
+    plan_tree t = plan_tree_of(p);
+    plan_strategy *s = NULL;
+    dnp_status st = plan_strategy_from_tree(&t, &s, err);
+    if (st != DNP_OK)
+        return st;
+    lower_context m = plan_lower_context(p);
+    st = lower_simulate(s, &m, g, opt, out, err);
+    plan_strategy_free(s);
+    return st;
 }
 
 int plan_row_type(const dnp_plan *p, int row, int depth)
@@ -1042,8 +1054,7 @@ dnp_status plan_try_row(dnp_plan *p, const dnp_graph *g, int row, const int *typ
     plan_set_row_types(p, row, types, n);
     lower_result r;
     memset(&r, 0, sizeof r);
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, &p->opt, &r, err);
+    dnp_status st = plan_lower(p, g, &p->opt, &r, err);
     if (st == DNP_OK && r.fits && r.step_time_s < *best_s) {
         *best_s = r.step_time_s;
         lower_result_free(&p->sim);
@@ -1097,10 +1108,14 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
         if (p->units.reference_mode)
             return DNP_OK;
         plan_tree t = plan_tree_of(p);
-        return lower_paper(&t, p->root->ev->t_s, p->root->ev->tc_s, &p->paper_sim, err);
+        plan_strategy *s = NULL;
+        dnp_status st = plan_strategy_from_tree(&t, &s, err);
+        if (st == DNP_OK)
+            st = lower_paper(s, p->root->ev->t_s, p->root->ev->tc_s, &p->paper_sim, err);
+        plan_strategy_free(s);
+        return st;
     }
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, opt, &p->sim, err);
+    dnp_status st = plan_lower(p, g, opt, &p->sim, err);
     p->has_sim = st == DNP_OK;
     return st;
 }
@@ -1211,8 +1226,7 @@ dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_erro
     o.cost_model = DNP_COST_DEFAULT;
     lower_result r;
     memset(&r, 0, sizeof r);
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, &o, &r, err);
+    dnp_status st = plan_lower(p, g, &o, &r, err);
     if (st == DNP_OK && !r.fits) {
         over_memory(p, g, &r, r.mem_peak_bytes, err);
         st = DNP_ERR_INPUT;
