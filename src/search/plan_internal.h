@@ -131,6 +131,15 @@ lower_context plan_lower_context(const dnp_plan *p);
 dnp_status plan_lower(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
                       lower_result *out, dnp_error *err);
 
+/* Set err to the one message of plan p over the memory limit on graph g
+ * (dnp_plan_run's refusal, dnp_plan_check_memory's; plan_memory.c): r is
+ * the simulated step over it, need_bytes the smallest per-device footprint
+ * found; for a transformer the hint names the Megatron-LM configuration
+ * that fits, from a dnp_config3d_search of at most a few seconds.
+ * O(that search). */
+void plan_over_memory(const dnp_plan *p, const dnp_graph *g, const lower_result *r,
+                      double need_bytes, dnp_error *err);
+
 /* Deepest device tree a strategy or a row's types describe (2^30 devices). */
 #define PLAN_MAX_LEVELS 30
 
