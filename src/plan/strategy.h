@@ -24,15 +24,16 @@
  * features), "n" output features, and for a transformer's tensor
  * parallelism "heads", "seq" and "vocab".
  *
- * This is plan/ (layer 5): it includes dnnpar.h and plan/ headers only,
- * so the simulator, the searches and the exports all read it.  The
- * strategy is caller-owned: plan_strategy_free.
+ * This is plan/ (layer 5): it includes dnnpar.h only, so the simulator,
+ * the searches and the exports all read it; AccPar's tree and its
+ * conversion (plan_strategy_from_tree) are in plan/tree.h, which the
+ * simulator does not include.  The strategy is caller-owned:
+ * plan_strategy_free.
  */
 #ifndef DNNPAR_PLAN_STRATEGY_H
 #define DNNPAR_PLAN_STRATEGY_H
 
 #include "dnnpar.h"
-#include "plan/tree.h"
 
 #define PLAN_MAX_AXES 16   /* mesh axes (bits of an axis mask) */
 #define PLAN_AXIS_NAME 16  /* bytes of an axis name, "\0" included */
@@ -184,28 +185,5 @@ int plan_strategy_alloc_groups(plan_strategy *s, int n_groups);
  * 1 - alpha (child[1]).  Children must follow their parent in s->group
  * (plan_strategy_from_tree's order).  O(n_groups x n_ops). */
 void plan_strategy_derive_shares(plan_strategy *s);
-
-/* The strategy of AccPar's decided tree t (its ops: the graph indices
- * of t's layer table rows), lossless: one device group per distinct node
- * of the tree (depth-first, the first half first, a shared half once)
- * with its devices, alpha and per op the split of its type or layout,
- * and the shares derived from them (plan_strategy_derive_shares: equal to
- * the search's to the bit); as the mesh view, one axis "h<k>" per level
- * along the first path (child[0] at every level, as the exports read it),
- * size 2, share alpha, half_counts the halves' devices (no axes at all,
- * and no op splits, when that path is longer than PLAN_MAX_AXES); one op
- * per row of t's layer table (weighted rows by type I / II / III / R,
- * joins by layout B / C / R; a split node without decisions, types NULL,
- * splits nothing); one stage holding every device.  The tree's shares
- * (fb, fi, fo) and search figures (ev) are not read.  *out is the
- * caller's (plan_strategy_free).  DNP_ERR_NOMEM (six allocations).
- * O(groups x rows). */
-dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_error *err);
-
-/* 1 if the groups of s are tree t's decisions node for node (devices,
- * depth, halves, alpha and each row's type or layout, bitwise; a node
- * without decisions as all PLAN_SPLIT_NONE), else 0: the inverse check of
- * plan_strategy_from_tree.  O(groups x rows). */
-int plan_strategy_matches_tree(const plan_strategy *s, const plan_tree *t);
 
 #endif
