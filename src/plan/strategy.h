@@ -107,8 +107,8 @@ typedef struct {
     int child[2];             /* group indices; -1 at a leaf (one device) */
     int shared;
     double alpha;             /* share of child[0] of what the group splits (internal) */
-    unsigned char *split;     /* [n_ops]: PLAN_SPLIT_* of each op (internal groups; NULL
-                               * at a leaf) */
+    unsigned char *split;     /* [n_ops]: PLAN_SPLIT_* of each op (internal groups; all
+                               * PLAN_SPLIT_NONE at a leaf) */
     double *fb, *fi, *fo;     /* [n_ops]: the shares of each op's batch, input and output
                                * dimensions the group holds (plan_strategy_derive_shares) */
 } plan_group;
