@@ -1,7 +1,8 @@
 /*
  * bench_sim.c - the step simulator's speed, measured not asserted:
  * simulated tasks (two events each: start and end) per second of
- * lower_simulate, which lowers a planned step and replays it, for the zoo
+ * plan_lower (the plan's tree as the one strategy type, then
+ * lower_simulate, which lowers the step and replays it), for the zoo
  * on data parallelism over 256 devices and AccPar on the heterogeneous
  * array.  Median of REPS runs.
  */
@@ -46,11 +47,10 @@ int main(void)
             }
             double t[REPS];
             int tasks = 0, classes = 0;
-            plan_tree tree = plan_tree_of(p);
             for (int r = 0; r < REPS; r++) {
                 lower_result res;
                 double t0 = bench_now_s();
-                if (lower_simulate(&tree, g, &opt, &res, &err) != DNP_OK)
+                if (plan_lower(p, g, &opt, &res, &err) != DNP_OK)
                     return 1;
                 t[r] = bench_now_s() - t0;
                 tasks = res.sim.n_tasks;

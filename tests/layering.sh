@@ -45,8 +45,8 @@ bdir=${1:-build}
 
 KNOWN="
 "
-# Empty since issue 34: the simulator lowers plan/tree.h's strategy
-# (search/plan.c: plan_tree_of) instead of reading the search's plan, and
+# Empty since issue 34: the simulator lowers plan/strategy.h's strategy
+# (search/plan.c: plan_lower) instead of reading the search's plan, and
 # the PaSE report's text buffer is core/rbuf.h.
 
 # "object symbol" (see above): none today.

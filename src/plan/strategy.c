@@ -1,6 +1,6 @@
 /*
- * strategy.c - the one strategy type (plan/strategy.h) and its producer
- * from AccPar's decided tree (plan/tree.h).
+ * strategy.c - the one strategy type (plan/strategy.h): its building
+ * blocks, device groups and the one rule for the shares a group holds.
  *
  * AccPar section 3.2 (Song et al. 2020) gives what each partition type
  * splits at one level of the device tree: Type-I the batch (the weight
@@ -11,8 +11,19 @@
  */
 #include "plan/strategy.h"
 
+#include "cost/accpar_cost.h"
+
 #include <stdio.h>
 #include <string.h>
+
+/* A weighted op's split code is its AccPar type, a join's its layout but
+ * for R (strategy.h: plan_split_type). */
+_Static_assert(PLAN_SPLIT_B == (int)DNP_TYPE_I && PLAN_SPLIT_C == (int)DNP_TYPE_II &&
+                   PLAN_SPLIT_N == (int)DNP_TYPE_III && PLAN_SPLIT_NONE == (int)DNP_TYPE_R,
+               "split codes are AccPar's types");
+_Static_assert(PLAN_SPLIT_B == (int)LAYOUT_BATCH && PLAN_SPLIT_C == (int)LAYOUT_CHANNEL &&
+                   (int)LAYOUT_REPL == 2,
+               "split codes are AccPar's join layouts");
 
 plan_strategy *plan_strategy_new(int n_ops, int n_stages)
 {
@@ -32,10 +43,22 @@ plan_strategy *plan_strategy_new(int n_ops, int n_stages)
     return s;
 }
 
+static void free_groups(plan_strategy *s)
+{
+    dnp_free(s->group);
+    dnp_free(s->group_split);
+    dnp_free(s->group_shares);
+    s->group = NULL;
+    s->group_split = NULL;
+    s->group_shares = NULL;
+    s->n_groups = 0;
+}
+
 void plan_strategy_free(plan_strategy *s)
 {
     if (s == NULL)
         return;
+    free_groups(s);
     dnp_free(s->ops);
     dnp_free(s->stage);
     dnp_free(s);
@@ -101,74 +124,69 @@ const plan_op *plan_strategy_find(const plan_strategy *s, int op)
     return NULL;
 }
 
-/* What type (weighted) or layout (join) `t` at tree level k does to op o
- * (AccPar section 3.2; the file comment). */
-static void apply_tree_type(plan_op *o, int t, int k)
+void plan_split_shares(int weighted, int split, double share, double *fb, double *fi,
+                       double *fo)
 {
-    if (o->weighted) {
-        switch (t) {
-        case DNP_TYPE_I:
-            plan_op_split(o, "b", k);
-            o->wgrad_partial |= 1u << k;
-            break;
-        case DNP_TYPE_II:
-            plan_op_split(o, "c", k);
-            o->out_partial |= 1u << k;
-            break;
-        case DNP_TYPE_III:
-            plan_op_split(o, "n", k);
-            o->igrad_partial |= 1u << k;
-            break;
-        default: /* R: the level leaves the layer whole */
-            break;
-        }
-        return;
+    /* Type-I splits B, Type-II D_i, Type-III D_o (AccPar section 3.2); R
+     * splits nothing (each half holds the whole layer).  A join in layout
+     * C splits its channels, which are its input and output alike. */
+    if (split == PLAN_SPLIT_B) {
+        *fb *= share;
+    } else if (split == PLAN_SPLIT_C) {
+        *fi *= share;
+        if (!weighted)
+            *fo *= share;
+    } else if (split == PLAN_SPLIT_N && weighted) {
+        *fo *= share;
     }
-    if (t == 0) /* layout B */
-        plan_op_split(o, "b", k);
-    else if (t == 1) /* layout C */
-        plan_op_split(o, "c", k);
 }
 
-dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_error *err)
+int plan_strategy_alloc_groups(plan_strategy *s, int n_groups)
 {
-    *out = NULL;
-    const layer_table *lt = t->lt;
-    int depth = 0;
-    for (const tnode *n = t->root; n != NULL && n->child[0] != NULL; n = n->child[0])
-        depth++;
-    if (depth > PLAN_MAX_AXES) {
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "the device tree of '%s' has %d levels; a strategy holds at most %d axes",
-                      t->model != NULL ? t->model : "?", depth, PLAN_MAX_AXES);
-        return DNP_ERR_INPUT;
+    free_groups(s);
+    if (n_groups <= 0)
+        return n_groups == 0 ? 0 : -1;
+    size_t G = (size_t)n_groups, V = (size_t)(s->n_ops > 0 ? s->n_ops : 1);
+    s->group = dnp_calloc(G, sizeof *s->group);
+    s->group_split = dnp_malloc(G * V);
+    s->group_shares = dnp_calloc(3 * G * V, sizeof *s->group_shares);
+    if (s->group == NULL || s->group_split == NULL || s->group_shares == NULL) {
+        free_groups(s);
+        return -1;
     }
-    plan_strategy *s = plan_strategy_new(lt->n_rows, 1);
-    if (s == NULL) {
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of a tree");
-        return DNP_ERR_NOMEM;
+    memset(s->group_split, PLAN_SPLIT_NONE, G * V);
+    for (size_t i = 0; i < G; i++) {
+        plan_group *g = &s->group[i];
+        g->child[0] = g->child[1] = -1;
+        g->split = s->group_split + i * V;
+        g->fb = s->group_shares + 3 * i * V;
+        g->fi = g->fb + V;
+        g->fo = g->fi + V;
     }
-    s->batch = t->batch;
-    s->stage[0].first_rank = 0;
-    s->stage[0].n_ranks = t->root != NULL ? t->root->n_dev : 0;
-    for (int k = 0; t->root != NULL && k < t->cl->n_types; k++)
-        if (t->root->counts[k] > 0)
-            s->stage[0].types |= 1u << k;
-    for (int v = 0; v < lt->n_rows; v++) {
-        s->ops[v].op = lt->row[v].op;
-        s->ops[v].weighted = lt->row[v].weighted;
+    s->n_groups = n_groups;
+    return 0;
+}
+
+void plan_strategy_derive_shares(plan_strategy *s)
+{
+    const int V = s->n_ops;
+    if (s->n_groups > 0)
+        for (int v = 0; v < V; v++)
+            s->group[0].fb[v] = s->group[0].fi[v] = s->group[0].fo[v] = 1.0;
+    for (int i = 0; i < s->n_groups; i++) {
+        const plan_group *n = &s->group[i];
+        if (n->child[0] < 0)
+            continue;
+        for (int h = 0; h < (n->shared ? 1 : 2); h++) {
+            plan_group *c = &s->group[n->child[h]];
+            double share = h == 0 ? n->alpha : 1.0 - n->alpha;
+            for (int v = 0; v < V; v++) {
+                c->fb[v] = n->fb[v];
+                c->fi[v] = n->fi[v];
+                c->fo[v] = n->fo[v];
+                plan_split_shares(s->ops[v].weighted, n->split[v], share, &c->fb[v], &c->fi[v],
+                                  &c->fo[v]);
+            }
+        }
     }
-    int k = 0;
-    for (const tnode *n = t->root; n != NULL && n->child[0] != NULL; n = n->child[0], k++) {
-        char name[PLAN_AXIS_NAME];
-        snprintf(name, sizeof name, "h%d", k);
-        int a = plan_strategy_add_axis(s, name, 2, n->alpha);
-        for (int h = 0; h < 2; h++)
-            for (int d = 0; d < DNP_MAX_DEVICE_TYPES; d++)
-                s->axis[a].half_counts[h][d] = n->child[h]->counts[d];
-        for (int v = 0; n->types != NULL && v < lt->n_rows; v++)
-            apply_tree_type(&s->ops[v], n->types[v], a);
-    }
-    *out = s;
-    return DNP_OK;
 }

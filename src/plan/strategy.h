@@ -5,11 +5,15 @@
  * named loop dimension, the mesh axes it is split over, which tensors are
  * partial sums over which axes, and the op's stage.
  *
- * AccPar's tree (plan/tree.h) is an instance: one axis per tree level
- * ("h0" outermost), of size 2, with the share alpha of its first half and
- * the devices of each type in each half along the first path; Type-I
- * splits b, Type-II c (the output a partial sum), Type-III n (the input's
- * gradient a partial sum); a join's B / C layouts split b / c.  A
+ * AccPar's tree (plan/tree.h) is an instance, held twice: whole, as the
+ * strategy's *device groups* (the tree's nodes, each with its devices, its
+ * halves, the share alpha of its first half and per op the loop dimension
+ * it splits: what the simulator lowers, sim/lower.h), and as the mesh view
+ * the exports read: one axis per tree level ("h0" outermost), of size 2,
+ * with the share alpha of its first half and the devices of each type in
+ * each half along the first path; Type-I splits b, Type-II c (the output
+ * a partial sum), Type-III n (the input's gradient a partial sum); a
+ * join's B / C layouts split b / c.  A
  * Megatron-LM configuration is another (sim/config3d_stages.h:
  * c3_strategy_of): axes ("data", "model") of sizes dp and tp, one stage
  * per pipeline stage, and per op what tensor parallelism splits (n, c,
@@ -20,15 +24,16 @@
  * features), "n" output features, and for a transformer's tensor
  * parallelism "heads", "seq" and "vocab".
  *
- * This is plan/ (layer 5): it includes dnnpar.h and plan/ headers only,
- * so the simulator, the searches and the exports all read it.  The
- * strategy is caller-owned: plan_strategy_free.
+ * This is plan/ (layer 5): it includes dnnpar.h only, so the simulator,
+ * the searches and the exports all read it; AccPar's tree and its
+ * conversion (plan_strategy_from_tree) are in plan/tree.h, which the
+ * simulator does not include.  The strategy is caller-owned:
+ * plan_strategy_free.
  */
 #ifndef DNNPAR_PLAN_STRATEGY_H
 #define DNNPAR_PLAN_STRATEGY_H
 
 #include "dnnpar.h"
-#include "plan/tree.h"
 
 #define PLAN_MAX_AXES 16   /* mesh axes (bits of an axis mask) */
 #define PLAN_AXIS_NAME 16  /* bytes of an axis name, "\0" included */
@@ -80,6 +85,34 @@ typedef struct {
                              * (Type-III, column-parallel) */
 } plan_op;
 
+/* What a device group does to one op, as a loop dimension (AccPar
+ * section 3.2): a weighted op's Type-I splits the batch b (its weight
+ * gradient then summed over the group's halves), Type-II the input
+ * features c (its output a partial sum until reduced), Type-III the output
+ * features n (its input gradient a partial sum), R nothing; a join's
+ * layout B splits b, C its channels c (input and output alike), R
+ * nothing.  A weighted op's code equals its dnp_ptype (plan_split_type). */
+enum { PLAN_SPLIT_B = 0, PLAN_SPLIT_C = 1, PLAN_SPLIT_N = 2, PLAN_SPLIT_NONE = 3 };
+
+/* One device group of a tree strategy (a node of AccPar's device tree).
+ * Its halves are groups child[0] and child[1]; identical halves (same
+ * devices, same shares) are one group (child[0] == child[1], `shared`
+ * set), so a homogeneous tree of depth L has L + 1 groups.  The per-op
+ * arrays have the strategy's n_ops entries (index: the op's entry in
+ * ops[]). */
+typedef struct {
+    int64_t counts[DNP_MAX_DEVICE_TYPES]; /* devices of each cluster type in the group */
+    int64_t n_dev;
+    int depth;                /* 0 at the root */
+    int child[2];             /* group indices; -1 at a leaf (one device) */
+    int shared;
+    double alpha;             /* share of child[0] of what the group splits (internal) */
+    unsigned char *split;     /* [n_ops]: PLAN_SPLIT_* of each op (internal groups; all
+                               * PLAN_SPLIT_NONE at a leaf) */
+    double *fb, *fi, *fo;     /* [n_ops]: the shares of each op's batch, input and output
+                               * dimensions the group holds (plan_strategy_derive_shares) */
+} plan_group;
+
 typedef struct plan_strategy {
     int n_axes;
     plan_axis axis[PLAN_MAX_AXES];
@@ -88,6 +121,11 @@ typedef struct plan_strategy {
     int n_ops;
     plan_op *ops;           /* [n_ops], in graph order */
     int64_t batch;          /* samples per step (whole batch) */
+    int n_groups;
+    plan_group *group;      /* [n_groups], group 0 the root (all devices); 0 groups: no
+                             * tree form (a mesh strategy) */
+    unsigned char *group_split; /* the block the groups' split arrays point into */
+    double *group_shares;   /* the block their fb, fi, fo point into */
 } plan_strategy;
 
 /* A strategy with room for n_ops ops (zeroed, n_ops set) and n_stages
@@ -115,15 +153,37 @@ unsigned plan_op_all_axes(const plan_op *o);
  * O(log n_ops): s->ops is in graph order. */
 const plan_op *plan_strategy_find(const plan_strategy *s, int op);
 
-/* The strategy of AccPar's decided tree t (its ops: the graph indices
- * of t's layer table rows): one axis "h<k>" per level along the first path
- * (child[0] at every level, as the exports read it), size 2, share alpha,
- * half_counts the halves' devices; one op per row of t's layer table
- * (weighted rows by type I / II / III / R, joins by layout B / C / R);
- * one stage holding every device.  What differs in the second halves
- * (heterogeneous branches) is not held: the tree stays the authority.
- * *out is the caller's (plan_strategy_free).  DNP_ERR_INPUT when the tree
- * is deeper than PLAN_MAX_AXES, DNP_ERR_NOMEM.  O(levels x rows). */
-dnp_status plan_strategy_from_tree(const plan_tree *t, plan_strategy **out, dnp_error *err);
+/* The AccPar type (weighted: dnp_ptype) or join layout (cost/accpar_cost.h
+ * `layout`) of split code `split`, and back.  O(1). */
+static inline int plan_split_type(int weighted, int split)
+{
+    return weighted || split != PLAN_SPLIT_NONE ? split : 2 /* LAYOUT_REPL */;
+}
+static inline int plan_split_of_type(int weighted, int type)
+{
+    return weighted || type != 2 /* LAYOUT_REPL */ ? type : PLAN_SPLIT_NONE;
+}
+
+/* The one rule for the shares a half holds (AccPar section 3.2): the half
+ * of a group that splits an op by `split` with `share` (alpha for the
+ * first half, 1 - alpha for the second) holds the group's *fb, *fi, *fo
+ * (the caller's copies, updated in place) times `share` on the dimension
+ * split: b for PLAN_SPLIT_B, c (and a join's output channels) for
+ * PLAN_SPLIT_C, n for PLAN_SPLIT_N; nothing for PLAN_SPLIT_NONE.  The
+ * search (search/plan.c) and plan_strategy_derive_shares both use it, so
+ * their shares are the same doubles.  O(1). */
+void plan_split_shares(int weighted, int split, double share, double *fb, double *fi,
+                       double *fo);
+
+/* Room for n_groups device groups in s (s->n_ops per-op entries each;
+ * zeroed, children -1, every split PLAN_SPLIT_NONE), replacing any.
+ * Returns 0, -1 when out of memory (s then has no groups).  Three
+ * allocations whatever n_groups.  O(n_groups x n_ops). */
+int plan_strategy_alloc_groups(plan_strategy *s, int n_groups);
+/* Fill every group's fb, fi, fo from the root down: 1 at the root, each
+ * child its parent's through plan_split_shares at alpha (child[0]) or
+ * 1 - alpha (child[1]).  Children must follow their parent in s->group
+ * (plan_strategy_from_tree's order).  O(n_groups x n_ops). */
+void plan_strategy_derive_shares(plan_strategy *s);
 
 #endif

@@ -710,7 +710,16 @@ dnp_status report_export(dnp_export_format f, const dnp_graph *g, const dnp_clus
     } else {
         plan_tree tree = plan_tree_of(p);
         plan_strategy *strat = NULL;
-        st = plan_strategy_from_tree(&tree, &strat, err);
+        if (depth > PLAN_MAX_AXES) {
+            /* the strategy's mesh view has an axis per level, at most
+             * PLAN_MAX_AXES */
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "the device tree of '%s' has %d levels; a strategy holds at most %d axes",
+                          tree.model != NULL ? tree.model : "?", depth, PLAN_MAX_AXES);
+            st = DNP_ERR_INPUT;
+        } else {
+            st = plan_strategy_from_tree(&tree, &strat, err);
+        }
         if (st == DNP_OK && (strat->n_axes != depth || strat->n_ops != dnp_plan_n_nodes(p))) {
             dnp_error_set(err, DNP_ERR_INTERNAL,
                           "the strategy of the plan has %d axes and %d ops, the plan %d levels "

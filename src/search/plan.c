@@ -8,8 +8,8 @@
 
 #include "cost/accpar_cost.h"
 #include "perf/device_model.h"
+#include "plan/strategy.h"
 #include "search/strategy.h"
-#include "sim/config3d_int.h"
 #include "sim/lower.h"
 #include "topo/topology.h"
 
@@ -564,28 +564,17 @@ static dnp_status search_ratio(builder *bd, tnode *n, dnp_error *err);
 static dnp_status eq10_ratio(builder *bd, tnode *n, dnp_error *err);
 
 /* Row v's shares at child c of n, which holds `share` of what n splits
- * for it. */
+ * for it: the strategy's one rule (plan/strategy.h, plan_split_shares;
+ * AccPar section 3.2), so the tree's shares and its strategy's are the
+ * same doubles. */
 static void child_share_row(const layer_table *lt, const tnode *n, int v, double share, tnode *c)
 {
     c->fb[v] = n->fb[v];
     c->fi[v] = n->fi[v];
     c->fo[v] = n->fo[v];
-    int t = n->types[v];
-    if (lt->row[v].weighted) {
-        /* Type-I splits B, Type-II D_i, Type-III D_o (section 3.2); R
-         * splits nothing (each half holds the whole layer). */
-        if (t == DNP_TYPE_I)
-            c->fb[v] *= share;
-        else if (t == DNP_TYPE_II)
-            c->fi[v] *= share;
-        else if (t == DNP_TYPE_III)
-            c->fo[v] *= share;
-    } else if (t == LAYOUT_BATCH) {
-        c->fb[v] *= share;
-    } else if (t == LAYOUT_CHANNEL) {
-        c->fi[v] *= share;
-        c->fo[v] *= share;
-    }
+    int w = lt->row[v].weighted;
+    plan_split_shares(w, plan_split_of_type(w, n->types[v]), share, &c->fb[v], &c->fi[v],
+                      &c->fo[v]);
 }
 
 static void child_shares(const layer_table *lt, const tnode *n, double share, tnode *c)
@@ -1012,13 +1001,35 @@ plan_tree plan_tree_of(const dnp_plan *p)
     plan_tree t = {.model = p->model,
                    .cl = &p->cl,
                    .lt = &p->lt,
-                   .node_names = p->node_names,
                    .root = p->root,
-                   .batch = p->opt.batch,
-                   .pace = p->pace,
-                   .deadline_s = p->deadline_s,
-                   .time_limit_s = p->opt.time_limit_s};
+                   .batch = p->opt.batch};
     return t;
+}
+
+lower_context plan_lower_context(const dnp_plan *p)
+{
+    lower_context m = {.model = p->model,
+                       .cl = &p->cl,
+                       .lt = &p->lt,
+                       .node_names = p->node_names,
+                       .pace = p->pace,
+                       .deadline_s = p->deadline_s,
+                       .time_limit_s = p->opt.time_limit_s};
+    return m;
+}
+
+dnp_status plan_lower(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                      lower_result *out, dnp_error *err)
+{
+    plan_tree t = plan_tree_of(p);
+    plan_strategy *s = NULL;
+    dnp_status st = plan_strategy_from_tree(&t, &s, err);
+    if (st != DNP_OK)
+        return st;
+    lower_context m = plan_lower_context(p);
+    st = lower_simulate(s, &m, g, opt, out, err);
+    plan_strategy_free(s);
+    return st;
 }
 
 int plan_row_type(const dnp_plan *p, int row, int depth)
@@ -1042,8 +1053,7 @@ dnp_status plan_try_row(dnp_plan *p, const dnp_graph *g, int row, const int *typ
     plan_set_row_types(p, row, types, n);
     lower_result r;
     memset(&r, 0, sizeof r);
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, &p->opt, &r, err);
+    dnp_status st = plan_lower(p, g, &p->opt, &r, err);
     if (st == DNP_OK && r.fits && r.step_time_s < *best_s) {
         *best_s = r.step_time_s;
         lower_result_free(&p->sim);
@@ -1086,9 +1096,10 @@ static int cluster_bytes_per_elem(const dnp_cluster *c)
     return b > 0 ? b : 4;
 }
 
-/* The step of a decided plan: under the paper's accounting the analytical
- * evaluation replayed by the simulator, under the default model the
- * simulated step (the search's per-level view is not needed any more). */
+/* The step of a decided plan: its tree as the one strategy type, lowered.
+ * Under the paper's accounting the analytical evaluation replayed by the
+ * simulator (lower_paper), under the default model the simulated step
+ * (plan_lower; the search's per-level view is not needed any more). */
 static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
                               dnp_error *err)
 {
@@ -1097,10 +1108,14 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
         if (p->units.reference_mode)
             return DNP_OK;
         plan_tree t = plan_tree_of(p);
-        return lower_paper(&t, p->root->ev->t_s, p->root->ev->tc_s, &p->paper_sim, err);
+        plan_strategy *s = NULL;
+        dnp_status st = plan_strategy_from_tree(&t, &s, err);
+        if (st == DNP_OK)
+            st = lower_paper(s, p->root->ev->t_s, p->root->ev->tc_s, &p->paper_sim, err);
+        plan_strategy_free(s);
+        return st;
     }
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, opt, &p->sim, err);
+    dnp_status st = plan_lower(p, g, opt, &p->sim, err);
     p->has_sim = st == DNP_OK;
     return st;
 }
@@ -1111,114 +1126,6 @@ static dnp_status finish_plan(dnp_plan *p, const dnp_graph *g, const dnp_plan_op
 static int lowering_timed_out(const dnp_plan *p, dnp_status st)
 {
     return st == DNP_ERR_INPUT && dnp_deadline_passed(p->deadline_s);
-}
-
-/* What to do when no plan fits: for a zoo transformer, the fastest
- * Megatron-LM configuration that fits, if dnp_config3d_search finds one
- * within a few seconds (tensor and pipeline parallelism, recompute and ZeRO
- * keep far less per device than splitting every layer's batch); else the
- * generic advice.  Writes at most n bytes of text into hint. */
-#define HINT_3D_TIME_LIMIT_S 5.0
-static void transformer_hint(const dnp_graph *g, const dnp_cluster *c,
-                             const dnp_plan_options *opt, char *hint, size_t n)
-{
-    snprintf(hint, n, "a larger memory limit, more devices or a smaller batch would do");
-    c3_shape sh;
-    if (!c3_shape_of(g, &sh))
-        return;
-    dnp_plan_options o = *opt;
-    o.time_limit_s = HINT_3D_TIME_LIMIT_S;
-    o.time_limit_from_s = 0.0; /* its own few seconds, not what is left of the command's */
-    o.config3d_top = 0;
-    if (o.optimizer == DNP_OPTIM_MOMENTUM)
-        o.optimizer = DNP_OPTIM_ADAM; /* Megatron-LM's, as plan --search 3d */
-    dnp_config3d best;
-    dnp_config3d_result res;
-    dnp_config3d_stats *stats = dnp_malloc(sizeof *stats);
-    dnp_error e = {0};
-    if (stats != NULL && dnp_config3d_search(g, c, o.batch, &o, &best, &res, stats, &e) == DNP_OK &&
-        res.fits)
-        snprintf(hint, n,
-                 "%s is a transformer: plan --search 3d finds Megatron-LM configuration tp %d, "
-                 "pp %d, dp %d, micro-batch %lld, recompute %s%s%s: %.4g s per step, %.3g GB per "
-                 "device",
-                 dnp_graph_name(g), best.tp, best.pp, best.dp, (long long)best.microbatch,
-                 best.recompute == DNP_RECOMPUTE_FULL        ? "full"
-                 : best.recompute == DNP_RECOMPUTE_SELECTIVE ? "selective"
-                                                             : "none",
-                 best.seq_par ? ", sequence parallel" : "", best.zero ? ", ZeRO-1" : "",
-                 res.step_time_s, res.mem_bytes / 1e9);
-    else
-        snprintf(hint, n, "%s is a transformer, but plan --search 3d finds no Megatron-LM "
-                 "configuration that fits either: a larger memory limit, more devices or a smaller "
-                 "batch would do", dnp_graph_name(g));
-    dnp_free(stats);
-}
-
-/* The one message of a plan over the memory limit (dnp_plan_run's refusal,
- * dnp_plan_check_memory's): capacity and footprint in bytes. */
-static void over_memory(const dnp_plan *p, const dnp_graph *g, const lower_result *r,
-                        double need_bytes, dnp_error *err)
-{
-    char *cl = dnp_cluster_spec(&p->cl), hint[320];
-    transformer_hint(g, &p->cl, &p->opt, hint, sizeof hint);
-    const char *search =
-        p->opt.search_name != NULL ? p->opt.search_name : dnp_scheme_name(p->opt.scheme);
-    /* on a mixed cluster, the device class furthest over its own limit:
-     * the largest footprint may sit on the type with the most memory */
-    const lower_class *worst = NULL;
-    double worst_ratio = 0.0;
-    for (int c = 0; p->cl.n_types > 1 && c < r->n_classes; c++) {
-        const lower_class *k = &r->classes[c];
-        double limit = p->opt.memory_limit_bytes > 0.0 ? p->opt.memory_limit_bytes
-                                                        : k->capacity_bytes;
-        if (limit > 0.0 && k->peak_bytes / limit > worst_ratio)
-            worst = k, worst_ratio = k->peak_bytes / limit;
-    }
-    if (worst != NULL && worst_ratio > 1.0)
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "no %s plan of %s at batch %lld fits on %.300s: the plan found needs "
-                      "%.2f GB per %s device against its %.2f GB (%s)",
-                      search, dnp_graph_name(g), (long long)p->opt.batch,
-                      cl != NULL ? cl : "(out of memory)", worst->peak_bytes / 1e9,
-                      p->cl.types[worst->type].name,
-                      (p->opt.memory_limit_bytes > 0.0 ? p->opt.memory_limit_bytes
-                                                       : worst->capacity_bytes) / 1e9,
-                      hint);
-    else
-        dnp_error_set(err, DNP_ERR_INPUT,
-                      "no %s plan of %s at batch %lld fits in %.3g GB per device on %.300s: the "
-                      "smallest needs %.3g GB (%s)",
-                      search, dnp_graph_name(g), (long long)p->opt.batch,
-                      r->mem_capacity_bytes / 1e9, cl != NULL ? cl : "(out of memory)",
-                      need_bytes / 1e9, hint);
-    dnp_free(cl);
-}
-
-dnp_status dnp_plan_check_memory(const dnp_plan *p, const dnp_graph *g, dnp_error *err)
-{
-    if (p->opt.keep_over_memory || p->units.reference_mode)
-        return DNP_OK;
-    if (p->has_sim) {
-        if (p->sim.fits)
-            return DNP_OK;
-        over_memory(p, g, &p->sim, p->sim.mem_peak_bytes, err);
-        return DNP_ERR_INPUT;
-    }
-    /* the paper's accounting has no memory model: the same tree lowered
-     * under the default one, at the plan's precision, optimizer and limit */
-    dnp_plan_options o = p->opt;
-    o.cost_model = DNP_COST_DEFAULT;
-    lower_result r;
-    memset(&r, 0, sizeof r);
-    plan_tree t = plan_tree_of(p);
-    dnp_status st = lower_simulate(&t, g, &o, &r, err);
-    if (st == DNP_OK && !r.fits) {
-        over_memory(p, g, &r, r.mem_peak_bytes, err);
-        st = DNP_ERR_INPUT;
-    }
-    lower_result_free(&r);
-    return st;
 }
 
 /* 1 if two decided trees (planned on the same graph and cluster) make the
@@ -1599,7 +1506,7 @@ static dnp_status plan_run_all(const dnp_graph *g, const dnp_cluster *c,
         }
     }
     if (p->has_sim && !p->sim.fits && !opt->keep_over_memory) {
-        over_memory(p, g, &p->sim, min_mem, err);
+        plan_over_memory(p, g, &p->sim, min_mem, err);
         dnp_plan_free(p);
         return DNP_ERR_INPUT;
     }
@@ -1630,14 +1537,21 @@ static int comm_bound(const dnp_plan *p)
     return s.exposed_comm_s >= 0.5 * s.step_time_s;
 }
 
-dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
-                        dnp_plan **out, dnp_error *err)
+/* Whether dnp_plan_run also weighs fewer devices for plan p (the comment
+ * above). */
+static int weigh_fewer_devices(const dnp_plan *p, const dnp_plan_options *opt)
 {
-    dnp_status st = plan_run_all(g, c, opt, out, err);
-    dnp_plan *p = st == DNP_OK ? *out : NULL;
-    if (p == NULL || !opt->allow_idle || opt->scheme != DNP_SCHEME_ACCPAR ||
-        opt->reference_mode || opt->no_portfolio || p->units.paper || !p->has_sim)
-        return st;
+    return opt->allow_idle && opt->scheme == DNP_SCHEME_ACCPAR && !opt->reference_mode &&
+           !opt->no_portfolio && !p->units.paper && p->has_sim;
+}
+
+/* The portfolio over fewer devices (the comment above): *pp, the plan on
+ * every device of c, is replaced by a faster one that fits on some of
+ * them, if any.  On DNP_ERR_NOMEM *pp is freed and NULL. */
+static dnp_status plan_fewer_devices(const dnp_graph *g, const dnp_cluster *c,
+                                     const dnp_plan_options *opt, dnp_plan **pp, dnp_error *err)
+{
+    dnp_plan *p = *pp;
     const double all_s = plan_step_s(p);
     const int64_t all_devices = dnp_cluster_devices(c);
     const int halve = comm_bound(p);
@@ -1659,7 +1573,7 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
             dnp_status sq = plan_run_all(g, &one, opt, &q, &e);
             if (sq == DNP_ERR_NOMEM) {
                 dnp_plan_free(p);
-                *out = NULL;
+                *pp = NULL;
                 dnp_error_set(err, DNP_ERR_NOMEM, "%s", e.msg);
                 return sq;
             }
@@ -1678,13 +1592,24 @@ dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan
             p->all_devices_step_s = all_s;
         }
     }
-    *out = p;
+    *pp = p;
     return DNP_OK;
 }
 
-const dnp_cluster *dnp_plan_cluster(const dnp_plan *p)
+/* The planner as a driver (docs/time-model.md): search -> strategy ->
+ * lowering -> summary.  plan_run_all prepares the tables, searches the
+ * device tree (plan_search) for AccPar and, as its portfolio, for each
+ * baseline, turns each tree into the one strategy type and lowers it
+ * (finish_plan: plan_lower), and keeps the fastest that fits; with
+ * allow_idle the same is weighed on fewer devices.  The summary is read
+ * from the plan kept (plan_views.c: dnp_plan_get_summary). */
+dnp_status dnp_plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_plan_options *opt,
+                        dnp_plan **out, dnp_error *err)
 {
-    return &p->cl;
+    dnp_status st = plan_run_all(g, c, opt, out, err);
+    if (st != DNP_OK || !weigh_fewer_devices(*out, opt))
+        return st;
+    return plan_fewer_devices(g, c, opt, out, err);
 }
 
 dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
@@ -1699,163 +1624,4 @@ dnp_status dnp_plan_run_strategy(const dnp_graph *g, const dnp_cluster *c,
         return DNP_ERR_INPUT;
     }
     return plan_run(g, c, opt, s, out, err);
-}
-
-void dnp_plan_get_summary(const dnp_plan *p, dnp_plan_summary *out)
-{
-    memset(out, 0, sizeof *out);
-    for (int v = 0; v < p->lt.n_rows; v++) {
-        out->step_time_s += p->root->ev->t_s[v];
-        out->compute_s += p->root->ev->tc_s[v];
-        out->comm_bytes += p->root->ev->recv_bytes[v];
-    }
-    out->comm_s = out->step_time_s - out->compute_s;
-    out->mem_bytes_max = p->root->ev->mem_bytes;
-    out->mem_capacity_bytes = p->root->ev->mem_cap_at_max;
-    out->levels = p->levels;
-    out->total_levels = p->total_levels;
-    out->search_time_s = p->search_time_s;
-    out->frontier_width = p->width;
-    out->exact = p->width <= LEVEL_DP_MAX_FRONTIER + 1;
-    out->cost_model = p->units.paper ? DNP_COST_ACCPAR_PAPER : DNP_COST_DEFAULT;
-    out->precision = p->opt.precision;
-    out->optimizer = p->opt.optimizer;
-    out->chosen_scheme = p->chosen;
-    out->ratio_level_only = p->ratio_level_only;
-    out->ratio_est_solves = p->ratio_est_solves;
-    out->time_limit_hit = p->time_limit_hit;
-    out->time_limit_s = p->opt.time_limit_s;
-    out->idle_devices = p->idle_devices;
-    out->all_devices_step_s = p->all_devices_step_s;
-    out->straggler_pace = 1.0;
-    for (int k = 0; k < p->cl.n_types && !p->units.paper; k++)
-        if (p->pace[k] > out->straggler_pace) {
-            out->straggler_pace = p->pace[k];
-            out->straggler_devices = p->cl.counts[k];
-        }
-    out->mem_fits = out->mem_capacity_bytes <= 0.0 || out->mem_bytes_max <= out->mem_capacity_bytes;
-    out->exposed_comm_s = out->comm_s;
-    out->comm_busy_s = out->comm_s;
-    if (!p->has_sim && p->paper_sim.n_classes > 0) {
-        /* The analytical sum replayed by the simulator: the same figure
-         * (tests/unit/test_sim.c checks they are equal). */
-        out->step_time_s = p->paper_sim.step_time_s;
-        out->sim_tasks = p->paper_sim.sim.n_tasks;
-        out->device_classes = 1;
-    }
-    if (p->has_sim) {
-        const lower_result *r = &p->sim;
-        out->step_time_s = r->step_time_s;
-        out->compute_s = r->compute_s;
-        out->comm_s = r->exposed_comm_s;
-        out->exposed_comm_s = r->exposed_comm_s;
-        out->comm_busy_s = r->comm_busy_s;
-        out->wait_s = r->wait_s;
-        out->host_wait_s = r->host_wait_s;
-        out->comm_bytes = r->classes[r->crit_class].recv_bytes;
-        out->mem_bytes_max = r->mem_peak_bytes;
-        out->mem_capacity_bytes = r->mem_capacity_bytes;
-        out->mem_fits = r->fits;
-        out->sim_tasks = r->sim.n_tasks;
-        out->device_classes = r->n_classes;
-    }
-}
-
-int dnp_plan_n_nodes(const dnp_plan *p) { return p->lt.n_rows; }
-const char *dnp_plan_node_name(const dnp_plan *p, int node) { return p->node_names[node]; }
-int dnp_plan_node_weighted(const dnp_plan *p, int node) { return p->lt.row[node].weighted; }
-
-/* Mark in rep[] the layers n's subtree leaves unsplit (R) at some split.
- * Shared children once. */
-static void mark_replicated(const dnp_plan *p, const tnode *n, unsigned char *rep)
-{
-    if (n == NULL || n->types == NULL || n->n_dev <= 1)
-        return;
-    for (int v = 0; v < p->lt.n_rows; v++)
-        if (p->lt.row[v].weighted && n->types[v] == (int)DNP_TYPE_R)
-            rep[v] = 1;
-    mark_replicated(p, n->child[0], rep);
-    if (n->child[1] != n->child[0])
-        mark_replicated(p, n->child[1], rep);
-}
-
-int dnp_plan_replicated_nodes(const dnp_plan *p)
-{
-    unsigned char *rep = dnp_calloc((size_t)(p->lt.n_rows > 0 ? p->lt.n_rows : 1), 1);
-    if (rep == NULL)
-        return -1;
-    mark_replicated(p, p->root, rep);
-    int n = 0;
-    for (int v = 0; v < p->lt.n_rows; v++)
-        n += rep[v];
-    dnp_free(rep);
-    return n;
-}
-
-static const tnode *walk(const dnp_plan *p, int level, unsigned branch_bits)
-{
-    const tnode *n = p->root;
-    for (int k = 0; k < level && n != NULL && n->child[0] != NULL; k++)
-        n = n->child[(branch_bits >> k) & 1u];
-    return (n != NULL && n->child[0] != NULL) ? n : NULL;
-}
-
-int dnp_plan_type(const dnp_plan *p, int level, unsigned branch_bits, int node)
-{
-    const tnode *n = walk(p, level, branch_bits);
-    return n ? n->types[node] : -1;
-}
-
-double dnp_plan_ratio(const dnp_plan *p, int level, unsigned branch_bits)
-{
-    const tnode *n = walk(p, level, branch_bits);
-    return n ? n->alpha : NAN;
-}
-
-static void group_text(const dnp_cluster *cl, const int64_t *counts, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int k = 0; k < cl->n_types && used < n; k++) {
-        if (counts[k] == 0)
-            continue;
-        int w = snprintf(buf + used, n - used, "%s%lldx%s", used ? "+" : "",
-                         (long long)counts[k], cl->types[k].name);
-        if (w < 0)
-            break;
-        used += (size_t)w;
-    }
-}
-
-void dnp_plan_level_groups(const dnp_plan *p, int level, unsigned branch_bits, char *buf,
-                           size_t n)
-{
-    const tnode *t = walk(p, level, branch_bits);
-    if (t == NULL) {
-        snprintf(buf, n, "-");
-        return;
-    }
-    char a[128], b[128];
-    group_text(&p->cl, t->child[0]->counts, a, sizeof a);
-    group_text(&p->cl, t->child[1]->counts, b, sizeof b);
-    snprintf(buf, n, "%s | %s", a, b);
-}
-
-int dnp_plan_level_identical(const dnp_plan *p, int level, unsigned branch_bits)
-{
-    const tnode *n = walk(p, level, branch_bits);
-    /* past a single device (a short branch of an uneven tree) there are no
-     * halves to tell apart: as identical, so path listings do not branch */
-    return n ? n->shared : 1;
-}
-
-void dnp_plan_node_times(const dnp_plan *p, int node, double *compute_s, double *comm_s)
-{
-    if (p->has_sim) {
-        *compute_s = p->sim.node_compute_s[node];
-        *comm_s = p->sim.node_comm_s[node];
-        return;
-    }
-    *compute_s = p->root->ev->tc_s[node];
-    *comm_s = p->root->ev->t_s[node] - p->root->ev->tc_s[node];
 }

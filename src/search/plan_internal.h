@@ -11,6 +11,7 @@
 #include "plan/layer_table.h"
 #include "plan/tree.h"
 #include "search/level_dp.h"
+#include "sim/lower.h"
 #include "sim/lower_result.h"
 
 /* The AccPar search's figures at one node of the device tree (tnode's
@@ -114,9 +115,30 @@ double level_eq10_ratio(const level_ctx *lc, const int *types, double lo, double
  * alpha (bisection on E_a - E_b); the nearer bound if they never cross. */
 double level_balance_ratio(const level_ctx *lc, const int *types, double lo, double hi);
 
-/* The decided strategy of p, as the simulator reads it (borrowed from p:
- * valid while p is and unchanged).  O(1). */
+/* The decided tree of p (borrowed from p: valid while p is and
+ * unchanged), what plan_strategy_from_tree turns into the one strategy
+ * type.  O(1). */
 plan_tree plan_tree_of(const dnp_plan *p);
+/* What the lowering reads beside p's strategy (sim/lower.h): p's model
+ * name, cluster, layer table, node names, pace and deadline, borrowed from
+ * p.  O(1). */
+lower_context plan_lower_context(const dnp_plan *p);
+/* p's decided tree as the one strategy type (plan_strategy_from_tree),
+ * handed to the lowering: lower_simulate of it for graph g under options
+ * opt into *out (lower_result_free).  Its status and errors are
+ * lower_simulate's (and DNP_ERR_NOMEM building the strategy).
+ * O(groups x rows) besides the lowering. */
+dnp_status plan_lower(const dnp_plan *p, const dnp_graph *g, const dnp_plan_options *opt,
+                      lower_result *out, dnp_error *err);
+
+/* Set err to the one message of plan p over the memory limit on graph g
+ * (dnp_plan_run's refusal, dnp_plan_check_memory's; plan_memory.c): r is
+ * the simulated step over it, need_bytes the smallest per-device footprint
+ * found; for a transformer the hint names the Megatron-LM configuration
+ * that fits, from a dnp_config3d_search of at most a few seconds.
+ * O(that search). */
+void plan_over_memory(const dnp_plan *p, const dnp_graph *g, const lower_result *r,
+                      double need_bytes, dnp_error *err);
 
 /* Deepest device tree a strategy or a row's types describe (2^30 devices). */
 #define PLAN_MAX_LEVELS 30

@@ -2,9 +2,10 @@
  * plan_lowered.c - the public views of a plan that go through the
  * simulator (dnnpar.h): its devices, its executed accounting
  * (sim/devcomm.c, lower_device_comm) and its trace (sim/trace.c,
- * lower_trace_json).  The simulator reads the plan's decided tree
- * (plan_tree_of) and its simulated step; the paper's accounting, whose
- * figures only the search keeps, is traced here.
+ * lower_trace_json).  The simulator reads the plan's decided tree as
+ * the one strategy type (plan_strategy_from_tree) and its simulated step;
+ * the paper's accounting, whose figures only the search keeps, is traced
+ * here.
  */
 #include "search/plan_internal.h"
 #include "sim/lower.h"
@@ -25,8 +26,18 @@ dnp_status dnp_plan_device_comm(const dnp_plan *p, const dnp_graph *g, int bytes
         return DNP_ERR_INPUT;
     }
     plan_tree t = plan_tree_of(p);
-    return lower_device_comm(&t, p->has_sim ? &p->sim : NULL, g, bytes_per_elem, out, n_devices,
-                             err);
+    plan_strategy *s = NULL;
+    dnp_status st = plan_strategy_from_tree(&t, &s, err);
+    if (st != DNP_OK) {
+        *out = NULL;
+        *n_devices = 0;
+        return st;
+    }
+    lower_context m = plan_lower_context(p);
+    st = lower_device_comm(s, &m, p->has_sim ? &p->sim : NULL, g, bytes_per_elem, out, n_devices,
+                           err);
+    plan_strategy_free(s);
+    return st;
 }
 
 /* The paper's accounting: every op's communication then its compute, one

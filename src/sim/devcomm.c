@@ -41,12 +41,13 @@ typedef struct {
 typedef struct {
     int depth;
     unsigned bits;
-    const tnode *path[DEVCOMM_MAX_DEPTH]; /* the group split at each level */
-    const tnode *leaf;
+    const plan_group *path[DEVCOMM_MAX_DEPTH]; /* the group split at each level */
+    const plan_group *leaf;
 } devpath;
 
 typedef struct {
-    const plan_tree *s;
+    const plan_strategy *s;
+    const lower_context *m;
     const dnp_graph *g;
     int n;               /* devices */
     devpath *dev;
@@ -55,21 +56,23 @@ typedef struct {
     int64_t *cuts_b, *cuts_u; /* scratch, 4 n + 4 each */
 } ctx;
 
-static int count_leaves(const tnode *n, int depth, int limit)
+static int count_leaves(const plan_strategy *s, int i, int depth, int limit)
 {
-    if (n->child[0] == NULL || depth >= DEVCOMM_MAX_DEPTH)
+    const plan_group *n = &s->group[i];
+    if (n->child[0] < 0 || depth >= DEVCOMM_MAX_DEPTH)
         return 1;
-    int a = count_leaves(n->child[0], depth + 1, limit);
+    int a = count_leaves(s, n->child[0], depth + 1, limit);
     if (a > limit)
         return a;
-    return a + count_leaves(n->child[1], depth + 1, limit);
+    return a + count_leaves(s, n->child[1], depth + 1, limit);
 }
 
 /* Leaves in depth-first order, the first group first. */
-static int walk_leaves(const tnode *n, int depth, unsigned bits, const tnode **path, devpath *dev,
-                       int *k)
+static int walk_leaves(const plan_strategy *s, int i, int depth, unsigned bits,
+                       const plan_group **path, devpath *dev, int *k)
 {
-    if (n->child[0] == NULL) {
+    const plan_group *n = &s->group[i];
+    if (n->child[0] < 0) {
         devpath *d = &dev[(*k)++];
         d->depth = depth;
         d->bits = bits;
@@ -81,9 +84,9 @@ static int walk_leaves(const tnode *n, int depth, unsigned bits, const tnode **p
     if (depth >= DEVCOMM_MAX_DEPTH)
         return -1;
     path[depth] = n;
-    if (walk_leaves(n->child[0], depth + 1, bits, path, dev, k) != 0)
+    if (walk_leaves(s, n->child[0], depth + 1, bits, path, dev, k) != 0)
         return -1;
-    return walk_leaves(n->child[1], depth + 1, bits | (1u << depth), path, dev, k);
+    return walk_leaves(s, n->child[1], depth + 1, bits | (1u << depth), path, dev, k);
 }
 
 /* The part of r a group takes at a split with ratio alpha: the first
@@ -97,11 +100,12 @@ static ivl split_ivl(ivl r, double alpha, int side)
     return side == 0 ? (ivl){r.lo, r.lo + first} : (ivl){r.lo + first, r.hi};
 }
 
-/* Device d's shares of planned node v: samples (Type-I levels), input
- * units (Type-II) and output units (Type-III), AccPar section 3.2; a join
- * (`join`) in a batch layout splits its samples, in a channel layout its
- * channels (input and output alike, plan.c: child_shares), replicated
- * nothing; an R level (DNP_TYPE_R) splits nothing either. */
+/* Device d's shares of planned node v: samples (Type-I levels, split b),
+ * input units (Type-II, c) and output units (Type-III, n), AccPar section
+ * 3.2; a join (`join`) in a batch layout splits its samples, in a channel
+ * layout its channels (input and output alike, plan/strategy.h:
+ * plan_split_shares), replicated nothing; an R level (PLAN_SPLIT_NONE)
+ * splits nothing either. */
 static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_units,
                   int64_t out_units, ivl *b, ivl *in, ivl *out)
 {
@@ -109,20 +113,20 @@ static void shard(const devpath *d, int v, int join, int64_t batch, int64_t in_u
     *in = (ivl){0, in_units};
     *out = (ivl){0, out_units};
     for (int k = 0; k < d->depth; k++) {
-        const tnode *n = d->path[k];
-        int side = (int)((d->bits >> k) & 1u), t = n->types[v];
+        const plan_group *n = d->path[k];
+        int side = (int)((d->bits >> k) & 1u), t = n->split[v];
         if (join) {
-            if (t == 0) {
+            if (t == PLAN_SPLIT_B) {
                 *b = split_ivl(*b, n->alpha, side);
-            } else if (t == 1) {
+            } else if (t == PLAN_SPLIT_C) {
                 *in = split_ivl(*in, n->alpha, side);
                 *out = *in;
             }
             continue;
         }
-        if (t == DNP_TYPE_R)
+        if (t == PLAN_SPLIT_NONE)
             continue; /* not split at this level: each half holds the whole layer */
-        ivl *x = t == DNP_TYPE_I ? b : t == DNP_TYPE_II ? in : out;
+        ivl *x = t == PLAN_SPLIT_B ? b : t == PLAN_SPLIT_C ? in : out;
         *x = split_ivl(*x, n->alpha, side);
     }
 }
@@ -233,14 +237,16 @@ static dnp_status redistribute(ctx *C, const rect *have, const rect *need, int64
     return DNP_OK;
 }
 
-/* Partial sums of node v in partition type `type` (II: the output, forward;
- * III: the input error, backward) over region[] (each device's rectangle of
- * the summed tensor): level by level from the deepest, each device of a
- * group whose split has that type receives the other half's partial sums
+/* Partial sums of node v split by `split` (PLAN_SPLIT_C of a weighted
+ * node, Type-II: the output, forward; PLAN_SPLIT_N, Type-III, or a
+ * channel-split matmul's PLAN_SPLIT_C: the input error, backward) over
+ * region[] (each device's rectangle of the summed tensor): level by level
+ * from the deepest, each device of a group whose split is that one
+ * receives the other half's partial sums
  * of every piece of its rectangle, each piece from the other half's device
  * whose path, past the split, is most like its own (the lowest-numbered on
  * a tie). */
-static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int64_t cell_bytes,
+static dnp_status partial_sums(ctx *C, int v, int split, const rect *region, int64_t cell_bytes,
                                dnp_xfer_kind kind, dnp_error *err)
 {
     int max_depth = 0;
@@ -252,7 +258,7 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
         rect_cuts(C, region, region, &nb, &nu);
         for (int d = 0; d < C->n; d++) {
             const devpath *pd = &C->dev[d];
-            if (pd->depth <= k || pd->path[k]->types[v] != type)
+            if (pd->depth <= k || pd->path[k]->split[v] != split)
                 continue;
             for (int i = 0; i + 1 < nb; i++) {
                 ivl ab = {C->cuts_b[i], C->cuts_b[i + 1]};
@@ -278,7 +284,7 @@ static dnp_status partial_sums(ctx *C, int v, int type, const rect *region, int6
                     if (best < 0) {
                         dnp_error_set(err, DNP_ERR_INTERNAL,
                                       "op '%s': no partial sum of samples %lld..%lld at level %d",
-                                      C->s->node_names[v], (long long)ab.lo, (long long)ab.hi, k);
+                                      C->m->node_names[v], (long long)ab.lo, (long long)ab.hi, k);
                         return DNP_ERR_INTERNAL;
                     }
                     int64_t bytes = (ab.hi - ab.lo) * (au.hi - au.lo) * cell_bytes;
@@ -410,9 +416,9 @@ static int matmul_form(const dnp_graph *g, const dnp_op *op)
 
 static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *err)
 {
-    const layer_table *lt = C->s->lt;
+    const layer_table *lt = C->m->lt;
     const dnp_op *op = dnp_graph_op(C->g, lt->row[v].op);
-    const char *name = C->s->node_names[v];
+    const char *name = C->m->node_names[v];
     ni->op = op;
     ni->join = !lt->row[v].weighted;
     if (ni->join) {
@@ -534,7 +540,7 @@ static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
 static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, rect *have,
                              rect *need, ivl *ub, dnp_error *err)
 {
-    const plan_tree *p = C->s;
+    const lower_context *p = C->m;
     const layer_table *lt = p->lt;
     const int N = C->n;
     const int matmul = ni->op->kind == DNP_OP_MATMUL;
@@ -549,7 +555,7 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
         if (matmul)
             cell_bytes = in->out.h * in->out.w * C->bpe;
         for (int d = 0; d < N; d++) {
-            shard(&C->dev[d], u, nu.join, p->batch, nu.in_units, nu.out_units, &ub[3 * d],
+            shard(&C->dev[d], u, nu.join, C->s->batch, nu.in_units, nu.out_units, &ub[3 * d],
                   &ub[3 * d + 1], &ub[3 * d + 2]);
             have[d] = (rect){ub[3 * d], ub[3 * d + 2]}; /* u's output as u provides it */
             need[d] = (rect){ob[3 * d], ob[3 * d + 1]}; /* v's input as v needs it */
@@ -562,7 +568,7 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
                                err)) != DNP_OK)
             return st;
         if ((!ni->join || matmul) &&
-            (st = partial_sums(C, v, matmul ? LAYOUT_CHANNEL : DNP_TYPE_III, need, cell_bytes,
+            (st = partial_sums(C, v, matmul ? PLAN_SPLIT_C : PLAN_SPLIT_N, need, cell_bytes,
                                DNP_XFER_PSUM_BWD, err)) != DNP_OK)
             return st;
         if ((st = redistribute(C, need, have, cell_bytes, DNP_XFER_LAYOUT_BWD, p->node_names[v],
@@ -591,7 +597,7 @@ static dnp_status unit_allreduce(ctx *C, const dnp_op *op, int u, int64_t values
                       "op '%s' (%s): its %lld channels are not made of the %lld channel units "
                       "of '%s'",
                       op->name, dnp_op_kind_name(op->kind), (long long)op->out.c,
-                      (long long)nu.out_units, C->s->node_names[u]);
+                      (long long)nu.out_units, C->m->node_names[u]);
         return DNP_ERR_INPUT;
     }
     int64_t unit_bytes = values_per_channel * (op->out.c / nu.out_units) * C->bpe;
@@ -693,9 +699,9 @@ static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_e
 
 static dnp_status account(ctx *C, dnp_error *err)
 {
-    const plan_tree *p = C->s;
+    const lower_context *p = C->m;
     const int V = p->lt->n_rows, N = C->n;
-    const int64_t B = p->batch;
+    const int64_t B = C->s->batch;
     rect *have = dnp_calloc((size_t)N, sizeof *have);
     rect *need = dnp_calloc((size_t)N, sizeof *need);
     ivl *ob = dnp_calloc((size_t)N * 3, sizeof *ob);      /* per device: samples, in, out of v */
@@ -719,7 +725,7 @@ static dnp_status account(ctx *C, dnp_error *err)
             /* Type-II: the output's partial sums (forward). */
             for (int d = 0; d < N; d++)
                 have[d] = (rect){ob[3 * d], ob[3 * d + 2]};
-            if ((st = partial_sums(C, v, DNP_TYPE_II, have,
+            if ((st = partial_sums(C, v, PLAN_SPLIT_C, have,
                                    ni.op->out.h * ni.op->out.w * C->bpe, DNP_XFER_PSUM_FWD,
                                    err)) != DNP_OK)
                 goto done;
@@ -773,21 +779,23 @@ done:
     return st;
 }
 
-dnp_status lower_device_comm(const plan_tree *p, const lower_result *sim, const dnp_graph *g,
-                             int bytes_per_elem, dnp_device_comm **out, int *n_devices,
-                             dnp_error *err)
+dnp_status lower_device_comm(const plan_strategy *s, const lower_context *p,
+                             const lower_result *sim, const dnp_graph *g, int bytes_per_elem,
+                             dnp_device_comm **out, int *n_devices, dnp_error *err)
 {
     *out = NULL;
     *n_devices = 0;
-    if (p == NULL || g == NULL || p->root == NULL || bytes_per_elem <= 0) {
+    if (s == NULL || p == NULL || g == NULL || s->n_groups < 1 || bytes_per_elem <= 0 ||
+        s->n_ops != p->lt->n_rows) {
         dnp_error_set(err, DNP_ERR_INPUT, "device communication: no plan, graph or element size");
         return DNP_ERR_INPUT;
     }
-    if (p->root->n_dev > DNP_DEVCOMM_MAX_DEVICES ||
-        count_leaves(p->root, 0, DNP_DEVCOMM_MAX_DEVICES) > DNP_DEVCOMM_MAX_DEVICES) {
+    const plan_group *root = &s->group[0];
+    if (root->n_dev > DNP_DEVCOMM_MAX_DEVICES ||
+        count_leaves(s, 0, 0, DNP_DEVCOMM_MAX_DEVICES) > DNP_DEVCOMM_MAX_DEVICES) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "the executed accounting covers at most %d devices; the plan has %lld",
-                      DNP_DEVCOMM_MAX_DEVICES, (long long)p->root->n_dev);
+                      DNP_DEVCOMM_MAX_DEVICES, (long long)root->n_dev);
         return DNP_ERR_INPUT;
     }
     for (int v = 0; v < p->lt->n_rows; v++)
@@ -798,9 +806,9 @@ dnp_status lower_device_comm(const plan_tree *p, const lower_result *sim, const 
                           p->node_names[v]);
             return DNP_ERR_INPUT;
         }
-    int n = count_leaves(p->root, 0, DNP_DEVCOMM_MAX_DEVICES);
-    ctx C = {.s = p, .g = g, .n = n, .bpe = bytes_per_elem};
-    const tnode *path[DEVCOMM_MAX_DEPTH];
+    int n = count_leaves(s, 0, 0, DNP_DEVCOMM_MAX_DEVICES);
+    ctx C = {.s = s, .m = p, .g = g, .n = n, .bpe = bytes_per_elem};
+    const plan_group *path[DEVCOMM_MAX_DEPTH];
     C.dev = dnp_calloc((size_t)n, sizeof *C.dev);
     C.out = dnp_calloc((size_t)n, sizeof *C.out);
     C.cuts_b = dnp_calloc((size_t)(4 * n + 4), sizeof *C.cuts_b);
@@ -811,20 +819,22 @@ dnp_status lower_device_comm(const plan_tree *p, const lower_result *sim, const 
         goto fail;
     }
     int k = 0;
-    if (walk_leaves(p->root, 0, 0u, path, C.dev, &k) != 0 || k != n) {
+    if (walk_leaves(s, 0, 0, 0u, path, C.dev, &k) != 0 || k != n) {
         st = DNP_ERR_INPUT;
         dnp_error_set(err, st, "the device tree is deeper than %d levels", DEVCOMM_MAX_DEPTH);
         goto fail;
     }
     for (int d = 0; d < n; d++) {
         /* The simulator's class of device d: the same groups down to the
-         * same leaf (identical halves are one tree node). */
+         * same leaf (identical halves are one group; the class's path holds
+         * group indices). */
         C.out[d].sim_received_bytes = NAN;
         for (int c = 0; sim != NULL && c < sim->n_classes; c++) {
             const lower_class *lc = &sim->classes[c];
-            int same = lc->depth == C.dev[d].depth && lc->path[lc->depth] == C.dev[d].leaf;
+            int same = lc->depth == C.dev[d].depth &&
+                       lc->path[lc->depth] == (int)(C.dev[d].leaf - s->group);
             for (int j = 0; same && j < lc->depth; j++)
-                same = lc->path[j] == C.dev[d].path[j];
+                same = lc->path[j] == (int)(C.dev[d].path[j] - s->group);
             if (same) {
                 C.out[d].sim_received_bytes = lc->recv_bytes;
                 break;

@@ -1,6 +1,7 @@
 /*
- * lower.c - a hierarchical plan as one simulated training step (lower.h,
- * docs/time-model.md "The default model").
+ * lower.c - a decided strategy's device groups (plan/strategy.h) as one
+ * simulated training step (lower.h, docs/time-model.md "The default
+ * model").
  */
 #include "sim/lower.h"
 
@@ -46,13 +47,14 @@ typedef struct {
     int oom;
 } class_list;
 
-static void collect(class_list *cls, const tnode *n, const tnode **path, int depth,
+static void collect(class_list *cls, const plan_strategy *s, int n, int *path, int depth,
                     double devices)
 {
     if (cls->oom || depth > LOWER_MAX_DEPTH)
         return;
     path[depth] = n;
-    if (n->child[0] == NULL) {
+    const plan_group *g = &s->group[n];
+    if (g->child[0] < 0) {
         if (cls->n == cls->cap) {
             int cap = cls->cap ? cls->cap * 2 : 8;
             lower_class *p = dnp_realloc(cls->v, (size_t)cap * sizeof *p);
@@ -73,16 +75,16 @@ static void collect(class_list *cls, const tnode *n, const tnode **path, int dep
     }
     int first = cls->n;
     /* Identical halves share one sub-plan: one class stands for both. */
-    collect(cls, n->child[0], path, depth + 1, n->shared ? 2.0 * devices : devices);
-    if (!n->shared)
-        collect(cls, n->child[1], path, depth + 1, devices);
+    collect(cls, s, g->child[0], path, depth + 1, g->shared ? 2.0 * devices : devices);
+    if (!g->shared)
+        collect(cls, s, g->child[1], path, depth + 1, devices);
     for (int c = first; c < cls->n; c++) {
         cls->v[c].lo[depth] = first;
         cls->v[c].hi[depth] = cls->n;
     }
 }
 
-static int leaf_type(const dnp_cluster *cl, const tnode *leaf)
+static int leaf_type(const dnp_cluster *cl, const plan_group *leaf)
 {
     for (int k = 0; k < cl->n_types; k++)
         if (leaf->counts[k] > 0)
@@ -98,7 +100,7 @@ static int leaf_type(const dnp_cluster *cl, const tnode *leaf)
  * between the halves (topo_tree_link: 2 x 1 on the network when they sit
  * on different nodes, else 1 x 2 inside the node; the slowest member
  * type's figures). */
-static void pair_group(const dnp_cluster *cl, const tnode *n, dnp_comm_group *g)
+static void pair_group(const dnp_cluster *cl, const plan_group *n, dnp_comm_group *g)
 {
     topo_tree_link(cl, n->counts, g);
 }
@@ -122,8 +124,8 @@ static double shape_elems(dnp_shape s) { return (double)s.c * (double)s.h * (dou
 /* The shares (fb, fi, fo) of graph op i's work held at tree node n:
  * planned ops their own; other ops act on their producer's output in the
  * producer's layout (batch share and output-channel share). */
-static void op_shares(const layer_table *lt, const int *owner, const int *node_of_op, const tnode *n,
-                      int i, double *fb, double *fi, double *fo)
+static void op_shares(const layer_table *lt, const int *owner, const int *node_of_op,
+                      const plan_group *n, int i, double *fb, double *fi, double *fo)
 {
     int v = node_of_op[i];
     if (v >= 0) {
@@ -144,7 +146,7 @@ static void op_shares(const layer_table *lt, const int *owner, const int *node_o
 /* ---------------------------------------------------------------- */
 
 typedef struct {
-    const plan_tree *s;
+    const plan_strategy *s;
     const layer_table *lt;
     const dnp_graph *g;
     const dnp_cluster *cl;
@@ -164,9 +166,15 @@ typedef struct {
     perf_op_mem *op_mem;
     int no_overlap;
     dnp_optimizer optimizer;
-    double deadline_s;  /* the strategy's (s->deadline_s; 0 = none) */
+    double deadline_s;  /* the run's (lower_context; 0 = none) */
     int timed_out;      /* it passed: the lowering stopped, nothing to report */
 } lowerer;
+
+/* Group k of class c's path (k = 0: the root, cls->depth: its leaf). */
+static const plan_group *path_group(const lowerer *L, const lower_class *cls, int k)
+{
+    return &L->s->group[cls->path[k]];
+}
 
 /* 1 once the plan's deadline has passed (then for good).  Read once per op
  * and pass: every loop of the lowering is O(classes x levels) or less per
@@ -232,13 +240,15 @@ static void add_exchange(lowerer *L, int c0, int k, int label, int phase)
 static double edge_bytes(const lowerer *L, int c, int k, int e, int dir)
 {
     const lower_class *cls = &L->r->classes[c];
-    const tnode *n = cls->path[k], *ch = cls->path[k + 1], *leaf = cls->path[cls->depth];
+    const plan_group *n = path_group(L, cls, k), *ch = path_group(L, cls, k + 1),
+                     *leaf = path_group(L, cls, cls->depth);
     const layer_table *lt = L->lt;
     const layer_xchg *pe = &lt->xchg[e];
-    int u = pe->u, v = pe->v, side = (n->child[0] == ch) ? 0 : 1;
+    int u = pe->u, v = pe->v, side = (n->child[0] == cls->path[k + 1]) ? 0 : 1;
+    int wu = lt->row[u].weighted, wv = lt->row[v].weighted;
     state_layouts su, sv;
-    accpar_state_layouts(lt->row[u].weighted, n->types[u], &su);
-    accpar_state_layouts(lt->row[v].weighted, n->types[v], &sv);
+    accpar_state_layouts(wu, plan_split_type(wu, n->split[u]), &su);
+    accpar_state_layouts(wv, plan_split_type(wv, n->split[v]), &sv);
     double frac = dir == 0 ? accpar_convert_fraction(su.f_out_prov, sv.f_in_need, n->alpha, side)
                            : accpar_convert_fraction(sv.e_in_prov, su.e_out_need, n->alpha, side);
     double held_child = ch->fb[v] * ch->fi[v];
@@ -256,7 +266,7 @@ static double edge_bytes(const lowerer *L, int c, int k, int e, int dir)
 static double intra_bytes(const lowerer *L, int c, int v, int t, int dir)
 {
     const lower_class *cls = &L->r->classes[c];
-    const tnode *leaf = cls->path[cls->depth];
+    const plan_group *leaf = path_group(L, cls, cls->depth);
     const layer_row *pn = &L->lt->row[v];
     state_layouts sl;
     accpar_state_layouts(pn->weighted, t, &sl);
@@ -294,13 +304,13 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                 L->dur[c] = 0.0;
                 if (cls->depth <= k)
                     continue;
-                const tnode *n = cls->path[k];
+                const plan_group *n = path_group(L, cls, k);
                 /* Batch-split everywhere (Type-I, batch joins): nothing moves
                  * here (Table 5: batch -> batch is free; Type-I's sum is the
                  * gradient all-reduce). */
-                int all_batch = n->types[v] == 0;
+                int all_batch = n->split[v] == PLAN_SPLIT_B;
                 for (int e = lt->in_start[v]; all_batch && edges && e < lt->in_start[v + 1]; e++)
-                    all_batch = n->types[lt->xchg[e].u] == 0;
+                    all_batch = n->split[lt->xchg[e].u] == PLAN_SPLIT_B;
                 if (all_batch)
                     continue;
                 double bytes = 0.0;
@@ -308,7 +318,8 @@ static void node_exchanges(lowerer *L, int v, int dir, int edges)
                     for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++)
                         bytes += edge_bytes(L, c, k, e, dir);
                 else
-                    bytes = intra_bytes(L, c, v, n->types[v], dir);
+                    bytes = intra_bytes(L, c, v, plan_split_type(lt->row[v].weighted, n->split[v]),
+                                        dir);
                 if (!(bytes > 0.0))
                     continue;
                 dnp_comm_group grp;
@@ -338,13 +349,13 @@ static double replica_group(const lowerer *L, int c, int i, dnp_comm_group *grp)
     const lower_class *cls = &L->r->classes[c];
     int v = L->node_of_op[i] >= 0 ? L->node_of_op[i] : L->owner[i];
     double nn = 1.0, pn = 1.0;
-    const tnode *span = NULL;
+    const plan_group *span = NULL;
     if (v >= 0) {
         for (int k = 0; k < cls->depth; k++) {
-            const tnode *n = cls->path[k];
-            if (n->types[v] != 0) /* 0: Type-I, or LAYOUT_BATCH for a join */
+            const plan_group *n = path_group(L, cls, k);
+            if (n->split[v] != PLAN_SPLIT_B) /* Type-I, or LAYOUT_BATCH for a join */
                 continue;
-            double f = (double)n->n_dev / (double)cls->path[k + 1]->n_dev;
+            double f = (double)n->n_dev / (double)path_group(L, cls, k + 1)->n_dev;
             if (topo_tree_link(L->cl, n->counts, NULL))
                 nn *= f;
             else
@@ -400,7 +411,8 @@ static void class_op(const lowerer *L, int c, int i, perf_op_time *t, perf_op_me
     if (L->op_time[at].kernels < 0) {
         const lower_class *cls = &L->r->classes[c];
         double fb, fi, fo;
-        op_shares(L->lt, L->owner, L->node_of_op, cls->path[cls->depth], i, &fb, &fi, &fo);
+        op_shares(L->lt, L->owner, L->node_of_op, path_group(L, cls, cls->depth), i, &fb, &fi,
+                  &fo);
         perf_op_time_get(L->g, i, L->s->batch, fb, fi, fo, &L->rates[cls->type],
                          &L->op_time[at]);
         perf_op_mem_get(L->g, i, L->s->batch, fb, fi, fo, &L->rates[cls->type],
@@ -420,10 +432,10 @@ static void find_moves(lowerer *L)
         for (int c = 0; c < L->r->n_classes && !L->moves[v]; c++) {
             const lower_class *cls = &L->r->classes[c];
             for (int k = 0; k < cls->depth && !L->moves[v]; k++) {
-                const tnode *n = cls->path[k];
-                L->moves[v] = n->types[v] != 0;
+                const plan_group *n = path_group(L, cls, k);
+                L->moves[v] = n->split[v] != PLAN_SPLIT_B;
                 for (int e = lt->in_start[v]; e < lt->in_start[v + 1]; e++)
-                    L->moves[v] |= n->types[lt->xchg[e].u] != 0;
+                    L->moves[v] |= n->split[lt->xchg[e].u] != PLAN_SPLIT_B;
             }
         }
     }
@@ -731,17 +743,24 @@ static void summarise(lowerer *L, const dnp_plan_options *opt)
     }
 }
 
-dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan_options *opt,
-                          lower_result *out, dnp_error *err)
+dnp_status lower_simulate(const plan_strategy *s, const lower_context *m, const dnp_graph *g,
+                          const dnp_plan_options *opt, lower_result *out, dnp_error *err)
 {
     lowerer L;
     memset(&L, 0, sizeof L);
     lower_result r;
     memset(&r, 0, sizeof r);
+    if (s->n_groups < 1 || s->n_ops != m->lt->n_rows) {
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the strategy of %s has %d device groups and %d ops, its layer table %d "
+                      "rows: no tree to lower",
+                      m->model, s->n_groups, s->n_ops, m->lt->n_rows);
+        return DNP_ERR_INPUT;
+    }
     dnp_status st = DNP_ERR_NOMEM;
     class_list cls = {0};
-    const tnode *path[LOWER_MAX_DEPTH + 1];
-    collect(&cls, s->root, path, 0, 1.0);
+    int path[LOWER_MAX_DEPTH + 1];
+    collect(&cls, s, 0, path, 0, 1.0);
     r.classes = cls.v;
     r.n_classes = cls.n;
     if (cls.oom)
@@ -757,21 +776,21 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
             dnp_error_set(err, st, "the device tree is deeper than %d levels", LOWER_MAX_DEPTH);
             goto done;
         }
-        r.classes[c].type = leaf_type(s->cl, r.classes[c].path[r.classes[c].depth]);
+        r.classes[c].type = leaf_type(m->cl, &s->group[r.classes[c].path[r.classes[c].depth]]);
     }
     const int n_ops = dnp_graph_n_ops(g), C = r.n_classes;
     L.s = s;
-    L.lt = s->lt;
+    L.lt = m->lt;
     L.g = g;
-    L.cl = s->cl;
+    L.cl = m->cl;
     L.r = &r;
     L.n_ops = n_ops;
     L.no_overlap = opt->no_overlap;
     L.optimizer = opt->optimizer;
-    L.deadline_s = s->deadline_s;
-    for (int k = 0; k < s->cl->n_types; k++) {
-        perf_rates_get(&s->cl->types[k], opt->precision, &L.rates[k]);
-        L.rates[k].pace = s->pace[k] > 0.0 ? s->pace[k] : 1.0; /* set by the planner */
+    L.deadline_s = m->deadline_s;
+    for (int k = 0; k < m->cl->n_types; k++) {
+        perf_rates_get(&m->cl->types[k], opt->precision, &L.rates[k]);
+        L.rates[k].pace = m->pace[k] > 0.0 ? m->pace[k] : 1.0; /* set by the planner */
     }
     L.owner = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.owner);
     L.node_of_op = dnp_malloc((size_t)(n_ops + 1) * sizeof *L.node_of_op);
@@ -782,13 +801,13 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
     L.tmp_deps = dnp_malloc((size_t)C * sizeof *L.tmp_deps);
     L.dur = dnp_calloc((size_t)C, sizeof *L.dur);
     L.kept = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *L.kept);
-    L.moves = dnp_calloc((size_t)s->lt->n_rows + 1, 1);
+    L.moves = dnp_calloc((size_t)m->lt->n_rows + 1, 1);
     L.op_time = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_time);
     L.op_mem = dnp_malloc((size_t)C * (size_t)(n_ops + 1) * sizeof *L.op_mem);
     r.op_names = dnp_calloc((size_t)(n_ops + 1), sizeof *r.op_names);
     r.op_act_bytes = dnp_calloc((size_t)C * (size_t)(n_ops + 1), sizeof *r.op_act_bytes);
-    r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)m->lt->n_rows + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)m->lt->n_rows + 1, sizeof *r.node_comm_s);
     if (!L.owner || !L.node_of_op || !L.last_compute || !L.pending || !L.host_s || !L.tmp_streams ||
         !L.tmp_deps || !L.dur || !L.kept || !L.moves || !L.op_time || !L.op_mem || !r.op_names ||
         !r.op_act_bytes || !r.node_compute_s || !r.node_comm_s)
@@ -807,8 +826,8 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
         at += len;
     }
     for (int i = 0; i < n_ops; i++) {
-        L.owner[i] = layer_table_owner(s->lt, g, i);
-        L.node_of_op[i] = s->lt->row_of_op[i];
+        L.owner[i] = layer_table_owner(m->lt, g, i);
+        L.node_of_op[i] = m->lt->row_of_op[i];
     }
     for (size_t j = 0; j < (size_t)C * (size_t)(n_ops + 1); j++)
         L.op_time[j].kernels = -1; /* not computed yet */
@@ -828,7 +847,7 @@ dnp_status lower_simulate(const plan_tree *s, const dnp_graph *g, const dnp_plan
         dnp_error_set(err, st,
                       "time limit of %g s reached while simulating the step of %s (%d device "
                       "class%s, %d ops): no result to report (a larger --time-limit would do)",
-                      s->time_limit_s, s->model, C, C == 1 ? "" : "es", n_ops);
+                      m->time_limit_s, m->model, C, C == 1 ? "" : "es", n_ops);
         goto done;
     }
     if (r.sim.oom) {
@@ -857,30 +876,34 @@ done:
     return st;
 }
 
-dnp_status lower_paper(const plan_tree *s, const double *t_s, const double *tc_s,
+dnp_status lower_paper(const plan_strategy *s, const double *t_s, const double *tc_s,
                        lower_result *out, dnp_error *err)
 {
     lower_result r;
     memset(&r, 0, sizeof r);
+    if (s->n_groups < 1) {
+        dnp_error_set(err, DNP_ERR_INPUT, "the strategy has no device group to lower");
+        return DNP_ERR_INPUT;
+    }
     r.classes = dnp_calloc(1, sizeof *r.classes);
-    r.node_compute_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_compute_s);
-    r.node_comm_s = dnp_calloc((size_t)s->lt->n_rows + 1, sizeof *r.node_comm_s);
+    r.node_compute_s = dnp_calloc((size_t)s->n_ops + 1, sizeof *r.node_compute_s);
+    r.node_comm_s = dnp_calloc((size_t)s->n_ops + 1, sizeof *r.node_comm_s);
     if (r.classes == NULL || r.node_compute_s == NULL || r.node_comm_s == NULL) {
         lower_result_free(&r);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory simulating the step");
         return DNP_ERR_NOMEM;
     }
     r.n_classes = 1;
-    r.classes[0].path[0] = s->root;
-    r.classes[0].devices = (double)s->root->n_dev;
+    r.classes[0].path[0] = 0; /* the root group */
+    r.classes[0].devices = (double)s->group[0].n_dev;
     sim_init(&r.sim, ST_PER_CLASS);
     int comm_stream = ST_XCHG, compute_stream = ST_COMPUTE, prev = -1;
-    for (int v = 0; v < s->lt->n_rows; v++) {
+    for (int v = 0; v < s->n_ops; v++) {
         double comm_s = t_s[v] - tc_s[v], compute_s = tc_s[v];
-        int c = sim_add(&r.sim, SIM_COMM, comm_s, s->lt->row[v].op, PH_XCHG_FWD, &comm_stream,
-                        1, &prev, 1);
-        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, s->lt->row[v].op, PH_FWD, &compute_stream,
-                       1, &c, 1);
+        int c = sim_add(&r.sim, SIM_COMM, comm_s, s->ops[v].op, PH_XCHG_FWD, &comm_stream, 1,
+                        &prev, 1);
+        prev = sim_add(&r.sim, SIM_COMPUTE, compute_s, s->ops[v].op, PH_FWD, &compute_stream, 1,
+                       &c, 1);
         r.node_compute_s[v] = compute_s;
         r.node_comm_s[v] = comm_s;
         r.classes[0].compute_busy_s += compute_s;

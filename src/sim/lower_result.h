@@ -7,8 +7,6 @@
 
 #include "sim/sim.h"
 
-struct tnode;
-
 #define LOWER_MAX_DEPTH 64
 
 /* Task phases (sim_task.phase). */
@@ -26,7 +24,7 @@ enum {
 
 /* One device class. */
 typedef struct {
-    const struct tnode *path[LOWER_MAX_DEPTH + 1]; /* root .. leaf */
+    int path[LOWER_MAX_DEPTH + 1]; /* root .. leaf: indices of the strategy's groups */
     int depth;                /* levels above the leaf */
     int lo[LOWER_MAX_DEPTH], hi[LOWER_MAX_DEPTH]; /* classes under path[k]: [lo, hi) */
     double devices;           /* how many devices run this class's work */

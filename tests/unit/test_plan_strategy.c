@@ -153,6 +153,106 @@ TEST(plan_strategy_from_accpar_tree)
     dnp_graph_free(g);
 }
 
+/* The hand tree of plan_strategy_from_accpar_tree with halves that decide
+ * differently: under the root (0.6 to the tpu-v3 half; fc1 Type-I, fc2
+ * Type-III) the tpu-v3 half splits fc1 II, fc2 I and the tpu-v2 half fc1
+ * III, fc2 II, each evenly into identical leaves.  The strategy holds it
+ * whole: five groups depth first (root 0, tpu-v3 half 1 and its leaf 2,
+ * tpu-v2 half 3 and its leaf 4), each with its tree node's devices, alpha
+ * and splits, and the shares by hand: the tpu-v3 half holds fc1's batch
+ * 0.6 and fc2's outputs 0.6; its leaf fc1 (b .6, c .5), fc2 (b .5, n .6);
+ * the tpu-v2 half fc1 b .4, fc2 n .4; its leaf fc1 (b .4, n .5), fc2
+ * (c .5, n .4).  A change in the second half alone is seen (the mesh view
+ * of the first path cannot see it). */
+TEST(plan_strategy_tree_lossless)
+{
+    dnp_graph *g = dnp_graph_new("two_fc");
+    int x = dnp_graph_input(g, "x", 8, 1, 1);
+    dnp_graph_fc(g, "fc2", dnp_graph_fc(g, "fc1", x, 6, 0), 4, 0);
+    dnp_cluster cl;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_cluster_parse("2xtpu-v3+2xtpu-v2", &cl, &err), DNP_OK);
+    layer_table lt;
+    CHECK_EQ_INT(layer_table_build(g, 32, &lt, &err), DNP_OK);
+    int types_root[2] = {DNP_TYPE_I, DNP_TYPE_III}, types_v3[2] = {DNP_TYPE_II, DNP_TYPE_I};
+    int types_v2[2] = {DNP_TYPE_III, DNP_TYPE_II};
+    tnode leaf_v = {.counts = {1, 0}, .n_dev = 1, .depth = 2};
+    tnode leaf_p = {.counts = {0, 1}, .n_dev = 1, .depth = 2};
+    tnode v3 = {.counts = {2, 0}, .n_dev = 2, .depth = 1, .child = {&leaf_v, &leaf_v},
+                .shared = 1, .alpha = 0.5, .types = types_v3};
+    tnode v2 = {.counts = {0, 2}, .n_dev = 2, .depth = 1, .child = {&leaf_p, &leaf_p},
+                .shared = 1, .alpha = 0.5, .types = types_v2};
+    tnode root = {.counts = {2, 2}, .n_dev = 4, .depth = 0, .child = {&v3, &v2},
+                  .alpha = 0.6, .types = types_root};
+    plan_tree t = {.model = "two_fc", .cl = &cl, .lt = &lt, .root = &root, .batch = 32};
+    plan_strategy *s = NULL;
+    CHECK_EQ_INT(plan_strategy_from_tree(&t, &s, &err), DNP_OK);
+    if (s == NULL) {
+        layer_table_free(&lt);
+        dnp_graph_free(g);
+        return;
+    }
+    CHECK_EQ_INT(s->n_groups, 5);
+    CHECK(plan_strategy_matches_tree(s, &t));
+    static const int want_child[5][2] = {{1, 3}, {2, 2}, {-1, -1}, {4, 4}, {-1, -1}};
+    static const int want_depth[5] = {0, 1, 2, 1, 2}, want_dev[5] = {4, 2, 1, 2, 1};
+    static const int want_shared[5] = {0, 1, 0, 1, 0};
+    static const double want_alpha[5] = {0.6, 0.5, 0.0, 0.5, 0.0};
+    /* splits of fc1, fc2 (internal groups) */
+    static const int want_split[5][2] = {{PLAN_SPLIT_B, PLAN_SPLIT_N},
+                                         {PLAN_SPLIT_C, PLAN_SPLIT_B},
+                                         {0, 0},
+                                         {PLAN_SPLIT_N, PLAN_SPLIT_C},
+                                         {0, 0}};
+    /* fb, fi, fo of fc1 then fc2 */
+    static const double want_share[5][6] = {{1, 1, 1, 1, 1, 1},
+                                            {0.6, 1, 1, 1, 1, 0.6},
+                                            {0.6, 0.5, 1, 0.5, 1, 0.6},
+                                            {0.4, 1, 1, 1, 1, 0.4},
+                                            {0.4, 1, 0.5, 1, 0.5, 0.4}};
+    for (int i = 0; i < s->n_groups && i < 5; i++) {
+        const plan_group *q = &s->group[i];
+        CHECK_EQ_INT(q->child[0], want_child[i][0]);
+        CHECK_EQ_INT(q->child[1], want_child[i][1]);
+        CHECK_EQ_INT(q->depth, want_depth[i]);
+        CHECK_EQ_INT(q->n_dev, want_dev[i]);
+        CHECK_EQ_INT(q->shared, want_shared[i]);
+        CHECK_NEAR(q->alpha, want_alpha[i], 0, 0);
+        for (int v = 0; v < 2; v++) {
+            if (q->child[0] >= 0)
+                CHECK_EQ_INT(q->split[v], want_split[i][v]);
+            CHECK_NEAR(q->fb[v], want_share[i][3 * v], 0, 1e-15);
+            CHECK_NEAR(q->fi[v], want_share[i][3 * v + 1], 0, 1e-15);
+            CHECK_NEAR(q->fo[v], want_share[i][3 * v + 2], 0, 1e-15);
+        }
+    }
+    CHECK_EQ_INT(s->group[2].counts[0], 1);
+    CHECK_EQ_INT(s->group[4].counts[1], 1);
+    CHECK_EQ_INT(plan_split_type(1, s->group[3].split[0]), DNP_TYPE_III);
+    /* the mesh view is the first path's, as before */
+    CHECK_EQ_INT(s->n_axes, 2);
+    CHECK_EQ_INT(plan_op_axes(&s->ops[0], "c"), 2);
+    CHECK_EQ_INT(plan_op_axes(&s->ops[1], "b"), 2);
+    /* the second half's decisions are part of what the strategy holds */
+    types_v2[1] = DNP_TYPE_I;
+    CHECK(!plan_strategy_matches_tree(s, &t));
+    plan_strategy *s2 = NULL;
+    CHECK_EQ_INT(plan_strategy_from_tree(&t, &s2, &err), DNP_OK);
+    if (s2 != NULL) {
+        CHECK(plan_strategy_matches_tree(s2, &t));
+        CHECK_EQ_INT(s2->group[3].split[1], PLAN_SPLIT_B);
+        CHECK_NEAR(s2->group[4].fb[1], 0.5, 0, 0);
+        CHECK_NEAR(s2->group[4].fi[1], 1.0, 0, 0);
+    }
+    plan_strategy_free(s2);
+    types_v2[1] = DNP_TYPE_II;
+    v2.alpha = 0.25; /* (its halves would then differ: the check sees the ratio alone) */
+    CHECK(!plan_strategy_matches_tree(s, &t));
+    plan_strategy_free(s);
+    layer_table_free(&lt);
+    dnp_graph_free(g);
+}
+
 /* Counts of gpt2's ops under tp=2 pp=2 dp=2 (12 layers of 15 ops, three
  * embedding ops before them, ln_f and the tied logits after): per layer
  * qkv and fc1 split n over model, attn.out and fc2 split c with the
@@ -335,11 +435,12 @@ TEST(plan_strategy_alloc_failure)
     CHECK(cfg_dp[0] >= 0 && cfg_dp[1] >= 0);
     const long b4[3] = {4, 1, 1};
     const long *split[2] = {b4, b4};
-    /* the blocks each allocates: plan_strategy_new's three; c3_strategy_of
+    /* the blocks each allocates: plan_strategy_new's three (the tree's
+     * strategy three more, its device groups); c3_strategy_of
      * reads the model's layout first (dnp_graph_transformer_layout: four
      * blocks, an allocation failure there is DNP_ERR_NOMEM too), and
      * pase_plan_strategy_of's two tables come before them */
-    static const long want_ok_at[4] = {4, 8, 4, 6};
+    static const long want_ok_at[4] = {7, 8, 4, 6};
     for (int producer = 0; producer < 4; producer++) {
         if (producer == 3 && !(have_pb && cfg_dp[0] >= 0 && cfg_dp[1] >= 0))
             continue;
