@@ -331,7 +331,8 @@ static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int
  * op re-views it, and x (and the table's entry) then refer to that op. */
 static int ensure_view(importer *im, ot_tensor *x, int mode)
 {
-    dnp_shape want = view_of(im, x, NULL, mode), have = dnp_graph_op(im->g, x->op)->out;
+    dnp_shape want = view_of(im, x, NULL, mode);
+    dnp_shape have = dnp_op_out_view(dnp_graph_op(im->g, x->op));
     if (have.c == want.c && have.h == want.h && have.w == want.w)
         return 0;
     char name[64];
