@@ -520,6 +520,22 @@ void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_o
     }
 }
 
+int graph_named_view_check(const char *axes, int rank, const int64_t *dims, dnp_shape out,
+                           char *why, size_t n)
+{
+    static const int64_t none[DNP_MAX_RANK] = {0}; /* no dims: extents 0, refused */
+    dnp_op_attrs a = {0};
+    dnp_shape view;
+    if (set_named(axes, rank > 0 ? dims : none, &a, &view, why, n) < 0)
+        return -1;
+    if (a.out_rank != rank || view.c != out.c || view.h != out.h || out.w != 1) {
+        snprintf(why, n, "\"axes\" '%s' and \"dims\" imply \"out\" [%lld, %lld, 1]", axes,
+                 (long long)view.c, (long long)view.h);
+        return -1;
+    }
+    return 0;
+}
+
 int graph_named_check(const dnp_graph *g, int i, char *why, size_t n)
 {
     const dnp_op *op = dnp_graph_op(g, i);
@@ -529,17 +545,9 @@ int graph_named_check(const dnp_graph *g, int i, char *why, size_t n)
         snprintf(why, n, "a %s needs \"axes\" (named axes)", dnp_op_kind_name(op->kind));
         return -1;
     }
-    dnp_op_attrs a = {0};
-    dnp_shape view;
-    if (set_named(op->axes, op->out_dims, &a, &view, why, n) < 0)
+    if (graph_named_view_check(op->axes, named_rank(op), op->out_dims, dnp_op_out_view(op), why,
+                               n) < 0)
         return -1;
-    const dnp_shape o = dnp_op_out_view(op);
-    if (a.out_rank != named_rank(op) || view.c != o.c ||
-        view.h != o.h || o.w != 1) {
-        snprintf(why, n, "\"axes\" '%s' and \"dims\" imply \"out\" [%lld, %lld, 1]", op->axes,
-                 (long long)view.c, (long long)view.h);
-        return -1;
-    }
     for (int k = 0; k < op->n_inputs; k++)
         if (dnp_graph_op(g, op->inputs[k])->axes[0] == '\0') {
             snprintf(why, n, "input %d has no named axes", k);

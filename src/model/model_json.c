@@ -308,9 +308,18 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
         dnp_error_set(r->err, DNP_ERR_NOMEM, "%s: %s", r->file, dnp_graph_error(g));
         return DNP_ERR_NOMEM;
     }
-    if (i < 0)
-        return bad(r, idx, name, dnp_graph_error(g));
     char why[200] = "";
+    if (i < 0) {
+        /* named axes whose dims do not give "out": graph_named's reason, as
+         * for the other checks of named fields */
+        char axes_err[96];
+        snprintf(axes_err, sizeof axes_err, "op '%.63s': output axes ", name);
+        if (a.axes != NULL && a.axes[0] != '\0' &&
+            strncmp(dnp_graph_error(g), axes_err, strlen(axes_err)) == 0 &&
+            graph_named_view_check(a.axes, a.out_rank, a.out_dims, s, why, sizeof why) != 0)
+            return bad(r, idx, name, why);
+        return bad(r, idx, name, dnp_graph_error(g));
+    }
     if (edge_problem(g, i, why, sizeof why) != NULL ||
         graph_named_check(g, i, why, sizeof why) != 0)
         return bad(r, idx, name, why);
