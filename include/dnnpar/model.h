@@ -58,24 +58,35 @@ typedef enum {
 
 #define DNP_MAX_RANK 6
 
+typedef struct dnp_graph dnp_graph;
+
 /* Per-sample activation shape: channels x height x width.  A vector of
  * features (fully connected layers) is c x 1 x 1.  Tensors that are not
  * images (e.g. sequence x features) are viewed with c = the last axis (the
  * feature axis a layer contracts or produces) and h = the product of the
- * other per-sample axes, w = 1; the op keeps their real axes (out_rank). */
+ * other per-sample axes, w = 1.  An op stores only its output's axes
+ * (out_rank, out_dims); this view is derived from them (dnp_op_out_view,
+ * dnp_op_in_view; docs/model.md "Shapes"). */
 typedef struct {
     int64_t c, h, w;
 } dnp_shape;
 
+/* How an op's out_dims give its c x h x w view (dnp_op_out_view). */
+typedef enum {
+    DNP_VIEW_CHW = 0, /* built on the view: out_dims = {c, h, w}, out_rank 3 (no axes given) */
+    DNP_VIEW_IMAGE,   /* given axes C x H x W (an image): the view is the axes */
+    DNP_VIEW_LAST     /* given axes: c = the last, h = the product of the others, w = 1 */
+} dnp_view;
+
 /* One operation.  Shapes are per sample; the batch is a parameter of every
- * query, never stored in the graph. */
+ * query, never stored in the graph.  The output's shape is stored once, as
+ * its per-sample axes (out_rank >= 1, out_dims); its c x h x w view and the
+ * first input's are derived (dnp_op_out_view, dnp_op_in_view). */
 typedef struct {
     char name[64];
     dnp_op_kind kind;
     int n_inputs;
     int *inputs;     /* indices of producer ops, owned by the graph */
-    dnp_shape in;    /* shape of the first input (for FC: flattened into in.c*in.h*in.w) */
-    dnp_shape out;   /* output shape */
     int kh, kw;      /* kernel (conv, pooling, LRN size in kh) */
     int sh, sw;      /* stride */
     int ph, pw;      /* padding */
@@ -86,9 +97,11 @@ typedef struct {
     int64_t param_elems;  /* parameters of ops without a kernel (embedding table, norm
                            * scale and shift, element-wise bias or scale) */
     char src_type[24];    /* operator it was imported from ("Gelu"), "" if built-in */
-    int out_rank;         /* real per-sample axes of the output, 0 = the c x h x w view */
+    int out_rank;         /* per-sample axes of the output, 1 to DNP_MAX_RANK */
     int64_t out_dims[DNP_MAX_RANK];
-    /* Named axes ("" / 0 on the c x h x w view; src/model/graph_named.h) */
+    dnp_view view;        /* how out_dims give the c x h x w view; DNP_VIEW_CHW: the
+                           * builder's c, h, w (dnp_op_has_axes is 0) */
+    /* Named axes ("" on an op without; src/model/graph_named.h) */
     char axes[DNP_MAX_RANK + 2]; /* the output's axes, one letter each, 'b' the batch (the
                                   * per-sample ones are out_dims in this order) */
     char loops[DNP_MAX_RANK + 4];/* iteration-space dim names ("" = the kind's default) */
@@ -100,6 +113,21 @@ typedef struct {
     char model_axis;      /* loop dim expert strategies split for model parallelism (0: default) */
     double ratio;         /* dropout: the probability of zeroing an element (0: not given) */
 } dnp_op;
+
+/* The c x h x w view of op's output, derived from its axes: DNP_VIEW_CHW
+ * and DNP_VIEW_IMAGE read out_dims as c, h, w; DNP_VIEW_LAST takes c = the
+ * last axis, h = the product of the others (bounded when the op was
+ * built), w = 1.  O(out_rank), no allocation. */
+dnp_shape dnp_op_out_view(const dnp_op *op);
+/* The c x h x w view of op i's first input: the view of its producer's
+ * output (an FC flattens it into c*h*w features), {0, 0, 0} for an op
+ * without inputs (a graph input) or i out of range.  O(1) as
+ * dnp_op_out_view. */
+dnp_shape dnp_op_in_view(const dnp_graph *g, int i);
+/* 1 if op's output axes were given (named axes, an importer's or a
+ * transformer builder's real axes: view DNP_VIEW_IMAGE or DNP_VIEW_LAST),
+ * 0 if they are the c x h x w of a builder (DNP_VIEW_CHW).  O(1). */
+int dnp_op_has_axes(const dnp_op *op);
 
 /* Attributes for dnp_graph_append (zero-initialise and set what applies). */
 typedef struct {
@@ -116,8 +144,6 @@ typedef struct {
     char model_axis;
     double ratio;
 } dnp_op_attrs;
-
-typedef struct dnp_graph dnp_graph;
 
 /* Iteration-space dimension of an op: a name ("b", "c", "n", "h", "w",
  * "r", "s") and its extent for a given batch. */
@@ -207,8 +233,11 @@ int dnp_graph_add(dnp_graph *g, const char *name, int a, int b);
 /* Channel concatenation of n inputs of equal spatial size. */
 int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs);
 /* Append an op whose output shape the caller has inferred (importers).
- * The input shape is taken from inputs[0].  No shape checks beyond
- * positivity; attrs may be NULL.  Returns the index or -1. */
+ * The input shape is taken from inputs[0].  out is the output's c x h x w
+ * view; attrs (may be NULL) may give the output's real axes (out_rank,
+ * out_dims), which must then have `out` as their view (an image's C x H x
+ * W, or c = the last axis, h = the others: dnp_view), else -1 naming both.
+ * No shape checks beyond that and positivity.  Returns the index or -1. */
 int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs,
                      const int *inputs, dnp_shape out, const dnp_op_attrs *attrs);
 /* The first builder error since creation ("" if none). */

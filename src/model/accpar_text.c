@@ -193,7 +193,7 @@ static int check_built(reader *r, chain *ch, int idx, int line)
 {
     if (idx >= 0) {
         ch->prev = idx;
-        ch->prev_shape = dnp_graph_op(ch->g, idx)->out;
+        ch->prev_shape = dnp_op_out_view(dnp_graph_op(ch->g, idx));
         return 0;
     }
     const char *why = dnp_graph_error(ch->g);

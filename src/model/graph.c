@@ -62,6 +62,63 @@ int dnp_op_is_join(const dnp_op *op)
     return op->kind == DNP_OP_ADD || op->kind == DNP_OP_CONCAT || op->n_inputs >= 2;
 }
 
+dnp_shape dnp_op_out_view(const dnp_op *op)
+{
+    const int64_t *d = op->out_dims;
+    if (op->view != DNP_VIEW_LAST)
+        return (dnp_shape){d[0], d[1], d[2]};
+    /* c = the last axis, h = the others (docs/model.md "Shapes"); the
+     * product is bounded when the op is built (set_out, finish) */
+    int64_t h = 1;
+    for (int k = 0; k + 1 < op->out_rank; k++)
+        h *= d[k];
+    return (dnp_shape){d[op->out_rank - 1], h, 1};
+}
+
+dnp_shape graph_in_view(const dnp_graph *g, const dnp_op *op)
+{
+    return op->n_inputs > 0 ? dnp_op_out_view(&g->ops[op->inputs[0]]) : (dnp_shape){0, 0, 0};
+}
+
+dnp_shape dnp_op_in_view(const dnp_graph *g, int i)
+{
+    return (i >= 0 && i < g->n_ops) ? graph_in_view(g, &g->ops[i]) : (dnp_shape){0, 0, 0};
+}
+
+int dnp_op_has_axes(const dnp_op *op) { return op->view != DNP_VIEW_CHW; }
+
+/* Store s as op's output on the c x h x w view (a builder's shape). */
+static void set_chw(dnp_op *op, dnp_shape s)
+{
+    op->view = DNP_VIEW_CHW;
+    op->out_rank = 3;
+    op->out_dims[0] = s.c, op->out_dims[1] = s.h, op->out_dims[2] = s.w;
+}
+
+/* Store op's output: the given axes (rank, dims) when their view
+ * (dnp_view: an image's C x H x W, else c = the last axis, h = the
+ * product of the others) is `out`; without axes (rank 0), out itself.
+ * 0, or -1 when the axes do not give `out`. */
+static int set_out(dnp_op *op, dnp_shape out, int rank, const int64_t *dims)
+{
+    if (rank <= 0 || rank > DNP_MAX_RANK) {
+        set_chw(op, out);
+        return 0;
+    }
+    op->out_rank = rank;
+    memcpy(op->out_dims, dims, (size_t)rank * sizeof *dims);
+    if (rank == 3 && dims[0] == out.c && dims[1] == out.h && dims[2] == out.w) {
+        op->view = DNP_VIEW_IMAGE;
+        return 0;
+    }
+    int64_t h = 1;
+    for (int k = 0; k + 1 < rank; k++)
+        if (dims[k] <= 0 || dnp_mul_i64(h, dims[k], &h))
+            return -1;
+    op->view = DNP_VIEW_LAST;
+    return dims[rank - 1] == out.c && h == out.h && out.w == 1 ? 0 : -1;
+}
+
 dnp_graph *dnp_graph_new(const char *name)
 {
     dnp_graph *g = dnp_calloc(1, sizeof *g);
@@ -238,7 +295,6 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
         if (op->inputs == NULL)
             return fail(g, "out of memory adding op '%s'", name);
         memcpy(op->inputs, inputs, (size_t)n_inputs * sizeof *inputs);
-        op->in = g->ops[inputs[0]].out;
     }
     snprintf(op->name, sizeof op->name, "%s", name);
     op->kind = kind;
@@ -269,27 +325,28 @@ static int append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inputs
 /* Per-sample weight elements and multiply-accumulates of op (the formulas
  * of dnp_op_cost_get), overflow-checked: 0, or -1 if a product overflows
  * int64. */
-static int op_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
+static int op_sizes(const dnp_graph *g, const dnp_op *op, int64_t *weight_elems, int64_t *macs)
 {
     *weight_elems = *macs = 0;
     int64_t in_per;
-    if (op->n_inputs > 0 ? dnp_mul3_i64(op->in.c, op->in.h, op->in.w, &in_per) : (in_per = 0, 0))
+    const dnp_shape in = graph_in_view(g, op), o = dnp_op_out_view(op);
+    if (op->n_inputs > 0 ? dnp_mul3_i64(in.c, in.h, in.w, &in_per) : (in_per = 0, 0))
         return -1;
     if (op->kind == DNP_OP_CONV || op->kind == DNP_OP_FC) {
         int conv_like = op->kind == DNP_OP_CONV || op->keep_positions;
         int64_t k_area = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw : 1;
-        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups
-                                               : (op->keep_positions ? op->in.c : in_per);
+        int64_t d_in = op->kind == DNP_OP_CONV ? in.c / op->groups
+                                               : (op->keep_positions ? in.c : in_per);
         int64_t hw_out = 1, w;
-        if ((conv_like && dnp_mul_i64(op->out.h, op->out.w, &hw_out)) ||
-            dnp_mul3_i64(d_in, op->out.c, k_area, &w) || dnp_mul_i64(w, hw_out, macs))
+        if ((conv_like && dnp_mul_i64(o.h, o.w, &hw_out)) ||
+            dnp_mul3_i64(d_in, o.c, k_area, &w) || dnp_mul_i64(w, hw_out, macs))
             return -1;
         *weight_elems = w;
     } else if (graph_named_kind(op->kind)) {
-        return graph_named_sizes(op, weight_elems, macs);
+        return graph_named_sizes(op, in, weight_elems, macs);
     } else if (op->kind == DNP_OP_MATMUL) {
         int64_t out_per;
-        if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per) ||
+        if (dnp_mul3_i64(o.c, o.h, o.w, &out_per) ||
             dnp_mul_i64(out_per, op->contract, macs))
             return -1;
     }
@@ -304,9 +361,10 @@ static int finish(dnp_graph *g, int i)
     dnp_op *op = &g->ops[i];
     int64_t out_per = -1, weights = 0, macs = 0;
     const char *what = NULL;
-    if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per) || out_per > TENSOR_ELEMS_MAX)
+    const dnp_shape s = dnp_op_out_view(op);
+    if (dnp_mul3_i64(s.c, s.h, s.w, &out_per) || out_per > TENSOR_ELEMS_MAX)
         what = "output elements per sample";
-    else if (op_sizes(op, &weights, &macs) != 0 || weights > TENSOR_ELEMS_MAX)
+    else if (op_sizes(g, op, &weights, &macs) != 0 || weights > TENSOR_ELEMS_MAX)
         what = "weight elements";
     else if (macs > MACS_MAX)
         what = "multiply-accumulates per sample";
@@ -314,7 +372,6 @@ static int finish(dnp_graph *g, int i)
         return i;
     char name[sizeof op->name];
     memcpy(name, op->name, sizeof name);
-    dnp_shape s = op->out;
     dnp_free(op->inputs);
     g->n_ops--;
     return fail(g, "op '%s': %s of output %lldx%lldx%lld exceed the limit (2^40 elements, "
@@ -329,7 +386,7 @@ int dnp_graph_input(dnp_graph *g, const char *name, int64_t c, int64_t h, int64_
                     (long long)h, (long long)w);
     int i = append(g, name, DNP_OP_INPUT, 0, NULL);
     if (i >= 0)
-        g->ops[i].out = (dnp_shape){c, h, w};
+        set_chw(&g->ops[i], (dnp_shape){c, h, w});
     return i >= 0 ? finish(g, i) : -1;
 }
 
@@ -347,7 +404,18 @@ int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inp
     if (i < 0)
         return -1;
     dnp_op *op = &g->ops[i];
-    op->out = out;
+    if (set_out(op, out, attrs != NULL ? attrs->out_rank : 0,
+                attrs != NULL ? attrs->out_dims : NULL) != 0) {
+        char ax[DNP_MAX_RANK * 21] = "";
+        for (int k = 0, n = 0; k < op->out_rank && n < (int)sizeof ax; k++)
+            n += snprintf(ax + n, sizeof ax - (size_t)n, "%s%lld", k ? "x" : "",
+                          (long long)op->out_dims[k]);
+        g->n_ops--;
+        dnp_free(op->inputs);
+        return fail(g, "op '%s': output axes %s do not give its shape %lldx%lldx%lld (an "
+                       "image's C x H x W, or c = the last axis, h = the others)",
+                    op->name, ax, (long long)out.c, (long long)out.h, (long long)out.w);
+    }
     if (attrs != NULL) {
         op->kh = attrs->kh > 0 ? attrs->kh : 1;
         op->kw = attrs->kw > 0 ? attrs->kw : 1;
@@ -361,10 +429,6 @@ int dnp_graph_append(dnp_graph *g, const char *name, dnp_op_kind kind, int n_inp
         op->contract = attrs->contract;
         op->param_elems = attrs->param_elems;
         snprintf(op->src_type, sizeof op->src_type, "%s", attrs->src_type ? attrs->src_type : "");
-        if (attrs->out_rank > 0 && attrs->out_rank <= DNP_MAX_RANK) {
-            op->out_rank = attrs->out_rank;
-            memcpy(op->out_dims, attrs->out_dims, sizeof op->out_dims);
-        }
         snprintf(op->axes, sizeof op->axes, "%s", attrs->axes ? attrs->axes : "");
         snprintf(op->loops, sizeof op->loops, "%s", attrs->loops ? attrs->loops : "");
         snprintf(op->equation, sizeof op->equation, "%s", attrs->equation ? attrs->equation : "");
@@ -392,23 +456,24 @@ int dnp_graph_conv2(dnp_graph *g, const char *name, int in, int64_t out_c, int k
     if (i < 0)
         return -1;
     dnp_op *op = &g->ops[i];
-    if (groups <= 0 || out_c <= 0 || op->in.c % groups != 0 || out_c % groups != 0) {
+    const dnp_shape is = graph_in_view(g, op);
+    if (groups <= 0 || out_c <= 0 || is.c % groups != 0 || out_c % groups != 0) {
         g->n_ops--;
         dnp_free(op->inputs);
         return fail(g, "conv '%s': channels %lld -> %lld do not divide into %d groups", name,
-                    (long long)op->in.c, (long long)out_c, groups);
+                    (long long)is.c, (long long)out_c, groups);
     }
-    int64_t oh = window_out(op->in.h, kh, sh, ph), ow = window_out(op->in.w, kw, sw, pw);
+    int64_t oh = window_out(is.h, kh, sh, ph), ow = window_out(is.w, kw, sw, pw);
     if (oh <= 0 || ow <= 0) {
         g->n_ops--;
         dnp_free(op->inputs);
         return fail(g, "conv '%s': kernel %dx%d stride %dx%d pad %dx%d does not fit input %lldx%lld",
-                    name, kh, kw, sh, sw, ph, pw, (long long)op->in.h, (long long)op->in.w);
+                    name, kh, kw, sh, sw, ph, pw, (long long)is.h, (long long)is.w);
     }
     op->kh = kh, op->kw = kw, op->sh = sh, op->sw = sw, op->ph = ph, op->pw = pw;
     op->groups = groups;
     op->bias = bias != 0;
-    op->out = (dnp_shape){out_c, oh, ow};
+    set_chw(op, (dnp_shape){out_c, oh, ow});
     return finish(g, i);
 }
 
@@ -428,7 +493,7 @@ int dnp_graph_conv_explicit(dnp_graph *g, const char *name, int in, int64_t out_
         return -1;
     dnp_op *op = &g->ops[i];
     op->kh = op->kw = k;
-    op->out = (dnp_shape){out_c, out_h, out_w};
+    set_chw(op, (dnp_shape){out_c, out_h, out_w});
     return finish(g, i);
 }
 
@@ -440,7 +505,7 @@ int dnp_graph_fc(dnp_graph *g, const char *name, int in, int64_t out_features, i
     if (i < 0)
         return -1;
     g->ops[i].bias = bias != 0;
-    g->ops[i].out = (dnp_shape){out_features, 1, 1};
+    set_chw(&g->ops[i], (dnp_shape){out_features, 1, 1});
     return finish(g, i);
 }
 
@@ -453,17 +518,18 @@ int dnp_graph_pool(dnp_graph *g, const char *name, dnp_op_kind kind, int in, int
     if (i < 0)
         return -1;
     dnp_op *op = &g->ops[i];
-    int64_t oh = window_out(op->in.h, k, stride, pad), ow = window_out(op->in.w, k, stride, pad);
+    const dnp_shape is = graph_in_view(g, op);
+    int64_t oh = window_out(is.h, k, stride, pad), ow = window_out(is.w, k, stride, pad);
     if (oh <= 0 || ow <= 0) {
         g->n_ops--;
         dnp_free(op->inputs);
         return fail(g, "pool '%s': window %d stride %d pad %d does not fit input %lldx%lld", name,
-                    k, stride, pad, (long long)op->in.h, (long long)op->in.w);
+                    k, stride, pad, (long long)is.h, (long long)is.w);
     }
     op->kh = op->kw = k;
     op->sh = op->sw = stride;
     op->ph = op->pw = pad;
-    op->out = (dnp_shape){op->in.c, oh, ow};
+    set_chw(op, (dnp_shape){is.c, oh, ow});
     return finish(g, i);
 }
 
@@ -476,13 +542,14 @@ int dnp_graph_adaptive_avgpool(dnp_graph *g, const char *name, int in, int64_t o
     if (i < 0)
         return -1;
     dnp_op *op = &g->ops[i];
+    const dnp_shape is = graph_in_view(g, op);
     /* Window of PyTorch's adaptive pooling when the size divides evenly;
      * otherwise the largest window, ceil(in/out). */
-    op->kh = (int)((op->in.h + out_h - 1) / out_h);
-    op->kw = (int)((op->in.w + out_w - 1) / out_w);
-    op->sh = (int)(op->in.h / out_h > 0 ? op->in.h / out_h : 1);
-    op->sw = (int)(op->in.w / out_w > 0 ? op->in.w / out_w : 1);
-    op->out = (dnp_shape){op->in.c, out_h, out_w};
+    op->kh = (int)((is.h + out_h - 1) / out_h);
+    op->kw = (int)((is.w + out_w - 1) / out_w);
+    op->sh = (int)(is.h / out_h > 0 ? is.h / out_h : 1);
+    op->sw = (int)(is.w / out_w > 0 ? is.w / out_w : 1);
+    set_chw(op, (dnp_shape){is.c, out_h, out_w});
     return finish(g, i);
 }
 
@@ -494,7 +561,7 @@ int dnp_graph_unary(dnp_graph *g, const char *name, dnp_op_kind kind, int in)
     int i = append(g, name, kind, 1, &in);
     if (i < 0)
         return -1;
-    g->ops[i].out = g->ops[i].in;
+    set_chw(&g->ops[i], graph_in_view(g, &g->ops[i]));
     if (kind == DNP_OP_LRN)
         g->ops[i].kh = 5;
     return finish(g, i);
@@ -505,8 +572,8 @@ int dnp_graph_flatten(dnp_graph *g, const char *name, int in)
     int i = append(g, name, DNP_OP_FLATTEN, 1, &in);
     if (i < 0)
         return -1;
-    dnp_shape s = g->ops[i].in;
-    g->ops[i].out = (dnp_shape){s.c * s.h * s.w, 1, 1};
+    dnp_shape s = graph_in_view(g, &g->ops[i]);
+    set_chw(&g->ops[i], (dnp_shape){s.c * s.h * s.w, 1, 1});
     return finish(g, i);
 }
 
@@ -518,7 +585,7 @@ int dnp_graph_add(dnp_graph *g, const char *name, int a, int b)
     int i = append(g, name, DNP_OP_ADD, 2, ins);
     if (i < 0)
         return -1;
-    dnp_shape sa = g->ops[a].out, sb = g->ops[b].out;
+    dnp_shape sa = dnp_op_out_view(&g->ops[a]), sb = dnp_op_out_view(&g->ops[b]);
     if (!same_shape(sa, sb)) {
         g->n_ops--;
         dnp_free(g->ops[i].inputs);
@@ -526,7 +593,7 @@ int dnp_graph_add(dnp_graph *g, const char *name, int a, int b)
                     (long long)sa.c, (long long)sa.h, (long long)sa.w, (long long)sb.c,
                     (long long)sb.h, (long long)sb.w);
     }
-    g->ops[i].out = sa;
+    set_chw(&g->ops[i], sa);
     return finish(g, i);
 }
 
@@ -537,10 +604,10 @@ int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
     int i = append(g, name, DNP_OP_CONCAT, n, inputs);
     if (i < 0)
         return -1;
-    dnp_shape s = g->ops[inputs[0]].out;
+    dnp_shape s = dnp_op_out_view(&g->ops[inputs[0]]);
     int64_t c = 0;
     for (int k = 0; k < n; k++) {
-        dnp_shape sk = g->ops[inputs[k]].out;
+        dnp_shape sk = dnp_op_out_view(&g->ops[inputs[k]]);
         if (sk.h != s.h || sk.w != s.w) {
             g->n_ops--;
             dnp_free(g->ops[i].inputs);
@@ -553,7 +620,7 @@ int dnp_graph_concat(dnp_graph *g, const char *name, int n, const int *inputs)
             return fail(g, "concat '%s': the channel count overflows", name);
         }
     }
-    g->ops[i].out = (dnp_shape){c, s.h, s.w};
+    set_chw(&g->ops[i], (dnp_shape){c, s.h, s.w});
     return finish(g, i);
 }
 
@@ -567,32 +634,33 @@ static void set_dim(dnp_dim *d, const char *name, int64_t size)
 int dnp_op_dims(const dnp_graph *g, int i, int64_t batch, dnp_dim *dims)
 {
     const dnp_op *op = &g->ops[i];
+    const dnp_shape in = graph_in_view(g, op), o = dnp_op_out_view(op);
     int n = 0;
     set_dim(&dims[n++], "b", batch);
     switch (op->kind) {
     case DNP_OP_CONV:
-        set_dim(&dims[n++], "c", op->in.c / op->groups);
-        set_dim(&dims[n++], "n", op->out.c);
-        set_dim(&dims[n++], "h", op->out.h);
-        set_dim(&dims[n++], "w", op->out.w);
+        set_dim(&dims[n++], "c", in.c / op->groups);
+        set_dim(&dims[n++], "n", o.c);
+        set_dim(&dims[n++], "h", o.h);
+        set_dim(&dims[n++], "w", o.w);
         set_dim(&dims[n++], "r", op->kh);
         set_dim(&dims[n++], "s", op->kw);
         break;
     case DNP_OP_FC:
         if (op->keep_positions)
-            set_dim(&dims[n++], "m", op->out.h * op->out.w);
-        set_dim(&dims[n++], "c", op->keep_positions ? op->in.c : shape_elems(op->in));
-        set_dim(&dims[n++], "n", op->out.c);
+            set_dim(&dims[n++], "m", o.h * o.w);
+        set_dim(&dims[n++], "c", op->keep_positions ? in.c : shape_elems(in));
+        set_dim(&dims[n++], "n", o.c);
         break;
     case DNP_OP_MATMUL:
-        set_dim(&dims[n++], "m", op->out.h * op->out.w);
-        set_dim(&dims[n++], "n", op->out.c);
+        set_dim(&dims[n++], "m", o.h * o.w);
+        set_dim(&dims[n++], "n", o.c);
         set_dim(&dims[n++], "k", op->contract);
         break;
     default:
-        set_dim(&dims[n++], "c", op->out.c);
-        set_dim(&dims[n++], "h", op->out.h);
-        set_dim(&dims[n++], "w", op->out.w);
+        set_dim(&dims[n++], "c", o.c);
+        set_dim(&dims[n++], "h", o.h);
+        set_dim(&dims[n++], "w", o.w);
         break;
     }
     return n;
@@ -620,9 +688,9 @@ dnp_status dnp_graph_check_batch(const dnp_graph *g, int64_t batch, dnp_error *e
     int64_t total = 0, r;
     for (int i = 0; i < g->n_ops; i++) {
         const dnp_op *op = &g->ops[i];
-        int64_t per = shape_elems(op->out);
-        if (op->n_inputs > 0 && shape_elems(op->in) > per)
-            per = shape_elems(op->in);
+        int64_t per = shape_elems(dnp_op_out_view(op));
+        if (op->n_inputs > 0 && shape_elems(graph_in_view(g, op)) > per)
+            per = shape_elems(graph_in_view(g, op));
         if (dnp_mul_i64(batch, per, &r) || dnp_add_i64(total, r, &total)) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "batch %lld is too large for model '%s': the activations of op '%s' "
@@ -638,8 +706,9 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
 {
     const dnp_op *op = &g->ops[i];
     memset(out, 0, sizeof *out);
-    int64_t in_per = op->n_inputs > 0 ? shape_elems(op->in) : 0;
-    int64_t out_per = shape_elems(op->out);
+    const dnp_shape in = graph_in_view(g, op), o = dnp_op_out_view(op);
+    int64_t in_per = op->n_inputs > 0 ? shape_elems(in) : 0;
+    int64_t out_per = shape_elems(o);
     /* Sizes are bounded per sample (finish); a batch beyond what
      * dnp_graph_check_batch accepts saturates instead of overflowing. */
     out->in_elems = sat_mul(batch, in_per);
@@ -652,10 +721,10 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
         /* An FC at every position (ONNX MatMul with a weight) is a 1x1 conv. */
         int conv_like = op->kind == DNP_OP_CONV || op->keep_positions;
         int64_t k_area = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw : 1;
-        int64_t d_in = op->kind == DNP_OP_CONV ? op->in.c / op->groups
-                                               : (op->keep_positions ? op->in.c : in_per);
-        int64_t d_out = op->out.c;
-        int64_t hw_out = conv_like ? op->out.h * op->out.w : 1;
+        int64_t d_in = op->kind == DNP_OP_CONV ? in.c / op->groups
+                                               : (op->keep_positions ? in.c : in_per);
+        int64_t d_out = o.c;
+        int64_t hw_out = conv_like ? o.h * o.w : 1;
         out->weight_elems = d_in * d_out * k_area;
         out->params = out->weight_elems + (op->bias ? d_out : 0);
         /* Products per sample: every output element takes D_in*K products. */
@@ -687,7 +756,7 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
         out->macs_per_sample = out_per * op->contract;
         double M = B * (double)out->macs_per_sample, in_all = 0.0;
         for (int k = 0; k < op->n_inputs; k++) {
-            dnp_shape s = g->ops[op->inputs[k]].out;
+            dnp_shape s = dnp_op_out_view(&g->ops[op->inputs[k]]);
             in_all += B * (double)shape_elems(s);
         }
         out->fwd_flop = 2.0 * M - fmin(outv, M);
@@ -734,7 +803,7 @@ void dnp_op_cost_get(const dnp_graph *g, int i, int64_t batch, dnp_op_cost *out)
     case DNP_OP_BATCHNORM:
         /* mean, variance, normalise, scale-and-shift: ~4 per element;
          * backward ~5 per element; gradients of gamma and beta ~2. */
-        out->params = 2 * op->out.c;
+        out->params = 2 * o.c;
         out->fwd_flop = 4.0 * outv;
         out->bwd_flop = 5.0 * outv;
         out->grad_flop = 2.0 * outv;

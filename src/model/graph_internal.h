@@ -15,5 +15,8 @@ int graph_fail(dnp_graph *g, const char *msg);
 /* Op i of g, writable (builders annotating the op they just appended);
  * NULL out of range.  Valid until the graph grows.  O(1). */
 dnp_op *graph_op_mut(dnp_graph *g, int i);
+/* dnp_op_in_view for an op of g given by pointer: the view of its first
+ * input's output, {0, 0, 0} without inputs.  O(1). */
+dnp_shape graph_in_view(const dnp_graph *g, const dnp_op *op);
 
 #endif

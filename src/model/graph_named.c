@@ -120,10 +120,14 @@ static const dnp_op *named_in(dnp_graph *g, const char *name, int in)
     return op;
 }
 
-/* Per-sample dims of op (out_rank of them). */
+/* Per-sample axes of a named op: its letters but 'b' (0 for axes "b"
+ * alone, whose op stores the view 1 x 1 x 1). */
+static int named_rank(const dnp_op *op) { return dnp_op_has_axes(op) ? op->out_rank : 0; }
+
+/* Per-sample dims of op (named_rank of them). */
 static void per_sample(const dnp_op *op, int64_t *dims)
 {
-    for (int k = 0; k < op->out_rank; k++)
+    for (int k = 0; k < named_rank(op); k++)
         dims[k] = op->out_dims[k];
 }
 
@@ -149,7 +153,7 @@ int graph_named_embedding(dnp_graph *g, const char *name, int ids, int64_t vocab
     snprintf(axes, sizeof axes, "%s%c", t->axes, width_axis);
     snprintf(loops, sizeof loops, "%s%c", axes, vocab_axis); /* output, then the sum */
     per_sample(t, dims);
-    dims[t->out_rank] = width;
+    dims[named_rank(t)] = width;
     int64_t table;
     if (dnp_mul_i64(vocab, width, &table))
         return gfail(g, "embedding '%s': table too large", name);
@@ -194,7 +198,7 @@ int graph_named_fc(dnp_graph *g, const char *name, int in, int64_t units, char o
     /* PaSE's FC domain: the leading dims, the units, the input features */
     snprintf(loops, sizeof loops, "%s%c", axes, last);
     per_sample(t, dims);
-    dims[t->out_rank - 1] = units;
+    dims[named_rank(t) - 1] = units;
     dnp_op_attrs a = {0};
     a.keep_positions = 1;
     a.bias = bias;
@@ -310,7 +314,7 @@ static int same_named(const dnp_op *x, const dnp_op *y)
 {
     if (strcmp(x->axes, y->axes) != 0)
         return 0;
-    for (int k = 0; k < x->out_rank; k++)
+    for (int k = 0; k < named_rank(x); k++)
         if (x->out_dims[k] != y->out_dims[k])
             return 0;
     return 1;
@@ -426,11 +430,11 @@ int graph_named_annotate(dnp_graph *g, int i, const char *loops, char model_axis
 
 /* LSTM weights per layer: four gates of `units`, each over the layer's
  * input and the hidden state (PyTorch nn.LSTM: W_ih 4u x d, W_hh 4u x u). */
-static int lstm_weights(const dnp_op *op, int64_t *w)
+static int lstm_weights(const dnp_op *op, int64_t in_c, int64_t *w)
 {
-    int64_t units = op->out.c, total = 0, layer;
+    int64_t units = dnp_op_out_view(op).c, total = 0, layer;
     for (int l = 0; l < op->layers; l++) {
-        int64_t d_in = l == 0 ? op->in.c : units;
+        int64_t d_in = l == 0 ? in_c : units;
         if (dnp_mul3_i64(4, units, d_in + units, &layer) || dnp_add_i64(total, layer, &total))
             return -1;
     }
@@ -438,11 +442,12 @@ static int lstm_weights(const dnp_op *op, int64_t *w)
     return 0;
 }
 
-int graph_named_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
+int graph_named_sizes(const dnp_op *op, dnp_shape in, int64_t *weight_elems, int64_t *macs)
 {
     int64_t out_per;
+    const dnp_shape o = dnp_op_out_view(op);
     *weight_elems = *macs = 0;
-    if (dnp_mul3_i64(op->out.c, op->out.h, op->out.w, &out_per))
+    if (dnp_mul3_i64(o.c, o.h, o.w, &out_per))
         return -1;
     switch (op->kind) {
     case DNP_OP_EINSUM:
@@ -452,7 +457,7 @@ int graph_named_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
     case DNP_OP_LSTM: {
         /* each position runs every layer's gate products once */
         int64_t w;
-        if (lstm_weights(op, &w) || dnp_mul_i64(w, op->out.h, macs))
+        if (lstm_weights(op, in.c, &w) || dnp_mul_i64(w, o.h, macs))
             return -1;
         *weight_elems = w;
         return 0;
@@ -465,7 +470,8 @@ int graph_named_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs)
 void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_op_cost *out)
 {
     int64_t w = 0, macs = 0;
-    if (graph_named_sizes(op, &w, &macs) != 0)
+    const dnp_shape o = dnp_op_out_view(op);
+    if (graph_named_sizes(op, graph_in_view(g, op), &w, &macs) != 0)
         return; /* bounded when built */
     const double B = (double)batch, outv = (double)out->out_elems;
     const double M = B * (double)macs;
@@ -485,7 +491,7 @@ void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_o
         } else {
             double in_all = 0.0;
             for (int k = 0; k < op->n_inputs; k++) {
-                dnp_shape s = dnp_graph_op(g, op->inputs[k])->out;
+                dnp_shape s = dnp_op_out_view(dnp_graph_op(g, op->inputs[k]));
                 in_all += B * (double)s.c * (double)s.h * (double)s.w;
             }
             out->bwd_flop = 4.0 * M - fmin(in_all, 2.0 * M);
@@ -500,10 +506,10 @@ void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_o
          * then c' = f c + i g, h' = o tanh(c') and the three sigmoids and
          * two tanh: 9 per hidden element.  Backward: the input (and
          * recurrent) gradients M products, the weight gradients M. */
-        const double units = (double)op->out.c, cells = B * (double)op->out.h * op->layers;
+        const double units = (double)o.c, cells = B * (double)o.h * op->layers;
         out->macs_per_sample = macs;
         out->weight_elems = w;
-        out->params = w + 8 * (int64_t)op->layers * op->out.c; /* b_ih and b_hh */
+        out->params = w + 8 * (int64_t)op->layers * o.c; /* b_ih and b_hh */
         out->fwd_flop = 2.0 * M + cells * (2.0 * 4.0 * units + 9.0 * units);
         out->bwd_flop = 2.0 * M + cells * 9.0 * units;
         out->grad_flop = 2.0 * M + cells * 2.0 * 4.0 * units;
@@ -512,6 +518,22 @@ void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_o
     default: /* stack copies, select is a view: no arithmetic */
         break;
     }
+}
+
+int graph_named_view_check(const char *axes, int rank, const int64_t *dims, dnp_shape out,
+                           char *why, size_t n)
+{
+    static const int64_t none[DNP_MAX_RANK] = {0}; /* no dims: extents 0, refused */
+    dnp_op_attrs a = {0};
+    dnp_shape view;
+    if (set_named(axes, rank > 0 ? dims : none, &a, &view, why, n) < 0)
+        return -1;
+    if (a.out_rank != rank || view.c != out.c || view.h != out.h || out.w != 1) {
+        snprintf(why, n, "\"axes\" '%s' and \"dims\" imply \"out\" [%lld, %lld, 1]", axes,
+                 (long long)view.c, (long long)view.h);
+        return -1;
+    }
+    return 0;
 }
 
 int graph_named_check(const dnp_graph *g, int i, char *why, size_t n)
@@ -523,16 +545,9 @@ int graph_named_check(const dnp_graph *g, int i, char *why, size_t n)
         snprintf(why, n, "a %s needs \"axes\" (named axes)", dnp_op_kind_name(op->kind));
         return -1;
     }
-    dnp_op_attrs a = {0};
-    dnp_shape view;
-    if (set_named(op->axes, op->out_dims, &a, &view, why, n) < 0)
+    if (graph_named_view_check(op->axes, named_rank(op), op->out_dims, dnp_op_out_view(op), why,
+                               n) < 0)
         return -1;
-    if (a.out_rank != op->out_rank || view.c != op->out.c || view.h != op->out.h ||
-        op->out.w != 1) {
-        snprintf(why, n, "\"axes\" '%s' and \"dims\" imply \"out\" [%lld, %lld, 1]", op->axes,
-                 (long long)view.c, (long long)view.h);
-        return -1;
-    }
     for (int k = 0; k < op->n_inputs; k++)
         if (dnp_graph_op(g, op->inputs[k])->axes[0] == '\0') {
             snprintf(why, n, "input %d has no named axes", k);

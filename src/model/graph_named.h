@@ -66,8 +66,9 @@ int graph_named_like(dnp_graph *g, const char *name, dnp_op_kind kind, int n, co
 int graph_named_annotate(dnp_graph *g, int i, const char *loops, char model_axis);
 
 /* Per-sample weight elements and multiply-accumulates of a named-only
- * kind (graph.c's limits); 0, or -1 on int64 overflow.  O(rank). */
-int graph_named_sizes(const dnp_op *op, int64_t *weight_elems, int64_t *macs);
+ * kind (graph.c's limits), in the view of its first input (graph_in_view);
+ * 0, or -1 on int64 overflow.  O(rank). */
+int graph_named_sizes(const dnp_op *op, dnp_shape in, int64_t *weight_elems, int64_t *macs);
 /* dnp_op_cost_get's figures for a named-only kind (out's element counts
  * already set).  O(rank). */
 void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_op_cost *out);
@@ -78,6 +79,11 @@ void graph_named_cost(const dnp_graph *g, const dnp_op *op, int64_t batch, dnp_o
  * stack / select axis and index, lstm layers), inputs with named axes.
  * 0, or -1 with the reason in why.  O(rank x inputs). */
 int graph_named_check(const dnp_graph *g, int i, char *why, size_t n);
+/* The first check of graph_named_check on fields not yet in a graph: axes
+ * (letters, one 'b') with `rank` per-sample dims (0: none given) imply the
+ * view `out`.  0, or -1 with the reason in why.  O(rank). */
+int graph_named_view_check(const char *axes, int rank, const int64_t *dims, dnp_shape out,
+                           char *why, size_t n);
 
 /* DNP_ERR_INPUT naming the first op of g whose kind `search` cannot plan
  * yet (einsum, lstm, stack, select), with the searches that can; DNP_OK

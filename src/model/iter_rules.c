@@ -212,25 +212,29 @@ static void match_dims(const iter_tensor *t, int rank, const int64_t *dom, unsig
 
 static int rule_input(conv_ctx *x, int i, const dnp_op *op)
 {
-    const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const dnp_shape ov = dnp_op_out_view(op);
+    const int64_t shape[4] = {x->batch, ov.c, ov.h, ov.w};
     x->out[i] = iter_input(4, shape, "bchw");
     return 0;
 }
 
 static int rule_conv(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape iv = dnp_op_in_view(x->g, i);
+    const dnp_shape ov = dnp_op_out_view(op);
     const iter_tensor *t = in_of(x, op, 0);
-    if (t->shape[1] != op->in.c)
+    if (t->shape[1] != iv.c)
         return fail(x, op, "input channels do not match the producer");
     if (op->groups > 1) /* grouped or depthwise: GroupConv (b, g, c, h, w, r, s, n) */
-        return built(x, nest_group_conv_sized(x->s, op->name, t, op->groups, op->out.c, op->kh,
-                                              op->kw, op->out.h, op->out.w, 0, &x->out[i]));
-    return built(x, nest_conv_sized(x->s, op->name, t, op->out.c, op->kh, op->kw, op->out.h,
-                                    op->out.w, 0, &x->out[i]));
+        return built(x, nest_group_conv_sized(x->s, op->name, t, op->groups, ov.c, op->kh,
+                                              op->kw, ov.h, ov.w, 0, &x->out[i]));
+    return built(x, nest_conv_sized(x->s, op->name, t, ov.c, op->kh, op->kw, ov.h,
+                                    ov.w, 0, &x->out[i]));
 }
 
 static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     iter_tensor t = *in_of(x, op, 0), o;
     if (op->keep_positions && !is_flat(&t)) {
         /* the same FC at every position: (b, h, w, c) -> (b, h, w, n) */
@@ -241,7 +245,7 @@ static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
             pv.map[d] = t.map[perm[d]];
             memcpy(pv.dim[d], t.dim[perm[d]], sizeof pv.dim[d]);
         }
-        if (built(x, nest_fc(x->s, op->name, &pv, op->out.c, 0, &o)) < 0)
+        if (built(x, nest_fc(x->s, op->name, &pv, ov.c, 0, &o)) < 0)
             return -1;
         iter_tensor *r = &x->out[i];
         *r = o;
@@ -255,7 +259,7 @@ static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
     if (!is_flat(&t) && flatten(x, op->name, &t, &t) < 0)
         return -1;
     iter_tensor f = flat_view(&t);
-    if (built(x, nest_fc(x->s, op->name, &f, op->out.c, 0, &o)) < 0)
+    if (built(x, nest_fc(x->s, op->name, &f, ov.c, 0, &o)) < 0)
         return -1;
     x->out[i] = image_view(&o);
     return 0;
@@ -263,12 +267,14 @@ static int rule_fc(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_pool(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape iv = dnp_op_in_view(x->g, i);
+    const dnp_shape ov = dnp_op_out_view(op);
     const iter_tensor *t = in_of(x, op, 0);
-    if (op->kind == DNP_OP_AVGPOOL && op->out.h == 1 && op->out.w == 1 && op->kh >= op->in.h &&
-        op->kw >= op->in.w) /* global average pooling */
+    if (op->kind == DNP_OP_AVGPOOL && ov.h == 1 && ov.w == 1 && op->kh >= iv.h &&
+        op->kw >= iv.w) /* global average pooling */
         return built(x, nest_reduce_mean(x->s, op->name, t, (1u << 2) | (1u << 3), 1,
                                          &x->out[i]));
-    return built(x, nest_pool_sized(x->s, op->name, t, op->kh, op->kw, op->out.h, op->out.w,
+    return built(x, nest_pool_sized(x->s, op->name, t, op->kh, op->kw, ov.h, ov.w,
                                      &x->out[i]));
 }
 
@@ -342,9 +348,10 @@ static int rule_softmax(conv_ctx *x, int i, const dnp_op *op)
 /* matmul of two activations: Einsum (b, m, n, k) on the view. */
 static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     if (op->n_inputs != 2 || op->contract < 1)
         return fail(x, op, "a matmul needs two inputs and a contracted length");
-    const int64_t dom[4] = {x->batch, op->out.h * op->out.w, op->out.c, op->contract};
+    const int64_t dom[4] = {x->batch, ov.h * ov.w, ov.c, op->contract};
     const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
     unsigned maps[2][ITER_MAX_RANK];
     match_dims(in[0], 4, dom, (1u << 1) | (1u << 3), maps[0]); /* A: m, k */
@@ -357,7 +364,7 @@ static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
     v.gemm_m = 1u << 1;
     v.gemm_n = 1u << 2;
     v.gemm_k = 1u << 3;
-    const int64_t shape[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const int64_t shape[4] = {x->batch, ov.c, ov.h, ov.w};
     const unsigned omap[4] = {1u << 0, 1u << 2, 1u << 1, 0};
     return custom(x, i, op, ITER_EINSUM, 4, dom, "bmnk", 2, in, maps, 4, shape, omap, &v);
 }
@@ -366,7 +373,8 @@ static int rule_matmul(conv_ctx *x, int i, const dnp_op *op)
  * prototype's Embedding; its ids are a graph input). */
 static int rule_embedding(conv_ctx *x, int i, const dnp_op *op)
 {
-    int64_t width = op->out.c, pos = op->out.h * op->out.w;
+    const dnp_shape ov = dnp_op_out_view(op);
+    int64_t width = ov.c, pos = ov.h * ov.w;
     int64_t vocab = width > 0 ? op->param_elems / width : 0;
     if (vocab < 1)
         return fail(x, op, "an embedding needs its table's size");
@@ -376,8 +384,8 @@ static int rule_embedding(conv_ctx *x, int i, const dnp_op *op)
     v.gemm_n = 1u << 2;
     v.gemm_k = 1u << 3;
     v.model_dim = 3;
-    const int64_t shape[4] = {x->batch, width, op->out.h, op->out.w};
-    const unsigned omap[4] = {1u << 0, 1u << 2, op->out.h > 1 ? 1u << 1 : 0, 0};
+    const int64_t shape[4] = {x->batch, width, ov.h, ov.w};
+    const unsigned omap[4] = {1u << 0, 1u << 2, ov.h > 1 ? 1u << 1 : 0, 0};
     return custom(x, i, op, ITER_EINSUM, 4, dom, "bsdv", 0, NULL, NULL, 4, shape, omap, &v);
 }
 
@@ -389,11 +397,12 @@ static int rule_layernorm(conv_ctx *x, int i, const dnp_op *op)
 /* Element-wise op of two activations, broadcast axes read unsplit. */
 static int rule_eltwise(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     if (op->n_inputs == 1)
         return rule_pointwise(x, i, op);
     if (op->n_inputs != 2)
         return fail(x, op, "element-wise op of more than two inputs");
-    const int64_t dom[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const int64_t dom[4] = {x->batch, ov.c, ov.h, ov.w};
     const iter_tensor *in[2] = {in_of(x, op, 0), in_of(x, op, 1)};
     unsigned maps[2][ITER_MAX_RANK];
     for (int k = 0; k < 2; k++)
@@ -406,8 +415,9 @@ static int rule_eltwise(conv_ctx *x, int i, const dnp_op *op)
 
 static int rule_reduce(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     const iter_tensor *t = in_of(x, op, 0);
-    const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const int64_t out[4] = {x->batch, ov.c, ov.h, ov.w};
     unsigned axes = 0;
     for (int d = 1; d < 4; d++)
         if (out[d] == 1 && t->shape[d] > 1)
@@ -422,8 +432,9 @@ static int rule_reduce(conv_ctx *x, int i, const dnp_op *op)
 /* Data movement: nothing, Ravel + Unravel, or a free Slice vertex. */
 static int rule_reshape(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     const iter_tensor *t = in_of(x, op, 0);
-    const int64_t out[4] = {x->batch, op->out.c, op->out.h, op->out.w};
+    const int64_t out[4] = {x->batch, ov.c, ov.h, ov.w};
     int64_t n_in = 1, n_out = 1;
     int same = 1;
     for (int d = 0; d < 4; d++) {
@@ -466,8 +477,9 @@ static int named_input(conv_ctx *x, int i, const dnp_op *op)
 
 static int named_embedding(conv_ctx *x, int i, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     size_t nl = strlen(op->loops), na = strlen(op->axes);
-    int64_t width = op->out.c, vocab = width > 0 ? op->param_elems / width : 0;
+    int64_t width = ov.c, vocab = width > 0 ? op->param_elems / width : 0;
     if (nl < 1 || na < 1 || vocab < 1)
         return fail(x, op, "a named embedding needs its table and its loop letters");
     return built(x, nest_embedding(x->s, op->name, in_of(x, op, 0), vocab, width,
@@ -476,13 +488,15 @@ static int named_embedding(conv_ctx *x, int i, const dnp_op *op)
 
 static int named_lstm(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, nest_lstm(x->s, op->name, in_of(x, op, 0), op->out.c, op->layers,
+    const dnp_shape ov = dnp_op_out_view(op);
+    return built(x, nest_lstm(x->s, op->name, in_of(x, op, 0), ov.c, op->layers,
                               &x->out[i]));
 }
 
 static int named_fc(conv_ctx *x, int i, const dnp_op *op)
 {
-    return built(x, nest_fc(x->s, op->name, in_of(x, op, 0), op->out.c, 0, &x->out[i]));
+    const dnp_shape ov = dnp_op_out_view(op);
+    return built(x, nest_fc(x->s, op->name, in_of(x, op, 0), ov.c, 0, &x->out[i]));
 }
 
 /* Split "A,B->O" (graph_named.c checked it when the op was built). */

@@ -35,7 +35,7 @@ char *dnp_model_to_json(const dnp_graph *g)
         for (int k = 0; k < op->n_inputs; k++)
             json_array_append_new(ins, json_string(dnp_graph_op(g, op->inputs[k])->name));
         json_object_set_new(o, "inputs", ins);
-        json_object_set_new(o, "out", shape_json(op->out));
+        json_object_set_new(o, "out", shape_json(dnp_op_out_view(op)));
         if (op->kind == DNP_OP_CONV || op->kind == DNP_OP_MAXPOOL || op->kind == DNP_OP_AVGPOOL ||
             op->kind == DNP_OP_LRN) {
             json_object_set_new(o, "kernel", json_pack("[i,i]", op->kh, op->kw));
@@ -54,7 +54,7 @@ char *dnp_model_to_json(const dnp_graph *g)
             json_object_set_new(o, "param_elems", json_integer((json_int_t)op->param_elems));
         if (op->src_type[0] != '\0')
             json_object_set_new(o, "src_type", json_string(op->src_type));
-        if (op->out_rank > 0) {
+        if (dnp_op_has_axes(op)) { /* given axes only: the view is "out" */
             json_t *d = json_array();
             for (int k = 0; k < op->out_rank; k++)
                 json_array_append_new(d, json_integer((json_int_t)op->out_dims[k]));
@@ -116,7 +116,7 @@ static const char *edge_problem(const dnp_graph *g, int i, char *buf, size_t n)
     const dnp_op *op = dnp_graph_op(g, i);
     if (op->n_inputs == 0)
         return NULL;
-    dnp_shape in = op->in, out = op->out;
+    dnp_shape in = dnp_op_in_view(g, i), out = dnp_op_out_view(op);
     int64_t sum = 0;
     switch (op->kind) {
     case DNP_OP_RELU:
@@ -132,12 +132,12 @@ static const char *edge_problem(const dnp_graph *g, int i, char *buf, size_t n)
         break;
     case DNP_OP_ADD:
         for (int k = 0; k < op->n_inputs; k++)
-            if (elems(dnp_graph_op(g, op->inputs[k])->out) > elems(out))
+            if (elems(dnp_op_out_view(dnp_graph_op(g, op->inputs[k]))) > elems(out))
                 snprintf(buf, n, "input %d has more elements than the sum's \"out\"", k);
         break;
     case DNP_OP_CONCAT:
         for (int k = 0; k < op->n_inputs; k++)
-            sum += elems(dnp_graph_op(g, op->inputs[k])->out);
+            sum += elems(dnp_op_out_view(dnp_graph_op(g, op->inputs[k])));
         if (sum > elems(out))
             snprintf(buf, n, "inputs hold %lld elements, more than \"out\" (%lld)",
                      (long long)sum, (long long)elems(out));
@@ -300,16 +300,26 @@ static dnp_status read_op(reader *r, dnp_graph *g, size_t idx, const json_t *o)
         return bad(r, idx, name, "an input op has no inputs");
     if (kind != DNP_OP_INPUT && n_in == 0)
         return bad(r, idx, name, "needs at least one input");
-    if (kind == DNP_OP_CONV && (inputs[0] < 0 || dnp_graph_op(g, inputs[0])->out.c % a.groups))
+    if (kind == DNP_OP_CONV &&
+        (inputs[0] < 0 || dnp_op_out_view(dnp_graph_op(g, inputs[0])).c % a.groups))
         return bad(r, idx, name, "input channels do not divide into the groups");
     int i = dnp_graph_append(g, name, (dnp_op_kind)kind, n_in, inputs, s, &a);
     if (i < 0 && strncmp(dnp_graph_error(g), "out of memory", 13) == 0) {
         dnp_error_set(r->err, DNP_ERR_NOMEM, "%s: %s", r->file, dnp_graph_error(g));
         return DNP_ERR_NOMEM;
     }
-    if (i < 0)
-        return bad(r, idx, name, dnp_graph_error(g));
     char why[200] = "";
+    if (i < 0) {
+        /* named axes whose dims do not give "out": graph_named's reason, as
+         * for the other checks of named fields */
+        char axes_err[96];
+        snprintf(axes_err, sizeof axes_err, "op '%.63s': output axes ", name);
+        if (a.axes != NULL && a.axes[0] != '\0' &&
+            strncmp(dnp_graph_error(g), axes_err, strlen(axes_err)) == 0 &&
+            graph_named_view_check(a.axes, a.out_rank, a.out_dims, s, why, sizeof why) != 0)
+            return bad(r, idx, name, why);
+        return bad(r, idx, name, dnp_graph_error(g));
+    }
     if (edge_problem(g, i, why, sizeof why) != NULL ||
         graph_named_check(g, i, why, sizeof why) != 0)
         return bad(r, idx, name, why);

@@ -78,7 +78,7 @@ static int in0(const fz *z, int i) { return op_at(z, i)->inputs[0]; }
 
 static int same_shape(const fz *z, int a, int b)
 {
-    dnp_shape x = op_at(z, a)->out, y = op_at(z, b)->out;
+    dnp_shape x = dnp_op_out_view(op_at(z, a)), y = dnp_op_out_view(op_at(z, b));
     return x.c == y.c && x.h == y.h && x.w == y.w;
 }
 
@@ -250,7 +250,7 @@ static int match_bias(fz *z, int f)
     if (!elt(z, b, "Add", 1))
         return 0;
     const onnx_fuse_note *t = &z->nt[b];
-    int64_t n = op->out.c;
+    int64_t n = dnp_op_out_view(op).c;
     if (!t->noted || !t->c_param || t->c_numel != n || t->c_last != n || t->out_last != n ||
         op_at(z, b)->param_elems != n || !same_shape(z, b, f))
         return 0;
@@ -269,7 +269,8 @@ static dnp_op_attrs attrs_of(const dnp_op *op)
     a.contract = op->contract;
     a.param_elems = op->param_elems;
     a.src_type = op->src_type;
-    a.out_rank = op->out_rank;
+    /* the given axes (none on the c x h x w view: the view is the shape) */
+    a.out_rank = dnp_op_has_axes(op) ? op->out_rank : 0;
     memcpy(a.out_dims, op->out_dims, sizeof a.out_dims);
     a.axes = op->axes, a.loops = op->loops, a.equation = op->equation;
     a.axis = op->axis, a.index = op->index, a.layers = op->layers;
@@ -324,18 +325,21 @@ static int rebuild(fz *z, dnp_graph *ng, char *err_msg, size_t err_len)
             a.param_elems = z->params[i];
             in[0] = nid[z->from[i]];
             r = dnp_graph_append(ng, name, ln ? DNP_OP_LAYERNORM : DNP_OP_ELTWISE, 1, in,
-                                 op->out, &a);
+                                 dnp_op_out_view(op), &a);
         } else if (op->kind == DNP_OP_INPUT) {
-            r = dnp_graph_input(ng, op->name, op->out.c, op->out.h, op->out.w);
+            const dnp_shape v = dnp_op_out_view(op);
+            r = dnp_graph_input(ng, op->name, v.c, v.h, v.w);
             dnp_op *o = r >= 0 ? graph_op_mut(ng, r) : NULL;
-            if (o != NULL) {
+            if (o != NULL) { /* the input's axes as imported (its view is v) */
+                o->view = op->view;
                 o->out_rank = op->out_rank;
                 memcpy(o->out_dims, op->out_dims, sizeof o->out_dims);
                 memcpy(o->axes, op->axes, sizeof o->axes);
             }
         } else {
             a.bias = op->bias || z->state[i] == BIASED;
-            r = dnp_graph_append(ng, op->name, op->kind, op->n_inputs, in, op->out, &a);
+            r = dnp_graph_append(ng, op->name, op->kind, op->n_inputs, in, dnp_op_out_view(op),
+                                 &a);
         }
         if (in != small)
             dnp_free(in);

@@ -234,9 +234,21 @@ static dnp_shape view_of(const importer *im, const ot_tensor *t, dnp_op_attrs *a
         s = (dnp_shape){c, n / c, 1};
     }
     if (a != NULL) {
+        /* more per-sample axes than an op holds (DNP_MAX_RANK): the leading
+         * ones are folded into the first kept, which leaves the view (c =
+         * the last axis, h = the product of the others) as it is; n > 0
+         * bounds the partial products */
+        int fold = n > 0 && r > DNP_MAX_RANK ? r - DNP_MAX_RANK : 0;
+        int64_t lead = 1;
         a->out_rank = 0;
-        for (int i = 0; i < r && a->out_rank < DNP_MAX_RANK; i++)
-            a->out_dims[a->out_rank++] = pd[i];
+        for (int i = 0; i < r && a->out_rank < DNP_MAX_RANK; i++) {
+            if (i < fold) {
+                lead *= pd[i];
+                continue;
+            }
+            a->out_dims[a->out_rank++] = lead * pd[i];
+            lead = 1;
+        }
     }
     return s;
 }
@@ -363,7 +375,8 @@ static int emit(importer *im, dnp_op_kind kind, const ot_tensor *const *ins, int
  * op re-views it, and x (and the table's entry) then refer to that op. */
 static int ensure_view(importer *im, ot_tensor *x, int mode)
 {
-    dnp_shape want = view_of(im, x, NULL, mode), have = dnp_graph_op(im->g, x->op)->out;
+    dnp_shape want = view_of(im, x, NULL, mode);
+    dnp_shape have = dnp_op_out_view(dnp_graph_op(im->g, x->op));
     if (have.c == want.c && have.h == want.h && have.w == want.w)
         return 0;
     char name[64];

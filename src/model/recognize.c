@@ -58,7 +58,7 @@ static int fed_by_product(const dnp_graph *g, int i)
  * the c x h x w view: c the keys, h w the heads x queries). */
 static void scores_shape(const dnp_op *op, int64_t *heads, int64_t *seq)
 {
-    if (op->out_rank >= 3) {
+    if (dnp_op_has_axes(op) && op->out_rank >= 3) {
         int r = op->out_rank;
         *seq = op->out_dims[r - 1];
         *heads = 1;
@@ -66,8 +66,9 @@ static void scores_shape(const dnp_op *op, int64_t *heads, int64_t *seq)
             *heads *= op->out_dims[k];
         return;
     }
-    *seq = op->out.c;
-    int64_t rows = op->out.h * op->out.w;
+    const dnp_shape o = dnp_op_out_view(op);
+    *seq = o.c;
+    int64_t rows = o.h * o.w;
     *heads = *seq > 0 && rows % *seq == 0 ? rows / *seq : 0;
 }
 
@@ -116,7 +117,7 @@ dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match
         return fail(err, g,
                     "it has no token embedding (a table indexed by token ids; a CNN or a vision "
                     "transformer, whose patches a convolution embeds, has none)");
-    const int64_t H = dnp_graph_op(g, emb)->out.c;
+    const int64_t H = dnp_op_out_view(dnp_graph_op(g, emb)).c;
     if (H < 1 || dnp_graph_op(g, emb)->param_elems % H != 0)
         return fail(err, g, "its token embedding's table is not vocabulary x hidden");
     const int64_t V = dnp_graph_op(g, emb)->param_elems / H;
@@ -150,8 +151,9 @@ dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match
     int64_t F = 0;
     for (int i = 0; i < n && F == 0; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        if (op->kind == DNP_OP_FC && op->out.c == H && op->in.c != H && op->in.h == seq)
-            F = op->in.c;
+        const dnp_shape in = dnp_op_in_view(g, i);
+        if (op->kind == DNP_OP_FC && dnp_op_out_view(op).c == H && in.c != H && in.h == seq)
+            F = in.c;
     }
     if (F == 0)
         return fail(err, g, "it has no feed-forward layer (a fully connected layer back to the "
@@ -163,7 +165,7 @@ dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match
         const dnp_op *op = dnp_graph_op(g, i);
         if (op->kind == DNP_OP_RELU)
             relu++;
-        if (op->kind == DNP_OP_MATMUL && op->out.c == V && V != seq)
+        if (op->kind == DNP_OP_MATMUL && dnp_op_out_view(op).c == V && V != seq)
             tied = 1; /* the logits as a product with the table */
         if (op->kind == DNP_OP_DROPOUT && op->ratio > 0.0) {
             int64_t a = 0, s = 0;
@@ -175,12 +177,13 @@ dnp_status dnp_graph_match_transformer(const dnp_graph *g, dnp_transformer_match
         }
         if (op->kind != DNP_OP_FC)
             continue;
-        const int64_t fi = op->in.c, fo = op->out.c;
-        if (fi == H && fo == H && op->in.h == 1) {
+        const dnp_shape in = dnp_op_in_view(g, i), ov = dnp_op_out_view(op);
+        const int64_t fi = in.c, fo = ov.c;
+        if (fi == H && fo == H && in.h == 1) {
             pooler++; /* BERT's pooler: the first token only */
             continue;
         }
-        if (op->in.h != seq || op->out.h != seq) {
+        if (in.h != seq || ov.h != seq) {
             snprintf(msg, sizeof msg,
                      "fully connected layer '%.63s' is not applied at each of the %lld "
                      "positions",
@@ -341,7 +344,7 @@ static int first_of(const dnp_graph *g, int lo, int hi, dnp_op_kind kind, int64_
 {
     for (int i = lo + 1; i < hi; i++) {
         const dnp_op *op = dnp_graph_op(g, i);
-        if (op->kind == kind && (c <= 0 || op->out.c == c))
+        if (op->kind == kind && (c <= 0 || dnp_op_out_view(op).c == c))
             return i;
     }
     return -1;
@@ -418,7 +421,7 @@ static void layer_roles(const dnp_graph *g, dnp_transformer_layout *lay, int l,
     int down = -1;
     for (int i = m->add2 - 1; i > m->add1 && down < 0; i--) {
         const dnp_op *op = dnp_graph_op(g, i);
-        if (op->kind == DNP_OP_FC && op->out.c == H && op->in.c != H)
+        if (op->kind == DNP_OP_FC && dnp_op_out_view(op).c == H && dnp_op_in_view(g, i).c != H)
             down = i;
     }
     int ups[2], n_up = 0;
@@ -426,7 +429,7 @@ static void layer_roles(const dnp_graph *g, dnp_transformer_layout *lay, int l,
         const dnp_op *op = dnp_graph_op(g, i);
         if (op->kind != DNP_OP_FC)
             continue;
-        if (op->in.c != H || n_up == 2) {
+        if (dnp_op_in_view(g, i).c != H || n_up == 2) {
             n_up = 3;
             break;
         }
@@ -476,14 +479,14 @@ static void outer_roles(const dnp_graph *g, dnp_transformer_layout *lay, int end
         const dnp_op *op = dnp_graph_op(g, i);
         if (op->kind == DNP_OP_RESHAPE || op->kind == DNP_OP_INPUT || head)
             continue; /* what follows the head (its bias add) stays "other" */
-        if (op->kind == DNP_OP_FC && op->out.c == lay->vocab) {
+        if (op->kind == DNP_OP_FC && dnp_op_out_view(op).c == lay->vocab) {
             lay->role[i] = DNP_TF_HEAD;
             head = 1;
-        } else if (op->kind == DNP_OP_MATMUL && op->out.c == lay->vocab) {
+        } else if (op->kind == DNP_OP_MATMUL && dnp_op_out_view(op).c == lay->vocab) {
             lay->role[i] = DNP_TF_HEAD_TIED;
             head = 1;
-        } else if (pooler || (op->kind == DNP_OP_FC && op->in.c == H && op->out.c == H &&
-                              op->in.h == 1)) {
+        } else if (pooler || (op->kind == DNP_OP_FC && dnp_op_in_view(g, i).c == H &&
+                              dnp_op_out_view(op).c == H && dnp_op_in_view(g, i).h == 1)) {
             lay->role[i] = DNP_TF_POOLER; /* the first token's dense layer and what follows */
             pooler = 1;
         } else if (op->kind == DNP_OP_DROPOUT)
@@ -527,8 +530,8 @@ dnp_status dnp_graph_transformer_layout(const dnp_graph *g, dnp_transformer_layo
                            "it has no token embedding (a table indexed by token ids; a CNN or "
                            "a vision transformer, whose patches a convolution embeds, has none)");
     const dnp_op *e = dnp_graph_op(g, lay->embed_op);
-    lay->hidden = e->out.c;
-    lay->seq = e->out.h;
+    lay->hidden = dnp_op_out_view(e).c;
+    lay->seq = dnp_op_out_view(e).h;
     if (lay->hidden < 1 || e->param_elems % lay->hidden != 0)
         return layout_fail(err, g, lay, m,
                            "its token embedding's table is not vocabulary x hidden");

@@ -80,9 +80,9 @@ static int dropout(dnp_graph *g, const char *name, int in, double p, const char 
     dnp_op_attrs at = {0};
     at.ratio = p;
     at.src_type = src_type;
-    at.out_rank = src->out_rank;
+    at.out_rank = dnp_op_has_axes(src) ? src->out_rank : 0; /* 0: src's view */
     memcpy(at.out_dims, src->out_dims, sizeof at.out_dims);
-    return dnp_graph_append(g, name, DNP_OP_DROPOUT, 1, &in, src->out, &at);
+    return dnp_graph_append(g, name, DNP_OP_DROPOUT, 1, &in, dnp_op_out_view(src), &at);
 }
 
 /* Batched product of two activations: per sample heads x rows x cols

@@ -328,7 +328,7 @@ static double inputs_elems_per_sample(const dnp_graph *g, const dnp_op *op)
 {
     double n = 0.0;
     for (int k = 0; k < op->n_inputs; k++) {
-        dnp_shape s = dnp_graph_op(g, op->inputs[k])->out;
+        dnp_shape s = dnp_op_out_view(dnp_graph_op(g, op->inputs[k]));
         n += (double)s.c * (double)s.h * (double)s.w;
     }
     return n;
@@ -373,8 +373,10 @@ typedef struct {
     int ok;
 } gemm_dims;
 
-static void gemm_dims_of(const dnp_op *op, int64_t batch, const perf_shares *sh, gemm_dims *out)
+static void gemm_dims_of(const dnp_graph *g, int i, int64_t batch, const perf_shares *sh,
+                         gemm_dims *out)
 {
+    const dnp_op *op = dnp_graph_op(g, i);
     memset(out, 0, sizeof *out);
     const double nb = (double)batch;
     if (op->kind == DNP_OP_FC || (op->kind == DNP_OP_CONV && op->groups <= 1)) {
@@ -383,25 +385,27 @@ static void gemm_dims_of(const dnp_op *op, int64_t batch, const perf_shares *sh,
             return;
         const double fb = sqrt(sh->in * sh->out / sh->weight);
         const double fi = sh->in / fb, fo = sh->out / fb;
+        const dnp_shape in = dnp_op_in_view(g, i), o = dnp_op_out_view(op);
         double k_full;
         double positions; /* output positions per sample: the GEMM's rows */
         if (op->kind == DNP_OP_CONV) {
             /* implicit GEMM (cuDNN's IMPLICIT_GEMM algorithm): one row per
              * output pixel, one column per output channel, contraction over
              * input channels x kernel window */
-            positions = (double)op->out.h * (double)op->out.w;
-            k_full = (double)op->in.c * op->kh * op->kw;
+            positions = (double)o.h * (double)o.w;
+            k_full = (double)in.c * op->kh * op->kw;
         } else {
-            positions = op->keep_positions ? (double)op->out.h * (double)op->out.w : 1.0;
-            k_full = op->keep_positions ? (double)op->in.c
-                                        : (double)op->in.c * (double)op->in.h * (double)op->in.w;
+            positions = op->keep_positions ? (double)o.h * (double)o.w : 1.0;
+            k_full = op->keep_positions ? (double)in.c
+                                        : (double)in.c * (double)in.h * (double)in.w;
         }
         out->b = 1.0;
         out->m = nb * positions * fb;
-        out->n = (double)op->out.c * fo;
+        out->n = (double)o.c * fo;
         out->k = k_full * fi;
         out->ok = 1;
-    } else if (op->kind == DNP_OP_MATMUL && op->out_rank >= 2 && op->contract > 0) {
+    } else if (op->kind == DNP_OP_MATMUL && dnp_op_has_axes(op) && op->out_rank >= 2 &&
+               op->contract > 0) {
         /* batched product: the leading output axes (heads) and the batch
          * are independent products; the device holds sh->flop of them */
         double inst = nb;
@@ -441,7 +445,8 @@ static double elems_of(dnp_shape s)
  * (rank-3 output) of a batched product (src/model/zoo_transformer.c). */
 static int attention_softmax(const dnp_graph *g, const dnp_op *op)
 {
-    return op->kind == DNP_OP_SOFTMAX && op->out_rank == 3 && op->n_inputs == 1 &&
+    return op->kind == DNP_OP_SOFTMAX && dnp_op_has_axes(op) && op->out_rank == 3 &&
+           op->n_inputs == 1 &&
            dnp_graph_op(g, op->inputs[0])->kind == DNP_OP_MATMUL;
 }
 
@@ -505,7 +510,7 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
         const double W =
             (double)c.weight_elems * sh->weight + (double)(c.params - c.weight_elems) * sh->bias;
         gemm_dims gd;
-        gemm_dims_of(op, batch, sh, &gd);
+        gemm_dims_of(g, i, batch, sh, &gd);
         /* forward Y = X (*) W (m x k . k x n): read X and W, write Y */
         kernel_q(&f, r, c.fwd_flop * s, (X + Y) * A + W * P, 1,
                  gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0);
@@ -521,7 +526,7 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
     case DNP_OP_MATMUL: {
         const double in_all = inputs_elems_per_sample(g, op) * (double)batch * sh->in;
         gemm_dims gd;
-        gemm_dims_of(op, batch, sh, &gd);
+        gemm_dims_of(g, i, batch, sh, &gd);
         if (flash_op(op)) {
             /* FlashAttention-2 (Dao, 2023): the whole core in one forward
              * and one backward kernel, charged on the scores op (the
@@ -536,9 +541,11 @@ void perf_op_time_shares(const dnp_graph *g, int i, int64_t batch, const perf_sh
              * attention shares both); O and dO the queries'. */
             if (flash_context(g, op))
                 break; /* inside the scores' kernel */
-            const double q = elems_of(dnp_graph_op(g, op->inputs[0])->out) *
+            const double q = elems_of(dnp_op_out_view(dnp_graph_op(g, op->inputs[0]))) *
                              (double)batch * sh->in;
-            const double kv = in_all - q, rows = N / (double)op->out_dims[2];
+            /* rows: heads x queries of the scores' given axes (none: 0) */
+            const double kv = in_all - q,
+                         rows = N / (double)(dnp_op_has_axes(op) ? op->out_dims[2] : 0);
             const double eff = gd.ok ? perf_gemm_eff(r, gd.b, gd.m, gd.n, gd.k) : 1.0;
             kernel_q(&f, r, 2.0 * c.fwd_flop * e, (q + 2.0 * kv + q) * A + rows * 4.0, 1, eff);
             if (!no_dx)
@@ -755,7 +762,7 @@ void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_sha
         if (flash_context(g, op) && op->n_inputs == 2) {
             /* the fused core's context op: FlashAttention keeps V and its
              * output O for the backward, not the s x s probabilities */
-            in_b = elems_of(dnp_graph_op(g, op->inputs[1])->out) * (double)batch *
+            in_b = elems_of(dnp_op_out_view(dnp_graph_op(g, op->inputs[1]))) * (double)batch *
                    sh->in * A;
             out_b = N * A;
             break;
@@ -765,17 +772,21 @@ void perf_op_mem_shares(const dnp_graph *g, int i, int64_t batch, const perf_sha
     case DNP_OP_BATCHNORM:
         out->param_elems = (double)c.params * sh->bias;
         in_b = Nin * A;                                           /* input */
-        priv_b = 2.0 * (double)op->out.c * sh->bias * STAT_BYTES; /* save_mean, save_invstd */
+        priv_b = 2.0 * (double)dnp_op_out_view(op).c * sh->bias *
+                 STAT_BYTES; /* save_mean, save_invstd */
         break;
     case DNP_OP_LAYERNORM:
         out->param_elems = (double)c.params * sh->bias;
         in_b = Nin * A;
         /* mean and rstd per normalised row (c features each) */
-        priv_b = op->out.c > 0 ? 2.0 * N / (double)op->out.c * STAT_BYTES : 0.0;
+        {
+            const double feat = (double)dnp_op_out_view(op).c;
+            priv_b = feat > 0.0 ? 2.0 * N / feat * STAT_BYTES : 0.0;
+        }
         break;
     case DNP_OP_RELU:
     case DNP_OP_SOFTMAX:
-        if (flash_op(op) && op->out_rank == 3 && op->out_dims[2] > 0)
+        if (flash_op(op) && dnp_op_has_axes(op) && op->out_rank == 3 && op->out_dims[2] > 0)
             priv_b = N / (double)op->out_dims[2] * 4.0; /* the fused core: one fp32
                                                          * log-sum-exp per row */
         else

@@ -86,8 +86,8 @@ dnp_status layer_table_build(const dnp_graph *g, int64_t batch, layer_table *lt,
         out.in_start[v] = out.n_xchg;
         out.last_use[v] = v;
         for (int k = 0; k < op->n_inputs; k++) {
-            const dnp_op *src = dnp_graph_op(g, op->inputs[k]);
-            double elems = (double)batch * (double)(src->out.c * src->out.h * src->out.w);
+            const dnp_shape src = dnp_op_out_view(dnp_graph_op(g, op->inputs[k]));
+            double elems = (double)batch * (double)(src.c * src.h * src.w);
             r->fin_elems += r->weighted ? 0.0 : elems;
             int u = layer_table_owner(&out, g, op->inputs[k]);
             if (u < 0)

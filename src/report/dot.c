@@ -26,28 +26,29 @@ static const char *const legend_text[6] = {"I: batch split",          "II: input
  * c x h x w (just c for a vector). */
 static void put_shape(rbuf *b, const dnp_op *op)
 {
-    if (op->out_rank > 0) {
+    const dnp_shape ov = dnp_op_out_view(op);
+    if (dnp_op_has_axes(op)) {
         for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
             rbuf_printf(b, "%s%lld", d ? "x" : "", (long long)op->out_dims[d]);
         return;
     }
-    if (op->out.h == 1 && op->out.w == 1)
-        rbuf_printf(b, "%lld", (long long)op->out.c);
+    if (ov.h == 1 && ov.w == 1)
+        rbuf_printf(b, "%lld", (long long)ov.c);
     else
-        rbuf_printf(b, "%lldx%lldx%lld", (long long)op->out.c, (long long)op->out.h,
-                    (long long)op->out.w);
+        rbuf_printf(b, "%lldx%lldx%lld", (long long)ov.c, (long long)ov.h, (long long)ov.w);
 }
 
 /* Elements per sample of op's output (put_shape's axes multiplied). */
 static double shape_elems(const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     double n = 1.0;
-    if (op->out_rank > 0) {
+    if (dnp_op_has_axes(op)) {
         for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
             n *= (double)op->out_dims[d];
         return n;
     }
-    return (double)op->out.c * (double)op->out.h * (double)op->out.w;
+    return (double)ov.c * (double)ov.h * (double)ov.w;
 }
 
 /* bytes in the unit that keeps 3 significant digits under 1000, decimal

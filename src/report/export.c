@@ -76,9 +76,10 @@ static void set_tensor(tensor *t, const char *what, int rank, int batch, int in,
  * N C for a vector. */
 static int act_rank(const dnp_op *op)
 {
-    if (op->out_rank > 0)
+    const dnp_shape ov = dnp_op_out_view(op);
+    if (dnp_op_has_axes(op))
         return 1 + op->out_rank;
-    return (op->out.h == 1 && op->out.w == 1) ? 2 : 4;
+    return (ov.h == 1 && ov.w == 1) ? 2 : 4;
 }
 
 /* Position of letter c in named axes `axes`, -1 if absent. */
@@ -213,7 +214,7 @@ static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
         return 3;
     case DNP_OP_FC: {
         /* (N, in) flattened, or (N, positions..., features) */
-        int r = op->keep_positions ? (op->out_rank > 0 ? r_out : 3) : 2;
+        int r = op->keep_positions ? (dnp_op_has_axes(op) ? r_out : 3) : 2;
         set_tensor(&ts[0], "input", r, 0, r - 1, -1);
         if (e->torch)
             set_tensor(&ts[1], "weight", 2, -1, 1, 0); /* nn.Linear (out, in) */
@@ -223,7 +224,7 @@ static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
         return 3;
     }
     case DNP_OP_EMBEDDING: {
-        int r = op->out_rank > 0 ? r_out : 3;          /* (N, S..., D) */
+        int r = dnp_op_has_axes(op) ? r_out : 3;          /* (N, S..., D) */
         set_tensor(&ts[0], "input", r - 1, 0, -1, -1); /* token ids */
         ts[0].no_grad = 1;
         set_tensor(&ts[1], "weight", 2, -1, 0, 1); /* (vocab, dim) */
@@ -232,7 +233,7 @@ static int op_tensors(const ectx *e, const dnp_op *op, tensor *ts)
     }
     default: {
         /* The channel axis: C of an image, else the last (feature) axis. */
-        int ch = (op->out_rank == 0 && r_out == 4) ? 1 : r_out - 1;
+        int ch = (!dnp_op_has_axes(op) && r_out == 4) ? 1 : r_out - 1;
         set_tensor(&ts[0], "output", r_out, 0, ch, ch);
         return 1;
     }
@@ -369,14 +370,14 @@ static void put_tensor_line(rbuf *b, const ectx *e, const tensor *x)
 /* Per-sample output shape, "64x55x55". */
 static void put_shape(rbuf *b, const dnp_op *op)
 {
-    if (op->out_rank > 0) {
+    const dnp_shape ov = dnp_op_out_view(op);
+    if (dnp_op_has_axes(op)) {
         for (int d = 0; d < op->out_rank && d < DNP_MAX_RANK; d++)
             rbuf_printf(b, "%s%lld", d ? "x" : "", (long long)op->out_dims[d]);
-    } else if (op->out.h == 1 && op->out.w == 1) {
-        rbuf_printf(b, "%lld", (long long)op->out.c);
+    } else if (ov.h == 1 && ov.w == 1) {
+        rbuf_printf(b, "%lld", (long long)ov.c);
     } else {
-        rbuf_printf(b, "%lldx%lldx%lld", (long long)op->out.c, (long long)op->out.h,
-                    (long long)op->out.w);
+        rbuf_printf(b, "%lldx%lldx%lld", (long long)ov.c, (long long)ov.h, (long long)ov.w);
     }
 }
 

@@ -232,13 +232,15 @@ dnp_status dnp_config3d_export_text(dnp_export_format f, const dnp_graph *g,
                 op->param_elems > 0) {
                 /* a table (learned positions, token types) or a vector (a norm's
                  * scale and shift, a bias) */
-                int wrank = op->kind == DNP_OP_FC || op->param_elems > 2 * op->out.c ? 2 : 1;
+                int wrank =
+                    op->kind == DNP_OP_FC || op->param_elems > 2 * dnp_op_out_view(op).c ? 2 : 1;
                 rbuf_puts(&b, "        \"weight\": ");
                 spec(&b, st, jax, wrank, -1, -1);
                 rbuf_puts(&b, ",\n");
             }
             rbuf_puts(&b, "        \"output\": ");
-            if (op->out.h == 1 && op->out.c > 0 && op->kind == DNP_OP_FC)
+            const dnp_shape ov = dnp_op_out_view(op);
+            if (ov.h == 1 && ov.c > 0 && op->kind == DNP_OP_FC)
                 spec(&b, st, jax, 2, 0, -1); /* the pooler: one token */
             else
                 act(&b, st, jax, r == TP_SEQUENCE);

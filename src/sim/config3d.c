@@ -834,20 +834,20 @@ int c3_shape_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay, 
             t->positions = t->hidden > 0 ? op->param_elems / t->hidden : t->seq;
             break;
         case DNP_TF_QKV:
-            qkv_out = first_layer && qkv_out == 0 ? op->out.c : qkv_out;
+            qkv_out = first_layer && qkv_out == 0 ? dnp_op_out_view(op).c : qkv_out;
             break;
         case DNP_TF_K:
-            k_out = first_layer && k_out == 0 ? op->out.c : k_out;
+            k_out = first_layer && k_out == 0 ? dnp_op_out_view(op).c : k_out;
             break;
         case DNP_TF_SCORES:
             if (first_layer)
                 t->flash = strcmp(op->src_type, ZOO_FLASH_ATTENTION) == 0;
             break;
         case DNP_TF_MLP_GATE:
-            gate = first_layer && gate == 0 ? op->out.c : gate;
+            gate = first_layer && gate == 0 ? dnp_op_out_view(op).c : gate;
             break;
         case DNP_TF_MLP_UP:
-            up = first_layer && up == 0 ? op->out.c : up;
+            up = first_layer && up == 0 ? dnp_op_out_view(op).c : up;
             break;
         case DNP_TF_ATTN_DROPOUT:
             attn_drop = first_layer && attn_drop < 0 ? op->ratio : attn_drop;
@@ -1143,8 +1143,8 @@ static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
             x->stage_type[s] = 0;
     }
     const dnp_op *e = dnp_graph_op(g, emb);
-    x->hidden = (double)e->out.c;
-    x->seq = (double)e->out.h;
+    x->hidden = (double)dnp_op_out_view(e).c;
+    x->seq = (double)dnp_op_out_view(e).h;
     x->heads = x->shape.heads > 0 ? (double)x->shape.heads : 1.0;
     x->pace_max = 1.0;
     for (int i = 0; i < cl->n_types; i++) {

@@ -399,18 +399,18 @@ static const dnp_op *origin(const dnp_graph *g, const dnp_op *op, int k)
  * The same rule as python/dnnpar_torch/matmul.py (form). */
 static int matmul_form(const dnp_graph *g, const dnp_op *op)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     if (op->kind != DNP_OP_MATMUL || op->n_inputs != 2 || op->contract <= 0)
         return 0;
-    const dnp_op *a = dnp_graph_op(g, op->inputs[0]), *b = dnp_graph_op(g, op->inputs[1]);
-    for (int k = 0; k < 2; k++) {
-        const dnp_op *in = k ? b : a;
-        if (origin(g, op, k)->out.c != in->out.c)
+    const dnp_shape a = dnp_op_out_view(dnp_graph_op(g, op->inputs[0]));
+    const dnp_shape b = dnp_op_out_view(dnp_graph_op(g, op->inputs[1]));
+    for (int k = 0; k < 2; k++)
+        if (dnp_op_out_view(origin(g, op, k)).c != (k ? b : a).c)
             return 0;
-    }
-    if (a->out.c != op->contract || a->out.h * a->out.w != op->out.h * op->out.w)
+    if (a.c != op->contract || a.h * a.w != ov.h * ov.w)
         return 0;
-    int abt = b->out.c == op->contract && b->out.h * b->out.w == op->out.c;
-    int ab = b->out.h * b->out.w == op->contract && b->out.c == op->out.c;
+    int abt = b.c == op->contract && b.h * b.w == ov.c;
+    int ab = b.h * b.w == op->contract && b.c == ov.c;
     return abt && !ab ? 1 : ab && !abt ? 2 : 0;
 }
 
@@ -418,29 +418,29 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
 {
     const layer_table *lt = C->m->lt;
     const dnp_op *op = dnp_graph_op(C->g, lt->row[v].op);
+    const dnp_shape ov = dnp_op_out_view(op), iv = dnp_op_in_view(C->g, lt->row[v].op);
     const char *name = C->m->node_names[v];
     ni->op = op;
     ni->join = !lt->row[v].weighted;
     if (ni->join) {
-        int64_t e = op->out.c * op->out.h * op->out.w;
+        int64_t e = ov.c * ov.h * ov.w;
         int concat = op->kind == DNP_OP_CONCAT;
         /* a matmul join needs no check here: its inputs' units are their
          * own channels (edges_into) */
         int matmul = matmul_form(C->g, op) != 0;
-        int ok = matmul || ((op->kind == DNP_OP_ADD || concat) && op->out.c > 0);
+        int ok = matmul || ((op->kind == DNP_OP_ADD || concat) && ov.c > 0);
         int64_t channels = 0;
         for (int k = 0; ok && !matmul && k < op->n_inputs; k++) {
-            const dnp_op *in = dnp_graph_op(C->g, op->inputs[k]);
+            const dnp_shape in = dnp_op_out_view(dnp_graph_op(C->g, op->inputs[k]));
             if (concat) /* whole channels of one height and width, in order */
-                ok = in->out.h == op->out.h && in->out.w == op->out.w &&
-                     origin(C->g, op, k)->out.c == in->out.c;
+                ok = in.h == ov.h && in.w == ov.w &&
+                     dnp_op_out_view(origin(C->g, op, k)).c == in.c;
             else
-                ok = in->out.c * in->out.h * in->out.w == e &&
-                     origin(C->g, op, k)->out.c == op->out.c;
-            channels += in->out.c;
+                ok = in.c * in.h * in.w == e && dnp_op_out_view(origin(C->g, op, k)).c == ov.c;
+            channels += in.c;
         }
         if (ok && !matmul && concat)
-            ok = channels == op->out.c;
+            ok = channels == ov.c;
         if (!ok) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': of the joins only an add of tensors of one shape and the "
@@ -450,8 +450,8 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
                           name);
             return DNP_ERR_INPUT;
         }
-        ni->in_units = ni->out_units = op->out.c;
-        ni->in_cell = e / op->out.c;
+        ni->in_units = ni->out_units = ov.c;
+        ni->in_cell = e / ov.c;
         ni->w_cell = 0;
         ni->group_out = ni->group_in = 1;
         ni->producer = -1;
@@ -466,16 +466,16 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     }
     ni->producer = lt->in_start[v] < lt->in_start[v + 1] ? lt->xchg[lt->in_start[v]].u : -1;
     const dnp_op *o = origin(C->g, op, 0);
-    ni->in_units = o->out.c;
-    ni->out_units = op->out.c;
-    int64_t in_elems = op->in.c * op->in.h * op->in.w; /* one sample of the tensor read */
+    ni->in_units = dnp_op_out_view(o).c;
+    ni->out_units = ov.c;
+    int64_t in_elems = iv.c * iv.h * iv.w; /* one sample of the tensor read */
     int bad = ni->in_units <= 0 || in_elems % ni->in_units != 0;
     /* A per-position FC (keep_positions: the same weights at every position,
      * Megatron-LM's linear layers) is a 1x1 conv over the positions: its
      * units are whole blocks of features, each with every position. */
     int by_channel = op->kind == DNP_OP_CONV || op->keep_positions;
     if (!bad && by_channel)
-        bad = op->in.c % ni->in_units != 0;
+        bad = iv.c % ni->in_units != 0;
     if (bad) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "op '%s': its input of %lld elements per sample is not made of the %lld "
@@ -489,24 +489,24 @@ static dnp_status node_info_get(const ctx *C, int v, node_info *ni, dnp_error *e
     if (op->groups > 1) {
         /* a group's input channels must be whole units (a unit is in.c /
          * in_units channels of the tensor read) */
-        int64_t g = op->groups, per_unit = op->in.c / ni->in_units;
-        if (op->kind != DNP_OP_CONV || op->in.c % g != 0 || op->out.c % g != 0 ||
-            (op->in.c / g) % per_unit != 0) {
+        int64_t g = op->groups, per_unit = iv.c / ni->in_units;
+        if (op->kind != DNP_OP_CONV || iv.c % g != 0 || ov.c % g != 0 ||
+            (iv.c / g) % per_unit != 0) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': its %lld groups do not take whole channels of '%s' "
                           "(%lld input, %lld output channels)",
-                          name, (long long)g, o->name, (long long)op->in.c,
-                          (long long)op->out.c);
+                          name, (long long)g, o->name, (long long)iv.c,
+                          (long long)ov.c);
             return DNP_ERR_INPUT;
         }
-        ni->group_out = op->out.c / g;
-        ni->group_in = op->in.c / g / per_unit;
+        ni->group_out = ov.c / g;
+        ni->group_in = iv.c / g / per_unit;
     }
     /* Weights per (output unit, input unit): a conv's kernel times the
      * input channels of a unit (a per-position FC: a 1x1 kernel); an FC's
      * features of a unit. */
-    ni->w_cell = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw * (op->in.c / ni->in_units)
-                 : op->keep_positions    ? op->in.c / ni->in_units
+    ni->w_cell = op->kind == DNP_OP_CONV ? (int64_t)op->kh * op->kw * (iv.c / ni->in_units)
+                 : op->keep_positions    ? iv.c / ni->in_units
                                          : ni->in_cell;
     return DNP_OK;
 }
@@ -518,8 +518,8 @@ static ivl concat_part(const dnp_graph *g, const dnp_op *op, int k, ivl u)
 {
     int64_t lo = 0;
     for (int j = 0; j < k; j++)
-        lo += dnp_graph_op(g, op->inputs[j])->out.c;
-    int64_t hi = lo + dnp_graph_op(g, op->inputs[k])->out.c;
+        lo += dnp_op_out_view(dnp_graph_op(g, op->inputs[j])).c;
+    int64_t hi = lo + dnp_op_out_view(dnp_graph_op(g, op->inputs[k])).c;
     int64_t a = u.lo > lo ? u.lo : lo, b = u.hi < hi ? u.hi : hi;
     return b > a ? (ivl){a - lo, b - lo} : (ivl){0, 0};
 }
@@ -551,9 +551,9 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
         dnp_status st = node_info_get(C, u, &nu, err);
         if (st != DNP_OK)
             return st;
-        const dnp_op *in = dnp_graph_op(C->g, ni->op->inputs[k]);
+        const dnp_shape in = dnp_op_out_view(dnp_graph_op(C->g, ni->op->inputs[k]));
         if (matmul)
-            cell_bytes = in->out.h * in->out.w * C->bpe;
+            cell_bytes = in.h * in.w * C->bpe;
         for (int d = 0; d < N; d++) {
             shard(&C->dev[d], u, nu.join, C->s->batch, nu.in_units, nu.out_units, &ub[3 * d],
                   &ub[3 * d + 1], &ub[3 * d + 2]);
@@ -562,7 +562,7 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
             if (ni->op->kind == DNP_OP_CONCAT)
                 need[d].u = concat_part(C->g, ni->op, k, need[d].u);
             if (matmul)
-                need[d].u = (ivl){0, in->out.c};
+                need[d].u = (ivl){0, in.c};
         }
         if ((st = redistribute(C, have, need, cell_bytes, DNP_XFER_LAYOUT_FWD, p->node_names[v],
                                err)) != DNP_OK)
@@ -588,19 +588,20 @@ static dnp_status edges_into(ctx *C, int v, const node_info *ni, const ivl *ob, 
 static dnp_status unit_allreduce(ctx *C, const dnp_op *op, int u, int64_t values_per_channel,
                                  int skip_same_samples, ivl *ob, ivl *tmp, dnp_error *err)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     node_info nu;
     dnp_status st = node_info_get(C, u, &nu, err);
     if (st != DNP_OK)
         return st;
-    if (nu.out_units <= 0 || op->out.c % nu.out_units != 0) {
+    if (nu.out_units <= 0 || ov.c % nu.out_units != 0) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "op '%s' (%s): its %lld channels are not made of the %lld channel units "
                       "of '%s'",
-                      op->name, dnp_op_kind_name(op->kind), (long long)op->out.c,
+                      op->name, dnp_op_kind_name(op->kind), (long long)ov.c,
                       (long long)nu.out_units, C->m->node_names[u]);
         return DNP_ERR_INPUT;
     }
-    int64_t unit_bytes = values_per_channel * (op->out.c / nu.out_units) * C->bpe;
+    int64_t unit_bytes = values_per_channel * (ov.c / nu.out_units) * C->bpe;
     for (int d = 0; d < C->n; d++) {
         shard(&C->dev[d], u, nu.join, C->s->batch, nu.in_units, nu.out_units, &ob[3 * d],
               &ob[3 * d + 1], &ob[3 * d + 2]);
@@ -681,16 +682,17 @@ static dnp_status norm_params(ctx *C, const int *owner, ivl *ob, ivl *tmp, dnp_e
                           op->name);
             return DNP_ERR_INPUT;
         }
-        if (op->param_elems != op->out.c && op->param_elems != 2 * op->out.c) {
+        const int64_t channels = dnp_op_out_view(op).c;
+        if (op->param_elems != channels && op->param_elems != 2 * channels) {
             dnp_error_set(err, DNP_ERR_INPUT,
                           "op '%s': %lld parameters are not one or two per channel (scale, "
                           "shift) of its %lld channels",
-                          op->name, (long long)op->param_elems, (long long)op->out.c);
+                          op->name, (long long)op->param_elems, (long long)channels);
             return DNP_ERR_INPUT;
         }
         if (op->kind == DNP_OP_BATCHNORM)
             continue; /* bn_stats' backward sums are the gradients */
-        dnp_status st = unit_allreduce(C, op, u, op->param_elems / op->out.c, 1, ob, tmp, err);
+        dnp_status st = unit_allreduce(C, op, u, op->param_elems / channels, 1, ob, tmp, err);
         if (st != DNP_OK)
             return st;
     }
@@ -725,9 +727,9 @@ static dnp_status account(ctx *C, dnp_error *err)
             /* Type-II: the output's partial sums (forward). */
             for (int d = 0; d < N; d++)
                 have[d] = (rect){ob[3 * d], ob[3 * d + 2]};
-            if ((st = partial_sums(C, v, PLAN_SPLIT_C, have,
-                                   ni.op->out.h * ni.op->out.w * C->bpe, DNP_XFER_PSUM_FWD,
-                                   err)) != DNP_OK)
+            const dnp_shape ov = dnp_op_out_view(ni.op);
+            if ((st = partial_sums(C, v, PLAN_SPLIT_C, have, ov.h * ov.w * C->bpe,
+                                   DNP_XFER_PSUM_FWD, err)) != DNP_OK)
                 goto done;
             /* Gradients: weights (out x in) and the bias (out, with input unit 0). */
             for (int d = 0; d < N; d++) {

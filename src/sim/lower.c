@@ -478,7 +478,7 @@ static dnp_status lower_all(lowerer *L)
          * attention's scores . V saves a large and a small tensor. */
         double in_elems = 0.0;
         for (int k = 0; k < op->n_inputs; k++)
-            in_elems += shape_elems(dnp_graph_op(L->g, op->inputs[k])->out);
+            in_elems += shape_elems(dnp_op_out_view(dnp_graph_op(L->g, op->inputs[k])));
         for (int c = 0; c < C; c++) {
             lower_class *cls = &r->classes[c];
             perf_op_time t;
@@ -494,9 +494,8 @@ static dnp_status lower_all(lowerer *L)
             double *kept = &L->kept[(size_t)c * (size_t)n_ops];
             kept[i] = m.saved_output_bytes > kept[i] ? m.saved_output_bytes : kept[i];
             for (int k = 0; k < op->n_inputs && m.saved_input_bytes > 0.0; k++) {
-                double share = in_elems > 0.0 ? m.saved_input_bytes *
-                                                    shape_elems(dnp_graph_op(L->g, op->inputs[k])->out) /
-                                                    in_elems
+                const dnp_shape src = dnp_op_out_view(dnp_graph_op(L->g, op->inputs[k]));
+                double share = in_elems > 0.0 ? m.saved_input_bytes * shape_elems(src) / in_elems
                                               : m.saved_input_bytes / op->n_inputs;
                 int j = op->inputs[k];
                 if (j >= 0 && j < n_ops && share > kept[j])

@@ -1124,7 +1124,7 @@ static dnp_tf_role zoo_role_by_name(const dnp_op *op)
     case DNP_OP_SOFTMAX:
         return DNP_TF_SOFTMAX;
     case DNP_OP_DROPOUT:
-        return op->out_rank == 3 ? DNP_TF_ATTN_DROPOUT : DNP_TF_DROPOUT;
+        return dnp_op_has_axes(op) && op->out_rank == 3 ? DNP_TF_ATTN_DROPOUT : DNP_TF_DROPOUT;
     case DNP_OP_ELTWISE:
         return strstr(n, ".mlp.") != NULL ? DNP_TF_MLP_ACT : DNP_TF_OTHER;
     default:

@@ -26,8 +26,8 @@ TEST(named_einsum_cost_by_hand)
     const dnp_op *op = dnp_graph_op(g, y);
     CHECK_STR(op->axes, "blf");
     CHECK_STR(op->loops, "blfe");
-    CHECK_EQ_INT(op->out.c, 5);
-    CHECK_EQ_INT(op->out.h, 4);
+    CHECK_EQ_INT(dnp_op_out_view(op).c, 5);
+    CHECK_EQ_INT(dnp_op_out_view(op).h, 4);
     dnp_op_cost c;
     dnp_op_cost_get(g, y, 2, &c);
     CHECK_EQ_INT(c.macs_per_sample, 60);

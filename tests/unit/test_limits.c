@@ -182,10 +182,10 @@ TEST(onnx_concat_any_number_of_inputs)
         const dnp_op *c = dnp_graph_op(g, cat);
         CHECK_EQ_INT(c->kind, DNP_OP_CONCAT);
         CHECK_EQ_INT(c->n_inputs, WIDE);
-        CHECK_EQ_INT(c->out.c, 3 * WIDE);
-        CHECK_EQ_INT(c->out.h, 8);
+        CHECK_EQ_INT(dnp_op_out_view(c).c, 3 * WIDE);
+        CHECK_EQ_INT(dnp_op_out_view(c).h, 8);
         /* the conv reads all 120 channels: 16 x 120 weights */
-        CHECK_EQ_INT(dnp_graph_op(g, conv)->in.c, 3 * WIDE);
+        CHECK_EQ_INT(dnp_op_in_view(g, conv).c, 3 * WIDE);
     }
     dnp_graph_free(g);
 }

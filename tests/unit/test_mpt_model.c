@@ -341,7 +341,7 @@ TEST(mpt_zoo_models_match_table1)
         for (int i = 0; i < dnp_graph_n_ops(g); i++) {
             const dnp_op *op = dnp_graph_op(g, i);
             if (op->kind == DNP_OP_CONV && op->kh == 3)
-                k3 += (double)op->in.c * op->out.c * 9;
+                k3 += (double)dnp_op_in_view(g, i).c * dnp_op_out_view(op).c * 9;
         }
         CHECK_NEAR(tot.params / 1e6, params_m[k], 0.01, 0);
         CHECK_NEAR(k3 / 1e6, k3_m[k], 0.01, 0);

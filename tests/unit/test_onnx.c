@@ -74,9 +74,9 @@ TEST(onnx_folded_batchnorm_params)
         for (int i = 0; i < dnp_graph_n_ops(z); i++) {
             const dnp_op *op = dnp_graph_op(z, i);
             if (op->kind == DNP_OP_BATCHNORM)
-                bn += 2 * op->out.c;
+                bn += 2 * dnp_op_out_view(op).c;
             if (op->kind == DNP_OP_CONV)
-                conv_out += op->out.c;
+                conv_out += dnp_op_out_view(op).c;
         }
         CHECK_EQ_INT(tg.params, tz.params - bn + conv_out);
     }
@@ -148,8 +148,8 @@ TEST(onnx_bert_shapes)
         if (op->kind == DNP_OP_EMBEDDING) {
             emb++;
             CHECK_EQ_INT(op->param_elems, 30522LL * 768);
-            CHECK_EQ_INT(op->out.c, 768);
-            CHECK_EQ_INT(op->out.h, 128);
+            CHECK_EQ_INT(dnp_op_out_view(op).c, 768);
+            CHECK_EQ_INT(dnp_op_out_view(op).h, 128);
         }
         if (op->kind == DNP_OP_MATMUL) {
             mm++;

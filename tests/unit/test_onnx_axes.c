@@ -67,11 +67,11 @@ TEST(onnx_axes_convnext_channel_last_exact)
         int n_fc = 0;
         for (int i = 0; i < dnp_graph_n_ops(g); i++) {
             const dnp_op *op = dnp_graph_op(g, i);
-            if (op->kind != DNP_OP_FC || op->out.h == 1)
+            if (op->kind != DNP_OP_FC || dnp_op_out_view(op).h == 1)
                 continue;
             CHECK(op->keep_positions);
-            CHECK_EQ_INT(op->in.c * op->out.c, 32 * 128);
-            CHECK_EQ_INT(op->out.h * op->out.w, 16 * 24);
+            CHECK_EQ_INT(dnp_op_in_view(g, i).c * dnp_op_out_view(op).c, 32 * 128);
+            CHECK_EQ_INT(dnp_op_out_view(op).h * dnp_op_out_view(op).w, 16 * 24);
             CHECK_EQ_INT(op->out_rank, 3);
             CHECK_EQ_INT(op->out_dims[0], 16);
             CHECK_EQ_INT(op->out_dims[1], 24);
@@ -82,9 +82,10 @@ TEST(onnx_axes_convnext_channel_last_exact)
         for (int i = 0; i < dnp_graph_n_ops(g); i++) {
             const dnp_op *op = dnp_graph_op(g, i);
             if (op->kind == DNP_OP_CONV && op->groups > 1) {
-                CHECK_EQ_INT(op->in.c, 32);
-                CHECK_EQ_INT(op->in.h, 16);
-                CHECK_EQ_INT(op->in.w, 24);
+                const dnp_shape in = dnp_op_in_view(g, i);
+                CHECK_EQ_INT(in.c, 32);
+                CHECK_EQ_INT(in.h, 16);
+                CHECK_EQ_INT(in.w, 24);
             }
         }
         dnp_graph_free(g);
@@ -168,9 +169,9 @@ TEST(onnx_axes_fc_on_a_4d_tensor_is_reviewed)
     CHECK_EQ_INT(dnp_graph_n_ops(g), 5);
     const dnp_op *view = dnp_graph_op(g, 2), *fc = dnp_graph_op(g, 3);
     CHECK(view->kind == DNP_OP_RESHAPE && fc->kind == DNP_OP_FC);
-    CHECK_EQ_INT(view->out.c, 16);
-    CHECK_EQ_INT(view->out.h, 48);
-    CHECK_EQ_INT(fc->in.c, 16);
-    CHECK_EQ_INT(fc->out.c, 8);
+    CHECK_EQ_INT(dnp_op_out_view(view).c, 16);
+    CHECK_EQ_INT(dnp_op_out_view(view).h, 48);
+    CHECK_EQ_INT(dnp_op_in_view(g, 3).c, 16);
+    CHECK_EQ_INT(dnp_op_out_view(fc).c, 8);
     dnp_graph_free(g);
 }

@@ -24,7 +24,7 @@ static iter_space *random_graph(unsigned long long *rng, int shape, int *cutoff)
     x = dnp_graph_conv(g, NM(), x, 2 + (int64_t)(test_rand(rng) % 3), 1, 1, 0, 1, 0);
     for (int k = 0; k < blocks; k++) {
         int s = shape == 4 ? (int)(test_rand(rng) % 4) : shape;
-        int64_t ch = x >= 0 ? dnp_graph_op(g, x)->out.c : 1;
+        int64_t ch = x >= 0 ? dnp_op_out_view(dnp_graph_op(g, x)).c : 1;
         if (s == 0) { /* chain, a ReLU fused or not */
             x = dnp_graph_conv(g, NM(), x, 2 + (int64_t)(test_rand(rng) % 3), 3, 1, 1, 1, 0);
             if (test_rand(rng) % 2)

@@ -29,7 +29,7 @@ static dnp_graph *random_graph(unsigned long long *rng, int shape_kind, int max_
                 x = dnp_graph_unary(g, NAME(), DNP_OP_RELU, x);
             nodes++;
         } else if (k == 1) { /* residual block: two convs + add */
-            int64_t ch = dnp_graph_op(g, x)->out.c;
+            int64_t ch = dnp_op_out_view(dnp_graph_op(g, x)).c;
             int a = dnp_graph_conv(g, NAME(), x, oc, 3, 1, 1, 1, 0);
             a = dnp_graph_conv(g, NAME(), a, ch, 3, 1, 1, 1, 0);
             x = dnp_graph_add(g, NAME(), a, x);

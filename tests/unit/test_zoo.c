@@ -51,12 +51,20 @@ static const dnp_op *check_shape(const dnp_graph *g, const char *name, int64_t c
         return NULL;
     }
     const dnp_op *op = dnp_graph_op(g, i);
-    if (op->out.c != c || op->out.h != h || op->out.w != w)
+    const dnp_shape o = dnp_op_out_view(op);
+    if (o.c != c || o.h != h || o.w != w)
         printf("  op '%s' of %s: %lldx%lldx%lld, expected %lldx%lldx%lld\n", name,
-               dnp_graph_name(g), (long long)op->out.c, (long long)op->out.h,
-               (long long)op->out.w, (long long)c, (long long)h, (long long)w);
-    CHECK(op->out.c == c && op->out.h == h && op->out.w == w);
+               dnp_graph_name(g), (long long)o.c, (long long)o.h, (long long)o.w, (long long)c,
+               (long long)h, (long long)w);
+    CHECK(o.c == c && o.h == h && o.w == w);
     return op;
+}
+
+/* Elements per sample of op's first input (its view: an FC flattens it). */
+static int64_t in_elems(const dnp_graph *g, const dnp_op *op)
+{
+    const dnp_shape in = dnp_op_in_view(g, dnp_graph_find(g, op->name));
+    return in.c * in.h * in.w;
 }
 
 static void check_model(const char *name, int64_t params, int64_t macs, double macs_rel)
@@ -267,7 +275,7 @@ TEST(zoo_alexnet_layers)
     check_shape(g, "avgpool", 256, 6, 6);
     op = check_shape(g, "fc6", 4096, 1, 1);
     if (op)
-        CHECK_EQ_INT(op->in.c * op->in.h * op->in.w, 9216);
+        CHECK_EQ_INT(in_elems(g, op), 9216);
     check_shape(g, "fc8", 1000, 1, 1);
     CHECK_EQ_INT(count_kind(g, DNP_OP_CONV), 5);
     CHECK_EQ_INT(count_kind(g, DNP_OP_FC), 3);
@@ -294,7 +302,7 @@ TEST(zoo_vgg_layers)
         check_shape(g, "avgpool", 512, 7, 7);
         const dnp_op *op = check_shape(g, "fc6", 4096, 1, 1);
         if (op)
-            CHECK_EQ_INT(op->in.c * op->in.h * op->in.w, 25088);
+            CHECK_EQ_INT(in_elems(g, op), 25088);
         check_shape(g, "fc8", 1000, 1, 1);
         dnp_graph_free(g);
     }
@@ -322,7 +330,7 @@ TEST(zoo_resnet_layers)
         CHECK_EQ_INT(op->kh, 1);
         CHECK_EQ_INT(op->sh, 2);
         CHECK_EQ_INT(op->bias, 0);
-        CHECK_EQ_INT(op->in.c, 256);
+        CHECK_EQ_INT(dnp_op_in_view(g, dnp_graph_find(g, op->name)).c, 256);
     }
     /* v1.5: the stride sits on the 3x3 conv. */
     op = check_shape(g, "layer2.0.conv1", 128, 56, 56);
@@ -353,7 +361,7 @@ TEST(zoo_resnet_layers)
     CHECK_EQ_INT(count_kind(g, DNP_OP_ADD), 8);
     op = dnp_graph_op(g, dnp_graph_find(g, "fc"));
     if (op)
-        CHECK_EQ_INT(op->in.c, 512);
+        CHECK_EQ_INT(dnp_op_in_view(g, dnp_graph_find(g, op->name)).c, 512);
     dnp_graph_free(g);
 
     g = zoo_get("resnet34");
@@ -431,7 +439,7 @@ TEST(zoo_accpar_alexnet_reference)
     check_shape(g, "conv5", 256, 6, 6);
     op = check_shape(g, "fc1", 4096, 1, 1);
     if (op)
-        CHECK_EQ_INT(op->in.c * op->in.h * op->in.w, 9216);
+        CHECK_EQ_INT(in_elems(g, op), 9216);
     check_shape(g, "fc3", 1000, 1, 1);
     /* Chain: op i reads op i-1. */
     for (int i = 1; i < dnp_graph_n_ops(g); i++) {
@@ -460,7 +468,7 @@ TEST(zoo_accpar_vgg11_reference)
     check_shape(g, "conv52", 512, 7, 7);
     const dnp_op *op = check_shape(g, "fc1", 4096, 1, 1);
     if (op)
-        CHECK_EQ_INT(op->in.c * op->in.h * op->in.w, 25088);
+        CHECK_EQ_INT(in_elems(g, op), 25088);
     check_shape(g, "fc3", 1000, 1, 1);
     dnp_graph_free(g);
 }

@@ -67,7 +67,8 @@ static json_t *info_json(const dnp_graph *g, long long batch)
             json_object_set_new(dims, d[k].name, json_integer((json_int_t)d[k].size));
         json_t *l = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:I,s:f,s:f,s:f,s:I}", "name",
                               op->name, "kind", dnp_op_kind_name(op->kind), "inputs", ins, "in",
-                              shape_json(op->in), "out", shape_json(op->out), "dims", dims,
+                              shape_json(dnp_op_in_view(g, i)), "out",
+                              shape_json(dnp_op_out_view(op)), "dims", dims,
                               "params", (json_int_t)c.params, "macs_per_sample",
                               (json_int_t)c.macs_per_sample, "forward_flop", c.fwd_flop,
                               "backward_flop", c.bwd_flop, "gradient_flop", c.grad_flop,
@@ -127,11 +128,12 @@ static void info_text(const dnp_graph *g, long long batch)
         char idx[16], in[32] = "-", out[32], params[32], macs[32], act[16], f[16], b[16], w[16];
         snprintf(idx, sizeof idx, "%d", i);
         if (op->n_inputs > 0)
-            shape_text(op->in, in, sizeof in);
-        shape_text(op->out, out, sizeof out);
+            shape_text(dnp_op_in_view(g, i), in, sizeof in);
+        const dnp_shape ov = dnp_op_out_view(op);
+        shape_text(ov, out, sizeof out);
         group_digits(c.params, params, sizeof params);
         group_digits(c.macs_per_sample, macs, sizeof macs);
-        fmt_si_trim((double)(op->out.c * op->out.h * op->out.w), act, sizeof act);
+        fmt_si_trim((double)(ov.c * ov.h * ov.w), act, sizeof act);
         fmt_si_trim(c.fwd_flop, f, sizeof f);
         fmt_si_trim(c.bwd_flop, b, sizeof b);
         fmt_si_trim(c.grad_flop, w, sizeof w);

@@ -74,8 +74,10 @@ static int wino_kernel(int kh, int kw)
            (kh == 1 && kw == 3);
 }
 
-static void layer_of(const dnp_op *op, mpt_layer *l)
+/* The layer of op; in: the view of its input (dnp_op_in_view). */
+static void layer_of(const dnp_op *op, dnp_shape in, mpt_layer *l)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     memset(l, 0, sizeof *l);
     snprintf(l->name, sizeof l->name, "%s", op->name);
     l->join_id = -1;
@@ -83,18 +85,18 @@ static void layer_of(const dnp_op *op, mpt_layer *l)
     l->groups = op->groups > 0 ? op->groups : 1;
     if (op->kind == DNP_OP_FC) {
         l->fc = 1;
-        l->in_c = (int)(op->in.c * op->in.h * op->in.w);
-        l->out_c = (int)op->out.c;
+        l->in_c = (int)(in.c * in.h * in.w);
+        l->out_c = (int)ov.c;
         l->in_h = l->in_w = l->out_h = l->out_w = 1;
         l->k_h = l->k_w = l->stride = 1;
         return;
     }
-    l->in_c = (int)op->in.c;
-    l->out_c = (int)op->out.c;
-    l->in_h = (int)op->in.h;
-    l->in_w = (int)op->in.w;
-    l->out_h = (int)op->out.h;
-    l->out_w = (int)op->out.w;
+    l->in_c = (int)in.c;
+    l->out_c = (int)ov.c;
+    l->in_h = (int)in.h;
+    l->in_w = (int)in.w;
+    l->out_h = (int)ov.h;
+    l->out_w = (int)ov.w;
     l->k_h = op->kh;
     l->k_w = op->kw;
     l->stride = op->sh > op->sw ? op->sh : op->sw;
@@ -199,7 +201,7 @@ dnp_status mpt_net_from_graph(const dnp_graph *g, mpt_net *out, dnp_error *err)
         layer_of_op[i] = -1;
         if (!dnp_op_is_weighted(op))
             continue;
-        layer_of(op, &net.layers[net.n]);
+        layer_of(op, dnp_op_in_view(g, i), &net.layers[net.n]);
         net.layers[net.n].relu_after = relu_follows(g, &c, i, 0);
         layer_of_op[i] = net.n++;
     }

@@ -23,16 +23,18 @@ static const struct {
     {"batch3", "vgg11:100+dbn-m:20000"},
 };
 
-static void layer_from_conv(const dnp_op *op, sf_layer *l)
+/* in: the view of the input of op (dnp_op_in_view). */
+static void layer_from_conv(const dnp_op *op, dnp_shape in, sf_layer *l)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     int groups = op->groups > 0 ? op->groups : 1;
     l->kind = SF_CONV;
-    l->m = op->out.c;
-    l->n = op->in.c / groups;
-    l->r = op->out.h;
-    l->c = op->out.w;
-    l->in_h = op->in.h + 2 * (int64_t)op->ph;
-    l->in_w = op->in.w + 2 * (int64_t)op->pw;
+    l->m = ov.c;
+    l->n = in.c / groups;
+    l->r = ov.h;
+    l->c = ov.w;
+    l->in_h = in.h + 2 * (int64_t)op->ph;
+    l->in_w = in.w + 2 * (int64_t)op->pw;
     l->kh = op->kh;
     l->kw = op->kw;
     l->sh = op->sh > 0 ? op->sh : 1;
@@ -42,11 +44,12 @@ static void layer_from_conv(const dnp_op *op, sf_layer *l)
     l->macs = l->m * l->n * l->r * l->c * (int64_t)l->kh * (int64_t)l->kw;
 }
 
-static void layer_from_fc(const dnp_op *op, sf_layer *l)
+static void layer_from_fc(const dnp_op *op, dnp_shape in, sf_layer *l)
 {
+    const dnp_shape ov = dnp_op_out_view(op);
     l->kind = SF_FC;
-    l->m = op->out.c;
-    l->n = op->in.c * op->in.h * op->in.w;
+    l->m = ov.c;
+    l->n = in.c * in.h * in.w;
     l->r = l->c = 1;
     l->in_h = l->in_w = 1;
     l->kh = l->kw = l->sh = l->sw = l->groups = 1;
@@ -78,9 +81,9 @@ dnp_status sf_model_from_graph(const dnp_graph *g, int64_t instances, sf_model *
             continue;
         snprintf(layers[k].name, sizeof layers[k].name, "%s", op->name);
         if (op->kind == DNP_OP_CONV)
-            layer_from_conv(op, &layers[k]);
+            layer_from_conv(op, dnp_op_in_view(g, i), &layers[k]);
         else
-            layer_from_fc(op, &layers[k]);
+            layer_from_fc(op, dnp_op_in_view(g, i), &layers[k]);
         k++;
     }
     memset(out, 0, sizeof *out);
