@@ -4,6 +4,8 @@
  *   pase_hw.c             hardware: p, peak, link, word (Eq. 1's r)
  *   pase_setup.c          dnp_pase_problem: model -> iteration spaces -> problem, on the
  *                         shared model (pase_perf.h) or the prototype's Eq. 1
+ *   pase_rows.c           the default model's space: rows a softmax, layer norm or LRN
+ *                         normalises stay whole (model/row_ops.h)
  *   pase_run.c            dnp_pase_run: a search, the baselines, the memory fit and
  *                         the type split of a mixed cluster
  *   pase_cross.c          the type split's type level refined in the step simulator
