@@ -100,6 +100,11 @@ typedef struct {
     double memory_limit_bytes; /* per device; 0: the device's capacity (none for the bare
                               * device of dnp_pase_hw_uniform) */
     int no_stragglers;       /* 1: ignore the devices' speed spread */
+    int split_rows;          /* 1: let a softmax, layer norm or LRN split the axis it
+                              * normalises, and the op it reads from its output channels,
+                              * as the paper's space does (the reproductions); 0: such a row
+                              * stays whole, a reduction the simulator and the executor do
+                              * not model (docs/pase.md "Row ops") */
     /* Either cost model: */
     int strategy_space;      /* 1: search only configurations a dnnpar strategy holds
                               * (dnp_pase_run_strategy): every op the strategy decides splits

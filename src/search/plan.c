@@ -7,6 +7,7 @@
 #include "core/clock.h"
 
 #include "cost/accpar_cost.h"
+#include "model/row_ops.h"
 #include "perf/device_model.h"
 #include "plan/strategy.h"
 #include "search/strategy.h"
@@ -440,14 +441,15 @@ static void allowed_states(const layer_table *lt, dnp_scheme s, unsigned char *a
  * (Type-III; a join's channel layout) by the searches: each device would
  * hold part of every sample's channels, and the reduction across them is
  * a collective neither the step simulator nor the executor (run-torch,
- * python/dnnpar_torch/execute.py check_row_ops) has.  The paper's
- * accounting keeps the paper's freedom, and a given strategy (PaSE's,
- * a file) is simulated as it is.  O(ops). */
+ * python/dnnpar_torch/execute.py check_row_ops) has.  One rule, two
+ * searches: model/row_ops.h defines which ops and which row (the op's
+ * decider); PaSE's search applies it to its configurations
+ * (search/pase/pase_rows.c).  The paper's accounting keeps the paper's
+ * freedom, and a given strategy (a file) is simulated as it is.  O(ops). */
 static void row_op_states(const dnp_graph *g, layer_table *lt)
 {
     for (int i = 0; i < dnp_graph_n_ops(g); i++) {
-        dnp_op_kind k = dnp_graph_op(g, i)->kind;
-        if (k != DNP_OP_SOFTMAX && k != DNP_OP_LAYERNORM && k != DNP_OP_LRN)
+        if (row_op_decider(g, i) < 0)
             continue;
         int v = layer_table_owner(lt, g, i);
         if (v >= 0 && v < lt->n_rows)

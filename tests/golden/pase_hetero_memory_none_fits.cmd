@@ -1,1 +1,1 @@
-dnnpar plan gpt2 --search pase --optimizer momentum --cluster 4xa100+4xv100 --batch 32 --memory-limit 4.8GB --json $TMPDIR_GOLD/h.json | grep -E -A1 '^(memory|step time|chosen|simulated step|batch split)' && grep -A4 '"heterogeneous"' $TMPDIR_GOLD/h.json
+dnnpar plan alexnet --search pase --optimizer momentum --cluster 4xa100+4xv100 --batch 32 --memory-limit 0.056GB --json $TMPDIR_GOLD/h.json | grep -E -A1 '^(memory|step time|chosen|simulated step|batch split)' && grep -A4 '"heterogeneous"' $TMPDIR_GOLD/h.json

@@ -34,6 +34,7 @@
  * share search's choice it starts from.
  */
 #include "search/pase/pase_driver.h"
+#include "model/row_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,8 +99,10 @@ static dnp_status descend_shares(cross_ctx *x, int *moved, dnp_error *err)
 
 /* Types: for each decided op of the core graph in order, each other state
  * (weighted layers: batch, input, output; LSTMs batch only (layer_table.c);
- * joins: batch, channel).  *moved = 1 if any was kept.  O(ops x 2
- * simulations). */
+ * joins: batch, channel).  Under the default model the op a softmax, layer
+ * norm or LRN reads its row from keeps its output channels whole: no
+ * output (Type-III) or channel state (model/row_ops.h, pase_rows.c).
+ * *moved = 1 if any was kept.  O(ops x (2 simulations + ops)). */
 static dnp_status descend_types(cross_ctx *x, int *moved, dnp_error *err)
 {
     unsigned char *cross = x->r->cross;
@@ -108,9 +111,13 @@ static dnp_status descend_types(cross_ctx *x, int *moved, dnp_error *err)
         int states = dnp_op_is_weighted(op) ? (op->kind == DNP_OP_LSTM ? 1 : 3)
                      : dnp_op_is_join(op)   ? 2
                                             : 1;
+        /* the state that splits the output channels: Type-III, a join's channel */
+        int channel_state = dnp_op_is_weighted(op) ? 2 : 1;
+        int keep_row = x->r->pp->opt.cost_model == DNP_COST_DEFAULT && !x->r->pp->opt.split_rows &&
+                       row_op_keeps_channels(x->g, i);
         unsigned char was = cross[i];
         for (unsigned char s = 0; s < states; s++) {
-            if (s == was)
+            if (s == was || (keep_row && s == channel_state))
                 continue;
             unsigned char before = cross[i];
             cross[i] = s;

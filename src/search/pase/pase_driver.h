@@ -4,6 +4,8 @@
  *   pase_hw.c             hardware: p, peak, link, word (Eq. 1's r)
  *   pase_setup.c          dnp_pase_problem: model -> iteration spaces -> problem, on the
  *                         shared model (pase_perf.h) or the prototype's Eq. 1
+ *   pase_rows.c           the default model's space: rows a softmax, layer norm or LRN
+ *                         normalises stay whole (model/row_ops.h)
  *   pase_run.c            dnp_pase_run: a search, the baselines, the memory fit and
  *                         the type split of a mixed cluster
  *   pase_cross.c          the type split's type level refined in the step simulator
@@ -89,6 +91,13 @@ int pase_type_index(const char *t);
  * the dimensions pase_strategy_type_of names, split by powers of two
  * (dnp_pase_options.strategy_space).  O(vertices x rank). */
 void pase_restrict_to_strategy(iter_space *pg);
+/* Under the default model: keep whole the rows a softmax, layer norm or
+ * LRN normalises (model/row_ops.h; pase_rows.c): the op's own nest does
+ * not split its normalised axis, and its decider's nest not its output
+ * channels (the dimensions pase_strategy_type_of calls "III" or
+ * "channel").  Nothing for a graph without its core ops.
+ * O(vertices x (rank + ops)). */
+void pase_restrict_row_ops(iter_space *pg);
 /* dnp_pase_run_strategy's document before it is written as text: *out
  * (owned by the caller) on success.  O(ops x levels). */
 dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,

@@ -71,7 +71,9 @@ static dnp_status fig6_cell(int m, const char *model, int p, const dnp_pase_repr
     dnp_pase_problem *pb = NULL;
     dnp_pase_run *run = NULL;
     dnp_error e = {0};
-    dnp_pase_options po = {.cost_model = DNP_COST_DEFAULT, .precision = DNP_PREC_FP32};
+    /* the paper's space: its strategies may split a softmax's classes (split_rows) */
+    dnp_pase_options po = {.cost_model = DNP_COST_DEFAULT, .precision = DNP_PREC_FP32,
+                           .split_rows = 1};
     dnp_pase_run_options ro = {.search = DNP_PASE_SEARCH_DP, .threads = o->threads,
                                .no_refine = 1};
     dnp_status st = dnp_cluster_parse(spec, &cl, &e);

@@ -68,11 +68,16 @@ static dnp_status setup_perf(const dnp_pase_hw *hw, const dnp_pase_options *o, p
 }
 
 /* With opt->strategy_space: restrict pg to a dnnpar strategy's space
- * (pase_restrict_to_strategy). */
+ * (pase_restrict_to_strategy).  Under the default model, the rows a
+ * softmax, layer norm or LRN needs stay whole (pase_restrict_row_ops); the
+ * paper's accounting and opt->split_rows (the reproductions) keep the
+ * paper's freedom. */
 static void restrict_space(const dnp_pase_options *opt, iter_space *pg)
 {
     if (opt->strategy_space)
         pase_restrict_to_strategy(pg);
+    if (opt->cost_model == DNP_COST_DEFAULT && !opt->split_rows)
+        pase_restrict_row_ops(pg);
 }
 
 /* Bind graph g (taken over: freed on failure too) and core (the model
