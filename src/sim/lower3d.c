@@ -196,7 +196,7 @@ static dnp_status check_stages(const dnp_transformer_layout *lay, const plan_str
 
 dnp_status c3_lower_layout(const dnp_graph *g, const dnp_transformer_layout *lay,
                            const plan_strategy *s, const dnp_cluster *cl,
-                           const dnp_plan_options *opt, int simulate, dnp_config3d_result *out,
+                           const dnp_plan_options *opt, int mode, dnp_config3d_result *out,
                            char **trace_json, dnp_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -237,14 +237,14 @@ dnp_status c3_lower_layout(const dnp_graph *g, const dnp_transformer_layout *lay
         st = c3_layers(x, layers, err);
     if (st == DNP_OK)
         st = check_stages(lay, s, &cfg, layers, err);
-    if (st == DNP_OK)
+    if (st == DNP_OK && mode != C3_LOWER_STEP)
         st = c3_check_rules(x, opt, err);
     /* memory first (it needs no simulation), then the step */
-    if (st == DNP_OK)
+    if (st == DNP_OK && mode != C3_LOWER_STEP)
         st = c3_eval(x, layers, 0, &bound, out, NULL, err);
-    if (st == DNP_OK)
+    if (st == DNP_OK && mode != C3_LOWER_STEP)
         st = c3_check_memory(x, opt, out, err);
-    if (st == DNP_OK && simulate)
+    if (st == DNP_OK && mode != C3_LOWER_CHECK)
         st = c3_eval(x, layers, 1, &bound, out, trace_json, err);
     dnp_free(x);
     dnp_free(role);
@@ -252,7 +252,7 @@ dnp_status c3_lower_layout(const dnp_graph *g, const dnp_transformer_layout *lay
 }
 
 dnp_status c3_lower(const dnp_graph *g, const plan_strategy *s, const dnp_cluster *cl,
-                    const dnp_plan_options *opt, int simulate, dnp_config3d_result *out,
+                    const dnp_plan_options *opt, int mode, dnp_config3d_result *out,
                     char **trace_json, dnp_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -263,7 +263,7 @@ dnp_status c3_lower(const dnp_graph *g, const plan_strategy *s, const dnp_cluste
     dnp_status st = c3_read_model(g, &lay, &sh, err);
     if (st != DNP_OK)
         return st;
-    st = c3_lower_layout(g, lay, s, cl, opt, simulate, out, trace_json, err);
+    st = c3_lower_layout(g, lay, s, cl, opt, mode, out, trace_json, err);
     dnp_transformer_layout_free(lay);
     return st;
 }

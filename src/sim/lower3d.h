@@ -28,24 +28,30 @@
 #include "dnnpar.h"
 #include "plan/strategy.h"
 
-/* Simulate (simulate 1) or only check and size (0: memory figures, no
- * step time, as dnp_config3d_check) one step of pipelined strategy s of
- * transformer g on cluster cl, s->batch samples, options opt (precision,
- * optimizer, memory limit, rules, time limit), into *out; with trace_json
- * (NULL: none) and simulate, also the step as Chrome trace events (a new
+/* What c3_lower does: check and size only (memory figures, no step time,
+ * as dnp_config3d_check), check, size and simulate (as
+ * dnp_config3d_simulate), or only simulate a strategy whose configuration
+ * the caller has checked against Megatron-LM's rules and the memory (the
+ * 3D search: its candidates are checked as they are enumerated). */
+enum { C3_LOWER_CHECK = 0, C3_LOWER_SIMULATE = 1, C3_LOWER_STEP = 2 };
+
+/* Lower pipelined strategy s of transformer g on cluster cl, s->batch
+ * samples, options opt (precision, optimizer, memory limit, rules, time
+ * limit) as `mode` says (C3_LOWER_*) into *out; with trace_json (NULL:
+ * none) and a simulation, also the step as Chrome trace events (a new
  * text the caller frees with dnp_free).  Everything borrowed.
  * DNP_ERR_INPUT: a strategy the lowering refuses (above) or one its
  * configuration's checks refuse (dnp_config3d_check's messages);
  * DNP_ERR_NOMEM.  O(ops x types + pp x micro-batches x interleave). */
 dnp_status c3_lower(const dnp_graph *g, const plan_strategy *s, const dnp_cluster *cl,
-                    const dnp_plan_options *opt, int simulate, dnp_config3d_result *out,
+                    const dnp_plan_options *opt, int mode, dnp_config3d_result *out,
                     char **trace_json, dnp_error *err);
 
 /* c3_lower with g's layout lay (dnp_graph_transformer_layout of g) already
  * read, borrowed.  O(as c3_lower). */
 dnp_status c3_lower_layout(const dnp_graph *g, const dnp_transformer_layout *lay,
                            const plan_strategy *s, const dnp_cluster *cl,
-                           const dnp_plan_options *opt, int simulate, dnp_config3d_result *out,
+                           const dnp_plan_options *opt, int mode, dnp_config3d_result *out,
                            char **trace_json, dnp_error *err);
 
 /* The tensor-parallel role (config3d_int.h: c3_tp_role) strategy op o's

@@ -11,6 +11,7 @@
 #include "sim/config3d_int.h"
 #include "sim/config3d_stages.h"
 #include "sim/lower3d.h"
+#include "sim/lower_any.h"
 
 #include <string.h>
 
@@ -100,7 +101,7 @@ static void check_same(const char *model, const char *cluster, int64_t batch, co
     CHECK_EQ_INT(c3_strategy_of(g, &cl, &cfg, batch, &s, &err), DNP_OK);
     dnp_config3d_result a, b;
     memset(&b, 0, sizeof b);
-    CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, 1, &a, NULL, &err), DNP_OK);
+    CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, C3_LOWER_SIMULATE, &a, NULL, &err), DNP_OK);
     c3_ctx *x = dnp_malloc(sizeof *x);
     int layers[DNP_CONFIG3D_MAX_STAGES];
     double bound;
@@ -158,7 +159,7 @@ TEST(lower3d_refuses)
         CHECK_EQ_INT(c3_strategy_of(g, &cl, &cfg, 16, &s, &err), DNP_OK);
         if (s == NULL)
             continue;
-        CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, 0, &r, NULL, &err), DNP_OK);
+        CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, C3_LOWER_CHECK, &r, NULL, &err), DNP_OK);
         int col = 0; /* the first column-parallel op (layer 0's qkv) */
         while (col < s->n_ops && c3_role_of_splits(&s->ops[col], 2u) != C3_TP_COLUMN)
             col++;
@@ -176,11 +177,50 @@ TEST(lower3d_refuses)
             break;
         }
         memset(&err, 0, sizeof err);
-        CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, 1, &r, NULL, &err), DNP_ERR_INPUT);
+        CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, C3_LOWER_SIMULATE, &r, NULL, &err), DNP_ERR_INPUT);
         if (strstr(err.msg, want[k]) == NULL)
             fprintf(stderr, "  case %d: '%s' lacks '%s'\n", k, err.msg, want[k]);
         CHECK(strstr(err.msg, want[k]) != NULL);
         plan_strategy_free(s);
     }
+    dnp_graph_free(g);
+}
+
+/* The one lowering dispatches by what the strategy holds: a
+ * configuration's strategy (stages, mesh, schedule) to the 3D lowering,
+ * the same step as dnp_config3d_simulate (gpt2, tp=2 pp=2 dp=2 on one DGX
+ * A100, batch 16); a strategy with neither groups nor a schedule is
+ * refused. */
+TEST(lower3d_one_lowering_dispatches)
+{
+    dnp_graph *g = NULL;
+    dnp_cluster cl;
+    dnp_config3d cfg;
+    dnp_error err = {0};
+    CHECK_EQ_INT(dnp_model_load("gpt2", &g, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_cluster_parse("1xdgx-a100", &cl, &err), DNP_OK);
+    CHECK_EQ_INT(dnp_config3d_parse("tp=2,pp=2,dp=2", &cfg, &err), DNP_OK);
+    if (g == NULL)
+        return;
+    dnp_plan_options opt = {.batch = 16, .precision = DNP_PREC_FP16,
+                            .optimizer = DNP_OPTIM_ADAM};
+    dnp_config3d_result want;
+    CHECK_EQ_INT(dnp_config3d_simulate(g, &cl, 16, &opt, &cfg, &want, &err), DNP_OK);
+    plan_strategy *s = NULL;
+    CHECK_EQ_INT(c3_strategy_of(g, &cl, &cfg, 16, &s, &err), DNP_OK);
+    lower_context m = {.model = "gpt2", .cl = &cl};
+    sim_lowered r;
+    CHECK_EQ_INT(sim_lower(g, s, &m, &opt, 0, 1, &r, &err), DNP_OK);
+    CHECK_EQ_INT(r.kind, SIM_LOWERED_PIPELINE);
+    CHECK(r.pipeline.step_time_s == want.step_time_s && want.step_time_s > 0.0);
+    CHECK(r.trace_json != NULL && strstr(r.trace_json, "traceEvents") != NULL);
+    sim_lowered_free(&r);
+    plan_strategy_free(s);
+    s = plan_strategy_new(0, 0);
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_INT(sim_lower(g, s, &m, &opt, 0, 0, &r, &err), DNP_ERR_INPUT);
+    CHECK(strstr(err.msg, "neither device groups") != NULL);
+    sim_lowered_free(&r);
+    plan_strategy_free(s);
     dnp_graph_free(g);
 }
