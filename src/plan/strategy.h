@@ -17,7 +17,9 @@
  * Megatron-LM configuration is another (sim/config3d_stages.h:
  * c3_strategy_of): axes ("data", "model") of sizes dp and tp, one stage
  * per pipeline stage, and per op what tensor parallelism splits (n, c,
- * heads, c of the MLP's point-wise ops, vocab, seq).
+ * heads, c of the MLP's point-wise ops, vocab, seq), with its schedule
+ * (plan_schedule: micro-batch, interleave, recompute, ZeRO ...), which the
+ * 3D lowering (sim/lower3d.h) reads back.
  *
  * Loop dimension names are the IR's (src/model/iter_space.h, graph_named.h):
  * "b" the batch, "c" input features / channels (and a point-wise op's

@@ -2,7 +2,10 @@
  * config3d.c - one training step of a transformer under a Megatron-LM
  * configuration (tensor x pipeline x data parallelism, micro-batches,
  * interleaved stages, activation recompute, sequence parallelism),
- * simulated by the step simulator (docs/config3d.md).
+ * simulated by the step simulator (docs/config3d.md): the layer-granular
+ * costing and schedule that the 3D lowering (lower3d.c) runs on the
+ * decisions it reads from a strategy; dnp_config3d_check / _simulate /
+ * _trace are in config3d_api.c.
  *
  * Sources: Shoeybi et al., "Megatron-LM" (2019), section 3 (column- then
  * row-parallel GEMM pairs: two all-reduces per layer forward and two
