@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "sim/config3d_int.h"
 #include "sim/config3d_stages.h"
+#include "topo/topology.h"
 
 #include <string.h>
 
@@ -75,21 +76,35 @@ static dnp_status read_mesh(const plan_strategy *s, int *tp, int *dp, unsigned *
     return DNP_OK;
 }
 
-/* The configuration s decides, into *cfg: degrees from the mesh and the
- * stages, the schedule, the stages' layers when they were chosen. */
-static dnp_status read_config(const plan_strategy *s, int tp, int dp, dnp_config3d *cfg,
-                              dnp_error *err)
+/* The degrees s decides into cfg (tp, dp from the mesh, pp the stages),
+ * checked before the stages are walked (c3_check_degrees). */
+static dnp_status read_degrees(const plan_strategy *s, int tp, int dp, dnp_config3d *cfg,
+                               dnp_error *err)
 {
-    const plan_schedule *q = &s->schedule;
-    if (!q->set || s->n_stages < 1 || s->n_groups > 0) {
+    if (!s->schedule.set || s->n_stages < 1 || s->n_groups > 0) {
         dnp_error_set(err, DNP_ERR_INPUT,
                       "3D lowering: the strategy has %s (it needs pipeline stages and a "
                       "schedule: micro-batch, interleave, recompute ...)",
-                      s->n_groups > 0 ? "device groups (a tree strategy: lower_simulate's)"
-                      : !q->set       ? "no schedule"
-                                      : "no pipeline stage");
+                      s->n_groups > 0      ? "device groups (a tree strategy: lower_simulate's)"
+                      : !s->schedule.set ? "no schedule"
+                                           : "no pipeline stage");
         return DNP_ERR_INPUT;
     }
+    dnp_config3d_defaults(cfg);
+    cfg->tp = tp;
+    cfg->dp = dp;
+    cfg->pp = s->n_stages;
+    return DNP_OK;
+}
+
+/* The rest of the configuration s decides, into *cfg (read_degrees
+ * first): the stages checked against Megatron-LM's rank order and their
+ * ranks' device types, the schedule, the stages' layers when they were
+ * chosen. */
+static dnp_status read_config(const plan_strategy *s, const dnp_cluster *cl, int tp, int dp,
+                              dnp_config3d *cfg, dnp_error *err)
+{
+    const plan_schedule *q = &s->schedule;
     const int64_t width = (int64_t)tp * dp;
     for (int st = 0; st < s->n_stages; st++)
         if (s->stage[st].first_rank != st * width || s->stage[st].n_ranks != width) {
@@ -101,10 +116,18 @@ static dnp_status read_config(const plan_strategy *s, int tp, int dp, dnp_config
                           (long long)(st * width), (long long)((st + 1) * width), tp, dp);
             return DNP_ERR_INPUT;
         }
-    dnp_config3d_defaults(cfg);
-    cfg->tp = tp;
-    cfg->dp = dp;
-    cfg->pp = s->n_stages;
+    /* the device types each stage says it holds are its ranks' (the costs
+     * are the ranks' types, src/topo/topology.h) */
+    for (int st = 0; st < s->n_stages; st++) {
+        const unsigned have = topo_types_strided(cl, st * width, width, 1);
+        if (s->stage[st].types != have) {
+            dnp_error_set(err, DNP_ERR_INPUT,
+                          "3D lowering: stage %d says it holds device types 0x%x; its ranks "
+                          "hold 0x%x",
+                          st, s->stage[st].types, have);
+            return DNP_ERR_INPUT;
+        }
+    }
     cfg->microbatch = q->microbatch;
     cfg->interleave = q->interleave;
     cfg->gpipe = q->gpipe;
@@ -213,9 +236,11 @@ dnp_status c3_lower_layout(const dnp_graph *g, const dnp_transformer_layout *lay
     dnp_config3d cfg;
     dnp_status st = read_mesh(s, &tp, &dp, &model, &data, err);
     if (st == DNP_OK)
-        st = read_config(s, tp, dp, &cfg, err);
+        st = read_degrees(s, tp, dp, &cfg, err);
     if (st == DNP_OK)
         st = c3_check_degrees(&cfg, cl, err);
+    if (st == DNP_OK)
+        st = read_config(s, cl, tp, dp, &cfg, err);
     if (st != DNP_OK)
         return st;
     const int n = dnp_graph_n_ops(g);

@@ -16,7 +16,8 @@
  * 1F1B from strategy->schedule.  The graph gives only the layers' shape
  * and what each op computes.  A strategy this model cannot simulate is
  * refused (DNP_ERR_INPUT naming what): another axis, an uneven axis,
- * stages not on Megatron-LM's rank order, an op split otherwise than
+ * stages not on Megatron-LM's rank order or not holding their ranks'
+ * device types, an op split otherwise than
  * Megatron-LM's tensor parallelism does (c3_tp_role_at), an op off its
  * layer's stage.
  *

@@ -133,7 +133,8 @@ TEST(lower3d_equals_the_configuration)
 }
 
 /* A strategy the model cannot simulate, each refused with its reason:
- * gpt2 under tp=2 pp=2 dp=2 on one DGX A100, changed one way at a time. */
+ * gpt2 under tp=2 pp=2 dp=2 on one DGX A100 (one device type, bit 0x1),
+ * changed one way at a time. */
 TEST(lower3d_refuses)
 {
     dnp_graph *g = NULL;
@@ -153,8 +154,9 @@ TEST(lower3d_refuses)
         "stage 1 holds ranks [2, 6)",        "no schedule",
         "is split as heads; the Megatron-LM model simulates it column-parallel",
         "is on stage 1, its layer (0) on stage 0",
-        "must split \"b\" over \"data\"",    "stage 0 holds 5 layers; an even split"};
-    for (int k = 0; k < 8; k++) {
+        "must split \"b\" over \"data\"",    "stage 0 holds 5 layers; an even split",
+        "stage 0 says it holds device types 0x2; its ranks hold 0x1"};
+    for (int k = 0; k < 9; k++) {
         plan_strategy *s = NULL;
         CHECK_EQ_INT(c3_strategy_of(g, &cl, &cfg, 16, &s, &err), DNP_OK);
         if (s == NULL)
@@ -171,10 +173,11 @@ TEST(lower3d_refuses)
         case 4: strcpy(s->ops[col].split[1].dim, "heads"); break;
         case 5: s->ops[3].stage = 1; break;
         case 6: s->ops[0].split[0].axes = 0u; break;
-        default:
+        case 7:
             s->stage[0].layers = 5;
             s->stage[1].layers = 7;
             break;
+        default: s->stage[0].types = 2u; break;
         }
         memset(&err, 0, sizeof err);
         CHECK_EQ_INT(c3_lower(g, s, &cl, &opt, C3_LOWER_SIMULATE, &r, NULL, &err), DNP_ERR_INPUT);
