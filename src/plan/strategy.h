@@ -17,7 +17,9 @@
  * Megatron-LM configuration is another (sim/config3d_stages.h:
  * c3_strategy_of): axes ("data", "model") of sizes dp and tp, one stage
  * per pipeline stage, and per op what tensor parallelism splits (n, c,
- * heads, c of the MLP's point-wise ops, vocab, seq).
+ * heads, c of the MLP's point-wise ops, vocab, seq), with its schedule
+ * (plan_schedule: micro-batch, interleave, recompute, ZeRO ...), which the
+ * 3D lowering (sim/lower3d.h) reads back.
  *
  * Loop dimension names are the IR's (src/model/iter_space.h, graph_named.h):
  * "b" the batch, "c" input features / channels (and a point-wise op's
@@ -113,6 +115,25 @@ typedef struct {
                                * dimensions the group holds (plan_strategy_derive_shares) */
 } plan_group;
 
+/* How a pipelined strategy runs its stages (docs/config3d.md, "The 3D
+ * lowering"): what a Megatron-LM configuration decides beyond the mesh,
+ * the stages and the ops' splits (sim/config3d_stages.h: c3_strategy_of
+ * fills it; sim/lower3d.h reads it).  `set` 0: no schedule (a tree
+ * strategy, or a mesh strategy no pipeline simulator reads). */
+typedef struct {
+    int set;
+    int64_t microbatch;     /* samples per micro-batch */
+    int interleave;         /* virtual stages (model chunks) per stage; 1: 1F1B */
+    int gpipe;              /* 1: GPipe's order (all forwards, then all backwards) */
+    int vp_group;           /* the interleaved order's micro-batch group; 0: the stages */
+    int recompute;          /* dnp_recompute of every layer */
+    int zero;               /* ZeRO stage over the "data" axis (0..3) */
+    int grad_fp32;          /* 1: gradients reduced in fp32 */
+    int overlap_grad, overlap_param, tp_overlap; /* dnp_config3d's overlaps */
+    int listed_stages;      /* stages whose layer counts were chosen (a custom layout,
+                             * stage[].layers); 0: the layers split evenly */
+} plan_schedule;
+
 typedef struct plan_strategy {
     int n_axes;
     plan_axis axis[PLAN_MAX_AXES];
@@ -126,6 +147,7 @@ typedef struct plan_strategy {
                              * tree form (a mesh strategy) */
     unsigned char *group_split; /* the block the groups' split arrays point into */
     double *group_shares;   /* the block their fb, fi, fo point into */
+    plan_schedule schedule; /* a pipeline's schedule (zero: none) */
 } plan_strategy;
 
 /* A strategy with room for n_ops ops (zeroed, n_ops set) and n_stages

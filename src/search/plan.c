@@ -12,6 +12,7 @@
 #include "plan/strategy.h"
 #include "search/strategy.h"
 #include "sim/lower.h"
+#include "sim/lower_any.h"
 #include "topo/topology.h"
 
 #include <float.h>
@@ -1029,7 +1030,9 @@ dnp_status plan_lower(const dnp_plan *p, const dnp_graph *g, const dnp_plan_opti
     if (st != DNP_OK)
         return st;
     lower_context m = plan_lower_context(p);
-    st = lower_simulate(s, &m, g, opt, out, err);
+    sim_lowered r; /* a tree strategy: lower_simulate's step, handed over whole */
+    st = sim_lower(g, s, &m, opt, 0, 0, &r, err);
+    *out = r.groups;
     plan_strategy_free(s);
     return st;
 }

@@ -2,7 +2,10 @@
  * config3d.c - one training step of a transformer under a Megatron-LM
  * configuration (tensor x pipeline x data parallelism, micro-batches,
  * interleaved stages, activation recompute, sequence parallelism),
- * simulated by the step simulator (docs/config3d.md).
+ * simulated by the step simulator (docs/config3d.md): the layer-granular
+ * costing and schedule that the 3D lowering (lower3d.c) runs on the
+ * decisions it reads from a strategy; dnp_config3d_check / _simulate /
+ * _trace are in config3d_api.c.
  *
  * Sources: Shoeybi et al., "Megatron-LM" (2019), section 3 (column- then
  * row-parallel GEMM pairs: two all-reduces per layer forward and two
@@ -313,8 +316,9 @@ static int tp_shares(c3_tp_role role, int t, double *fb, double *fi, double *fo)
  * max(its predecessor's end, the host's time to issue ops 1..k) + its
  * device time, forward in graph order and backward in reverse. */
 enum { C3_PART_LAYER = 0, C3_PART_PRE, C3_PART_POST };
-static void part(const dnp_graph *g, const dnp_transformer_layout *lay, int64_t mb,
-                 const perf_rates *r, int t, int seq_par, int which, c3_part *out)
+static void part(const dnp_graph *g, const dnp_transformer_layout *lay,
+                 const unsigned char *tp_role, int64_t mb, const perf_rates *r, int t,
+                 int seq_par, int which, c3_part *out)
 {
     memset(out, 0, sizeof *out);
     int n_ops = dnp_graph_n_ops(g), n_in = 0;
@@ -330,7 +334,9 @@ static void part(const dnp_graph *g, const dnp_transformer_layout *lay, int64_t 
             continue;
         const dnp_tf_role role = lay->role[i];
         double fb, fi, fo;
-        if (!tp_shares(c3_tp_role_for(op, role, seq_par), t, &fb, &fi, &fo))
+        const c3_tp_role tr =
+            tp_role != NULL ? (c3_tp_role)tp_role[i] : c3_tp_role_for(op, role, seq_par);
+        if (!tp_shares(tr, t, &fb, &fi, &fo))
             continue;
         perf_op_time t_op;
         perf_op_time_get(g, i, mb, fb, fi, fo, r, &t_op);
@@ -980,10 +986,55 @@ dnp_status c3_check_memory(const c3_ctx *x, const dnp_plan_options *opt,
 
 /* ---- preparing a configuration ---------------------------------------- */
 
-/* c3_prepare with g's layout (NULL when the cache holds the costs). */
+/* c3_prepare with g's layout (NULL when the cache holds the costs) and
+ * each op's tensor-parallel role (tp_role[op], c3_tp_role values; NULL:
+ * c3_tp_role_for of the layout's roles). */
 static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
-                          const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
-                          const dnp_config3d *cfg, c3_cache *cache, c3_ctx *x, dnp_error *err);
+                          const unsigned char *tp_role, const dnp_cluster *cl, int64_t batch,
+                          const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
+                          c3_ctx *x, dnp_error *err);
+
+dnp_status c3_read_model(const dnp_graph *g, dnp_transformer_layout **lay, c3_shape *sh,
+                         dnp_error *err)
+{
+    memset(sh, 0, sizeof *sh);
+    dnp_error lerr = {0};
+    dnp_status st = dnp_graph_transformer_layout(g, lay, &lerr);
+    if (st != DNP_OK) { /* its reason: what the structure lacks */
+        *lay = NULL;
+        dnp_error_set(err, st, "%s", lerr.msg);
+        return st;
+    }
+    if (!c3_shape_from_layout(g, *lay, sh)) {
+        dnp_transformer_layout_free(*lay);
+        *lay = NULL;
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "a Megatron-LM configuration needs a transformer (a zoo gpt(...), "
+                      "bert(...) or llama(...), or a model of that structure); '%s' is "
+                      "not one",
+                      dnp_graph_name(g));
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
+
+dnp_status c3_check_degrees(const dnp_config3d *cfg, const dnp_cluster *cl, dnp_error *err)
+{
+    const int t = cfg->tp, p = cfg->pp;
+    const int64_t devices = dnp_cluster_devices(cl);
+    if ((int64_t)t * p * cfg->dp != devices) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config tp %d x pp %d x dp %d = %lld devices, the "
+                      "cluster has %lld", t, p, cfg->dp, (long long)t * p * cfg->dp,
+                      (long long)devices);
+        return DNP_ERR_INPUT;
+    }
+    if (p > DNP_CONFIG3D_MAX_STAGES) {
+        dnp_error_set(err, DNP_ERR_INPUT, "config pp %d: at most %d pipeline stages", p,
+                      DNP_CONFIG3D_MAX_STAGES);
+        return DNP_ERR_INPUT;
+    }
+    return DNP_OK;
+}
 
 dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
@@ -996,22 +1047,10 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
     c3_shape sh;
     memset(&sh, 0, sizeof sh);
     if (cache == NULL || !cache->valid) {
-        dnp_error lerr = {0};
-        dnp_status st = dnp_graph_transformer_layout(g, &lay, &lerr);
-        if (st != DNP_OK) { /* its reason: what the structure lacks */
+        dnp_status st = c3_read_model(g, &lay, &sh, err);
+        if (st != DNP_OK) {
             memset(x, 0, sizeof *x);
-            dnp_error_set(err, st, "%s", lerr.msg);
             return st;
-        }
-        if (!c3_shape_from_layout(g, lay, &sh)) {
-            dnp_transformer_layout_free(lay);
-            memset(x, 0, sizeof *x);
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "a Megatron-LM configuration needs a transformer (a zoo gpt(...), "
-                          "bert(...) or llama(...), or a model of that structure); '%s' is "
-                          "not one",
-                          dnp_graph_name(g));
-            return DNP_ERR_INPUT;
         }
     }
     if (lay != NULL && cache != NULL) {
@@ -1023,14 +1062,27 @@ dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
         local.L = sh.layers;
         local.shape = sh;
     }
-    dnp_status st = prepare(g, lay, cl, batch, opt, cfg, cache != NULL ? cache : &local, x, err);
+    dnp_status st =
+        prepare(g, lay, NULL, cl, batch, opt, cfg, cache != NULL ? cache : &local, x, err);
     dnp_transformer_layout_free(lay);
     return st;
 }
 
+dnp_status c3_prepare_roles(const dnp_graph *g, const dnp_transformer_layout *lay,
+                            const c3_shape *sh, const unsigned char *tp_role,
+                            const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
+                            const dnp_config3d *cfg, c3_ctx *x, dnp_error *err)
+{
+    c3_cache local = {0}; /* the shape travels through a cache of this call alone */
+    local.L = sh->layers;
+    local.shape = *sh;
+    return prepare(g, lay, tp_role, cl, batch, opt, cfg, &local, x, err);
+}
+
 static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
-                          const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
-                          const dnp_config3d *cfg, c3_cache *cache, c3_ctx *x, dnp_error *err)
+                          const unsigned char *tp_role, const dnp_cluster *cl, int64_t batch,
+                          const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
+                          c3_ctx *x, dnp_error *err)
 {
     memset(x, 0, sizeof *x);
     x->g = g;
@@ -1044,18 +1096,10 @@ static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
     x->shape = cache->shape;
     const int emb = x->shape.embed_op;
     const int t = cfg->tp, p = cfg->pp, v = cfg->interleave;
-    const int64_t devices = dnp_cluster_devices(cl), mbs = cfg->microbatch;
-    if ((int64_t)t * p * cfg->dp != devices) {
-        dnp_error_set(err, DNP_ERR_INPUT, "config tp %d x pp %d x dp %d = %lld devices, the "
-                      "cluster has %lld", t, p, cfg->dp, (long long)t * p * cfg->dp,
-                      (long long)devices);
-        return DNP_ERR_INPUT;
-    }
-    if (p > DNP_CONFIG3D_MAX_STAGES) {
-        dnp_error_set(err, DNP_ERR_INPUT, "config pp %d: at most %d pipeline stages", p,
-                      DNP_CONFIG3D_MAX_STAGES);
-        return DNP_ERR_INPUT;
-    }
+    const int64_t mbs = cfg->microbatch;
+    dnp_status dst = c3_check_degrees(cfg, cl, err);
+    if (dst != DNP_OK)
+        return dst;
     if (batch % ((int64_t)cfg->dp * mbs) != 0) {
         dnp_error_set(err, DNP_ERR_INPUT, "batch %lld is not a multiple of dp %d x microbatch %lld",
                       (long long)batch, cfg->dp, (long long)mbs);
@@ -1167,9 +1211,9 @@ static dnp_status prepare(const dnp_graph *g, const dnp_transformer_layout *lay,
             T->pre = cache->part[i][1];
             T->post = cache->part[i][2];
         } else {
-            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_LAYER, &T->lay);
-            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_PRE, &T->pre);
-            part(g, lay, mbs, &T->r, t, cfg->seq_par, C3_PART_POST, &T->post);
+            part(g, lay, tp_role, mbs, &T->r, t, cfg->seq_par, C3_PART_LAYER, &T->lay);
+            part(g, lay, tp_role, mbs, &T->r, t, cfg->seq_par, C3_PART_PRE, &T->pre);
+            part(g, lay, tp_role, mbs, &T->r, t, cfg->seq_par, C3_PART_POST, &T->post);
             if (cache != NULL) {
                 cache->part[i][0] = T->lay;
                 cache->part[i][1] = T->pre;
@@ -1991,59 +2035,4 @@ done:
     dnp_free(b_done);
     dnp_free(last_dp);
     return st;
-}
-
-/* Prepare, lay out and check cfg; with simulate also simulate it.  The
- * one path of dnp_config3d_check, _simulate and _trace, so that they
- * refuse the same configurations with the same messages. */
-static dnp_status checked_eval(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                               const dnp_plan_options *opt, const dnp_config3d *cfg,
-                               int simulate, dnp_config3d_result *out, char **trace_json,
-                               dnp_error *err)
-{
-    memset(out, 0, sizeof *out);
-    c3_ctx *x = dnp_malloc(sizeof *x);
-    if (x == NULL) {
-        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory checking the configuration");
-        return DNP_ERR_NOMEM;
-    }
-    int layers[DNP_CONFIG3D_MAX_STAGES];
-    double bound;
-    dnp_status st = c3_prepare(g, c, batch, opt, cfg, NULL, x, err);
-    if (st == DNP_OK)
-        st = c3_layers(x, layers, err);
-    if (st == DNP_OK)
-        st = c3_check_rules(x, opt, err);
-    /* memory first (it needs no simulation), then the step */
-    if (st == DNP_OK)
-        st = c3_eval(x, layers, 0, &bound, out, NULL, err);
-    if (st == DNP_OK)
-        st = c3_check_memory(x, opt, out, err);
-    if (st == DNP_OK && simulate)
-        st = c3_eval(x, layers, 1, &bound, out, trace_json, err);
-    dnp_free(x);
-    return st;
-}
-
-dnp_status dnp_config3d_check(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                              const dnp_plan_options *opt, const dnp_config3d *cfg,
-                              dnp_config3d_result *out, dnp_error *err)
-{
-    return checked_eval(g, c, batch, opt, cfg, 0, out, NULL, err);
-}
-
-dnp_status dnp_config3d_simulate(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                                 const dnp_plan_options *opt, const dnp_config3d *cfg,
-                                 dnp_config3d_result *out, dnp_error *err)
-{
-    return checked_eval(g, c, batch, opt, cfg, 1, out, NULL, err);
-}
-
-dnp_status dnp_config3d_trace(const dnp_graph *g, const dnp_cluster *c, int64_t batch,
-                              const dnp_plan_options *opt, const dnp_config3d *cfg, char **out,
-                              dnp_error *err)
-{
-    *out = NULL;
-    dnp_config3d_result res;
-    return checked_eval(g, c, batch, opt, cfg, 1, &res, out, err);
 }

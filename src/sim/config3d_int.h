@@ -167,6 +167,16 @@ typedef struct {
     double time_limit_s;          /* the limit it came from, for the message */
 } c3_ctx;
 
+/* g's layout (*lay, the caller's: dnp_transformer_layout_free) and shape
+ * (*sh), with the message every 3D path gives when g is not a transformer
+ * (DNP_ERR_INPUT: what its structure lacks; DNP_ERR_NOMEM); *lay NULL on
+ * failure.  O(ops). */
+dnp_status c3_read_model(const dnp_graph *g, dnp_transformer_layout **lay, c3_shape *sh,
+                         dnp_error *err);
+/* cfg's degrees on cl: tp x pp x dp the devices, pp at most
+ * DNP_CONFIG3D_MAX_STAGES; DNP_ERR_INPUT naming them.  O(types). */
+dnp_status c3_check_degrees(const dnp_config3d *cfg, const dnp_cluster *cl, dnp_error *err);
+
 /* Check cfg against g and cl and compute the per-type costs (from `cache`
  * when valid, else filling it; cache may be NULL).  Does not check the
  * per-stage layer list beyond its shape.  DNP_ERR_INPUT naming the
@@ -174,6 +184,16 @@ typedef struct {
 dnp_status c3_prepare(const dnp_graph *g, const dnp_cluster *cl, int64_t batch,
                       const dnp_plan_options *opt, const dnp_config3d *cfg, c3_cache *cache,
                       c3_ctx *x, dnp_error *err);
+
+/* c3_prepare without a cache for the 3D lowering (sim/lower3d.h): g's
+ * layout lay and shape sh already read, and the tensor-parallel role of
+ * every op of g from the strategy (tp_role[op], c3_tp_role values, what
+ * the layer costs split), so the costs read no role of the layout.
+ * Borrowed; errors as c3_prepare.  O(ops x types). */
+dnp_status c3_prepare_roles(const dnp_graph *g, const dnp_transformer_layout *lay,
+                            const c3_shape *sh, const unsigned char *tp_role,
+                            const dnp_cluster *cl, int64_t batch, const dnp_plan_options *opt,
+                            const dnp_config3d *cfg, c3_ctx *x, dnp_error *err);
 
 /* Megatron-LM's rules and the node rule on x's configuration (c3_rule_tp
  * at its tp) and its layers: DNP_ERR_INPUT with "config tp N: reason".

@@ -51,9 +51,7 @@ int c3_stage_of_layer(const dnp_config3d *cfg, int L, int l)
     return (l / per_chunk) % cfg->pp;
 }
 
-/* The layer of op i in lay: -1 before the layers (the embedding), L after
- * them (the final norm, the head).  O(1). */
-static int layer_of_op(const dnp_transformer_layout *lay, int i)
+int c3_layer_of_op(const dnp_transformer_layout *lay, int i)
 {
     if (i < lay->first_op)
         return -1;
@@ -141,17 +139,40 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
         dnp_transformer_layout_free(lay);
         return DNP_ERR_INPUT;
     }
+    dnp_status st = c3_strategy_from_layout(g, lay, cl, cfg, batch, out, err);
+    dnp_transformer_layout_free(lay);
+    return st;
+}
+
+dnp_status c3_strategy_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay,
+                                   const dnp_cluster *cl, const dnp_config3d *cfg,
+                                   int64_t batch, plan_strategy **out, dnp_error *err)
+{
+    *out = NULL;
+    const int64_t width = (int64_t)cfg->dp * cfg->tp;
     const int L = lay->layers, sp = cfg->seq_par != 0;
     int n = 0;
     for (int i = 0; i < dnp_graph_n_ops(g); i++)
         n += c3_tp_role_at(lay, g, i, sp) != C3_TP_SKIP;
     plan_strategy *s = plan_strategy_new(n, cfg->pp);
     if (s == NULL) {
-        dnp_transformer_layout_free(lay);
         dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of a configuration");
         return DNP_ERR_NOMEM;
     }
     s->batch = batch;
+    plan_schedule *q = &s->schedule;
+    q->set = 1;
+    q->microbatch = cfg->microbatch;
+    q->interleave = cfg->interleave;
+    q->gpipe = cfg->gpipe;
+    q->vp_group = cfg->vp_group;
+    q->recompute = (int)cfg->recompute;
+    q->zero = cfg->zero;
+    q->grad_fp32 = cfg->grad_fp32;
+    q->overlap_grad = cfg->overlap_grad;
+    q->overlap_param = cfg->overlap_param;
+    q->tp_overlap = cfg->tp_overlap;
+    q->listed_stages = cfg->n_stage_layers;
     plan_strategy_add_axis(s, "data", cfg->dp, 1.0 / cfg->dp);
     plan_strategy_add_axis(s, "model", cfg->tp, 1.0 / cfg->tp);
     int layers[DNP_CONFIG3D_MAX_STAGES];
@@ -170,12 +191,11 @@ dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_c
             continue;
         plan_op *o = &s->ops[k++];
         o->op = i;
-        o->stage = c3_stage_of_layer(cfg, L, layer_of_op(lay, i));
+        o->stage = c3_stage_of_layer(cfg, L, c3_layer_of_op(lay, i));
         o->weighted = op->param_elems > 0 || op->kind == DNP_OP_FC ||
                       op->kind == DNP_OP_EMBEDDING;
         apply_role(o, r);
     }
-    dnp_transformer_layout_free(lay);
     *out = s;
     return DNP_OK;
 }

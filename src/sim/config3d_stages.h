@@ -42,4 +42,17 @@ int c3_stage_of_layer(const dnp_config3d *cfg, int L, int l);
 dnp_status c3_strategy_of(const dnp_graph *g, const dnp_cluster *cl, const dnp_config3d *cfg,
                           int64_t batch, plan_strategy **out, dnp_error *err);
 
+/* c3_strategy_of on g's layout lay already read (borrowed), without its
+ * checks: the caller has checked cfg's degrees (c3_check_degrees: tp x pp
+ * x dp the devices, pp <= DNP_CONFIG3D_MAX_STAGES).  The schedule
+ * (s->schedule) holds everything else of cfg the 3D lowering reads.
+ * DNP_ERR_NOMEM only.  O(ops + pp x types). */
+dnp_status c3_strategy_from_layout(const dnp_graph *g, const dnp_transformer_layout *lay,
+                                   const dnp_cluster *cl, const dnp_config3d *cfg,
+                                   int64_t batch, plan_strategy **out, dnp_error *err);
+
+/* The layer of op i in lay: -1 before the layers (the embedding), L after
+ * them (the final norm, the head).  O(1). */
+int c3_layer_of_op(const dnp_transformer_layout *lay, int i);
+
 #endif
