@@ -43,7 +43,8 @@ static dnp_graph *row_graph(void)
     int a = dnp_graph_add(g, "add", n, x);
     dnp_op_attrs at = {0};
     at.param_elems = 2 * 8; /* scale and shift per channel */
-    int l = dnp_graph_append(g, "ln", DNP_OP_LAYERNORM, 1, &a, dnp_graph_op(g, a)->out, &at);
+    int l = dnp_graph_append(g, "ln", DNP_OP_LAYERNORM, 1, &a,
+                             dnp_op_out_view(dnp_graph_op(g, a)), &at);
     int f = dnp_graph_flatten(g, "flat", l);
     int o = dnp_graph_fc(g, "fc", f, 10, 0);
     dnp_graph_unary(g, "softmax", DNP_OP_SOFTMAX, o);
