@@ -212,8 +212,7 @@ static int check_case(const char *model, const char *spec, int space, int *split
             CHECK(same_step(&p->sim, &via_file->sim));
         }
     }
-    if (sim_st == DNP_OK)
-        lower_result_free(&sim);
+    lower_result_free(&sim);
     if (out != NULL)
         *out = direct;
     else

@@ -229,8 +229,8 @@ dnp_status pase_problem_rebuild(const void *user, int64_t batch, iter_space **ou
  * problem was converted from), simulated: its strategy built straight
  * from the run (pase_walk_groups, no strategy file written or read) and
  * lowered (sim/lower.h, lower_simulate) with the options the strategy
- * file's plan has (dnp_pase_run_plan): the same step, to the bit.  On
- * success *out is the caller's (lower_result_free).  DNP_ERR_INPUT when
+ * file's plan has (dnp_pase_run_plan): the same step, to the bit.  *out
+ * is the caller's (lower_result_free, whatever the status: zeroed first).  DNP_ERR_INPUT when
  * r's options are not the default cost model or the plan has no dnnpar
  * strategy (pase_walk_new, pase_walk_groups), the lowering's errors,
  * DNP_ERR_NOMEM.  O(groups x rows + the lowering). */

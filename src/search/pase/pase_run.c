@@ -106,8 +106,7 @@ dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error
     dnp_error e = {0};
     dnp_status st = pase_run_simulate(r, pp->core, &pp->hw.cluster, &res, &e);
     *step_s = st == DNP_OK && res.fits ? res.step_time_s : INFINITY;
-    if (st == DNP_OK)
-        lower_result_free(&res);
+    lower_result_free(&res); /* zeroed or filled, whatever the status */
     if (st == DNP_ERR_NOMEM) {
         *err = e;
         return st;
