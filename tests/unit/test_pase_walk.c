@@ -87,7 +87,8 @@ static dnp_plan *file_round_trip(const dnp_pase_run *r, const dnp_pase_problem *
     dnp_cluster used;
     dnp_error err = {0};
     int64_t batch = dnp_pase_problem_batch(pb);
-    dnp_status st = dnp_pase_run_strategy(r, pb->core, NULL, cl, batch, &text, info, &err);
+    const dnp_graph *core = pb->pb.g->core;
+    dnp_status st = dnp_pase_run_strategy(r, core, NULL, cl, batch, &text, info, &err);
     if (st == DNP_OK)
         st = dnp_strategy_read_buffer(text, strlen(text), "pase", &strat, &err);
     if (st == DNP_OK)
@@ -102,7 +103,7 @@ static dnp_plan *file_round_trip(const dnp_pase_run *r, const dnp_pase_problem *
         po.no_stragglers = pb->opt.no_stragglers;
         po.keep_over_memory = 1;
         po.search_name = "pase";
-        if (dnp_plan_run_strategy(pb->core, &used, &po, strat, &p, &err) != DNP_OK)
+        if (dnp_plan_run_strategy(core, &used, &po, strat, &p, &err) != DNP_OK)
             p = NULL;
     }
     dnp_strategy_free(strat);
@@ -164,12 +165,14 @@ static int check_case(const char *model, const char *spec, int space, int *split
         st = dnp_pase_problem_load(model, &hw, &po, &pb, &err);
     if (st == DNP_OK)
         st = dnp_pase_run_new(pb, NULL, &r, &err);
-    if (st != DNP_OK || pb->core == NULL) {
+    if (st != DNP_OK) {
         dnp_pase_run_free(r);
         dnp_pase_problem_free(pb);
         return -1;
     }
-    const dnp_graph *core = pb->core;
+    /* the graph the strategy names: the model's, or a reference graph's
+     * zoo model (dnp_pase_search_plan's) */
+    const dnp_graph *core = pb->pb.g->core;
     dnp_pase_strategy_info info_file, info_plan, info;
     dnp_plan *via_file = file_round_trip(r, pb, &cl, &info_file);
     dnp_plan *p = NULL;
