@@ -190,3 +190,49 @@ void plan_strategy_derive_shares(plan_strategy *s)
         }
     }
 }
+
+/* The loop dimension name of split code `split` ("" for none). */
+static const char *split_dim(int split)
+{
+    return split == PLAN_SPLIT_B   ? "b"
+           : split == PLAN_SPLIT_C ? "c"
+           : split == PLAN_SPLIT_N ? "n"
+                                   : "";
+}
+
+/* What a group's split of op o does at mesh axis k (the file comment):
+ * the dimension split, and for a weighted op the partial sum it leaves. */
+static void apply_split(plan_op *o, int split, int k)
+{
+    if (split == PLAN_SPLIT_NONE || (!o->weighted && split == PLAN_SPLIT_N))
+        return;
+    plan_op_split(o, split_dim(split), k);
+    if (!o->weighted)
+        return;
+    if (split == PLAN_SPLIT_B)
+        o->wgrad_partial |= 1u << k;
+    else if (split == PLAN_SPLIT_C)
+        o->out_partial |= 1u << k;
+    else
+        o->igrad_partial |= 1u << k;
+}
+
+void plan_strategy_mesh_of_groups(plan_strategy *s)
+{
+    int depth = 0;
+    for (int i = 0; s->n_groups > 0 && s->group[i].child[0] >= 0; i = s->group[i].child[0])
+        depth++;
+    int k = 0;
+    for (int i = 0; depth <= PLAN_MAX_AXES && s->n_groups > 0 && s->group[i].child[0] >= 0;
+         i = s->group[i].child[0], k++) {
+        const plan_group *n = &s->group[i];
+        char name[PLAN_AXIS_NAME];
+        snprintf(name, sizeof name, "h%d", k);
+        int a = plan_strategy_add_axis(s, name, 2, n->alpha);
+        for (int h = 0; h < 2; h++)
+            for (int d = 0; d < DNP_MAX_DEVICE_TYPES; d++)
+                s->axis[a].half_counts[h][d] = s->group[n->child[h]].counts[d];
+        for (int v = 0; v < s->n_ops; v++)
+            apply_split(&s->ops[v], n->split[v], a);
+    }
+}

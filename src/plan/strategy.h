@@ -207,5 +207,14 @@ int plan_strategy_alloc_groups(plan_strategy *s, int n_groups);
  * 1 - alpha (child[1]).  Children must follow their parent in s->group
  * (plan_strategy_from_tree's order).  O(n_groups x n_ops). */
 void plan_strategy_derive_shares(plan_strategy *s);
+/* The mesh view of s's device groups (the exports read it): one axis
+ * "h<k>" per group along the first path (child[0] at every level), size
+ * 2, share the group's alpha, half_counts its halves' devices, and each
+ * op split there over that axis by its split code (b, c or n; a weighted
+ * op's partial sums: Type-I the weight gradient, Type-II the output,
+ * Type-III the input gradient; a join's N is no split).  Nothing when s
+ * has no groups or that path is longer than PLAN_MAX_AXES.  Appends to
+ * s's axes (none expected).  O(levels x n_ops). */
+void plan_strategy_mesh_of_groups(plan_strategy *s);
 
 #endif

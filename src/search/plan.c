@@ -1370,6 +1370,81 @@ static dnp_status plan_run(const dnp_graph *g, const dnp_cluster *c, const dnp_p
     return DNP_OK;
 }
 
+dnp_status plan_prepare_lowering(const dnp_graph *g, const dnp_cluster *c,
+                                const dnp_plan_options *opt, dnp_plan **out, dnp_error *err)
+{
+    return plan_prepare(g, c, opt, NULL, out, err);
+}
+
+/* Group i of s and its subtree as tree nodes of p (all prepared, as
+ * build() makes them: the group's devices, and at a split group its
+ * alpha, halves and each row's type or layout); NULL when out of memory. */
+static tnode *node_of_group(const dnp_plan *p, const plan_strategy *s, int i)
+{
+    const plan_group *gr = &s->group[i];
+    const int V = p->lt.n_rows;
+    tnode *n = tnode_new(&p->cl, gr->counts, gr->depth, V);
+    if (n == NULL || !tnode_prepare(n, &p->units, V)) {
+        tnode_free(n);
+        return NULL;
+    }
+    if (gr->child[0] < 0)
+        return n;
+    n->alpha = gr->alpha;
+    n->shared = gr->shared;
+    n->types = dnp_malloc((size_t)(V > 0 ? V : 1) * sizeof *n->types);
+    n->child[0] = n->types != NULL ? node_of_group(p, s, gr->child[0]) : NULL;
+    n->child[1] = gr->shared || n->child[0] == NULL ? n->child[0]
+                                                    : node_of_group(p, s, gr->child[1]);
+    if (n->types == NULL || n->child[0] == NULL || n->child[1] == NULL) {
+        n->shared = n->child[0] == n->child[1]; /* tnode_free frees a shared child once */
+        tnode_free(n);
+        return NULL;
+    }
+    for (int v = 0; v < V; v++)
+        n->types[v] = plan_split_type(p->lt.row[v].weighted, gr->split[v]);
+    return n;
+}
+
+/* The shares of every node below n from n's (child_shares, as build()
+ * gives them).  O(nodes x rows). */
+static void shares_below(const layer_table *lt, tnode *n)
+{
+    if (n->child[0] == NULL)
+        return;
+    child_shares(lt, n, n->alpha, n->child[0]);
+    if (!n->shared)
+        child_shares(lt, n, 1.0 - n->alpha, n->child[1]);
+    shares_below(lt, n->child[0]);
+    if (!n->shared)
+        shares_below(lt, n->child[1]);
+}
+
+dnp_status plan_finish_groups(dnp_plan *p, const dnp_graph *g, const plan_strategy *s,
+                              double t0_s, dnp_error *err)
+{
+    if (p->root != NULL || s->n_groups < 1 || s->n_ops != p->lt.n_rows) {
+        dnp_error_set(err, DNP_ERR_INPUT, "a strategy without device groups, or not of the "
+                                          "plan's layer table");
+        return DNP_ERR_INPUT;
+    }
+    p->root = node_of_group(p, s, 0);
+    if (p->root == NULL) {
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory while planning");
+        return DNP_ERR_NOMEM;
+    }
+    for (int v = 0; v < p->lt.n_rows; v++)
+        p->root->fb[v] = p->root->fi[v] = p->root->fo[v] = 1.0;
+    shares_below(&p->lt, p->root);
+    /* the levels a strategy file of these groups covers: its deepest leaf */
+    p->levels = 0;
+    for (int i = 0; i < s->n_groups; i++)
+        p->levels = s->group[i].depth > p->levels ? s->group[i].depth : p->levels;
+    dnp_status st = finish_plan(p, g, &p->opt, err);
+    p->search_time_s = dnp_now_s() - t0_s;
+    return st;
+}
+
 static int plan_fits(const dnp_plan *p) { return !p->has_sim || p->sim.fits; }
 static double plan_step_s(const dnp_plan *p)
 {

@@ -119,6 +119,26 @@ double level_balance_ratio(const level_ctx *lc, const int *types, double lo, dou
  * unchanged), what plan_strategy_from_tree turns into the one strategy
  * type.  O(1). */
 plan_tree plan_tree_of(const dnp_plan *p);
+/* A plan of graph g on cluster c under opt without a tree: what lowering
+ * a strategy of g on c reads beside it (plan_lower_context: the layer
+ * table whose rows the strategy's ops are, node names, straggler pace,
+ * deadline), prepared as dnp_plan_run prepares a plan.  For a search that
+ * makes the strategy itself (PaSE: pase_plan.c).  *out is the caller's
+ * (dnp_plan_free); errors as dnp_plan_run's checks of opt and c, and
+ * DNP_ERR_NOMEM.  O(ops x types). */
+dnp_status plan_prepare_lowering(const dnp_graph *g, const dnp_cluster *c,
+                                const dnp_plan_options *opt, dnp_plan **out, dnp_error *err);
+/* Finish p (from plan_prepare_lowering, no tree yet) as the plan of
+ * strategy s (its device groups, whose ops are p's layer table rows): the
+ * planner's tree made from the groups (the tree dnp_plan_run_strategy
+ * makes of the strategy file saying the same: nodes, alpha, types and
+ * shares to the bit), p->levels its deepest leaf, then simulated as every
+ * plan is (finish_plan); t0_s the dnp_now_s() at which the caller began
+ * (p's search time).  On failure p keeps what was made (dnp_plan_free).
+ * DNP_ERR_INPUT for a strategy without groups or of another table, the
+ * lowering's errors, DNP_ERR_NOMEM.  O(groups x rows + the lowering). */
+dnp_status plan_finish_groups(dnp_plan *p, const dnp_graph *g, const plan_strategy *s,
+                              double t0_s, dnp_error *err);
 /* What the lowering reads beside p's strategy (sim/lower.h): p's model
  * name, cluster, layer table, node names, pace and deadline, borrowed from
  * p.  O(1). */

@@ -21,7 +21,9 @@
 
 #include "search/pase/pase.h"
 #include "search/pase/pase_perf.h"
+#include "plan/layer_table.h"
 #include "plan/strategy.h"
+#include "sim/lower_result.h"
 
 #include <jansson.h>
 
@@ -98,11 +100,36 @@ void pase_restrict_to_strategy(iter_space *pg);
  * "channel").  Nothing for a graph without its core ops.
  * O(vertices x (rank + ops)). */
 void pase_restrict_row_ops(iter_space *pg);
-/* dnp_pase_run_strategy's document before it is written as text: *out
- * (owned by the caller) on success.  O(ops x levels). */
-dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
-                                 const char *model_source, const dnp_cluster *c, int64_t batch,
-                                 json_t **out, dnp_pase_strategy_info *info, dnp_error *err);
+/* Run r's decisions per device group, ready for the tree walk of its
+ * strategy (pase_strategy.c): the run's own plan, or on a mixed cluster
+ * whose batch r split across the types each type's plan and the levels
+ * separating the types.  Both the strategy file (dnp_pase_run_strategy)
+ * and the strategy's device groups (pase_walk_groups) are walked from
+ * it, so they say the same. */
+typedef struct pase_walk pase_walk;
+/* r's decisions on cluster c for graph g (both borrowed for the walk's
+ * life) into *out (pase_walk_free); *info as dnp_pase_run_strategy's
+ * (info->cluster: the cluster the strategy is for, a type given no
+ * samples dropped).  Errors: dnp_pase_run_strategy's refusals before the
+ * walk (DNP_ERR_INPUT) and DNP_ERR_NOMEM.  O(vertices x levels). */
+dnp_status pase_walk_new(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                         pase_walk **out, dnp_pase_strategy_info *info, dnp_error *err);
+/* The one strategy type of w's plan (plan/strategy.h), straight from the
+ * run with no file written or read: the device groups the planner's tree
+ * of w's strategy file has (search/plan.c, dnp_plan_run_strategy; the
+ * groups' device counts index the cluster info->cluster names), group by
+ * group and op by op the strategy plan_strategy_from_tree makes of that
+ * tree: the levels separating device types split the batch by the types'
+ * samples (or per op the dimension the refinement chose), each type's
+ * group then its PaSE plan's per-level splits.  Ops: the rows of lt (the
+ * layer table of w's graph at `batch`).  *out is the caller's
+ * (plan_strategy_free).  DNP_ERR_INPUT as the strategy reader refuses
+ * the file (a device tree that does not halve, an op without a type, an
+ * LSTM split other than I), DNP_ERR_NOMEM.  O(groups x rows). */
+dnp_status pase_walk_groups(const pase_walk *w, const layer_table *lt, int64_t batch,
+                            plan_strategy **out, dnp_error *err);
+/* Free w; NULL is a no-op.  O(types). */
+void pase_walk_free(pase_walk *w);
 
 /* The prototype's memory guard, also --max-memory's default: 2048 MiB. */
 #define PASE_DEFAULT_MAX_BYTES (2048.0 * 1048576.0)
@@ -207,11 +234,23 @@ void pase_progress_thunk(void *user, int done, int total, double elapsed_s);
 dnp_status pase_problem_rebuild(const void *user, int64_t batch, iter_space **out,
                                 dnp_error *err);
 
-/* The step simulator's time of run r's chosen plan (dnp_pase_run_plan)
- * in *step_s: INFINITY for a plan it cannot run (no dnnpar strategy: a
- * split that is not a power of two, another dimension, a device tree that
- * does not halve) or that does not fit in the devices' memory; an error
- * only when out of memory.  O(one strategy written, read and simulated). */
+/* Run r's chosen plan on cluster c for graph g (the core graph r's
+ * problem was converted from), simulated: its strategy built straight
+ * from the run (pase_walk_groups, no strategy file written or read) and
+ * lowered (sim/lower.h, lower_simulate) with the options the strategy
+ * file's plan has (dnp_pase_run_plan): the same step, to the bit.  *out
+ * is the caller's (lower_result_free, whatever the status: zeroed first).  DNP_ERR_INPUT when
+ * r's options are not the default cost model or the plan has no dnnpar
+ * strategy (pase_walk_new, pase_walk_groups), the lowering's errors,
+ * DNP_ERR_NOMEM.  O(groups x rows + the lowering). */
+dnp_status pase_run_simulate(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                             lower_result *out, dnp_error *err);
+/* The step simulator's time of run r's chosen plan (pase_run_simulate on
+ * its problem's core graph and cluster) in *step_s: INFINITY for a plan
+ * it cannot run (no dnnpar strategy: a split that is not a power of two,
+ * another dimension, a device tree that does not halve) or that does not
+ * fit in the devices' memory; an error only when out of memory.
+ * O(pase_run_simulate). */
 dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err);
 /* The step time of a plan just made (made: the maker's status, plan and
  * its error e): INFINITY when it failed or does not fit in the devices'

@@ -1,13 +1,15 @@
 /*
  * pase_plan.c - PaSE's search as a dnnpar plan (issue 10, "every plan
  * usable everywhere"): the search on the shared performance model, its
- * strategy written as a dnnpar strategy (pase_strategy.c) and evaluated by
- * the step simulator like the other searches' plans, so that `dnnpar
- * compare` puts PaSE beside dp, owt, hypar and accpar in one simulator.
+ * plan as the one strategy type (pase_strategy.c: pase_walk_groups, no
+ * strategy file in between) lowered and simulated like the other
+ * searches' plans, so that `dnnpar compare` puts PaSE beside dp, owt,
+ * hypar and accpar in one simulator.
  */
 #include "search/pase/pase_driver.h"
+#include "core/clock.h"
 #include "core/input.h"
-#include "search/strategy.h"
+#include "search/plan_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -177,57 +179,96 @@ static dnp_status simulable(const dnp_pase_options *o, dnp_error *err)
     return DNP_ERR_INPUT;
 }
 
-/* Strategy strat (borrowed; written for info->cluster when a type was
- * dropped, else c) as a plan of g at the batch, with o's device-model
- * options, named after search s (dnp_pase_run_plan, dnp_pase_search_plan). */
-static dnp_status plan_of_strategy(const dnp_strategy *strat, const dnp_pase_strategy_info *info,
-                                   const dnp_graph *g, const dnp_cluster *c,
-                                   const dnp_pase_options *o, int64_t batch, dnp_pase_search s,
-                                   dnp_plan **out, dnp_error *err)
+/* The planner's options for a PaSE plan at `batch`: o's device-model
+ * options, named after search s (prepare). */
+static void plan_options_of(const dnp_pase_options *o, int64_t batch, dnp_pase_search s,
+                            dnp_plan_options *po)
 {
+    memset(po, 0, sizeof *po);
+    po->batch = batch;
+    po->precision = o->precision;
+    po->optimizer = o->optimizer;
+    po->memory_limit_bytes = o->memory_limit_bytes;
+    po->no_stragglers = o->no_stragglers;
+    po->keep_over_memory = 1; /* PaSE weighed memory itself; the plan says if it fits */
+    po->search_name = s == DNP_PASE_SEARCH_MCMC ? "mcmc" : "pase";
+}
+
+/* Run r's plan for g on c, up to the lowering: its strategy straight from
+ * the run (pase_walk_groups) on the cluster it names (info->cluster, a
+ * type given no samples dropped, as the strategy file's plan reads it)
+ * and the prepared plan whose layer table, pace and deadline the lowering
+ * reads (*p, the caller's: dnp_plan_free; *s: plan_strategy_free; both
+ * NULL on failure), with the planner's options for r (*po). */
+static dnp_status prepare(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                          dnp_plan_options *po, dnp_plan **p, plan_strategy **s,
+                          dnp_pase_strategy_info *info, dnp_error *err)
+{
+    const dnp_pase_options *o = &r->pp->opt;
+    const int64_t batch = dnp_pase_problem_batch(r->pp);
+    pase_walk *w = NULL;
     dnp_cluster used;
-    /* a device type the type split leaves idle is dropped (info.cluster) */
-    dnp_status st = info->cluster[0] != '\0' ? dnp_cluster_parse(info->cluster, &used, err)
-                                              : DNP_OK;
-    if (st == DNP_OK) {
-        dnp_plan_options po;
-        memset(&po, 0, sizeof po);
-        po.batch = batch;
-        po.precision = o->precision;
-        po.optimizer = o->optimizer;
-        po.memory_limit_bytes = o->memory_limit_bytes;
-        po.no_stragglers = o->no_stragglers;
-        po.keep_over_memory = 1; /* PaSE weighed memory itself; the plan says if it fits */
-        po.search_name = s == DNP_PASE_SEARCH_MCMC ? "mcmc" : "pase";
-        st = dnp_plan_run_strategy(g, info->cluster[0] != '\0' ? &used : c, &po, strat, out, err);
+    *p = NULL;
+    *s = NULL;
+    plan_options_of(o, batch, r->search, po);
+    dnp_status st = simulable(o, err);
+    if (st == DNP_OK)
+        st = pase_walk_new(r, g, c, &w, info, err);
+    if (st == DNP_OK)
+        st = dnp_cluster_parse(info->cluster, &used, err);
+    if (st == DNP_OK)
+        st = plan_prepare_lowering(g, &used, po, p, err);
+    if (st == DNP_OK)
+        st = pase_walk_groups(w, &(*p)->lt, batch, s, err);
+    pase_walk_free(w);
+    if (st != DNP_OK) {
+        dnp_plan_free(*p);
+        *p = NULL;
     }
+    return st;
+}
+
+dnp_status pase_run_simulate(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                             lower_result *out, dnp_error *err)
+{
+    dnp_plan_options po;
+    dnp_plan *p = NULL;
+    plan_strategy *s = NULL;
+    dnp_pase_strategy_info info;
+    memset(out, 0, sizeof *out);
+    dnp_status st = prepare(r, g, c, &po, &p, &s, &info, err);
+    if (st == DNP_OK) {
+        lower_context m = plan_lower_context(p);
+        st = lower_simulate(s, &m, g, &po, out, err);
+    }
+    plan_strategy_free(s);
+    dnp_plan_free(p);
     return st;
 }
 
 dnp_status dnp_pase_run_plan(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
                              dnp_plan **out, dnp_pase_strategy_info *info_out, dnp_error *err)
 {
-    const dnp_pase_options *o = &r->pp->opt;
-    json_t *doc = NULL;
-    dnp_strategy *strat = NULL;
+    /* the strategy straight to the planner, no document written or read:
+     * the share searches and the refinement simulate thousands of plans */
+    double t0_s = dnp_now_s();
+    dnp_plan_options po;
+    dnp_plan *p = NULL;
+    plan_strategy *s = NULL;
     dnp_pase_strategy_info info;
-    int64_t batch = dnp_pase_problem_batch(r->pp);
-    dnp_status st = simulable(o, err);
-    /* the document straight to the planner, not through its text: the
-     * share searches and the refinement simulate thousands of plans */
+    *out = NULL;
+    dnp_status st = prepare(r, g, c, &po, &p, &s, &info, err);
     if (st == DNP_OK)
-        st = pase_run_strategy_doc(r, g, NULL, c, batch, &doc, &info, err);
-    if (st == DNP_OK) {
-        char qname[DNP_QUOTE_MAX + 8];
-        st = strategy_from_json(doc, dnp_quote_str("pase", qname, sizeof qname), &strat, err);
-        doc = NULL; /* taken over */
+        st = plan_finish_groups(p, g, s, t0_s, err);
+    plan_strategy_free(s);
+    if (st != DNP_OK) {
+        dnp_plan_free(p);
+        return st;
     }
-    if (st == DNP_OK)
-        st = plan_of_strategy(strat, &info, g, c, o, batch, r->search, out, err);
-    if (st == DNP_OK && info_out != NULL)
+    *out = p;
+    if (info_out != NULL)
         *info_out = info;
-    dnp_strategy_free(strat);
-    return st;
+    return DNP_OK;
 }
 
 dnp_status dnp_pase_plan_run(const dnp_graph *g, const dnp_cluster *c,
@@ -266,15 +307,7 @@ dnp_status dnp_pase_plan_run(const dnp_graph *g, const dnp_cluster *c,
 dnp_status dnp_pase_search_plan(const dnp_pase_strategy_search *s, const dnp_cluster *c,
                                 dnp_plan **out, dnp_error *err)
 {
-    const dnp_pase_problem *pp = s->problem;
-    const dnp_graph *core = pp->pb.g->core; /* a reference graph's: its zoo model */
-    dnp_status st = simulable(&pp->opt, err);
-    dnp_strategy *strat = NULL;
-    if (st == DNP_OK)
-        st = dnp_strategy_read_buffer(s->strategy, strlen(s->strategy), "pase", &strat, err);
-    if (st == DNP_OK)
-        st = plan_of_strategy(strat, &s->info, core, c, &pp->opt, dnp_pase_problem_batch(pp),
-                              s->run->search, out, err);
-    dnp_strategy_free(strat);
-    return st;
+    /* the run's plan, as its strategy text (s->strategy, written from the
+     * same run) says it */
+    return dnp_pase_run_plan(s->run, s->problem->pb.g->core, c, out, NULL, err);
 }

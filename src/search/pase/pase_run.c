@@ -102,10 +102,16 @@ static dnp_status run_exact(const dnp_pase_problem *pp, int bfs, const pase_sear
 dnp_status pase_run_simulated_s(const dnp_pase_run *r, double *step_s, dnp_error *err)
 {
     const dnp_pase_problem *pp = r->pp;
-    dnp_plan *plan = NULL;
+    lower_result res;
     dnp_error e = {0};
-    dnp_status st = dnp_pase_run_plan(r, pp->core, &pp->hw.cluster, &plan, NULL, &e);
-    return pase_plan_step_s(st, plan, &e, step_s, err);
+    dnp_status st = pase_run_simulate(r, pp->core, &pp->hw.cluster, &res, &e);
+    *step_s = st == DNP_OK && res.fits ? res.step_time_s : INFINITY;
+    lower_result_free(&res); /* zeroed or filled, whatever the status */
+    if (st == DNP_ERR_NOMEM) {
+        *err = e;
+        return st;
+    }
+    return DNP_OK; /* a plan the simulator cannot run: INFINITY */
 }
 
 /* The type split's judge (pase_hetero_opts.judge): candidate cand as the

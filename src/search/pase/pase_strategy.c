@@ -27,6 +27,13 @@
  * refined that level (pase_cross.c), an op may split its input or output
  * (a join its channel) there instead, with the same ratio.  A type given no samples
  * is dropped: the strategy is written for the cluster without it.
+ *
+ * The run's decisions are gathered once (pase_walk_new) and walked twice
+ * over the same device tree: into the file's paths (dnp_pase_run_strategy,
+ * for --json) and into the one strategy type's device groups
+ * (pase_walk_groups, plan/strategy.h), which PaSE's simulations lower
+ * without writing or reading the file; the two say the same to the bit
+ * (tests/unit/test_pase_walk.c).
  */
 #include "dnnpar.h"
 #include "core/einsum_eq.h"
@@ -254,10 +261,32 @@ void pase_restrict_to_strategy(iter_space *pg)
 
 #define MAX_LEVELS PLAN_MAX_LEVELS
 
+/* The types a strategy gives an op at a level, by code: a weighted op's
+ * I, II, III, R (codes 0..3, its dnp_ptype), a join's "batch", "channel",
+ * "replicated" (JOIN_CODE + its layout); -1: no decision. */
+static const char *const type_names[] = {"I", "II", "III", "R", "batch", "channel", "replicated"};
+#define JOIN_CODE 4
+
+/* The code of type name t, -1 if none. */
+static int type_code(const char *t)
+{
+    for (int i = 0; t != NULL && i < (int)(sizeof type_names / sizeof type_names[0]); i++)
+        if (strcmp(t, type_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* One PaSE plan over a group of 2^n_levels devices as per-level types:
- * lv[k] maps op name -> type for the group's level k. */
+ * code[k][gi] the type code of graph op gi at the group's level k (-1:
+ * the plan decides nothing for it); named[0..n_named) the ops it decides,
+ * in the order the strategy file lists them (the first vertex naming
+ * each); lv[k], made only for the file, the level's "types" object. */
 typedef struct {
     int n_levels;
+    int *code[MAX_LEVELS];
+    int *block;  /* the block code[] points into */
+    int *named;
+    int n_named;
     json_t *lv[MAX_LEVELS];
 } group_levels;
 
@@ -265,7 +294,29 @@ static void group_levels_free(group_levels *gl)
 {
     for (int k = 0; k < gl->n_levels; k++)
         json_decref(gl->lv[k]);
-    gl->n_levels = 0;
+    dnp_free(gl->block);
+    dnp_free(gl->named);
+    memset(gl, 0, sizeof *gl);
+}
+
+static dnp_status out_of_memory(dnp_error *err)
+{
+    dnp_error_set(err, DNP_ERR_NOMEM, "out of memory writing the PaSE strategy");
+    return DNP_ERR_NOMEM;
+}
+
+/* Set op gi's type code at level k of gl (the last vertex naming it wins,
+ * the first places it in the file's order). */
+static void set_code(group_levels *gl, int gi, int k, int code)
+{
+    if (k == 0 && gl->code[0][gi] < 0) {
+        int seen = 0;
+        for (int i = 0; i < gl->n_named && !seen; i++)
+            seen = gl->named[i] == gi;
+        if (!seen)
+            gl->named[gl->n_named++] = gi;
+    }
+    gl->code[k][gi] = code;
 }
 
 /* The levels of the plan of group `grp` (-1: the run's own plan) over
@@ -274,9 +325,16 @@ static void group_levels_free(group_levels *gl)
 static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g, int n_levels,
                               group_levels *gl, int *idle_ops, dnp_error *err)
 {
+    const int n_ops = dnp_graph_n_ops(g);
     gl->n_levels = n_levels;
+    gl->block = dnp_malloc((size_t)(n_levels > 0 ? n_levels : 1) * (size_t)n_ops * sizeof(int));
+    gl->named = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof(int));
+    if (gl->block == NULL || gl->named == NULL)
+        return out_of_memory(err);
+    for (size_t i = 0; i < (size_t)n_levels * (size_t)n_ops; i++)
+        gl->block[i] = -1;
     for (int k = 0; k < n_levels; k++)
-        gl->lv[k] = json_object();
+        gl->code[k] = gl->block + (size_t)k * (size_t)n_ops;
     /* the vertices and splits straight from the run (this runs once per
      * simulated candidate of the share searches: no text formatting) */
     const pase_problem *pb = &r->pp->pb;
@@ -331,33 +389,60 @@ static dnp_status plan_levels(const dnp_pase_run *r, int grp, const dnp_graph *g
             return DNP_ERR_INPUT;
         }
         for (int l = 0; l < level; l++)
-            json_object_set_new(gl->lv[l], x->name,
-                                json_string(pase_strategy_type_of(g, gop,
-                                                                  x->dim[dim_of_level[l]][0])));
+            set_code(gl, gi, l,
+                     type_code(pase_strategy_type_of(g, gop, x->dim[dim_of_level[l]][0])));
         if (level < n_levels) {
             /* devices the configuration leaves idle: R (a layer) or replicated
              * (a join) on the levels it does not use */
             (*idle_ops)++;
             while (level < n_levels)
-                json_object_set_new(gl->lv[level++], x->name,
-                                    json_string(dnp_op_is_weighted(gop) ? "R" : "replicated"));
+                set_code(gl, gi, level++,
+                         dnp_op_is_weighted(gop) ? DNP_TYPE_R : JOIN_CODE + LAYOUT_REPL);
         }
     }
     return DNP_OK;
 }
 
-/* What the tree walk needs. */
-typedef struct {
-    const dnp_cluster *c;
+/* gl's levels as the file's "types" objects (gl->lv), op names of g in
+ * gl's order.  O(levels x ops). */
+static dnp_status levels_json(group_levels *gl, const dnp_graph *g, dnp_error *err)
+{
+    for (int k = 0; k < gl->n_levels; k++) {
+        gl->lv[k] = json_object();
+        if (gl->lv[k] == NULL)
+            return out_of_memory(err);
+        for (int i = 0; i < gl->n_named; i++) {
+            int gi = gl->named[i];
+            json_object_set_new(gl->lv[k], dnp_graph_op(g, gi)->name,
+                                json_string(type_names[gl->code[k][gi]]));
+        }
+    }
+    return DNP_OK;
+}
+
+/* What both tree walks need: the run's decisions per device group. */
+struct pase_walk {
+    dnp_cluster used;                    /* the cluster the strategy is for (a type given no
+                                          * samples has count 0) */
+    dnp_cluster shown;                   /* the same without those types: the cluster the
+                                          * strategy names (info->cluster) */
+    int used_of[DNP_MAX_DEVICE_TYPES];   /* shown's type k is used's used_of[k] */
     const dnp_pase_run *r;
     const dnp_graph *g;
     int split;                           /* 1: the type split, 0: the run's own plan */
-    int64_t type_batch[DNP_MAX_DEVICE_TYPES]; /* samples per cluster type (split) */
-    int type_group[DNP_MAX_DEVICE_TYPES];     /* the run's group of each type (split) */
-    group_levels plans[DNP_MAX_DEVICE_TYPES + 1]; /* per type (split), or [0] (own plan) */
-    json_t *batch_types;                 /* every decided op -> its type at the levels
+    int64_t type_batch[DNP_MAX_DEVICE_TYPES]; /* samples per used type (split) */
+    int type_group[DNP_MAX_DEVICE_TYPES];     /* the run's group of each used type (split) */
+    group_levels plans[DNP_MAX_DEVICE_TYPES + 1]; /* per used type (split), or [0] (own plan) */
+    int *batch_code;                     /* [graph ops]: each decided op's type at the levels
                                           * separating device types (I / batch unless
-                                          * refined) */
+                                          * refined), -1 for the others */
+};
+
+/* The JSON walk's state. */
+typedef struct {
+    const pase_walk *w;
+    const dnp_cluster *c;                /* w->used */
+    json_t *batch_types;                 /* w->batch_code as the file's "types" */
     json_t *paths;
     int max_depth;
 } walk_ctx;
@@ -383,122 +468,159 @@ static int only_type(const dnp_cluster *c, const int64_t *counts)
     return t;
 }
 
-/* Walk the device tree (the planner's split rule, topo_tree_split) from
- * the group `counts` at `depth` on branch `bits`; `prefix` holds the
- * levels above (borrowed); `base` is the depth at which the group's PaSE
- * plan starts (-1: not yet, the group has several types).  Appends one
- * path per distinct branch (version 2: a path ends at its leaf). */
-static dnp_status walk(walk_ctx *w, const int64_t *counts, int depth, unsigned bits, int base,
-                       json_t *prefix, dnp_error *err)
+/* One split of the device tree (the planner's split rule,
+ * topo_tree_split) of the group `counts` of cluster c (w->used or
+ * w->shown; type k of c is used's map[k]) at `depth`: its halves *a and
+ * *b, the share `ratio` of the first, and the group's type codes per
+ * graph op (*codes; *gl and *k the plan level they come from, NULL at a
+ * level separating device types).  *base is the depth at which the
+ * group's PaSE plan starts (-1: not yet, the group has several types).
+ * *differ: the halves differ (both are walked).  DNP_ERR_INPUT when the
+ * plan has no binary-tree form there.  O(types). */
+static dnp_status tree_level(const pase_walk *w, const dnp_cluster *c, const int *map,
+                             const int64_t *counts, int depth, int *base, int64_t *a, int64_t *b,
+                             double *ratio, const int **codes, const group_levels **gl, int *k,
+                             int *differ, dnp_error *err)
 {
-    int64_t n = count_sum(w->c, counts);
-    if (n <= 1) {
-        json_array_append_new(w->paths, json_pack("{s:I,s:O}", "branch_bits", (json_int_t)bits,
-                                                  "levels", prefix));
-        if (depth > w->max_depth)
-            w->max_depth = depth;
-        return DNP_OK;
-    }
+    int64_t n = count_sum(c, counts);
     if (depth >= MAX_LEVELS) {
         dnp_error_set(err, DNP_ERR_INPUT, "the device tree is deeper than %d levels",
                       MAX_LEVELS);
         return DNP_ERR_INPUT;
     }
-    int64_t a[DNP_MAX_DEVICE_TYPES], b[DNP_MAX_DEVICE_TYPES];
-    topo_tree_split(w->c, counts, a, b);
-    int64_t na = count_sum(w->c, a), nb = count_sum(w->c, b);
-    int t = only_type(w->c, counts);
-    double ratio = 0.5;
-    const json_t *types;
-    int differ = 0;
+    topo_tree_split(c, counts, a, b);
+    int64_t na = count_sum(c, a), nb = count_sum(c, b);
+    int t = only_type(c, counts);
+    *ratio = 0.5;
+    *gl = NULL;
+    *k = 0;
     if (w->split && t < 0) {
         /* a level separating device types: the batch split across them,
          * each half its types' samples (pase_hetero.c) */
         int64_t ba = 0, bt = 0;
-        for (int k = 0; k < w->c->n_types; k++) {
-            ba += a[k] > 0 ? w->type_batch[k] : 0;
-            bt += counts[k] > 0 ? w->type_batch[k] : 0;
+        for (int j = 0; j < c->n_types; j++) {
+            ba += a[j] > 0 ? w->type_batch[map[j]] : 0;
+            bt += counts[j] > 0 ? w->type_batch[map[j]] : 0;
         }
-        ratio = (double)ba / (double)bt;
-        types = w->batch_types;
-        differ = 1;
-    } else {
-        if (w->split && base < 0)
-            base = depth;
-        const group_levels *gl = &w->plans[w->split ? t : 0];
-        int k = depth - (w->split ? base : 0);
-        if (na != nb || k >= gl->n_levels) {
-            char *spec = dnp_cluster_spec(w->c);
-            dnp_error_set(err, DNP_ERR_INPUT,
-                          "the PaSE plan has no binary-tree form on %.300s: a group of %lld "
-                          "devices splits %lld | %lld (a dnnpar strategy halves each group "
-                          "of a plan's devices evenly)",
-                          spec != NULL ? spec : "(out of memory)", (long long)n, (long long)na,
-                          (long long)nb);
-            dnp_free(spec);
-            return DNP_ERR_INPUT;
-        }
-        types = gl->lv[k];
-        differ = t < 0; /* own plan on a mixed cluster: the halves are other types */
+        *ratio = (double)ba / (double)bt;
+        *codes = w->batch_code;
+        *differ = 1;
+        return DNP_OK;
     }
+    if (w->split && *base < 0)
+        *base = depth;
+    *gl = &w->plans[w->split ? map[t] : 0];
+    *k = depth - (w->split ? *base : 0);
+    if (na != nb || *k >= (*gl)->n_levels) {
+        char *spec = dnp_cluster_spec(c);
+        dnp_error_set(err, DNP_ERR_INPUT,
+                      "the PaSE plan has no binary-tree form on %.300s: a group of %lld "
+                      "devices splits %lld | %lld (a dnnpar strategy halves each group "
+                      "of a plan's devices evenly)",
+                      spec != NULL ? spec : "(out of memory)", (long long)n, (long long)na,
+                      (long long)nb);
+        dnp_free(spec);
+        return DNP_ERR_INPUT;
+    }
+    *codes = (*gl)->code[*k];
+    *differ = t < 0; /* own plan on a mixed cluster: the halves are other types */
+    return DNP_OK;
+}
+
+static const int identity_map[DNP_MAX_DEVICE_TYPES] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+/* Walk the device tree from the group `counts` at `depth` on branch
+ * `bits`; `prefix` holds the levels above (borrowed); `base` as
+ * tree_level's.  Appends one path per distinct branch (version 2: a path
+ * ends at its leaf). */
+static dnp_status walk(walk_ctx *wc, const int64_t *counts, int depth, unsigned bits, int base,
+                       json_t *prefix, dnp_error *err)
+{
+    if (count_sum(wc->c, counts) <= 1) {
+        json_array_append_new(wc->paths, json_pack("{s:I,s:O}", "branch_bits", (json_int_t)bits,
+                                                   "levels", prefix));
+        if (depth > wc->max_depth)
+            wc->max_depth = depth;
+        return DNP_OK;
+    }
+    int64_t a[DNP_MAX_DEVICE_TYPES] = {0}, b[DNP_MAX_DEVICE_TYPES] = {0}; /* past n_types: 0 */
+    double ratio;
+    const int *codes;
+    const group_levels *gl;
+    int k, differ;
+    dnp_status st = tree_level(wc->w, wc->c, identity_map, counts, depth, &base, a, b, &ratio,
+                               &codes, &gl, &k, &differ, err);
+    if (st != DNP_OK)
+        return st;
+    const json_t *types = gl != NULL ? gl->lv[k] : wc->batch_types;
     json_t *mine = json_copy(prefix);
     json_array_append_new(mine, json_pack("{s:i,s:f,s:O}", "level", depth, "ratio", ratio,
                                           "types", types));
-    dnp_status st = walk(w, a, depth + 1, bits, base, mine, err);
+    st = walk(wc, a, depth + 1, bits, base, mine, err);
     if (st == DNP_OK && differ)
-        st = walk(w, b, depth + 1, bits | (1u << depth), base, mine, err);
+        st = walk(wc, b, depth + 1, bits | (1u << depth), base, mine, err);
     json_decref(mine);
     return st;
 }
 
-dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
-                                 const char *model_source, const dnp_cluster *c, int64_t batch,
-                                 json_t **out, dnp_pase_strategy_info *info, dnp_error *err)
+void pase_walk_free(pase_walk *w)
+{
+    if (w == NULL)
+        return;
+    for (int k = 0; k <= DNP_MAX_DEVICE_TYPES; k++)
+        group_levels_free(&w->plans[k]);
+    dnp_free(w->batch_code);
+    dnp_free(w);
+}
+
+dnp_status pase_walk_new(const dnp_pase_run *r, const dnp_graph *g, const dnp_cluster *c,
+                         pase_walk **out, dnp_pase_strategy_info *info, dnp_error *err)
 {
     *out = NULL;
     memset(info, 0, sizeof *info);
-    walk_ctx w;
-    memset(&w, 0, sizeof w);
-    dnp_cluster used = *c; /* the cluster the strategy is written for */
-    w.c = &used;
-    w.r = r;
-    w.g = g;
+    pase_walk *w = dnp_calloc(1, sizeof *w);
+    if (w == NULL)
+        return out_of_memory(err);
+    w->used = *c;
+    w->r = r;
+    w->g = g;
+    dnp_cluster *used = &w->used;
     dnp_pase_type_split ts;
     dnp_error e = {0};
     dnp_status st = DNP_OK;
     if (dnp_pase_run_type_split(r, &ts, &e) == DNP_OK && ts.chosen) {
-        w.split = 1;
+        w->split = 1;
         info->type_split = 1;
-        for (int k = 0; k < used.n_types; k++)
-            w.type_group[k] = -1;
+        for (int k = 0; k < used->n_types; k++)
+            w->type_group[k] = -1;
         for (int gi = 0; gi < ts.n_groups; gi++)
-            for (int k = 0; k < used.n_types; k++)
-                if (used.counts[k] > 0 && strcmp(used.types[k].name, ts.group[gi].device) == 0) {
-                    w.type_group[k] = gi;
-                    w.type_batch[k] = ts.group[gi].batch;
+            for (int k = 0; k < used->n_types; k++)
+                if (used->counts[k] > 0 && strcmp(used->types[k].name, ts.group[gi].device) == 0) {
+                    w->type_group[k] = gi;
+                    w->type_batch[k] = ts.group[gi].batch;
                 }
-        for (int k = 0; k < used.n_types; k++) {
-            if (used.counts[k] > 0 && w.type_batch[k] <= 0) {
+        for (int k = 0; k < used->n_types; k++) {
+            if (used->counts[k] > 0 && w->type_batch[k] <= 0) {
                 /* a type given no samples: dropped (warned by the caller) */
                 size_t len = strlen(info->idle_types);
                 snprintf(info->idle_types + len, sizeof info->idle_types - len, "%s%lldx%s",
-                         len ? "+" : "", (long long)used.counts[k], used.types[k].name);
-                used.counts[k] = 0;
+                         len ? "+" : "", (long long)used->counts[k], used->types[k].name);
+                used->counts[k] = 0;
             }
         }
-        for (int k = 0; k < used.n_types && st == DNP_OK; k++) {
-            if (used.counts[k] <= 0)
+        for (int k = 0; k < used->n_types && st == DNP_OK; k++) {
+            if (used->counts[k] <= 0)
                 continue;
-            int lv = log2_exact((long)used.counts[k]);
+            int lv = log2_exact((long)used->counts[k]);
             if (lv < 0 || lv >= MAX_LEVELS) {
                 dnp_error_set(err, DNP_ERR_INPUT,
                               "a PaSE strategy becomes a dnnpar strategy only on a power-of-two "
                               "number of devices per type; the cluster has %lld %s",
-                              (long long)used.counts[k], used.types[k].name);
+                              (long long)used->counts[k], used->types[k].name);
                 st = DNP_ERR_INPUT;
                 break;
             }
-            st = plan_levels(r, w.type_group[k], g, lv, &w.plans[k], &info->idle_ops, err);
+            st = plan_levels(r, w->type_group[k], g, lv, &w->plans[k], &info->idle_ops, err);
         }
     } else {
         int64_t p = dnp_cluster_devices(c);
@@ -508,67 +630,101 @@ dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
                           "a PaSE strategy becomes a dnnpar strategy only on a power-of-two "
                           "number of devices (at least 2); the cluster has %lld",
                           (long long)p);
+            pase_walk_free(w);
             return DNP_ERR_INPUT;
         }
-        st = plan_levels(r, -1, g, levels, &w.plans[0], &info->idle_ops, err);
+        st = plan_levels(r, -1, g, levels, &w->plans[0], &info->idle_ops, err);
     }
-    json_t *doc = NULL;
     if (st == DNP_OK) {
         /* the levels separating types: the batch, or per op the dimension
          * the refinement chose (r->cross, pase_cross.c) */
-        static const char *const weighted_type[] = {"I", "II", "III"};
-        static const char *const join_type[] = {"batch", "channel"};
-        w.batch_types = json_object();
-        for (int v = 0; v < dnp_graph_n_ops(g); v++) {
+        int n_ops = dnp_graph_n_ops(g);
+        w->batch_code = dnp_malloc((size_t)(n_ops > 0 ? n_ops : 1) * sizeof(int));
+        if (w->batch_code == NULL)
+            st = out_of_memory(err);
+        for (int v = 0; st == DNP_OK && v < n_ops; v++) {
             const dnp_op *gop = dnp_graph_op(g, v);
             int ci = r->cross == NULL ? -1
                      : r->pp->core == g ? v
                                         : dnp_graph_find(r->pp->core, gop->name);
             int code = ci >= 0 ? r->cross[ci] : 0;
-            if (dnp_op_is_weighted(gop))
-                json_object_set_new(w.batch_types, gop->name,
-                                    json_string(weighted_type[code <= 2 ? code : 0]));
-            else if (dnp_op_is_join(gop))
-                json_object_set_new(w.batch_types, gop->name,
-                                    json_string(join_type[code <= 1 ? code : 0]));
+            w->batch_code[v] = dnp_op_is_weighted(gop) ? (code <= 2 ? code : 0)
+                               : dnp_op_is_join(gop)   ? JOIN_CODE + (code <= 1 ? code : 0)
+                                                       : -1;
         }
-        w.paths = json_array();
-        json_t *root_prefix = json_array();
-        st = walk(&w, used.counts, 0, 0u, -1, root_prefix, err);
-        json_decref(root_prefix);
     }
     if (st == DNP_OK) {
         /* the spec of the devices that work (a dropped type's term goes) */
-        dnp_cluster shown = used;
-        shown.n_types = 0;
-        for (int k = 0; k < used.n_types; k++)
-            if (used.counts[k] > 0) {
-                shown.types[shown.n_types] = used.types[k];
-                shown.counts[shown.n_types++] = used.counts[k];
+        w->shown = *used;
+        w->shown.n_types = 0;
+        for (int k = 0; k < used->n_types; k++)
+            if (used->counts[k] > 0) {
+                w->used_of[w->shown.n_types] = k;
+                w->shown.types[w->shown.n_types] = used->types[k];
+                w->shown.counts[w->shown.n_types++] = used->counts[k];
             }
-        if (dnp_cluster_format(&shown, info->cluster, sizeof info->cluster) >=
+        for (int k = w->shown.n_types; k < DNP_MAX_DEVICE_TYPES; k++)
+            w->shown.counts[k] = 0;
+        if (dnp_cluster_format(&w->shown, info->cluster, sizeof info->cluster) >=
             sizeof info->cluster) {
             st = DNP_ERR_INPUT;
             dnp_error_set(err, st, "the cluster spec runs past %d bytes", DNP_CLUSTER_SPEC_MAX);
-        } else {
-            doc = json_pack("{s:i,s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "version", 2, "model",
-                            dnp_graph_name(g), "model_source",
-                            model_source != NULL ? model_source : dnp_graph_name(g), "batch",
-                            (json_int_t)batch, "cluster", info->cluster, "search", "pase",
-                            "levels", w.max_depth, "total_levels", w.max_depth, "paths",
-                            w.paths);
-            w.paths = NULL;
         }
-        if (doc == NULL && st == DNP_OK) {
-            st = DNP_ERR_NOMEM;
-            dnp_error_set(err, st, "out of memory writing the PaSE strategy");
-        }
+    }
+    if (st != DNP_OK) {
+        pase_walk_free(w);
+        return st;
+    }
+    *out = w;
+    return DNP_OK;
+}
+
+/* dnp_pase_run_strategy's document before it is written as text: *out
+ * (owned by the caller) on success.  O(ops x levels). */
+static dnp_status pase_run_strategy_doc(const dnp_pase_run *r, const dnp_graph *g,
+                                        const char *model_source, const dnp_cluster *c,
+                                        int64_t batch, json_t **out,
+                                        dnp_pase_strategy_info *info, dnp_error *err)
+{
+    *out = NULL;
+    pase_walk *w = NULL;
+    dnp_status st = pase_walk_new(r, g, c, &w, info, err);
+    if (st != DNP_OK)
+        return st;
+    walk_ctx wc;
+    memset(&wc, 0, sizeof wc);
+    wc.w = w;
+    wc.c = &w->used;
+    for (int k = 0; k <= DNP_MAX_DEVICE_TYPES && st == DNP_OK; k++)
+        st = levels_json(&w->plans[k], g, err);
+    if (st == DNP_OK) {
+        wc.batch_types = json_object();
+        for (int v = 0; wc.batch_types != NULL && v < dnp_graph_n_ops(g); v++)
+            if (w->batch_code[v] >= 0)
+                json_object_set_new(wc.batch_types, dnp_graph_op(g, v)->name,
+                                    json_string(type_names[w->batch_code[v]]));
+        wc.paths = json_array();
+        json_t *root_prefix = json_array();
+        st = wc.batch_types == NULL || wc.paths == NULL || root_prefix == NULL
+                 ? out_of_memory(err)
+                 : walk(&wc, w->used.counts, 0, 0u, -1, root_prefix, err);
+        json_decref(root_prefix);
+    }
+    json_t *doc = NULL;
+    if (st == DNP_OK) {
+        doc = json_pack("{s:i,s:s,s:s,s:I,s:s,s:s,s:i,s:i,s:o}", "version", 2, "model",
+                        dnp_graph_name(g), "model_source",
+                        model_source != NULL ? model_source : dnp_graph_name(g), "batch",
+                        (json_int_t)batch, "cluster", info->cluster, "search", "pase", "levels",
+                        wc.max_depth, "total_levels", wc.max_depth, "paths", wc.paths);
+        wc.paths = NULL;
+        if (doc == NULL)
+            st = out_of_memory(err);
         *out = doc;
     }
-    for (int k = 0; k <= DNP_MAX_DEVICE_TYPES; k++)
-        group_levels_free(&w.plans[k]);
-    json_decref(w.batch_types);
-    json_decref(w.paths);
+    pase_walk_free(w);
+    json_decref(wc.batch_types);
+    json_decref(wc.paths);
     return st;
 }
 
@@ -588,6 +744,130 @@ dnp_status dnp_pase_run_strategy(const dnp_pase_run *r, const dnp_graph *g,
     }
     json_decref(doc);
     return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* The same walk building the strategy's device groups                  */
+/* ------------------------------------------------------------------ */
+
+/* The groups walk's state: s NULL counts the groups only. */
+typedef struct {
+    const pase_walk *w;
+    const layer_table *lt;
+    const dnp_graph *g;
+    plan_strategy *s;
+    int next;
+} group_ctx;
+
+/* Group `counts` of w->shown at `depth` and its subtree as groups of
+ * gc->s from index gc->next on (depth-first, the first half first, a
+ * shared half once: plan_strategy_from_tree's order); its index in *at.
+ * Identical halves (same devices, share 1/2) are one group, as the
+ * planner's tree makes them (search/plan.c).  Each row's split is the
+ * level's type of its op, checked as the strategy reader checks a file
+ * (search/plan.c, given_decisions). */
+static dnp_status group_walk(group_ctx *gc, const int64_t *counts, int depth, int base, int *at,
+                             dnp_error *err)
+{
+    const pase_walk *w = gc->w;
+    const dnp_cluster *c = &w->shown;
+    int i = gc->next++;
+    *at = i;
+    int64_t n = count_sum(c, counts);
+    plan_group *grp = gc->s != NULL ? &gc->s->group[i] : NULL;
+    if (grp != NULL) {
+        for (int t = 0; t < c->n_types; t++) /* the others stay 0 */
+            grp->counts[t] = counts[t];
+        grp->n_dev = n;
+        grp->depth = depth;
+    }
+    if (n <= 1)
+        return DNP_OK;
+    int64_t a[DNP_MAX_DEVICE_TYPES] = {0}, b[DNP_MAX_DEVICE_TYPES] = {0}; /* past n_types: 0 */
+    double ratio;
+    const int *codes;
+    const group_levels *gl;
+    int k, differ;
+    dnp_status st = tree_level(w, c, w->used_of, counts, depth, &base, a, b, &ratio, &codes,
+                               &gl, &k, &differ, err);
+    if (st != DNP_OK)
+        return st;
+    int shared = ratio == 0.5;
+    for (int t = 0; t < c->n_types; t++)
+        shared = shared && a[t] == b[t];
+    if (grp != NULL) {
+        grp->alpha = ratio;
+        grp->shared = shared;
+        const layer_table *lt = gc->lt;
+        for (int v = 0; v < lt->n_rows; v++) {
+            const char *name = dnp_graph_op(gc->g, lt->row[v].op)->name;
+            int weighted = lt->row[v].weighted, code = codes[lt->row[v].op];
+            if (code < 0 || (weighted ? code >= JOIN_CODE : code < JOIN_CODE)) {
+                dnp_error_set(err, DNP_ERR_INPUT, "pase: %s for op '%s' at level %d",
+                              code < 0 ? "no decision" : "an invalid type", name, depth);
+                return DNP_ERR_INPUT;
+            }
+            int t = weighted ? code : code - JOIN_CODE;
+            if (t != DNP_TYPE_R && !((lt->row[v].types >> t) & 1u)) {
+                dnp_error_set(err, DNP_ERR_INPUT,
+                              "pase: op '%s' at level %d: type %s is not one it can take (an "
+                              "LSTM splits its batch, I, or is replicated, R)",
+                              name, depth, t == DNP_TYPE_II ? "II" : "III");
+                return DNP_ERR_INPUT;
+            }
+            grp->split[v] = (unsigned char)plan_split_of_type(weighted, t);
+        }
+    }
+    (void)gl;
+    (void)differ;
+    int ca = -1, cb = -1;
+    st = group_walk(gc, a, depth + 1, base, &ca, err);
+    if (st == DNP_OK)
+        cb = ca;
+    if (st == DNP_OK && !shared)
+        st = group_walk(gc, b, depth + 1, base, &cb, err);
+    if (grp != NULL) {
+        grp->child[0] = ca;
+        grp->child[1] = cb;
+    }
+    return st;
+}
+
+dnp_status pase_walk_groups(const pase_walk *w, const layer_table *lt, int64_t batch,
+                            plan_strategy **out, dnp_error *err)
+{
+    *out = NULL;
+    group_ctx gc = {.w = w, .lt = lt, .g = w->g, .s = NULL, .next = 0};
+    int root = 0;
+    dnp_status st = group_walk(&gc, w->shown.counts, 0, -1, &root, err);
+    if (st != DNP_OK)
+        return st;
+    plan_strategy *s = plan_strategy_new(lt->n_rows, 1);
+    if (s == NULL || plan_strategy_alloc_groups(s, gc.next) != 0) {
+        plan_strategy_free(s);
+        dnp_error_set(err, DNP_ERR_NOMEM, "out of memory building the strategy of PaSE's plan");
+        return DNP_ERR_NOMEM;
+    }
+    s->batch = batch;
+    s->stage[0].first_rank = 0;
+    s->stage[0].n_ranks = count_sum(&w->shown, w->shown.counts);
+    for (int k = 0; k < w->shown.n_types; k++)
+        if (w->shown.counts[k] > 0)
+            s->stage[0].types |= 1u << k;
+    for (int v = 0; v < lt->n_rows; v++) {
+        s->ops[v].op = lt->row[v].op;
+        s->ops[v].weighted = lt->row[v].weighted;
+    }
+    gc.s = s;
+    gc.next = 0;
+    if ((st = group_walk(&gc, w->shown.counts, 0, -1, &root, err)) != DNP_OK) {
+        plan_strategy_free(s);
+        return st;
+    }
+    plan_strategy_derive_shares(s);
+    plan_strategy_mesh_of_groups(s);
+    *out = s;
+    return DNP_OK;
 }
 
 /* ------------------------------------------------------------------ */
