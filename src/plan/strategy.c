@@ -88,7 +88,13 @@ int plan_op_split(plan_op *o, const char *dim, int axis)
     if (o->n_splits >= PLAN_MAX_SPLITS)
         return -1;
     plan_split *x = &o->split[o->n_splits++];
-    snprintf(x->dim, sizeof x->dim, "%s", dim);
+    /* a bounded copy (the planner's hot path: no snprintf per split) */
+    size_t n = 0;
+    while (n + 1 < sizeof x->dim && dim[n] != '\0') {
+        x->dim[n] = dim[n];
+        n++;
+    }
+    memset(x->dim + n, 0, sizeof x->dim - n);
     x->axes = 1u << axis;
     return 0;
 }

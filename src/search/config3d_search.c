@@ -6,8 +6,6 @@
  */
 #include "search/config3d_search.h"
 #include "core/clock.h"
-#include "sim/config3d_stages.h"
-#include "sim/lower_any.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -500,10 +498,7 @@ static dnp_status search_below(const dnp_graph *g, const dnp_cluster *cl, int64_
     c3_ctx *x = dnp_malloc(sizeof *x);
     int n_lazy = 0, lazy_cap = 0;
     dnp_status st = DNP_ERR_NOMEM;
-    /* the layout the candidates' strategies are built on (c3_strategy_from_layout) */
-    dnp_transformer_layout *lay_g = NULL;
-    dnp_error lay_err = {0};
-    if (cache == NULL || x == NULL || dnp_graph_transformer_layout(g, &lay_g, &lay_err) != DNP_OK)
+    if (cache == NULL || x == NULL)
         goto done;
     int order = 0;
     for (int it = 0; it < n_tp; it++) {
@@ -642,21 +637,22 @@ enumerated:
                 break;
             }
             c3_cand c = heap_pop(&heap);
-            /* simulated as every strategy is: the configuration as a
-             * strategy, lowered by the one lowering (sim/lower_any.h); it
-             * was checked as it was weighed */
+            /* simulated on the configuration with its cost cache: the cost
+             * code the 3D lowering (sim/lower3d.c, c3_lower) drives for a
+             * strategy, at a fraction of the instructions (no strategy
+             * built and read back per candidate); unit
+             * lower3d_equals_the_configuration checks both give the same
+             * doubles.  What the user is shown is lowered from the strategy
+             * (dnp_config3d_simulate -> sim_lower). */
             dnp_config3d_result r;
             dnp_error e = {0};
-            plan_strategy *s3 = NULL;
-            st = c3_strategy_from_layout(g, lay_g, cl, &c.cfg, batch, &s3, &e);
-            if (st == DNP_OK) {
-                lower_context m = {.model = dnp_graph_name(g), .cl = cl};
-                sim_lowered lr;
-                st = sim_lower(g, s3, &m, opt, SIM_LOWER_CHECKED, 0, &lr, &e);
-                r = lr.pipeline;
-                sim_lowered_free(&lr);
-            }
-            plan_strategy_free(s3);
+            double bound;
+            int lay[DNP_CONFIG3D_MAX_STAGES];
+            st = c3_prepare(g, cl, batch, opt, &c.cfg, &cache[c.cache], x, &e);
+            if (st == DNP_OK)
+                st = c3_layers(x, lay, &e);
+            if (st == DNP_OK)
+                st = c3_eval(x, lay, 1, &bound, &r, NULL, &e);
             if (st != DNP_OK) {
                 dnp_error_set(err, st, "%s", e.msg);
                 goto done;
@@ -685,7 +681,15 @@ enumerated:
             goto done;
     }
     if (stats->n_top > 0) {
-        st = DNP_OK;
+        /* the figures shown are the one lowering's: the best configuration
+         * as a strategy, lowered (dnp_config3d_simulate -> sim_lower) */
+        dnp_config3d_result lowered;
+        dnp_error e = {0};
+        st = dnp_config3d_simulate(g, cl, batch, opt, best, &lowered, &e);
+        if (st == DNP_OK)
+            *best_res = lowered;
+        else
+            dnp_error_set(err, st, "%s", e.msg);
         goto done;
     }
     if (stats->fitting == 0 && stats->time_limit_hit) {
@@ -738,7 +742,6 @@ done:
     dnp_free(heap.a);
     dnp_free(lazy);
     dnp_free(x);
-    dnp_transformer_layout_free(lay_g);
     return st;
 }
 
