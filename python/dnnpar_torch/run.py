@@ -64,11 +64,12 @@ def stable_lr(run):
         ref = reference(run, torch.float32, lr)
         if stable(ref) and rounding(ref, ref64)[0] <= ROUNDING_LIMIT:
             return lr, ref, ref64
-    raise InputError("%s: model %s: single-process training diverges (a loss not finite "
-                     "or growing over %gx in %d steps, or float32 weights over %g from "
-                     "float64's) at every learning rate tried (%s): nothing to compare the "
-                     "ranks with" % (run.path, run.model.name, GROWTH_LIMIT, run.steps,
-                                     ROUNDING_LIMIT, ", ".join("%g" % x for x in LRS)))
+    raise InputError("%s: model %s: single-process training is unstable (a loss not "
+                     "finite or growing over %gx in %d steps, or float32 weights over %g "
+                     "from float64's) at every learning rate tried (%s): nothing to compare "
+                     "the ranks with" % (run.doc.get("strategy", run.path), run.model.name,
+                                         GROWTH_LIMIT, run.steps, ROUNDING_LIMIT,
+                                         ", ".join("%g" % x for x in LRS)))
 
 
 def _worker(rank, paths, lrs, tmp, world):
