@@ -2,6 +2,7 @@
 `dnnpar run-torch` wrote (one per strategy, the same number of ranks) and
 report the checks of docs/torch.md.  Exit status: 0 every check passed,
 1 a check failed, 2 bad input or no torch."""
+import os
 import sys
 
 
@@ -38,6 +39,13 @@ def main(argv):
         fail_input(str(e))
     except RankFailed as e:
         sys.stderr.write("dnnpar run-torch: %s\n" % e)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a bug: one line, no traceback for the user
+        if os.environ.get("DNNPAR_TORCH_TRACEBACK"):
+            raise
+        sys.stderr.write("dnnpar run-torch: internal error (a bug in the executor, "
+                         "DNNPAR_TORCH_TRACEBACK=1 shows where): %s: %s\n"
+                         % (type(e).__name__, e))
         return 1
 
 

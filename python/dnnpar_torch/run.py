@@ -2,6 +2,7 @@
 single-process reference and report (docs/torch.md)."""
 import datetime
 import json
+import math
 import os
 import sys
 import tempfile
@@ -14,15 +15,64 @@ from . import LOSS_RTOL, ROUNDING_FACTOR, WEIGHT_RTOL
 from .model import elems
 from .grouped import held
 from .norms import channels, with_params
-from .execute import KINDS, Run, holder_sets, loss_of, make_data, reference, worker_run
+from .execute import (KINDS, LRS, Run, holder_sets, loss_of, make_data, reference,
+                      worker_run)
 from .shards import InputError, ring_total
 
 
 class RankFailed(Exception):
-    """A rank stopped: a bug or the machine, not the input (exit status 1)."""
+    """A rank stopped, or the ranks' results do not fit together: a bug or the
+    machine, not the input (exit status 1)."""
 
 
-def _worker(rank, paths, tmp, world):
+# A training run is stable when no step's loss exceeds the first step's this
+# many times (and every loss and parameter is finite): synthetic data and
+# targets drawn afresh each step keep a stable run's losses of one scale.
+GROWTH_LIMIT = 10.0
+# ... and its float32 weights within this of float64's, relatively (stable_lr).
+ROUNDING_LIMIT = 1e-2
+
+
+def stable(ref):
+    """True if the reference (losses, params, norms) stayed finite and its
+    losses within GROWTH_LIMIT x the first step's."""
+    losses, params, norms = ref
+    if not all(math.isfinite(x) for x in losses):
+        return False
+    if any(x > GROWTH_LIMIT * abs(losses[0]) for x in losses[1:]):
+        return False
+    tensors = [x for pair in params for x in pair if x is not None] + \
+        [x for pair in norms.values() for x in pair if x is not None]
+    return all(bool(torch.isfinite(x).all()) for x in tensors)
+
+
+def stable_lr(run):
+    """(lr, float32 reference, float64 reference) at the first learning rate
+    of LRS under which the float64 reference is stable and the float32 one's
+    weights stay within ROUNDING_LIMIT of it (relatively): a plain SGD step
+    diverges when lr times the squared norm of a layer's input exceeds 2 (a
+    wide FC under the squared error: AlexNet's fc6-fc8 at 0.05), and well
+    before that a large step makes float32 training so far from float64 that
+    the tolerance (4x that distance) checks little (ResNet-18, batch 8, at
+    0.005: 3%).  Whatever the strategy; so the rate is chosen on the
+    references, for every strategy of the run alike.  Cost: two references
+    per rate rejected.  Raises InputError when no rate qualifies."""
+    for lr in LRS:
+        ref64 = reference(run, torch.float64, lr)
+        if not stable(ref64):
+            continue
+        ref = reference(run, torch.float32, lr)
+        if stable(ref) and rounding(ref, ref64)[0] <= ROUNDING_LIMIT:
+            return lr, ref, ref64
+    raise InputError("%s: model %s: single-process training is unstable (a loss not "
+                     "finite or growing over %gx in %d steps, or float32 weights over %g "
+                     "from float64's) at every learning rate tried (%s): nothing to compare "
+                     "the ranks with" % (run.doc.get("strategy", run.path), run.model.name,
+                                         GROWTH_LIMIT, run.steps, ROUNDING_LIMIT,
+                                         ", ".join("%g" % x for x in LRS)))
+
+
+def _worker(rank, paths, lrs, tmp, world):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method="file://" + os.path.join(tmp, "store"),
                             rank=rank, world_size=world,
@@ -30,6 +80,7 @@ def _worker(rank, paths, tmp, world):
     try:
         for i, p in enumerate(paths):
             run = Run(p)
+            run.lr = lrs[i]
             groups = {hs: dist.new_group(list(hs)) for hs in holder_sets(run)}
             res = worker_run(run, rank, groups)
             torch.save(res, os.path.join(tmp, "r%d_%d.pt" % (i, rank)))
@@ -70,17 +121,19 @@ def check(run, ref_losses, ref_params, ref_norms, results, ref_rounding=(0.0, 0.
     m = run.model
     # Loss: the whole output assembled from the ranks (any holder of a piece).
     n_units = m.units[m.output.name]
+    cell = elems(m.output.out) // n_units
     losses = []
     for step in range(run.steps):
-        full = None
+        full = torch.zeros((run.batch, n_units, cell))
+        covered = torch.zeros((run.batch, n_units), dtype=torch.bool)
         for r in results:
             y, (bo, uo) = r["outputs"][step]
-            yc = y.reshape(bo[1] - bo[0], uo[1] - uo[0], elems(m.output.out) // n_units)
-            if full is None:
-                full = torch.full((run.batch, n_units, yc.shape[2]), float("nan"))
-            full[bo[0]:bo[1], uo[0]:uo[1]] = yc
-        if torch.isnan(full).any():
-            raise RuntimeError("the ranks' outputs do not cover the whole output")
+            full[bo[0]:bo[1], uo[0]:uo[1]] = y.reshape(bo[1] - bo[0], uo[1] - uo[0], cell)
+            covered[bo[0]:bo[1], uo[0]:uo[1]] = True
+        if not bool(covered.all()):
+            b, u = [int(x) for x in (~covered).nonzero()[0]]
+            raise RankFailed("%s: no rank holds sample %d, output unit %d of '%s' at step %d "
+                             "(an executor bug)" % (run.path, b, u, m.output.name, step))
         _, target = make_data(m, run.batch, step)
         out = full.reshape(run.batch, n_units * full.shape[2])
         tgt = target if m.output.kind == "softmax" else target.reshape(out.shape)
@@ -145,6 +198,7 @@ def check(run, ref_losses, ref_params, ref_norms, results, ref_rounding=(0.0, 0.
             "step_time_s": sum(ts[1:]) / len(ts[1:]) if len(ts) > 1 else ts[0]})
     return {"strategy": run.doc["strategy"], "model": m.name, "cluster": run.doc["cluster"],
             "batch": run.batch, "steps": run.steps, "n_ranks": run.ranks,
+            "learning_rate": run.lr,
             "numerics_ok": numerics_ok, "max_rel_weight_diff": wdiff,
             "max_rel_loss_diff": loss_diff, "weight_rtol": weight_rtol, "loss_rtol": loss_rtol,
             "reference_rounding": {"weights": ref_rounding[0], "loss": ref_rounding[1]},
@@ -153,9 +207,10 @@ def check(run, ref_losses, ref_params, ref_norms, results, ref_rounding=(0.0, 0.
 
 
 def text(rep):
-    out = ["strategy %s: model %s, batch %d, cluster %s, %d ranks, %d steps" % (
+    out = ["strategy %s: model %s, batch %d, cluster %s, %d ranks, %d steps%s" % (
         rep["strategy"], rep["model"], rep["batch"], rep["cluster"], rep["n_ranks"],
-        rep["steps"]),
+        rep["steps"], "" if rep["learning_rate"] == LRS[0] else
+        " (learning rate %g: training is unstable at %g)" % (rep["learning_rate"], LRS[0])),
         "numerics: max relative weight difference %.3g (tolerance %.3g), loss %.3g "
         "(tolerance %.3g): %s" % (rep["max_rel_weight_diff"], rep["weight_rtol"],
                                   rep["max_rel_loss_diff"], rep["loss_rtol"],
@@ -187,12 +242,17 @@ def run_all(paths, json_out):
             raise InputError("%s: %d ranks, not %d like %s" % (r.path, r.ranks, world,
                                                                 runs[0].path))
     torch.set_num_threads(1)
-    refs = [reference(r) for r in runs]
-    roundings = [rounding(ref, reference(r, torch.float64)) for r, ref in zip(runs, refs)]
+    refs, refs64 = [], []
+    for r in runs:
+        r.lr, ref, ref64 = stable_lr(r)
+        refs.append(ref)
+        refs64.append(ref64)
+    roundings = [rounding(ref, ref64) for ref, ref64 in zip(refs, refs64)]
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     with tempfile.TemporaryDirectory(prefix="dnnpar-torch-") as tmp:
         try:
-            mp.spawn(_worker, args=(paths, tmp, world), nprocs=world, join=True)
+            mp.spawn(_worker, args=(paths, [r.lr for r in runs], tmp, world), nprocs=world,
+                     join=True)
         except mp.ProcessRaisedException as e:
             # One line: the failing rank and the error its traceback ends with.
             last = [l for l in str(e).strip().splitlines() if l.strip()]

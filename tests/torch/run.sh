@@ -307,6 +307,12 @@ cat > "$work/qk-s.json" <<'JSON'
  "fc": "I"}}]}]}
 JSON
 spawn qk run_files qk "$work/qk.json" 2 "$work/qk-s.json"
+# Issue 29: PaSE's AlexNet plan on 4xa100 (fc6-fc8 at (b, n, c) = (1, 2, 2): II then
+# III, III then II, II then III) failed "the ranks' outputs do not cover the whole
+# output": SGD at 0.05 diverged (the reference too: loss 598, 6e14, nan), not the plan.
+# AlexNet's FC tail, small, under that strategy: 0.05 diverges (the float64
+# reference's loss 11.0 then 219), so the run trains at 0.005 (docs/torch.md "Checks").
+spawn widefc4 run_files widefc4 tests/torch/wide-fc.json 4 tests/torch/wide-fc-pase4.json
 # Every case has ended: what the checks below read is written.
 collect
 # The Megatron-style strategy moves what it should, hand-worked for 2 ranks
@@ -343,6 +349,12 @@ import json, sys
 runs = {r["strategy"].rsplit("/", 1)[-1]: r["ranks"] for r in json.load(open(sys.argv[1]))["runs"]}
 sys.exit(0 if all(x["allreduce_bytes"] == {"4": 1504} for x in runs["lnaff4-dp.json"]) and
          all(x["allreduce_bytes"]["4"] == 64 for x in runs["attention-dp-tp4.json"]) else 1)
+PY
+# The wide FC stack trains at the first stable rate, 0.005; the others at 0.05.
+"$py" - "$work/widefc4.out.json" "$work/qk.out.json" <<'PY' && ok || bad "widefc4: learning rate not 0.005 (or qk's not 0.05)"
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["learning_rate"] == 0.005 and
+         json.load(open(sys.argv[2]))["learning_rate"] == 0.05 else 1)
 PY
 # The channel-split scores (above).
 "$py" - "$work/qk.out.json" <<'PY' && ok || bad "qk: the channel-split scores' bytes are not the hand-worked ones"
